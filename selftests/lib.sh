@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for opentoe selftests.  Source it from a test script:
+#   . "$(dirname "$0")/../selftests/lib.sh"   (or relative to the test)
+# Every object a test makes is named with $TOE_TEST_ID so that tests never
+# collide and the cleanup trap removes exactly what this test made.
+
+KSFT_SKIP=4
+TOE_TOP=${TOE_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+TOE_BUILD=${TOE_BUILD:-$TOE_TOP/build}
+export PATH=$TOE_BUILD:$PATH
+TOE_TEST_ID=${TOE_TEST_ID:-t$$}
+TOE_PIN_DIR=/sys/fs/bpf/opentoe-$TOE_TEST_ID
+
+_toe_cleanups=()
+_toe_failed=0
+
+# Register a cleanup command; they run in reverse order on exit.
+defer() { _toe_cleanups+=("$*"); }
+
+_toe_run_cleanups() {
+	local i
+	for ((i = ${#_toe_cleanups[@]} - 1; i >= 0; i--)); do
+		eval "${_toe_cleanups[$i]}" >/dev/null 2>&1
+	done
+}
+trap _toe_run_cleanups EXIT
+trap 'exit 130' INT TERM
+
+skip() { echo "SKIP: $*"; exit $KSFT_SKIP; }
+need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+need_cmd() { local c; for c; do command -v "$c" >/dev/null || skip "missing command $c"; done; }
+
+# Sub-results, counted by selftests/run.sh.
+ok() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; _toe_failed=1; }
+# check DESC CMD...: run CMD, report ok/not ok.
+check() {
+	local desc=$1; shift
+	if "$@"; then ok "$desc"; else fail "$desc"; fi
+}
+# check_not DESC CMD...: CMD must fail.
+check_not() {
+	local desc=$1; shift
+	if "$@"; then fail "$desc"; else ok "$desc"; fi
+}
+finish() { exit $_toe_failed; }
+
+# Network namespaces: ns_add NAME makes netns "$TOE_TEST_ID-NAME" and
+# removes it on exit.  nsx NAME CMD... runs CMD inside it (nsenter, so
+# bpffs pins stay visible; `ip netns exec` remounts /sys).
+ns_name() { echo "$TOE_TEST_ID-$1"; }
+ns_add() {
+	local n; n=$(ns_name "$1")
+	ip netns add "$n" || return 1
+	defer "ip netns del $n"
+	ip -n "$n" link set lo up
+}
+nsx() { local n; n=$(ns_name "$1"); shift; nsenter --net=/run/netns/"$n" "$@"; }
+
+# veth_pair NS1 IF1 NS2 IF2: a veth pair between two test namespaces
+# ("-" for the root namespace; the root end is removed on exit).
+veth_pair() {
+	local ns1=$1 if1=$2 ns2=$3 if2=$4
+	ip link add "$if1" type veth peer name "$if2" || return 1
+	if [ "$ns1" = - ]; then defer "ip link del $if1"; else ip link set "$if1" netns "$(ns_name "$ns1")"; fi
+	[ "$ns2" = - ] || ip link set "$if2" netns "$(ns_name "$ns2")"
+}
+
+# A cgroup v2 folder for this test, removed on exit (processes moved out).
+cgroup2_root() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts; }
+cg_add() {
+	local root; root=$(cgroup2_root)
+	[ -n "$root" ] || return 1
+	local cg=$root/opentoe-$TOE_TEST_ID-$1
+	mkdir -p "$cg" || return 1
+	defer "cg_del $cg"
+	echo "$cg"
+}
+cg_del() {
+	local cg=$1 root p
+	root=$(cgroup2_root)
+	[ -d "$cg" ] || return 0
+	while read -r p; do echo "$p" >"$root/cgroup.procs"; done <"$cg/cgroup.procs"
+	rmdir "$cg"
+}
+
+# wait_for SECONDS CMD...: poll CMD until it succeeds.
+wait_for() {
+	local t=$1 i; shift
+	for ((i = 0; i < t * 10; i++)); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
