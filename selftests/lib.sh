@@ -36,12 +36,12 @@ fail() { echo "not ok - $*"; _toe_failed=1; }
 # check DESC CMD...: run CMD, report ok/not ok.
 check() {
 	local desc=$1; shift
-	if "$@"; then ok "$desc"; else fail "$desc"; fi
+	if "$@" >/dev/null; then ok "$desc"; else fail "$desc"; fi
 }
 # check_not DESC CMD...: CMD must fail.
 check_not() {
 	local desc=$1; shift
-	if "$@"; then fail "$desc"; else ok "$desc"; fi
+	if "$@" >/dev/null; then fail "$desc"; else ok "$desc"; fi
 }
 finish() { exit $_toe_failed; }
 

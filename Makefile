@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+# opentoe: eBPF/XDP-assisted TCP offload.
+#
+#   make            build the eBPF objects, skeletons and user programs
+#   make check      install what is missing, build, run every selftest (root)
+#   make demo       install what is missing, build, run the demo (root)
+#   make fuzz       differential parser fuzzing, 1,000,000 packets
+#   make install    PREFIX=/usr/local DESTDIR=
+
+O        ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CLANG    ?= clang
+CC       ?= gcc
+BPFTOOL  ?= bpftool
+ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O)
+LDLIBS   += -lbpf -lelf -lz
+BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
+	      -Iinclude -I$(O)
+
+BPF_OBJS  := $(O)/opentoe.bpf.o
+SKELS     := $(O)/opentoe.skel.h
+PROGS     := $(O)/toe-loader
+UTIL      := $(O)/util.o
+
+.PHONY: all deps check demo fuzz install clean
+.SECONDARY:
+TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
+
+all: $(PROGS) $(TEST_BPF) parser
+
+$(O):
+	@mkdir -p $@
+
+# CO-RE: one vmlinux.h from the running kernel's BTF, made once.
+$(O)/vmlinux.h: | $(O)
+	@test -r $(VMLINUX_BTF) || { echo "no kernel BTF at $(VMLINUX_BTF)" >&2; exit 1; }
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h include/opentoe.h include/toe_parse.h | $(O)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(O)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/%.skel.h: $(O)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(O)/util.o: user/util.c user/util.h | $(O)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/toe-loader: user/toe-loader.c $(UTIL) $(SKELS) include/opentoe.h
+	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
+
+.PHONY: parser
+parser: $(O)/vmlinux.h
+	@if [ -f selftests/parser/Makefile ]; then \
+		$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O))/parser; fi
+
+deps:
+	@sh scripts/install-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@bash selftests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@bash scripts/demo.sh
+
+fuzz: $(O)/vmlinux.h
+	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O))/parser fuzz
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# toe-loader: load / status / unload, double load, bad input, rollback,
+# coexistence with another XDP program.  Two namespaces joined by a veth;
+# sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd bpftool jq iperf3 nsenter
+[ -x "$TOE_BUILD/toe-loader" ] || skip "toe-loader not built (make)"
+
+PIN=$TOE_PIN_DIR
+CG=$(cg_add loader) || skip "no cgroup v2 mount"
+defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+ns_add a && ns_add b || exit 1
+veth_pair a va b vb || exit 1
+nsx a ip addr add 10.201.0.1/24 dev va && nsx a ip link set va up
+nsx b ip addr add 10.201.0.2/24 dev vb && nsx b ip link set vb up
+nsx a ip addr add fd00:201::1/64 dev va nodad
+nsx b ip addr add fd00:201::2/64 dev vb nodad
+
+tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
+links_of() { bpftool -j link show | jq "[.[] | select(.prog_id as \$p | $1)] | length"; }
+n_toe_links() { bpftool -j link show | jq '[.[]] | length'; }
+cg_progs() { bpftool -j cgroup show "$CG" | jq -s 'add | length'; }
+xdp_id() { nsx a ip -j link show dev va | jq -r '.[0].xdp.prog.id // 0'; }
+nothing_left() {
+	[ ! -e "$PIN" ] && [ "$(cg_progs)" = 0 ] && [ "$(xdp_id)" = 0 ] &&
+		[ "$(n_toe_links)" = "$base_links" ]
+}
+base_links=$(n_toe_links)
+
+# --- load, status, unload
+check "load attaches sock_ops and XDP" tl load --dev va --cgroup "$CG"
+check "sock_ops is on the test cgroup" test "$(cg_progs)" = 1
+check "XDP is on va" test "$(xdp_id)" != 0
+for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_config link_sockops; do
+	[ -e "$PIN/$m" ] || fail "pinned: $m"
+done
+check "every map and link is pinned" test "$(ls "$PIN" | wc -l)" -ge 11
+st=$(tl status -j)
+check "status -j is one valid JSON document" jq -e . <<<"$st"
+check "status lists the sock_ops program on the cgroup" \
+	jq -e --arg cg "$CG" '.programs[] | select(.type == "sock_ops" and .attach == $cg)' <<<"$st"
+check "status lists XDP on va with its mode" \
+	jq -e '.programs[] | select(.type == "xdp" and .attach == "va" and (.xdp_mode == "native" or .xdp_mode == "skb"))' <<<"$st"
+check "status lists the flow map with its size" \
+	jq -e '.maps[] | select(.name == "toe_flows" and .type == "lru_hash" and .max_entries == 262144)' <<<"$st"
+check "status text names the pin folder" bash -c "nsenter --net=/run/netns/$(ns_name a) $TOE_BUILD/toe-loader status --pin-dir $PIN | grep -q 'pin folder: $PIN'"
+
+# Real traffic from the test cgroup: flows are recorded.
+nsx b iperf3 -s -1 -D -p 5301 && sleep 0.3
+(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) iperf3 -c 10.201.0.2 -p 5301 -t 3 >/dev/null) &
+cli=$!
+sleep 1.5
+nflows=$(bpftool -j map dump pinned "$PIN/toe_flows" | jq '[.[] | select(.formatted.key.rport == 5301)] | length')
+check "a live iperf3 connection is in the flow table" test "$nflows" -ge 1
+wait $cli
+
+# --- double load: in place, maps kept
+sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
+old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
+bpftool map update pinned "$PIN/toe_config" key 0 0 0 0 value 2 0 0 0 0 0 0 0
+check "second load succeeds" tl load --dev va --cgroup "$CG"
+check "no duplicate sock_ops attachment" test "$(cg_progs)" = 1
+check "sock_ops link kept, program replaced" test \
+	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)" = "$sock_link" -a \
+	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)" != "$old_prog"
+check "maps keep their contents across load" test \
+	"$(bpftool -j map lookup pinned "$PIN/toe_config" key 0 0 0 0 | jq '.formatted.value.default_action')" = 2
+check "one XDP program on va" test "$(nsx a ip -j link show dev va | jq '[.[0].xdp.prog // empty] | length')" = 1
+check "unload succeeds" tl unload
+check "unload leaves no pin, link or attachment" nothing_left
+check_not "unload when not loaded fails" tl unload
+
+# --- bad input: one line, exit 1, nothing done
+expect_err() { # desc pattern cmd...
+	local desc=$1 pat=$2 out rc; shift 2
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q -- "$pat" <<<"$out" && nothing_left; then
+		ok "$desc"
+	else
+		fail "$desc (rc=$rc: $out)"
+	fi
+}
+expect_err "unknown interface" "unknown interface 'nosuch0'" tl load --dev nosuch0 --cgroup "$CG"
+expect_err "not a cgroup v2 folder" "'/tmp' is not a cgroup v2 folder" tl load --dev va --cgroup /tmp
+expect_err "kernel without BTF" "kernel has no BTF" env TOE_SYSFS_BTF=/nonexistent \
+	nsenter --net=/run/netns/$(ns_name a) toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN"
+mkdir -p /tmp/opentoe-$TOE_TEST_ID && defer "rm -rf /tmp/opentoe-$TOE_TEST_ID"
+expect_err "pin folder not on bpffs" "not on a bpf filesystem" \
+	nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir /tmp/opentoe-$TOE_TEST_ID/pins
+expect_err "bad XDP mode" "bad --xdp-mode 'fast'" tl load --dev va --xdp-mode fast --cgroup "$CG"
+if command -v setpriv >/dev/null; then
+	expect_err "not root" "must be run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TOE_BUILD/toe-loader" load --cgroup "$CG" --pin-dir "$PIN"
+fi
+
+# --- rollback: XDP fails on the second interface after sock_ops and the
+# first XDP attach succeeded (lo has no native XDP).
+out=$(tl load --dev va --dev lo --xdp-mode native --cgroup "$CG" 2>&1); rc=$?
+check "failing XDP attach fails the load" test $rc = 1
+check "the error names the interface" grep -q "^toe-loader: lo: cannot attach XDP in native mode" <<<"$out"
+check "rollback leaves nothing attached or pinned" nothing_left
+
+# --- coexistence: an XDP program already on va keeps working
+nsx a ip link set dev va xdpgeneric obj "$TOE_BUILD/selftests/xdp_count.bpf.o" sec xdp || fail "attach xdp_count"
+other=$(xdp_id)
+cnt_map=$(bpftool -j prog show id "$other" | jq '.map_ids[0]')
+cnt() { # the map has no BTF: value is 8 little-endian hex bytes
+	printf '%d' "0x$(bpftool -j map lookup id "$cnt_map" key "$1" 0 0 0 |
+		jq -r '.value | reverse | map(ltrimstr("0x")) | join("")')"
+}
+check "load on an interface with another XDP program" tl load --dev va --xdp-mode skb --cgroup "$CG"
+st=$(tl status -j)
+check "status shows the other program chained on va" \
+	jq -e --argjson id "$other" '.programs[] | select(.id == $id and .chained and .attach == "va")' <<<"$st"
+before=$(cnt 0); dropped=$(cnt 1)
+sysctl -qw kernel.bpf_stats_enabled=1; defer "sysctl -qw kernel.bpf_stats_enabled=0"
+toe_id=$(jq '.programs[] | select(.type == "xdp" and (.chained | not)) | .id' <<<"$st")
+toe_runs=$(bpftool -j prog show id "$toe_id" | jq '.run_cnt // 0')
+nsx b ping -c 5 -i 0.05 -q 10.201.0.1 >/dev/null
+for i in 1 2 3; do nsx b bash -c 'echo x >/dev/udp/10.201.0.1/9'; done
+check "the other program still sees traffic" test "$(cnt 0)" -ge $((before + 8))
+check "the other program still enforces its verdict (UDP/9 dropped)" test "$(cnt 1)" -ge $((dropped + 3))
+check "opentoe's XDP program runs too" test "$(bpftool -j prog show id "$toe_id" | jq '.run_cnt // 0')" -ge $((toe_runs + 8))
+check "ping still works through both" nsx b ping -c 2 -i 0.1 -W 1 -q 10.201.0.1
+check "unload with a chained program" tl unload
+check "the other program is back on va" test "$(xdp_id)" = "$other"
+check "and opentoe left nothing" test ! -e "$PIN"
+nsx a ip link set dev va xdpgeneric off
+
+finish

@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toe-loader: load, attach, pin, inspect and unload the opentoe datapath.
+ *
+ * Everything opentoe puts in the kernel is pinned under one bpffs folder
+ * (default /sys/fs/bpf/opentoe):
+ *   <map name>            every map (toe_flows, toe_devs, ...)
+ *   link_sockops          the cgroup sock_ops link
+ *   link_xdp_n<NS>_if<N>  the XDP link on interface index N of the
+ *                         network namespace whose inode is NS
+ *   chain_n<NS>_if<N>_<mode>  an XDP program that was on that interface
+ *                         before opentoe; it now runs after opentoe (tail
+ *                         call) and is put back on unload
+ * so the programs keep running when no process holds them, a new loader
+ * replaces them in place (bpf_link update, maps kept), and unload knows
+ * exactly what is opentoe's.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "opentoe.h"
+#include "util.h"
+#include "opentoe.skel.h"
+
+#define MAX_DEVS 64
+#define XDP_CHAIN_SLOTS 1024	/* bpf/opentoe.bpf.c TOE_XDP_CHAIN_SLOTS */
+
+static const char *map_names[] = {
+	TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS, TOE_MAP_FLOW_PKTS,
+	TOE_MAP_STATS, TOE_MAP_EVENTS, TOE_MAP_CONFIG, TOE_MAP_SK_STATE,
+	TOE_MAP_XDP_NEXT,
+};
+#define N_MAPS (sizeof(map_names) / sizeof(map_names[0]))
+
+struct opts {
+	const char *pin_dir;
+	const char *cgroup;
+	const char *devs[MAX_DEVS];
+	int ndevs;
+	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE / DRV_MODE / 0 (kernel picks) */
+	__u32 flows;
+	bool json;
+};
+
+/* ----------------------------------------------------------- rollback */
+
+/*
+ * Every change load makes is recorded here first; on failure they are
+ * undone in reverse order, so a failed load leaves the system as it was.
+ */
+enum undo_kind {
+	UNDO_UNPIN,		/* unlink path */
+	UNDO_RMDIR,		/* rmdir path */
+	UNDO_LINK,		/* detach link fd, unlink path */
+	UNDO_LINK_UPDATE,	/* put prog fd back into link fd */
+	UNDO_CHAIN,		/* reattach prog fd on ifindex, clear slot */
+};
+
+struct undo {
+	enum undo_kind kind;
+	char path[PATH_MAX];
+	int fd;
+	int fd2;
+	__u32 ifindex;
+	__u32 flags;
+};
+
+static struct undo undo_log[4 * MAX_DEVS + N_MAPS + 8];
+static int n_undo;
+
+static struct undo *undo_push(enum undo_kind kind, const char *path)
+{
+	struct undo *u = &undo_log[n_undo++];
+
+	memset(u, 0, sizeof(*u));
+	u->kind = kind;
+	u->fd = u->fd2 = -1;
+	if (path)
+		snprintf(u->path, sizeof(u->path), "%s", path);
+	return u;
+}
+
+static void rollback(int next_fd)
+{
+	while (n_undo > 0) {
+		struct undo *u = &undo_log[--n_undo];
+
+		switch (u->kind) {
+		case UNDO_UNPIN:
+			unlink(u->path);
+			break;
+		case UNDO_RMDIR:
+			rmdir(u->path);
+			break;
+		case UNDO_LINK:
+			bpf_link_detach(u->fd);
+			unlink(u->path);
+			break;
+		case UNDO_LINK_UPDATE:
+			bpf_link_update(u->fd, u->fd2, NULL);
+			break;
+		case UNDO_CHAIN:
+			/* our link is gone by now: put the original back */
+			bpf_xdp_attach(u->ifindex, u->fd, u->flags, NULL);
+			if (next_fd >= 0)
+				bpf_map_delete_elem(next_fd, &u->ifindex);
+			unlink(u->path);
+			break;
+		}
+		if (u->fd >= 0)
+			close(u->fd);
+		if (u->fd2 >= 0)
+			close(u->fd2);
+	}
+}
+
+static void undo_forget(void)
+{
+	while (n_undo > 0) {
+		struct undo *u = &undo_log[--n_undo];
+
+		if (u->fd >= 0)
+			close(u->fd);
+		if (u->fd2 >= 0)
+			close(u->fd2);
+	}
+}
+
+/* ------------------------------------------------------------- checks */
+
+static int check_root(void)
+{
+	if (geteuid() != 0) {
+		toe_err("must be run as root (loading eBPF needs CAP_BPF and CAP_NET_ADMIN)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int check_btf(void)
+{
+	const char *btf = getenv("TOE_SYSFS_BTF");
+
+	if (!btf)
+		btf = "/sys/kernel/btf/vmlinux";
+	if (access(btf, R_OK)) {
+		toe_err("kernel has no BTF (%s: %s): opentoe needs a kernel built with CONFIG_DEBUG_INFO_BTF",
+			btf, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static const char *mode_name(__u32 attach_mode)
+{
+	switch (attach_mode) {
+	case XDP_ATTACHED_DRV: return "native";
+	case XDP_ATTACHED_SKB: return "skb";
+	case XDP_ATTACHED_HW: return "hw";
+	case XDP_ATTACHED_MULTI: return "multi";
+	default: return "none";
+	}
+}
+
+/* ----------------------------------------------------------------- load */
+
+/* Inode of the current network namespace: ifindexes are per namespace. */
+static unsigned long netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+static int pin_path(char *buf, const char *dir, const char *fmt, __u32 n)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), fmt, netns_ino(), n);
+	return toe_join(buf, PATH_MAX, dir, name);
+}
+
+/* Parse "<prefix>n<NS>_if<N>..." pin names. */
+static bool parse_if_pin(const char *name, const char *prefix,
+			 unsigned long *ns, __u32 *ifindex)
+{
+	size_t l = strlen(prefix);
+
+	return !strncmp(name, prefix, l) &&
+	       sscanf(name + l, "n%lu_if%u", ns, ifindex) == 2;
+}
+
+/*
+ * Enter the network namespace with inode ns (to put a chained program
+ * back on its interface): one named in /run/netns or one a process is in.
+ */
+static int enter_netns(unsigned long ns)
+{
+	const char *dirs[] = { "/run/netns", "/proc" };
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	unsigned int i;
+	int fd, ret = -ENOENT;
+	DIR *d;
+
+	if (ns == netns_ino())
+		return 0;
+	for (i = 0; i < 2 && ret; i++) {
+		d = opendir(dirs[i]);
+		if (!d)
+			continue;
+		while (ret && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), i ? "%s/%s/ns/net" : "%s/%s",
+				 dirs[i], de->d_name);
+			if (stat(path, &st) || st.st_ino != ns)
+				continue;
+			fd = open(path, O_RDONLY);
+			if (fd >= 0 && setns(fd, CLONE_NEWNET) == 0)
+				ret = 0;
+			if (fd >= 0)
+				close(fd);
+		}
+		closedir(d);
+	}
+	return ret;
+}
+
+static int attach_sockops(const struct opts *o, int prog_fd)
+{
+	char path[PATH_MAX];
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	struct stat cst;
+	int cg_fd, link_fd, err;
+	struct undo *u;
+
+	toe_join(path, sizeof(path), o->pin_dir, "link_sockops");
+	if (stat(o->cgroup, &cst)) {
+		toe_err("cgroup %s: %s", o->cgroup, strerror(errno));
+		return -errno;
+	}
+	link_fd = bpf_obj_get(path);
+	if (link_fd >= 0) {
+		if (bpf_obj_get_info_by_fd(link_fd, &info, &len) == 0 &&
+		    info.cgroup.cgroup_id == (__u64)cst.st_ino) {
+			/* Same cgroup: swap the program in place. */
+			u = undo_push(UNDO_LINK_UPDATE, NULL);
+			u->fd = link_fd;
+			u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
+			if (bpf_link_update(link_fd, prog_fd, NULL)) {
+				err = -errno;
+				toe_err("cannot replace the sock_ops program: %s", strerror(errno));
+				return err;
+			}
+			return 0;
+		}
+		close(link_fd);
+		toe_err("sock_ops is attached to another cgroup (id %llu): run 'toe-loader unload' first",
+			(unsigned long long)info.cgroup.cgroup_id);
+		return -EEXIST;
+	}
+	cg_fd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
+	if (cg_fd < 0) {
+		toe_err("cannot open cgroup %s: %s", o->cgroup, strerror(errno));
+		return -errno;
+	}
+	link_fd = bpf_link_create(prog_fd, cg_fd, BPF_CGROUP_SOCK_OPS, NULL);
+	err = -errno;
+	close(cg_fd);
+	if (link_fd < 0) {
+		toe_err("cannot attach sock_ops to cgroup %s: %s", o->cgroup, strerror(-err));
+		return err;
+	}
+	u = undo_push(UNDO_LINK, path);
+	u->fd = link_fd;
+	if (bpf_obj_pin(link_fd, path)) {
+		err = -errno;
+		toe_err("cannot pin %s: %s", path, strerror(errno));
+		u->path[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * An XDP program already on the interface (attached through netlink, as
+ * ip, xdp-loader or libxdp in legacy mode do) is kept: it goes into
+ * opentoe's chain slot for the interface and runs after opentoe on every
+ * packet opentoe passes.  One attached through a bpf_link belongs to its
+ * loader and is never displaced.
+ */
+static int adopt_existing(const struct opts *o, __u32 ifindex, const char *ifname,
+			  int next_fd, struct bpf_xdp_query_opts *q)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	char path[PATH_MAX];
+	struct bpf_prog_info pi = {};
+	__u32 len = sizeof(pi), mode_flags;
+	__u32 id = q->prog_id;
+	int fd, err;
+	struct undo *u;
+
+	if (q->attach_mode == XDP_ATTACHED_MULTI || q->attach_mode == XDP_ATTACHED_HW) {
+		toe_err("%s: XDP programs in %s mode are attached; opentoe only chains one native or skb program",
+			ifname, mode_name(q->attach_mode));
+		return -EBUSY;
+	}
+	if (ifindex >= XDP_CHAIN_SLOTS) {
+		toe_err("%s already has XDP program id %u and its ifindex %u is too large to chain (< %u)",
+			ifname, id, ifindex, XDP_CHAIN_SLOTS);
+		return -E2BIG;
+	}
+	if (bpf_map_lookup_elem(next_fd, &ifindex, &pi.id) == 0) {
+		toe_err("%s already has XDP program id %u, and chain slot %u is taken by an interface of another network namespace",
+			ifname, id, ifindex);
+		return -EBUSY;
+	}
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &pi, &len)) {
+		toe_err("%s: cannot open its XDP program id %u: %s", ifname, id, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	mode_flags = q->attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
+							  XDP_FLAGS_DRV_MODE;
+	if (bpf_map_update_elem(next_fd, &ifindex, &fd, BPF_ANY)) {
+		err = -errno;
+		toe_err("%s: XDP program %s (id %u) cannot be chained after opentoe: %s",
+			ifname, pi.name, id, strerror(errno));
+		close(fd);
+		return err;
+	}
+	pin_path(path, o->pin_dir,
+		 mode_flags == XDP_FLAGS_SKB_MODE ? "chain_n%lu_if%u_skb" : "chain_n%lu_if%u_drv",
+		 ifindex);
+	u = undo_push(UNDO_CHAIN, path);
+	u->fd = fd;
+	u->ifindex = ifindex;
+	u->flags = mode_flags;
+	if (bpf_obj_pin(fd, path)) {
+		err = -errno;
+		toe_err("cannot pin %s: %s", path, strerror(errno));
+		return err;
+	}
+	/* Detach it only if it is still the one we chained. */
+	ao.old_prog_fd = fd;
+	if (bpf_xdp_detach(ifindex, mode_flags | XDP_FLAGS_REPLACE, &ao)) {
+		err = -errno;
+		if (err == -EBUSY || err == -EINVAL)
+			toe_err("%s: XDP program %s (id %u) is attached through a bpf_link owned by another loader; opentoe does not displace it",
+				ifname, pi.name, id);
+		else
+			toe_err("%s: cannot take over XDP program %s (id %u): %s",
+				ifname, pi.name, id, strerror(-err));
+		/* Still attached: nothing to put back. */
+		bpf_map_delete_elem(next_fd, &ifindex);
+		unlink(path);
+		n_undo--;
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
+static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
+		      int next_fd)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	__u32 ifindex = if_nametoindex(ifname);
+	int link_fd, err;
+	struct undo *u;
+
+	pin_path(path, o->pin_dir, "link_xdp_n%lu_if%u", ifindex);
+	link_fd = bpf_obj_get(path);
+	if (link_fd >= 0) {
+		/* Ours already: swap the program in place. */
+		u = undo_push(UNDO_LINK_UPDATE, NULL);
+		u->fd = link_fd;
+		if (bpf_obj_get_info_by_fd(link_fd, &info, &len) == 0)
+			u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
+		if (bpf_link_update(link_fd, prog_fd, NULL)) {
+			err = -errno;
+			toe_err("%s: cannot replace the XDP program: %s", ifname, strerror(errno));
+			return err;
+		}
+		return 0;
+	}
+	if (bpf_xdp_query(ifindex, 0, &q)) {
+		err = -errno;
+		toe_err("%s: cannot query XDP state: %s", ifname, strerror(errno));
+		return err;
+	}
+	if (q.prog_id) {
+		err = adopt_existing(o, ifindex, ifname, next_fd, &q);
+		if (err)
+			return err;
+	}
+	lo.flags = o->xdp_flags;
+	link_fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lo);
+	if (link_fd < 0) {
+		err = -errno;
+		toe_err("%s: cannot attach XDP%s: %s", ifname,
+			o->xdp_flags == XDP_FLAGS_DRV_MODE ? " in native mode" :
+			o->xdp_flags == XDP_FLAGS_SKB_MODE ? " in skb mode" : "",
+			strerror(errno));
+		return err;
+	}
+	u = undo_push(UNDO_LINK, path);
+	u->fd = link_fd;
+	if (bpf_obj_pin(link_fd, path)) {
+		err = -errno;
+		toe_err("cannot pin %s: %s", path, strerror(errno));
+		u->path[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
+static int cmd_load(struct opts *o)
+{
+	bool existed[N_MAPS];
+	char path[PATH_MAX];
+	struct opentoe *skel = NULL;
+	struct bpf_map *map;
+	struct stat st;
+	unsigned int i;
+	int err, next_fd;
+
+	if (check_root() || check_btf())
+		return 1;
+	for (i = 0; i < (unsigned int)o->ndevs; i++) {
+		if (!if_nametoindex(o->devs[i])) {
+			toe_err("unknown interface '%s'", o->devs[i]);
+			return 1;
+		}
+	}
+	if (!o->cgroup)
+		o->cgroup = toe_cgroup2_root();
+	if (!o->cgroup) {
+		toe_err("no cgroup v2 mount in /proc/mounts: mount one or pass --cgroup PATH");
+		return 1;
+	}
+	if (!toe_is_cgroup2(o->cgroup)) {
+		toe_err("'%s' is not a cgroup v2 folder", o->cgroup);
+		return 1;
+	}
+	if (toe_ensure_bpffs(o->pin_dir))
+		return 1;
+	if (stat(o->pin_dir, &st)) {
+		if (mkdir(o->pin_dir, 0700)) {
+			toe_err("cannot create pin folder %s: %s", o->pin_dir, strerror(errno));
+			return 1;
+		}
+		undo_push(UNDO_RMDIR, o->pin_dir);
+	} else if (!S_ISDIR(st.st_mode) || !toe_is_bpffs(o->pin_dir)) {
+		toe_err("pin folder %s is not a folder on a bpf filesystem", o->pin_dir);
+		return 1;
+	}
+
+	if (!getenv("TOE_DEBUG"))
+		libbpf_set_print(NULL);
+	skel = opentoe__open();
+	if (!skel) {
+		toe_err("cannot open the opentoe eBPF object: %s", strerror(errno));
+		goto fail;
+	}
+	i = 0;
+	bpf_object__for_each_map(map, skel->obj) {
+		const char *name = bpf_map__name(map);
+		unsigned int k;
+
+		for (k = 0; k < N_MAPS; k++)
+			if (!strcmp(name, map_names[k]))
+				break;
+		if (k == N_MAPS)
+			continue;	/* internal (.rodata): not pinned */
+		toe_join(path, sizeof(path), o->pin_dir, name);
+		existed[k] = access(path, F_OK) == 0;
+		if (!existed[k])
+			undo_push(UNDO_UNPIN, path);
+		bpf_map__set_pin_path(map, path);
+	}
+	if (o->flows) {
+		bpf_map__set_max_entries(skel->maps.toe_flows, o->flows);
+		bpf_map__set_max_entries(skel->maps.toe_flow_pkts, o->flows);
+	}
+	err = opentoe__load(skel);
+	if (err) {
+		toe_err("cannot load the opentoe eBPF object: %s%s", strerror(-err),
+			err == -EINVAL ? " (a pinned map from an older or differently sized load? run 'toe-loader unload' first)" : "");
+		goto fail;
+	}
+	next_fd = bpf_map__fd(skel->maps.toe_xdp_next);
+
+	if (attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)))
+		goto fail;
+	for (i = 0; i < (unsigned int)o->ndevs; i++)
+		if (attach_xdp(o, o->devs[i], bpf_program__fd(skel->progs.toe_xdp), next_fd))
+			goto fail;
+
+	undo_forget();
+	opentoe__destroy(skel);	/* everything stays: it is pinned */
+	printf("opentoe loaded: sock_ops on %s", o->cgroup);
+	for (i = 0; i < (unsigned int)o->ndevs; i++)
+		printf("%s%s", i ? ", " : "; XDP on ", o->devs[i]);
+	printf("; pinned in %s\n", o->pin_dir);
+	return 0;
+
+fail:
+	rollback(skel ? bpf_map__fd(skel->maps.toe_xdp_next) : -1);
+	opentoe__destroy(skel);
+	return 1;
+}
+
+/* --------------------------------------------------------------- status */
+
+static long count_entries(int fd, const struct bpf_map_info *mi)
+{
+	char key[256], next[256];
+	void *prev = NULL;
+	long n = 0;
+
+	switch (mi->type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_LPM_TRIE:
+		if (mi->key_size > sizeof(key))
+			return -1;
+		while (bpf_map_get_next_key(fd, prev, next) == 0) {
+			n++;
+			memcpy(key, next, mi->key_size);
+			prev = key;
+		}
+		return n;
+	case BPF_MAP_TYPE_PROG_ARRAY: {
+		__u32 i, id;
+
+		/* user space reads a program array slot as a program id */
+		for (i = 0; i < mi->max_entries; i++)
+			if (bpf_map_lookup_elem(fd, &i, &id) == 0)
+				n++;
+		return n;
+	}
+	default:
+		return -1;	/* arrays are always full; others not countable */
+	}
+}
+
+static const char *map_type_name(__u32 type)
+{
+	const char *s = libbpf_bpf_map_type_str(type);
+
+	return s ? s : "unknown";
+}
+
+static const char *prog_type_name(__u32 type)
+{
+	const char *s = libbpf_bpf_prog_type_str(type);
+
+	return s ? s : "unknown";
+}
+
+struct prog_row {
+	__u32 id;
+	char type[32];
+	char name[BPF_OBJ_NAME_LEN];
+	char attach[PATH_MAX];
+	char mode[16];
+	char pin[NAME_MAX + 1];
+	bool chained;
+};
+
+static int read_prog_row(int fd, bool is_link, const char *pin, struct prog_row *r)
+{
+	struct bpf_link_info li = {};
+	struct bpf_prog_info pi = {};
+	__u32 len = sizeof(li), plen = sizeof(pi);
+	int pfd = fd;
+	char ifname[IF_NAMESIZE];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->pin, sizeof(r->pin), "%s", pin);
+	snprintf(r->mode, sizeof(r->mode), "-");
+	if (is_link) {
+		if (bpf_obj_get_info_by_fd(fd, &li, &len))
+			return -errno;
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			return -errno;
+	}
+	if (bpf_obj_get_info_by_fd(pfd, &pi, &plen)) {
+		if (pfd != fd)
+			close(pfd);
+		return -errno;
+	}
+	if (pfd != fd)
+		close(pfd);
+	r->id = pi.id;
+	snprintf(r->type, sizeof(r->type), "%s", prog_type_name(pi.type));
+	snprintf(r->name, sizeof(r->name), "%s", pi.name);
+	if (is_link && li.type == BPF_LINK_TYPE_CGROUP) {
+		if (toe_cgroup_path(li.cgroup.cgroup_id, r->attach, sizeof(r->attach)))
+			snprintf(r->attach, sizeof(r->attach), "cgroup id %llu",
+				 (unsigned long long)li.cgroup.cgroup_id);
+	} else if (is_link && li.type == BPF_LINK_TYPE_XDP) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+		if (li.xdp.ifindex && if_indextoname(li.xdp.ifindex, ifname)) {
+			snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+			if (!bpf_xdp_query(li.xdp.ifindex, 0, &q))
+				snprintf(r->mode, sizeof(r->mode), "%s",
+					 q.skb_prog_id == pi.id ? "skb" :
+					 q.drv_prog_id == pi.id ? "native" :
+					 q.hw_prog_id == pi.id ? "hw" : "?");
+		} else {
+			snprintf(r->attach, sizeof(r->attach), "(interface gone)");
+		}
+	}
+	return 0;
+}
+
+static int cmd_status(const struct opts *o)
+{
+	struct prog_row rows[2 * MAX_DEVS + 2];
+	int nrows = 0, i;
+	char path[PATH_MAX];
+	struct toe_json j;
+	struct dirent *de;
+	DIR *d;
+	unsigned int k;
+
+	if (check_root())
+		return 1;
+	d = opendir(o->pin_dir);
+	if (!d) {
+		if (o->json) {
+			tj_start(&j, stdout);
+			tj_obj(&j);
+			tj_key(&j, "loaded"); tj_bool(&j, false);
+			tj_kstr(&j, "pin_dir", o->pin_dir);
+			tj_obj_end(&j);
+			tj_end(&j);
+		} else {
+			printf("opentoe is not loaded (no pin folder %s)\n", o->pin_dir);
+		}
+		return 0;
+	}
+	while ((de = readdir(d)) && nrows < (int)(sizeof(rows) / sizeof(rows[0]))) {
+		bool link = !strncmp(de->d_name, "link_", 5);
+		bool chain = !strncmp(de->d_name, "chain_", 6);
+		unsigned long ns;
+		__u32 ifindex;
+		char ifname[IF_NAMESIZE];
+		int fd;
+
+		if (!link && !chain)
+			continue;
+		toe_join(path, sizeof(path), o->pin_dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (!read_prog_row(fd, link, de->d_name, &rows[nrows])) {
+			if (chain) {
+				rows[nrows].chained = true;
+				parse_if_pin(de->d_name, "chain_", &ns, &ifindex);
+				if (ns == netns_ino() && if_indextoname(ifindex, ifname))
+					snprintf(rows[nrows].attach, sizeof(rows[nrows].attach),
+						 "%s", ifname);
+				else
+					snprintf(rows[nrows].attach, sizeof(rows[nrows].attach),
+						 "ifindex %u (netns %lu)", ifindex, ns);
+				snprintf(rows[nrows].mode, sizeof(rows[nrows].mode), "%s",
+					 strstr(de->d_name, "_skb") ? "skb" : "native");
+			}
+			nrows++;
+		}
+		close(fd);
+	}
+	closedir(d);
+
+	if (o->json) {
+		tj_start(&j, stdout);
+		tj_obj(&j);
+		tj_key(&j, "loaded"); tj_bool(&j, true);
+		tj_kstr(&j, "pin_dir", o->pin_dir);
+		tj_key(&j, "programs");
+		tj_arr(&j);
+		for (i = 0; i < nrows; i++) {
+			tj_obj(&j);
+			tj_ku64(&j, "id", rows[i].id);
+			tj_kstr(&j, "type", rows[i].type);
+			tj_kstr(&j, "name", rows[i].name);
+			tj_kstr(&j, "attach", rows[i].attach);
+			tj_kstr(&j, "xdp_mode", rows[i].mode);
+			tj_kstr(&j, "pin", rows[i].pin);
+			tj_key(&j, "chained"); tj_bool(&j, rows[i].chained);
+			tj_obj_end(&j);
+		}
+		tj_arr_end(&j);
+		tj_key(&j, "maps");
+		tj_arr(&j);
+	} else {
+		printf("pin folder: %s\n\n", o->pin_dir);
+		printf("%-6s %-10s %-16s %-8s %-24s %s\n", "ID", "TYPE", "NAME", "MODE",
+		       "ATTACHED TO", "PIN");
+		for (i = 0; i < nrows; i++)
+			printf("%-6u %-10s %-16s %-8s %-24s %s%s\n", rows[i].id, rows[i].type,
+			       rows[i].name, rows[i].mode, rows[i].attach, rows[i].pin,
+			       rows[i].chained ? " (chained after opentoe)" : "");
+		printf("\n%-6s %-16s %-20s %12s %12s\n", "ID", "MAP", "TYPE", "MAX ENTRIES",
+		       "IN USE");
+	}
+	for (k = 0; k < N_MAPS; k++) {
+		struct bpf_map_info mi = {};
+		__u32 len = sizeof(mi);
+		long n;
+		int fd;
+
+		toe_join(path, sizeof(path), o->pin_dir, map_names[k]);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &mi, &len)) {
+			close(fd);
+			continue;
+		}
+		n = count_entries(fd, &mi);
+		close(fd);
+		if (o->json) {
+			tj_obj(&j);
+			tj_ku64(&j, "id", mi.id);
+			tj_kstr(&j, "name", mi.name);
+			tj_kstr(&j, "type", map_type_name(mi.type));
+			tj_ku64(&j, "max_entries", mi.max_entries);
+			tj_key(&j, "entries");
+			if (n >= 0)
+				tj_u64(&j, n);
+			else
+				tj_null(&j);
+			tj_obj_end(&j);
+		} else {
+			char in_use[24];
+
+			if (n >= 0)
+				snprintf(in_use, sizeof(in_use), "%ld", n);
+			else
+				snprintf(in_use, sizeof(in_use), "-");
+			printf("%-6u %-16s %-20s %12u %12s\n", mi.id, mi.name,
+			       map_type_name(mi.type), mi.max_entries, in_use);
+		}
+	}
+	if (o->json) {
+		tj_arr_end(&j);
+		tj_obj_end(&j);
+		tj_end(&j);
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- unload */
+
+static bool is_ours(const char *name)
+{
+	unsigned int k;
+
+	if (!strncmp(name, "link_", 5) || !strncmp(name, "chain_", 6))
+		return true;
+	for (k = 0; k < N_MAPS; k++)
+		if (!strcmp(name, map_names[k]))
+			return true;
+	return false;
+}
+
+static int cmd_unload(const struct opts *o)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int pass, fd, home, bad = 0, left = 0;
+	DIR *d;
+
+	if (check_root())
+		return 1;
+	d = opendir(o->pin_dir);
+	if (!d) {
+		toe_err("opentoe is not loaded (no pin folder %s)", o->pin_dir);
+		return 1;
+	}
+	home = open("/proc/self/ns/net", O_RDONLY);
+	/* Pass 0: detach links.  1: put chained programs back.  2: unpin maps. */
+	for (pass = 0; pass < 3; pass++) {
+		rewinddir(d);
+		while ((de = readdir(d))) {
+			const char *n = de->d_name;
+
+			if (n[0] == '.')
+				continue;
+			if (!is_ours(n)) {
+				if (pass == 2) {
+					toe_err("leaving %s/%s: not opentoe's", o->pin_dir, n);
+					left++;
+				}
+				continue;
+			}
+			if ((pass == 0) != !strncmp(n, "link_", 5) ||
+			    (pass == 1) != !strncmp(n, "chain_", 6))
+				continue;
+			toe_join(path, sizeof(path), o->pin_dir, n);
+			if (pass == 0) {
+				fd = bpf_obj_get(path);
+				if (fd >= 0) {
+					/* ENOLINK: its interface or cgroup is gone already */
+					if (bpf_link_detach(fd) && errno != ENOLINK) {
+						toe_err("cannot detach %s: %s", path, strerror(errno));
+						bad++;
+					}
+					close(fd);
+				}
+			} else if (pass == 1) {
+				unsigned long ns = 0;
+				__u32 ifindex = 0;
+				__u32 flags = strstr(n, "_skb") ? XDP_FLAGS_SKB_MODE :
+								  XDP_FLAGS_DRV_MODE;
+
+				fd = bpf_obj_get(path);
+				parse_if_pin(n, "chain_", &ns, &ifindex);
+				if (fd >= 0 && enter_netns(ns) == 0 &&
+				    bpf_xdp_attach(ifindex, fd, flags | XDP_FLAGS_UPDATE_IF_NOEXIST,
+						   NULL) && errno != ENODEV)
+					toe_err("cannot put chained XDP program back on ifindex %u: %s",
+						ifindex, strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				setns(home, CLONE_NEWNET);
+			}
+			if (unlink(path)) {
+				toe_err("cannot unpin %s: %s", path, strerror(errno));
+				bad++;
+			}
+		}
+	}
+	closedir(d);
+	if (home >= 0)
+		close(home);
+	if (!left && rmdir(o->pin_dir)) {
+		toe_err("cannot remove %s: %s", o->pin_dir, strerror(errno));
+		bad++;
+	}
+	if (bad)
+		return 1;
+	printf("opentoe unloaded from %s\n", o->pin_dir);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- main */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: toe-loader load [--dev IFACE]... [--xdp-mode native|skb] [--cgroup PATH]\n"
+"                       [--pin-dir DIR] [--flows N]\n"
+"       toe-loader status [-j] [--pin-dir DIR]\n"
+"       toe-loader unload [--pin-dir DIR]\n"
+"\n"
+"Load the opentoe datapath, attach it, pin it, inspect it, remove it.\n"
+"\n"
+"  load     load the eBPF object, pin every map and link under the pin folder,\n"
+"           attach sock_ops to the cgroup and XDP to each --dev.  On a loaded\n"
+"           system the programs are replaced in place; maps keep their contents.\n"
+"           An XDP program already on an interface is chained after opentoe's\n"
+"           and put back by unload.  Any failure undoes everything it did.\n"
+"  status   programs (id, type, attach point, XDP mode) and maps (type, size,\n"
+"           entries in use).  -j: JSON.\n"
+"  unload   detach and unpin everything opentoe attached and pinned.\n"
+"\n"
+"Options:\n"
+"  -d, --dev IFACE        attach XDP to IFACE (repeatable)\n"
+"  -m, --xdp-mode MODE    native or skb (default: native where the driver has it)\n"
+"  -c, --cgroup PATH      cgroup v2 folder for sock_ops (default: cgroup v2 root\n"
+"                         from /proc/mounts)\n"
+"  -p, --pin-dir DIR      bpffs folder (default " TOE_PIN_DIR_DEFAULT ")\n"
+"  -f, --flows N          flow table size (default %u)\n"
+"  -j, --json             JSON output (status)\n"
+"  -h, --help             this text\n", TOE_FLOWS_DEFAULT);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "xdp-mode", required_argument, NULL, 'm' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "pin-dir", required_argument, NULL, 'p' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct opts o = { .pin_dir = TOE_PIN_DIR_DEFAULT };
+	const char *cmd;
+	char *end;
+	int c;
+
+	toe_prog = "toe-loader";
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "d:m:c:p:f:jh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (o.ndevs == MAX_DEVS) {
+				toe_err("too many --dev (at most %d)", MAX_DEVS);
+				return 1;
+			}
+			if (strlen(optarg) >= IF_NAMESIZE) {
+				toe_err("unknown interface '%s' (name too long)", optarg);
+				return 1;
+			}
+			o.devs[o.ndevs++] = optarg;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "native") || !strcmp(optarg, "drv")) {
+				o.xdp_flags = XDP_FLAGS_DRV_MODE;
+			} else if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic")) {
+				o.xdp_flags = XDP_FLAGS_SKB_MODE;
+			} else {
+				toe_err("bad --xdp-mode '%s': expected native or skb", optarg);
+				return 1;
+			}
+			break;
+		case 'c':
+			o.cgroup = optarg;
+			break;
+		case 'p':
+			o.pin_dir = optarg;
+			break;
+		case 'f':
+			errno = 0;
+			o.flows = strtoul(optarg, &end, 0);
+			if (errno || *end || o.flows < 1 || o.flows > (1U << 26)) {
+				toe_err("bad --flows '%s': expected 1 to %u", optarg, 1U << 26);
+				return 1;
+			}
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		toe_err("unexpected argument '%s'", argv[optind]);
+		return 1;
+	}
+	if (!strcmp(cmd, "load"))
+		return cmd_load(&o);
+	if (!strcmp(cmd, "status"))
+		return cmd_status(&o);
+	if (!strcmp(cmd, "unload"))
+		return cmd_unload(&o);
+	toe_err("unknown command '%s' (load, status, unload; --help)", cmd);
+	return 1;
+}

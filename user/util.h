@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* opentoe: helpers shared by toe-loader, toed and toectl. */
+#ifndef __TOE_UTIL_H
+#define __TOE_UTIL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+extern const char *toe_prog;	/* program name for messages */
+
+/* One line to stderr, "prog: message". */
+void toe_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Path helpers. */
+int toe_join(char *buf, size_t len, const char *dir, const char *name);
+bool toe_is_bpffs(const char *path);
+bool toe_is_cgroup2(const char *path);
+/* The cgroup v2 mount point from /proc/mounts, or NULL. */
+const char *toe_cgroup2_root(void);
+/* Find the path of the cgroup v2 folder whose id is id (its inode). */
+int toe_cgroup_path(__u64 id, char *buf, size_t len);
+/* Mount bpffs on /sys/fs/bpf when nothing is mounted there. */
+int toe_ensure_bpffs(const char *pin_dir);
+
+/* Minimal streaming JSON writer (valid, one document). */
+struct toe_json {
+	FILE *f;
+	int depth;
+	bool first[32];
+	bool key;		/* a key was just written */
+};
+
+void tj_start(struct toe_json *j, FILE *f);
+void tj_obj(struct toe_json *j);	/* { */
+void tj_obj_end(struct toe_json *j);	/* } */
+void tj_arr(struct toe_json *j);	/* [ */
+void tj_arr_end(struct toe_json *j);	/* ] */
+void tj_key(struct toe_json *j, const char *k);
+void tj_str(struct toe_json *j, const char *s);
+void tj_u64(struct toe_json *j, unsigned long long v);
+void tj_i64(struct toe_json *j, long long v);
+void tj_bool(struct toe_json *j, bool v);
+void tj_null(struct toe_json *j);
+void tj_end(struct toe_json *j);	/* newline */
+
+#define tj_kstr(j, k, v) do { tj_key(j, k); tj_str(j, v); } while (0)
+#define tj_ku64(j, k, v) do { tj_key(j, k); tj_u64(j, v); } while (0)
+
+#endif /* __TOE_UTIL_H */
