@@ -60,7 +60,7 @@ $(O)/toe-loader: user/toe-loader.c $(UTIL) $(SKELS) include/opentoe.h
 .PHONY: parser
 parser: $(O)/vmlinux.h
 	@if [ -f selftests/parser/Makefile ]; then \
-		$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O))/parser; fi
+		$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)); fi
 
 deps:
 	@sh scripts/install-deps.sh
@@ -74,7 +74,7 @@ demo: deps
 	@bash scripts/demo.sh
 
 fuzz: $(O)/vmlinux.h
-	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O))/parser fuzz
+	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) fuzz
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin

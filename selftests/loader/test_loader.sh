@@ -103,7 +103,11 @@ check "the error names the interface" grep -q "^toe-loader: lo: cannot attach XD
 check "rollback leaves nothing attached or pinned" nothing_left
 
 # --- coexistence: an XDP program already on va keeps working
-nsx a ip link set dev va xdpgeneric obj "$TOE_BUILD/selftests/xdp_count.bpf.o" sec xdp || fail "attach xdp_count"
+# (bpftool, not ip: iproute2 would leave /sys/fs/bpf/{tc,ip,xdp} behind)
+defer "rm -f /sys/fs/bpf/xdp_count-$TOE_TEST_ID"
+bpftool prog load "$TOE_BUILD/selftests/xdp_count.bpf.o" /sys/fs/bpf/xdp_count-$TOE_TEST_ID type xdp &&
+	nsx a bpftool net attach xdpgeneric pinned /sys/fs/bpf/xdp_count-$TOE_TEST_ID dev va &&
+	rm -f /sys/fs/bpf/xdp_count-$TOE_TEST_ID || fail "attach xdp_count"
 other=$(xdp_id)
 cnt_map=$(bpftool -j prog show id "$other" | jq '.map_ids[0]')
 cnt() { # the map has no BTF: value is 8 little-endian hex bytes
@@ -127,6 +131,6 @@ check "ping still works through both" nsx b ping -c 2 -i 0.1 -W 1 -q 10.201.0.1
 check "unload with a chained program" tl unload
 check "the other program is back on va" test "$(xdp_id)" = "$other"
 check "and opentoe left nothing" test ! -e "$PIN"
-nsx a ip link set dev va xdpgeneric off
+nsx a bpftool net detach xdpgeneric dev va
 
 finish
