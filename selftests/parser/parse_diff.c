@@ -1129,20 +1129,45 @@ static void fuzz(long count, __u64 seed)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * Average ns per run of prog over the packet with repeat 1,000,000: the
+ * best of 3 such runs, as this VM's timings are noisy.
+ */
+static int time_prog(int fd, const __u8 *b, __u32 len, __u32 *ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = b,
+		.data_size_in = len,
+		.repeat = 1000000,
+	);
+	int i;
+
+	*ns = ~0U;
+	for (i = 0; i < 3; i++) {
+		if (bpf_prog_test_run_opts(fd, &opts) || opts.retval != XDP_PASS)
+			return -1;
+		if (opts.duration < *ns)
+			*ns = opts.duration;
+	}
+	return 0;
+}
+
 static int bench(void)
 {
+	static const char *const what[] = {
+		"IPv4 TCP, 64 B",
+		"IPv4 TCP, 1 VLAN, 12 B TCP options, 1500 B",
+		"IPv6 TCP, 2 VLAN, hbh+rt+dst ext headers",
+	};
+	int base_fd = bpf_program__fd(skel->progs.pass_only);
+	int bench_fd = bpf_program__fd(skel->progs.parse_bench);
+	__u32 len, ns, base, use;
 	__u8 b[MAXPKT];
 	struct toe_pkt e;
 	struct spec s;
 	int i, r;
 
 	for (i = 0; i < 3; i++) {
-		static const char *const what[] = {
-			"IPv4 TCP, 64 B", "IPv4 TCP, 1 VLAN, 12 B options, 1500 B",
-			"IPv6 TCP, 2 VLAN, hbh+rt+dst ext headers" };
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1000000);
-		__u32 len;
-
 		default_spec(&s);
 		if (i == 0) {
 			s.payload = 64 - 54;
@@ -1159,16 +1184,18 @@ static int bench(void)
 			s.ext[2] = X_DST;
 		}
 		len = build(&s, b, &r, &e);
-		opts.data_in = b;
-		opts.data_size_in = len;
-		if (bpf_prog_test_run_opts(prog_fd, &opts) || opts.retval != XDP_PASS ||
+		if (time_prog(base_fd, b, len, &base) ||
+		    time_prog(bench_fd, b, len, &use) ||
+		    time_prog(prog_fd, b, len, &ns) ||
 		    skel->bss->out_res != TOE_P_TCP) {
 			printf("not ok - bench %s: test run failed\n", what[i]);
 			return 1;
 		}
-		printf("  bench: %-42s %u ns/packet (BPF_PROG_TEST_RUN, repeat %u)\n",
-		       what[i], opts.duration, opts.repeat);
+		printf("  bench: %-44s parse_bench %3u ns, parse_test %3u ns, empty program %3u ns\n",
+		       what[i], use, ns, base);
 	}
+	printf("  bench: ns/packet, BPF_PROG_TEST_RUN repeat 1000000, best of 3; parse_bench = parse +\n"
+	       "  bench: the fields a flow lookup reads; parse_test = parse + copy of the struct\n");
 	return 0;
 }
 
