@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opentoe: the "opentoe" generic netlink family (include/opentoe_genl.h
+ * documents the ABI).  Every operation needs CAP_NET_ADMIN; requests are
+ * validated strictly against opentoe_policy.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "toedev.h"
+
+static struct genl_family opentoe_family;
+static bool opentoe_genl_ready;
+
+static const struct nla_policy opentoe_policy[OPENTOE_A_MAX + 1] = {
+	[OPENTOE_A_DEV_INDEX]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[OPENTOE_A_TID]			= { .type = NLA_U32 },
+	[OPENTOE_A_FLOW_SADDR4]		= { .type = NLA_BE32 },
+	[OPENTOE_A_FLOW_DADDR4]		= { .type = NLA_BE32 },
+	[OPENTOE_A_FLOW_SADDR6]		= NLA_POLICY_EXACT_LEN(16),
+	[OPENTOE_A_FLOW_DADDR6]		= NLA_POLICY_EXACT_LEN(16),
+	[OPENTOE_A_FLOW_SPORT]		= { .type = NLA_BE16 },
+	[OPENTOE_A_FLOW_DPORT]		= { .type = NLA_BE16 },
+	[OPENTOE_A_LISTEN_FAMILY]	= { .type = NLA_U8 },
+	[OPENTOE_A_LISTEN_ADDR4]	= { .type = NLA_BE32 },
+	[OPENTOE_A_LISTEN_ADDR6]	= NLA_POLICY_EXACT_LEN(16),
+	[OPENTOE_A_LISTEN_PORT]		= { .type = NLA_BE16 },
+	/* everything else is reply-only: refused in requests (strict) */
+};
+
+/* ---- messages ---- */
+
+int opentoe_fill_dev(struct sk_buff *skb, struct toedev *dev)
+{
+	int ret = -EMSGSIZE;
+
+	down_read(&dev->tom_sem);
+	if (nla_put_u32(skb, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	    nla_put_string(skb, OPENTOE_A_DEV_NAME, dev->name) ||
+	    nla_put_u32(skb, OPENTOE_A_DEV_TTID, dev->ttid) ||
+	    nla_put_u32(skb, OPENTOE_A_DEV_NCONN, dev->nconn))
+		goto out;
+	if (toedev_attached(dev) &&
+	    nla_put_string(skb, OPENTOE_A_DEV_TOM, dev->offload_mod->name))
+		goto out;
+	if (dev->lldev &&
+	    (nla_put_u32(skb, OPENTOE_A_DEV_IFINDEX, dev->lldev->ifindex) ||
+	     nla_put_string(skb, OPENTOE_A_DEV_IFNAME, dev->lldev->name)))
+		goto out;
+	ret = dev->offload_mod->fill_dev(dev, skb);
+out:
+	up_read(&dev->tom_sem);
+	return ret;
+}
+
+void opentoe_notify_dev(struct toedev *dev, u8 cmd)
+{
+	struct net *net = toedev_net(dev);
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!READ_ONCE(opentoe_genl_ready) ||
+	    !genl_has_listeners(&opentoe_family, net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &opentoe_family, 0, cmd);
+	if (!hdr || opentoe_fill_dev(msg, dev)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&opentoe_family, net, msg, 0, 0, GFP_KERNEL);
+}
+
+/* May run in atomic context (netevent notifier). */
+void opentoe_notify_l2t(struct toedev *dev, unsigned int idx)
+{
+	struct net *net = toedev_net(dev);
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!READ_ONCE(opentoe_genl_ready) ||
+	    !genl_has_listeners(&opentoe_family, net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &opentoe_family, 0,
+			  OPENTOE_CMD_L2T_CHANGE_NTF);
+	if (!hdr || nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	    dev->offload_mod->fill_l2t(dev, idx, msg) <= 0) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&opentoe_family, net, msg, 0, 0, GFP_ATOMIC);
+}
+
+/* ---- helpers ---- */
+
+static struct toedev *opentoe_get_dev(struct genl_info *info)
+{
+	struct toedev *dev;
+
+	if (GENL_REQ_ATTR_CHECK(info, OPENTOE_A_DEV_INDEX))
+		return ERR_PTR(-EINVAL);
+	dev = toedev_get_by_index(genl_info_net(info),
+				  nla_get_u32(info->attrs[OPENTOE_A_DEV_INDEX]));
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[OPENTOE_A_DEV_INDEX],
+				    "no such TOE device");
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
+}
+
+/* An IPv4 or IPv6 address from a pair of attributes, one of them set. */
+static int opentoe_get_addr(struct genl_info *info, int a4, int a6,
+			    u8 *family, struct in6_addr *addr)
+{
+	struct nlattr **tb = info->attrs;
+
+	memset(addr, 0, sizeof(*addr));
+	if (tb[a4] && tb[a6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[a6],
+				    "IPv4 and IPv6 address both given");
+		return -EINVAL;
+	}
+	if (tb[a4]) {
+		if (*family && *family != AF_INET)
+			goto mismatch;
+		*family = AF_INET;
+		addr->s6_addr32[3] = nla_get_in_addr(tb[a4]);
+	} else if (tb[a6]) {
+		if (*family && *family != AF_INET6)
+			goto mismatch;
+		*family = AF_INET6;
+		*addr = nla_get_in6_addr(tb[a6]);
+	}
+	return 0;
+mismatch:
+	NL_SET_ERR_MSG(info->extack, "address families do not match");
+	return -EINVAL;
+}
+
+static int opentoe_get_port(struct genl_info *info, int attr, __be16 *port)
+{
+	if (GENL_REQ_ATTR_CHECK(info, attr))
+		return -EINVAL;
+	*port = nla_get_be16(info->attrs[attr]);
+	if (!*port) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
+				    "port 0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- devices ---- */
+
+static int opentoe_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct toedev *dev = opentoe_get_dev(info);
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	ret = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0,
+				OPENTOE_CMD_DEV_GET);
+	if (!hdr || opentoe_fill_dev(msg, dev)) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	toedev_put(dev);
+	return ret;
+}
+
+static int opentoe_dev_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	int idx = cb->args[0] ? cb->args[0] : 1;
+	struct toedev *dev;
+	void *hdr;
+
+	while ((dev = toedev_get_next(net, &idx))) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &opentoe_family,
+				  NLM_F_MULTI, OPENTOE_CMD_DEV_GET);
+		if (!hdr || opentoe_fill_dev(skb, dev)) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			toedev_put(dev);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		toedev_put(dev);
+		idx++;
+	}
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int opentoe_dev_attach_doit(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	struct toedev *dev = opentoe_get_dev(info);
+	int ret;
+
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = activate_toedev(dev);
+	if (ret == -ENOPROTOOPT)
+		NL_SET_ERR_MSG(info->extack, "no TOM for the device's type id");
+	toedev_put(dev);
+	return ret;
+}
+
+static int opentoe_dev_detach_doit(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	struct toedev *dev = opentoe_get_dev(info);
+	int ret;
+
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = deactivate_toedev(dev);
+	if (ret == -EBUSY)
+		NL_SET_ERR_MSG(info->extack,
+			       "connections, listeners or releases remain");
+	toedev_put(dev);
+	return ret;
+}
+
+/* ---- TOMs ---- */
+
+struct tom_dump_ctx {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	unsigned int done;
+};
+
+static int opentoe_fill_tom(const struct tom_info *t, void *arg)
+{
+	struct tom_dump_ctx *ctx = arg;
+	struct sk_buff *skb = ctx->skb;
+	const struct toe_id *id;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(ctx->cb->skb).portid,
+			  ctx->cb->nlh->nlmsg_seq, &opentoe_family,
+			  NLM_F_MULTI, OPENTOE_CMD_TOM_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, OPENTOE_A_TOM_NAME, t->name) ||
+	    nla_put_u32(skb, OPENTOE_A_TOM_NDEVS, t->ndevs))
+		goto cancel;
+	nest = nla_nest_start(skb, OPENTOE_A_TOM_IDS);
+	if (!nest)
+		goto cancel;
+	for (id = t->id_table; id->id; id++)
+		if (nla_put_u32(skb, OPENTOE_A_TOM_ID, id->id))
+			goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	ctx->done++;
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int opentoe_tom_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	struct tom_dump_ctx ctx = { .skb = skb, .cb = cb };
+
+	toe_for_each_tom(opentoe_fill_tom, &ctx, cb->args[0]);
+	cb->args[0] += ctx.done;
+	return skb->len;
+}
+
+/* ---- TIDs ---- */
+
+static int opentoe_tid_alloc_doit(struct sk_buff *skb,
+				  struct genl_info *info)
+{
+	struct toe_flow flow = {};
+	unsigned int tid, l2t_idx;
+	u8 dfamily = 0;
+	struct toedev *dev;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	ret = opentoe_get_addr(info, OPENTOE_A_FLOW_SADDR4,
+			       OPENTOE_A_FLOW_SADDR6, &flow.family,
+			       &flow.saddr);
+	if (ret)
+		return ret;
+	dfamily = flow.family;
+	ret = opentoe_get_addr(info, OPENTOE_A_FLOW_DADDR4,
+			       OPENTOE_A_FLOW_DADDR6, &dfamily, &flow.daddr);
+	if (ret)
+		return ret;
+	if (!flow.family || flow.family != dfamily) {
+		NL_SET_ERR_MSG(info->extack,
+			       "source and destination address needed");
+		return -EINVAL;
+	}
+	if (opentoe_get_port(info, OPENTOE_A_FLOW_SPORT, &flow.sport) ||
+	    opentoe_get_port(info, OPENTOE_A_FLOW_DPORT, &flow.dport))
+		return -EINVAL;
+
+	dev = opentoe_get_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = toe_connect(dev, &flow, &tid, &l2t_idx);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0,
+				OPENTOE_CMD_TID_ALLOC);
+	if (!hdr ||
+	    nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	    nla_put_u32(msg, OPENTOE_A_TID, tid) ||
+	    nla_put_u32(msg, OPENTOE_A_L2T_INDEX, l2t_idx)) {
+		/* nobody will ever know the TID: give it back */
+		toe_close(dev, tid);
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	toedev_put(dev);
+	return ret;
+}
+
+static int opentoe_tid_free_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct toedev *dev;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, OPENTOE_A_TID))
+		return -EINVAL;
+	dev = opentoe_get_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = toe_close(dev, nla_get_u32(info->attrs[OPENTOE_A_TID]));
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[OPENTOE_A_TID],
+				    "TID not held");
+	toedev_put(dev);
+	return ret;
+}
+
+/* ---- L2T ---- */
+
+static int opentoe_l2t_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *gi = genl_dumpit_info(cb);
+	struct net *net = sock_net(skb->sk);
+	int idx = cb->args[0] ? cb->args[0] : 1;
+	unsigned int e = cb->args[1], size;
+	struct nlattr *filter = gi->attrs[OPENTOE_A_DEV_INDEX];
+	struct toedev *dev;
+	void *hdr;
+	int ret = 0;
+
+	while (ret >= 0 && (dev = toedev_get_next(net, &idx))) {
+		if (filter && nla_get_u32(filter) != idx) {
+			toedev_put(dev);
+			idx++;
+			e = 0;
+			continue;
+		}
+		down_read(&dev->tom_sem);
+		size = dev->offload_mod->l2t_size(dev);
+		for (; e < size; e++) {
+			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, &opentoe_family,
+					  NLM_F_MULTI, OPENTOE_CMD_L2T_GET);
+			if (!hdr) {
+				ret = -EMSGSIZE;
+				break;
+			}
+			ret = nla_put_u32(skb, OPENTOE_A_DEV_INDEX, idx);
+			if (!ret)
+				ret = dev->offload_mod->fill_l2t(dev, e, skb);
+			if (ret <= 0) {
+				genlmsg_cancel(skb, hdr);
+				if (ret < 0)
+					break;
+				continue;
+			}
+			genlmsg_end(skb, hdr);
+		}
+		up_read(&dev->tom_sem);
+		toedev_put(dev);
+		if (ret >= 0) {
+			idx++;
+			e = 0;
+		}
+	}
+	cb->args[0] = idx;
+	cb->args[1] = e;
+	return skb->len;
+}
+
+/* ---- listeners ---- */
+
+static int opentoe_get_listener(struct genl_info *info,
+				struct toe_listener *l)
+{
+	struct nlattr *fa = info->attrs[OPENTOE_A_LISTEN_FAMILY];
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	if (fa) {
+		l->family = nla_get_u8(fa);
+		if (l->family != AF_INET && l->family != AF_INET6) {
+			NL_SET_ERR_MSG_ATTR(info->extack, fa,
+					    "family is not AF_INET(6)");
+			return -EAFNOSUPPORT;
+		}
+	}
+	ret = opentoe_get_addr(info, OPENTOE_A_LISTEN_ADDR4,
+			       OPENTOE_A_LISTEN_ADDR6, &l->family, &l->addr);
+	if (ret)
+		return ret;
+	if (!l->family) {
+		NL_SET_ERR_MSG(info->extack, "address or family needed");
+		return -EINVAL;
+	}
+	return opentoe_get_port(info, OPENTOE_A_LISTEN_PORT, &l->port);
+}
+
+static int opentoe_listen_start_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct toe_listener l;
+	int ret = opentoe_get_listener(info, &l);
+
+	return ret ? ret : toe_listen_start(genl_info_net(info), &l);
+}
+
+static int opentoe_listen_stop_doit(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	struct toe_listener l;
+	int ret = opentoe_get_listener(info, &l);
+
+	return ret ? ret : toe_listen_stop(genl_info_net(info), &l);
+}
+
+/* ---- family ---- */
+
+static const struct genl_small_ops opentoe_ops[] = {
+	{
+		.cmd	= OPENTOE_CMD_DEV_GET,
+		.doit	= opentoe_dev_get_doit,
+		.dumpit	= opentoe_dev_get_dumpit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_DEV_ATTACH,
+		.doit	= opentoe_dev_attach_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_DEV_DETACH,
+		.doit	= opentoe_dev_detach_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_TOM_GET,
+		.dumpit	= opentoe_tom_get_dumpit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_TID_ALLOC,
+		.doit	= opentoe_tid_alloc_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_TID_FREE,
+		.doit	= opentoe_tid_free_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_L2T_GET,
+		.dumpit	= opentoe_l2t_get_dumpit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_LISTEN_START,
+		.doit	= opentoe_listen_start_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_LISTEN_STOP,
+		.doit	= opentoe_listen_stop_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group opentoe_mcgrps[] = {
+	{
+		.name	= OPENTOE_GENL_MCGRP_EVENTS,
+		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
+static struct genl_family opentoe_family __ro_after_init = {
+	.name		= OPENTOE_GENL_NAME,
+	.version	= OPENTOE_GENL_VERSION,
+	.maxattr	= OPENTOE_A_MAX,
+	.policy		= opentoe_policy,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.small_ops	= opentoe_ops,
+	.n_small_ops	= ARRAY_SIZE(opentoe_ops),
+	.mcgrps		= opentoe_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(opentoe_mcgrps),
+};
+
+int opentoe_genl_init(void)
+{
+	int ret = genl_register_family(&opentoe_family);
+
+	if (!ret)
+		WRITE_ONCE(opentoe_genl_ready, true);
+	return ret;
+}
+
+void opentoe_genl_exit(void)
+{
+	WRITE_ONCE(opentoe_genl_ready, false);
+	genl_unregister_family(&opentoe_family);
+}
