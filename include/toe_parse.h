@@ -63,6 +63,12 @@
  *   - TCP: sport, dport, seq, ack_seq, tcp_flags, payload_off after the data
  *     offset checks; payload_len only with TOE_P_TCP.
  *
+ * For the forward path: TOE_P_TCP says the headers are sound, not that a
+ * router may forward the packet untouched.  IPv4 options (l4_off - l3_off >
+ * 20: record route, timestamp, source route) and IPv6 extension headers
+ * (n_ext > 0: a routing header may name this host) need the stack's
+ * processing; checking those two is the caller's policy.
+ *
  * Verifier notes: every read is preceded by a bounds check of the same
  * pointer against data_end; both loops have constant bounds (TOE_MAX_VLAN,
  * TOE_IPV6_MAX_EXT); nothing is copied to the stack with a variable length.
