@@ -321,7 +321,9 @@ static int opentoe_tid_alloc_doit(struct sk_buff *skb,
 			       OPENTOE_A_FLOW_DADDR6, &dfamily, &flow.daddr);
 	if (ret)
 		return ret;
-	if (!flow.family || flow.family != dfamily) {
+	if (!flow.family ||
+	    (!info->attrs[OPENTOE_A_FLOW_DADDR4] &&
+	     !info->attrs[OPENTOE_A_FLOW_DADDR6])) {
 		NL_SET_ERR_MSG(info->extack,
 			       "source and destination address needed");
 		return -EINVAL;

@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# opentoe kernel module test.
+#
+# Downloads Debian's kernel image and headers (apt-get download + dpkg -x
+# into ${TOE_CACHE:-/var/cache/opentoe}/kmod, never installed), builds
+# kmod/ against the headers with W=1, boots that kernel under
+# qemu-system-x86_64 -accel tcg with a busybox initramfs holding the module,
+# veth.ko, iproute2's ip and the static test program, relays the TAP lines
+# the guest prints on its serial console, and fails if the guest's kernel
+# log holds a WARNING, BUG, Oops, refcount or leak message.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+set -u
+
+need_root
+need_cmd qemu-system-x86_64 gcc make cpio gzip apt-get apt-cache dpkg timeout
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
+	skip "needs busybox-static (/bin/busybox, statically linked)"
+
+cache=${TOE_CACHE:-/var/cache/opentoe}/kmod
+build=$TOE_BUILD/kmod
+tmp=$(mktemp -d /tmp/opentoe-kmod.XXXXXX)
+defer "rm -rf $tmp"
+mkdir -p "$cache/debs" "$build" || exit 1
+start=$(date +%s)
+
+# ---- Debian's kernel: version, packages, extraction ----
+
+abi_of() {
+	apt-cache depends linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-\(.*\)-amd64$/\1/p' | head -n 1
+}
+abi=$(abi_of)
+if [ -z "$abi" ]; then
+	apt-get update -qq >/dev/null 2>&1
+	abi=$(abi_of)
+fi
+[ -n "$abi" ] || { fail "find linux-headers-amd64's version"; finish; }
+kbuild=$(apt-cache depends "linux-headers-$abi-amd64" |
+	sed -n 's/.*Depends: \(linux-kbuild-[0-9.]*\)$/\1/p' | head -n 1)
+pkgs="linux-image-$abi-amd64 linux-headers-$abi-amd64 linux-headers-$abi-common ${kbuild:-linux-kbuild-6.1}"
+echo "kernel $abi-amd64 (packages: $pkgs)"
+
+debs=()
+fetch() { # package -> path of its .deb in the cache
+	local p=$1 v f
+	v=$(apt-cache show --no-all-versions "$p" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	f=$(ls "$cache/debs/${p}_${v}_"*.deb 2>/dev/null | head -n 1)
+	if [ -z "$v" ] || [ -z "$f" ]; then
+		(cd "$cache/debs" && apt-get download -q "$p" >/dev/null 2>&1) ||
+			(apt-get update -qq >/dev/null 2>&1 && cd "$cache/debs" &&
+				apt-get download -q "$p" >/dev/null 2>&1) || return 1
+		v=$(apt-cache show --no-all-versions "$p" | sed -n 's/^Version: //p' | head -n 1)
+		f=$(ls "$cache/debs/${p}_${v}_"*.deb 2>/dev/null | head -n 1)
+	fi
+	[ -n "$f" ] && debs+=("$f")
+}
+for p in $pkgs; do
+	fetch "$p" || { fail "apt-get download $p"; finish; }
+done
+
+root=$cache/root-$abi
+stamp=$(printf '%s\n' "${debs[@]}" | md5sum | cut -c1-16)
+if [ "$(cat "$root/.opentoe-stamp" 2>/dev/null)" != "$stamp" ]; then
+	echo "extracting ${#debs[@]} packages into $root"
+	rm -rf "$root" && mkdir -p "$root" || exit 1
+	for d in "${debs[@]}"; do
+		dpkg -x "$d" "$root" || { fail "dpkg -x $d"; finish; }
+	done
+	# the amd64 tree includes the -common tree by absolute path; its
+	# scripts/ and tools/ links to linux-kbuild are relative and work
+	sed -i "s#^include /usr/src/#include $root/usr/src/#" \
+		"$root/usr/src/linux-headers-$abi-amd64/Makefile"
+	echo "$stamp" >"$root/.opentoe-stamp"
+fi
+kdir=$root/usr/src/linux-headers-$abi-amd64
+vmlinuz=$root/boot/vmlinuz-$abi-amd64
+moddir=$root/lib/modules/$abi-amd64
+[ -f "$kdir/.config" ] && [ -f "$vmlinuz" ] || { fail "extracted kernel tree"; finish; }
+
+# ---- build ----
+
+if make -C "$TOE_TOP/kmod" KDIR="$kdir" BUILD_DIR="$build" W=1 \
+	>"$tmp/build.log" 2>&1 && [ -f "$build/kmod/opentoe.ko" ]; then
+	if grep -qiE 'warning:|error:' "$tmp/build.log"; then
+		grep -iE 'warning:|error:' "$tmp/build.log"
+		fail "opentoe.ko builds against linux-headers-$abi-amd64 (W=1) without warnings"
+	else
+		ok "opentoe.ko builds against linux-headers-$abi-amd64 (W=1) without warnings"
+	fi
+else
+	tail -n 40 "$tmp/build.log"
+	fail "opentoe.ko builds against linux-headers-$abi-amd64"
+	finish
+fi
+if [ -f "$kdir/scripts/checkpatch.pl" ]; then
+	check "checkpatch clean" perl "$kdir/scripts/checkpatch.pl" --no-tree \
+		-q -f "$TOE_TOP"/kmod/*.c "$TOE_TOP"/kmod/*.h
+else
+	echo "checkpatch.pl not shipped by Debian's headers/kbuild packages: not run"
+fi
+
+if ! gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+	-I"$TOE_TOP/include" -o "$tmp/toe_kmod_test" "$here/toe_kmod_test.c" \
+	2>"$tmp/cc.log"; then
+	cat "$tmp/cc.log"
+	fail "build the guest test program (static)"
+	finish
+fi
+
+# ---- initramfs ----
+
+rootfs=$tmp/rootfs
+mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,lib/modules,proc,sys,dev,tmp,run,etc}
+cp /bin/busybox "$rootfs/bin/"
+cp "$here/init.sh" "$rootfs/init"
+cp "$tmp/toe_kmod_test" "$rootfs/bin/"
+cp "$build/kmod/opentoe.ko" "$rootfs/lib/modules/"
+veth=$(find "$moddir/kernel" -name 'veth.ko*' | head -n 1)
+[ -n "$veth" ] || { fail "veth.ko in linux-image-$abi-amd64"; finish; }
+deps=$(/sbin/modinfo -F depends "$veth" 2>/dev/null || modinfo -F depends "$veth" 2>/dev/null)
+if [ -n "$deps" ]; then
+	fail "veth.ko has dependencies ($deps) the initramfs does not carry"
+	finish
+fi
+case $veth in
+*.xz) xz -dc "$veth" >"$rootfs/lib/modules/veth.ko" ;;
+*.zst) zstd -qdc "$veth" >"$rootfs/lib/modules/veth.ko" ;;
+*) cp "$veth" "$rootfs/lib/modules/veth.ko" ;;
+esac
+ipbin=$(command -v ip)
+cp "$ipbin" "$rootfs/usr/sbin/ip"
+for lib in $(ldd "$ipbin" | grep -o '/[^ ]*'); do
+	cp -L --parents "$lib" "$rootfs/"
+done
+(cd "$rootfs" && find . | cpio -o -H newc --quiet) | gzip -1 >"$tmp/initrd.gz" ||
+	{ fail "make the initramfs"; finish; }
+echo "prepared in $(($(date +%s) - start)) s"
+
+# ---- boot ----
+
+serial=$build/serial.log
+rm -f "$serial"
+boot=$(date +%s)
+timeout --kill-after=5 "${TOE_KMOD_TIMEOUT:-300}" qemu-system-x86_64 \
+	-accel tcg -m 1G -smp 2 -nographic -no-reboot -nic none \
+	-monitor none -serial "file:$serial" \
+	-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
+	-append "console=ttyS0 panic=-1 quiet slub_debug=FZPU" \
+	</dev/null >"$tmp/qemu.out" 2>&1 &
+qpid=$!
+defer "kill $qpid"
+wait $qpid
+qrc=$?
+echo "guest ran $(($(date +%s) - boot)) s (qemu exit $qrc); serial log: $serial"
+[ $qrc -eq 124 ] && echo "guest timed out"
+[ -s "$tmp/qemu.out" ] && sed 's/^/qemu: /' "$tmp/qemu.out" | head -n 20
+
+log=$tmp/serial.txt
+tr -d '\r' <"$serial" >"$log" 2>/dev/null
+
+# relay the guest's TAP: "ok N - x" / "not ok N - x" become sub-results
+sed -n '/=== OPENTOE TAP BEGIN ===$/,/^=== OPENTOE TAP END/p' "$log" |
+	grep -v '^===' >"$tmp/tap"
+while IFS= read -r line; do
+	case $line in
+	"ok "* | "not ok "*) echo "guest: $line" | sed -E 's/^guest: (not )?ok [0-9]+ - /\1ok - guest: /' ;;
+	"Bail out!"*) fail "guest: $line" ;;
+	*) echo "$line" ;;
+	esac
+done <"$tmp/tap"
+grep -q '^not ok' "$tmp/tap" && _toe_failed=1
+
+if grep -q '^=== OPENTOE TAP END rc=0 ===$' "$log"; then
+	ok "guest test program finished (rc 0)"
+else
+	tail -n 30 "$log"
+	fail "guest test program finished ($(grep -o 'TAP END rc=[0-9]*' "$log" || echo 'no end marker'))"
+fi
+
+sed -n '/^=== OPENTOE DMESG BEGIN ===$/,/^=== OPENTOE DMESG END ===$/p' "$log" >"$tmp/dmesg"
+if ! grep -q '^=== OPENTOE DMESG END ===$' "$tmp/dmesg"; then
+	fail "guest kernel log dumped"
+else
+	bad='WARNING|BUG|Oops|refcount|leak|Call Trace|general protection|unregister_netdevice: waiting|Objects remaining|[Ll]ist corruption|cut here'
+	if grep -E "$bad" "$tmp/dmesg"; then
+		fail "guest kernel log clean (no WARNING, BUG, Oops, refcount, leak)"
+	else
+		ok "guest kernel log clean (no WARNING, BUG, Oops, refcount, leak; slub_debug=FZPU, CONFIG_DEBUG_LIST; kmemleak not in Debian's config)"
+	fi
+fi
+echo "total $(($(date +%s) - start)) s"
+finish

@@ -1,0 +1,1418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opentoe module test, run inside the guest as root (see init.sh): drives
+ * the module through its sysfs bus, debugfs knobs, /proc/net/toe/devices and
+ * the "opentoe" generic netlink family (raw netlink sockets), and prints TAP.
+ *
+ * Setup expected from init.sh: opentoe.ko loaded, veth0 (10.1.0.1/24,
+ * 2001:db8:1::1/64) up, its peer veth1 up, a route 10.9.0.0/16 via
+ * 10.1.0.254, and a spare veth pair veth2/veth3.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/genetlink.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "opentoe_genl.h"
+
+/* <net/neighbour.h>'s NUD_VALID, not in the UAPI header */
+#define NUD_VALID (NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | \
+		   NUD_STALE | NUD_DELAY)
+
+#define MODULE_PATH	"/lib/modules/opentoe.ko"
+#define BUS		"/sys/bus/opentoe_sim"
+#define DBG		"/sys/kernel/debug/opentoe_sim"
+
+static int ntest, nfail;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		nfail++;
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ---- files ---- */
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < (ssize_t)len - 1 &&
+	       (n = read(fd, buf + off, len - 1 - off)) > 0)
+		off += n;
+	buf[off] = 0;
+	close(fd);
+	return off;
+}
+
+static long read_num(const char *fmt, unsigned int id, const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), fmt, id, name);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 0);
+}
+
+static int sim_new(unsigned int id, const char *ifname, unsigned int ttid,
+		   unsigned int nconn, const char *template)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%u %s %u %u%s%s", id, ifname, ttid, nconn,
+		 template ? " " : "", template ? template : "");
+	return write_file(BUS "/new_device", buf);
+}
+
+static int sim_del(unsigned int id)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u", id);
+	return write_file(BUS "/del_device", buf);
+}
+
+static int sim_index(unsigned int id)
+{
+	return read_num(BUS "/devices/opentoe_sim%u/%s", id, "toe_index");
+}
+
+static int sim_knob(unsigned int id, const char *knob, unsigned int val)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), DBG "/opentoe_sim%u/%s", id, knob);
+	snprintf(buf, sizeof(buf), "%u", val);
+	return write_file(path, buf);
+}
+
+static long sim_counter(unsigned int id, const char *name)
+{
+	return read_num(DBG "/opentoe_sim%u/%s", id, name);
+}
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void msleep(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- raw generic netlink ---- */
+
+struct nl {
+	int fd;
+	uint32_t seq;
+};
+
+static uint16_t fam_id;
+static uint32_t mcgrp_events;
+
+struct msg {
+	union {
+		struct nlmsghdr nh;
+		char buf[4096];
+	};
+};
+
+static struct genlmsghdr *msg_init(struct msg *m, uint16_t type,
+				   uint16_t flags, uint8_t cmd)
+{
+	struct genlmsghdr *g;
+
+	memset(m, 0, sizeof(*m));
+	m->nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m->nh.nlmsg_type = type;
+	m->nh.nlmsg_flags = NLM_F_REQUEST | flags;
+	g = NLMSG_DATA(&m->nh);
+	g->cmd = cmd;
+	g->version = OPENTOE_GENL_VERSION;
+	return g;
+}
+
+static void put(struct msg *m, uint16_t type, const void *data, int len)
+{
+	struct nlattr *a = (void *)(m->buf + NLMSG_ALIGN(m->nh.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	m->nh.nlmsg_len = NLMSG_ALIGN(m->nh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void put_u32(struct msg *m, uint16_t t, uint32_t v)
+{
+	put(m, t, &v, 4);
+}
+
+static void put_u16(struct msg *m, uint16_t t, uint16_t v)
+{
+	put(m, t, &v, 2);
+}
+
+static void put_u8(struct msg *m, uint16_t t, uint8_t v)
+{
+	put(m, t, &v, 1);
+}
+
+static int nl_open(struct nl *nl)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 10 };
+	int one = 1;
+
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0)
+		return -errno;
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(nl->fd);
+		return -errno;
+	}
+	nl->seq = time(NULL);
+	return 0;
+}
+
+typedef void (*nl_cb)(struct nlmsghdr *nh, struct nlattr **tb, void *arg);
+
+static void parse(struct nlattr **tb, int max, void *data, int len)
+{
+	struct nlattr *a;
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	for (a = data; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	     a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) <= max)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+}
+
+static void *nla_data(struct nlattr *a)
+{
+	return (char *)a + NLA_HDRLEN;
+}
+
+static uint32_t nla_u32(struct nlattr *a)
+{
+	uint32_t v;
+
+	memcpy(&v, nla_data(a), 4);
+	return v;
+}
+
+/* Sends @m (with ACK) and collects replies; 0 or -errno from the kernel. */
+static int nl_call_max(struct nl *nl, struct msg *m, int max, nl_cb cb,
+		       void *arg)
+{
+	static __thread char buf[65536];
+	uint32_t seq = ++nl->seq;
+	struct nlattr *tb[256];
+	ssize_t n;
+
+	m->nh.nlmsg_seq = seq;
+	m->nh.nlmsg_flags |= NLM_F_ACK;
+	if (send(nl->fd, m, m->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *nh;
+
+		n = recv(nl->fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return -errno;
+		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_seq != seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				return e->error;
+			}
+			if (cb) {
+				parse(tb, max, (char *)NLMSG_DATA(nh) +
+				      GENL_HDRLEN, nh->nlmsg_len -
+				      NLMSG_LENGTH(GENL_HDRLEN));
+				cb(nh, tb, arg);
+			}
+		}
+	}
+}
+
+static int nl_call(struct nl *nl, struct msg *m, nl_cb cb, void *arg)
+{
+	return nl_call_max(nl, m, OPENTOE_A_MAX, cb, arg);
+}
+
+static void family_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct nlattr *a, *g[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	int len;
+
+	if (tb[CTRL_ATTR_FAMILY_ID])
+		fam_id = *(uint16_t *)nla_data(tb[CTRL_ATTR_FAMILY_ID]);
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return;
+	a = nla_data(tb[CTRL_ATTR_MCAST_GROUPS]);
+	len = tb[CTRL_ATTR_MCAST_GROUPS]->nla_len - NLA_HDRLEN;
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		parse(g, CTRL_ATTR_MCAST_GRP_MAX, nla_data(a),
+		      a->nla_len - NLA_HDRLEN);
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
+		    !strcmp(nla_data(g[CTRL_ATTR_MCAST_GRP_NAME]),
+			    OPENTOE_GENL_MCGRP_EVENTS))
+			mcgrp_events = nla_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
+	}
+}
+
+static int resolve_family(struct nl *nl)
+{
+	struct msg m;
+
+	fam_id = 0;
+	mcgrp_events = 0;
+	msg_init(&m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
+	((struct genlmsghdr *)NLMSG_DATA(&m.nh))->version = 1;
+	put(&m, CTRL_ATTR_FAMILY_NAME, OPENTOE_GENL_NAME,
+	    strlen(OPENTOE_GENL_NAME) + 1);
+	return nl_call_max(nl, &m, CTRL_ATTR_MAX, family_cb, NULL);
+}
+
+/* ---- devices ---- */
+
+struct devinfo {
+	int index;
+	char name[OPENTOE_NAMSIZ];
+	unsigned int ttid, nconn, tids_used, listeners, l2t_used;
+	char tom[OPENTOE_TOM_NAMSIZ];
+	char ifname[32];
+	uint64_t stats[OPENTOE_STAT_MAX + 1];
+};
+
+struct devlist {
+	int n;
+	struct devinfo d[256];
+};
+
+static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
+{
+	memset(d, 0, sizeof(*d));
+	if (tb[OPENTOE_A_DEV_INDEX])
+		d->index = nla_u32(tb[OPENTOE_A_DEV_INDEX]);
+	if (tb[OPENTOE_A_DEV_NAME])
+		snprintf(d->name, sizeof(d->name), "%s",
+			 (char *)nla_data(tb[OPENTOE_A_DEV_NAME]));
+	if (tb[OPENTOE_A_DEV_TOM])
+		snprintf(d->tom, sizeof(d->tom), "%s",
+			 (char *)nla_data(tb[OPENTOE_A_DEV_TOM]));
+	if (tb[OPENTOE_A_DEV_IFNAME])
+		snprintf(d->ifname, sizeof(d->ifname), "%s",
+			 (char *)nla_data(tb[OPENTOE_A_DEV_IFNAME]));
+	if (tb[OPENTOE_A_DEV_TTID])
+		d->ttid = nla_u32(tb[OPENTOE_A_DEV_TTID]);
+	if (tb[OPENTOE_A_DEV_NCONN])
+		d->nconn = nla_u32(tb[OPENTOE_A_DEV_NCONN]);
+	if (tb[OPENTOE_A_DEV_TIDS_USED])
+		d->tids_used = nla_u32(tb[OPENTOE_A_DEV_TIDS_USED]);
+	if (tb[OPENTOE_A_DEV_LISTENERS])
+		d->listeners = nla_u32(tb[OPENTOE_A_DEV_LISTENERS]);
+	if (tb[OPENTOE_A_DEV_L2T_USED])
+		d->l2t_used = nla_u32(tb[OPENTOE_A_DEV_L2T_USED]);
+	if (tb[OPENTOE_A_DEV_STATS]) {
+		struct nlattr *s[OPENTOE_STAT_MAX + 1];
+		int i;
+
+		parse(s, OPENTOE_STAT_MAX, nla_data(tb[OPENTOE_A_DEV_STATS]),
+		      tb[OPENTOE_A_DEV_STATS]->nla_len - NLA_HDRLEN);
+		for (i = 0; i <= OPENTOE_STAT_MAX; i++)
+			if (s[i] && s[i]->nla_len == NLA_HDRLEN + 8)
+				memcpy(&d->stats[i], nla_data(s[i]), 8);
+	}
+}
+
+static void dev_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct devlist *l = arg;
+
+	if (l->n < 256)
+		fill_devinfo(&l->d[l->n++], tb);
+}
+
+static int dev_dump(struct nl *nl, struct devlist *l)
+{
+	struct msg m;
+
+	l->n = 0;
+	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_DEV_GET);
+	return nl_call(nl, &m, dev_cb, l);
+}
+
+static int dev_get(struct nl *nl, int index, struct devinfo *d)
+{
+	struct devlist *l = calloc(1, sizeof(*l));
+	struct msg m;
+	int ret;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	ret = nl_call(nl, &m, dev_cb, l);
+	if (!ret && l->n != 1)
+		ret = -EPROTO;
+	if (!ret)
+		*d = l->d[0];
+	free(l);
+	return ret;
+}
+
+static int dev_cmd(struct nl *nl, uint8_t cmd, int index)
+{
+	struct msg m;
+
+	msg_init(&m, fam_id, 0, cmd);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	return nl_call(nl, &m, NULL, NULL);
+}
+
+struct tidreply {
+	int tid, l2t;
+};
+
+static void tid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct tidreply *r = arg;
+
+	if (tb[OPENTOE_A_TID])
+		r->tid = nla_u32(tb[OPENTOE_A_TID]);
+	if (tb[OPENTOE_A_L2T_INDEX])
+		r->l2t = nla_u32(tb[OPENTOE_A_L2T_INDEX]);
+}
+
+/* A TID for 10.1.0.1:sport -> daddr:80, or -errno. */
+static int tid_alloc4(struct nl *nl, int index, const char *daddr,
+		      uint16_t sport, int *l2t)
+{
+	struct tidreply r = { -1, -1 };
+	struct msg m;
+	int ret;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr(daddr));
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+	ret = nl_call(nl, &m, tid_cb, &r);
+	if (ret)
+		return ret;
+	if (l2t)
+		*l2t = r.l2t;
+	return r.tid;
+}
+
+static int tid_alloc6(struct nl *nl, int index, const char *daddr,
+		      uint16_t sport, int *l2t)
+{
+	struct tidreply r = { -1, -1 };
+	struct in6_addr s, d;
+	struct msg m;
+	int ret;
+
+	inet_pton(AF_INET6, "2001:db8:1::1", &s);
+	inet_pton(AF_INET6, daddr, &d);
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	put(&m, OPENTOE_A_FLOW_SADDR6, &s, 16);
+	put(&m, OPENTOE_A_FLOW_DADDR6, &d, 16);
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(443));
+	ret = nl_call(nl, &m, tid_cb, &r);
+	if (ret)
+		return ret;
+	if (l2t)
+		*l2t = r.l2t;
+	return r.tid;
+}
+
+static int tid_free(struct nl *nl, int index, int tid)
+{
+	struct msg m;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_FREE);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	put_u32(&m, OPENTOE_A_TID, tid);
+	return nl_call(nl, &m, NULL, NULL);
+}
+
+static int listen_cmd(struct nl *nl, uint8_t cmd, uint8_t family,
+		      uint16_t port)
+{
+	struct msg m;
+
+	msg_init(&m, fam_id, 0, cmd);
+	put_u8(&m, OPENTOE_A_LISTEN_FAMILY, family);
+	put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(port));
+	return nl_call(nl, &m, NULL, NULL);
+}
+
+struct l2e {
+	int dev, idx, family, state, refcnt, has_ll;
+	unsigned char addr[16], ll[6];
+};
+
+struct l2tlist {
+	int n;
+	struct l2e e[512];
+};
+
+static void l2t_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct l2tlist *l = arg;
+	struct l2e *e;
+
+	if (l->n >= 512)
+		return;
+	e = &l->e[l->n++];
+	memset(e, 0, sizeof(*e));
+	if (tb[OPENTOE_A_DEV_INDEX])
+		e->dev = nla_u32(tb[OPENTOE_A_DEV_INDEX]);
+	if (tb[OPENTOE_A_L2T_INDEX])
+		e->idx = nla_u32(tb[OPENTOE_A_L2T_INDEX]);
+	if (tb[OPENTOE_A_L2T_ADDR4]) {
+		e->family = AF_INET;
+		memcpy(e->addr, nla_data(tb[OPENTOE_A_L2T_ADDR4]), 4);
+	}
+	if (tb[OPENTOE_A_L2T_ADDR6]) {
+		e->family = AF_INET6;
+		memcpy(e->addr, nla_data(tb[OPENTOE_A_L2T_ADDR6]), 16);
+	}
+	if (tb[OPENTOE_A_L2T_LLADDR]) {
+		e->has_ll = 1;
+		memcpy(e->ll, nla_data(tb[OPENTOE_A_L2T_LLADDR]), 6);
+	}
+	if (tb[OPENTOE_A_L2T_STATE])
+		e->state = *(uint16_t *)nla_data(tb[OPENTOE_A_L2T_STATE]);
+	if (tb[OPENTOE_A_L2T_REFCNT])
+		e->refcnt = nla_u32(tb[OPENTOE_A_L2T_REFCNT]);
+}
+
+static int l2t_dump(struct nl *nl, int index, struct l2tlist *l)
+{
+	struct msg m;
+
+	l->n = 0;
+	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_L2T_GET);
+	if (index)
+		put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	return nl_call(nl, &m, l2t_cb, l);
+}
+
+static struct l2e *l2t_find4(struct l2tlist *l, int dev, const char *addr)
+{
+	uint32_t a = inet_addr(addr);
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].dev == dev && l->e[i].family == AF_INET &&
+		    !memcmp(l->e[i].addr, &a, 4))
+			return &l->e[i];
+	return NULL;
+}
+
+static bool ll_is(struct l2e *e, unsigned char last)
+{
+	static const unsigned char base[5] = { 2, 0, 0, 0, 0 };
+
+	return e && e->has_ll && !memcmp(e->ll, base, 5) && e->ll[5] == last;
+}
+
+/* ---- events ---- */
+
+static int ev_open(struct nl *ev)
+{
+	int ret = nl_open(ev);
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+
+	if (ret)
+		return ret;
+	setsockopt(ev->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (setsockopt(ev->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+		       &mcgrp_events, sizeof(mcgrp_events)) < 0) {
+		ret = -errno;
+		close(ev->fd);
+	}
+	return ret;
+}
+
+/* Waits (2 s at most) for a notification @cmd, optionally for @index. */
+static bool ev_wait(struct nl *ev, uint8_t cmd, int index,
+		    struct nlattr **want, void *out, size_t outlen)
+{
+	static __thread char buf[65536];
+	double end = now() + 2;
+
+	while (now() < end) {
+		ssize_t n = recv(ev->fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0)
+			continue;
+		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			struct genlmsghdr *g = NLMSG_DATA(nh);
+			struct nlattr *tb[OPENTOE_A_MAX + 1];
+
+			if (nh->nlmsg_type != fam_id || g->cmd != cmd)
+				continue;
+			parse(tb, OPENTOE_A_MAX, (char *)g + GENL_HDRLEN,
+			      nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+			if (index && (!tb[OPENTOE_A_DEV_INDEX] ||
+				      (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) !=
+				      index))
+				continue;
+			if (out && outlen)
+				memcpy(out, nh, nh->nlmsg_len < outlen ?
+				       nh->nlmsg_len : outlen);
+			(void)want;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- tests ---- */
+
+static struct nl nl;
+
+static void test_family(void)
+{
+	int ret = resolve_family(&nl);
+
+	tap(!ret && fam_id && mcgrp_events,
+	    "genl family \"%s\" and group \"%s\" resolve (id %u, group %u)",
+	    OPENTOE_GENL_NAME, OPENTOE_GENL_MCGRP_EVENTS, fam_id,
+	    mcgrp_events);
+}
+
+struct tomlist {
+	int n;
+	char name[4][OPENTOE_TOM_NAMSIZ];
+	uint32_t ids[4][8];
+	int nids[4];
+};
+
+static void tom_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct tomlist *l = arg;
+	struct nlattr *a;
+	int len, k;
+
+	if (l->n >= 4 || !tb[OPENTOE_A_TOM_NAME])
+		return;
+	k = l->n++;
+	snprintf(l->name[k], sizeof(l->name[k]), "%s",
+		 (char *)nla_data(tb[OPENTOE_A_TOM_NAME]));
+	if (!tb[OPENTOE_A_TOM_IDS])
+		return;
+	a = nla_data(tb[OPENTOE_A_TOM_IDS]);
+	len = tb[OPENTOE_A_TOM_IDS]->nla_len - NLA_HDRLEN;
+	for (; len >= NLA_HDRLEN && l->nids[k] < 8;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if (a->nla_type == OPENTOE_A_TOM_ID)
+			l->ids[k][l->nids[k]++] = nla_u32(a);
+}
+
+static void test_tom_dump(void)
+{
+	struct tomlist l = { 0 };
+	struct msg m;
+	int ret;
+
+	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TOM_GET);
+	ret = nl_call(&nl, &m, tom_cb, &l);
+	tap(!ret && l.n == 1 && !strcmp(l.name[0], "chelsio_tom") &&
+	    l.nids[0] == 3 && l.ids[0][0] == OPENTOE_ID_CHELSIO_T1 &&
+	    l.ids[0][1] == OPENTOE_ID_CHELSIO_T1C &&
+	    l.ids[0][2] == OPENTOE_ID_CHELSIO_T3,
+	    "TOM dump: chelsio_tom with ids T1, T1C, T3 (ret %d, n %d)",
+	    ret, l.n);
+}
+
+static void test_create_basic(void)
+{
+	char proc[4096], line[64];
+	struct devinfo d = { 0 };
+	int idx, ret;
+	struct nl ev;
+	bool evok = false;
+
+	ret = ev_open(&ev);
+	tap(!ret, "subscribe to the events group (%d)", ret);
+
+	ret = sim_new(1, "veth0", OPENTOE_ID_CHELSIO_T3, 4, NULL);
+	idx = sim_index(1);
+	tap(!ret && idx > 0, "new_device 1 on veth0, T3, nconn 4 (ret %d, index %d)",
+	    ret, idx);
+	ret = dev_get(&nl, idx, &d);
+	tap(!ret && !strcmp(d.name, "toe0") && !strcmp(d.tom, "chelsio_tom") &&
+	    !strcmp(d.ifname, "veth0") && d.nconn == 4 &&
+	    d.ttid == OPENTOE_ID_CHELSIO_T3 && d.tids_used == 0,
+	    "DEV_GET: toe0 attached to chelsio_tom on veth0 (ret %d, %s, %s)",
+	    ret, d.name, d.tom);
+	read_file("/proc/net/toe/devices", proc, sizeof(proc));
+	snprintf(line, sizeof(line), "%-16s %-20s %s\n", "toe0", "chelsio_tom",
+		 "veth0");
+	tap(strstr(proc, "Device           Offload Module       Interfaces\n") &&
+	    strstr(proc, line),
+	    "/proc/net/toe/devices in the patch's format");
+	if (!ret)
+		evok = ev_wait(&ev, OPENTOE_CMD_DEV_NEW_NTF, idx, NULL, NULL, 0);
+	tap(evok, "DEV_NEW_NTF event for the new device");
+	close(ev.fd);
+}
+
+static void test_templates(void)
+{
+	int i1, i2, i3, ret, ok;
+	struct devinfo d1, d2;
+	char name[32];
+
+	ret = sim_new(2, "veth0", 3, 4, "chtoe%d");
+	ret |= sim_new(3, "veth0", 3, 4, "chtoe%d");
+	i1 = sim_index(2);
+	i2 = sim_index(3);
+	ok = !ret && !dev_get(&nl, i1, &d1) && !dev_get(&nl, i2, &d2);
+	tap(ok && !strcmp(d1.name, "chtoe0") && !strcmp(d2.name, "chtoe1"),
+	    "template chtoe%%d expands to chtoe0, chtoe1");
+	tap(i1 > 0 && i2 > i1 && i1 != sim_index(1), "indexes unique (%d %d)",
+	    i1, i2);
+	ret = sim_new(4, "veth0", 3, 4, "fixedname");
+	tap(!ret, "template without %%d: fixedname");
+	ret = sim_new(5, "veth0", 3, 4, "fixedname");
+	tap(ret == -EEXIST, "same fixed name again refused: EEXIST (%d)", ret);
+	ret = sim_new(5, "veth0", 3, 4, "bad%s");
+	tap(ret == -EINVAL, "template bad%%s refused (%d)", ret);
+	ret = sim_new(5, "veth0", 3, 4, "two%d%d");
+	tap(ret == -EINVAL, "template with two %%d refused (%d)", ret);
+	ret = sim_new(5, "veth0", 3, 4, "abcdefghijklmnopq%d");
+	tap(ret == -EINVAL, "template longer than TOENAMSIZ refused (%d)", ret);
+	ret = sim_new(5, "veth0", 3, 4, "a/%d");
+	tap(ret == -EINVAL, "template with / refused (%d)", ret);
+	ret = sim_new(5, "abcdefghij%d", 3, 4, "zz%d");
+	tap(ret == -ENODEV, "unknown net_device refused: ENODEV (%d)", ret);
+	ret = sim_new(5, "veth0", 0, 4, NULL);
+	tap(ret == -EINVAL, "type id 0 refused (%d)", ret);
+	ret = sim_new(5, "veth0", 3, 0, NULL);
+	tap(ret == -EINVAL, "nconn 0 refused (%d)", ret);
+	ret = sim_new(2, "veth0", 3, 4, NULL);
+	tap(ret == -EEXIST, "duplicate sim id refused (%d)", ret);
+	tap(sim_index(5) < 0, "no device left behind by the refusals");
+
+	/* chtoe0 is freed and reused as a name, not as an index */
+	ret = sim_del(2);
+	ret |= sim_new(2, "veth0", 3, 4, "chtoe%d");
+	i3 = sim_index(2);
+	ok = !ret && !dev_get(&nl, i3, &d1);
+	snprintf(name, sizeof(name), "%s", ok ? d1.name : "");
+	tap(ok && !strcmp(name, "chtoe0") && i3 > i2,
+	    "after delete: name chtoe0 reused, index not (%d > %d)", i3, i2);
+	ret = sim_del(2) | sim_del(3) | sim_del(4);
+	tap(!ret, "del_device 2, 3, 4");
+	tap(sim_del(4) == -ENOENT, "del_device of a gone id: ENOENT");
+}
+
+static void test_attach(void)
+{
+	int i, idx, ret, bad = 0;
+	struct devinfo d = { 0 };
+
+	ret = sim_new(10, "veth0", 99, 4, "unk%d");
+	idx = sim_index(10);
+	tap(!ret && !dev_get(&nl, idx, &d) && !d.tom[0],
+	    "unknown type id 99: registered, no TOM attached");
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
+	tap(ret == -ENOPROTOOPT, "attach with unknown type id: ENOPROTOOPT (%d)",
+	    ret);
+	ret = tid_alloc4(&nl, idx, "10.1.0.2", 1000, NULL);
+	tap(ret == -ENOPROTOOPT, "TID_ALLOC without TOM: ENOPROTOOPT (%d)", ret);
+	tap(dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx) == -ENOTCONN,
+	    "detach without TOM: ENOTCONN");
+	sim_del(10);
+
+	for (i = OPENTOE_ID_CHELSIO_T1; i <= OPENTOE_ID_CHELSIO_T3; i++) {
+		ret = sim_new(10 + i, "veth0", i, 4, "id%d");
+		idx = sim_index(10 + i);
+		tap(!ret && !dev_get(&nl, idx, &d) &&
+		    !strcmp(d.tom, "chelsio_tom"), "type id %d attaches", i);
+		sim_del(10 + i);
+	}
+
+	ret = sim_new(20, "veth0", 3, 4, NULL);
+	idx = sim_index(20);
+	for (i = 0; i < 50; i++) {
+		if (dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx) ||
+		    dev_get(&nl, idx, &d) || d.tom[0] ||
+		    dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx) != -ENOTCONN ||
+		    dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx) ||
+		    dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx) != -EALREADY ||
+		    dev_get(&nl, idx, &d) || strcmp(d.tom, "chelsio_tom"))
+			bad++;
+	}
+	tap(!ret && !bad, "50 detach/attach cycles (%d bad)", bad);
+
+	dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
+	sim_knob(20, "fail_attach", 1);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
+	tap(ret == -EIO && !dev_get(&nl, idx, &d) && !d.tom[0],
+	    "fail_attach: attach fails with EIO, device stays detached (%d)",
+	    ret);
+	sim_knob(20, "fail_attach", 0);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
+	tap(!ret, "fail_attach cleared: attach succeeds (%d)", ret);
+	sim_del(20);
+
+	for (i = 0, bad = 0; i < 20; i++) {
+		if (sim_new(21, "veth0", 3, 8, NULL) || sim_del(21))
+			bad++;
+	}
+	tap(!bad, "20 register/unregister cycles (%d bad)", bad);
+}
+
+static void test_tids(void)
+{
+	int idx, t[5], i, ret, l2t;
+	bool distinct = true;
+	struct devinfo d = { 0 };
+	double t0;
+
+	sh("/usr/sbin/ip neigh replace 10.1.0.2 lladdr 02:00:00:00:00:02 nud permanent dev veth0");
+	idx = sim_index(1);
+	for (i = 0; i < 4; i++)
+		t[i] = tid_alloc4(&nl, idx, "10.1.0.2", 2000 + i, &l2t);
+	for (i = 0; i < 4; i++)
+		if (t[i] < 0 || t[i] >= 4 || (i && t[i] == t[i - 1]))
+			distinct = false;
+	tap(distinct, "4 TIDs on nconn 4: %d %d %d %d", t[0], t[1], t[2], t[3]);
+	ret = tid_alloc4(&nl, idx, "10.1.0.2", 2010, NULL);
+	tap(ret == -ENOSPC, "5th TID: ENOSPC (%d)", ret);
+	ret = dev_get(&nl, idx, &d);
+	tap(!ret && d.tids_used == 4 && d.stats[OPENTOE_STAT_NO_TID] == 1 &&
+	    d.stats[OPENTOE_STAT_CONNECTS] == 4 && d.l2t_used == 1 &&
+	    sim_counter(1, "conns") == 4,
+	    "counters: tids_used 4, connects 4, no_tid 1, l2t_used 1");
+
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
+	tap(ret == -EBUSY, "detach with connections: EBUSY (%d)", ret);
+
+	/* immediate release */
+	ret = tid_free(&nl, idx, t[0]);
+	tap(!ret, "TID_FREE %d (%d)", t[0], ret);
+	ret = tid_free(&nl, idx, t[0]);
+	tap(ret == -ENOENT, "TID_FREE twice: ENOENT (%d)", ret);
+	t0 = now();
+	do {
+		ret = tid_alloc4(&nl, idx, "10.1.0.2", 2020, NULL);
+		if (ret == -ENOSPC)
+			msleep(20);
+	} while (ret == -ENOSPC && now() - t0 < 2);
+	tap(ret >= 0, "TID reused once the device released it (%d)", ret);
+	t[0] = ret;
+
+	/* delayed release: the TID stays the device's meanwhile */
+	sim_knob(1, "release_delay_ms", 600);
+	ret = tid_free(&nl, idx, t[1]);
+	ret |= tid_alloc4(&nl, idx, "10.1.0.2", 2030, NULL) != -ENOSPC;
+	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_used == 4,
+	    "release_delay_ms 600: freed TID still held by the device");
+	t0 = now();
+	do {
+		ret = tid_alloc4(&nl, idx, "10.1.0.2", 2040, NULL);
+		if (ret == -ENOSPC)
+			msleep(50);
+	} while (ret == -ENOSPC && now() - t0 < 3);
+	tap(ret >= 0 && now() - t0 > 0.3,
+	    "TID free again after the device's delayed release (%.2f s)",
+	    now() - t0);
+	t[1] = ret;
+	sim_knob(1, "release_delay_ms", 0);
+
+	for (i = 0; i < 4; i++)
+		tid_free(&nl, idx, t[i]);
+	t0 = now();
+	while (!dev_get(&nl, idx, &d) && d.tids_used && now() - t0 < 2)
+		msleep(20);
+	tap(d.tids_used == 0 && d.l2t_used == 0 &&
+	    d.stats[OPENTOE_STAT_RELEASES] == d.stats[OPENTOE_STAT_CONNECTS],
+	    "all TIDs and the L2T entry released (releases %llu)",
+	    (unsigned long long)d.stats[OPENTOE_STAT_RELEASES]);
+
+	sim_knob(1, "fail_connect", 1);
+	ret = tid_alloc4(&nl, idx, "10.1.0.2", 2050, NULL);
+	tap(ret == -EIO && !dev_get(&nl, idx, &d) && d.tids_used == 0 &&
+	    d.l2t_used == 0 && d.stats[OPENTOE_STAT_CONNECT_FAILS] == 1,
+	    "fail_connect: EIO, TID and L2T entry rolled back (%d)", ret);
+	sim_knob(1, "fail_connect", 0);
+
+	ret = tid_alloc4(&nl, idx, "10.2.0.9", 2060, NULL);
+	tap(ret == -ENETUNREACH, "no route through veth0: ENETUNREACH (%d)",
+	    ret);
+	ret = tid_alloc4(&nl, idx, "10.1.0.1", 2070, NULL);
+	tap(ret == -ENETUNREACH, "local destination: ENETUNREACH (%d)", ret);
+}
+
+static void test_l2t(void)
+{
+	struct l2tlist *l = calloc(1, sizeof(*l));
+	int idx = sim_index(1), tid, tid6, tidgw, l2t, ret;
+	long writes;
+	struct devinfo d = { 0 };
+	struct l2e *e;
+	struct nl ev;
+	double t0;
+	bool got;
+
+	ev_open(&ev);
+	tid = tid_alloc4(&nl, idx, "10.1.0.2", 3000, &l2t);
+	ret = l2t_dump(&nl, idx, l);
+	e = l2t_find4(l, idx, "10.1.0.2");
+	tap(tid >= 0 && !ret && e && e->idx == l2t && ll_is(e, 2) &&
+	    (e->state & NUD_PERMANENT) && e->refcnt == 1,
+	    "L2T entry for 10.1.0.2 with 02:00:00:00:00:02 from the neighbour table");
+
+	writes = sim_counter(1, "l2t_writes");
+	sh("/usr/sbin/ip neigh replace 10.1.0.2 lladdr 02:00:00:00:00:03 nud permanent dev veth0");
+	t0 = now();
+	do {
+		l2t_dump(&nl, idx, l);
+		e = l2t_find4(l, idx, "10.1.0.2");
+		if (!ll_is(e, 3))
+			msleep(20);
+	} while (!ll_is(e, 3) && now() - t0 < 2);
+	tap(ll_is(e, 3), "neighbour change reflected in the L2T (netevent)");
+	got = ev_wait(&ev, OPENTOE_CMD_L2T_CHANGE_NTF, idx, NULL, NULL, 0);
+	tap(got, "L2T_CHANGE_NTF event");
+	ret = dev_get(&nl, idx, &d);
+	tap(sim_counter(1, "l2t_writes") > writes && !ret &&
+	    d.stats[OPENTOE_STAT_L2T_UPDATES] >= 1,
+	    "L2T write reached the device; l2t_updates %llu",
+	    (unsigned long long)d.stats[OPENTOE_STAT_L2T_UPDATES]);
+
+	sh("/usr/sbin/ip neigh del 10.1.0.2 dev veth0");
+	t0 = now();
+	do {
+		l2t_dump(&nl, idx, l);
+		e = l2t_find4(l, idx, "10.1.0.2");
+		if (e && (e->state & NUD_VALID))
+			msleep(20);
+	} while (e && (e->state & NUD_VALID) && now() - t0 < 2);
+	tap(e && !(e->state & NUD_VALID) && !e->has_ll,
+	    "neighbour deleted: L2T entry invalid (state 0x%x)",
+	    e ? e->state : -1);
+	sh("/usr/sbin/ip neigh replace 10.1.0.2 lladdr 02:00:00:00:00:02 nud permanent dev veth0");
+
+	sh("/usr/sbin/ip neigh replace 10.1.0.254 lladdr 02:00:00:00:00:fe nud permanent dev veth0");
+	tidgw = tid_alloc4(&nl, idx, "10.9.1.1", 3001, NULL);
+	l2t_dump(&nl, idx, l);
+	e = l2t_find4(l, idx, "10.1.0.254");
+	tap(tidgw >= 0 && ll_is(e, 0xfe),
+	    "routed flow uses the gateway's L2T entry (10.1.0.254)");
+
+	sh("/usr/sbin/ip -6 neigh replace 2001:db8:1::2 lladdr 02:00:00:00:00:62 nud permanent dev veth0");
+	tid6 = tid_alloc6(&nl, idx, "2001:db8:1::2", 3002, &l2t);
+	l2t_dump(&nl, idx, l);
+	e = NULL;
+	for (ret = 0; ret < l->n; ret++)
+		if (l->e[ret].family == AF_INET6 && l->e[ret].idx == l2t)
+			e = &l->e[ret];
+	tap(tid6 >= 0 && ll_is(e, 0x62), "IPv6 flow: TID %d, L2T entry with 02:00:00:00:00:62",
+	    tid6);
+
+	tid_free(&nl, idx, tid);
+	tid_free(&nl, idx, tidgw);
+	tid_free(&nl, idx, tid6);
+	t0 = now();
+	do {
+		l2t_dump(&nl, idx, l);
+		if (l->n)
+			msleep(20);
+	} while (l->n && now() - t0 < 2);
+	tap(l->n == 0, "L2T empty once its TIDs are gone (%d left)", l->n);
+	close(ev.fd);
+	free(l);
+}
+
+static void test_listeners(void)
+{
+	int idx = sim_index(1), idx2, idx3, ret;
+	struct devinfo d = { 0 };
+
+	/* a device that is detached when the listener starts */
+	ret = sim_new(30, "veth0", 1, 4, "late%d");
+	idx2 = sim_index(30);
+	ret |= dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx2);
+	tap(!ret, "second device, detached (%d)", ret);
+
+	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_START, AF_INET, 8080);
+	tap(!ret && !dev_get(&nl, idx, &d) && d.listeners == 1 &&
+	    sim_counter(1, "listens") == 1, "LISTEN_START *:8080 reaches toe0");
+	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_START, AF_INET, 8080);
+	tap(ret == -EEXIST, "same listener again: EEXIST (%d)", ret);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
+	tap(ret == -EBUSY, "detach with a listener: EBUSY (%d)", ret);
+
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx2);
+	tap(!ret && !dev_get(&nl, idx2, &d) && d.listeners == 1 &&
+	    sim_counter(30, "listens") == 1,
+	    "a device attached late gets the listener replayed");
+	ret = sim_new(31, "veth0", 2, 4, "late%d");
+	idx3 = sim_index(31);
+	tap(!ret && !dev_get(&nl, idx3, &d) && d.listeners == 1,
+	    "a device registered late gets the listener replayed");
+
+	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, AF_INET, 8080);
+	tap(!ret && !dev_get(&nl, idx, &d) && d.listeners == 0 &&
+	    !dev_get(&nl, idx2, &d) && d.listeners == 0 &&
+	    sim_counter(1, "listens") == 0 && sim_counter(30, "listens") == 0,
+	    "LISTEN_STOP reaches every device");
+	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, AF_INET, 8080);
+	tap(ret == -ENOENT, "stop an unknown listener: ENOENT (%d)", ret);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx2);
+	tap(!ret, "detach once the listener is gone (%d)", ret);
+	sim_del(30);
+	sim_del(31);
+}
+
+/* Requests that the attribute policies must refuse. */
+static void test_policy(void)
+{
+	int idx = sim_index(1), ret;
+	struct in6_addr a6 = { 0 };
+	char big[24] = { 0 };
+	struct msg m;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.1.0.2"));
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "TID_ALLOC without DEV_INDEX: EINVAL (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "TID_ALLOC without destination: EINVAL (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_FREE);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "TID_FREE without TID: EINVAL (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put_u8(&m, OPENTOE_A_DEV_INDEX, idx);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL || ret == -ERANGE,
+	    "DEV_INDEX as u8 (wrong type): refused (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put(&m, OPENTOE_A_DEV_INDEX, big, 8);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL || ret == -ERANGE,
+	    "DEV_INDEX of 8 bytes (oversized): refused (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put(&m, OPENTOE_A_FLOW_SADDR6, big, 20);
+	put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL || ret == -ERANGE,
+	    "IPv6 address of 20 bytes (oversized): refused (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put(&m, OPENTOE_A_FLOW_SADDR6, big, 4);
+	put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL || ret == -ERANGE,
+	    "IPv6 address of 4 bytes (short): refused (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, 0);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -ERANGE || ret == -EINVAL, "DEV_INDEX 0 out of range (%d)",
+	    ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, 0x3fffff00);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -ENODEV, "unknown DEV_INDEX: ENODEV (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put_u32(&m, OPENTOE_A_DEV_TTID, 3);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "reply-only attribute in a request: EINVAL (%d)",
+	    ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put_u32(&m, 200, 1);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "attribute type above maxattr: EINVAL (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.1.0.2"));
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, 0);
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "source port 0: EINVAL (%d)", ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
+	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EINVAL, "IPv4 source with IPv6 destination: EINVAL (%d)",
+	    ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_LISTEN_START);
+	put_u8(&m, OPENTOE_A_LISTEN_FAMILY, 77);
+	put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(1));
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EAFNOSUPPORT, "listener of family 77: EAFNOSUPPORT (%d)",
+	    ret);
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_NEW_NTF);
+	ret = nl_call(&nl, &m, NULL, NULL);
+	tap(ret == -EOPNOTSUPP, "notification command as a request: EOPNOTSUPP (%d)",
+	    ret);
+}
+
+static void test_unprivileged(void)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct devlist *l = calloc(1, sizeof(*l));
+		int r1, r2, r3;
+		struct nl u;
+
+		if (setgid(65534) || setuid(65534) || nl_open(&u))
+			_exit(10);
+		r1 = dev_dump(&u, l);
+		r2 = tid_alloc4(&u, sim_index(1), "10.1.0.2", 4000, NULL);
+		r3 = setsockopt(u.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+				&mcgrp_events, sizeof(mcgrp_events)) < 0 ?
+			-errno : 0;
+		printf("# unprivileged: dump %d, alloc %d, join %d\n", r1, r2,
+		       r3);
+		fflush(stdout);
+		_exit(r1 == -EPERM && r2 == -EPERM && r3 == -EPERM ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	tap(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "unprivileged caller refused (EPERM) for dump, TID_ALLOC and events");
+}
+
+static void test_lldev_gone(void)
+{
+	char proc[4096], line[64];
+	int idx, tid, ret;
+	struct devinfo d = { 0 };
+
+	sh("/usr/sbin/ip link add veth2 type veth peer name veth3");
+	sh("/usr/sbin/ip addr add 10.3.0.1/24 dev veth2; /usr/sbin/ip link set veth2 up; /usr/sbin/ip link set veth3 up");
+	sh("/usr/sbin/ip neigh replace 10.3.0.2 lladdr 02:00:00:00:03:02 nud permanent dev veth2");
+	ret = sim_new(40, "veth2", 3, 8, "gone%d");
+	idx = sim_index(40);
+	sim_knob(40, "release_delay_ms", 300);
+	{
+		struct msg m;
+		struct tidreply r = { -1, -1 };
+
+		msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+		put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+		put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.3.0.1"));
+		put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.3.0.2"));
+		put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(5000));
+		put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+		tid = nl_call(&nl, &m, tid_cb, &r);
+		tid = tid ? tid : r.tid;
+	}
+	tap(!ret && tid >= 0, "device on veth2 with a TID (%d)", tid);
+	ret = sh("/usr/sbin/ip link del veth2");
+	tap(!ret && !dev_get(&nl, idx, &d) && !d.tom[0] && !d.ifname[0],
+	    "net_device deleted: device stays, detached, without interface");
+	read_file("/proc/net/toe/devices", proc, sizeof(proc));
+	snprintf(line, sizeof(line), "%-16s %-20s\n", "gone0", "<None>");
+	tap(strstr(proc, line) != NULL,
+	    "/proc/net/toe/devices shows it with <None> and no interface");
+	ret = sim_del(40);
+	tap(!ret, "and it can be deleted (%d)", ret);
+}
+
+/* ---- stress: several threads creating and destroying adapters ---- */
+
+static volatile int stop_stress;
+
+struct stress_arg {
+	int n;
+	unsigned int base;
+	long iters, errors;
+};
+
+static void *stress_create(void *p)
+{
+	struct stress_arg *a = p;
+	struct nl n;
+	unsigned int id;
+
+	if (nl_open(&n)) {
+		a->errors++;
+		return NULL;
+	}
+	while (!stop_stress) {
+		int k, idx, tid;
+
+		id = a->base + (a->iters % 4);
+		k = sim_new(id, "veth0", 1 + a->iters % 3, 4, "st%d");
+		if (k) {
+			diag("thread %d: new_device %u: %d", a->n, id, k);
+			a->errors++;
+			continue;
+		}
+		idx = sim_index(id);
+		sim_knob(id, "release_delay_ms", a->iters % 5);
+		tid = tid_alloc4(&n, idx, "10.1.0.2", 6000 + a->n, NULL);
+		if (tid < 0) {
+			diag("thread %d: TID_ALLOC on %d: %d", a->n, idx, tid);
+			a->errors++;
+		} else if (a->iters & 1) {
+			tid_free(&n, idx, tid);	/* odd: close before delete */
+		}
+		k = sim_del(id);
+		if (k) {
+			diag("thread %d: del_device %u: %d", a->n, id, k);
+			a->errors++;
+		}
+		a->iters++;
+	}
+	close(n.fd);
+	return NULL;
+}
+
+/* Random TID and dump requests on whatever devices exist. */
+static void *stress_chaos(void *p)
+{
+	struct stress_arg *a = p;
+	struct devlist *l = calloc(1, sizeof(*l));
+	char proc[8192];
+	struct nl n;
+
+	if (nl_open(&n)) {
+		a->errors++;
+		return NULL;
+	}
+	while (!stop_stress) {
+		int i, tid;
+
+		if (dev_dump(&n, l))
+			a->errors++;
+		read_file("/proc/net/toe/devices", proc, sizeof(proc));
+		for (i = 0; i < l->n; i++) {
+			tid = tid_alloc4(&n, l->d[i].index, "10.1.0.2", 7000,
+					 NULL);
+			if (tid >= 0)
+				tid_free(&n, l->d[i].index, tid);
+		}
+		a->iters++;
+	}
+	close(n.fd);
+	free(l);
+	return NULL;
+}
+
+static void test_stress(void)
+{
+	struct stress_arg a[5];
+	pthread_t th[5];
+	long iters = 0, errors = 0, chaos;
+	struct devlist *l = calloc(1, sizeof(*l));
+	int i, left = 0;
+
+	for (i = 0; i < 5; i++) {
+		a[i] = (struct stress_arg){ .n = i, .base = 1000 + 100 * i };
+		pthread_create(&th[i], NULL, i < 4 ? stress_create :
+			       stress_chaos, &a[i]);
+	}
+	sleep(6);
+	stop_stress = 1;
+	for (i = 0; i < 5; i++) {
+		pthread_join(th[i], NULL);
+		if (i < 4)
+			iters += a[i].iters;
+		errors += a[i].errors;
+	}
+	chaos = a[4].iters;
+	dev_dump(&nl, l);
+	for (i = 0; i < l->n; i++)
+		if (!strncmp(l->d[i].name, "st", 2))
+			left++;
+	tap(iters > 20 && !errors && !left,
+	    "4 threads x 6 s create/destroy adapters (%ld cycles, %ld chaos rounds, %ld errors, %d left)",
+	    iters, chaos, errors, left);
+	free(l);
+}
+
+static void test_rmmod(void)
+{
+	int i, ret, idx;
+	struct nl probe;
+
+	/* devices with connections, delayed releases and a listener */
+	for (i = 0; i < 3; i++) {
+		sim_new(50 + i, "veth0", 3, 16, NULL);
+		idx = sim_index(50 + i);
+		sim_knob(50 + i, "release_delay_ms", 200);
+		tid_alloc4(&nl, idx, "10.1.0.2", 8000 + i, NULL);
+		tid_alloc4(&nl, idx, "10.9.0.7", 8100 + i, NULL);
+	}
+	listen_cmd(&nl, OPENTOE_CMD_LISTEN_START, AF_INET6, 443);
+	close(nl.fd);
+
+	ret = sh("rmmod opentoe");
+	tap(ret == 0, "rmmod with 4 devices, TIDs and a listener (%d)", ret);
+	tap(access(BUS, F_OK) != 0, "sysfs bus gone after rmmod");
+	nl_open(&probe);
+	ret = resolve_family(&probe);
+	tap(ret == -ENOENT, "genl family gone after rmmod (%d)", ret);
+	close(probe.fd);
+
+	ret = sh("insmod " MODULE_PATH);
+	nl_open(&nl);
+	tap(!ret && !resolve_family(&nl) && !sim_new(60, "veth0", 3, 4, NULL),
+	    "insmod again, family back, new device works");
+	ret = sh("rmmod opentoe");
+	tap(ret == 0, "rmmod again (%d)", ret);
+	close(nl.fd);
+}
+
+int main(void)
+{
+	int ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = nl_open(&nl);
+	if (ret) {
+		printf("Bail out! netlink socket: %d\n", ret);
+		return 1;
+	}
+	test_family();
+	if (!fam_id) {
+		printf("Bail out! no opentoe family\n");
+		return 1;
+	}
+	test_tom_dump();
+	test_create_basic();
+	test_templates();
+	test_attach();
+	test_tids();
+	test_l2t();
+	test_listeners();
+	test_policy();
+	test_unprivileged();
+	test_lldev_gone();
+	test_stress();
+	test_rmmod();
+	printf("1..%d\n", ntest);
+	printf("# %d passed, %d failed\n", ntest - nfail, nfail);
+	return nfail ? 1 : 0;
+}
