@@ -18,15 +18,17 @@
  *
  *  OPENTOE_CMD_DEV_GET      doit: DEV_INDEX*  -> one device message
  *                           dump: none        -> one message per device
- *      device message: DEV_INDEX, DEV_NAME, DEV_TTID, DEV_NCONN,
+ *      A device message holds: DEV_INDEX, DEV_NAME, DEV_TTID, DEV_NCONN,
  *      DEV_TOM (only when a TOM is attached), DEV_IFINDEX + DEV_IFNAME (when
  *      bound to a net_device), DEV_TIDS_USED, DEV_LISTENERS, DEV_L2T_SIZE,
- *      DEV_L2T_USED, DEV_STATS (nest of OPENTOE_STAT_*, __u64 each).
+ *      DEV_L2T_USED, DEV_STATS (nest of OPENTOE_STAT_*, __u64 each); the
+ *      last five only while a TOM is attached.
  *  OPENTOE_CMD_DEV_ATTACH   DEV_INDEX*  -> ack.  Activate: attach a TOM by
  *                           the device's type id.  EALREADY if attached,
  *                           ENOPROTOOPT if no TOM knows the type id.
  *  OPENTOE_CMD_DEV_DETACH   DEV_INDEX*  -> ack.  EBUSY while connections,
- *                           listeners or device-side releases remain.
+ *                           listeners or device-side releases remain,
+ *                           ENOTCONN if no TOM is attached.
  *  OPENTOE_CMD_TOM_GET      dump -> TOM_NAME, TOM_IDS (nest of TOM_ID),
  *                           TOM_NDEVS per registered TOM.
  *  OPENTOE_CMD_TID_ALLOC    DEV_INDEX*, FLOW_SADDR4+FLOW_DADDR4 or

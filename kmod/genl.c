@@ -252,14 +252,15 @@ static int opentoe_dev_detach_doit(struct sk_buff *skb,
 /* ---- TOMs ---- */
 
 struct tom_dump_ctx {
+	struct toe_tom_walk walk;
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	unsigned int done;
 };
 
-static int opentoe_fill_tom(const struct tom_info *t, void *arg)
+static int opentoe_fill_tom(struct toe_tom_walk *w, const struct tom_info *t)
 {
-	struct tom_dump_ctx *ctx = arg;
+	struct tom_dump_ctx *ctx = container_of(w, struct tom_dump_ctx, walk);
 	struct sk_buff *skb = ctx->skb;
 	const struct toe_id *id;
 	struct nlattr *nest;
@@ -291,9 +292,14 @@ cancel:
 static int opentoe_tom_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	struct tom_dump_ctx ctx = { .skb = skb, .cb = cb };
+	struct tom_dump_ctx ctx = {
+		.walk.fn = opentoe_fill_tom,
+		.skb = skb,
+		.cb = cb,
+	};
 
-	toe_for_each_tom(opentoe_fill_tom, &ctx, cb->args[0]);
+	ctx.walk.skip = cb->args[0];
+	toe_walk_toms(&ctx.walk);
 	cb->args[0] += ctx.done;
 	return skb->len;
 }

@@ -13,6 +13,7 @@
  *   fail_attach       the device refuses to open (TOM attach fails)
  *   fail_connect      the device refuses new connections
  *   release_delay_ms  the device lets go of a closed TID this much later
+ *                     (at most TOE_SIM_MAX_DELAY_MS)
  * and read-only counters (l2t_writes, conns, listens).
  */
 #include <linux/debugfs.h>
@@ -27,6 +28,8 @@
 #include "toedev.h"
 
 #define TOE_SIM_MAX_NCONN	65536
+/* a release never waits longer: del_device and rmmod wait for it */
+#define TOE_SIM_MAX_DELAY_MS	10000
 
 struct toe_sim {
 	struct device dev;
@@ -121,7 +124,8 @@ static void sim_disconnect(struct toedev *tdev, unsigned int tid)
 	r->tid = tid;
 	INIT_DELAYED_WORK(&r->dwork, sim_release_work);
 	queue_delayed_work(toe_sim_wq, &r->dwork,
-			   msecs_to_jiffies(READ_ONCE(sim->release_delay_ms)));
+			   msecs_to_jiffies(min_t(u32, TOE_SIM_MAX_DELAY_MS,
+						  READ_ONCE(sim->release_delay_ms))));
 }
 
 static int sim_listen_start(struct toedev *tdev, unsigned int stid,

@@ -582,8 +582,7 @@ void unregister_tom(struct tom_info *t)
 }
 EXPORT_SYMBOL_GPL(unregister_tom);
 
-int toe_for_each_tom(int (*fn)(const struct tom_info *t, void *arg),
-		     void *arg, unsigned int skip)
+int toe_walk_toms(struct toe_tom_walk *w)
 {
 	const struct tom_info *t;
 	unsigned int i = 0;
@@ -591,9 +590,9 @@ int toe_for_each_tom(int (*fn)(const struct tom_info *t, void *arg),
 
 	mutex_lock(&toedev_mutex);
 	list_for_each_entry(t, &tom_list, list_node) {
-		if (i++ < skip)
+		if (i++ < w->skip)
 			continue;
-		ret = fn(t, arg);
+		ret = w->fn(w, t);
 		if (ret)
 			break;
 	}

@@ -183,9 +183,13 @@ int toe_close(struct toedev *dev, unsigned int tid);
 int toe_listen_start(struct net *net, const struct toe_listener *l);
 int toe_listen_stop(struct net *net, const struct toe_listener *l);
 
-/* Visit the registered TOMs under toedev_mutex. */
-int toe_for_each_tom(int (*fn)(const struct tom_info *t, void *arg),
-		     void *arg, unsigned int skip);
+/* Visit the registered TOMs after the first @skip, under toedev_mutex. */
+struct toe_tom_walk {
+	int (*fn)(struct toe_tom_walk *w, const struct tom_info *t);
+	unsigned int skip;
+};
+
+int toe_walk_toms(struct toe_tom_walk *w);
 
 int toedev_init(void);
 void toedev_exit(void);

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 set -u
 
 need_root
-need_cmd qemu-system-x86_64 gcc make cpio gzip apt-get apt-cache dpkg timeout
+need_cmd qemu-system-x86_64 gcc make cpio gzip xz apt-get apt-cache dpkg dpkg-deb timeout perl
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 	skip "needs busybox-static (/bin/busybox, statically linked)"
 
@@ -94,11 +94,40 @@ else
 	fail "opentoe.ko builds against linux-headers-$abi-amd64"
 	finish
 fi
-if [ -f "$kdir/scripts/checkpatch.pl" ]; then
-	check "checkpatch clean" perl "$kdir/scripts/checkpatch.pl" --no-tree \
-		-q -f "$TOE_TOP"/kmod/*.c "$TOE_TOP"/kmod/*.h
+# checkpatch.pl: Debian's headers and kbuild packages do not ship it; take
+# it (once, cached) from the linux-source package of the same kernel line
+cp_pl=$kdir/scripts/checkpatch.pl
+if [ ! -f "$cp_pl" ] && [ "${TOE_KMOD_CHECKPATCH:-1}" = 1 ]; then
+	src=linux-source-${kbuild#linux-kbuild-}
+	sv=$(apt-cache show --no-all-versions "$src" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	cpdir=$cache/checkpatch-$sv
+	cp_pl=$cpdir/scripts/checkpatch.pl
+	if [ -n "$sv" ] && [ ! -f "$cp_pl" ]; then
+		echo "fetching checkpatch.pl from $src $sv"
+		rm -rf "$tmp/src" && mkdir -p "$tmp/src" "$cpdir/scripts"
+		(cd "$tmp/src" && apt-get download -q "$src" >/dev/null 2>&1 &&
+			dpkg-deb --fsys-tarfile "$src"_*.deb |
+			tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
+			xz -dc | tar -x --wildcards --strip-components=1 \
+				-C "$cpdir" '*/scripts/checkpatch.pl' \
+				'*/scripts/spelling.txt' \
+				'*/scripts/const_structs.checkpatch') ||
+			rm -rf "$cpdir"
+		rm -rf "$tmp/src"
+	fi
+fi
+if [ -f "$cp_pl" ]; then
+	if perl "$cp_pl" --no-tree --terse -f "$TOE_TOP"/kmod/*.c \
+		"$TOE_TOP"/kmod/*.h "$TOE_TOP/include/opentoe_genl.h" \
+		>"$tmp/checkpatch.log" 2>&1 &&
+		! grep -qE '(ERROR|WARNING):' "$tmp/checkpatch.log"; then
+		ok "checkpatch.pl clean (kmod/, include/opentoe_genl.h)"
+	else
+		grep -E 'ERROR|WARNING' "$tmp/checkpatch.log"
+		fail "checkpatch.pl clean (kmod/, include/opentoe_genl.h)"
+	fi
 else
-	echo "checkpatch.pl not shipped by Debian's headers/kbuild packages: not run"
+	echo "checkpatch.pl not available (Debian's headers do not ship it, linux-source not fetched): not run"
 fi
 
 if ! gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
