@@ -43,6 +43,13 @@
  *                           of the TID; it is reused once the device has
  *                           released it too (asynchronously).  ENOENT if the
  *                           TID is not held by the host.
+ *  OPENTOE_CMD_TID_GET      dump, optional DEV_INDEX filter -> one message
+ *                           per TID in use: DEV_INDEX, TID, TID_STATE,
+ *                           L2T_INDEX, FLOW_SADDR4/6, FLOW_DADDR4/6,
+ *                           FLOW_SPORT, FLOW_DPORT.  A daemon that restarts
+ *                           finds the TIDs it held here (they outlive its
+ *                           socket: TIDs are freed by TID_FREE only, or
+ *                           when the device goes).
  *  OPENTOE_CMD_L2T_GET      dump, optional DEV_INDEX filter -> one message
  *                           per L2T entry in use: DEV_INDEX, L2T_INDEX,
  *                           L2T_ADDR4 or L2T_ADDR6, L2T_IFINDEX, L2T_LLADDR
@@ -101,6 +108,7 @@ enum opentoe_cmd {
 	OPENTOE_CMD_DEV_DEL_NTF,
 	OPENTOE_CMD_DEV_CHANGE_NTF,
 	OPENTOE_CMD_L2T_CHANGE_NTF,
+	OPENTOE_CMD_TID_GET,
 
 	__OPENTOE_CMD_MAX,
 	OPENTOE_CMD_MAX = __OPENTOE_CMD_MAX - 1
@@ -143,10 +151,15 @@ enum opentoe_attr {
 	OPENTOE_A_LISTEN_ADDR4,		/* __be32 */
 	OPENTOE_A_LISTEN_ADDR6,		/* 16 bytes */
 	OPENTOE_A_LISTEN_PORT,		/* __be16, != 0 */
+	OPENTOE_A_TID_STATE,		/* __u32: OPENTOE_TID_F_* */
 
 	__OPENTOE_A_MAX,
 	OPENTOE_A_MAX = __OPENTOE_A_MAX - 1
 };
+
+/* OPENTOE_A_TID_STATE: who still holds the TID */
+#define OPENTOE_TID_F_HOST	0x1	/* the host: until TID_FREE */
+#define OPENTOE_TID_F_DEVICE	0x2	/* the device: until it releases it */
 
 /* Counters of a device's TOM, inside OPENTOE_A_DEV_STATS (__u64 each). */
 enum opentoe_stat {

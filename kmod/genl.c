@@ -443,6 +443,52 @@ static int opentoe_l2t_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
+static int opentoe_tid_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *gi = genl_dumpit_info(cb);
+	struct nlattr *filter = gi->attrs[OPENTOE_A_DEV_INDEX];
+	int idx = cb->args[0] ? cb->args[0] : 1;
+	struct net *net = sock_net(skb->sk);
+	unsigned long tid = cb->args[1];
+	struct toedev *dev;
+	void *hdr;
+	int ret = 0;
+
+	while (ret >= 0 && (dev = toedev_get_next(net, &idx))) {
+		if (filter && nla_get_u32(filter) != idx)
+			goto next;
+		down_read(&dev->tom_sem);
+		for (;; tid++) {
+			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, &opentoe_family,
+					  NLM_F_MULTI, OPENTOE_CMD_TID_GET);
+			if (!hdr) {
+				ret = -EMSGSIZE;
+				break;
+			}
+			ret = nla_put_u32(skb, OPENTOE_A_DEV_INDEX, idx);
+			if (!ret)
+				ret = dev->offload_mod->fill_tid(dev, &tid, skb);
+			if (ret <= 0) {
+				genlmsg_cancel(skb, hdr);
+				break;
+			}
+			genlmsg_end(skb, hdr);
+		}
+		up_read(&dev->tom_sem);
+next:
+		toedev_put(dev);
+		if (ret >= 0) {
+			idx++;
+			tid = 0;
+		}
+	}
+	cb->args[0] = idx;
+	cb->args[1] = tid;
+	return skb->len;
+}
+
 /* ---- listeners ---- */
 
 static int opentoe_get_listener(struct genl_info *info,
@@ -521,6 +567,11 @@ static const struct genl_small_ops opentoe_ops[] = {
 	{
 		.cmd	= OPENTOE_CMD_TID_FREE,
 		.doit	= opentoe_tid_free_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_TID_GET,
+		.dumpit	= opentoe_tid_get_dumpit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{

@@ -98,6 +98,12 @@ static unsigned int null_l2t_size(struct toedev *dev)
 	return 0;
 }
 
+static int null_fill_tid(struct toedev *dev, unsigned long *tid,
+			 struct sk_buff *skb)
+{
+	return 0;
+}
+
 const struct tom_info toe_null_tom = {
 	.name		= "<None>",
 	.attach		= null_attach,
@@ -111,6 +117,7 @@ const struct tom_info toe_null_tom = {
 	.fill_dev	= null_fill_dev,
 	.fill_l2t	= null_fill_l2t,
 	.l2t_size	= null_l2t_size,
+	.fill_tid	= null_fill_tid,
 };
 
 /* ---- defaults: device methods a driver did not fill ---- */
@@ -538,6 +545,7 @@ static void tom_fill_defaults(struct tom_info *t)
 	TOM_DEFAULT(fill_dev);
 	TOM_DEFAULT(fill_l2t);
 	TOM_DEFAULT(l2t_size);
+	TOM_DEFAULT(fill_tid);
 #undef TOM_DEFAULT
 }
 

@@ -146,6 +146,12 @@ struct tom_info {
 	int (*fill_l2t)(struct toedev *dev, unsigned int idx,
 			struct sk_buff *skb);
 	unsigned int (*l2t_size)(struct toedev *dev);
+	/*
+	 * Adds the first TID >= *tid (updated) to a message: 1, 0 if there
+	 * is none, -EMSGSIZE.
+	 */
+	int (*fill_tid)(struct toedev *dev, unsigned long *tid,
+			struct sk_buff *skb);
 };
 
 extern const struct tom_info toe_null_tom;

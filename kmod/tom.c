@@ -698,6 +698,46 @@ static unsigned int tom_l2t_size(struct toedev *dev)
 	return TOM(dev)->l2t_size;
 }
 
+static int tom_fill_tid(struct toedev *dev, unsigned long *tid,
+			struct sk_buff *skb)
+{
+	struct tom_dev *td = TOM(dev);
+	unsigned int state = 0;
+	struct tom_conn *c, conn;
+	int ret;
+
+	spin_lock(&td->lock);
+	c = xa_find(&td->tids, tid, dev->nconn - 1, XA_PRESENT);
+	if (c)
+		conn = *c;
+	spin_unlock(&td->lock);
+	if (!c)
+		return 0;
+
+	if (conn.flags & TOM_CONN_HOST)
+		state |= OPENTOE_TID_F_HOST;
+	if (conn.flags & TOM_CONN_DEVICE)
+		state |= OPENTOE_TID_F_DEVICE;
+	if (conn.flow.family == AF_INET)
+		ret = nla_put_in_addr(skb, OPENTOE_A_FLOW_SADDR4,
+				      conn.flow.saddr.s6_addr32[3]) ||
+		      nla_put_in_addr(skb, OPENTOE_A_FLOW_DADDR4,
+				      conn.flow.daddr.s6_addr32[3]);
+	else
+		ret = nla_put_in6_addr(skb, OPENTOE_A_FLOW_SADDR6,
+				       &conn.flow.saddr) ||
+		      nla_put_in6_addr(skb, OPENTOE_A_FLOW_DADDR6,
+				       &conn.flow.daddr);
+	if (ret ||
+	    nla_put_u32(skb, OPENTOE_A_TID, conn.tid) ||
+	    nla_put_u32(skb, OPENTOE_A_TID_STATE, state) ||
+	    nla_put_u32(skb, OPENTOE_A_L2T_INDEX, conn.l2t_idx) ||
+	    nla_put_be16(skb, OPENTOE_A_FLOW_SPORT, conn.flow.sport) ||
+	    nla_put_be16(skb, OPENTOE_A_FLOW_DPORT, conn.flow.dport))
+		return -EMSGSIZE;
+	return 1;
+}
+
 static struct tom_info chelsio_tom = {
 	.name		= "chelsio_tom",
 	.id_table	= chelsio_ids,
@@ -712,6 +752,7 @@ static struct tom_info chelsio_tom = {
 	.fill_dev	= tom_fill_dev,
 	.fill_l2t	= tom_fill_l2t,
 	.l2t_size	= tom_l2t_size,
+	.fill_tid	= tom_fill_tid,
 };
 
 int chelsio_tom_init(void)

@@ -520,6 +520,52 @@ static int tid_free(struct nl *nl, int index, int tid)
 	return nl_call(nl, &m, NULL, NULL);
 }
 
+struct tidinfo {
+	int tid, state, l2t, sport;
+};
+
+struct tidlist {
+	int n;
+	struct tidinfo t[64];
+};
+
+static void tidlist_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct tidlist *l = arg;
+	struct tidinfo *t;
+
+	if (l->n >= 64 || !tb[OPENTOE_A_TID])
+		return;
+	t = &l->t[l->n++];
+	t->tid = nla_u32(tb[OPENTOE_A_TID]);
+	t->state = tb[OPENTOE_A_TID_STATE] ?
+		   (int)nla_u32(tb[OPENTOE_A_TID_STATE]) : -1;
+	t->l2t = tb[OPENTOE_A_L2T_INDEX] ?
+		 (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) : -1;
+	t->sport = tb[OPENTOE_A_FLOW_SPORT] && tb[OPENTOE_A_FLOW_DADDR4] ?
+		   ntohs(*(uint16_t *)nla_data(tb[OPENTOE_A_FLOW_SPORT])) : -1;
+}
+
+static int tid_dump(struct nl *nl, int index, struct tidlist *l)
+{
+	struct msg m;
+
+	l->n = 0;
+	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TID_GET);
+	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	return nl_call(nl, &m, tidlist_cb, l);
+}
+
+static struct tidinfo *tid_find(struct tidlist *l, int tid)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->t[i].tid == tid)
+			return &l->t[i];
+	return NULL;
+}
+
 static int listen_cmd(struct nl *nl, uint8_t cmd, uint8_t family,
 		      uint16_t port)
 {
@@ -856,7 +902,8 @@ static void test_attach(void)
 
 static void test_tids(void)
 {
-	int idx, t[5], i, ret, l2t;
+	int idx, t[5], i, ret, l2t, both;
+	struct tidlist tl;
 	bool distinct = true;
 	struct devinfo d = { 0 };
 	double t0;
@@ -876,6 +923,16 @@ static void test_tids(void)
 	    d.stats[OPENTOE_STAT_CONNECTS] == 4 && d.l2t_used == 1 &&
 	    sim_counter(1, "conns") == 4,
 	    "counters: tids_used 4, connects 4, no_tid 1, l2t_used 1");
+
+	ret = tid_dump(&nl, idx, &tl);
+	for (i = 0, both = 0; i < 4; i++) {
+		struct tidinfo *ti = tid_find(&tl, t[i]);
+
+		both += ti && ti->sport == 2000 + i && ti->l2t == l2t &&
+			ti->state == (OPENTOE_TID_F_HOST | OPENTOE_TID_F_DEVICE);
+	}
+	tap(!ret && tl.n == 4 && both == 4,
+	    "TID_GET dump: 4 TIDs with their flows, held by host and device");
 
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
 	tap(ret == -EBUSY, "detach with connections: EBUSY (%d)", ret);
@@ -900,6 +957,10 @@ static void test_tids(void)
 	ret |= tid_alloc4(&nl, idx, "10.1.0.2", 2030, NULL) != -ENOSPC;
 	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_used == 4,
 	    "release_delay_ms 600: freed TID still held by the device");
+	ret = tid_dump(&nl, idx, &tl);
+	tap(!ret && tid_find(&tl, t[1]) &&
+	    tid_find(&tl, t[1])->state == OPENTOE_TID_F_DEVICE,
+	    "TID_GET shows it held by the device only");
 	t0 = now();
 	do {
 		ret = tid_alloc4(&nl, idx, "10.1.0.2", 2040, NULL);
