@@ -9,6 +9,12 @@
 # veth.ko, iproute2's ip and the static test program, relays the TAP lines
 # the guest prints on its serial console, and fails if the guest's kernel
 # log holds a WARNING, BUG, Oops, refcount or leak message.
+# Also runs checkpatch.pl (taken once from linux-source-6.1) on kmod/.
+#
+# Environment: TOE_CACHE (default /var/cache/opentoe), TOE_BUILD (module
+# build and the guest's serial log go to $TOE_BUILD/kmod),
+# TOE_KMOD_TIMEOUT (guest time limit, default 300 s), TOE_KMOD_CHECKPATCH=0
+# (do not fetch linux-source for checkpatch.pl).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 set -u

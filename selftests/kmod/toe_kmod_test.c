@@ -24,6 +24,7 @@
 #include <linux/genetlink.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -1300,6 +1301,73 @@ static void test_lldev_gone(void)
 	tap(!ret, "and it can be deleted (%d)", ret);
 }
 
+/* Devices are seen from the namespace of their net_device only. */
+static void test_netns(void)
+{
+	struct devlist *l = calloc(1, sizeof(*l));
+	char proc[4096];
+	int st = 0, ret, idx;
+	struct devinfo d;
+	pid_t pid;
+
+	ret = sh("/usr/sbin/ip netns add ns1 && /usr/sbin/ip link add veth4 netns ns1 type veth peer name veth5 && "
+		 "/usr/sbin/ip -n ns1 addr add 10.4.0.1/24 dev veth4 && /usr/sbin/ip -n ns1 link set veth4 up");
+	ret |= sh("/usr/sbin/ip netns exec ns1 /bin/sh -c 'echo 70 veth4 3 4 ns%%d > " BUS "/new_device'");
+	idx = sim_index(70);
+	tap(!ret && idx > 0, "device created from netns ns1 on its veth4 (%d)",
+	    idx);
+	ret = dev_dump(&nl, l);
+	read_file("/proc/net/toe/devices", proc, sizeof(proc));
+	tap(!ret && l->n > 0 && !strstr(proc, "ns0 ") &&
+	    dev_get(&nl, idx, &d) == -ENODEV,
+	    "not seen from the initial namespace (dump, DEV_GET, procfs)");
+
+	pid = fork();
+	if (!pid) {
+		int fd = open("/run/netns/ns1", O_RDONLY), tid, lret;
+		struct nl n;
+
+		if (fd < 0 || setns(fd, CLONE_NEWNET) || nl_open(&n))
+			_exit(10);
+		if (dev_get(&n, idx, &d) || strcmp(d.name, "ns0") ||
+		    strcmp(d.ifname, "veth4"))
+			_exit(11);
+		sh("/usr/sbin/ip neigh replace 10.4.0.2 lladdr 02:00:00:00:04:02 nud permanent dev veth4");
+		{
+			struct msg m;
+			struct tidreply r = { -1, -1 };
+
+			msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+			put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+			put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.4.0.1"));
+			put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.4.0.2"));
+			put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(9000));
+			put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+			tid = nl_call(&n, &m, tid_cb, &r);
+			tid = tid ? tid : r.tid;
+		}
+		/* a listener of this namespace, left for netns exit */
+		lret = listen_cmd(&n, OPENTOE_CMD_LISTEN_START, AF_INET, 22);
+		if (tid < 0 || lret || dev_get(&n, idx, &d) ||
+		    d.listeners != 1 || d.tids_used != 1)
+			_exit(12);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	tap(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "seen inside ns1: DEV_GET, TID_ALLOC and a listener (child %d)",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
+	ret = sh("/usr/sbin/ip netns del ns1");
+	d.tom[0] = 'x';
+	for (int i = 0; i < 100 && (dev_get(&nl, idx, &d) || d.tom[0]); i++)
+		msleep(50);
+	tap(!ret && !d.tom[0] && !d.ifname[0],
+	    "netns deleted: device detached and back in the initial namespace");
+	tap(!sim_del(70), "and deleted");
+	free(l);
+}
+
 /* ---- stress: several threads creating and destroying adapters ---- */
 
 static volatile int stop_stress;
@@ -1471,6 +1539,7 @@ int main(void)
 	test_policy();
 	test_unprivileged();
 	test_lldev_gone();
+	test_netns();
 	test_stress();
 	test_rmmod();
 	printf("1..%d\n", ntest);
