@@ -1079,6 +1079,41 @@ static void test_l2t(void)
 	free(l);
 }
 
+/* T1: 64 L2T entries; unresolved next hops take one each. */
+static void test_l2t_full(void)
+{
+	struct l2tlist *l = calloc(1, sizeof(*l));
+	int idx, i, ok = 0, tids[66], ret, shared;
+	struct devinfo d = { 0 };
+	char addr[32];
+	struct l2e *e;
+
+	ret = sim_new(80, "veth0", OPENTOE_ID_CHELSIO_T1, 128, "full%d");
+	idx = sim_index(80);
+	for (i = 0; i < 64; i++) {
+		snprintf(addr, sizeof(addr), "10.1.0.%d", 100 + i);
+		tids[i] = tid_alloc4(&nl, idx, addr, 10000 + i, NULL);
+		ok += tids[i] >= 0;
+	}
+	tap(!ret && ok == 64, "T1: 64 flows to 64 next hops (%d ok)", ok);
+	ret = tid_alloc4(&nl, idx, "10.1.0.200", 10100, NULL);
+	tap(ret == -ENOSPC && !dev_get(&nl, idx, &d) &&
+	    d.stats[OPENTOE_STAT_NO_L2T] == 1 && d.tids_used == 64,
+	    "65th next hop: L2T full, ENOSPC, TID given back (%d)", ret);
+	shared = tid_alloc4(&nl, idx, "10.1.0.100", 10101, NULL);
+	l2t_dump(&nl, idx, l);
+	e = l2t_find4(l, idx, "10.1.0.100");
+	tap(shared >= 0 && e && e->refcnt == 2 && !e->has_ll &&
+	    !(e->state & NUD_VALID),
+	    "known next hop shares its entry (refcnt %d), unresolved (state 0x%x)",
+	    e ? e->refcnt : -1, e ? e->state : -1);
+	for (i = 0; i < 64; i++)
+		tid_free(&nl, idx, tids[i]);
+	tid_free(&nl, idx, shared);
+	sim_del(80);
+	free(l);
+}
+
 static void test_listeners(void)
 {
 	int idx = sim_index(1), idx2, idx3, ret;
@@ -1535,6 +1570,7 @@ int main(void)
 	test_attach();
 	test_tids();
 	test_l2t();
+	test_l2t_full();
 	test_listeners();
 	test_policy();
 	test_unprivileged();
