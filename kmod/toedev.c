@@ -476,15 +476,13 @@ void unregister_toedev(struct toedev *dev)
 		toedev_detach(dev, true);
 	idr_remove(&toedev_idr, dev->toe_index);
 	list_del_init(&dev->toe_list);
+	/* users still holding a reference can no longer attach a TOM */
+	clear_bit(TOEDEV_F_REGISTERED, &dev->flags);
 	mutex_unlock(&toedev_mutex);
 
 	opentoe_notify_dev(dev, OPENTOE_CMD_DEV_DEL_NTF);
 	toedev_put(dev);
 	wait_for_completion(&dev->released);
-
-	mutex_lock(&toedev_mutex);
-	clear_bit(TOEDEV_F_REGISTERED, &dev->flags);
-	mutex_unlock(&toedev_mutex);
 }
 EXPORT_SYMBOL_GPL(unregister_toedev);
 

@@ -1453,7 +1453,7 @@ static void *stress_create(void *p)
 	return NULL;
 }
 
-/* Random TID and dump requests on whatever devices exist. */
+/* Dump, attach and TID requests on whatever devices exist. */
 static void *stress_chaos(void *p)
 {
 	struct stress_arg *a = p;
@@ -1472,6 +1472,8 @@ static void *stress_chaos(void *p)
 			a->errors++;
 		read_file("/proc/net/toe/devices", proc, sizeof(proc));
 		for (i = 0; i < l->n; i++) {
+			/* races attach with the device's unregistration */
+			dev_cmd(&n, OPENTOE_CMD_DEV_ATTACH, l->d[i].index);
 			tid = tid_alloc4(&n, l->d[i].index, "10.1.0.2", 7000,
 					 NULL);
 			if (tid >= 0)
