@@ -24,14 +24,16 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
-PROGS     := $(O)/toe-loader
+PROGS     := $(O)/toe-loader $(O)/toed
 UTIL      := $(O)/util.o
+TOED_OBJS := $(O)/config.o $(O)/policy.o
+TEST_TOOLS := $(O)/selftests/toe_events
 
 .PHONY: all deps check demo fuzz install clean
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
-all: $(PROGS) $(TEST_BPF) parser
+all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) parser
 
 $(O):
 	@mkdir -p $@
@@ -51,8 +53,15 @@ $(O)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(O)/vmlinux.h
 $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(O)/util.o: user/util.c user/util.h | $(O)
+$(O)/%.o: user/%.c user/*.h include/opentoe.h | $(O)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
+	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
+
+$(O)/selftests/%: selftests/tools/%.c include/opentoe.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 $(O)/toe-loader: user/toe-loader.c $(UTIL) $(SKELS) include/opentoe.h
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)

@@ -17,6 +17,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define AF_INET		2
 #define AF_INET6	10
+#define SOL_SOCKET	1
+#define SO_KEEPALIVE	9
+#define SOL_TCP		6
+#define TCP_KEEPIDLE	4
+#define TCP_KEEPINTVL	5
+#define TCP_KEEPCNT	6
 #define TOE_XDP_CHAIN_SLOTS 1024	/* ifindexes below this may chain */
 
 /* ---------------------------------------------------------------- maps */
@@ -61,12 +67,75 @@ struct {
 	__uint(max_entries, 1 << 20);
 } toe_events SEC(".maps");
 
+/* Policy: see include/opentoe.h for the classifier and its generations. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct toe_config);
-} toe_config SEC(".maps");
+	__type(value, __u32);
+} toe_pol_gen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct toe_pol_hdr);
+} toe_pol_hdr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * TOE_POL_MAX_TUPLES);
+	__type(key, __u32);
+	__type(value, struct toe_pol_tuple);
+} toe_pol_tuples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * TOE_POL_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct toe_pol_rule);
+} toe_pol_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * TOE_POL_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} toe_pol_lclass SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * TOE_POL_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} toe_pol_rclass SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TOE_POL_CELLS_DEFAULT);
+	__type(key, struct toe_pol_key);
+	__type(value, __u32);
+} toe_pol_cells SEC(".maps");
+
+/*
+ * Never read by a program: a policy writer updates it to wait for an RCU
+ * grace period (the kernel runs synchronize_rcu after a map-in-map update),
+ * after which no connection still uses the previous policy generation.
+ */
+struct toe_rcu_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct toe_rcu_inner);
+} toe_rcu_sync SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -96,13 +165,6 @@ static __always_inline void stat_inc(__u32 idx)
 
 	if (c)
 		*c += 1;
-}
-
-static __always_inline struct toe_config *toe_cfg(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&toe_config, &zero);
 }
 
 /* An IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
@@ -188,27 +250,133 @@ struct decision {
 	__u32 reason;
 	__u32 dev;
 	__u32 rule;
+	__u32 gen;
+	__u32 ka_idle;
+	__u32 ka_intvl;
+	__u32 ka_cnt;
+	__u64 serial;
 };
 
+/* The cgroup v2 id of the cgroup the socket was created in. */
+static __always_inline __u64 sk_cgroup_id(struct bpf_sock *sk)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct cgroup *cg;
+
+	if (!tp)
+		return 0;
+	cg = tp->inet_conn.icsk_inet.sk.sk_cgrp_data.cgroup;
+	if (!cg)
+		return 0;
+	return cg->kn->id;
+}
+
+struct tss_ctx {
+	struct toe_flow_key k;
+	struct toe_pol_key pk;
+	__u64 cgid;
+	__u32 lclass;
+	__u32 rclass;
+	__u32 gen;
+	__u32 ntuples;
+	__u32 best;
+};
+
+/* One tuple of the search; bpf_loop() has the verifier check it once. */
+static long tss_step(__u32 i, void *data)
+{
+	struct tss_ctx *c = data;
+	struct toe_pol_tuple *t;
+	__u32 idx, *cell;
+
+	if (i >= c->ntuples)
+		return 1;
+	idx = c->gen * TOE_POL_MAX_TUPLES + i;
+	t = bpf_map_lookup_elem(&toe_pol_tuples, &idx);
+	if (!t || t->min_rule >= c->best)
+		return 1;	/* sorted: no later tuple can win */
+	if (t->family != c->k.family)
+		return 0;
+	c->pk.laddr[0] = c->k.laddr[0] & t->lmask[0];
+	c->pk.laddr[1] = c->k.laddr[1] & t->lmask[1];
+	c->pk.laddr[2] = c->k.laddr[2] & t->lmask[2];
+	c->pk.laddr[3] = c->k.laddr[3] & t->lmask[3];
+	c->pk.raddr[0] = c->k.raddr[0] & t->rmask[0];
+	c->pk.raddr[1] = c->k.raddr[1] & t->rmask[1];
+	c->pk.raddr[2] = c->k.raddr[2] & t->rmask[2];
+	c->pk.raddr[3] = c->k.raddr[3] & t->rmask[3];
+	c->pk.lclass = t->use_lport ? c->lclass : 0;
+	c->pk.rclass = t->use_rport ? c->rclass : 0;
+	c->pk.cgroup = t->use_cgroup ? c->cgid : 0;
+	c->pk.tuple = i;
+	cell = bpf_map_lookup_elem(&toe_pol_cells, &c->pk);
+	if (cell && *cell < c->best)
+		c->best = *cell;
+	return 0;
+}
+
 /*
- * Policy lookup.  This first version applies the configured default
- * action; the rule classifier (issue 3) slots in here.
+ * Policy lookup (tuple space search, include/opentoe.h): one generation,
+ * read once; one hash lookup per rule shape, stopping at the first shape
+ * whose lowest rule cannot beat the best match.
  */
 static __always_inline void decide(struct bpf_sock_ops *skops,
+				   struct bpf_sock *sk,
 				   const struct toe_flow_key *k,
 				   struct decision *d)
 {
-	struct toe_config *cfg = toe_cfg();
+	struct tss_ctx c = {};
+	struct toe_pol_rule *r;
+	struct toe_pol_hdr *hdr;
+	__u32 zero = 0, gen, idx;
+	__u32 *genp, *lc, *rc;
 
-	d->action = cfg ? cfg->default_action : TOE_ACT_HOST;
+	d->action = TOE_ACT_HOST;
 	d->reason = TOE_R_DEFAULT;
 	d->dev = TOE_DEV_NONE;
 	d->rule = TOE_RULE_NONE;
-	if (d->action == TOE_ACT_OFFLOAD) {
-		/* A default "offload" needs a device; none is named here. */
-		d->action = TOE_ACT_HOST;
-		d->reason = TOE_R_NODEV;
+	d->ka_idle = 0;
+	d->serial = 0;
+	genp = bpf_map_lookup_elem(&toe_pol_gen, &zero);
+	if (!genp)
+		return;
+	gen = *genp & 1;
+	d->gen = gen;
+	hdr = bpf_map_lookup_elem(&toe_pol_hdr, &gen);
+	if (!hdr)
+		return;
+	d->serial = hdr->serial;
+	idx = gen * TOE_POL_PORTS + k->lport;
+	lc = bpf_map_lookup_elem(&toe_pol_lclass, &idx);
+	idx = gen * TOE_POL_PORTS + k->rport;
+	rc = bpf_map_lookup_elem(&toe_pol_rclass, &idx);
+	if (!lc || !rc)
+		return;
+	c.k = *k;
+	c.lclass = *lc;
+	c.rclass = *rc;
+	c.cgid = sk_cgroup_id(sk);
+	c.gen = gen;
+	c.ntuples = hdr->ntuples;
+	c.best = TOE_RULE_NONE;
+	c.pk.gen = gen;
+	bpf_loop(TOE_POL_MAX_TUPLES, tss_step, &c, 0);
+	if (c.best == TOE_RULE_NONE) {
+		d->action = hdr->default_action;
+		d->dev = hdr->default_dev;
+		return;
 	}
+	idx = gen * TOE_POL_MAX_RULES + (c.best & (TOE_POL_MAX_RULES - 1));
+	r = bpf_map_lookup_elem(&toe_pol_rules, &idx);
+	if (!r)
+		return;
+	d->action = r->action;
+	d->dev = r->dev;
+	d->reason = TOE_R_RULE;
+	d->rule = c.best;
+	d->ka_idle = r->ka_idle;
+	d->ka_intvl = r->ka_intvl;
+	d->ka_cnt = r->ka_cnt;
 }
 
 /*
@@ -259,6 +427,23 @@ static __always_inline void fill_counters(struct toe_flow *f,
 	f->srtt_us = skops->srtt_us >> 3;
 }
 
+/* The patch's set_keepalive override, for the flows a rule offloads. */
+static __always_inline void set_keepalive(struct bpf_sock_ops *skops,
+					  const struct decision *d)
+{
+	int one = 1, v;
+
+	if (!d->ka_idle)
+		return;
+	bpf_setsockopt(skops, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	v = d->ka_idle;
+	bpf_setsockopt(skops, SOL_TCP, TCP_KEEPIDLE, &v, sizeof(v));
+	v = d->ka_intvl;
+	bpf_setsockopt(skops, SOL_TCP, TCP_KEEPINTVL, &v, sizeof(v));
+	v = d->ka_cnt;
+	bpf_setsockopt(skops, SOL_TCP, TCP_KEEPCNT, &v, sizeof(v));
+}
+
 static __always_inline void on_established(struct bpf_sock_ops *skops,
 					   __u8 dir)
 {
@@ -272,7 +457,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops,
 	if (!sk)
 		return;
 	skops_key(skops, &k);
-	decide(skops, &k, &d);
+	decide(skops, sk, &k, &d);
 	if (d.action == TOE_ACT_OFFLOAD) {
 		st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
 					BPF_SK_STORAGE_GET_F_CREATE);
@@ -285,7 +470,11 @@ static __always_inline void on_established(struct bpf_sock_ops *skops,
 								TOE_DEV_NONE;
 			st->decision = d.action;
 		}
+	}
+	if (d.action == TOE_ACT_OFFLOAD) {
+		/* Live counters for offloaded flows; host flows get them at close. */
 		cb |= BPF_SOCK_OPS_RTT_CB_FLAG | BPF_SOCK_OPS_RETRANS_CB_FLAG;
+		set_keepalive(skops, &d);
 	}
 	stat_inc(TOE_S_ESTABLISHED);
 
@@ -297,6 +486,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops,
 	f.reason = d.reason;
 	f.direction = dir;
 	f.state = BPF_TCP_ESTABLISHED;
+	f.policy = (__u32)d.serial;
 	fill_counters(&f, skops);
 	bpf_map_update_elem(&toe_flows, &k, &f, BPF_ANY);
 	if (d.action == TOE_ACT_OFFLOAD)

@@ -19,10 +19,16 @@
 #define TOE_MAP_FLOW_PKTS	"toe_flow_pkts"
 #define TOE_MAP_STATS		"toe_stats"
 #define TOE_MAP_EVENTS		"toe_events"
-#define TOE_MAP_CONFIG		"toe_config"
 #define TOE_MAP_SK_STATE	"toe_sk_state"
 #define TOE_MAP_XDP_NEXT	"toe_xdp_next"
-#define TOE_MAP_IF_SLOT		"toe_if_slot"
+#define TOE_MAP_POL_GEN		"toe_pol_gen"
+#define TOE_MAP_POL_HDR		"toe_pol_hdr"
+#define TOE_MAP_POL_TUPLES	"toe_pol_tuples"
+#define TOE_MAP_POL_RULES	"toe_pol_rules"
+#define TOE_MAP_POL_CELLS	"toe_pol_cells"
+#define TOE_MAP_POL_LCLASS	"toe_pol_lclass"
+#define TOE_MAP_POL_RCLASS	"toe_pol_rclass"
+#define TOE_MAP_RCU_SYNC	"toe_rcu_sync"
 
 #define TOE_MAX_DEVS		64
 #define TOE_DEV_NONE		0xffffffffU
@@ -132,10 +138,86 @@ struct toe_flow {
 	__u8 reason;		/* enum toe_reason */
 	__u8 direction;		/* enum toe_dir */
 	__u8 state;		/* last TCP state seen (TCP_ESTABLISHED = 1) */
-	__u32 gen;		/* policy generation that decided */
+	__u32 policy;		/* serial of the policy that decided (low bits) */
 };
 
 #define TOE_RULE_NONE		0xffffffffU
+
+/*
+ * Policy: ordered rules, first match wins, looked up without walking the
+ * rules (tuple space search, as Open vSwitch's classifier does).
+ *
+ * Port ranges first become port classes: the boundaries of all the rules'
+ * ranges cut 0-65535 into elementary intervals, and two arrays map a local
+ * or remote port to the number of its interval (toe_pol_lclass/rclass), so
+ * every range is a whole number of classes.  Every rule then becomes cells
+ * of one "tuple" (a shape: family, local and remote prefix lengths, whether
+ * it matches the local port, the remote port, the cgroup); a cell key is
+ * the flow's fields masked by its tuple's masks, its value the lowest
+ * (first) rule index among the rules that own the cell.  A lookup masks the
+ * flow once per tuple and looks up one hash entry per tuple: its cost grows
+ * with the number of distinct shapes (at most TOE_POL_MAX_TUPLES), not with
+ * the number of rules.  Tuples are sorted by
+ * the lowest rule they hold, so the walk stops at the first tuple that
+ * cannot beat the best match found so far.
+ *
+ * Two generations of every table live side by side (index or key field
+ * "gen").  toe_pol_gen says which one connections use; the program reads it
+ * once per connection, so no connection is decided by a mix of two rule
+ * sets.  A writer fills the other generation, flips toe_pol_gen, then waits
+ * for an RCU grace period (an update of the toe_rcu_sync map-in-map, which
+ * the kernel follows with synchronize_rcu) before it may touch the old
+ * generation again.
+ */
+#define TOE_POL_MAX_RULES	131072
+#define TOE_POL_MAX_TUPLES	64
+#define TOE_POL_CELLS_DEFAULT	(1U << 20)
+
+/* toe_pol_rules: ARRAY[2 * TOE_POL_MAX_RULES], index gen * MAX + rule. */
+struct toe_pol_rule {
+	__u32 action;		/* enum toe_action */
+	__u32 dev;		/* device index with TOE_ACT_OFFLOAD */
+	__u32 ka_idle;		/* keepalive (seconds); 0: leave it alone */
+	__u32 ka_intvl;
+	__u32 ka_cnt;
+	__u32 pad;
+};
+
+/* toe_pol_tuples: ARRAY[2 * TOE_POL_MAX_TUPLES], index gen * MAX + t. */
+struct toe_pol_tuple {
+	__u32 lmask[4];		/* local address mask, network order */
+	__u32 rmask[4];		/* remote address mask */
+	__u8 family;		/* TOE_AF_INET / TOE_AF_INET6 */
+	__u8 use_cgroup;	/* key carries the cgroup id */
+	__u8 use_lport;		/* key carries the local port class */
+	__u8 use_rport;		/* key carries the remote port class */
+	__u32 min_rule;		/* lowest rule index with a cell here */
+};
+
+/* toe_pol_cells: HASH (no prealloc), toe_pol_key -> first rule index. */
+struct toe_pol_key {
+	__u32 laddr[4];
+	__u32 raddr[4];
+	__u64 cgroup;		/* 0 unless the tuple uses the cgroup */
+	__u32 lclass;		/* local port class, 0 unless used */
+	__u32 rclass;
+	__u16 tuple;		/* tuple index within the generation */
+	__u8 gen;
+	__u8 pad[5];
+};
+
+/* toe_pol_lclass / toe_pol_rclass: ARRAY[2 * 65536] u32, gen * 65536 + port. */
+#define TOE_POL_PORTS		65536
+
+/* toe_pol_hdr: ARRAY[2], per generation. */
+struct toe_pol_hdr {
+	__u32 ntuples;
+	__u32 nrules;
+	__u32 default_action;	/* enum toe_action */
+	__u32 default_dev;	/* with a default of TOE_ACT_OFFLOAD */
+	__u64 applied_ns;	/* CLOCK_MONOTONIC when it was applied */
+	__u64 serial;		/* counts applies since the maps were made */
+};
 
 /* toe_flow_pkts: LRU_PERCPU_HASH, toe_flow_key -> per-CPU XDP counters. */
 struct toe_flow_pkts {
@@ -153,14 +235,6 @@ struct toe_sk_state {
 	__u8 decision;
 	__u8 pad[3];
 };
-
-/* toe_config: ARRAY[1]. Written by toe-loader/toed. */
-struct toe_config {
-	__u32 default_action;	/* enum toe_action */
-	__u32 flags;		/* TOE_CFG_* */
-};
-
-#define TOE_CFG_TRACK_ALL	(1U << 0)	/* record host flows too */
 
 /*
  * toe_stats: PERCPU_ARRAY of __u64 counters, index enum toe_stat.

@@ -210,6 +210,12 @@ void tj_i64(struct toe_json *j, long long v)
 	fprintf(j->f, "%lld", v);
 }
 
+void tj_f64(struct toe_json *j, double v)
+{
+	sep(j);
+	fprintf(j->f, "%.6g", v);
+}
+
 void tj_bool(struct toe_json *j, bool v)
 {
 	sep(j);

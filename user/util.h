@@ -40,6 +40,7 @@ void tj_key(struct toe_json *j, const char *k);
 void tj_str(struct toe_json *j, const char *s);
 void tj_u64(struct toe_json *j, unsigned long long v);
 void tj_i64(struct toe_json *j, long long v);
+void tj_f64(struct toe_json *j, double v);
 void tj_bool(struct toe_json *j, bool v);
 void tj_null(struct toe_json *j);
 void tj_end(struct toe_json *j);	/* newline */

@@ -33,7 +33,7 @@ base_links=$(n_toe_links)
 check "load attaches sock_ops and XDP" tl load --dev va --cgroup "$CG"
 check "sock_ops is on the test cgroup" test "$(cg_progs)" = 1
 check "XDP is on va" test "$(xdp_id)" != 0
-for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_config link_sockops; do
+for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_pol_cells toe_pol_gen link_sockops; do
 	[ -e "$PIN/$m" ] || fail "pinned: $m"
 done
 check "every map and link is pinned" test "$(ls "$PIN" | wc -l)" -ge 11
@@ -59,14 +59,14 @@ wait $cli
 # --- double load: in place, maps kept
 sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
-bpftool map update pinned "$PIN/toe_config" key 0 0 0 0 value 2 0 0 0 0 0 0 0
+bpftool map update pinned "$PIN/toe_pol_gen" key 0 0 0 0 value 1 0 0 0
 check "second load succeeds" tl load --dev va --cgroup "$CG"
 check "no duplicate sock_ops attachment" test "$(cg_progs)" = 1
 check "sock_ops link kept, program replaced" test \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)" = "$sock_link" -a \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)" != "$old_prog"
 check "maps keep their contents across load" test \
-	"$(bpftool -j map lookup pinned "$PIN/toe_config" key 0 0 0 0 | jq '.formatted.value.default_action')" = 2
+	"$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq '.formatted.value')" = 1
 check "one XDP program on va" test "$(nsx a ip -j link show dev va | jq '[.[0].xdp.prog // empty] | length')" = 1
 check "unload succeeds" tl unload
 check "unload leaves no pin, link or attachment" nothing_left

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * opentoe configuration parser.  Small on purpose (a line, a statement,
+ * whitespace-separated words), so that every error can name its file, line
+ * and column and say what was expected; fuzzed by selftests/config.
+ *
+ *   default ACTION [dev NAME]
+ *   device NAME type TYPE [dev IFACE] nconn N [steer account|cpu N|forward]
+ *   rule ACTION [dev NAME] [family inet|inet6] [local PREFIX] [remote PREFIX]
+ *        [lport P[-Q]] [rport P[-Q]] [cgroup PATH|ID] [keepalive IDLE INTVL CNT]
+ *
+ * ACTION is offload (needs dev NAME), bypass or host.  '#' starts a comment.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "config.h"
+
+#define MAX_LINE 4096
+#define MAX_WORDS 64
+#define MAX_FILE (64 << 20)
+
+struct word {
+	const char *s;
+	int col;
+};
+
+struct ctx {
+	const char *name;
+	int line;
+	char *err;
+	size_t errlen;
+	struct toe_cfg *c;
+};
+
+static int perr(struct ctx *x, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(struct ctx *x, int col, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s:%d:%d: %s", x->name, x->line, col, msg);
+	return -1;
+}
+
+const char *toe_action_name(__u32 a)
+{
+	switch (a) {
+	case TOE_ACT_HOST: return "host";
+	case TOE_ACT_OFFLOAD: return "offload";
+	case TOE_ACT_BYPASS: return "bypass";
+	default: return "?";
+	}
+}
+
+static const char *const dev_types[] = {
+	[TOE_DEV_SOFTWARE] = "software",
+	[TOE_DEV_CHELSIO_T1] = "chelsio-t1",
+	[TOE_DEV_CHELSIO_T1C] = "chelsio-t1c",
+	[TOE_DEV_CHELSIO_T3] = "chelsio-t3",
+};
+
+const char *toe_dev_type_name(__u32 t)
+{
+	return t < sizeof(dev_types) / sizeof(dev_types[0]) ? dev_types[t] : "?";
+}
+
+/* Shown in messages: a word, cut to a readable length. */
+static const char *shown(const char *s)
+{
+	static char buf[48];
+	size_t i;
+
+	for (i = 0; s[i] && i < 40; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	buf[i] = '\0';
+	if (s[i])
+		strcpy(buf + i, "...");
+	return buf;
+}
+
+static int parse_u32(struct ctx *x, const struct word *w, __u32 lo, __u32 hi,
+		     const char *what, __u32 *out)
+{
+	unsigned long long v = 0;
+	const char *p = w->s;
+
+	if (!*p)
+		return perr(x, w->col, "expected %s (%u to %u), got nothing", what, lo, hi);
+	for (; *p; p++) {
+		if (!isdigit((unsigned char)*p) || v > 0xffffffffULL)
+			return perr(x, w->col, "expected %s (%u to %u), got '%s'",
+				    what, lo, hi, shown(w->s));
+		v = v * 10 + (*p - '0');
+	}
+	if (v < lo || v > hi)
+		return perr(x, w->col, "%s %s is out of range (%u to %u)", what,
+			    shown(w->s), lo, hi);
+	*out = v;
+	return 0;
+}
+
+static int parse_action(struct ctx *x, const struct word *w, __u32 *a)
+{
+	if (!strcmp(w->s, "offload"))
+		*a = TOE_ACT_OFFLOAD;
+	else if (!strcmp(w->s, "bypass"))
+		*a = TOE_ACT_BYPASS;
+	else if (!strcmp(w->s, "host"))
+		*a = TOE_ACT_HOST;
+	else
+		return perr(x, w->col, "expected an action (offload, bypass or host), got '%s'",
+			    shown(w->s));
+	return 0;
+}
+
+static int find_dev(struct ctx *x, const struct word *w)
+{
+	int i;
+
+	for (i = 0; i < x->c->ndevs; i++)
+		if (!strcmp(x->c->devs[i].name, w->s))
+			return i;
+	return perr(x, w->col, "unknown device '%s' (declare it with 'device' before using it)",
+		    shown(w->s)), -2;
+}
+
+static int parse_range(struct ctx *x, const struct word *w, __u16 *lo, __u16 *hi)
+{
+	char a[16], *dash;
+	struct word part = { a, w->col };
+	__u32 l, h;
+
+	if (strlen(w->s) >= sizeof(a))
+		return perr(x, w->col, "expected a port or port range (P or P-Q), got '%s'",
+			    shown(w->s));
+	strcpy(a, w->s);
+	dash = strchr(a, '-');
+	if (dash)
+		*dash = '\0';
+	if (parse_u32(x, &part, 0, 65535, "a port", &l))
+		return -1;
+	h = l;
+	if (dash) {
+		part.s = dash + 1;
+		part.col = w->col + (int)(dash + 1 - a);
+		if (parse_u32(x, &part, 0, 65535, "a port", &h))
+			return -1;
+		if (h < l)
+			return perr(x, w->col, "port range %s is reversed (expected P-Q with P <= Q)",
+				    shown(w->s));
+	}
+	*lo = l;
+	*hi = h;
+	return 0;
+}
+
+void toe_prefix_mask(__u8 family, __u8 plen, __u32 *mask)
+{
+	int i, bits = plen;
+
+	memset(mask, 0, 16);
+	for (i = 0; i < (family == TOE_AF_INET ? 1 : 4) && bits > 0; i++) {
+		int b = bits > 32 ? 32 : bits;
+
+		mask[i] = htonl(b == 32 ? 0xffffffffU : ~(0xffffffffU >> b));
+		bits -= b;
+	}
+}
+
+static int parse_prefix(struct ctx *x, const struct word *w, __u8 *family,
+			__u32 *addr, __u8 *plen)
+{
+	char a[INET6_ADDRSTRLEN + 8], *slash;
+	struct word part;
+	__u32 mask[4], l, max;
+	__u8 fam;
+	int i;
+
+	if (strlen(w->s) >= sizeof(a))
+		return perr(x, w->col, "expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
+			    shown(w->s));
+	strcpy(a, w->s);
+	slash = strchr(a, '/');
+	if (slash)
+		*slash = '\0';
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, a, addr) == 1)
+		fam = TOE_AF_INET;
+	else if (inet_pton(AF_INET6, a, addr) == 1)
+		fam = TOE_AF_INET6;
+	else
+		return perr(x, w->col, "expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
+			    shown(w->s));
+	max = fam == TOE_AF_INET ? 32 : 128;
+	l = max;
+	if (slash) {
+		part.s = slash + 1;
+		part.col = w->col + (int)(slash + 1 - a);
+		if (parse_u32(x, &part, 0, max, "a prefix length", &l))
+			return -1;
+	}
+	toe_prefix_mask(fam, l, mask);
+	for (i = 0; i < 4; i++) {
+		if (addr[i] & ~mask[i])
+			return perr(x, w->col, "prefix %s has host bits set beyond /%u",
+				    shown(w->s), l);
+	}
+	if (*family && *family != fam)
+		return perr(x, w->col, "prefix %s is %s, but the rule is %s", shown(w->s),
+			    fam == TOE_AF_INET ? "IPv4" : "IPv6",
+			    *family == TOE_AF_INET ? "IPv4" : "IPv6");
+	*family = fam;
+	*plen = l;
+	return 0;
+}
+
+static int parse_cgroup(struct ctx *x, const struct word *w, __u64 *id)
+{
+	struct stat st;
+	__u32 v;
+
+	if (w->s[0] == '/') {
+		if (stat(w->s, &st) || !S_ISDIR(st.st_mode))
+			return perr(x, w->col, "cgroup %s: %s", shown(w->s),
+				    errno ? strerror(errno) : "not a folder");
+		/* A cgroup v2 id is the inode number of its folder. */
+		*id = st.st_ino;
+		return 0;
+	}
+	if (parse_u32(x, w, 1, 0xffffffffU, "a cgroup path or id", &v))
+		return -1;
+	*id = v;
+	return 0;
+}
+
+static bool valid_name(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > 15)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
+/* "key value" words after the statement's fixed part. */
+#define NEED(n, what) do {						\
+	if (i + (n) >= nw)						\
+		return perr(x, w[i].col, "'%s' needs %s", w[i].s, what); \
+} while (0)
+
+static int st_default(struct ctx *x, struct word *w, int nw)
+{
+	struct toe_cfg *c = x->c;
+	int i;
+
+	if (nw < 2)
+		return perr(x, w[0].col, "'default' needs an action (offload, bypass or host)");
+	if (parse_action(x, &w[1], &c->default_action))
+		return -1;
+	c->default_dev = -1;
+	for (i = 2; i < nw; i++) {
+		if (!strcmp(w[i].s, "dev")) {
+			NEED(1, "a device name");
+			c->default_dev = find_dev(x, &w[++i]);
+			if (c->default_dev < 0)
+				return -1;
+		} else {
+			return perr(x, w[i].col, "expected 'dev' or the end of the line, got '%s'",
+				    shown(w[i].s));
+		}
+	}
+	if (c->default_action == TOE_ACT_OFFLOAD && c->default_dev < 0)
+		return perr(x, w[1].col, "'default offload' needs 'dev NAME'");
+	if (c->default_action != TOE_ACT_OFFLOAD && c->default_dev >= 0)
+		return perr(x, w[2].col, "'dev' goes only with 'offload'");
+	return 0;
+}
+
+static int st_device(struct ctx *x, struct word *w, int nw)
+{
+	struct toe_cfg *c = x->c;
+	struct toe_cfg_dev *d;
+	bool have_type = false, have_nconn = false;
+	unsigned int t;
+	int i;
+
+	if (nw < 2)
+		return perr(x, w[0].col, "'device' needs a name");
+	if (!valid_name(w[1].s))
+		return perr(x, w[1].col, "expected a device name (1 to 15 of A-Z a-z 0-9 _ . -), got '%s'",
+			    shown(w[1].s));
+	for (i = 0; i < c->ndevs; i++)
+		if (!strcmp(c->devs[i].name, w[1].s))
+			return perr(x, w[1].col, "device '%s' is already declared on line %d",
+				    w[1].s, c->devs[i].line);
+	if (c->ndevs == TOE_MAX_DEVS)
+		return perr(x, w[1].col, "too many devices (at most %d)", TOE_MAX_DEVS);
+	d = &c->devs[c->ndevs];
+	memset(d, 0, sizeof(*d));
+	strcpy(d->name, w[1].s);
+	d->line = x->line;
+	for (i = 2; i < nw; i++) {
+		if (!strcmp(w[i].s, "type")) {
+			NEED(1, "a type (software, chelsio-t1, chelsio-t1c, chelsio-t3)");
+			i++;
+			for (t = 0; t < sizeof(dev_types) / sizeof(dev_types[0]); t++)
+				if (!strcmp(w[i].s, dev_types[t]))
+					break;
+			if (t == sizeof(dev_types) / sizeof(dev_types[0]))
+				return perr(x, w[i].col, "expected a type (software, chelsio-t1, chelsio-t1c, chelsio-t3), got '%s'",
+					    shown(w[i].s));
+			d->type = t;
+			have_type = true;
+		} else if (!strcmp(w[i].s, "dev")) {
+			NEED(1, "an interface name");
+			i++;
+			if (strlen(w[i].s) >= IF_NAMESIZE || !w[i].s[0])
+				return perr(x, w[i].col, "expected an interface name, got '%s'",
+					    shown(w[i].s));
+			strcpy(d->ifname, w[i].s);
+		} else if (!strcmp(w[i].s, "nconn")) {
+			NEED(1, "a number");
+			if (parse_u32(x, &w[++i], 1, 16777216, "nconn", &d->nconn))
+				return -1;
+			have_nconn = true;
+		} else if (!strcmp(w[i].s, "steer")) {
+			NEED(1, "account, cpu N or forward");
+			i++;
+			if (!strcmp(w[i].s, "account")) {
+				d->steer = TOE_STEER_ACCOUNT;
+			} else if (!strcmp(w[i].s, "forward")) {
+				d->steer = TOE_STEER_FORWARD;
+			} else if (!strcmp(w[i].s, "cpu")) {
+				NEED(1, "a CPU number");
+				if (parse_u32(x, &w[++i], 0, 4095, "a CPU number", &d->steer_cpu))
+					return -1;
+				d->steer = TOE_STEER_CPU;
+			} else {
+				return perr(x, w[i].col, "expected account, cpu N or forward, got '%s'",
+					    shown(w[i].s));
+			}
+		} else {
+			return perr(x, w[i].col, "expected type, dev, nconn or steer, got '%s'",
+				    shown(w[i].s));
+		}
+	}
+	if (!have_type)
+		return perr(x, w[0].col, "device '%s' needs 'type TYPE'", d->name);
+	if (!have_nconn)
+		return perr(x, w[0].col, "device '%s' needs 'nconn N'", d->name);
+	c->ndevs++;
+	return 0;
+}
+
+static int st_rule(struct ctx *x, struct word *w, int nw)
+{
+	struct toe_cfg *c = x->c;
+	struct toe_cfg_rule *r;
+	unsigned int seen = 0;
+	int i, k;
+	static const char *const keys[] = {
+		"dev", "family", "local", "remote", "lport", "rport", "cgroup", "keepalive",
+	};
+
+	if (c->nrules >= TOE_POL_MAX_RULES)
+		return perr(x, w[0].col, "too many rules (at most %d)", TOE_POL_MAX_RULES);
+	if (c->nrules == c->cap) {
+		int ncap = c->cap ? 2 * c->cap : 64;
+		void *n = realloc(c->rules, ncap * sizeof(*c->rules));
+
+		if (!n)
+			return perr(x, w[0].col, "out of memory");
+		c->rules = n;
+		c->cap = ncap;
+	}
+	r = &c->rules[c->nrules];
+	memset(r, 0, sizeof(*r));
+	r->dev = -1;
+	r->lport_hi = r->rport_hi = 65535;
+	r->line = x->line;
+	if (nw < 2)
+		return perr(x, w[0].col, "'rule' needs an action (offload, bypass or host)");
+	if (parse_action(x, &w[1], &r->action))
+		return -1;
+	for (i = 2; i < nw; i++) {
+		for (k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++)
+			if (!strcmp(w[i].s, keys[k]))
+				break;
+		if (k == (int)(sizeof(keys) / sizeof(keys[0])))
+			return perr(x, w[i].col, "expected dev, family, local, remote, lport, rport, cgroup or keepalive, got '%s'",
+				    shown(w[i].s));
+		if (seen & (1U << k))
+			return perr(x, w[i].col, "'%s' given twice", keys[k]);
+		seen |= 1U << k;
+		switch (k) {
+		case 0:
+			NEED(1, "a device name");
+			r->dev = find_dev(x, &w[++i]);
+			if (r->dev < 0)
+				return -1;
+			break;
+		case 1:
+			NEED(1, "inet or inet6");
+			i++;
+			if (!strcmp(w[i].s, "inet") || !strcmp(w[i].s, "ipv4")) {
+				k = TOE_AF_INET;
+			} else if (!strcmp(w[i].s, "inet6") || !strcmp(w[i].s, "ipv6")) {
+				k = TOE_AF_INET6;
+			} else {
+				return perr(x, w[i].col, "expected inet or inet6, got '%s'",
+					    shown(w[i].s));
+			}
+			if (r->family && r->family != k)
+				return perr(x, w[i].col, "family %s contradicts the rule's prefixes",
+					    w[i].s);
+			r->family = k;
+			break;
+		case 2:
+			NEED(1, "a prefix");
+			if (parse_prefix(x, &w[++i], &r->family, r->laddr, &r->lplen))
+				return -1;
+			break;
+		case 3:
+			NEED(1, "a prefix");
+			if (parse_prefix(x, &w[++i], &r->family, r->raddr, &r->rplen))
+				return -1;
+			break;
+		case 4:
+			NEED(1, "a port or port range");
+			if (parse_range(x, &w[++i], &r->lport_lo, &r->lport_hi))
+				return -1;
+			break;
+		case 5:
+			NEED(1, "a port or port range");
+			if (parse_range(x, &w[++i], &r->rport_lo, &r->rport_hi))
+				return -1;
+			break;
+		case 6:
+			NEED(1, "a cgroup path or id");
+			if (parse_cgroup(x, &w[++i], &r->cgroup))
+				return -1;
+			break;
+		case 7:
+			NEED(3, "IDLE INTVL CNT (seconds, seconds, probes)");
+			if (parse_u32(x, &w[i + 1], 1, 32767, "keepalive idle seconds", &r->ka_idle) ||
+			    parse_u32(x, &w[i + 2], 1, 32767, "keepalive interval seconds", &r->ka_intvl) ||
+			    parse_u32(x, &w[i + 3], 1, 127, "keepalive probe count", &r->ka_cnt))
+				return -1;
+			i += 3;
+			break;
+		}
+	}
+	if (r->action == TOE_ACT_OFFLOAD && r->dev < 0)
+		return perr(x, w[1].col, "'rule offload' needs 'dev NAME'");
+	if (r->action != TOE_ACT_OFFLOAD && r->dev >= 0)
+		return perr(x, w[1].col, "'dev' goes only with 'offload'");
+	if (r->action != TOE_ACT_OFFLOAD && r->ka_idle)
+		return perr(x, w[1].col, "'keepalive' goes only with 'offload'");
+	c->nrules++;
+	return 0;
+}
+
+static int parse_line(struct ctx *x, char *line)
+{
+	struct word w[MAX_WORDS];
+	int nw = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p || *p == '#')
+			break;
+		if (nw == MAX_WORDS)
+			return perr(x, (int)(p - line) + 1, "too many words on one line (at most %d)",
+				    MAX_WORDS);
+		w[nw].s = p;
+		w[nw].col = (int)(p - line) + 1;
+		nw++;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#')
+			p++;
+		if (*p == '#') {
+			*p = '\0';
+			break;
+		}
+		if (*p)
+			*p++ = '\0';
+	}
+	if (!nw)
+		return 0;
+	if (!strcmp(w[0].s, "default"))
+		return st_default(x, w, nw);
+	if (!strcmp(w[0].s, "device"))
+		return st_device(x, w, nw);
+	if (!strcmp(w[0].s, "rule"))
+		return st_rule(x, w, nw);
+	return perr(x, w[0].col, "expected default, device or rule, got '%s'", shown(w[0].s));
+}
+
+int toe_cfg_parse(const char *name, const char *buf, size_t len,
+		  struct toe_cfg *c, char *err, size_t errlen)
+{
+	struct ctx x = { .name = name, .err = err, .errlen = errlen, .c = c };
+	char line[MAX_LINE + 1];
+	size_t pos = 0, n;
+
+	memset(c, 0, sizeof(*c));
+	c->default_action = TOE_ACT_HOST;
+	c->default_dev = -1;
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+
+		n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		x.line++;
+		if (n > MAX_LINE)
+			return perr(&x, MAX_LINE + 1, "line longer than %d characters", MAX_LINE);
+		memcpy(line, buf + pos, n);
+		line[n] = '\0';
+		if (strlen(line) != n)
+			return perr(&x, (int)strlen(line) + 1, "unexpected NUL byte");
+		if (parse_line(&x, line))
+			return -1;
+		pos += n + 1;
+	}
+	return 0;
+}
+
+int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	ssize_t got;
+	size_t off = 0;
+	int fd, ret;
+
+	memset(c, 0, sizeof(*c));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	/* As sshd does: a policy file others can write is not trusted. */
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen, "%s: refusing it: it must be owned by root and writable by no one else (owner uid %u, mode %04o)",
+			 path, st.st_uid, st.st_mode & 07777);
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > MAX_FILE) {
+		snprintf(err, errlen, "%s: larger than %d MiB", path, MAX_FILE >> 20);
+		close(fd);
+		return -1;
+	}
+	buf = malloc(st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	while (off < (size_t)st.st_size &&
+	       (got = read(fd, buf + off, st.st_size - off)) > 0)
+		off += got;
+	close(fd);
+	ret = toe_cfg_parse(path, buf, off, c, err, errlen);
+	free(buf);
+	return ret;
+}
+
+void toe_cfg_free(struct toe_cfg *c)
+{
+	free(c->rules);
+	c->rules = NULL;
+	c->nrules = c->cap = 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe configuration file: devices, policy rules and the default action.
+ * The format is documented in README.md ("Configuration").
+ */
+#ifndef __TOE_CONFIG_H
+#define __TOE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <net/if.h>
+#include <linux/types.h>
+#include "opentoe.h"
+
+struct toe_cfg_dev {
+	char name[16];
+	__u32 type;		/* enum toe_dev_type */
+	char ifname[IF_NAMESIZE];	/* lower interface, "" for none */
+	__u32 nconn;
+	__u32 steer;		/* enum toe_steer */
+	__u32 steer_cpu;
+	int line;
+};
+
+struct toe_cfg_rule {
+	__u32 action;		/* enum toe_action */
+	int dev;		/* index into toe_cfg.devs, -1 for none */
+	__u8 family;		/* 0: both, or TOE_AF_INET / TOE_AF_INET6 */
+	__u8 lplen;		/* local prefix length (0 with no prefix) */
+	__u8 rplen;
+	__u8 pad;
+	__u32 laddr[4];		/* network order */
+	__u32 raddr[4];
+	__u16 lport_lo, lport_hi;
+	__u16 rport_lo, rport_hi;
+	__u64 cgroup;		/* cgroup v2 id, 0 for any */
+	__u32 ka_idle, ka_intvl, ka_cnt;
+	int line;
+};
+
+struct toe_cfg {
+	struct toe_cfg_dev devs[TOE_MAX_DEVS];
+	int ndevs;
+	struct toe_cfg_rule *rules;
+	int nrules;
+	int cap;
+	__u32 default_action;
+	int default_dev;	/* index into devs, -1 */
+};
+
+/*
+ * Parse a configuration.  On error, returns -1 and writes one line
+ * "NAME:LINE:COL: what was expected" into err.  toe_cfg_free() in all cases.
+ */
+int toe_cfg_parse(const char *name, const char *buf, size_t len,
+		  struct toe_cfg *c, char *err, size_t errlen);
+/* Read and parse a file; refuses one not owned by root or writable by others. */
+int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen);
+void toe_cfg_free(struct toe_cfg *c);
+
+/* Network-order mask of a prefix length (IPv4 in word 0). */
+void toe_prefix_mask(__u8 family, __u8 plen, __u32 *mask);
+
+const char *toe_action_name(__u32 action);
+const char *toe_dev_type_name(__u32 type);
+
+#endif /* __TOE_CONFIG_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* opentoe: compile a configuration into the datapath's maps, atomically. */
+#ifndef __TOE_POLICY_H
+#define __TOE_POLICY_H
+
+#include <linux/types.h>
+#include "config.h"
+
+struct toe_apply_stats {
+	__u32 rules;
+	__u32 tuples;
+	__u32 cells;
+	__u32 gen;		/* generation now in force */
+	__u64 serial;
+	double ms;		/* wall-clock time of the apply */
+};
+
+/*
+ * Apply c to the datapath pinned in pin_dir: devices first, then the rule
+ * set into the idle generation, one flip, one RCU grace period.  On any
+ * error the policy in force is unchanged and err holds one line.
+ */
+int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
+		     struct toe_apply_stats *st, char *err, size_t errlen);
+
+#endif /* __TOE_POLICY_H */
