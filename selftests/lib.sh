@@ -66,21 +66,30 @@ veth_pair() {
 	[ "$ns2" = - ] || ip link set "$if2" netns "$(ns_name "$ns2")"
 }
 
-# A cgroup v2 folder for this test, removed on exit (processes moved out).
+# cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit
+# with every process still in it.  (Not in $(...): the cleanup must be
+# registered in the test's own shell.)
 cgroup2_root() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts; }
 cg_add() {
 	local root; root=$(cgroup2_root)
 	[ -n "$root" ] || return 1
-	local cg=$root/opentoe-$TOE_TEST_ID-$1
-	mkdir -p "$cg" || return 1
-	defer "cg_del $cg"
-	echo "$cg"
+	CG=$root/opentoe-$TOE_TEST_ID-$1
+	mkdir -p "$CG" || return 1
+	defer "cg_del $CG"
 }
+# Every process left in a test cgroup is the test's own: kill it, then remove.
 cg_del() {
-	local cg=$1 root p
-	root=$(cgroup2_root)
+	local cg=$1 i
 	[ -d "$cg" ] || return 0
-	while read -r p; do echo "$p" >"$root/cgroup.procs"; done <"$cg/cgroup.procs"
+	if [ -e "$cg/cgroup.kill" ]; then
+		echo 1 >"$cg/cgroup.kill"
+	else
+		xargs -r kill -9 <"$cg/cgroup.procs"
+	fi
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$cg/cgroup.procs" ] || break
+		sleep 0.1
+	done
 	rmdir "$cg"
 }
 

@@ -9,7 +9,7 @@ need_cmd bpftool jq iperf3 nsenter
 [ -x "$TOE_BUILD/toe-loader" ] || skip "toe-loader not built (make)"
 
 PIN=$TOE_PIN_DIR
-CG=$(cg_add loader) || skip "no cgroup v2 mount"
+cg_add loader || skip "no cgroup v2 mount"
 defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 ns_add a && ns_add b || exit 1
 veth_pair a va b vb || exit 1

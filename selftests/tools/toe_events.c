@@ -49,12 +49,12 @@ static int on_event(void *ctx, void *data, size_t len)
 	       "\"raddr\":\"%s\",\"rport\":%u,\"dev\":%d,\"rule\":%d,\"decision\":%u,"
 	       "\"reason\":%u,\"direction\":%u,\"bytes_acked\":%llu,"
 	       "\"bytes_received\":%llu,\"segs_in\":%u,\"segs_out\":%u,"
-	       "\"total_retrans\":%u}\n",
+	       "\"total_retrans\":%u,\"policy\":%u}\n",
 	       tname(e->type), e->key.family, l, e->key.lport, r, e->key.rport,
 	       (int)e->dev, (int)e->rule, e->decision, e->reason, e->direction,
 	       (unsigned long long)e->bytes_acked,
 	       (unsigned long long)e->bytes_received, e->segs_in, e->segs_out,
-	       e->total_retrans);
+	       e->total_retrans, e->policy);
 	fflush(stdout);
 	return 0;
 }

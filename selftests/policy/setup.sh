@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the policy tests: two hosts (namespaces a and b, one veth, IPv4
+# and IPv6), a cgroup of the test's own with opentoe's sock_ops on it, and
+# helpers.  Both ends run inside the cgroup, so opentoe sees both sides.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+need_root
+need_cmd bpftool jq python3 nsenter
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || skip "not built (make)"
+
+PIN=$TOE_PIN_DIR
+TCPX=$TOE_TOP/selftests/tools/tcpx.py
+CONF_DIR=$(mktemp -d /tmp/opentoe-conf.XXXXXX)
+defer "rm -rf $CONF_DIR"
+cg_add pol || skip "no cgroup v2 mount"
+ns_add a && ns_add b || exit 1
+veth_pair a va b vb || exit 1
+nsx a ip addr add 10.202.0.1/24 dev va && nsx a ip link set va up
+nsx b ip addr add 10.202.0.2/24 dev vb && nsx b ip link set vb up
+nsx a ip addr add fd00:202::1/64 dev va nodad
+nsx b ip addr add fd00:202::2/64 dev vb nodad
+A4=10.202.0.1 B4=10.202.0.2 A6=fd00:202::1 B6=fd00:202::2
+
+load_toe() { # extra toe-loader args
+	defer "toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+	toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null
+}
+
+# in_cg NS CMD...: run CMD in namespace NS, inside the test cgroup.
+in_cg() {
+	local ns=$1; shift
+	(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name "$ns") "$@")
+}
+
+# conf NAME <<EOF ... : write a root-owned 0600 configuration, print its path.
+conf() {
+	local f=$CONF_DIR/$1.conf
+	cat >"$f" && chmod 600 "$f" && echo "$f"
+}
+apply() { toed --apply "$1" --pin-dir "$PIN"; }
+
+# server PORT...: a tcpx server in b, in the cgroup, until the test ends.
+server() {
+	local args=() p out
+	for p; do args+=(--port "$p"); done
+	out=$CONF_DIR/server.$RANDOM
+	in_cg b python3 "$TCPX" server "${args[@]}" --reply "${SERVER_REPLY:-0}" >"$out" 2>&1 &
+	defer "kill $!"
+	wait_for 5 grep -q ready "$out"
+}
+client() { in_cg a python3 "$TCPX" client "$@"; }
+
+flows() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c '[.[].formatted | .key + .value]'; }
+dev_live() { # DEVINDEX FIELD
+	bpftool -j map lookup pinned "$PIN/toe_dev_live" key "$1" 0 0 0 | jq ".formatted.value.$2"
+}
+stat_sum() { # INDEX
+	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
+}
+policy_serial() {
+	local g; g=$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)
+	bpftool -j map lookup pinned "$PIN/toe_pol_hdr" key "$g" 0 0 0 | jq .formatted.value.serial
+}
+# events_start: record ring-buffer events into $EVENTS until events_stop.
+events_start() {
+	EVENTS=$CONF_DIR/events.$RANDOM
+	"$TOE_BUILD/selftests/toe_events" "$PIN" >"$EVENTS" &
+	EVPID=$!
+	defer "kill $EVPID"
+	sleep 0.2
+}
+events_stop() { sleep 0.3; kill -TERM $EVPID; wait $EVPID 2>/dev/null; }
