@@ -28,12 +28,13 @@ PROGS     := $(O)/toe-loader $(O)/toed
 UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o
 TEST_TOOLS := $(O)/selftests/toe_events
+BENCH_TOOLS := $(O)/bench/connrate
 
-.PHONY: all deps check demo fuzz install clean
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
-all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) parser
+all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) parser
 
 $(O):
 	@mkdir -p $@
@@ -59,6 +60,10 @@ $(O)/%.o: user/%.c user/*.h include/opentoe.h | $(O)
 $(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
 	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
 
+$(O)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
 $(O)/selftests/%: selftests/tools/%.c include/opentoe.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
@@ -81,6 +86,16 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh
+
+# Benchmarks: ratios against a baseline run in the same invocation.
+bench: bench-policy bench-parser
+
+bench-policy: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_policy.sh
+
+bench-parser: $(O)/vmlinux.h
+	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) bench
 
 fuzz: $(O)/vmlinux.h
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) fuzz

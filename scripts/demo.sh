@@ -34,14 +34,32 @@ say "toe-loader load --dev toe-c --pin-dir $PIN"
 on $CLIENT "$B/toe-loader" load --dev toe-c --pin-dir $PIN || exit 1
 on $CLIENT "$B/toe-loader" status --pin-dir $PIN
 
+conf=$(mktemp /tmp/opentoe-demo.XXXXXX)
+cat >"$conf" <<'EOF'
+# The demo's policy: iperf3 to the server is offloaded on a software device.
+device sw0 type software nconn 16 dev toe-c
+default host
+rule offload dev sw0 remote 10.77.0.2/32 rport 5201
+EOF
+chmod 600 "$conf"
+say "Policy:"
+grep -v '^#' "$conf"
+say "toed --apply"
+on $CLIENT "$B/toed" --apply "$conf" --pin-dir $PIN || exit 1
+rm -f "$conf"
+
 say "iperf3 for 3 seconds, $CLIENT -> $SERVER"
 on $SERVER iperf3 -s -1 -D -p 5201 && sleep 0.3
 on $CLIENT iperf3 -c 10.77.0.2 -p 5201 -t 3 -f g >/tmp/toe-demo-iperf.$$ &
 sleep 1.5
 say "The flow table while it runs: bpftool map dump pinned $PIN/toe_flows"
-bpftool map dump pinned $PIN/toe_flows | sed -n '1,60p'
+bpftool map dump pinned $PIN/toe_flows | sed -n '1,70p'
+say "XDP on toe-c counted the offloaded flow's packets: bpftool map dump pinned $PIN/toe_flow_pkts"
+bpftool map dump pinned $PIN/toe_flow_pkts | sed -n '1,40p'
 wait
 grep -E 'sender|receiver' /tmp/toe-demo-iperf.$$; rm -f /tmp/toe-demo-iperf.$$
+say "Device sw0 after the transfer: bpftool map lookup pinned $PIN/toe_dev_live key 0 0 0 0"
+bpftool map lookup pinned $PIN/toe_dev_live key 0 0 0 0
 
 say "toe-loader unload"
 on $CLIENT "$B/toe-loader" unload --pin-dir $PIN

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-policy: connection setup rate (connect, accept, close; 10,000 a
+# run) with sock_ops off, and on with 1, 100 and 10,000 policy rules.  The
+# connections match no rule, so every rule shape is searched (the worst
+# case).  Each run gets a fresh network namespace, so no TIME_WAIT carries
+# over; the variants alternate within each round; median and min-max over
+# the rounds.  CSV: bench/results/policy.csv.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=$top/build
+. "$top/selftests/lib.sh"
+need_root
+ROUNDS=${ROUNDS:-5} N=${N:-10000}
+PIN=$TOE_PIN_DIR
+cg_add bench || skip "no cgroup v2"
+conf_dir=$(mktemp -d); defer "rm -rf $conf_dir"
+mkconf() { # NRULES: rules of 4 shapes, none matching loopback port traffic
+	python3 - "$1" >"$conf_dir/r$1.conf" <<'PY'
+import sys
+n = int(sys.argv[1])
+print('device d0 type chelsio-t3 nconn 1000000')
+for i in range(n):
+    m = ['remote 10.%d.%d.0/24' % ((i >> 8) & 255, i & 255), 'remote 192.0.2.%d/32' % (i & 255),
+         'local fd00:%x::/64' % i, 'remote 198.51.%d.0/24' % (i & 255)][i % 4]
+    print('rule offload dev d0 %s rport %d' % (m, 1 + i % 60000))
+PY
+	chmod 600 "$conf_dir/r$1.conf"
+}
+for r in 1 100 10000; do mkconf $r; done
+defer "toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
+link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
+
+run() { # -> conn/s, in a fresh netns, inside the cgroup
+	local ns=bench-$TOE_TEST_ID-$RANDOM
+	ip netns add $ns && ip -n $ns link set lo up
+	(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$ns "$TOE_BUILD/bench/connrate" -n "$N")
+	ip netns del $ns
+}
+variant() { # off | rules N
+	case $1 in
+	off) bpftool link detach id "$link" 2>/dev/null || true ;;
+	*) toed --apply "$conf_dir/r$1.conf" --pin-dir "$PIN" >/dev/null ;;
+	esac
+}
+csv=$top/bench/results/policy.csv
+echo "variant,round,conn_per_s" >"$csv"
+# "off" is run last in each round: detaching the link cannot be undone
+# without a reload, so each round reloads it first.
+for ((r = 1; r <= ROUNDS; r++)); do
+	toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null
+	link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
+	for v in 1 100 10000 off; do
+		variant $v
+		echo "$v,$r,$(run)" >>"$csv"
+	done
+	toe-loader unload --pin-dir "$PIN" >/dev/null
+done
+python3 - "$csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault(r['variant'], []).append(float(r['conn_per_s']))
+base = statistics.median(by['off'])
+print('%-14s %12s %20s %8s' % ('variant', 'median c/s', 'min-max', 'ratio'))
+for v in ['off', '1', '100', '10000']:
+    xs = by[v]
+    name = 'sock_ops off' if v == 'off' else '%s rules' % v
+    print('%-14s %12.0f %9.0f-%-10.0f %8.3f' % (name, statistics.median(xs), min(xs), max(xs), statistics.median(xs) / base))
+PY
