@@ -231,6 +231,7 @@ static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 		e->decision = f->decision;
 		e->reason = f->reason;
 		e->direction = f->direction;
+		e->policy = f->policy;
 	}
 	if (type == TOE_EV_FLOW_CLOSED && skops) {
 		e->bytes_acked = skops->bytes_acked;

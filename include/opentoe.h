@@ -285,6 +285,8 @@ struct toe_event {
 	__u32 segs_out;
 	__u32 total_retrans;
 	__u32 srtt_us;
+	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u32 pad2;
 };
 
 #endif /* __OPENTOE_H */
