@@ -86,8 +86,9 @@ cg_del() {
 	else
 		xargs -r kill -9 <"$cg/cgroup.procs"
 	fi
+	# (cgroup.procs always has size 0: read it)
 	for ((i = 0; i < 50; i++)); do
-		[ -s "$cg/cgroup.procs" ] || break
+		[ -n "$(cat "$cg/cgroup.procs")" ] || break
 		sleep 0.1
 	done
 	rmdir "$cg"

@@ -243,6 +243,22 @@ static int enter_netns(unsigned long ns)
 	return ret;
 }
 
+/* Pin a link just made; from here on rollback detaches and unpins it. */
+static int pin_new_link(int link_fd, const char *path)
+{
+	struct undo *u = undo_push(UNDO_LINK, path);
+	int err;
+
+	u->fd = link_fd;
+	if (bpf_obj_pin(link_fd, path)) {
+		err = -errno;
+		toe_err("cannot pin %s: %s", path, strerror(errno));
+		u->path[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
 static int attach_sockops(const struct opts *o, int prog_fd)
 {
 	char path[PATH_MAX];
@@ -289,15 +305,7 @@ static int attach_sockops(const struct opts *o, int prog_fd)
 		toe_err("cannot attach sock_ops to cgroup %s: %s", o->cgroup, strerror(-err));
 		return err;
 	}
-	u = undo_push(UNDO_LINK, path);
-	u->fd = link_fd;
-	if (bpf_obj_pin(link_fd, path)) {
-		err = -errno;
-		toe_err("cannot pin %s: %s", path, strerror(errno));
-		u->path[0] = '\0';
-		return err;
-	}
-	return 0;
+	return pin_new_link(link_fd, path);
 }
 
 /*
@@ -428,15 +436,7 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 			strerror(errno));
 		return err;
 	}
-	u = undo_push(UNDO_LINK, path);
-	u->fd = link_fd;
-	if (bpf_obj_pin(link_fd, path)) {
-		err = -errno;
-		toe_err("cannot pin %s: %s", path, strerror(errno));
-		u->path[0] = '\0';
-		return err;
-	}
-	return 0;
+	return pin_new_link(link_fd, path);
 }
 
 static int cmd_load(struct opts *o)
