@@ -29,12 +29,13 @@ UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o
 TEST_TOOLS := $(O)/selftests/toe_events
 BENCH_TOOLS := $(O)/bench/connrate
+FUZZERS   := $(O)/config/fuzz_config
 
 .PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
-all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) parser
+all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) $(FUZZERS) parser
 
 $(O):
 	@mkdir -p $@
@@ -59,6 +60,12 @@ $(O)/%.o: user/%.c user/*.h include/opentoe.h | $(O)
 
 $(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
 	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
+
+# libFuzzer + ASan + UBSan build of the configuration parser.
+$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/config.h include/opentoe.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
 
 $(O)/bench/%: bench/%.c
 	@mkdir -p $(@D)
@@ -97,8 +104,9 @@ bench-policy: deps
 bench-parser: $(O)/vmlinux.h
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) bench
 
-fuzz: $(O)/vmlinux.h
+fuzz: $(O)/vmlinux.h $(FUZZERS)
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) fuzz
+	@TOE_CONFIG_FUZZ_SECONDS=60 bash selftests/run.sh selftests/config/test_config_fuzz.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin
