@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
 need_root
-ROUNDS=${ROUNDS:-5} N=${N:-10000}
+ROUNDS=${ROUNDS:-11} N=${N:-10000}
 PIN=$TOE_PIN_DIR
 cg_add bench || skip "no cgroup v2"
 conf_dir=$(mktemp -d); defer "rm -rf $conf_dir"
@@ -30,7 +30,6 @@ PY
 for r in 1 100 10000; do mkconf $r; done
 defer "toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
-link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 
 run() { # -> conn/s, in a fresh netns, inside the cgroup
 	local ns=bench-$TOE_TEST_ID-$RANDOM
@@ -40,22 +39,22 @@ run() { # -> conn/s, in a fresh netns, inside the cgroup
 }
 variant() { # off | rules N
 	case $1 in
-	off) bpftool link detach id "$link" 2>/dev/null || true ;;
+	off) toe-loader unload --pin-dir "$PIN" >/dev/null ;;
 	*) toed --apply "$conf_dir/r$1.conf" --pin-dir "$PIN" >/dev/null ;;
 	esac
 }
 csv=$top/bench/results/policy.csv
 echo "variant,round,conn_per_s" >"$csv"
-# "off" is run last in each round: detaching the link cannot be undone
-# without a reload, so each round reloads it first.
+# The order of the variants rotates from round to round, so none always
+# runs first; "off" unloads opentoe, and the next variant loads it again.
+order=(1 100 10000 off)
 for ((r = 1; r <= ROUNDS; r++)); do
-	toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null
-	link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
-	for v in 1 100 10000 off; do
+	for ((i = 0; i < 4; i++)); do
+		v=${order[$(((i + r) % 4))]}
+		[ "$v" != off ] && { toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1; }
 		variant $v
 		echo "$v,$r,$(run)" >>"$csv"
 	done
-	toe-loader unload --pin-dir "$PIN" >/dev/null
 done
 python3 - "$csv" <<'PY'
 import csv, statistics, sys

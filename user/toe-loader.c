@@ -274,9 +274,15 @@ static int attach_sockops(const struct opts *o, int prog_fd)
 		return -errno;
 	}
 	link_fd = bpf_obj_get(path);
+	if (link_fd >= 0 && bpf_obj_get_info_by_fd(link_fd, &info, &len) == 0 &&
+	    info.cgroup.cgroup_id == 0) {
+		/* Detached by someone, or its cgroup is gone: a stale pin. */
+		close(link_fd);
+		unlink(path);
+		link_fd = -1;
+	}
 	if (link_fd >= 0) {
-		if (bpf_obj_get_info_by_fd(link_fd, &info, &len) == 0 &&
-		    info.cgroup.cgroup_id == (__u64)cst.st_ino) {
+		if (info.cgroup.cgroup_id == (__u64)cst.st_ino) {
 			/* Same cgroup: swap the program in place. */
 			u = undo_push(UNDO_LINK_UPDATE, NULL);
 			u->fd = link_fd;
@@ -403,12 +409,18 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 
 	pin_path(path, o->pin_dir, "link_xdp_n%lu_if%u", ifindex);
 	link_fd = bpf_obj_get(path);
+	if (link_fd >= 0 && (bpf_obj_get_info_by_fd(link_fd, &info, &len) ||
+			     info.xdp.ifindex != ifindex)) {
+		/* Detached by someone, or an interface that went away. */
+		close(link_fd);
+		unlink(path);
+		link_fd = -1;
+	}
 	if (link_fd >= 0) {
 		/* Ours already: swap the program in place. */
 		u = undo_push(UNDO_LINK_UPDATE, NULL);
 		u->fd = link_fd;
-		if (bpf_obj_get_info_by_fd(link_fd, &info, &len) == 0)
-			u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
+		u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
 		if (bpf_link_update(link_fd, prog_fd, NULL)) {
 			err = -errno;
 			toe_err("%s: cannot replace the XDP program: %s", ifname, strerror(errno));

@@ -66,6 +66,12 @@ check "sock_ops link kept, program replaced" test \
 check "maps keep their contents across load" test \
 	"$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq '.formatted.value')" = 1
 check "one XDP program on va" test "$(nsx a ip -j link show dev va | jq '[.[0].xdp.prog // empty] | length')" = 1
+# Someone detaches opentoe's links behind its back: the next load repairs.
+bpftool link detach pinned "$PIN/link_sockops"
+bpftool link detach pinned "$(ls -d "$PIN"/link_xdp_* | head -1)"
+check "links detached from outside" test "$(cg_progs)" = 0 -a "$(xdp_id)" = 0
+check "the next load replaces the stale links" tl load --dev va --cgroup "$CG"
+check "sock_ops and XDP attached again" test "$(cg_progs)" = 1 -a "$(xdp_id)" != 0
 check "unload succeeds" tl unload
 check "unload leaves no pin, link or attachment" nothing_left
 check_not "unload when not loaded fails" tl unload
