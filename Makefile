@@ -31,7 +31,7 @@ TEST_TOOLS := $(O)/selftests/toe_events
 BENCH_TOOLS := $(O)/bench/connrate
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -95,11 +95,15 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-parser
+bench: bench-policy bench-xdp bench-parser
 
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_policy.sh
+
+bench-xdp: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_xdp.sh
 
 bench-parser: $(O)/vmlinux.h
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) bench

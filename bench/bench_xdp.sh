@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-xdp: XDP per-packet cost with BPF_PROG_TEST_RUN (bpftool prog
+# run, repeat 1,000,000): an XDP_PASS-only program (the floor), opentoe's
+# program on a host flow, an offloaded flow and a malformed packet.  The
+# variants alternate within each round; median and min-max of the ns/packet
+# over the rounds, and the ratio to the floor.  CSV: bench/results/xdp.csv.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=$top/build
+. "$top/selftests/lib.sh"
+need_root
+ROUNDS=${ROUNDS:-7} REPEAT=${REPEAT:-1000000}
+PIN=$TOE_PIN_DIR
+P="python3 $top/selftests/tools/pkt.py"
+cg_add bxdp || skip "no cgroup v2"
+ns_add a || exit 1
+veth_pair a va a vb || exit 1
+nsx a ip link set va up && nsx a ip link set vb up
+work=$(mktemp -d); defer "rm -rf $work"
+defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
+toe=$(nsx a toe-loader status -j --pin-dir "$PIN" | jq '.programs[] | select(.type == "xdp") | .id')
+defer "rm -f /sys/fs/bpf/xdp_pass-$TOE_TEST_ID"
+bpftool prog load "$TOE_BUILD/selftests/xdp_pass.bpf.o" /sys/fs/bpf/xdp_pass-$TOE_TEST_ID type xdp || exit 1
+floor=$(bpftool -j prog show pinned /sys/fs/bpf/xdp_pass-$TOE_TEST_ID | jq .id)
+for p in v4off v4host badihl; do $P $p "$work/$p.bin"; done
+bpftool map update pinned "$PIN/toe_flows" key hex $($P key 4 10.0.0.1 10.0.0.2 80 12345) value hex $($P flow 1)
+
+ns() { # PROG PKT -> ns per run
+	bpftool prog run id "$1" data_in "$work/$2.bin" repeat "$REPEAT" 2>&1 |
+		sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p'
+}
+csv=$top/bench/results/xdp.csv
+echo "variant,round,ns_per_packet" >"$csv"
+for ((r = 1; r <= ROUNDS; r++)); do
+	echo "floor,$r,$(ns $floor v4host)" >>"$csv"
+	echo "host_flow,$r,$(ns $toe v4host)" >>"$csv"
+	echo "offloaded_flow,$r,$(ns $toe v4off)" >>"$csv"
+	echo "malformed,$r,$(ns $toe badihl)" >>"$csv"
+done
+python3 - "$csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault(r['variant'], []).append(float(r['ns_per_packet']))
+base = statistics.median(by['floor'])
+print('%-16s %10s %12s %8s' % ('variant', 'median ns', 'min-max', 'x floor'))
+for v in ['floor', 'host_flow', 'offloaded_flow', 'malformed']:
+    xs = by[v]
+    print('%-16s %10.0f %5.0f-%-6.0f %8.2f' % (v, statistics.median(xs), min(xs), max(xs), statistics.median(xs) / base))
+PY
