@@ -243,9 +243,13 @@ struct toe_sk_state {
  */
 enum toe_stat {
 	TOE_S_BASE = 32,
-	TOE_S_XDP_PACKETS = TOE_S_BASE,	/* every packet XDP saw */
+	/*
+	 * Reserved: XDP counts no packet of a host flow (not even in a
+	 * global counter), so a host flow costs no map write.
+	 */
+	TOE_S_RESERVED0 = TOE_S_BASE,
 	TOE_S_XDP_FLOW_HIT,		/* packet of an offloaded flow */
-	TOE_S_XDP_HOST,			/* TCP packet of any other flow */
+	TOE_S_RESERVED1,
 	TOE_S_XDP_CHAINED,		/* handed to the chained program */
 	TOE_S_XDP_REDIRECT_CPU,
 	TOE_S_XDP_FORWARD,
