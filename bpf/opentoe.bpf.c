@@ -157,6 +157,21 @@ struct {
 	__type(value, __u32);
 } toe_xdp_next SEC(".maps");
 
+/* Written by toed from rtnetlink; read by XDP forward (include/opentoe.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TOE_NEIGH_MAX);
+	__type(key, struct toe_neigh_key);
+	__type(value, struct toe_neigh);
+} toe_neigh SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TOE_LOCAL_MAX);
+	__type(key, struct toe_local_key);
+	__type(value, struct toe_local);
+} toe_local_addr SEC(".maps");
+
 /* ------------------------------------------------------------- helpers */
 
 static __always_inline void stat_inc(__u32 idx)

@@ -29,6 +29,8 @@
 #define TOE_MAP_POL_LCLASS	"toe_pol_lclass"
 #define TOE_MAP_POL_RCLASS	"toe_pol_rclass"
 #define TOE_MAP_RCU_SYNC	"toe_rcu_sync"
+#define TOE_MAP_NEIGH		"toe_neigh"
+#define TOE_MAP_LOCAL_ADDR	"toe_local_addr"
 
 #define TOE_MAX_DEVS		64
 #define TOE_DEV_NONE		0xffffffffU
@@ -291,6 +293,54 @@ struct toe_event {
 	__u32 srtt_us;
 	__u32 policy;		/* serial of the policy that decided (low bits) */
 	__u32 pad2;
+};
+
+/*
+ * toe_neigh: HASH, toe_neigh_key -> toe_neigh.  The kernel's ARP and NDP
+ * entries of the interfaces opentoe serves, mirrored by toed from rtnetlink
+ * (the patch's neighbour.c hooks, done in user space).  toed is the only
+ * writer; the XDP forward path is the reader.  An entry without a usable
+ * link-layer address (INCOMPLETE, FAILED) is kept with its state so that the
+ * map equals `ip neigh show`; readers test toe_neigh_valid().
+ */
+#define TOE_NEIGH_MAX		131072
+
+struct toe_neigh_key {
+	__u32 ifindex;
+	__u8 family;		/* TOE_AF_INET / TOE_AF_INET6 */
+	__u8 pad[3];
+	__u32 addr[4];		/* network order; IPv4 in addr[0] */
+};
+
+struct toe_neigh {
+	__u8 mac[6];		/* link-layer address; zero if none */
+	__u16 state;		/* NUD_* bits, as rtnetlink reports them */
+	__u64 updated_ns;	/* CLOCK_MONOTONIC of toed's write (= ktime) */
+	__u32 flags;		/* NTF_* flags from rtnetlink */
+	__u32 has_mac;		/* 1 if the kernel gave an NDA_LLADDR */
+};
+
+/* NUD states in which the MAC may be used to send (<linux/neighbour.h>). */
+#define TOE_NUD_VALID	(0x02 | 0x04 | 0x08 | 0x10 | 0x40 | 0x80)
+
+/*
+ * toe_local_addr: HASH, toe_local_key -> toe_local.  The addresses of this
+ * host (toed's network namespace), from rtnetlink address events: the
+ * "is this peer local?" test for the bypass decision.
+ */
+#define TOE_LOCAL_MAX		4096
+
+struct toe_local_key {
+	__u8 family;
+	__u8 pad[3];
+	__u32 addr[4];
+};
+
+struct toe_local {
+	__u32 ifindex;
+	__u8 prefixlen;
+	__u8 scope;
+	__u16 pad;
 };
 
 #endif /* __OPENTOE_H */
