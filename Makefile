@@ -24,9 +24,9 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
-PROGS     := $(O)/toe-loader $(O)/toed
+PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
-TOED_OBJS := $(O)/config.o $(O)/policy.o
+TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
 TEST_TOOLS := $(O)/selftests/toe_events
 BENCH_TOOLS := $(O)/bench/connrate
 FUZZERS   := $(O)/config/fuzz_config
@@ -60,6 +60,9 @@ $(O)/%.o: user/%.c user/*.h include/opentoe.h | $(O)
 
 $(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
 	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
+
+$(O)/toectl: user/toectl.c $(UTIL)
+	$(CC) $(CFLAGS) $< $(UTIL) -o $@
 
 # libFuzzer + ASan + UBSan build of the configuration parser.
 $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/config.h include/opentoe.h

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* opentoe: devices, flows, neighbours and counters, as tables or JSON. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "config.h"
+#include "neigh.h"
+#include "toe_parse.h"
+#include "views.h"
+
+int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len)
+{
+	static const char *const names[TOE_MAPS_N] = {
+		TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS, TOE_MAP_FLOW_PKTS,
+		TOE_MAP_STATS, TOE_MAP_POL_HDR, TOE_MAP_POL_GEN, TOE_MAP_NEIGH,
+		TOE_MAP_LOCAL_ADDR, TOE_MAP_EVENTS,
+	};
+	int *fds = (int *)m;
+	char path[4096];
+	unsigned int i;
+
+	for (i = 0; i < TOE_MAPS_N; i++)
+		fds[i] = -1;
+	for (i = 0; i < TOE_MAPS_N; i++) {
+		toe_join(path, sizeof(path), pin_dir, names[i]);
+		fds[i] = bpf_obj_get(path);
+		if (fds[i] < 0) {
+			snprintf(err, len, "opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
+				 path, strerror(errno));
+			toe_maps_close(m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void toe_maps_close(struct toe_maps *m)
+{
+	int *fds = (int *)m;
+	unsigned int i;
+
+	for (i = 0; i < TOE_MAPS_N; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+__u64 toe_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+const char *toe_age_str(__u64 ns, char *buf, size_t len)
+{
+	double s = ns / 1e9;
+
+	if (s < 60)
+		snprintf(buf, len, "%.1fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%.0fm", s / 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%.1fh", s / 3600);
+	else
+		snprintf(buf, len, "%.1fd", s / 86400);
+	return buf;
+}
+
+const char *toe_reason_name(__u32 r)
+{
+	static const char *const n[TOE_R__MAX] = {
+		[TOE_R_RULE] = "rule", [TOE_R_DEFAULT] = "default",
+		[TOE_R_CAPACITY] = "capacity", [TOE_R_NODEV] = "nodev",
+		[TOE_R_NOT_LOCAL] = "not_local",
+	};
+
+	return r < TOE_R__MAX ? n[r] : "?";
+}
+
+const char *toe_event_name(__u32 t)
+{
+	switch (t) {
+	case TOE_EV_LISTEN_START: return "listen_start";
+	case TOE_EV_LISTEN_STOP: return "listen_stop";
+	case TOE_EV_FLOW_OFFLOADED: return "flow_offloaded";
+	case TOE_EV_FLOW_REFUSED: return "flow_refused";
+	case TOE_EV_FLOW_CLOSED: return "flow_closed";
+	default: return "unknown";
+	}
+}
+
+const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,
+			     char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	toe_nl_addr_str(family, addr, a, sizeof(a));
+	if (family == TOE_AF_INET6)
+		snprintf(buf, len, "[%s]:%u", a, port);
+	else
+		snprintf(buf, len, "%s:%u", a, port);
+	return buf;
+}
+
+static const char *ifname(__u32 ifindex, char *buf)
+{
+	if (!ifindex)
+		return "-";
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	return buf;
+}
+
+static const char *steer_str(const struct toe_dev *d, char *buf, size_t len)
+{
+	switch (d->steer) {
+	case TOE_STEER_ACCOUNT: return "account";
+	case TOE_STEER_CPU: snprintf(buf, len, "cpu %u", d->steer_cpu); return buf;
+	case TOE_STEER_FORWARD: return "forward";
+	default: return "?";
+	}
+}
+
+/*
+ * The offload module behind a device, the patch's "TOM" column: a device
+ * the kernel module registered is served by its Chelsio TOM; every other
+ * one by the sock_ops/XDP datapath.
+ */
+static const char *module_str(const struct toe_dev *d)
+{
+	if (d->flags & TOE_DEVF_KMOD)
+		return d->type == TOE_DEV_SOFTWARE ? "opentoe_kmod" : "t3_tom";
+	return "sock_ops";
+}
+
+void toe_view_devices(FILE *f, bool json, const struct toe_maps *m)
+{
+	struct toe_json j;
+	__u32 i;
+
+	if (json) {
+		tj_start(&j, f);
+		tj_arr(&j);
+	} else {
+		fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s\n", "DEVICE",
+			"TYPE", "MODULE", "INTERFACE", "STEER", "NCONN", "LIVE", "OFFLOADED",
+			"REFUSED", "RELEASED");
+	}
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		struct toe_dev_live l = {};
+		struct toe_dev d;
+		char name[17], ifn[IF_NAMESIZE], st[16];
+
+		if (bpf_map_lookup_elem(m->devs, &i, &d) || !(d.flags & TOE_DEVF_PRESENT))
+			continue;
+		bpf_map_lookup_elem(m->live, &i, &l);
+		memcpy(name, d.name, 16);
+		name[16] = 0;
+		if (json) {
+			tj_obj(&j);
+			tj_ku64(&j, "index", i);
+			tj_kstr(&j, "device", name);
+			tj_kstr(&j, "type", toe_dev_type_name(d.type));
+			tj_kstr(&j, "module", module_str(&d));
+			tj_key(&j, "interface");
+			if (d.ifindex)
+				tj_str(&j, ifname(d.ifindex, ifn));
+			else
+				tj_null(&j);
+			tj_ku64(&j, "ifindex", d.ifindex);
+			tj_kstr(&j, "steer", steer_str(&d, st, sizeof(st)));
+			tj_ku64(&j, "nconn", d.nconn);
+			tj_ku64(&j, "live", l.live);
+			tj_ku64(&j, "offloaded", l.offloaded);
+			tj_ku64(&j, "refused", l.refused);
+			tj_ku64(&j, "released", l.released);
+			tj_obj_end(&j);
+		} else {
+			fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu\n",
+				name, toe_dev_type_name(d.type), module_str(&d),
+				ifname(d.ifindex, ifn), steer_str(&d, st, sizeof(st)), d.nconn,
+				(unsigned long long)l.live, (unsigned long long)l.offloaded,
+				(unsigned long long)l.refused, (unsigned long long)l.released);
+		}
+	}
+	if (json) {
+		tj_arr_end(&j);
+		tj_end(&j);
+	}
+}
+
+static void dev_name(const struct toe_maps *m, __u32 dev, char *buf)
+{
+	struct toe_dev d;
+
+	if (dev == TOE_DEV_NONE || bpf_map_lookup_elem(m->devs, &dev, &d) || !d.name[0]) {
+		strcpy(buf, dev == TOE_DEV_NONE ? "-" : "?");
+		return;
+	}
+	memcpy(buf, d.name, 16);
+	buf[16] = 0;
+}
+
+static void flow_pkts(const struct toe_maps *m, const struct toe_flow_key *k,
+		      __u64 *pkts, __u64 *bytes)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	struct toe_flow_pkts *v;
+
+	*pkts = *bytes = 0;
+	if (ncpu <= 0)
+		return;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return;
+	if (bpf_map_lookup_elem(m->flow_pkts, k, v) == 0) {
+		for (c = 0; c < ncpu; c++) {
+			*pkts += v[c].packets;
+			*bytes += v[c].bytes;
+		}
+	}
+	free(v);
+}
+
+int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
+		   const struct toe_flow_filter *flt)
+{
+	struct toe_flow_key k, next;
+	__u64 now = toe_now_ns();
+	void *prev = NULL;
+	struct toe_json j;
+	int shown = 0;
+
+	if (json) {
+		tj_start(&j, f);
+		tj_arr(&j);
+	} else {
+		fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11s %11s %8s %8s %8s %7s\n",
+			"LOCAL", "REMOTE", "DEVICE", "DECISION", "REASON", "RULE", "BYTES_OUT",
+			"BYTES_IN", "SEGS", "XDP_PKTS", "RTT_US", "AGE");
+	}
+	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
+		char l[64], r[64], dn[17], age[16];
+		struct toe_flow v;
+		__u64 pk, by;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(m->flows, &k, &v))
+			continue;	/* closed meanwhile */
+		dev_name(m, v.dev, dn);
+		if (flt->dev && strcmp(flt->dev, dn))
+			continue;
+		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
+			continue;
+		flow_pkts(m, &k, &pk, &by);
+		toe_endpoint_str(k.family, k.laddr, k.lport, l, sizeof(l));
+		toe_endpoint_str(k.family, k.raddr, k.rport, r, sizeof(r));
+		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
+		shown++;
+		if (json) {
+			char a[INET6_ADDRSTRLEN];
+
+			tj_obj(&j);
+			tj_ku64(&j, "family", k.family == TOE_AF_INET6 ? 6 : 4);
+			tj_kstr(&j, "laddr", toe_nl_addr_str(k.family, k.laddr, a, sizeof(a)));
+			tj_ku64(&j, "lport", k.lport);
+			tj_kstr(&j, "raddr", toe_nl_addr_str(k.family, k.raddr, a, sizeof(a)));
+			tj_ku64(&j, "rport", k.rport);
+			tj_key(&j, "device");
+			if (v.dev == TOE_DEV_NONE)
+				tj_null(&j);
+			else
+				tj_str(&j, dn);
+			tj_kstr(&j, "decision", toe_action_name(v.decision));
+			tj_kstr(&j, "reason", toe_reason_name(v.reason));
+			tj_key(&j, "rule");
+			if (v.rule == TOE_RULE_NONE)
+				tj_null(&j);
+			else
+				tj_u64(&j, v.rule);
+			tj_kstr(&j, "direction", v.direction == TOE_DIR_PASSIVE ? "passive" : "active");
+			tj_ku64(&j, "bytes_acked", v.bytes_acked);
+			tj_ku64(&j, "bytes_received", v.bytes_received);
+			tj_ku64(&j, "segs_in", v.segs_in);
+			tj_ku64(&j, "segs_out", v.segs_out);
+			tj_ku64(&j, "total_retrans", v.total_retrans);
+			tj_ku64(&j, "xdp_packets", pk);
+			tj_ku64(&j, "xdp_bytes", by);
+			tj_ku64(&j, "srtt_us", v.srtt_us);
+			tj_key(&j, "age_s");
+			tj_f64(&j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
+			tj_ku64(&j, "policy", v.policy);
+			tj_ku64(&j, "cookie", v.cookie);
+			tj_obj_end(&j);
+		} else {
+			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s\n",
+				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason),
+				v.rule == TOE_RULE_NONE ? "-" : (snprintf(dn, sizeof(dn), "%u", v.rule), dn),
+				(unsigned long long)v.bytes_acked,
+				(unsigned long long)v.bytes_received,
+				(unsigned long long)v.segs_in + v.segs_out,
+				(unsigned long long)pk, v.srtt_us, age);
+		}
+	}
+	if (json) {
+		tj_arr_end(&j);
+		tj_end(&j);
+	}
+	return shown;
+}
+
+void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
+{
+	struct toe_neigh_key k, next;
+	__u64 now = toe_now_ns();
+	void *prev = NULL;
+	struct toe_json j;
+
+	if (json) {
+		tj_start(&j, f);
+		tj_arr(&j);
+	} else {
+		fprintf(f, "%-40s %-10s %-17s %-10s %s\n", "ADDRESS", "INTERFACE", "LLADDR",
+			"STATE", "UPDATED");
+	}
+	while (bpf_map_get_next_key(m->neigh, prev, &next) == 0) {
+		char a[INET6_ADDRSTRLEN], mac[18], ifn[IF_NAMESIZE], age[16];
+		struct toe_neigh v;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(m->neigh, &k, &v))
+			continue;
+		toe_nl_addr_str(k.family, k.addr, a, sizeof(a));
+		toe_nl_mac_str(v.mac, mac, sizeof(mac));
+		toe_age_str(now > v.updated_ns ? now - v.updated_ns : 0, age, sizeof(age));
+		if (json) {
+			tj_obj(&j);
+			tj_kstr(&j, "dst", a);
+			tj_kstr(&j, "dev", ifname(k.ifindex, ifn));
+			tj_ku64(&j, "ifindex", k.ifindex);
+			tj_key(&j, "lladdr");
+			if (v.has_mac)
+				tj_str(&j, mac);
+			else
+				tj_null(&j);
+			tj_kstr(&j, "state", toe_nl_nud_str(v.state));
+			tj_ku64(&j, "nud", v.state);
+			tj_key(&j, "updated_s_ago");
+			tj_f64(&j, now > v.updated_ns ? (now - v.updated_ns) / 1e9 : 0);
+			tj_obj_end(&j);
+		} else {
+			fprintf(f, "%-40s %-10s %-17s %-10s %s ago\n", a, ifname(k.ifindex, ifn),
+				v.has_mac ? mac : "-", toe_nl_nud_str(v.state), age);
+		}
+	}
+	if (json) {
+		tj_arr_end(&j);
+		tj_end(&j);
+	}
+}
+
+int toe_stats_read(const struct toe_maps *m, __u64 *out, int n)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u64 *v;
+	__u32 i;
+
+	memset(out, 0, n * sizeof(*out));
+	if (ncpu <= 0)
+		return -1;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -1;
+	for (i = 0; i < (__u32)n && i < TOE_STATS_MAX; i++) {
+		if (bpf_map_lookup_elem(m->stats, &i, v))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[i] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+const char *toe_stat_name(int i)
+{
+	static const char *const n[TOE_S__MAX - TOE_S_BASE] = {
+		[TOE_S_XDP_FLOW_HIT - TOE_S_BASE] = "xdp_flow_hit",
+		[TOE_S_XDP_CHAINED - TOE_S_BASE] = "xdp_chained",
+		[TOE_S_XDP_REDIRECT_CPU - TOE_S_BASE] = "xdp_redirect_cpu",
+		[TOE_S_XDP_FORWARD - TOE_S_BASE] = "xdp_forward",
+		[TOE_S_XDP_NEIGH_MISS - TOE_S_BASE] = "xdp_neigh_miss",
+		[TOE_S_ESTABLISHED - TOE_S_BASE] = "established",
+		[TOE_S_CLOSED - TOE_S_BASE] = "closed",
+		[TOE_S_FLOW_EVICTED - TOE_S_BASE] = "flow_evicted",
+		[TOE_S_EVENT_DROPPED - TOE_S_BASE] = "event_dropped",
+		[TOE_S_LISTEN - TOE_S_BASE] = "listen",
+	};
+
+	if (i >= 0 && i < TOE_P__MAX)
+		return toe_parse_result_names[i];
+	if (i >= TOE_S_BASE && i < TOE_S__MAX)
+		return n[i - TOE_S_BASE];
+	return NULL;
+}
+
+int toe_policy_hdr(const struct toe_maps *m, __u32 *gen, struct toe_pol_hdr *h)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(m->gen, &zero, gen))
+		return -1;
+	*gen &= 1;
+	return bpf_map_lookup_elem(m->hdr, gen, h);
+}

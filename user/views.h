@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe: what toectl shows, read from the pinned maps and written as a
+ * text table or as one JSON document.
+ */
+#ifndef __TOE_VIEWS_H
+#define __TOE_VIEWS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "opentoe.h"
+#include "util.h"
+
+struct toe_maps {
+	int devs, live, flows, flow_pkts, stats, hdr, gen, neigh, local, events;
+};
+
+#define TOE_MAPS_N	(sizeof(struct toe_maps) / sizeof(int))
+
+int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
+void toe_maps_close(struct toe_maps *m);
+
+struct toe_flow_filter {
+	const char *dev;	/* device name, NULL for any */
+	int port;		/* local or remote port, -1 for any */
+};
+
+/* The patch's /proc/net/toe/devices. */
+void toe_view_devices(FILE *f, bool json, const struct toe_maps *m);
+/* The patch's TCPDIAG_OFFLOAD.  Returns the number of flows shown. */
+int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
+		   const struct toe_flow_filter *flt);
+/* The mirrored neighbour table. */
+void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m);
+
+/* Datapath counters summed over CPUs; names[i] NULL for unused slots. */
+int toe_stats_read(const struct toe_maps *m, __u64 *out, int n);
+const char *toe_stat_name(int i);
+
+/* Policy header of the generation in force. */
+int toe_policy_hdr(const struct toe_maps *m, __u32 *gen, struct toe_pol_hdr *h);
+
+const char *toe_reason_name(__u32 r);
+const char *toe_event_name(__u32 t);
+/* "10.0.0.1:80" or "[fe80::1]:80" */
+const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,
+			     char *buf, size_t len);
+/* Monotonic nanoseconds (the clock of bpf_ktime_get_ns). */
+__u64 toe_now_ns(void);
+/* "3.2s", "5m", "2h" */
+const char *toe_age_str(__u64 ns, char *buf, size_t len);
+
+#endif /* __TOE_VIEWS_H */
