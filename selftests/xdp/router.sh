@@ -50,7 +50,8 @@ endpoints_no_gso() {
 # toe_neigh (key: egress ifindex, family, address; value: MAC, NUD state).
 fill_neigh() {
 	local pin=$1 dev dst mac st idx fam bits
-	nsx c ping -c1 -W2 $S4 >/dev/null && nsx c ping -6 -c1 -W2 $S6 >/dev/null || return 1
+	# (IPv6 needs the link-local addresses out of DAD first: retry)
+	wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null && wait_for 5 nsx c ping -6 -c1 -W1 $S6 >/dev/null || return 1
 	nsx r ip -j neigh show | jq -r '.[] | select(.lladdr) | "\(.dev) \(.dst) \(.lladdr) \(.state | join(","))"' |
 	while read -r dev dst mac st; do
 		idx=$(nsx r ip -j link show "$dev" | jq '.[0].ifindex')

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "steer forward" on a real router: client, router and server namespaces,
+# opentoe's XDP on both router interfaces.  A flow policy names is forwarded
+# by XDP once its handshake went through the stack: the router's kernel
+# forwards only its handshake and teardown while TOE_S_XDP_FORWARD counts
+# the rest, and the data arrives intact.  A flow policy does not name goes
+# through the kernel, and a DROP rule in the FORWARD chain stops it; an
+# established fast-path flow no longer passes FORWARD (an nftables
+# flowtable's semantics): a DROP-everything rule stops its new
+# connections, not its data.  Native XDP first, then generic (skb) mode.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+need_root
+need_cmd bpftool jq python3 nsenter ethtool iptables iperf3
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || skip "not built (make)"
+PIN=$TOE_PIN_DIR
+cg_add fwd || skip "no cgroup v2 mount"
+router_topology || exit 1
+endpoints_for_native || exit 1
+work=$(mktemp -d); defer "rm -rf $work"
+cat >"$work/fwd.conf" <<EOF
+device fwd type software nconn 100 steer forward
+rule offload dev fwd rport 5201
+rule offload dev fwd rport 5301
+EOF
+chmod 600 "$work/fwd.conf"
+defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+load() { # [toe-loader args]
+	nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null &&
+	toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN"
+}
+load || { fail "load, apply, neighbours"; finish; }
+nsx s python3 "$XFER" server --port 5201 --port 5202 >"$work/server.out" 2>&1 &
+defer "kill $!"
+nsx s iperf3 -s -p 5301 >/dev/null 2>&1 &
+defer "kill $!"
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+st() { stat_of "$PIN" "$1"; }
+
+# xfer NAME ADDR PORT ARGS...: a client transfer; its JSON in $work/NAME.json,
+# and "intact" if the server hashed the same bytes.
+xfer() {
+	local name=$1 addr=$2 port=$3; shift 3
+	nsx c python3 "$XFER" client --addr "$addr" --port "$port" "$@" >"$work/$name.json"
+}
+intact() { # NAME
+	local c lp
+	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
+	[ "$lp" != null ] || return 1
+	wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out" || return 1
+	grep "\"peer_port\": $lp," "$work/server.out" |
+		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
+}
+flow_pkts() { # FAM A AP B BP -> packets of the flow in toe_flow_pkts
+	bpftool -j map lookup pinned "$PIN/toe_flow_pkts" key hex $($PKT ckey "$@") 2>/dev/null |
+		jq '[.formatted.values[].value.packets] | add' 2>/dev/null || echo 0
+}
+
+# measure NAME ADDR PORT ARGS...: transfer, then K = kernel-forwarded, X = XDP-forwarded
+measure() {
+	local k0 x0 rc
+	k0=$(ip_forwarded); x0=$(st $S_FORWARD)
+	xfer "$@"; rc=$?
+	sleep 0.2
+	K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
+	echo "$1: $(jq -c . "$work/$1.json"); kernel forwarded $K, XDP forwarded $X"
+	return $rc
+}
+
+# ---- offloaded flows (rport 5201), native XDP
+N=30000000
+measure off4 $S4 5201 --bytes $N
+check "IPv4 offloaded flow: $N bytes arrive intact" intact off4
+check "  XDP forwarded its packets (>= $((N / 1500)))" test $X -ge $((N / 1500))
+check "  the kernel forwarded only handshake and teardown (<= 20 datagrams)" test $K -le 20
+lp=$(jq .lport "$work/off4.json")
+check "  per-flow counters in toe_flow_pkts" test "$(flow_pkts 4 $C4 "$lp" $S4 5201)" -ge $((N / 1500))
+measure off6 $S6 5201 --bytes 10000000
+check "IPv6 offloaded flow: 10 MB intact" intact off6
+check "  XDP forwarded it, the kernel forwarded <= 20 datagrams" test $X -ge 6666 -a $K -le 20
+
+k0=$(ip_forwarded); x0=$(st $S_FORWARD)
+nsx c iperf3 -c $S4 -p 5301 -n 200M -J >"$work/iperf.json" 2>&1
+K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
+sent=$(jq .end.sum_sent.bytes "$work/iperf.json") recv=$(jq .end.sum_received.bytes "$work/iperf.json")
+echo "iperf3: sent $sent received $recv at $(jq '.end.sum_received.bits_per_second / 1e9 * 100 | floor / 100' "$work/iperf.json") Gbit/s; kernel forwarded $K, XDP forwarded $X"
+# (iperf3 -n stops at the sender's last write, so the receiver's count is
+# what had arrived by then; xfer above checks every byte and the content.)
+check "iperf3 through the fast path: completes, no error" jq -e '.error == null and .end.sum_received.bytes > 100000000' "$work/iperf.json"
+check "  kernel forwarded <= 40 datagrams (two connections), XDP the rest" test $K -le 40 -a $X -ge $((200000000 / 1500))
+
+# ---- a host flow (rport 5202: no rule) over the same router
+measure host4 $S4 5202 --bytes 10000000
+check "host flow: 10 MB intact" intact host4
+check "  forwarded by the kernel (>= $((10000000 / 1500)) datagrams)" test $K -ge $((10000000 / 1500))
+check "  not by XDP (TOE_S_XDP_FORWARD unchanged)" test $X = 0
+
+# ---- netfilter
+nsx r iptables -A FORWARD -p tcp --dport 5202 -j DROP
+xfer host_drop $S4 5202 --bytes 100000 --connect-timeout 2
+check "DROP rule for port 5202 in FORWARD: the host flow cannot connect" jq -e .error "$work/host_drop.json"
+measure off_rule $S4 5201 --bytes 5000000
+check "  an offloaded flow (its handshake passes FORWARD) still works" intact off_rule
+nsx r iptables -D FORWARD -p tcp --dport 5202 -j DROP
+
+# An established fast-path flow, and a DROP-everything rule added under it.
+nsx c python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json" &
+long=$!
+defer "kill $long"
+sleep 1.5
+nsx r iptables -I FORWARD -j DROP
+x0=$(st $S_FORWARD)
+xfer new_drop $S4 5201 --bytes 100000 --connect-timeout 2
+x1=$(st $S_FORWARD)
+nsx r iptables -D FORWARD -j DROP
+wait $long
+echo "under DROP everything: XDP forwarded $((x1 - x0)) packets of the established flow in ~2 s; new connection: $(jq -c . "$work/new_drop.json")"
+check "DROP everything in FORWARD: a new connection (even one policy names) cannot connect" jq -e .error "$work/new_drop.json"
+check "  the established fast-path flow keeps flowing (> 1000 packets under the rule)" test $((x1 - x0)) -gt 1000
+check "  and, the rule gone before its FIN, completes intact" intact long
+
+# ---- generic (skb) XDP
+nsx r toe-loader unload --pin-dir "$PIN" >/dev/null
+endpoints_no_gso
+load --xdp-mode skb || fail "reload in skb mode"
+check "skb mode: both router interfaces in generic mode" \
+	test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp" and .xdp_mode == "skb")] | length')" = 2
+measure gen4 $S4 5201 --bytes 10000000
+check "skb mode: offloaded flow intact" intact gen4
+check "  XDP forwarded it, the kernel forwarded <= 20 datagrams" test $X -ge 6666 -a $K -le 20
+finish

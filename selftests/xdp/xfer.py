@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Bulk TCP transfers whose content both ends hash (XDP steering tests).
+
+server --port P [--port Q ...]
+        listen (dual-stack) until killed; print "ready"; for every
+        connection, read to EOF and print one JSON line:
+        {"port": P, "peer_port": N, "bytes": N, "sha256": "..."}
+client --addr A --port P (--bytes N | --seconds S) [--connect-timeout T]
+        send N random bytes (or as many as fit in S seconds), close, print
+        {"lport": N, "bytes": N, "sha256": "..."}; exit 1 with {"error": ...}
+        if the connection cannot be made or breaks.
+"""
+import argparse
+import hashlib
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+
+def serve(args):
+    lock = threading.Lock()
+
+    def handle(c, port):
+        h, n = hashlib.sha256(), 0
+        try:
+            while True:
+                b = c.recv(1 << 16)
+                if not b:
+                    break
+                h.update(b)
+                n += len(b)
+        except OSError:
+            pass
+        peer = c.getpeername()[1]
+        c.close()
+        with lock:
+            print(json.dumps({"port": port, "peer_port": peer, "bytes": n,
+                              "sha256": h.hexdigest()}), flush=True)
+
+    def loop(s, port):
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=handle, args=(c, port), daemon=True).start()
+
+    for port in args.port:
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        s.bind(("::", port))
+        s.listen(64)
+        threading.Thread(target=loop, args=(s, port), daemon=True).start()
+    print("ready", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+def client(args):
+    fam = socket.AF_INET6 if ":" in args.addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(args.connect_timeout)
+    try:
+        s.connect((args.addr, args.port))
+    except OSError as e:
+        print(json.dumps({"error": "connect: %s" % e}))
+        return 1
+    s.settimeout(30)
+    h, n = hashlib.sha256(), 0
+    block = os.urandom(1 << 16)
+    end = time.monotonic() + args.seconds if args.seconds else None
+    try:
+        while (end is None and n < args.bytes) or (end is not None and time.monotonic() < end):
+            # A new block each time: a reordered or repeated segment changes the hash.
+            block = hashlib.sha256(block[:64]).digest() + block[32:]
+            chunk = block if end is not None else block[: min(len(block), args.bytes - n)]
+            s.sendall(chunk)
+            h.update(chunk)
+            n += len(chunk)
+        lport = s.getsockname()[1]
+        s.shutdown(socket.SHUT_WR)
+        while s.recv(1 << 16):
+            pass
+    except OSError as e:
+        print(json.dumps({"error": "transfer: %s" % e, "bytes": n}))
+        return 1
+    s.close()
+    print(json.dumps({"lport": lport, "bytes": n, "sha256": h.hexdigest()}))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("server")
+    a.add_argument("--port", type=int, action="append", required=True)
+    a = sub.add_parser("client")
+    a.add_argument("--addr", required=True)
+    a.add_argument("--port", type=int, required=True)
+    a.add_argument("--bytes", type=int, default=0)
+    a.add_argument("--seconds", type=float, default=0)
+    a.add_argument("--connect-timeout", type=float, default=5)
+    args = ap.parse_args()
+    return serve(args) if args.cmd == "server" else client(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
