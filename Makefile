@@ -31,7 +31,7 @@ TEST_TOOLS := $(O)/selftests/toe_events
 BENCH_TOOLS := $(O)/bench/connrate
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -98,7 +98,7 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser
+bench: bench-policy bench-xdp bench-parser bench-forward
 
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
@@ -107,6 +107,10 @@ bench-policy: deps
 bench-xdp: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_xdp.sh
+
+bench-forward: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_forward.sh
 
 bench-parser: $(O)/vmlinux.h
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) bench

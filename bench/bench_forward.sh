@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-forward: one TCP flow (iperf3) through a router namespace,
+# forwarded by
+#   xdp        opentoe's XDP fast path ("steer forward", native mode)
+#   kernel     the kernel, no rule
+#   conntrack  the kernel with a stateful rule loaded
+#              (iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT)
+# DURATION seconds each, ROUNDS rounds, the order of the variants rotating
+# from round to round.  Throughput is the receiver's; CPU is every CPU's
+# busy time (/proc/stat) per GB moved: client, router and server share the
+# machine, so it includes both ends' TCP work, which is the same in every
+# variant.  The end hosts send MTU-sized frames (no TSO/GSO), as a wire
+# would carry them, in every variant.  Median, min-max, ratio to kernel.
+# CSV: bench/results/forward.csv.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=$top/build
+. "$top/selftests/lib.sh"
+. "$top/selftests/xdp/router.sh"
+need_root
+need_cmd iperf3 iptables ethtool jq
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5}
+PIN=$TOE_PIN_DIR
+cg_add bfwd || skip "no cgroup v2"
+router_topology || exit 1
+endpoints_for_native && endpoints_no_gso || exit 1
+work=$(mktemp -d); defer "rm -rf $work"
+printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\n' >"$work/fwd.conf"
+chmod 600 "$work/fwd.conf"
+defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+nsx s iperf3 -s -p 5201 >/dev/null 2>&1 &
+defer "kill $!"
+sleep 0.5
+
+on() {
+	case $1 in
+	xdp)
+		nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null &&
+		toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN" ;;
+	conntrack)
+		nsx r iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
+	esac
+}
+off() {
+	case $1 in
+	xdp) nsx r toe-loader unload --pin-dir "$PIN" >/dev/null ;;
+	conntrack) nsx r iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
+	esac
+}
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+hz=$(getconf CLK_TCK)
+
+csv=$top/bench/results/forward.csv
+echo "variant,round,gbit_s,cpu_s_per_gb,kernel_forwarded,xdp_forwarded" >"$csv"
+order=(xdp kernel conntrack)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((i = 0; i < 3; i++)); do
+		v=${order[$(((i + r) % 3))]}
+		on $v || { echo "cannot set up $v" >&2; exit 1; }
+		k0=$(ip_forwarded); x0=0
+		[ $v = xdp ] && x0=$(stat_of "$PIN" $S_FORWARD)
+		b0=$(busy)
+		nsx c iperf3 -c $S4 -p 5201 -t "$DURATION" -J >"$work/out.json"
+		b1=$(busy)
+		k=$(( $(ip_forwarded) - k0 )); x=0
+		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+		off $v
+		bytes=$(jq .end.sum_received.bytes "$work/out.json")
+		bps=$(jq .end.sum_received.bits_per_second "$work/out.json")
+		[ "$bytes" -gt 0 ] 2>/dev/null || { echo "$v: iperf3 failed: $(jq -c .error "$work/out.json")" >&2; exit 1; }
+		python3 -c "import sys; b, bps, c, hz = map(float, sys.argv[1:]); print('%s,%d,%.3f,%.3f,%d,%d' % ('$v', $r, bps / 1e9, c / hz / (b / 1e9), $k, $x))" \
+			"$bytes" "$bps" $((b1 - b0)) "$hz" >>"$csv"
+		tail -n 1 "$csv"
+	done
+done
+python3 - "$csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault(r['variant'], []).append(r)
+med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
+print('%-10s %8s %13s %6s %11s %13s %6s %12s %12s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
+                                                     'kernel fwd', 'XDP fwd'))
+for v in ['kernel', 'conntrack', 'xdp']:
+    g = [float(x['gbit_s']) for x in by[v]]
+    c = [float(x['cpu_s_per_gb']) for x in by[v]]
+    print('%-10s %8.2f %6.2f-%-6.2f %6.2f %11.2f %6.2f-%-6.2f %6.2f %12.0f %12.0f' % (
+        v, med(v, 'gbit_s'), min(g), max(g), med(v, 'gbit_s') / med('kernel', 'gbit_s'),
+        med(v, 'cpu_s_per_gb'), min(c), max(c), med(v, 'cpu_s_per_gb') / med('kernel', 'cpu_s_per_gb'),
+        med(v, 'kernel_forwarded'), med(v, 'xdp_forwarded')))
+PY
