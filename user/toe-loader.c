@@ -1058,9 +1058,10 @@ static void usage(FILE *f)
 "  -c, --cgroup PATH      cgroup v2 folder for sock_ops (default: cgroup v2 root\n"
 "                         from /proc/mounts)\n"
 "  -p, --pin-dir DIR      bpffs folder (default " TOE_PIN_DIR_DEFAULT ")\n"
-"  -f, --flows N          flow table size (default %u)\n"
+"  -f, --flows N          size of toe_flows, toe_flow_pkts and toe_fwd\n"
+"                         (default %u, toe_fwd %u)\n"
 "  -j, --json             JSON output (status)\n"
-"  -h, --help             this text\n", TOE_FLOWS_DEFAULT);
+"  -h, --help             this text\n", TOE_FLOWS_DEFAULT, TOE_FWD_DEFAULT);
 }
 
 int main(int argc, char **argv)
