@@ -971,6 +971,7 @@ static int daemon_run(void)
 	}
 	if (take_lock())
 		return 1;
+	D->start_ns = toe_now_ns();
 	if (stat("/proc/self/ns/net", &ns) == 0)
 		D->netns_ino = ns.st_ino;
 	if (toe_maps_open(D->pin_dir, &D->m, err, sizeof(err))) {
