@@ -115,9 +115,16 @@ fuzz: $(O)/vmlinux.h $(FUZZERS)
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) fuzz
 	@TOE_CONFIG_FUZZ_SECONDS=60 bash selftests/run.sh selftests/config/test_config_fuzz.sh
 
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(PREFIX)/share/opentoe/trace
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
+	for u in toed opentoe-loader; do \
+		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service; done
+	install -m 0755 scripts/trace/*.bt $(DESTDIR)$(PREFIX)/share/opentoe/trace/
 
 clean:
 	rm -rf $(O)
