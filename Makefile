@@ -28,10 +28,10 @@ PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
 TEST_TOOLS := $(O)/selftests/toe_events
-BENCH_TOOLS := $(O)/bench/connrate
+BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-neigh
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -70,9 +70,9 @@ $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/confi
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
 
-$(O)/bench/%: bench/%.c
+$(O)/bench/%: bench/%.c include/opentoe.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 $(O)/selftests/%: selftests/tools/%.c include/opentoe.h
 	@mkdir -p $(@D)
@@ -98,11 +98,15 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser
+bench: bench-policy bench-xdp bench-parser bench-neigh
 
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_policy.sh
+
+bench-neigh: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_neigh.sh
 
 bench-xdp: deps
 	@$(MAKE) --no-print-directory all
