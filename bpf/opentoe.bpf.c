@@ -172,6 +172,42 @@ struct {
 	__type(value, struct toe_local);
 } toe_local_addr SEC(".maps");
 
+/* Steering and forwarding (include/opentoe.h, "XDP steering"). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TOE_FWD_DEFAULT);	/* toe-loader --flows N */
+	__type(key, struct toe_flow_key);
+	__type(value, struct toe_fwd);
+} toe_fwd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, TOE_IFACES_MAX);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} toe_devmap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TOE_IFACES_MAX);
+	__type(key, __u32);
+	__type(value, struct toe_iface);
+} toe_ifaces SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, 64);	/* toe-loader: the possible CPUs */
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} toe_cpumap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct toe_xdp_conf);
+} toe_xdp_conf SEC(".maps");
+
 /* ------------------------------------------------------------- helpers */
 
 static __always_inline void stat_inc(__u32 idx)
@@ -334,11 +370,12 @@ static long tss_step(__u32 i, void *data)
 /*
  * Policy lookup (tuple space search, include/opentoe.h): one generation,
  * read once; one hash lookup per rule shape, stopping at the first shape
- * whose lowest rule cannot beat the best match.
+ * whose lowest rule cannot beat the best match.  Shared by sock_ops (a
+ * connection of this host, cgid = its socket's cgroup) and XDP (a flow
+ * this host routes, seen from its client: cgid 0, so cgroup rules never
+ * match it).
  */
-static __always_inline void decide(struct bpf_sock_ops *skops,
-				   struct bpf_sock *sk,
-				   const struct toe_flow_key *k,
+static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 				   struct decision *d)
 {
 	struct tss_ctx c = {};
@@ -371,7 +408,7 @@ static __always_inline void decide(struct bpf_sock_ops *skops,
 	c.k = *k;
 	c.lclass = *lc;
 	c.rclass = *rc;
-	c.cgid = sk_cgroup_id(sk);
+	c.cgid = cgid;
 	c.gen = gen;
 	c.ntuples = hdr->ntuples;
 	c.best = TOE_RULE_NONE;
@@ -473,7 +510,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops,
 	if (!sk)
 		return;
 	skops_key(skops, &k);
-	decide(skops, sk, &k, &d);
+	decide(&k, sk_cgroup_id(sk), &d);
 	if (d.action == TOE_ACT_OFFLOAD) {
 		st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
 					BPF_SK_STORAGE_GET_F_CREATE);
@@ -601,13 +638,317 @@ static __always_inline int xdp_next(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/*
+ * A packet of an offloaded flow of this host: "steer cpu N" devices move
+ * its receive work to CPU N through the cpumap; if CPU N has no entry the
+ * redirect fails and the packet is passed here, as with "steer account".
+ * ("steer forward" is for flows this host routes: an offloaded local flow
+ * of such a device is only accounted.)
+ */
+static __always_inline int steer_local(struct xdp_md *ctx, __u32 idx)
+{
+	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	long rc;
+
+	if (!dev || dev->steer != TOE_STEER_CPU || !(dev->flags & TOE_DEVF_PRESENT))
+		return xdp_next(ctx);
+	rc = bpf_redirect_map(&toe_cpumap, dev->steer_cpu, XDP_PASS);
+	if (rc != XDP_REDIRECT)
+		return xdp_next(ctx);
+	stat_inc(TOE_S_XDP_REDIRECT_CPU);
+	return XDP_REDIRECT;
+}
+
+static __always_inline void count_flow(const struct toe_flow_key *k, __u64 len)
+{
+	struct toe_flow_pkts *pc, zero = {};
+
+	pc = bpf_map_lookup_elem(&toe_flow_pkts, k);
+	if (!pc) {
+		bpf_map_update_elem(&toe_flow_pkts, k, &zero, BPF_NOEXIST);
+		pc = bpf_map_lookup_elem(&toe_flow_pkts, k);
+		if (!pc)
+			return;
+	}
+	pc->packets++;
+	pc->bytes += len;
+}
+
+/* ------------------------------------------------------- XDP forwarding */
+
+/* Addresses as bytes in network order: <0, 0, >0. */
+static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__u32 x = bpf_ntohl(a[i]), y = bpf_ntohl(b[i]);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * The canonical key of a routed flow (lower end first, include/opentoe.h),
+ * the same for both directions.  Returns the end that sent the packet:
+ * 0 = laddr/lport, 1 = raddr/rport.
+ */
+static __always_inline int fwd_key(const struct toe_pkt *p, struct toe_flow_key *k)
+{
+	int c = addr_cmp(p->saddr32, p->daddr32);
+	bool src_low = c < 0 || (c == 0 && bpf_ntohs(p->sport) <= bpf_ntohs(p->dport));
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->family = p->family;
+	if (src_low) {
+		__builtin_memcpy(k->laddr, p->saddr, 16);
+		__builtin_memcpy(k->raddr, p->daddr, 16);
+		k->lport = bpf_ntohs(p->sport);
+		k->rport = bpf_ntohs(p->dport);
+		return 0;
+	}
+	__builtin_memcpy(k->laddr, p->daddr, 16);
+	__builtin_memcpy(k->raddr, p->saddr, 16);
+	k->lport = bpf_ntohs(p->dport);
+	k->rport = bpf_ntohs(p->sport);
+	return 1;
+}
+
+/*
+ * Route lookup as the stack would do it for this packet on this ingress
+ * interface (policy routing included; refused when forwarding is off on
+ * it).  BPF_FIB_LOOKUP_SKIP_NEIGH: the next hop's MAC comes from toe_neigh,
+ * which toed mirrors from the kernel.  tot_len != 0 also checks the egress
+ * MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED).
+ */
+static __always_inline long fib(struct xdp_md *ctx, const struct toe_pkt *p,
+				 const void *ip, const void *data_end,
+				 __u16 tot_len, struct bpf_fib_lookup *fp)
+{
+	__builtin_memset(fp, 0, sizeof(*fp));
+	fp->ifindex = ctx->ingress_ifindex;
+	fp->l4_protocol = TOE_IPPROTO_TCP;
+	fp->sport = p->sport;
+	fp->dport = p->dport;
+	fp->tot_len = tot_len;
+	if (p->family == TOE_AF_INET) {
+		const struct iphdr *iph = ip;
+
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		fp->family = AF_INET;
+		fp->tos = iph->tos;
+		fp->ipv4_src = p->saddr32[0];
+		fp->ipv4_dst = p->daddr32[0];
+	} else {
+		const struct ipv6hdr *ip6 = ip;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		fp->family = AF_INET6;
+		fp->flowinfo = *(const __be32 *)ip6 & bpf_htonl(0x0fffffff);
+		__builtin_memcpy(fp->ipv6_src, p->saddr, 16);
+		__builtin_memcpy(fp->ipv6_dst, p->daddr, 16);
+	}
+	return bpf_fib_lookup(ctx, fp, sizeof(*fp), BPF_FIB_LOOKUP_SKIP_NEIGH);
+}
+
+/*
+ * A SYN: if this host routes it and policy offloads it (seen from the
+ * client: local = the SYN's sender) on a device in forward mode, start
+ * tracking its handshake.  Anything else writes nothing.  Not inlined: its
+ * stack (route lookup, policy search) is not the main program's.
+ */
+static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
+			      const struct toe_flow_key *ck, int from)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	union {			/* one after the other: the stack is 512 bytes */
+		struct bpf_fib_lookup fp;
+		struct toe_fwd v;
+	} u;
+	struct toe_flow_key k = {};
+	struct decision d;
+	struct toe_dev *dev;
+	__u32 idx;
+
+	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, 0, &u.fp) != BPF_FIB_LKUP_RET_SUCCESS)
+		return 0;	/* local, unroutable, or forwarding off: the stack's */
+	k.family = p->family;
+	__builtin_memcpy(k.laddr, p->saddr, 16);
+	__builtin_memcpy(k.raddr, p->daddr, 16);
+	k.lport = bpf_ntohs(p->sport);
+	k.rport = bpf_ntohs(p->dport);
+	decide(&k, 0, &d);
+	if (d.action != TOE_ACT_OFFLOAD)
+		return 0;
+	idx = d.dev;
+	dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) || dev->steer != TOE_STEER_FORWARD)
+		return 0;
+	__builtin_memset(&u.v, 0, sizeof(u.v));
+	u.v.start_ns = bpf_ktime_get_ns();
+	u.v.client_isn = bpf_ntohl(p->seq);
+	u.v.dev = d.dev;
+	u.v.rule = d.rule;
+	u.v.policy = (__u32)d.serial;
+	u.v.state = TOE_FWD_SYN_SENT;
+	u.v.client = from;
+	u.v.reason = d.reason;
+	bpf_map_update_elem(&toe_fwd, ck, &u.v, BPF_ANY);
+	return 0;
+}
+
+/*
+ * The fast path proper, for an established flow: route, next hop's MAC,
+ * TTL, redirect to the egress device.  Whatever it cannot do the way the
+ * stack would (TTL expiring, IPv4 options, IPv6 extension headers, a frame
+ * over the egress MTU, no route, an egress opentoe is not on, no valid
+ * neighbour) goes to the stack untouched.
+ */
+static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
+			       const struct toe_flow_key *ck)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct bpf_fib_lookup fp;
+	struct toe_neigh_key nk = {};
+	struct toe_iface *in, *out;
+	struct toe_neigh *n;
+	__u32 ifin = ctx->ingress_ifindex, ifout;
+	__u16 tot_len;
+
+	if (p->ttl <= 1)
+		return -1;	/* the stack sends the ICMP time exceeded */
+	if (p->family == TOE_AF_INET) {
+		if (p->l4_off - p->l3_off != TOE_IPV4_HLEN)
+			return -1;	/* options: record route, source route... */
+		tot_len = TOE_IPV4_HLEN + p->ip_payload_len;
+	} else {
+		if (p->n_ext)
+			return -1;	/* a routing header may name this host */
+		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
+	}
+	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) != BPF_FIB_LKUP_RET_SUCCESS)
+		return -1;
+	ifout = fp.ifindex;
+	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
+	out = bpf_map_lookup_elem(&toe_ifaces, &ifout);
+	/* Same namespace: ifindexes of other namespaces may share the map. */
+	if (!in || !out || in->netns != out->netns ||
+	    !bpf_map_lookup_elem(&toe_devmap, &ifout))
+		return -1;
+	nk.ifindex = ifout;
+	nk.family = p->family;
+	if (p->family == TOE_AF_INET)
+		nk.addr[0] = fp.ipv4_dst;	/* the next hop: gateway or destination */
+	else
+		__builtin_memcpy(nk.addr, fp.ipv6_dst, 16);
+	n = bpf_map_lookup_elem(&toe_neigh, &nk);
+	if (!n || !(n->state & TOE_NUD_VALID) || !n->has_mac) {
+		stat_inc(TOE_S_XDP_NEIGH_MISS);
+		return -2;	/* the stack resolves it; toed then mirrors it */
+	}
+
+	if ((void *)(eth + 1) > data_end)
+		return -1;
+	if (p->family == TOE_AF_INET) {
+		struct iphdr *iph = (void *)(eth + 1);
+		__u32 check;
+
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		/* As ip_decrease_ttl(): RFC 1624 incremental update. */
+		check = iph->check;
+		check += bpf_htons(0x0100);
+		iph->check = (__u16)(check + (check >= 0xffff));
+		iph->ttl--;
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		ip6->hop_limit--;
+	}
+	__builtin_memcpy(eth->h_dest, n->mac, 6);
+	__builtin_memcpy(eth->h_source, out->mac, 6);
+	count_flow(ck, data_end - data);
+	stat_inc(TOE_S_XDP_FORWARD);
+	/* The entry was there a moment ago; if it went, the frame is dropped. */
+	return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
+}
+
+/*
+ * Flows this host routes, for devices in forward mode: the handshake is
+ * tracked (SYN, SYN-ACK acking it, ACK acking that) while it goes through
+ * the stack, so that netfilter's FORWARD chain has accepted the connection;
+ * from then on XDP forwards the flow itself, as an nftables flowtable
+ * would.  FIN and RST end the fast path and go through the stack.
+ */
+static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
+				   struct toe_flow_key *ck)
+{
+	struct toe_xdp_conf *conf;
+	struct toe_fwd *fs;
+	__u8 fl = p->tcp_flags;
+	__u32 zero = 0;
+	int from, rc;
+
+	conf = bpf_map_lookup_elem(&toe_xdp_conf, &zero);
+	if (!conf || !conf->fwd_devs || p->nvlan)
+		return xdp_next(ctx);
+	from = fwd_key(p, ck);
+	fs = bpf_map_lookup_elem(&toe_fwd, ck);
+	if (!fs) {
+		if ((fl & (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN)) == TOE_TCP_SYN)
+			fwd_syn(ctx, p, ck, from);
+		return xdp_next(ctx);
+	}
+	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
+		if (fs->state == TOE_FWD_ESTABLISHED)
+			stat_inc(TOE_S_XDP_FWD_ENDED);
+		bpf_map_delete_elem(&toe_fwd, ck);
+		return xdp_next(ctx);
+	}
+	if (fl & TOE_TCP_SYN) {
+		if (!(fl & TOE_TCP_ACK)) {
+			/* A retransmitted SYN, or the tuple reused: start again. */
+			fwd_syn(ctx, p, ck, from);
+		} else if (fs->state == TOE_FWD_SYN_SENT && from != fs->client &&
+			   bpf_ntohl(p->ack_seq) == fs->client_isn + 1) {
+			fs->server_isn = bpf_ntohl(p->seq);
+			fs->state = TOE_FWD_SYN_RECV;
+		}
+		return xdp_next(ctx);
+	}
+	if (fs->state != TOE_FWD_ESTABLISHED) {
+		if (fs->state == TOE_FWD_SYN_RECV && from == fs->client &&
+		    (fl & TOE_TCP_ACK) &&
+		    bpf_ntohl(p->ack_seq) == fs->server_isn + 1) {
+			fs->est_ns = bpf_ktime_get_ns();
+			fs->state = TOE_FWD_ESTABLISHED;
+			stat_inc(TOE_S_XDP_FWD_FLOWS);
+		}
+		return xdp_next(ctx);	/* the handshake goes through the stack */
+	}
+	rc = fwd_xmit(ctx, p, ck);
+	if (rc >= 0)
+		return rc;
+	if (rc == -1)
+		stat_inc(TOE_S_XDP_FWD_SLOW);
+	return xdp_next(ctx);
+}
+
 SEC("xdp")
 int toe_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct toe_flow_key k = {};
-	struct toe_flow_pkts *pc, zero = {};
 	struct toe_flow *f;
 	struct toe_pkt p;
 	int res;
@@ -626,18 +967,12 @@ int toe_xdp(struct xdp_md *ctx)
 	k.lport = bpf_ntohs(p.dport);
 	k.rport = bpf_ntohs(p.sport);
 	f = bpf_map_lookup_elem(&toe_flows, &k);
-	if (!f || f->decision != TOE_ACT_OFFLOAD)
+	if (!f)
+		return xdp_fwd(ctx, &p, &k);	/* not ours: perhaps routed (k: scratch) */
+	if (f->decision != TOE_ACT_OFFLOAD)
 		return xdp_next(ctx);	/* host flow: no map write */
 
-	pc = bpf_map_lookup_elem(&toe_flow_pkts, &k);
-	if (!pc) {
-		bpf_map_update_elem(&toe_flow_pkts, &k, &zero, BPF_NOEXIST);
-		pc = bpf_map_lookup_elem(&toe_flow_pkts, &k);
-		if (!pc)
-			return xdp_next(ctx);
-	}
-	pc->packets++;
-	pc->bytes += data_end - data;
+	count_flow(&k, data_end - data);
 	stat_inc(TOE_S_XDP_FLOW_HIT);
-	return xdp_next(ctx);
+	return steer_local(ctx, f->dev);
 }

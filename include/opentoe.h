@@ -261,6 +261,9 @@ enum toe_stat {
 	TOE_S_FLOW_EVICTED,		/* closed flow no longer in toe_flows */
 	TOE_S_EVENT_DROPPED,		/* ring buffer full */
 	TOE_S_LISTEN,			/* listen_start events */
+	TOE_S_XDP_FWD_FLOWS,		/* forwarded flows that entered the fast path */
+	TOE_S_XDP_FWD_ENDED,		/* fast paths ended by FIN or RST */
+	TOE_S_XDP_FWD_SLOW,		/* packet of a fast-path flow left to the stack */
 	TOE_S__MAX
 };
 
@@ -342,6 +345,74 @@ struct toe_local {
 	__u8 prefixlen;
 	__u8 scope;
 	__u16 pad;
+};
+
+/*
+ * XDP steering and forwarding (enum toe_steer).
+ *
+ * toe_cpumap: CPUMAP, CPU -> struct bpf_cpumap_val.  Written by the policy
+ * apply (user/policy.c) for the CPUs that devices with "steer cpu N" name,
+ * queue size TOE_CPUMAP_QSIZE; entries no device names are removed.
+ *
+ * toe_devmap: DEVMAP_HASH, ifindex -> struct bpf_devmap_val, and
+ * toe_ifaces: HASH, ifindex -> struct toe_iface.  Written by toe-loader for
+ * every interface it attaches XDP to, removed at unload: the egress devices
+ * the forward path may redirect to, with the MAC it sends from.
+ *
+ * toe_fwd: LRU_HASH, canonical toe_flow_key -> struct toe_fwd.  The state of
+ * the TCP flows this host routes and policy names for a "steer forward"
+ * device.  Canonical key: laddr/lport is the lower end (address compared
+ * as bytes in network order, then port), raddr/rport the higher one, so
+ * both directions find one entry.  Created by the SYN, fast path once the
+ * handshake completed through the stack, deleted by FIN or RST.  The
+ * flow's forwarded packets and bytes are in toe_flow_pkts, same key.
+ */
+#define TOE_MAP_FWD		"toe_fwd"
+#define TOE_MAP_DEVMAP		"toe_devmap"
+#define TOE_MAP_CPUMAP		"toe_cpumap"
+#define TOE_MAP_IFACES		"toe_ifaces"
+#define TOE_MAP_XDP_CONF	"toe_xdp_conf"
+
+#define TOE_FWD_DEFAULT		65536
+#define TOE_IFACES_MAX		1024
+#define TOE_CPUMAP_QSIZE	2048
+
+enum toe_fwd_state {
+	TOE_FWD_SYN_SENT = 1,	/* SYN seen, policy said forward */
+	TOE_FWD_SYN_RECV = 2,	/* SYN-ACK seen, acking the SYN */
+	TOE_FWD_ESTABLISHED = 3,/* ACK of the SYN-ACK seen: fast path */
+};
+
+struct toe_fwd {
+	__u64 start_ns;		/* SYN seen (bpf_ktime_get_ns) */
+	__u64 est_ns;		/* handshake completed */
+	__u32 client_isn;	/* sequence number of the SYN (host order) */
+	__u32 server_isn;	/* of the SYN-ACK */
+	__u32 dev;		/* device index policy chose */
+	__u32 rule;		/* matching rule or TOE_RULE_NONE */
+	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u8 state;		/* enum toe_fwd_state */
+	__u8 client;		/* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
+	__u8 reason;		/* enum toe_reason */
+	__u8 pad;
+};
+
+/*
+ * toe_xdp_conf: ARRAY[1], written by the policy apply.  With no device in
+ * forward mode XDP skips the forward path, so hosts that route nothing pay
+ * no lookup for it.
+ */
+struct toe_xdp_conf {
+	__u32 fwd_devs;		/* present devices with steer forward */
+	__u32 cpu_devs;		/* present devices with steer cpu */
+};
+
+/* toe_ifaces value. */
+struct toe_iface {
+	__u8 mac[6];		/* source MAC of frames sent out of it */
+	__u16 pad;
+	__u32 flags;		/* reserved, 0 */
+	__u64 netns;		/* inode of its network namespace */
 };
 
 #endif /* __OPENTOE_H */

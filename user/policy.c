@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "policy.h"
 #include "util.h"
 
@@ -26,6 +27,8 @@
 
 struct maps {
 	int devs, live, gen, hdr, tuples, rules, cells, lclass, rclass, rcu;
+	/* Optional: a datapath loaded by an older toe-loader has neither. */
+	int cpumap, xconf;
 };
 
 static int errf(char *err, size_t len, const char *fmt, ...)
@@ -64,6 +67,10 @@ static int open_maps(const char *dir, struct maps *m, char *err, size_t len)
 
 	for (i = 0; i < sizeof(*m) / sizeof(int); i++)
 		fds[i] = -1;
+	toe_join(path, sizeof(path), dir, TOE_MAP_CPUMAP);
+	m->cpumap = bpf_obj_get(path);
+	toe_join(path, sizeof(path), dir, TOE_MAP_XDP_CONF);
+	m->xconf = bpf_obj_get(path);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		toe_join(path, sizeof(path), dir, names[i]);
 		fds[i] = bpf_obj_get(path);
@@ -153,6 +160,73 @@ static int write_devices(const struct maps *m, const struct toe_cfg *c,
 			return errf(err, len, "cannot write toe_devs: %s", strerror(errno));
 	}
 	return 0;
+}
+
+/*
+ * Steering: "steer cpu N" needs a cpumap entry for CPU N before any packet
+ * is redirected there.  Made here, by the apply, rather than by toe-loader
+ * for every CPU: an entry is a kernel thread and a queue of
+ * TOE_CPUMAP_QSIZE frames, and only the configuration knows which CPUs are
+ * named (an unnamed CPU costs nothing; a missing entry makes XDP pass the
+ * packet).  An entry that is already there is left alone, so a re-apply
+ * does not restart the CPU's thread under live traffic.
+ */
+static int setup_cpumap(const struct maps *m, const struct toe_cfg *c, char *err, size_t len)
+{
+	struct bpf_cpumap_val want = { .qsize = TOE_CPUMAP_QSIZE }, cur;
+	int d;
+
+	for (d = 0; d < c->ndevs; d++) {
+		const struct toe_cfg_dev *cd = &c->devs[d];
+		__u32 cpu = cd->steer_cpu;
+
+		if (cd->steer != TOE_STEER_CPU)
+			continue;
+		if (m->cpumap < 0)
+			return errf(err, len, "device '%s' (line %d): steer cpu needs toe_cpumap, which the loaded datapath lacks (reload it with this toe-loader)",
+				    cd->name, cd->line);
+		if (bpf_map_lookup_elem(m->cpumap, &cpu, &cur) == 0 && cur.qsize == want.qsize)
+			continue;
+		if (bpf_map_update_elem(m->cpumap, &cpu, &want, BPF_ANY))
+			return errf(err, len, "device '%s' (line %d): steer cpu %u: cannot make its cpumap entry: %s (this machine has %d possible CPUs)",
+				    cd->name, cd->line, cpu, strerror(errno), libbpf_num_possible_cpus());
+	}
+	return 0;
+}
+
+/* After the switch: the entries of CPUs no device names any more go. */
+static void prune_cpumap(const struct maps *m, const struct toe_cfg *c)
+{
+	struct bpf_map_info mi = {};
+	struct bpf_cpumap_val cur;
+	__u32 len = sizeof(mi), cpu;
+	int d;
+
+	if (m->cpumap < 0 || bpf_obj_get_info_by_fd(m->cpumap, &mi, &len))
+		return;
+	for (cpu = 0; cpu < mi.max_entries; cpu++) {
+		for (d = 0; d < c->ndevs; d++)
+			if (c->devs[d].steer == TOE_STEER_CPU && c->devs[d].steer_cpu == cpu)
+				break;
+		if (d == c->ndevs && bpf_map_lookup_elem(m->cpumap, &cpu, &cur) == 0)
+			bpf_map_delete_elem(m->cpumap, &cpu);
+	}
+}
+
+/* What XDP needs to know globally: is any device forwarding or steering? */
+static void write_xdp_conf(const struct maps *m, const struct toe_cfg *c)
+{
+	struct toe_xdp_conf xc = {};
+	__u32 zero = 0;
+	int d;
+
+	if (m->xconf < 0)
+		return;
+	for (d = 0; d < c->ndevs; d++) {
+		xc.fwd_devs += c->devs[d].steer == TOE_STEER_FORWARD;
+		xc.cpu_devs += c->devs[d].steer == TOE_STEER_CPU;
+	}
+	bpf_map_update_elem(m->xconf, &zero, &xc, BPF_ANY);
 }
 
 /* Devices the new configuration no longer has: marked absent, name kept. */
@@ -407,6 +481,7 @@ int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 	 * only rules are).
 	 */
 	if (place_devices(&m, c, devidx, err, errlen) ||
+	    setup_cpumap(&m, c, err, errlen) ||
 	    write_devices(&m, c, devidx, err, errlen))
 		goto fail_devs;
 
@@ -462,10 +537,12 @@ int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 		errf(err, errlen, "cannot switch toe_pol_gen: %s", strerror(errno));
 		goto fail_clear;
 	}
+	write_xdp_conf(&m, c);
 	/* 4. After a grace period nobody uses the old generation. */
 	if (rcu_sync(&m, err, errlen))
 		goto out;
 	retire_devices(&m, c, devidx);
+	prune_cpumap(&m, c);
 
 	st->rules = c->nrules;
 	st->tuples = cp.nt;

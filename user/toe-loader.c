@@ -11,6 +11,9 @@
  *   chain_n<NS>_if<N>_<mode>  an XDP program that was on that interface
  *                         before opentoe; it now runs after opentoe (tail
  *                         call) and is put back on unload
+ * Every interface XDP is attached to is also an egress of the forward path:
+ * an entry in toe_devmap (the redirect target) and toe_ifaces (its MAC and
+ * network namespace), written at load and removed at unload.
  * so the programs keep running when no process holds them, a new loader
  * replaces them in place (bpf_link update, maps kept), and unload knows
  * exactly what is opentoe's.
@@ -27,7 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <net/if_arp.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -44,7 +50,8 @@ static const char *map_names[] = {
 	TOE_MAP_STATS, TOE_MAP_EVENTS, TOE_MAP_SK_STATE, TOE_MAP_XDP_NEXT,
 	TOE_MAP_POL_GEN, TOE_MAP_POL_HDR, TOE_MAP_POL_TUPLES, TOE_MAP_POL_RULES,
 	TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS, TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
-	TOE_MAP_NEIGH, TOE_MAP_LOCAL_ADDR,
+	TOE_MAP_NEIGH, TOE_MAP_LOCAL_ADDR, TOE_MAP_FWD, TOE_MAP_DEVMAP,
+	TOE_MAP_IFACES, TOE_MAP_CPUMAP, TOE_MAP_XDP_CONF,
 };
 #define N_MAPS (sizeof(map_names) / sizeof(map_names[0]))
 
@@ -70,6 +77,7 @@ enum undo_kind {
 	UNDO_LINK,		/* detach link fd, unlink path */
 	UNDO_LINK_UPDATE,	/* put prog fd back into link fd */
 	UNDO_CHAIN,		/* reattach prog fd on ifindex, clear slot */
+	UNDO_EGRESS,		/* delete or restore ifindex in devmap/ifaces */
 };
 
 struct undo {
@@ -79,9 +87,12 @@ struct undo {
 	int fd2;
 	__u32 ifindex;
 	__u32 flags;
+	bool had_old;		/* UNDO_EGRESS: entries to restore */
+	struct bpf_devmap_val old_dev;
+	struct toe_iface old_if;
 };
 
-static struct undo undo_log[4 * MAX_DEVS + N_MAPS + 8];
+static struct undo undo_log[5 * MAX_DEVS + N_MAPS + 8];
 static int n_undo;
 
 static struct undo *undo_push(enum undo_kind kind, const char *path)
@@ -121,6 +132,16 @@ static void rollback(int next_fd)
 			if (next_fd >= 0)
 				bpf_map_delete_elem(next_fd, &u->ifindex);
 			unlink(u->path);
+			break;
+		case UNDO_EGRESS:
+			/* fd: toe_ifaces, fd2: toe_devmap (closed below) */
+			if (u->had_old) {
+				bpf_map_update_elem(u->fd, &u->ifindex, &u->old_if, BPF_ANY);
+				bpf_map_update_elem(u->fd2, &u->ifindex, &u->old_dev, BPF_ANY);
+			} else {
+				bpf_map_delete_elem(u->fd, &u->ifindex);
+				bpf_map_delete_elem(u->fd2, &u->ifindex);
+			}
 			break;
 		}
 		if (u->fd >= 0)
@@ -452,6 +473,76 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 	return pin_new_link(link_fd, path);
 }
 
+/*
+ * The interface's MAC (SIOCGIFHWADDR: /sys/class/net is the namespace of
+ * whoever mounted /sys, not necessarily ours).
+ */
+static int read_mac(const char *ifname, __u8 *mac)
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		err = -errno;
+	else if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		err = -EPFNOSUPPORT;	/* the forward path rewrites Ethernet */
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return err;
+}
+
+/*
+ * Make an interface XDP is attached to a redirect target of the forward
+ * path: toe_devmap[ifindex] (the device) and toe_ifaces[ifindex] (the MAC
+ * frames leave it with, its network namespace).  The two maps are keyed by
+ * ifindex, which is per namespace, so an entry of a live interface of
+ * another namespace is never overwritten (as with chain slots).
+ */
+static int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
+{
+	struct bpf_devmap_val dv = { .ifindex = ifindex }, odv;
+	struct toe_iface v = { .netns = netns_ino() }, old;
+	bool had_if, had_dev;
+	struct undo *u;
+	int err;
+
+	err = read_mac(ifname, v.mac);
+	if (err == -EPFNOSUPPORT)
+		return 0;	/* not Ethernet: XDP there only accounts and steers */
+	if (err) {
+		toe_err("%s: cannot read its MAC address: %s", ifname, strerror(-err));
+		return err;
+	}
+	had_if = bpf_map_lookup_elem(if_fd, &ifindex, &old) == 0;
+	had_dev = bpf_map_lookup_elem(dev_fd, &ifindex, &odv) == 0;
+	if (had_if && had_dev && old.netns != v.netns) {
+		toe_err("%s: ifindex %u is already a forwarding target for an interface of another network namespace (%llu)",
+			ifname, ifindex, (unsigned long long)old.netns);
+		return -EBUSY;
+	}
+	u = undo_push(UNDO_EGRESS, NULL);
+	u->ifindex = ifindex;
+	u->fd = dup(if_fd);
+	u->fd2 = dup(dev_fd);
+	u->had_old = had_if && had_dev;
+	u->old_if = old;
+	u->old_dev = odv;
+	/* The device first: the XDP program only redirects to an iface it knows. */
+	if (bpf_map_update_elem(dev_fd, &ifindex, &dv, BPF_ANY) ||
+	    bpf_map_update_elem(if_fd, &ifindex, &v, BPF_ANY)) {
+		err = -errno;
+		toe_err("%s: cannot make it a redirect target (toe_devmap/toe_ifaces): %s",
+			ifname, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
 static int cmd_load(struct opts *o)
 {
 	bool existed[N_MAPS];
@@ -514,12 +605,34 @@ static int cmd_load(struct opts *o)
 		existed[k] = access(path, F_OK) == 0;
 		if (!existed[k])
 			undo_push(UNDO_UNPIN, path);
+		if (existed[k] && bpf_map__type(map) == BPF_MAP_TYPE_DEVMAP_HASH) {
+			/*
+			 * The kernel adds BPF_F_RDONLY_PROG to a devmap's flags,
+			 * which this libbpf then sees as a mismatch with the
+			 * object's definition: reuse the pin by hand.
+			 */
+			int fd = bpf_obj_get(path);
+
+			if (fd < 0 || bpf_map__reuse_fd(map, fd)) {
+				toe_err("cannot reuse %s: %s", path, strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				goto fail;
+			}
+			close(fd);	/* reuse_fd keeps its own copy */
+			continue;
+		}
 		bpf_map__set_pin_path(map, path);
 	}
 	if (o->flows) {
 		bpf_map__set_max_entries(skel->maps.toe_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_flow_pkts, o->flows);
+		bpf_map__set_max_entries(skel->maps.toe_fwd, o->flows);
 	}
+	/* One cpumap slot per possible CPU (entries: the policy apply). */
+	err = libbpf_num_possible_cpus();
+	if (err > 0)
+		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
 	err = opentoe__load(skel);
 	if (err) {
 		toe_err("cannot load the opentoe eBPF object: %s%s", strerror(-err),
@@ -530,9 +643,13 @@ static int cmd_load(struct opts *o)
 
 	if (attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)))
 		goto fail;
-	for (i = 0; i < (unsigned int)o->ndevs; i++)
-		if (attach_xdp(o, o->devs[i], bpf_program__fd(skel->progs.toe_xdp), next_fd))
+	for (i = 0; i < (unsigned int)o->ndevs; i++) {
+		if (add_egress(o->devs[i], if_nametoindex(o->devs[i]),
+			       bpf_map__fd(skel->maps.toe_devmap),
+			       bpf_map__fd(skel->maps.toe_ifaces)) ||
+		    attach_xdp(o, o->devs[i], bpf_program__fd(skel->progs.toe_xdp), next_fd))
 			goto fail;
+	}
 
 	undo_forget();
 	opentoe__destroy(skel);	/* everything stays: it is pinned */
@@ -562,6 +679,7 @@ static long count_entries(int fd, const struct bpf_map_info *mi)
 	case BPF_MAP_TYPE_PERCPU_HASH:
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
 	case BPF_MAP_TYPE_LPM_TRIE:
+	case BPF_MAP_TYPE_DEVMAP_HASH:
 		if (mi->key_size > sizeof(key))
 			return -1;
 		while (bpf_map_get_next_key(fd, prev, next) == 0) {
@@ -809,6 +927,25 @@ static bool is_ours(const char *name)
 	return false;
 }
 
+/* Delete every entry of a pinned hash-like map (devmap, ifaces). */
+static void clear_pinned(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	__u32 key, next;
+	int fd;
+
+	toe_join(path, sizeof(path), dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	while (bpf_map_get_next_key(fd, NULL, &next) == 0) {
+		key = next;
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+	}
+	close(fd);
+}
+
 static int cmd_unload(const struct opts *o)
 {
 	char path[PATH_MAX];
@@ -826,6 +963,11 @@ static int cmd_unload(const struct opts *o)
 	home = open("/proc/self/ns/net", O_RDONLY);
 	/* Pass 0: detach links.  1: put chained programs back.  2: unpin maps. */
 	for (pass = 0; pass < 3; pass++) {
+		if (pass == 1) {
+			/* XDP detached: release the redirect targets' devices now. */
+			clear_pinned(o->pin_dir, TOE_MAP_IFACES);
+			clear_pinned(o->pin_dir, TOE_MAP_DEVMAP);
+		}
 		rewinddir(d);
 		while ((de = readdir(d))) {
 			const char *n = de->d_name;

@@ -5,6 +5,17 @@
   pkt.py key FAM LADDR RADDR LPORT RPORT   a toe_flow_key as bpftool hex bytes
   pkt.py flow DECISION                      a toe_flow value as bpftool hex bytes
   pkt.py NAME FILE                          write packet NAME (see the table below)
+
+Forward path (XDP steering):
+  pkt.py tcp FILE FAM SRC DST SPORT DPORT FLAGS SEQ ACK TTL LEN [DMAC SMAC]
+                          a TCP packet; FLAGS letters of SAFRP (or "-");
+                          LEN payload bytes; IPv4 header checksum computed
+  pkt.py ctx FILE IFINDEX LEN      an xdp_md for bpftool prog run ctx_in
+  pkt.py nkey IFINDEX FAM ADDR      a toe_neigh_key as bpftool hex bytes
+  pkt.py nval MAC [STATE [HAS_MAC]] a toe_neigh value (STATE default 0x02,
+                                    NUD_REACHABLE; HAS_MAC default 1)
+  pkt.py ckey FAM A AP B BP         toe_fwd's canonical key of a flow
+  pkt.py show FILE                  JSON: MACs, TTL, IPv4 checksum ok, flags
 """
 import socket, struct, sys
 def hexs(b): return " ".join("%02x" % x for x in b)
@@ -28,9 +39,57 @@ def v6(src, dst, l4):
     return struct.pack("!IHBB16s16s", 6 << 28, len(l4), 6, 64,
                        socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)) + l4
 def eth(proto, l3): return b"\x02" * 6 + b"\x04" * 6 + struct.pack("!H", proto) + l3
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while t >> 16: t = (t & 0xffff) + (t >> 16)
+    return ~t & 0xffff
+def mac(m): return bytes(int(x, 16) for x in m.split(":"))
+def tcpf(fam, src, dst, sp, dp, flags, seq, ack, ttl, n, dmac="02:00:00:00:00:01", smac="02:00:00:00:00:02"):
+    fl = sum({"F": 1, "S": 2, "R": 4, "P": 8, "A": 16}[c] for c in flags if c != "-")
+    l4 = struct.pack("!HHIIBBHHH", sp, dp, seq, ack, 5 << 4, fl, 65535, 0, 0) + b"d" * n
+    if fam == 4:
+        h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 1, 0x4000, ttl, 6, 0,
+                                  socket.inet_pton(socket.AF_INET, src), socket.inet_pton(socket.AF_INET, dst)))
+        h[10:12] = struct.pack("!H", csum(bytes(h)))
+        l3, proto = bytes(h) + l4, 0x0800
+    else:
+        l3 = struct.pack("!IHBB16s16s", 6 << 28, len(l4), 6, ttl, socket.inet_pton(socket.AF_INET6, src),
+                         socket.inet_pton(socket.AF_INET6, dst)) + l4
+        proto = 0x86dd
+    return mac(dmac) + mac(smac) + struct.pack("!H", proto) + l3
+def ep(fam, a):
+    return socket.inet_pton(socket.AF_INET if fam == 4 else socket.AF_INET6, a)
 cmd = sys.argv[1]
 if cmd == "key":  print(hexs(key(int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))))
 elif cmd == "flow": print(hexs(flow(int(sys.argv[2]))))
+elif cmd == "tcp":
+    a = sys.argv[3:]
+    open(sys.argv[2], "wb").write(tcpf(int(a[0]), a[1], a[2], int(a[3]), int(a[4]), a[5], int(a[6]), int(a[7]),
+                                       int(a[8]), int(a[9]), *a[10:12]))
+elif cmd == "ctx":
+    open(sys.argv[2], "wb").write(struct.pack("<6I", 0, int(sys.argv[4]), 0, int(sys.argv[3]), 0, 0))
+elif cmd == "nkey":
+    fam = int(sys.argv[3])
+    print(hexs(struct.pack("<IB3x", int(sys.argv[2]), 2 if fam == 4 else 10) + ep(fam, sys.argv[4]).ljust(16, b"\0")))
+elif cmd == "nval":
+    st = int(sys.argv[3], 0) if len(sys.argv) > 3 else 0x02
+    has = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    print(hexs(mac(sys.argv[2]) + struct.pack("<HQII", st, 1, 0, has)))
+elif cmd == "ckey":
+    fam = int(sys.argv[2])
+    a, ap, b, bp = ep(fam, sys.argv[3]), int(sys.argv[4]), ep(fam, sys.argv[5]), int(sys.argv[6])
+    if (b, bp) < (a, ap): a, ap, b, bp = b, bp, a, ap
+    print(hexs(a.ljust(16, b"\0") + b.ljust(16, b"\0") + struct.pack("<HHB3x", ap, bp, 2 if fam == 4 else 10)))
+elif cmd == "show":
+    import json
+    d = open(sys.argv[2], "rb").read()
+    o = {"dmac": ":".join("%02x" % x for x in d[0:6]), "smac": ":".join("%02x" % x for x in d[6:12]), "len": len(d)}
+    if d[12:14] == b"\x08\x00":
+        o["ttl"] = d[22]; o["csum_ok"] = csum(d[14:34]) == 0; o["flags"] = d[14 + 20 + 13]
+    else:
+        o["ttl"] = d[21]; o["flags"] = d[14 + 40 + 13]
+    print(json.dumps(o))
 else:
     out = open(sys.argv[2], "wb")
     pl = b"p" * 100

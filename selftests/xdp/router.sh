@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the XDP forwarding tests and bench/bench_forward.sh: a client,
+# a router and a server (namespaces c, r, s; veth pairs c0-r0 and r1-s1;
+# IPv4 and IPv6), opentoe on both router interfaces, and helpers.
+# Source after lib.sh.
+C4=10.211.1.1 R4a=10.211.1.254 R4b=10.211.2.254 S4=10.211.2.1
+C6=fd00:211:1::1 R6a=fd00:211:1::fe R6b=fd00:211:2::fe S6=fd00:211:2::1
+PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
+XFER=$TOE_TOP/selftests/xdp/xfer.py
+
+# router_topology: the three hosts, routed, pinging each other.
+router_topology() {
+	ns_add c && ns_add r && ns_add s || return 1
+	veth_pair c c0 r r0 && veth_pair r r1 s s1 || return 1
+	nsx c ip addr add $C4/24 dev c0 && nsx c ip addr add $C6/64 dev c0 nodad
+	nsx s ip addr add $S4/24 dev s1 && nsx s ip addr add $S6/64 dev s1 nodad
+	nsx r ip addr add $R4a/24 dev r0 && nsx r ip addr add $R6a/64 dev r0 nodad
+	nsx r ip addr add $R4b/24 dev r1 && nsx r ip addr add $R6b/64 dev r1 nodad
+	local x
+	for x in "c c0" "r r0" "r r1" "s s1"; do
+		set -- $x
+		nsx $1 ip link set $2 up || return 1
+	done
+	nsx c ip route add default via $R4a && nsx c ip -6 route add default via $R6a
+	nsx s ip route add default via $R4b && nsx s ip -6 route add default via $R6b
+	nsx r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+}
+
+# endpoints_for_native: what native XDP redirects between veths need from
+# the two end hosts.  A frame redirected into a veth is received by its
+# peer's NAPI, which exists only with an XDP program or GRO on the peer;
+# and veth hands XDP the sender's frame with its TCP checksum not yet
+# computed (CHECKSUM_PARTIAL, which a redirected frame loses), so the
+# senders must compute it (tx checksum offload off).  A real NIC has
+# neither problem.
+endpoints_for_native() {
+	nsx c ethtool -K c0 gro on tx off >/dev/null &&
+	nsx s ethtool -K s1 gro on tx off >/dev/null
+}
+
+# endpoints_no_gso: MTU-sized frames on the veths, as on a wire (generic
+# XDP sees a GSO packet as one frame over the egress MTU and leaves it to
+# the stack).
+endpoints_no_gso() {
+	nsx c ethtool -K c0 tso off gso off >/dev/null &&
+	nsx s ethtool -K s1 tso off gso off >/dev/null
+}
+
+# fill_neigh PIN: what toed does, once: the router's neighbour table into
+# toe_neigh (key: egress ifindex, family, address; value: MAC, NUD state).
+fill_neigh() {
+	local pin=$1 dev dst mac st idx fam bits
+	nsx c ping -c1 -W2 $S4 >/dev/null && nsx c ping -6 -c1 -W2 $S6 >/dev/null || return 1
+	nsx r ip -j neigh show | jq -r '.[] | select(.lladdr) | "\(.dev) \(.dst) \(.lladdr) \(.state | join(","))"' |
+	while read -r dev dst mac st; do
+		idx=$(nsx r ip -j link show "$dev" | jq '.[0].ifindex')
+		fam=4; case $dst in *:*) fam=6 ;; esac
+		bits=0
+		case ,$st, in *,REACHABLE,*) bits=$((bits | 0x02)) ;; esac
+		case ,$st, in *,STALE,*) bits=$((bits | 0x04)) ;; esac
+		case ,$st, in *,DELAY,*) bits=$((bits | 0x08)) ;; esac
+		case ,$st, in *,PROBE,*) bits=$((bits | 0x10)) ;; esac
+		case ,$st, in *,PERMANENT,*) bits=$((bits | 0x80)) ;; esac
+		bpftool map update pinned "$pin/toe_neigh" key hex $($PKT nkey "$idx" $fam "$dst") \
+			value hex $($PKT nval "$mac" $bits) || return 1
+	done
+}
+
+stat_of() { # PIN INDEX -> counter summed over CPUs
+	bpftool -j map lookup pinned "$1/toe_stats" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
+}
+# enum toe_stat (include/opentoe.h)
+S_FLOW_HIT=33 S_REDIRECT_CPU=36 S_FORWARD=37 S_NEIGH_MISS=38 S_FWD_FLOWS=44 S_FWD_ENDED=45 S_FWD_SLOW=46
+
+# ip_forwarded: datagrams the router's kernel forwarded (IPv4 + IPv6).
+ip_forwarded() {
+	nsx r awk '/^Ip: [0-9]/ { v4 = $7 } END { print v4 }' /proc/net/snmp |
+		{ read -r v4; echo $((v4 + $(nsx r awk '$1 == "Ip6OutForwDatagrams" { print $2 }' /proc/net/snmp6))); }
+}

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The forward path ("steer forward") packet by packet, with BPF_PROG_TEST_RUN
+# (bpftool prog run, ctx_in naming the ingress interface) on a router
+# namespace: handshake tracking, the rewrite (MACs, TTL, IPv4 checksum), and
+# every case left to the stack (TTL 1, FIN, neighbour missing or invalid,
+# forwarding off, a flow policy does not name, a local destination).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+need_root
+need_cmd bpftool jq python3 nsenter ethtool
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || skip "not built (make)"
+PIN=$TOE_PIN_DIR
+cg_add fwdrun || skip "no cgroup v2 mount"
+router_topology || exit 1
+work=$(mktemp -d); defer "rm -rf $work"
+defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+cat >"$work/fwd.conf" <<EOF
+device fwd type software nconn 100 steer forward
+rule offload dev fwd rport 5201
+EOF
+chmod 600 "$work/fwd.conf"
+toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null || { fail "apply"; finish; }
+prog=$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp") | .id][0]')
+IF0=$(nsx r ip -j link show r0 | jq '.[0].ifindex') IF1=$(nsx r ip -j link show r1 | jq '.[0].ifindex')
+MAC_R1=$(nsx r ip -j link show r1 | jq -r '.[0].address') MAC_R0=$(nsx r ip -j link show r0 | jq -r '.[0].address')
+NMAC=02:5e:00:00:00:01 NMAC6=02:5e:00:00:00:06
+
+# run IFINDEX NAME -> return value; the packet out in $work/NAME.out
+run() {
+	$PKT ctx "$work/$2.ctx" "$1" "$(stat -c %s "$work/$2.bin")"
+	nsx r bpftool prog run id "$prog" data_in "$work/$2.bin" data_out "$work/$2.out" \
+		ctx_in "$work/$2.ctx" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'
+}
+pk() { local n=$1; shift; $PKT tcp "$work/$n.bin" "$@"; }
+show() { $PKT show "$work/$1.out"; }
+same() { cmp -s "$work/$1.bin" "$work/$1.out"; }
+st() { stat_of "$PIN" "$1"; }
+fwd_state() { # FAM A AP B BP -> state or "none"
+	bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey "$@") 2>/dev/null |
+		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
+}
+nset() { # IFINDEX FAM ADDR MAC [STATE [HAS_MAC]]
+	bpftool map update pinned "$PIN/toe_neigh" key hex $($PKT nkey "$1" "$2" "$3") value hex $($PKT nval "${@:4}")
+}
+nset $IF1 4 $S4 $NMAC
+nset $IF1 6 $S6 $NMAC6
+
+# ---- IPv4: handshake through the stack, then the fast path
+CP=40001
+pk syn 4 $C4 $S4 $CP 5201 S 1000 0 64 0
+pk data0 4 $C4 $S4 $CP 5201 A 1001 5001 64 100
+pk synack 4 $S4 $C4 5201 $CP SA 5000 1001 64 0
+pk badack 4 $C4 $S4 $CP 5201 A 1001 7777 64 0
+pk ack 4 $C4 $S4 $CP 5201 A 1001 5001 64 0
+pk data 4 $C4 $S4 $CP 5201 PA 1001 5001 64 1000
+flows0=$(st $S_FWD_FLOWS)
+check "SYN of a flow policy names: XDP_PASS" test "$(run $IF0 syn)" = 2
+check "  tracked from its SYN (state SYN_SENT)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 1
+check "data before the handshake completed: XDP_PASS, untouched" test "$(run $IF0 data0)" = 2 -a -n "$(same data0 && echo y)"
+check "SYN-ACK acking the SYN: XDP_PASS, state SYN_RECV" test "$(run $IF1 synack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 2
+check "ACK not acking the SYN-ACK: does not complete it" test "$(run $IF0 badack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 2
+check "ACK of the SYN-ACK: XDP_PASS (through the stack), state ESTABLISHED" test "$(run $IF0 ack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 3
+check "  counted as a fast-path flow" test "$(st $S_FWD_FLOWS)" = $((flows0 + 1))
+fw0=$(st $S_FORWARD)
+check "data of the established flow: XDP_REDIRECT" test "$(run $IF0 data)" = 4
+out=$(show data)
+echo "forwarded: $out"
+check "  destination MAC: the next hop's, from toe_neigh" test "$(jq -r .dmac <<<"$out")" = $NMAC
+check "  source MAC: the egress interface's (r1)" test "$(jq -r .smac <<<"$out")" = "$MAC_R1"
+check "  TTL 64 -> 63" test "$(jq .ttl <<<"$out")" = 63
+check "  IPv4 header checksum still valid (incremental update)" test "$(jq .csum_ok <<<"$out")" = true
+check "  rest of the frame unchanged" cmp -s <(tail -c +35 "$work/data.bin") <(tail -c +35 "$work/data.out")
+check "  TOE_S_XDP_FORWARD counted" test "$(st $S_FORWARD)" = $((fw0 + 1))
+cnt=$(bpftool -j map lookup pinned "$PIN/toe_flow_pkts" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
+	jq -r '[.formatted.values[].value] | "\(map(.packets) | add) \(map(.bytes) | add)"')
+check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
+
+# ---- what goes to the stack
+pk ttl1 4 $C4 $S4 $CP 5201 A 2001 5001 1 100
+slow0=$(st $S_FWD_SLOW)
+check "TTL 1: XDP_PASS, untouched (the stack sends time exceeded)" test "$(run $IF0 ttl1)" = 2 -a -n "$(same ttl1 && echo y)"
+check "  counted as left to the stack" test "$(st $S_FWD_SLOW)" = $((slow0 + 1))
+pk back 4 $S4 $C4 5201 $CP A 5001 2001 64 100
+miss0=$(st $S_NEIGH_MISS)
+check "reverse direction, no neighbour entry for the client: XDP_PASS, untouched" test "$(run $IF1 back)" = 2 -a -n "$(same back && echo y)"
+check "  TOE_S_XDP_NEIGH_MISS counted" test "$(st $S_NEIGH_MISS)" = $((miss0 + 1))
+nset $IF0 4 $C4 02:5e:00:00:00:0c 0x01 0
+check "neighbour INCOMPLETE without a MAC: XDP_PASS, counted" test "$(run $IF1 back)" = 2 -a "$(st $S_NEIGH_MISS)" = $((miss0 + 2))
+nset $IF0 4 $C4 02:5e:00:00:00:0c 0x20 1
+check "neighbour FAILED: XDP_PASS, counted" test "$(run $IF1 back)" = 2 -a "$(st $S_NEIGH_MISS)" = $((miss0 + 3))
+nset $IF0 4 $C4 02:5e:00:00:00:0c 0x04 1
+check "neighbour STALE (usable): reverse direction forwarded to r0" test "$(run $IF1 back)" = 4 -a "$(show back | jq -r .smac)" = "$MAC_R0"
+nsx r sysctl -qw net.ipv4.conf.r0.forwarding=0
+check "forwarding off on the ingress interface: XDP_PASS, untouched" test "$(run $IF0 data)" = 2 -a -n "$(same data && echo y)"
+nsx r sysctl -qw net.ipv4.conf.r0.forwarding=1
+check "forwarding back on: forwarded again" test "$(run $IF0 data)" = 4
+pk fin 4 $C4 $S4 $CP 5201 FA 2001 5001 64 0
+end0=$(st $S_FWD_ENDED)
+check "FIN: XDP_PASS, untouched" test "$(run $IF0 fin)" = 2 -a -n "$(same fin && echo y)"
+check "  ends the fast path: entry gone, counted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(st $S_FWD_ENDED)" = $((end0 + 1))
+check "  the flow's next data packet: XDP_PASS, untouched" test "$(run $IF0 data)" = 2 -a -n "$(same data && echo y)"
+
+# RST, on a second flow, from the server's side
+pk syn2 4 $C4 $S4 40002 5201 S 100 0 64 0
+pk synack2 4 $S4 $C4 5201 40002 SA 900 101 64 0
+pk ack2 4 $C4 $S4 40002 5201 A 101 901 64 0
+pk rst2 4 $S4 $C4 5201 40002 R 901 0 64 0
+run $IF0 syn2 >/dev/null; run $IF1 synack2 >/dev/null; run $IF0 ack2 >/dev/null
+check "second flow established" test "$(fwd_state 4 $C4 40002 $S4 5201)" = 3
+check "RST from the server: XDP_PASS, fast path ended" test "$(run $IF1 rst2)" = 2 -a "$(fwd_state 4 $C4 40002 $S4 5201)" = none
+
+# ---- flows that are never tracked
+pk hostsyn 4 $C4 $S4 40003 5202 S 1 0 64 0
+pk localsyn 4 $C4 $R4b 40004 5201 S 1 0 64 0
+n0=$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)
+check "SYN of a flow no rule names (port 5202): XDP_PASS" test "$(run $IF0 hostsyn)" = 2
+check "SYN to the router itself: XDP_PASS" test "$(run $IF0 localsyn)" = 2
+check "  neither wrote an entry (host flows cost no map write)" test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = "$n0"
+
+# ---- IPv6: hop limit, no checksum
+pk syn6 6 $C6 $S6 40005 5201 S 10 0 64 0
+pk synack6 6 $S6 $C6 5201 40005 SA 20 11 64 0
+pk ack6 6 $C6 $S6 40005 5201 A 11 21 64 0
+pk data6 6 $C6 $S6 40005 5201 PA 11 21 64 500
+run $IF0 syn6 >/dev/null; run $IF1 synack6 >/dev/null; run $IF0 ack6 >/dev/null
+check "IPv6 flow established through the stack" test "$(fwd_state 6 $C6 40005 $S6 5201)" = 3
+check "IPv6 data: XDP_REDIRECT" test "$(run $IF0 data6)" = 4
+out=$(show data6)
+check "  hop limit 64 -> 63, MACs rewritten" test "$(jq .ttl <<<"$out")" = 63 -a "$(jq -r .dmac <<<"$out")" = $NMAC6 -a "$(jq -r .smac <<<"$out")" = "$MAC_R1"
+
+# ---- no device in forward mode: the forward path is skipped altogether
+cat >"$work/acct.conf" <<EOF
+device fwd type software nconn 100 steer account
+rule offload dev fwd rport 5201
+EOF
+chmod 600 "$work/acct.conf"
+toed --apply "$work/acct.conf" --pin-dir "$PIN" >/dev/null
+check "policy without forward devices: toe_xdp_conf.fwd_devs = 0" test "$(bpftool -j map lookup pinned "$PIN/toe_xdp_conf" key 0 0 0 0 | jq .formatted.value.fwd_devs)" = 0
+check "  an established flow's data: XDP_PASS, untouched" test "$(run $IF0 data6)" = 2 -a -n "$(same data6 && echo y)"
+pk syn7 4 $C4 $S4 40007 5201 S 1 0 64 0
+check "  a new SYN is not tracked" test "$(run $IF0 syn7)" = 2 -a "$(fwd_state 4 $C4 40007 $S4 5201)" = none
+finish
