@@ -52,7 +52,8 @@ server 5300 5400 || exit 1
 HELD=$CONF_DIR/held
 client --addr "$B4" --port 5300 --send 200000 --count 3 --hold 4 >"$HELD" &
 HELDPID=$!
-wait_for 5 jq -e 'length >= 3' < <(ctl -j flows port 5300 dev t3) >/dev/null
+nflows() { ctl -j flows port 5300 dev t3 | jq -e "length >= $1" >/dev/null; }
+wait_for 5 nflows 3
 fl=$(ctl -j flows port 5300 dev t3)
 check "flows: 3 active connections to 5300 on t3, offloaded by rule 0" \
 	jq -e '[.[] | select(.rport == 5300 and .decision == "offload" and .rule == 0 and .reason == "rule")] | length == 3' <<<"$fl"
@@ -136,9 +137,9 @@ chmod 600 "$RUN/toed.sock"
 # --- SIGKILL: traffic keeps flowing, a restart adopts everything
 client --addr "$B4" --port 5300 --send 100000 --hold 6 >"$HELD" &
 HELDPID=$!
-wait_for 5 jq -e 'length == 1' < <(ctl -j flows port 5300) >/dev/null
+wait_for 5 nflows 1
 before=$(ctl -j devices | jq -c '.[] | select(.device == "t3")')
-flows_before=$(ctl -j flows port 5300 | jq -c '[.[] | {lport, cookie}]')
+flows_before=$(ctl -j flows port 5300 dev t3 | jq -c '[.[] | {lport, cookie}]')
 stop_toed KILL
 check "after SIGKILL the socket is stale" test -S "$RUN/toed.sock"
 check_not "toectl says toed is not running" ctl status
@@ -152,7 +153,7 @@ after=$(ctl -j devices | jq -c '.[] | select(.device == "t3")')
 check "restarted toed adopts the device counters (offloaded $(jq .offloaded <<<"$after"), live $(jq .live <<<"$after"))" \
 	jq -e --argjson b "$before" '.offloaded == $b.offloaded + 1 and .live == 1 and .refused == $b.refused' <<<"$after"
 check "the held connection's flow record is still there" \
-	test "$(ctl -j flows port 5300 | jq -c '[.[] | {lport, cookie}]')" = "$flows_before"
+	test "$(ctl -j flows port 5300 dev t3 | jq -c '[.[] | {lport, cookie}]')" = "$flows_before"
 wait $HELDPID
 check "the held connection completed: all its bytes" jq -e '.conns[0].sent == 100000' "$HELD"
 
