@@ -123,6 +123,29 @@ serial_gt() { test "$(policy_serial)" -gt "$1"; }
 check "SIGHUP reloads the file" wait_for 5 serial_gt "$serial"
 check "toed logged the reload" grep -q "SIGHUP: reloading" "$TOED_LOG"
 
+# --- reload under traffic: a connection storm while toectl reload flips
+# between two rule sets; every connection completes, no slot is left held.
+cp "$cfg.good" "$cfg.a"
+printf 'device t3 type chelsio-t3 nconn 100\ndefault host\n' >"$cfg.b"
+chmod 600 "$cfg.a" "$cfg.b"
+storm=$CONF_DIR/storm
+in_cg a python3 "$TCPX" storm --addr "$B4" --port 5300 --count 1500 --parallel 4 >"$storm" &
+STORM=$!
+reloads=0 rfail=0
+while kill -0 $STORM 2>/dev/null; do
+	cp "$cfg.$([ $((reloads % 2)) = 0 ] && echo b || echo a)" "$cfg"
+	ctl reload >/dev/null || rfail=$((rfail + 1))
+	reloads=$((reloads + 1))
+done
+wait $STORM
+cp "$cfg.good" "$cfg" && ctl reload >/dev/null
+echo "# storm: $(cat "$storm"); $reloads reloads, $rfail failed"
+check "reload under traffic: the storm completed (1,500 connections, no error)" \
+	jq -e '.done == 1500 and .errors == 0' "$storm"
+check "... during $reloads reloads, none failed" test "$reloads" -ge 5 -a "$rfail" = 0
+livezero() { test "$(dev_live 0 live)" = 0; }
+check "... and every device slot was given back (live 0)" wait_for 5 livezero
+
 # --- a non-root client
 chmod 755 "$CONF_DIR" "$RUN"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups toectl --run-dir "$RUN" status 2>&1); rc=$?
