@@ -123,8 +123,9 @@ UNITDIR  ?= $(PREFIX)/lib/systemd/system
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(PREFIX)/share/opentoe/trace
+		$(DESTDIR)$(PREFIX)/share/opentoe/trace $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	for u in toed opentoe-loader; do \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service; done
