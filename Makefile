@@ -28,10 +28,10 @@ PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
 TEST_TOOLS := $(O)/selftests/toe_events
-BENCH_TOOLS := $(O)/bench/connrate
+BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -70,9 +70,9 @@ $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/confi
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
 
-$(O)/bench/%: bench/%.c
+$(O)/bench/%: bench/%.c include/opentoe.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 $(O)/selftests/%: selftests/tools/%.c include/opentoe.h
 	@mkdir -p $(@D)
@@ -98,11 +98,15 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser bench-forward
+bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh
 
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_policy.sh
+
+bench-neigh: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_neigh.sh
 
 bench-xdp: deps
 	@$(MAKE) --no-print-directory all
@@ -119,9 +123,17 @@ fuzz: $(O)/vmlinux.h $(FUZZERS)
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) fuzz
 	@TOE_CONFIG_FUZZ_SECONDS=60 bash selftests/run.sh selftests/config/test_config_fuzz.sh
 
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(PREFIX)/share/opentoe/trace $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	for u in toed opentoe-loader; do \
+		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service; done
+	install -m 0755 scripts/trace/*.bt $(DESTDIR)$(PREFIX)/share/opentoe/trace/
 
 clean:
 	rm -rf $(O)

@@ -302,7 +302,8 @@ struct toe_event {
  * toe_neigh: HASH, toe_neigh_key -> toe_neigh.  The kernel's ARP and NDP
  * entries of the interfaces opentoe serves, mirrored by toed from rtnetlink
  * (the patch's neighbour.c hooks, done in user space).  toed is the only
- * writer; the XDP forward path is the reader.  An entry without a usable
+ * writer; the XDP forward path is the reader.  NOARP pseudo-entries
+ * (multicast, broadcast) are not mirrored.  An entry without a usable
  * link-layer address (INCOMPLETE, FAILED) is kept with its state so that the
  * map equals `ip neigh show`; readers test toe_neigh_valid().
  */

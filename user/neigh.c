@@ -322,7 +322,13 @@ static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset
 	}
 	if (!r || !toe_nl_is_tracked(nl, k.ifindex))
 		return;
-	if (h->nlmsg_type == RTM_DELNEIGH) {
+	/*
+	 * NOARP entries are the kernel's multicast, broadcast and point-to-
+	 * point pseudo-neighbours: their MAC is computed from the address,
+	 * their creation is not announced, `ip neigh show` hides them, and no
+	 * unicast TCP next hop is one.  Not mirrored (removed if one was).
+	 */
+	if (h->nlmsg_type == RTM_DELNEIGH || (v.state & NUD_NOARP)) {
 		if (bpf_map_delete_elem(nl->neigh_map, &k) == 0)
 			nl->st.neigh_del++;
 		DTRACE_PROBE5(toed, neigh_applied, 0, k.ifindex, k.family, k.addr,

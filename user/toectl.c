@@ -115,15 +115,19 @@ int main(int argc, char **argv)
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		if (errno == ENOENT || errno == ECONNREFUSED)
+		if (errno == ENOENT)
 			toe_err("toed is not running (no socket at %s)", sa.sun_path);
+		else if (errno == ECONNREFUSED)
+			toe_err("toed is not running (nothing listens on %s)", sa.sun_path);
 		else if (errno == EACCES)
 			toe_err("%s: permission denied (toectl must be run as root)", sa.sun_path);
 		else
 			toe_err("cannot reach toed at %s: %s", sa.sun_path, strerror(errno));
 		return 1;
 	}
-	if (send(fd, req, off, MSG_NOSIGNAL) != (ssize_t)off) {
+	/* toed may answer (a refusal) and close before reading: read anyway. */
+	if (send(fd, req, off, MSG_NOSIGNAL) != (ssize_t)off && errno != EPIPE &&
+	    errno != ECONNRESET) {
 		toe_err("cannot send to toed: %s", strerror(errno));
 		return 1;
 	}

@@ -971,6 +971,7 @@ static int daemon_run(void)
 	}
 	if (take_lock())
 		return 1;
+	D->start_ns = toe_now_ns();
 	if (stat("/proc/self/ns/net", &ns) == 0)
 		D->netns_ino = ns.st_ino;
 	if (toe_maps_open(D->pin_dir, &D->m, err, sizeof(err))) {
@@ -1111,7 +1112,8 @@ static void usage(FILE *f)
 "  -i, --interface IFACE also mirror IFACE's neighbours (repeatable); by default\n"
 "                        the interfaces opentoe's XDP is attached to in this\n"
 "                        network namespace and those the devices name\n"
-"      --rcvbuf BYTES    rtnetlink receive buffer (default: the kernel's)\n"
+"      --rcvbuf BYTES    rtnetlink receive buffer (default 4 MiB, set with\n"
+"                        SO_RCVBUFFORCE; an overrun costs a full resync)\n"
 "  -l, --log-level L     error, warning, info (default) or debug\n"
 "  -j, --json            JSON summary (with --apply)\n"
 "  -h, --help            this text\n");
@@ -1134,7 +1136,7 @@ int main(int argc, char **argv)
 	};
 	static struct toed d = {
 		.config = DEFAULT_CONFIG, .pin_dir = TOE_PIN_DIR_DEFAULT,
-		.run_dir = DEFAULT_RUN_DIR, .log_level = LOG_INFO,
+		.run_dir = DEFAULT_RUN_DIR, .log_level = LOG_INFO, .rcvbuf = 4 << 20,
 		.epfd = -1, .sigfd = -1, .lsock = -1, .tfd = -1, .lockfd = -1,
 		.nl = { .ev_fd = -1, .dump_fd = -1 }, .cfg = { .default_dev = -1 },
 	};

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Neighbour and address propagation: rtnetlink -> toe_neigh / toe_local_addr.
+# Add, replace (new MAC) and delete, IPv4 and IPv6, on the interface opentoe
+# is attached to; nothing from an interface it is not on; an interface that
+# goes away takes its entries; and 100,000 updates through a deliberately
+# small netlink receive buffer (overruns, resyncs) end with the map equal to
+# `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
+# The map is read with bpftool, not through toed.
+. "$(dirname "$0")/setup.sh"
+NMAP=$TOE_TOP/selftests/tools/neighmap.py
+load_toe_xdp || { fail "load"; finish; }
+cfg=$(conf neigh <<'EOF2'
+default host
+EOF2
+)
+nsx a ip link add dz type veth peer name dzp && nsx a ip link set dz up && nsx a ip link set dzp up
+nsx a ip link add du type veth peer name dup && nsx a ip link set du up && nsx a ip link set dup up
+start_toed "$cfg" --interface dz || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+ifidx() { nsx a ip -j link show "$1" | jq '.[0].ifindex'; }
+VA=$(ifidx va) DZ=$(ifidx dz) DU=$(ifidx du)
+
+in_map() { # IFINDEX "DST LLADDR STATE"
+	bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$1" | grep -xF -- "$2" >/dev/null
+}
+not_in_map() { # IFINDEX DST
+	! bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$1" | grep -q "^$2 "
+}
+same() { # IFACE IFINDEX: the map equals ip neigh show for IFACE
+	diff <(nsx a ip -j neigh show dev "$1" | python3 "$NMAP" ip) \
+	     <(bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$2") >"$CONF_DIR/diff"
+}
+
+check "start: the map equals ip neigh show for va" same va "$VA"
+nsx a ip neigh add 10.202.0.50 lladdr 02:00:00:00:50:01 dev va nud reachable
+check "add: the new entry appears with its MAC" \
+	wait_for 2 in_map "$VA" "10.202.0.50 02:00:00:00:50:01 REACHABLE"
+nsx a ip neigh replace 10.202.0.50 lladdr 02:00:00:00:50:02 dev va nud permanent
+check "replace: the map follows the new MAC and state" \
+	wait_for 2 in_map "$VA" "10.202.0.50 02:00:00:00:50:02 PERMANENT"
+nsx a ip neigh add fd00:202::50 lladdr 02:00:00:00:60:01 dev va nud permanent
+check "IPv6 (NDP) entry" wait_for 2 in_map "$VA" "fd00:202::50 02:00:00:00:60:01 PERMANENT"
+nsx a ip neigh del 10.202.0.50 dev va
+check "delete: the entry is gone" wait_for 2 not_in_map "$VA" 10.202.0.50
+nsx a ip neigh add 192.0.2.9 lladdr 02:00:00:00:70:01 dev du
+sleep 0.3
+check "an interface opentoe is not on is not mirrored" not_in_map "$DU" 192.0.2.9
+nsx a ip neigh add 192.0.2.10 lladdr 02:00:00:00:70:02 dev dz
+check "--interface dz is mirrored" wait_for 2 in_map "$DZ" "192.0.2.10 02:00:00:00:70:02 PERMANENT"
+check "after these, the map still equals ip neigh show" same va "$VA"
+
+# Local addresses
+lkey() { python3 "$NMAP" localkey "$1"; }
+nsx a ip addr add 10.203.0.1/24 dev va
+check "an address added: in toe_local_addr" \
+	wait_for 2 bpftool map lookup pinned "$PIN/toe_local_addr" key hex $(lkey 10.203.0.1)
+nsx a ip addr del 10.203.0.1/24 dev va
+lgone() { ! bpftool map lookup pinned "$PIN/toe_local_addr" key hex $(lkey 10.203.0.1) >/dev/null 2>&1; }
+check "an address deleted: gone from toe_local_addr" wait_for 2 lgone
+check "the peer address is not local" lgone
+
+# An interface that goes away takes its entries with it.
+nsx a ip link del dz
+check "interface deleted: its neighbours are gone" wait_for 2 not_in_map "$DZ" 192.0.2.10
+
+# --- 100,000 updates, small receive buffer
+stop_toed TERM
+start_toed "$cfg" --rcvbuf 4096 || { fail "toed restarts with --rcvbuf 4096"; finish; }
+BATCH=$CONF_DIR/batch
+python3 - "$BATCH" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    n = 0
+    for r in range(100):
+        for i in range(1000):
+            f.write("neigh replace 10.210.%d.%d lladdr 02:%02x:%02x:%02x:00:01 dev va\n"
+                    % (i // 250, i % 250 + 1, r, i >> 8, i & 255))
+            n += 1
+    for i in range(0, 1000, 5):          # and delete a fifth of them
+        f.write("neigh del 10.210.%d.%d dev va\n" % (i // 250, i % 250 + 1))
+PY
+t0=$(date +%s.%N)
+nsx a ip -batch "$BATCH" || fail "ip -batch"
+t1=$(date +%s.%N)
+echo "# 100,200 neighbour updates in $(echo "$t1 - $t0" | bc 2>/dev/null || echo "?") s"
+check "100,000 updates with a 4 KiB receive buffer: the map ends equal to ip neigh show" \
+	wait_for 30 same va "$VA"
+n=$(bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$VA" | grep -c "^10\.210\.")
+check "... 800 of the 1,000 addresses left, with their last MAC ($n)" test "$n" = 800
+check "... a last MAC from round 99" in_map "$VA" "10.210.0.2 02:63:00:01:00:01 PERMANENT"
+st=$(ctl -j stats)
+echo "# $(jq -c '.daemon | {netlink_overruns, resyncs, neigh_set, neigh_del}' <<<"$st")"
+check "the receive queue overran and toed resynchronised" \
+	jq -e '.daemon.netlink_overruns > 0 and .daemon.resyncs > 1' <<<"$st"
+nsx a ip neigh flush dev va
+check "flush: the map follows" wait_for 10 same va "$VA"
+finish
