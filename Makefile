@@ -31,7 +31,7 @@ TEST_TOOLS := $(O)/selftests/toe_events
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -99,6 +99,11 @@ demo: deps
 
 # Benchmarks: ratios against a baseline run in the same invocation.
 bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh
+	@$(MAKE) --no-print-directory bench-report
+
+# Summary table of every comparison and a gnuplot SVG next to each CSV.
+bench-report:
+	@python3 bench/report.py
 
 bench-policy: deps
 	@$(MAKE) --no-print-directory all

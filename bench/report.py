@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench-report: one summary table of every comparison in
+bench/results/*.csv (median, min-max, ratio to the first variant, which each
+benchmark runs as its baseline in the same invocation), and a gnuplot SVG
+per comparison next to its CSV.  Run by `make bench` after the benchmarks;
+reads only what they wrote.
+
+  report.py [RESULTS_DIR] [--markdown] [--no-plots]
+"""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+# name -> (title, value column, unit, higher is better, baseline variant)
+COMPARISONS = {
+    "policy": ("Connection setup rate, sock_ops off vs policy sizes", "conn_per_s", "conn/s", True, "off"),
+    "xdp": ("XDP per-packet cost (BPF_PROG_TEST_RUN)", "ns_per_packet", "ns/packet", False, "floor"),
+    "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
+    "bypass": ("Local bypass vs TCP and AF_UNIX", None, None, True, None),
+}
+
+
+def load(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def by_variant(rows, col):
+    out = {}
+    for r in rows:
+        try:
+            out.setdefault(r["variant"], []).append(float(r[col]))
+        except (KeyError, ValueError):
+            pass
+    return out
+
+
+def plot(name, title, unit, stats, outdir):
+    dat = os.path.join(outdir, name + ".dat")
+    svg = os.path.join(outdir, name + ".svg")
+    with open(dat, "w") as f:
+        for i, (v, med, lo, hi, _) in enumerate(stats):
+            f.write('%d "%s" %g %g %g\n' % (i, v, med, lo, hi))
+    script = """
+set terminal svg size 720,400 dynamic background rgb 'white'
+set output '%s'
+set title "%s"
+set ylabel "%s (median, min-max)"
+set style fill solid 0.5
+set boxwidth 0.6
+set yrange [0:*]
+set xtics rotate by -20
+unset key
+plot '%s' using 1:3:xtic(2) with boxes lc rgb '#4a7bb7', \
+     '' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0
+""" % (svg, title, unit, dat)
+    try:
+        subprocess.run(["gnuplot"], input=script.encode(), check=True,
+                       stderr=subprocess.DEVNULL)
+        os.unlink(dat)
+        return svg
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def plot_latency(rows, outdir):
+    dat = os.path.join(outdir, "neigh_latency.dat")
+    svg = os.path.join(outdir, "neigh_latency.svg")
+    xs = sorted(int(r["to_map_write_ns"]) / 1000 for r in rows)
+    with open(dat, "w") as f:
+        for i, x in enumerate(xs):
+            f.write("%g %g\n" % (100.0 * (i + 1) / len(xs), x))
+    script = """
+set terminal svg size 720,400 dynamic background rgb 'white'
+set output '%s'
+set title "Neighbour propagation: request to toed's map write"
+set xlabel "percentile"
+set ylabel "microseconds (log)"
+set logscale y
+unset key
+plot '%s' using 1:2 with lines lw 2 lc rgb '#4a7bb7'
+""" % (svg, dat)
+    try:
+        subprocess.run(["gnuplot"], input=script.encode(), check=True,
+                       stderr=subprocess.DEVNULL)
+        os.unlink(dat)
+        return svg
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))]
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    md = "--markdown" in sys.argv
+    plots = "--no-plots" not in sys.argv
+    outdir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    lines = []
+    made = []
+    for name, (title, col, unit, higher, basename) in COMPARISONS.items():
+        path = os.path.join(outdir, name + ".csv")
+        if not os.path.exists(path):
+            continue
+        rows = load(path)
+        if not rows:
+            continue
+        if col is None:  # a CSV with its own metric column per row
+            col = [c for c in rows[0].keys() if c not in ("variant", "round")][0]
+            unit = col
+        groups = by_variant(rows, col)
+        if not groups:
+            continue
+        if basename in groups:  # baseline first, then the order the CSV has
+            groups = dict([(basename, groups[basename])] +
+                          [(k, v) for k, v in groups.items() if k != basename])
+        base = statistics.median(next(iter(groups.values())))
+        stats = []
+        for v, xs in groups.items():
+            med = statistics.median(xs)
+            stats.append((v, med, min(xs), max(xs), med / base if base else 0))
+        lines.append((title, unit, stats, higher))
+        if plots:
+            svg = plot(name, title, unit, stats, outdir)
+            if svg:
+                made.append(svg)
+    lat = os.path.join(outdir, "neigh_latency.csv")
+    latline = None
+    if os.path.exists(lat):
+        rows = load(lat)
+        w = [int(r["to_map_write_ns"]) / 1000 for r in rows]
+        if w:
+            latline = "Neighbour propagation (%d samples): request to map write p50 %.1f us, p99 %.1f us" % (
+                len(w), pct(w, .5), pct(w, .99))
+            if plots:
+                svg = plot_latency(rows, outdir)
+                if svg:
+                    made.append(svg)
+    for title, unit, stats, higher in lines:
+        if md:
+            print("\n**%s** (%s; %s is better)\n" % (title, unit, "higher" if higher else "lower"))
+            print("| variant | median | min-max | ratio |")
+            print("|---|---|---|---|")
+            for v, med, lo, hi, r in stats:
+                print("| %s | %.4g | %.4g-%.4g | %.2f |" % (v, med, lo, hi, r))
+        else:
+            print("\n%s (%s; %s is better)" % (title, unit, "higher" if higher else "lower"))
+            print("  %-28s %12s %21s %7s" % ("variant", "median", "min-max", "ratio"))
+            for v, med, lo, hi, r in stats:
+                print("  %-28s %12.4g %10.4g-%-10.4g %7.2f" % (v, med, lo, hi, r))
+    if latline:
+        print("\n" + latline)
+    rate = os.path.join(outdir, "neigh_rate.csv")
+    if os.path.exists(rate):
+        ok = [r for r in load(rate) if r["overruns"] == "0"]
+        if ok:
+            print("Neighbour updates: highest paced rate with no overrun: %s/s" %
+                  max(ok, key=lambda r: float(r["rate_per_s"]))["achieved_per_s"])
+    for svg in made:
+        print("plot: %s" % os.path.relpath(svg))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/report.py on the committed results: a summary line per comparison,
+# ratios against the baseline each benchmark names, and an SVG per
+# comparison that gnuplot actually drew.
+. "$(dirname "$0")/../lib.sh"
+need_cmd python3 gnuplot
+T=$(mktemp -d /tmp/opentoe-report.XXXXXX)
+defer "rm -rf $T"
+cp "$TOE_TOP"/bench/results/*.csv "$T/"
+out=$(python3 "$TOE_TOP/bench/report.py" "$T") || { fail "report.py runs"; finish; }
+echo "$out" | sed 's/^/# /'
+check "xdp: the floor is the baseline (ratio 1.00)" grep -qE "^  floor +[0-9.e+]+ .* 1\.00$" <<<"$out"
+check "policy: sock_ops off is the baseline" grep -qE "^  off +[0-9.e+]+ .* 1\.00$" <<<"$out"
+for f in "$T"/*.csv; do
+	n=$(basename "$f" .csv)
+	[ "$n" = neigh_rate ] && continue
+	check "$n.svg drawn by gnuplot" grep -q "<svg" "$T/$n.svg"
+done
+check "markdown table for the README" grep -q "^| variant | median | min-max | ratio |" < <(python3 "$TOE_TOP/bench/report.py" "$T" --markdown --no-plots)
+finish
