@@ -62,7 +62,7 @@ $(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
 	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
 
 $(O)/toectl: user/toectl.c $(UTIL)
-	$(CC) $(CFLAGS) $< $(UTIL) -o $@
+	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
 
 # libFuzzer + ASan + UBSan build of the configuration parser.
 $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/config.h include/opentoe.h

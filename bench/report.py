@@ -38,6 +38,18 @@ def by_variant(rows, col):
     return out
 
 
+def gnuplot(script, dat, svg):
+    """Run a gnuplot script that reads dat and writes svg; None on failure."""
+    try:
+        subprocess.run(["gnuplot"], input=script.encode(), check=True,
+                       stderr=subprocess.DEVNULL)
+        return svg
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    finally:
+        os.unlink(dat)
+
+
 def plot(name, title, unit, stats, outdir):
     dat = os.path.join(outdir, name + ".dat")
     svg = os.path.join(outdir, name + ".svg")
@@ -57,13 +69,7 @@ unset key
 plot '%s' using 1:3:xtic(2) with boxes lc rgb '#4a7bb7', \
      '' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0
 """ % (svg, title, unit, dat)
-    try:
-        subprocess.run(["gnuplot"], input=script.encode(), check=True,
-                       stderr=subprocess.DEVNULL)
-        os.unlink(dat)
-        return svg
-    except (OSError, subprocess.CalledProcessError):
-        return None
+    return gnuplot(script, dat, svg)
 
 
 def plot_latency(rows, outdir):
@@ -83,13 +89,7 @@ set logscale y
 unset key
 plot '%s' using 1:2 with lines lw 2 lc rgb '#4a7bb7'
 """ % (svg, dat)
-    try:
-        subprocess.run(["gnuplot"], input=script.encode(), check=True,
-                       stderr=subprocess.DEVNULL)
-        os.unlink(dat)
-        return svg
-    except (OSError, subprocess.CalledProcessError):
-        return None
+    return gnuplot(script, dat, svg)
 
 
 def pct(xs, p):

@@ -278,6 +278,21 @@ enum toe_event_type {
 	TOE_EV_FLOW_CLOSED = 5,
 };
 
+#ifndef __bpf__
+/* The event's name, as toed, toectl and the tools print it. */
+static inline const char *toe_event_name(__u32 type)
+{
+	switch (type) {
+	case TOE_EV_LISTEN_START: return "listen_start";
+	case TOE_EV_LISTEN_STOP: return "listen_stop";
+	case TOE_EV_FLOW_OFFLOADED: return "flow_offloaded";
+	case TOE_EV_FLOW_REFUSED: return "flow_refused";
+	case TOE_EV_FLOW_CLOSED: return "flow_closed";
+	default: return "unknown";
+	}
+}
+#endif
+
 struct toe_event {
 	__u64 ts_ns;
 	__u32 type;		/* enum toe_event_type */

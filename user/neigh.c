@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include "neigh.h"
+#include "util.h"
 
 #define NL_BUF		(64 * 1024)
 #define DUMP_TRIES	8
@@ -43,18 +43,7 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define errf toe_errf
 
 /* ------------------------------------------------ a set of map keys */
 
@@ -404,8 +393,16 @@ static void addr_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset 
 		kset_add(seen, &k);
 }
 
-/* Delete every neighbour of ifindex (0: of every untracked interface). */
-static void purge_ifindex(struct toe_nl *nl, __u32 ifindex)
+/*
+ * Delete every toe_neigh entry keep() refuses (keys are collected first:
+ * deleting while walking a hash map restarts the walk).  With notify, each
+ * deletion is reported to neigh_cb.
+ */
+typedef bool (*keep_fn)(const struct toe_nl *nl, const struct toe_neigh_key *k,
+			const void *arg);
+
+static void neigh_delete_unless(struct toe_nl *nl, keep_fn keep, const void *arg,
+				bool notify)
 {
 	struct toe_neigh_key k, next, *del = NULL;
 	size_t n = 0, cap = 0, i;
@@ -414,7 +411,7 @@ static void purge_ifindex(struct toe_nl *nl, __u32 ifindex)
 	while (bpf_map_get_next_key(nl->neigh_map, prev, &next) == 0) {
 		k = next;
 		prev = &k;
-		if (ifindex ? k.ifindex != ifindex : toe_nl_is_tracked(nl, k.ifindex))
+		if (keep(nl, &k, arg))
 			continue;
 		if (n == cap) {
 			struct toe_neigh_key *d = realloc(del, (cap = cap ? cap * 2 : 64) * sizeof(*d));
@@ -425,10 +422,26 @@ static void purge_ifindex(struct toe_nl *nl, __u32 ifindex)
 		}
 		del[n++] = k;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (bpf_map_delete_elem(nl->neigh_map, &del[i]) == 0)
 			nl->st.neigh_del++;
+		if (notify && nl->neigh_cb)
+			nl->neigh_cb(nl, TOE_NL_DEL, &del[i], NULL);
+	}
 	free(del);
+}
+
+static bool keep_other_if(const struct toe_nl *nl, const struct toe_neigh_key *k,
+			  const void *arg)
+{
+	(void)nl;
+	return k->ifindex != *(const __u32 *)arg;
+}
+
+/* Delete every neighbour of ifindex. */
+static void purge_ifindex(struct toe_nl *nl, __u32 ifindex)
+{
+	neigh_delete_unless(nl, keep_other_if, &ifindex, false);
 }
 
 static void link_apply(struct toe_nl *nl, const struct nlmsghdr *h)
@@ -545,33 +558,16 @@ static int dump_one(struct toe_nl *nl, int type, struct kset *nseen, struct kset
 	}
 }
 
+static bool keep_seen(const struct toe_nl *nl, const struct toe_neigh_key *k,
+		      const void *seen)
+{
+	return toe_nl_is_tracked(nl, k->ifindex) && kset_has(seen, k);
+}
+
+/* After a dump: what it did not show, or is on an untracked interface, goes. */
 static void sweep_neigh(struct toe_nl *nl, const struct kset *seen)
 {
-	struct toe_neigh_key k, next, *del = NULL;
-	size_t n = 0, cap = 0, i;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(nl->neigh_map, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (toe_nl_is_tracked(nl, k.ifindex) && kset_has(seen, &k))
-			continue;
-		if (n == cap) {
-			struct toe_neigh_key *d = realloc(del, (cap = cap ? cap * 2 : 64) * sizeof(*d));
-
-			if (!d)
-				break;
-			del = d;
-		}
-		del[n++] = k;
-	}
-	for (i = 0; i < n; i++) {
-		if (bpf_map_delete_elem(nl->neigh_map, &del[i]) == 0)
-			nl->st.neigh_del++;
-		if (nl->neigh_cb)
-			nl->neigh_cb(nl, TOE_NL_DEL, &del[i], NULL);
-	}
-	free(del);
+	neigh_delete_unless(nl, keep_seen, seen, true);
 }
 
 static void sweep_local(struct toe_nl *nl, const struct kset *seen)

@@ -560,6 +560,15 @@ static void fmt_ports(__u16 lo, __u16 hi, char *buf, size_t len)
 		snprintf(buf, len, "%u-%u", lo, hi);
 }
 
+/* One rule field: "KEY VALUE" in the text, "KEY": "VALUE" in JSON. */
+static void put_kv(FILE *f, struct toe_json *j, bool json, const char *k, const char *v)
+{
+	if (json)
+		tj_kstr(j, k, v);
+	else
+		fprintf(f, " %s %s", k, v);
+}
+
 /* The configuration in force, written back in the file's own syntax. */
 static void view_policy(FILE *f, bool json)
 {
@@ -633,31 +642,19 @@ static void view_policy(FILE *f, bool json)
 		}
 		if (r->lplen) {
 			fmt_prefix(r->laddr, r->family, r->lplen, b, sizeof(b));
-			if (json)
-				tj_kstr(&j, "local", b);
-			else
-				fprintf(f, " local %s", b);
+			put_kv(f, &j, json, "local", b);
 		}
 		if (r->rplen) {
 			fmt_prefix(r->raddr, r->family, r->rplen, b, sizeof(b));
-			if (json)
-				tj_kstr(&j, "remote", b);
-			else
-				fprintf(f, " remote %s", b);
+			put_kv(f, &j, json, "remote", b);
 		}
 		if (!(r->lport_lo == 0 && r->lport_hi == 65535)) {
 			fmt_ports(r->lport_lo, r->lport_hi, b, sizeof(b));
-			if (json)
-				tj_kstr(&j, "lport", b);
-			else
-				fprintf(f, " lport %s", b);
+			put_kv(f, &j, json, "lport", b);
 		}
 		if (!(r->rport_lo == 0 && r->rport_hi == 65535)) {
 			fmt_ports(r->rport_lo, r->rport_hi, b, sizeof(b));
-			if (json)
-				tj_kstr(&j, "rport", b);
-			else
-				fprintf(f, " rport %s", b);
+			put_kv(f, &j, json, "rport", b);
 		}
 		if (r->cgroup) {
 			if (json)

@@ -10,6 +10,8 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <linux/magic.h>
 #include "util.h"
 
@@ -24,6 +26,50 @@ void toe_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int toe_errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void toe_close_fds(int *fds, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+int toe_open_pins(const char *dir, const char *const *names, unsigned int n, int *fds,
+		  char *err, size_t len)
+{
+	char path[4096];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		fds[i] = -1;
+	for (i = 0; i < n; i++) {
+		toe_join(path, sizeof(path), dir, names[i]);
+		fds[i] = bpf_obj_get(path);
+		if (fds[i] < 0) {
+			toe_errf(err, len, "opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
+				 path, strerror(errno));
+			toe_close_fds(fds, n);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int toe_join(char *buf, size_t len, const char *dir, const char *name)

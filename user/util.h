@@ -20,6 +20,17 @@ bool toe_is_cgroup2(const char *path);
 const char *toe_cgroup2_root(void);
 /* Find the path of the cgroup v2 folder whose id is id (its inode). */
 int toe_cgroup_path(__u64 id, char *buf, size_t len);
+/* Format one line into err (if any room); returns -1, for "return errf(...)". */
+int toe_errf(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * Open the pinned objects dir/names[i] into fds[i].  On failure every fd is
+ * closed and set to -1, err says which pin is missing, and -1 is returned.
+ */
+int toe_open_pins(const char *dir, const char *const *names, unsigned int n, int *fds,
+		  char *err, size_t len);
+/* Close the fds that are open (>= 0) and set them to -1. */
+void toe_close_fds(int *fds, unsigned int n);
 /* Mount bpffs on /sys/fs/bpf when nothing is mounted there. */
 int toe_ensure_bpffs(const char *pin_dir);
 

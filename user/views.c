@@ -23,35 +23,13 @@ int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len
 		TOE_MAP_STATS, TOE_MAP_POL_HDR, TOE_MAP_POL_GEN, TOE_MAP_NEIGH,
 		TOE_MAP_LOCAL_ADDR, TOE_MAP_EVENTS,
 	};
-	int *fds = (int *)m;
-	char path[4096];
-	unsigned int i;
 
-	for (i = 0; i < TOE_MAPS_N; i++)
-		fds[i] = -1;
-	for (i = 0; i < TOE_MAPS_N; i++) {
-		toe_join(path, sizeof(path), pin_dir, names[i]);
-		fds[i] = bpf_obj_get(path);
-		if (fds[i] < 0) {
-			snprintf(err, len, "opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
-				 path, strerror(errno));
-			toe_maps_close(m);
-			return -1;
-		}
-	}
-	return 0;
+	return toe_open_pins(pin_dir, names, TOE_MAPS_N, (int *)m, err, len);
 }
 
 void toe_maps_close(struct toe_maps *m)
 {
-	int *fds = (int *)m;
-	unsigned int i;
-
-	for (i = 0; i < TOE_MAPS_N; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-		fds[i] = -1;
-	}
+	toe_close_fds((int *)m, TOE_MAPS_N);
 }
 
 __u64 toe_now_ns(void)
@@ -86,18 +64,6 @@ const char *toe_reason_name(__u32 r)
 	};
 
 	return r < TOE_R__MAX ? n[r] : "?";
-}
-
-const char *toe_event_name(__u32 t)
-{
-	switch (t) {
-	case TOE_EV_LISTEN_START: return "listen_start";
-	case TOE_EV_LISTEN_STOP: return "listen_stop";
-	case TOE_EV_FLOW_OFFLOADED: return "flow_offloaded";
-	case TOE_EV_FLOW_REFUSED: return "flow_refused";
-	case TOE_EV_FLOW_CLOSED: return "flow_closed";
-	default: return "unknown";
-	}
 }
 
 const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,

@@ -22,18 +22,6 @@ static void on_sig(int sig)
 	stop = 1;
 }
 
-static const char *tname(__u32 t)
-{
-	switch (t) {
-	case TOE_EV_LISTEN_START: return "listen_start";
-	case TOE_EV_LISTEN_STOP: return "listen_stop";
-	case TOE_EV_FLOW_OFFLOADED: return "flow_offloaded";
-	case TOE_EV_FLOW_REFUSED: return "flow_refused";
-	case TOE_EV_FLOW_CLOSED: return "flow_closed";
-	default: return "unknown";
-	}
-}
-
 static int on_event(void *ctx, void *data, size_t len)
 {
 	const struct toe_event *e = data;
@@ -50,7 +38,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	       "\"reason\":%u,\"direction\":%u,\"bytes_acked\":%llu,"
 	       "\"bytes_received\":%llu,\"segs_in\":%u,\"segs_out\":%u,"
 	       "\"total_retrans\":%u,\"policy\":%u}\n",
-	       tname(e->type), e->key.family, l, e->key.lport, r, e->key.rport,
+	       toe_event_name(e->type), e->key.family, l, e->key.lport, r, e->key.rport,
 	       (int)e->dev, (int)e->rule, e->decision, e->reason, e->direction,
 	       (unsigned long long)e->bytes_acked,
 	       (unsigned long long)e->bytes_received, e->segs_in, e->segs_out,
