@@ -29,8 +29,7 @@ work=$(mktemp -d); defer "rm -rf $work"
 printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx s iperf3 -s -p 5201 >/dev/null 2>&1 &
-defer "kill $!"
+nsx_bg s iperf3 -s -p 5201 >/dev/null 2>&1
 sleep 0.5
 
 on() {

@@ -52,10 +52,20 @@ ns_name() { echo "$TOE_TEST_ID-$1"; }
 ns_add() {
 	local n; n=$(ns_name "$1")
 	ip netns add "$n" || return 1
-	defer "ip netns del $n"
+	# every process still in the namespace is the test's own: a server
+	# started as "nsx NS cmd &" leaves nsenter's child behind its subshell
+	defer "ip netns pids $n | xargs -r kill -9; ip netns del $n"
 	ip -n "$n" link set lo up
 }
 nsx() { local n; n=$(ns_name "$1"); shift; nsenter --net=/run/netns/"$n" "$@"; }
+# nsx_bg NS CMD...: CMD in the background in NS, killed when the test ends;
+# its pid (not a subshell's) in NSX_PID.
+nsx_bg() {
+	local n; n=$(ns_name "$1"); shift
+	nsenter --net=/run/netns/"$n" "$@" &
+	NSX_PID=$!
+	defer "kill $NSX_PID"
+}
 
 # veth_pair NS1 IF1 NS2 IF2: a veth pair between two test namespaces
 # ("-" for the root namespace; the root end is removed on exit).

@@ -31,56 +31,30 @@ struct maps {
 	int cpumap, xconf;
 };
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define errf toe_errf
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define N_REQUIRED 10	/* devs .. rcu: the rest are optional */
 
 static void close_maps(struct maps *m)
 {
-	int *fds = (int *)m;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(*m) / sizeof(int); i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	toe_close_fds((int *)m, sizeof(*m) / sizeof(int));
 }
 
 static int open_maps(const char *dir, struct maps *m, char *err, size_t len)
 {
-	static const char *const names[] = {
+	static const char *const names[N_REQUIRED] = {
 		TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_POL_GEN, TOE_MAP_POL_HDR,
 		TOE_MAP_POL_TUPLES, TOE_MAP_POL_RULES, TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS,
 		TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
 	};
-	int *fds = (int *)m;
 	char path[4096];
-	unsigned int i;
 
-	for (i = 0; i < sizeof(*m) / sizeof(int); i++)
-		fds[i] = -1;
+	if (toe_open_pins(dir, names, N_REQUIRED, (int *)m, err, len))
+		return -1;
 	toe_join(path, sizeof(path), dir, TOE_MAP_CPUMAP);
 	m->cpumap = bpf_obj_get(path);
 	toe_join(path, sizeof(path), dir, TOE_MAP_XDP_CONF);
 	m->xconf = bpf_obj_get(path);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		toe_join(path, sizeof(path), dir, names[i]);
-		fds[i] = bpf_obj_get(path);
-		if (fds[i] < 0) {
-			errf(err, len, "opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
-			     path, strerror(errno));
-			close_maps(m);
-			return -1;
-		}
-	}
 	return 0;
 }
 

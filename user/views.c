@@ -373,6 +373,9 @@ const char *toe_stat_name(int i)
 		[TOE_S_FLOW_EVICTED - TOE_S_BASE] = "flow_evicted",
 		[TOE_S_EVENT_DROPPED - TOE_S_BASE] = "event_dropped",
 		[TOE_S_LISTEN - TOE_S_BASE] = "listen",
+		[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] = "xdp_fwd_flows",
+		[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "xdp_fwd_ended",
+		[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] = "xdp_fwd_slow",
 	};
 
 	if (i >= 0 && i < TOE_P__MAX)

@@ -31,10 +31,8 @@ load() { # [toe-loader args]
 	toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN"
 }
 load || { fail "load, apply, neighbours"; finish; }
-nsx s python3 "$XFER" server --port 5201 --port 5202 >"$work/server.out" 2>&1 &
-defer "kill $!"
-nsx s iperf3 -s -p 5301 >/dev/null 2>&1 &
-defer "kill $!"
+nsx_bg s python3 "$XFER" server --port 5201 --port 5202 >"$work/server.out" 2>&1
+nsx_bg s iperf3 -s -p 5301 >/dev/null 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 
@@ -105,9 +103,8 @@ check "  an offloaded flow (its handshake passes FORWARD) still works" intact of
 nsx r iptables -D FORWARD -p tcp --dport 5202 -j DROP
 
 # An established fast-path flow, and a DROP-everything rule added under it.
-nsx c python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json" &
-long=$!
-defer "kill $long"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json"
+long=$NSX_PID
 sleep 1.5
 nsx r iptables -I FORWARD -j DROP
 x0=$(st $S_FORWARD)
