@@ -1,68 +1,121 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: two test hosts (network namespaces joined by a veth), opentoe
-# loaded on them, an iperf3 transfer, the loader's status and the flow table,
-# then everything removed.  Addresses exist only inside the namespaces.
+# make demo: the whole story in about a minute.  Three test hosts (client,
+# router, server: network namespaces joined by veth pairs, addresses only
+# inside them), opentoe loaded on the router, toed applying a policy and
+# mirroring the router's neighbours, an offloaded flow forwarded by XDP next
+# to a host flow forwarded by the kernel, toectl and bpftool views, a
+# neighbour's MAC changing and propagating, then everything removed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
+export PATH=$B:$PATH
+ID=toedemo
 PIN=/sys/fs/bpf/opentoe-demo
-CLIENT=toe-demo-client SERVER=toe-demo-server
+RUN=/run/opentoe-demo
+C=$ID-client R=$ID-router S=$ID-server
+CG=
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '\033[2m# %s\033[0m\n' "$*"; "$@"; }
 on() { local n=$1; shift; nsenter --net=/run/netns/"$n" "$@"; }
+ctl() { run toectl --run-dir $RUN "$@"; }
 
 cleanup() {
-	on $CLIENT "$B/toe-loader" unload --pin-dir $PIN >/dev/null 2>&1
-	rm -rf $PIN 2>/dev/null
-	ip netns pids $SERVER 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del $CLIENT 2>/dev/null
-	ip netns del $SERVER 2>/dev/null
+	[ -n "${MONPID:-}" ] && kill "$MONPID" 2>/dev/null
+	[ -n "${TOEDPID:-}" ] && kill "$TOEDPID" 2>/dev/null && wait "$TOEDPID" 2>/dev/null
+	on $R toe-loader unload --pin-dir $PIN >/dev/null 2>&1
+	rm -rf $PIN $RUN "${WORK:-/nonexistent}" 2>/dev/null
+	for n in $C $R $S; do
+		ip netns pids $n 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del $n 2>/dev/null
+	done
+	[ -n "$CG" ] && [ -d "$CG" ] && rmdir "$CG" 2>/dev/null
+	return 0
 }
 trap cleanup EXIT
 [ "$(id -u)" -eq 0 ] || { echo "make demo needs root" >&2; exit 1; }
 cleanup
+WORK=$(mktemp -d /tmp/opentoe-demo.XXXXXX)
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)/opentoe-demo
+mkdir -p "$CG"
 
-say "Two test hosts: $CLIENT (10.77.0.1) and $SERVER (10.77.0.2), one veth"
-ip netns add $CLIENT && ip netns add $SERVER || exit 1
-ip link add toe-c type veth peer name toe-s
-ip link set toe-c netns $CLIENT && ip link set toe-s netns $SERVER
-on $CLIENT ip addr add 10.77.0.1/24 dev toe-c && on $CLIENT ip link set toe-c up
-on $SERVER ip addr add 10.77.0.2/24 dev toe-s && on $SERVER ip link set toe-s up
-on $CLIENT ip link set lo up && on $SERVER ip link set lo up
+say "Three hosts: client 10.80.1.1 -- router 10.80.1.254 | 10.80.2.254 -- server 10.80.2.1"
+for n in $C $R $S; do ip netns add $n && on $n ip link set lo up || exit 1; done
+ip link add c0 netns $C type veth peer name r0 netns $R
+ip link add r1 netns $R type veth peer name s1 netns $S
+on $C ip addr add 10.80.1.1/24 dev c0 && on $C ip link set c0 up
+on $R ip addr add 10.80.1.254/24 dev r0 && on $R ip link set r0 up
+on $R ip addr add 10.80.2.254/24 dev r1 && on $R ip link set r1 up
+on $S ip addr add 10.80.2.1/24 dev s1 && on $S ip link set s1 up
+on $C ip route add default via 10.80.1.254
+on $S ip route add default via 10.80.2.254
+on $R sysctl -qw net.ipv4.ip_forward=1
+# veth, unlike a NIC: a frame XDP redirects into a veth needs GRO (or XDP)
+# on the far end, and the senders must compute their TCP checksums
+on $C ethtool -K c0 gro on tx off >/dev/null
+on $S ethtool -K s1 gro on tx off >/dev/null
+on $C ping -c1 -W2 10.80.2.1 >/dev/null || { echo "the hosts do not reach each other" >&2; exit 1; }
 
-say "toe-loader load --dev toe-c --pin-dir $PIN"
-on $CLIENT "$B/toe-loader" load --dev toe-c --pin-dir $PIN || exit 1
-on $CLIENT "$B/toe-loader" status --pin-dir $PIN
+say "Load opentoe on the router: XDP on r0 and r1, sock_ops on the demo's cgroup"
+run on $R toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir $PIN || exit 1
+on $R toe-loader status --pin-dir $PIN | sed -n '1,12p'
 
-conf=$(mktemp /tmp/opentoe-demo.XXXXXX)
-cat >"$conf" <<'EOF'
-# The demo's policy: iperf3 to the server is offloaded on a software device.
-device sw0 type software nconn 16 dev toe-c
+cat >"$WORK/opentoe.conf" <<'EOF'
+# The demo's policy.
+device t3a type chelsio-t3 nconn 64 steer forward   # XDP forwards its flows
 default host
-rule offload dev sw0 remote 10.77.0.2/32 rport 5201
+rule offload dev t3a rport 5201     # iperf3 to the server: offloaded
+rule host rport 5301                # the same, on another port: the kernel's
 EOF
-chmod 600 "$conf"
-say "Policy:"
-grep -v '^#' "$conf"
-say "toed --apply"
-on $CLIENT "$B/toed" --apply "$conf" --pin-dir $PIN || exit 1
-rm -f "$conf"
+chmod 600 "$WORK/opentoe.conf"
+say "The policy (toed --check, then toed on the router)"
+grep -v '^#' "$WORK/opentoe.conf"
+run toed --check "$WORK/opentoe.conf"
+nsenter --net=/run/netns/$R toed --config "$WORK/opentoe.conf" --pin-dir $PIN --run-dir $RUN \
+	--log-level warning &
+TOEDPID=$!
+for i in $(seq 50); do [ -S $RUN/toed.sock ] && break; sleep 0.1; done
+toectl --run-dir $RUN monitor >"$WORK/monitor" &
+MONPID=$!
+ctl status
+ctl neigh
 
-say "iperf3 for 3 seconds, $CLIENT -> $SERVER"
-on $SERVER iperf3 -s -1 -D -p 5201 && sleep 0.3
-on $CLIENT iperf3 -c 10.77.0.2 -p 5201 -t 3 -f g >/tmp/toe-demo-iperf.$$ &
+fwd() { on $R awk '/^Ip: [0-9]/ { print $7 }' /proc/net/snmp; }
+xdpfwd() { toectl --run-dir $RUN -j stats | jq .datapath.xdp_forward; }
+on $S iperf3 -s -D -p 5201 && on $S iperf3 -s -D -p 5301 && sleep 0.3
+for port in 5201 5301; do
+	k0=$(fwd) x0=$(xdpfwd)
+	say "iperf3 client -> server:$port for 3 s, through the router"
+	on $C iperf3 -c 10.80.2.1 -p $port -t 3 -f g | grep -E 'sender|receiver'
+	echo "router: the kernel forwarded $(($(fwd) - k0)) datagrams, XDP $(($(xdpfwd) - x0))"
+done
+
+say "The router's fast-path flows while one runs: bpftool map dump pinned $PIN/toe_fwd"
+on $C iperf3 -c 10.80.2.1 -p 5201 -t 3 >/dev/null &
+LONG=$!
 sleep 1.5
-say "The flow table while it runs: bpftool map dump pinned $PIN/toe_flows"
-bpftool map dump pinned $PIN/toe_flows | sed -n '1,70p'
-say "XDP on toe-c counted the offloaded flow's packets: bpftool map dump pinned $PIN/toe_flow_pkts"
-bpftool map dump pinned $PIN/toe_flow_pkts | sed -n '1,40p'
-wait
-grep -E 'sender|receiver' /tmp/toe-demo-iperf.$$; rm -f /tmp/toe-demo-iperf.$$
-say "Device sw0 after the transfer: bpftool map lookup pinned $PIN/toe_dev_live key 0 0 0 0"
-bpftool map lookup pinned $PIN/toe_dev_live key 0 0 0 0
+run bpftool map dump pinned $PIN/toe_fwd | sed -n '1,40p'
+ctl devices
+ctl flows
+wait $LONG
 
-say "toe-loader unload"
-on $CLIENT "$B/toe-loader" unload --pin-dir $PIN
+say "A neighbour changes: the server's MAC, as the router sees it"
+real=$(on $R ip -j neigh show 10.80.2.1 dev r1 | jq -r '.[0].lladdr')
+run on $R ip neigh replace 10.80.2.1 lladdr 02:de:ad:be:ef:01 dev r1 nud permanent
+sleep 0.3
+ctl neigh
+run on $R ip neigh replace 10.80.2.1 lladdr "$real" dev r1 nud reachable
+sleep 0.3
+echo "toectl monitor saw:"
+grep '^\[neigh\]' "$WORK/monitor"
+
+say "Counters: toectl stats (part)"
+toectl --run-dir $RUN stats | grep -E 'xdp_forward|xdp_fwd|neigh_miss|established|neigh_set|resyncs'
+
+say "Unload: toed stops, toe-loader unload removes every link and pin"
+kill $MONPID; MONPID=
+kill $TOEDPID && wait $TOEDPID 2>/dev/null; TOEDPID=
+run on $R toe-loader unload --pin-dir $PIN
 trap - EXIT
 cleanup
-say "Done: namespaces, links and pins removed"
+say "Done: namespaces, links, pins, cgroup and processes removed"

@@ -24,12 +24,20 @@ int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len
 		TOE_MAP_LOCAL_ADDR, TOE_MAP_EVENTS,
 	};
 
-	return toe_open_pins(pin_dir, names, TOE_MAPS_N, (int *)m, err, len);
+	char path[4096];
+
+	m->fwd = -1;
+	if (toe_open_pins(pin_dir, names, TOE_MAPS_N, (int *)m, err, len))
+		return -1;
+	toe_join(path, sizeof(path), pin_dir, TOE_MAP_FWD);
+	m->fwd = bpf_obj_get(path);
+	return 0;
 }
 
 void toe_maps_close(struct toe_maps *m)
 {
 	toe_close_fds((int *)m, TOE_MAPS_N);
+	toe_close_fds(&m->fwd, 1);
 }
 
 __u64 toe_now_ns(void)
@@ -199,6 +207,83 @@ static void flow_pkts(const struct toe_maps *m, const struct toe_flow_key *k,
 	free(v);
 }
 
+static const char *fwd_state(__u8 st)
+{
+	switch (st) {
+	case TOE_FWD_SYN_SENT: return "syn_sent";
+	case TOE_FWD_SYN_RECV: return "syn_recv";
+	case TOE_FWD_ESTABLISHED: return "established";
+	default: return "?";
+	}
+}
+
+/* Routed flows in toe_fwd, client end first. */
+static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_maps *m,
+		     const struct toe_flow_filter *flt, __u64 now)
+{
+	struct toe_flow_key k, next;
+	void *prev = NULL;
+	int shown = 0;
+
+	if (m->fwd < 0)
+		return 0;
+	while (bpf_map_get_next_key(m->fwd, prev, &next) == 0) {
+		char c[64], sv[64], dn[17], age[16], a[INET6_ADDRSTRLEN];
+		const __u32 *ca, *sa;
+		__u16 cp, sp;
+		struct toe_fwd v;
+		__u64 pk, by;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(m->fwd, &k, &v))
+			continue;
+		dev_name(m, v.dev, dn);
+		if (flt->dev && strcmp(flt->dev, dn))
+			continue;
+		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
+			continue;
+		ca = v.client ? k.raddr : k.laddr;
+		sa = v.client ? k.laddr : k.raddr;
+		cp = v.client ? k.rport : k.lport;
+		sp = v.client ? k.lport : k.rport;
+		flow_pkts(m, &k, &pk, &by);
+		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
+		shown++;
+		if (json) {
+			tj_obj(j);
+			tj_ku64(j, "family", k.family == TOE_AF_INET6 ? 6 : 4);
+			tj_kstr(j, "laddr", toe_nl_addr_str(k.family, ca, a, sizeof(a)));
+			tj_ku64(j, "lport", cp);
+			tj_kstr(j, "raddr", toe_nl_addr_str(k.family, sa, a, sizeof(a)));
+			tj_ku64(j, "rport", sp);
+			tj_kstr(j, "device", dn);
+			tj_kstr(j, "decision", "forward");
+			tj_kstr(j, "reason", toe_reason_name(v.reason));
+			tj_key(j, "rule");
+			if (v.rule == TOE_RULE_NONE)
+				tj_null(j);
+			else
+				tj_u64(j, v.rule);
+			tj_kstr(j, "direction", "routed");
+			tj_kstr(j, "state", fwd_state(v.state));
+			tj_ku64(j, "xdp_packets", pk);
+			tj_ku64(j, "xdp_bytes", by);
+			tj_key(j, "age_s");
+			tj_f64(j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
+			tj_ku64(j, "policy", v.policy);
+			tj_obj_end(j);
+		} else {
+			toe_endpoint_str(k.family, ca, cp, c, sizeof(c));
+			toe_endpoint_str(k.family, sa, sp, sv, sizeof(sv));
+			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s\n",
+				c, sv, dn, "forward", fwd_state(v.state), v.rule, "-",
+				(unsigned long long)by, "-", (unsigned long long)pk, "-", age);
+		}
+	}
+	return shown;
+}
+
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		   const struct toe_flow_filter *flt)
 {
@@ -280,6 +365,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 				(unsigned long long)pk, v.srtt_us, age);
 		}
 	}
+	shown += fwd_flows(f, json, &j, m, flt, now);
 	if (json) {
 		tj_arr_end(&j);
 		tj_end(&j);

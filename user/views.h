@@ -14,9 +14,10 @@
 
 struct toe_maps {
 	int devs, live, flows, flow_pkts, stats, hdr, gen, neigh, local, events;
+	int fwd;	/* optional (-1): a datapath without the forward path */
 };
 
-#define TOE_MAPS_N	(sizeof(struct toe_maps) / sizeof(int))
+#define TOE_MAPS_N	10	/* the required ones, devs .. events */
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
 void toe_maps_close(struct toe_maps *m);
@@ -28,7 +29,11 @@ struct toe_flow_filter {
 
 /* The patch's /proc/net/toe/devices. */
 void toe_view_devices(FILE *f, bool json, const struct toe_maps *m);
-/* The patch's TCPDIAG_OFFLOAD.  Returns the number of flows shown. */
+/*
+ * The patch's TCPDIAG_OFFLOAD: this host's connections (toe_flows), then the
+ * routed flows XDP forwards (toe_fwd, decision "forward").  Returns the
+ * number of flows shown.
+ */
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		   const struct toe_flow_filter *flt);
 /* The mirrored neighbour table. */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The forward path fed by toed, not by a test helper: toed runs on the
+# router and mirrors its neighbours into toe_neigh; a routed flow policy
+# names is forwarded by XDP and shows in `toectl flows` as "forward"; when
+# the server's neighbour entry is deleted on the router, toed deletes it from
+# the map, XDP passes the flow's packets to the stack (neigh_miss) while the
+# kernel resolves the neighbour again, toed writes the new entry and XDP
+# takes the flow back: the data arrives intact throughout.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+need_root
+need_cmd bpftool jq python3 nsenter ethtool
+[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || skip "not built (make)"
+PIN=$TOE_PIN_DIR
+cg_add fwdt || skip "no cgroup v2 mount"
+router_topology || exit 1
+endpoints_for_native || exit 1
+work=$(mktemp -d); defer "rm -rf $work"
+RUN=$work/run
+printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\n' >"$work/fwd.conf"
+chmod 600 "$work/fwd.conf"
+defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
+wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+ctl() { toectl --run-dir "$RUN" "$@"; }
+nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+st() { stat_of "$PIN" "$1"; }
+r1=$(nsx r ip -j link show r1 | jq '.[0].ifindex')
+neigh_has() { ctl -j neigh | jq -e ".[] | select(.dst == \"$S4\" and .ifindex == $r1 and .lladdr != null)" >/dev/null; }
+check "toed mirrored the server's neighbour entry on r1" wait_for 5 neigh_has
+
+x0=$(st $S_FORWARD)
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json"
+LONG=$NSX_PID
+fwd_listed() { ctl -j flows port 5201 | jq -e '.[] | select(.decision == "forward" and .state == "established" and .device == "fwd")' >/dev/null; }
+check "toectl flows lists the routed flow as forward, established" wait_for 3 fwd_listed
+sleep 1
+x1=$(st $S_FORWARD) m1=$(st $S_NEIGH_MISS)
+check "XDP forwards it with toed's neighbour entry ($((x1 - x0)) packets)" test $((x1 - x0)) -gt 1000
+
+# Delete the server's entry on the router: toed deletes it from the map,
+# the kernel resolves it again (the stack forwards meanwhile), toed writes it.
+nsx r ip neigh del $S4 dev r1
+sleep 2
+m2=$(st $S_NEIGH_MISS) x2=$(st $S_FORWARD)
+check "after the delete, packets found no neighbour and went to the stack ($((m2 - m1)) misses)" \
+	test $((m2 - m1)) -gt 0
+check "the kernel resolved it again and toed mirrored it" wait_for 5 neigh_has
+sleep 1
+x3=$(st $S_FORWARD)
+check "XDP took the flow back ($((x3 - x2)) more packets forwarded)" test $((x3 - x2)) -gt 100
+wait $LONG
+lp=$(jq .lport "$work/long.json")
+wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out"
+check "the data arrived intact ($(jq .bytes "$work/long.json") bytes, sha256 equal)" \
+	jq -e --argjson c "$(cat "$work/long.json")" '.bytes == $c.bytes and .sha256 == $c.sha256' \
+	< <(grep "\"peer_port\": $lp," "$work/server.out")
+finish
