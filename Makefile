@@ -31,7 +31,7 @@ TEST_TOOLS := $(O)/selftests/toe_events
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report bench-hostflow
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -98,7 +98,7 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh
+bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh bench-hostflow
 	@$(MAKE) --no-print-directory bench-report
 
 # Summary table of every comparison and a gnuplot SVG next to each CSV.
@@ -108,6 +108,10 @@ bench-report:
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_policy.sh
+
+bench-hostflow: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_hostflow.sh
 
 bench-neigh: deps
 	@$(MAKE) --no-print-directory all

@@ -6,7 +6,10 @@
 # the server's neighbour entry is deleted on the router, toed deletes it from
 # the map, XDP passes the flow's packets to the stack (neigh_miss) while the
 # kernel resolves the neighbour again, toed writes the new entry and XDP
-# takes the flow back: the data arrives intact throughout.
+# takes the flow back; the next hop's MAC changes (ip link set address on
+# the server, ip neigh replace on the router) and the fast path's frames, as
+# the server receives them, carry the new MAC: the data arrives intact
+# throughout.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 need_root
@@ -34,7 +37,7 @@ neigh_has() { ctl -j neigh | jq -e ".[] | select(.dst == \"$S4\" and .ifindex ==
 check "toed mirrored the server's neighbour entry on r1" wait_for 5 neigh_has
 
 x0=$(st $S_FORWARD)
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 8 >"$work/long.json"
 LONG=$NSX_PID
 fwd_listed() { ctl -j flows port 5201 | jq -e '.[] | select(.decision == "forward" and .state == "established" and .device == "fwd")' >/dev/null; }
 check "toectl flows lists the routed flow as forward, established" wait_for 3 fwd_listed
@@ -53,6 +56,22 @@ check "the kernel resolved it again and toed mirrored it" wait_for 5 neigh_has
 sleep 1
 x3=$(st $S_FORWARD)
 check "XDP took the flow back ($((x3 - x2)) more packets forwarded)" test $((x3 - x2)) -gt 100
+# The server's MAC changes: ip link set s1 address NEW, and on the router
+# ip neigh replace of the next hop with NEW.  toed propagates it; the fast
+# path's frames must now carry NEW (the server drops any other), which a
+# packet socket on s1 sees.
+NEW=02:5e:00:00:00:01
+nsx s ip link set s1 address $NEW
+nsx r ip neigh replace $S4 lladdr $NEW dev r1 nud reachable
+sleep 0.3
+x4=$(st $S_FORWARD)
+nsx s python3 "$TOE_TOP/selftests/tools/ethcount.py" s1 1 5201 >"$work/eth.json" 2>/dev/null
+x5=$(st $S_FORWARD)
+echo "# frames on s1 by destination MAC: $(cat "$work/eth.json")"
+check "after the MAC change the fast path keeps forwarding ($((x5 - x4)) packets in 1 s)" \
+	test $((x5 - x4)) -gt 100
+check "... and the server receives them addressed to its new MAC" \
+	jq -e --arg m $NEW '.[$m] > 100 and ([to_entries[] | select(.key != $m) | .value] | add // 0) == 0' "$work/eth.json"
 wait $LONG
 lp=$(jq .lport "$work/long.json")
 wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out"

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-hostflow: what opentoe costs a flow it does not offload (issue
+# 4's "stateless offloads carry the host path", issue 8's comparison 2).
+# iperf3 across a veth between two namespaces, 3 s a run, the variants
+# alternating for ROUNDS rounds: without opentoe; with opentoe (sock_ops on
+# the iperf3 processes' cgroup, policy default host, XDP on the receiving
+# interface) in native mode; the same in skb mode.  Native XDP on a veth
+# turns off TSO on its peer (the kernel's veth rule for programs without
+# multi-buffer support), which this shows in the figures.
+# CSV: bench/results/hostflow.csv (variant,round,gbit_s).  Goal: >= 0.97x.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=$top/build
+. "$top/selftests/lib.sh"
+need_root
+need_cmd iperf3 jq
+ROUNDS=${ROUNDS:-5} SECS=${SECS:-3}
+PIN=$TOE_PIN_DIR
+cg_add bhost || skip "no cgroup v2"
+ns_add a && ns_add b || exit 1
+veth_pair a va b vb || exit 1
+nsx a ip addr add 10.212.0.1/24 dev va && nsx a ip link set va up
+nsx b ip addr add 10.212.0.2/24 dev vb && nsx b ip link set vb up
+work=$(mktemp -d); defer "rm -rf $work"
+printf 'default host\n' >"$work/c.conf"; chmod 600 "$work/c.conf"
+in_cg() { local ns=$1; shift; (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name "$ns") "$@"); }
+in_cg b iperf3 -s -p 5201 >/dev/null 2>&1 &
+defer "kill $!"
+sleep 0.5
+defer "nsx b toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
+run() { # VARIANT ROUND
+	case $1 in
+	without) nsx b toe-loader unload --pin-dir "$PIN" >/dev/null 2>&1 ;;
+	native|skb)
+		nsx b toe-loader unload --pin-dir "$PIN" >/dev/null 2>&1
+		nsx b toe-loader load --dev vb --xdp-mode "$1" --cgroup "$CG" --pin-dir "$PIN" >/dev/null &&
+			toed --apply "$work/c.conf" --pin-dir "$PIN" >/dev/null || return 1 ;;
+	esac
+	g=$(in_cg a iperf3 -c 10.212.0.2 -p 5201 -t "$SECS" -J | jq '.end.sum_received.bits_per_second / 1e9')
+	echo "$1,$2,$g" >>"$csv"
+}
+csv=$top/bench/results/hostflow.csv
+echo "variant,round,gbit_s" >"$csv"
+variants=(without native skb)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((i = 0; i < ${#variants[@]}; i++)); do
+		run "${variants[(i + r) % ${#variants[@]}]}" "$r" || exit 1
+	done
+done
+python3 "$top/bench/report.py" --no-plots | sed -n '/host flow/,/^$/p'
