@@ -27,7 +27,7 @@ SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
-TEST_TOOLS := $(O)/selftests/toe_events
+TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
 FUZZERS   := $(O)/config/fuzz_config
 
@@ -70,11 +70,11 @@ $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/confi
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
 
-$(O)/bench/%: bench/%.c include/opentoe.h
+$(O)/bench/%: bench/%.c include/opentoe.h bench/pattern.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O)/selftests/%: selftests/tools/%.c include/opentoe.h
+$(O)/selftests/%: selftests/tools/%.c include/opentoe.h bench/pattern.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 

@@ -598,7 +598,10 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 	st->peer.lisn = st->self.risn;
 	st->peer.risn = st->self.lisn;
 	st->state = TOE_BYP_ENDED;	/* until it is in the map */
-	st->end = TOE_BYP_END_NO_PEER;
+	st->why = TOE_BYP_WHY_NO_PEER;
+	st->budget = 0;
+	st->local = 0;
+	st->reason = d->reason;
 	v.state = TOE_BYP_WAITING;
 	if (dir == TOE_DIR_PASSIVE) {
 		struct toe_byp_flow *pf = bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
@@ -609,12 +612,12 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 			d->reason = TOE_R_NOT_LOCAL;
 			return;
 		}
-		pf->state = TOE_BYP_PAIRED;
 		v.state = TOE_BYP_PAIRED;
 		stat_inc(TOE_S_BYP_PAIRED);
 	}
 	v.start_ns = bpf_ktime_get_ns();
 	v.cookie = bpf_get_socket_cookie(skops);
+	v.sk = (__u64)sk;	/* for the peer's flow control (peer_rx) */
 	v.direction = dir;
 	/* Counters first: the peer may look them up as soon as we are in. */
 	if (bpf_map_update_elem(&toe_byp_flows, &st->self, &v, BPF_ANY))
@@ -625,8 +628,12 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 		stat_inc(TOE_S_BYP_UNSUPPORTED);
 		goto unsupported;
 	}
-	st->state = v.state;
-	st->end = TOE_BYP_END_NONE;
+	/*
+	 * Both ends start waiting: the first send checks the peer (and
+	 * finds it, or says not_local) before it redirects anything.
+	 */
+	st->state = TOE_BYP_WAITING;
+	st->why = TOE_BYP_WHY_NONE;
 	stat_inc(TOE_S_BYP_SOCKS);
 	return;
 unsupported:
@@ -770,43 +777,114 @@ int toe_sockops(struct bpf_sock_ops *skops)
 /* --------------------------------------------------------------- sk_msg */
 
 /*
- * The bypass of this socket ends: everything it sends from now on goes
- * over TCP, for good.  Going back would reorder the stream: the peer reads
- * what was redirected to it (its psock queue) before what TCP delivered
- * (its receive queue), so once a byte has gone over TCP no later byte may
- * be redirected.  The other order is safe: the peer drains its psock
- * queue first.
+ * The peer's receive side, read without its lock (values only ever grow,
+ * and are re-read on every decision): its psock queue, its receive buffer,
+ * and whether it has read everything TCP delivered to it.  sk_msg programs
+ * may not hold a socket reference (no bpf_sk_release), so the peer is read
+ * through the address its own sock_ops put in toe_byp_flows: the entry is
+ * deleted when the socket closes, before it is freed, and programs run
+ * under RCU; the reads are probe reads, which cannot fault.  -1: no peer.
  */
-static __always_inline void bypass_end(struct toe_byp_sk *st, __u32 why)
-{
-	struct toe_byp_flow *bf;
-	struct toe_flow *f;
+struct peer_rx {
+	__u32 queued;		/* psock msg_tot_len: redirected, unread */
+	__u32 limit;		/* the most that may be queued */
+	bool consumed;		/* copied_seq == rcv_nxt */
+};
 
-	if (st->state == TOE_BYP_WAITING) {
-		/* Never paired: the peer is not a socket of this host's cgroup. */
-		f = bpf_map_lookup_elem(&toe_flows, &st->self.flow);
-		if (f) {
-			f->decision = TOE_ACT_HOST;
-			f->reason = TOE_R_NOT_LOCAL;
-		}
-		stat_inc(TOE_S_BYP_NOT_LOCAL);
-	} else {
-		stat_inc(TOE_S_BYP_ENDED);
+static __always_inline int peer_rx(struct toe_byp_sk *st, struct peer_rx *r)
+{
+	struct toe_byp_flow *pf = bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
+	struct tcp_sock *tp;
+	struct sk_psock *ps;
+	unsigned long ud;
+	__u32 rcv_nxt;
+	int rcvbuf;
+
+	if (!pf || !pf->sk)
+		return -1;
+	tp = (struct tcp_sock *)pf->sk;
+	r->queued = 0;
+	r->limit = TOE_BYP_QUEUE_MIN;
+	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);	/* first: copied_seq only catches up */
+	r->consumed = BPF_CORE_READ(tp, copied_seq) == rcv_nxt;
+	rcvbuf = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_rcvbuf);
+	if (rcvbuf > (int)r->limit)
+		r->limit = rcvbuf;
+	/* sk_user_data holds the psock, flags in its low bits */
+	ud = (unsigned long)BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_user_data) & ~7UL;
+	ps = (struct sk_psock *)ud;
+	if (ud && bpf_core_field_exists(ps->msg_tot_len))
+		r->queued = BPF_CORE_READ(ps, msg_tot_len);
+	return 0;
+}
+
+/* Everything this socket sent over TCP has been acknowledged. */
+static __always_inline bool tcp_all_acked(struct bpf_sock *sk)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+
+	return tp && tp->write_seq == tp->snd_una;
+}
+
+static __always_inline void set_state(struct toe_byp_sk *st, __u32 state, __u32 why)
+{
+	struct toe_byp_flow *bf = bpf_map_lookup_elem(&toe_byp_flows, &st->self);
+
+	if (st->state == TOE_BYP_PAIRED && state != TOE_BYP_PAIRED) {
+		stat_inc(TOE_S_BYP_TO_TCP);
+		if (bf)
+			bf->to_tcp++;
+	} else if (st->state == TOE_BYP_TCP && state == TOE_BYP_PAIRED) {
+		stat_inc(TOE_S_BYP_TO_PEER);
+		if (bf)
+			bf->to_peer++;
 	}
-	st->state = TOE_BYP_ENDED;
-	st->end = why;
-	bf = bpf_map_lookup_elem(&toe_byp_flows, &st->self);
+	st->state = state;
+	st->why = why;
 	if (bf) {
-		bf->state = TOE_BYP_ENDED;
-		bf->end = why;
+		bf->state = state;
+		bf->why = why;
 	}
 }
 
 /*
- * Every send of a socket in toe_bypass, under its lock.  Redirect to the
- * peer's receive queue, or SK_PASS: the data goes over TCP as if opentoe
- * were not there.  A redirect that fails (peer closed, half-closed, or
- * never in the map) never loses the message: it goes over TCP.
+ * A connecting end that never found its peer: the peer is not a socket of
+ * this host's cgroup.  Said once, in the flow record.
+ */
+static __always_inline void not_local(struct toe_byp_sk *st)
+{
+	struct toe_flow *f = bpf_map_lookup_elem(&toe_flows, &st->self.flow);
+
+	if (f) {
+		f->decision = TOE_ACT_HOST;
+		f->reason = TOE_R_NOT_LOCAL;
+	}
+	stat_inc(TOE_S_BYP_NOT_LOCAL);
+	st->local = 2;	/* reported */
+}
+
+/* Found after all (it established late): the flow is bypassed. */
+static __always_inline void is_local(struct toe_byp_sk *st)
+{
+	struct toe_flow *f;
+
+	if (st->local == 2) {
+		f = bpf_map_lookup_elem(&toe_flows, &st->self.flow);
+		if (f) {
+			f->decision = TOE_ACT_BYPASS;
+			f->reason = st->reason;
+		}
+	}
+	st->local = 1;
+}
+
+/*
+ * Every send of a socket in toe_bypass, under its lock.  Redirect it to
+ * the peer's receive queue, or SK_PASS: over TCP, as if opentoe were not
+ * there.  Nothing is ever dropped: a redirect that cannot be done (peer
+ * closed, half-closed, not local, queue full, unload) goes over TCP, and
+ * the socket comes back to the peer only when that cannot reorder the
+ * stream (include/opentoe.h, toe_byp_sk and flow control).
  */
 SEC("sk_msg")
 int toe_skmsg(struct sk_msg_md *msg)
@@ -815,6 +893,7 @@ int toe_skmsg(struct sk_msg_md *msg)
 	struct toe_byp_conf *conf;
 	struct toe_byp_sk *st;
 	struct bpf_sock *sk = msg->sk;
+	struct peer_rx r;
 	__u64 len = msg->size;
 	__u32 zero = 0;
 
@@ -823,33 +902,58 @@ int toe_skmsg(struct sk_msg_md *msg)
 	st = bpf_sk_storage_get(&toe_byp_sk, sk, 0, 0);
 	if (!st)
 		return SK_PASS;
-	if (st->state != TOE_BYP_ENDED) {
-		conf = bpf_map_lookup_elem(&toe_byp_conf, &zero);
-		if (conf && conf->draining) {
-			bypass_end(st, TOE_BYP_END_DRAIN);
-		} else if (bpf_msg_redirect_hash(msg, &toe_bypass, &st->peer,
-						 BPF_F_INGRESS) == SK_PASS) {
-			st->state = TOE_BYP_PAIRED;
-			self = bpf_map_lookup_elem(&toe_byp_flows, &st->self);
-			if (self) {
-				self->state = TOE_BYP_PAIRED;
-				self->bytes_out += len;
-				self->msgs_out++;
-			}
-			peer = bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
-			if (peer) {
-				peer->bytes_in += len;
-				peer->msgs_in++;
-			}
-			stat_inc(TOE_S_BYP_MSGS);
-			stat_add(TOE_S_BYP_BYTES, len);
-			return SK_PASS;
-		} else {
-			/* no peer under the key, or it is not established */
-			bypass_end(st, bpf_map_lookup_elem(&toe_byp_flows, &st->peer) ?
-					       TOE_BYP_END_REFUSED : TOE_BYP_END_NO_PEER);
-		}
+	if (st->state == TOE_BYP_ENDED)
+		goto tcp;
+	conf = bpf_map_lookup_elem(&toe_byp_conf, &zero);
+	if (conf && conf->draining) {
+		set_state(st, TOE_BYP_ENDED, TOE_BYP_WHY_DRAIN);
+		goto tcp;
 	}
+	if (st->state != TOE_BYP_PAIRED || st->budget < len) {
+		/* (re)check the peer: resume, or flow control */
+		if (peer_rx(st, &r)) {
+			if (st->state == TOE_BYP_WAITING && !st->local)
+				not_local(st);
+			if (st->state == TOE_BYP_PAIRED)
+				set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_NO_PEER);
+			goto tcp;
+		}
+		if (st->local != 1)
+			is_local(st);
+		if (st->state == TOE_BYP_PAIRED) {
+			if (r.queued > r.limit) {
+				set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_BACKLOG);
+				goto tcp;
+			}
+		} else if (!tcp_all_acked(sk) || !r.consumed || r.queued > r.limit / 2) {
+			goto tcp;	/* TCP has not delivered, or the peer not read */
+		}
+		st->budget = r.limit - r.queued;
+		if (st->budget > TOE_BYP_CHECK_BYTES)
+			st->budget = TOE_BYP_CHECK_BYTES;
+	}
+	if (bpf_msg_redirect_hash(msg, &toe_bypass, &st->peer, BPF_F_INGRESS) != SK_PASS) {
+		/* gone since, or not established (it shut its side down) */
+		set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_REFUSED);
+		goto tcp;
+	}
+	if (st->state != TOE_BYP_PAIRED)
+		set_state(st, TOE_BYP_PAIRED, TOE_BYP_WHY_NONE);
+	st->budget = st->budget > len ? st->budget - len : 0;
+	self = bpf_map_lookup_elem(&toe_byp_flows, &st->self);
+	if (self) {
+		self->bytes_out += len;
+		self->msgs_out++;
+	}
+	peer = bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
+	if (peer) {
+		peer->bytes_in += len;
+		peer->msgs_in++;
+	}
+	stat_inc(TOE_S_BYP_MSGS);
+	stat_add(TOE_S_BYP_BYTES, len);
+	return SK_PASS;
+tcp:
 	self = bpf_map_lookup_elem(&toe_byp_flows, &st->self);
 	if (self) {
 		self->tcp_bytes_out += len;

@@ -276,7 +276,8 @@ enum toe_stat {
 	TOE_S_BYP_MSGS,			/* sk_msg verdicts redirected to the peer */
 	TOE_S_BYP_BYTES,		/* bytes redirected to the peer */
 	TOE_S_BYP_TCP_MSGS,		/* sk_msg verdicts of toe_bypass sockets left to TCP */
-	TOE_S_BYP_ENDED,		/* bypasses ended early (peer gone, draining) */
+	TOE_S_BYP_TO_TCP,		/* sockets switched to TCP (flow control, ...) */
+	TOE_S_BYP_TO_PEER,		/* and back to the peer */
 	TOE_S__MAX
 };
 
@@ -444,7 +445,10 @@ struct toe_iface {
  * 2^-64) the same ISNs too, so a sender can only ever find its own peer.
  *
  * toe_byp_sk: SK_STORAGE, per socket in toe_bypass: its own key, its peer's
- * key, and whether its sends still go to the peer (enum toe_byp_state).
+ * key, and whether its sends go to the peer (enum toe_byp_state).  Never
+ * redirect a byte while one sent earlier over TCP may still be unread: the
+ * peer reads what was redirected to it (its psock queue) before what TCP
+ * delivered (its receive queue).
  *
  * toe_byp_flows: HASH, toe_bypass_key -> toe_byp_flow.  Per-socket
  * counters of bypassed data (the TCP counters of toe_flows no longer move):
@@ -464,22 +468,42 @@ struct toe_bypass_key {
 
 enum toe_byp_state {
 	TOE_BYP_WAITING = 0,	/* connecting end: peer not seen yet */
-	TOE_BYP_PAIRED = 1,	/* both ends in toe_bypass: sends are redirected */
-	TOE_BYP_ENDED = 2,	/* sends go over TCP for good (see end reason) */
+	TOE_BYP_PAIRED = 1,	/* sends are redirected to the peer */
+	TOE_BYP_TCP = 2,	/* sends go over TCP for now (see why) */
+	TOE_BYP_ENDED = 3,	/* sends go over TCP for good (unload) */
 };
 
-enum toe_byp_end {
-	TOE_BYP_END_NONE = 0,
-	TOE_BYP_END_NO_PEER = 1,	/* peer not (or no longer) in toe_bypass */
-	TOE_BYP_END_REFUSED = 2,	/* peer there but not established (half-closed) */
-	TOE_BYP_END_DRAIN = 3,		/* unload: toe_byp_conf.draining */
+/* Why a socket's sends last went over TCP. */
+enum toe_byp_why {
+	TOE_BYP_WHY_NONE = 0,
+	TOE_BYP_WHY_NO_PEER = 1,	/* peer not (or no longer) in toe_bypass */
+	TOE_BYP_WHY_REFUSED = 2,	/* peer there but not established (half-closed) */
+	TOE_BYP_WHY_DRAIN = 3,		/* unload: toe_byp_conf.draining */
+	TOE_BYP_WHY_BACKLOG = 4,	/* the peer has not read its queue: flow control */
 };
+
+/*
+ * Flow control: a redirect does not wait for the reader (the kernel queues
+ * it, charged to nothing the sender waits on), so the sender checks the
+ * peer's queue (its psock's msg_tot_len) every TOE_BYP_CHECK_BYTES; over the
+ * peer's receive buffer (at least TOE_BYP_QUEUE_MIN) it sends over TCP,
+ * whose window then blocks it as TCP would.  It goes back to the peer once
+ * TCP has delivered everything (write_seq == snd_una), the peer has read it
+ * (copied_seq == rcv_nxt: nothing older than the next redirect is left) and
+ * its queue is under half the limit.
+ */
+#define TOE_BYP_QUEUE_MIN	(4U << 20)
+#define TOE_BYP_CHECK_BYTES	(256U << 10)
 
 struct toe_byp_sk {
 	struct toe_bypass_key self;
 	struct toe_bypass_key peer;	/* self with the ends swapped */
 	__u32 state;		/* enum toe_byp_state */
-	__u32 end;		/* enum toe_byp_end */
+	__u32 why;		/* enum toe_byp_why */
+	__u64 budget;		/* bytes to redirect before the next queue check */
+	__u8 local;		/* 1: the peer was found; 2: said not_local */
+	__u8 reason;		/* the flow's reason (enum toe_reason) */
+	__u8 pad[6];
 };
 
 struct toe_byp_flow {
@@ -490,9 +514,13 @@ struct toe_byp_flow {
 	__u64 msgs_in;
 	__u64 tcp_bytes_out;	/* sent over TCP while in toe_bypass */
 	__u64 tcp_msgs_out;
+	__u64 to_tcp;		/* switches to TCP (flow control, peer half-closed) */
+	__u64 to_peer;		/* switches back */
 	__u64 cookie;		/* socket cookie */
+	__u64 sk;		/* kernel address of the socket: its peer's sk_msg
+				 * reads its receive state from it (flow control) */
 	__u32 state;		/* enum toe_byp_state */
-	__u32 end;		/* enum toe_byp_end */
+	__u32 why;		/* enum toe_byp_why */
 	__u8 direction;		/* enum toe_dir */
 	__u8 pad[7];
 };

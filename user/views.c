@@ -417,7 +417,8 @@ const char *toe_stat_name(int i)
 		[TOE_S_BYP_MSGS - TOE_S_BASE] = "bypass_msgs",
 		[TOE_S_BYP_BYTES - TOE_S_BASE] = "bypass_bytes",
 		[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] = "bypass_tcp_msgs",
-		[TOE_S_BYP_ENDED - TOE_S_BASE] = "bypass_ended",
+		[TOE_S_BYP_TO_TCP - TOE_S_BASE] = "bypass_to_tcp",
+		[TOE_S_BYP_TO_PEER - TOE_S_BASE] = "bypass_to_peer",
 	};
 
 	if (i >= 0 && i < TOE_P__MAX)
