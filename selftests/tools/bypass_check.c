@@ -26,6 +26,9 @@
  *   pairs     --count N connections at once, each its own byte pattern
  *   stream    --seconds S of 64 KiB writes, echoed (prints "connected"
  *             first, so a test can act on the live connection)
+ *   slowreader the client writes 2 MiB (prints "written"), the server reads
+ *             nothing for --seconds, then all; the client writes 1 MiB more
+ *             a second after that
  *
  * v[7] of each side counts blocking reads that returned EAGAIN (a kernel
  * issue of sockmap sockets, see README "Local bypass"); they are retried.
@@ -1258,6 +1261,53 @@ static void cli_stream(int fd, struct side *s)
 	tcpinfo(fd, s);
 }
 
+/* ----------------------------------------------------------- slowreader */
+
+/*
+ * The client writes 2 MiB at once, then 1 MiB more --seconds + 1 later;
+ * the server reads nothing for --seconds, then everything to EOF.  For
+ * unload while redirected data waits unread.
+ */
+#define SR_FIRST (2 << 20)
+#define SR_SECOND (1 << 20)
+
+static void cli_slowreader(int fd, struct side *s)
+{
+	char *buf = malloc(SR_FIRST + SR_SECOND), c;
+
+	pat_fill(&P, pat_phase(0), 0, buf, SR_FIRST + SR_SECOND);
+	if (writen(fd, buf, SR_FIRST))
+		failf(s, "client: write: %s", strerror(errno));
+	printf("written\n");
+	fflush(stdout);
+	usleep((useconds_t)((O.seconds + 1) * 1e6));
+	if (writen(fd, buf + SR_FIRST, SR_SECOND))
+		failf(s, "client: second write: %s", strerror(errno));
+	s->sent = SR_FIRST + SR_SECOND;
+	shutdown(fd, SHUT_WR);
+	if (read(fd, &c, 1) != 0)
+		failf(s, "client: no EOF");
+	tcpinfo(fd, s);
+	free(buf);
+}
+
+static void srv_slowreader(int fd, struct side *s)
+{
+	uint64_t off = 0;
+	int err;
+
+	usleep((useconds_t)(O.seconds * 1e6));
+	err = read_check(fd, pat_phase(0), &off, -1, s, "server");
+	if (err && err != -EBADMSG)
+		failf(s, "server: read: %s", strerror(-err));
+	s->recvd = off;
+	if (off != SR_FIRST + SR_SECOND)
+		failf(s, "server: got %llu bytes, want %u", (unsigned long long)off,
+		      SR_FIRST + SR_SECOND);
+	shutdown(fd, SHUT_WR);
+	tcpinfo(fd, s);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void print_side(const char *name, const struct side *s)
@@ -1309,6 +1359,8 @@ static void server(int ls, int res_fd)
 		srv_killwriter(fd, &s);
 	else if (!strcmp(t, "splice"))
 		srv_splice(fd, &s);
+	else if (!strcmp(t, "slowreader"))
+		srv_slowreader(fd, &s);
 	else if (!strcmp(t, "pairs"))
 		srv_pairs(ls, &s);
 	if (write(res_fd, &s, sizeof(s)) != sizeof(s))
@@ -1325,8 +1377,7 @@ static void usage(void)
 		"                    [--method write|writev|more|sendfile] [--poller poll|epoll|epollet]\n"
 		"                    [--count N] [--seconds S] [--mptcp] TEST\n"
 		"TEST: sizes reads nonblock halfclose rst rstblock waitall closewrite\n"
-		"      killreader killwriter\n"
-		"      splice pairs stream\n");
+		"      killreader killwriter splice pairs stream slowreader\n");
 	exit(2);
 }
 
@@ -1471,6 +1522,8 @@ int main(int argc, char **argv)
 		cli_killwriter(fd, &cs, pid, sig[0]);
 	} else if (!strcmp(O.test, "splice")) {
 		cli_splice(fd, &cs);
+	} else if (!strcmp(O.test, "slowreader")) {
+		cli_slowreader(fd, &cs);
 	} else if (!strcmp(O.test, "pairs")) {
 		cli_pairs(&cs);
 	} else if (!strcmp(O.test, "stream")) {
