@@ -28,10 +28,10 @@ PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
-BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
+BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-neigh
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-neigh bench-bypass
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -98,7 +98,7 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser bench-neigh
+bench: bench-policy bench-xdp bench-parser bench-neigh bench-bypass
 
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
@@ -107,6 +107,10 @@ bench-policy: deps
 bench-neigh: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_neigh.sh
+
+bench-bypass: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_bypass.sh
 
 bench-xdp: deps
 	@$(MAKE) --no-print-directory all
