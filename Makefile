@@ -27,11 +27,11 @@ SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
 TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
-TEST_TOOLS := $(O)/selftests/toe_events
-BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat
+TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
+BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report bench-hostflow
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report bench-hostflow bench-bypass
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -70,11 +70,11 @@ $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/confi
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
 
-$(O)/bench/%: bench/%.c include/opentoe.h
+$(O)/bench/%: bench/%.c include/opentoe.h bench/pattern.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O)/selftests/%: selftests/tools/%.c include/opentoe.h
+$(O)/selftests/%: selftests/tools/%.c include/opentoe.h bench/pattern.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
@@ -98,7 +98,7 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh bench-hostflow
+bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh bench-hostflow bench-bypass
 	@$(MAKE) --no-print-directory bench-report
 
 # Summary table of every comparison and a gnuplot SVG next to each CSV.
@@ -116,6 +116,10 @@ bench-hostflow: deps
 bench-neigh: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_neigh.sh
+
+bench-bypass: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_bypass.sh
 
 bench-xdp: deps
 	@$(MAKE) --no-print-directory all

@@ -20,7 +20,6 @@ COMPARISONS = {
     "xdp": ("XDP per-packet cost (BPF_PROG_TEST_RUN)", "ns_per_packet", "ns/packet", False, "floor"),
     "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
     "hostflow": ("iperf3 host flow across a veth, opentoe attached or not", "gbit_s", "Gbit/s", True, "without"),
-    "bypass": ("Local bypass vs TCP and AF_UNIX", None, None, True, None),
 }
 
 
@@ -163,6 +162,25 @@ def main():
         if ok:
             print("Neighbour updates: highest paced rate with no overrun: %s/s" %
                   max(ok, key=lambda r: float(r["rate_per_s"]))["achieved_per_s"])
+    byp = os.path.join(outdir, "bypass.csv")
+    if os.path.exists(byp):
+        with open(byp) as f:
+            rows = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
+        rows = [r for r in rows if r.get("variant") == "bypass"]
+        if rows:
+            print("\nLocal bypass (make bench-bypass): ratio to TCP loopback and to AF_UNIX")
+            print("  %-10s %-9s %14s %9s %9s" % ("workload", "pinning", "median", "x tcp_lo", "x unix"))
+            stats = []
+            for r in rows:
+                print("  %-10s %-9s %14s %9s %9s" % (r["workload"], r["pinning"], r["median"],
+                                                    r["ratio_tcp_lo"], r["ratio_unix"]))
+                v = float(r["ratio_tcp_lo"])
+                stats.append(("%s %s" % (r["workload"], r["pinning"]), v, v, v, v))
+            if plots:
+                svg = plot("bypass", "Local bypass: throughput ratio to TCP loopback", "x TCP loopback",
+                           stats, outdir)
+                if svg:
+                    made.append(svg)
     for svg in made:
         print("plot: %s" % os.path.relpath(svg))
 

@@ -6,6 +6,8 @@
  * (default /sys/fs/bpf/opentoe):
  *   <map name>            every map (toe_flows, toe_devs, ...)
  *   link_sockops          the cgroup sock_ops link
+ *   link_skmsg            the sk_msg program's link to the toe_bypass
+ *                         sockhash (local bypass)
  *   link_xdp_n<NS>_if<N>  the XDP link on interface index N of the
  *                         network namespace whose inode is NS
  *   chain_n<NS>_if<N>_<mode>  an XDP program that was on that interface
@@ -33,6 +35,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <net/if_arp.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -41,6 +44,10 @@
 #include "opentoe.h"
 #include "util.h"
 #include "opentoe.skel.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524	/* kernel-internal, what some BPF commands return */
+#endif
 
 #define MAX_DEVS 64
 #define XDP_CHAIN_SLOTS 1024	/* bpf/opentoe.bpf.c TOE_XDP_CHAIN_SLOTS */
@@ -51,7 +58,8 @@ static const char *map_names[] = {
 	TOE_MAP_POL_GEN, TOE_MAP_POL_HDR, TOE_MAP_POL_TUPLES, TOE_MAP_POL_RULES,
 	TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS, TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
 	TOE_MAP_NEIGH, TOE_MAP_LOCAL_ADDR, TOE_MAP_FWD, TOE_MAP_DEVMAP,
-	TOE_MAP_IFACES, TOE_MAP_CPUMAP, TOE_MAP_XDP_CONF,
+	TOE_MAP_IFACES, TOE_MAP_CPUMAP, TOE_MAP_XDP_CONF, TOE_MAP_BYPASS,
+	TOE_MAP_BYP_SK, TOE_MAP_BYP_FLOWS, TOE_MAP_BYP_CONF,
 };
 #define N_MAPS (sizeof(map_names) / sizeof(map_names[0]))
 
@@ -63,7 +71,12 @@ struct opts {
 	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE / DRV_MODE / 0 (kernel picks) */
 	__u32 flows;
 	bool json;
+	bool force;		/* unload: drop unread bypassed data */
+	double drain_timeout;	/* unload: seconds to wait for readers */
 };
+
+/* Newer than the uapi headers this builds against (Debian 12: 6.1). */
+#define TOE_LINK_TYPE_SOCKMAP 14	/* BPF_LINK_TYPE_SOCKMAP, kernel 6.10 */
 
 /* ----------------------------------------------------------- rollback */
 
@@ -78,6 +91,7 @@ enum undo_kind {
 	UNDO_LINK_UPDATE,	/* put prog fd back into link fd */
 	UNDO_CHAIN,		/* reattach prog fd on ifindex, clear slot */
 	UNDO_EGRESS,		/* delete or restore ifindex in devmap/ifaces */
+	UNDO_PROG_DETACH,	/* bpf_prog_detach2 prog fd from map fd2 */
 };
 
 struct undo {
@@ -132,6 +146,9 @@ static void rollback(int next_fd)
 			if (next_fd >= 0)
 				bpf_map_delete_elem(next_fd, &u->ifindex);
 			unlink(u->path);
+			break;
+		case UNDO_PROG_DETACH:
+			bpf_prog_detach2(u->fd, u->fd2, BPF_SK_MSG_VERDICT);
 			break;
 		case UNDO_EGRESS:
 			/* fd: toe_ifaces, fd2: toe_devmap (closed below) */
@@ -334,6 +351,87 @@ static int attach_sockops(const struct opts *o, int prog_fd)
 		return err;
 	}
 	return pin_new_link(link_fd, path);
+}
+
+/*
+ * Map id of a sockmap link.  struct bpf_link_info's sockmap member is newer
+ * than the uapi headers here; it is the first __u32 of the union, which
+ * sits right after type, id and prog_id (offset 16: the union holds
+ * 64-bit members).
+ */
+static __u32 sockmap_link_map_id(const struct bpf_link_info *li)
+{
+	__u32 id;
+
+	memcpy(&id, (const char *)li + 16, sizeof(id));
+	return id;
+}
+
+static __u32 map_id_of(int fd)
+{
+	struct bpf_map_info mi = {};
+	__u32 len = sizeof(mi);
+
+	return bpf_obj_get_info_by_fd(fd, &mi, &len) ? 0 : mi.id;
+}
+
+/*
+ * The local bypass: toe_skmsg on the toe_bypass sockhash, through a
+ * bpf_link (kernel 6.10+: BPF_LINK_TYPE_SOCKMAP) pinned as link_skmsg.  A
+ * kernel without sockmap links gets the program attached to the map
+ * (bpf_prog_attach); the map, which is pinned, then holds it, and unload
+ * detaches it.  Attached before sock_ops, so that every socket sock_ops
+ * puts into the map gets the program (a socket takes the map's programs
+ * when it goes in).
+ */
+static int attach_skmsg(const struct opts *o, int prog_fd, int map_fd)
+{
+	char path[PATH_MAX];
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link_fd, err;
+	struct undo *u;
+
+	toe_join(path, sizeof(path), o->pin_dir, "link_skmsg");
+	link_fd = bpf_obj_get(path);
+	if (link_fd >= 0 && (bpf_obj_get_info_by_fd(link_fd, &info, &len) ||
+			     info.type != TOE_LINK_TYPE_SOCKMAP ||
+			     sockmap_link_map_id(&info) != map_id_of(map_fd))) {
+		/* Detached by someone, or the link of a map that is gone. */
+		close(link_fd);
+		unlink(path);
+		link_fd = -1;
+	}
+	if (link_fd >= 0) {
+		/* Ours already: swap the program in place. */
+		u = undo_push(UNDO_LINK_UPDATE, NULL);
+		u->fd = link_fd;
+		u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
+		if (bpf_link_update(link_fd, prog_fd, NULL)) {
+			err = -errno;
+			toe_err("cannot replace the sk_msg program: %s", strerror(errno));
+			return err;
+		}
+		return 0;
+	}
+	link_fd = bpf_link_create(prog_fd, map_fd, BPF_SK_MSG_VERDICT, NULL);
+	if (link_fd >= 0)
+		return pin_new_link(link_fd, path);
+	if (errno != EINVAL && errno != EOPNOTSUPP && errno != ENOTSUPP) {
+		err = -errno;
+		toe_err("cannot attach sk_msg to %s: %s", TOE_MAP_BYPASS, strerror(errno));
+		return err;
+	}
+	/* No sockmap links in this kernel: the map holds the program. */
+	if (bpf_prog_attach(prog_fd, map_fd, BPF_SK_MSG_VERDICT, 0)) {
+		err = -errno;
+		toe_err("cannot attach sk_msg to %s: %s", TOE_MAP_BYPASS, strerror(errno));
+		return err;
+	}
+	u = undo_push(UNDO_PROG_DETACH, NULL);
+	u->fd = dup(prog_fd);
+	u->fd2 = dup(map_fd);
+	return 0;
 }
 
 /*
@@ -625,6 +723,8 @@ static int cmd_load(struct opts *o)
 		bpf_map__set_pin_path(map, path);
 	}
 	if (o->flows) {
+		bpf_map__set_max_entries(skel->maps.toe_bypass, o->flows);
+		bpf_map__set_max_entries(skel->maps.toe_byp_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_flow_pkts, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_fwd, o->flows);
@@ -641,7 +741,9 @@ static int cmd_load(struct opts *o)
 	}
 	next_fd = bpf_map__fd(skel->maps.toe_xdp_next);
 
-	if (attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)))
+	if (attach_skmsg(o, bpf_program__fd(skel->progs.toe_skmsg),
+			 bpf_map__fd(skel->maps.toe_bypass)) ||
+	    attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)))
 		goto fail;
 	for (i = 0; i < (unsigned int)o->ndevs; i++) {
 		if (add_egress(o->devs[i], if_nametoindex(o->devs[i]),
@@ -651,6 +753,10 @@ static int cmd_load(struct opts *o)
 			goto fail;
 	}
 
+	/* Bypass on (an unload that stopped short may have left it draining). */
+	i = 0;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.toe_byp_conf), &i,
+			    &(struct toe_byp_conf){ .draining = 0 }, BPF_ANY);
 	undo_forget();
 	opentoe__destroy(skel);	/* everything stays: it is pinned */
 	printf("opentoe loaded: sock_ops on %s", o->cgroup);
@@ -680,6 +786,7 @@ static long count_entries(int fd, const struct bpf_map_info *mi)
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
 	case BPF_MAP_TYPE_LPM_TRIE:
 	case BPF_MAP_TYPE_DEVMAP_HASH:
+	case BPF_MAP_TYPE_SOCKHASH:
 		if (mi->key_size > sizeof(key))
 			return -1;
 		while (bpf_map_get_next_key(fd, prev, next) == 0) {
@@ -758,6 +865,17 @@ static int read_prog_row(int fd, bool is_link, const char *pin, struct prog_row 
 		if (toe_cgroup_path(li.cgroup.cgroup_id, r->attach, sizeof(r->attach)))
 			snprintf(r->attach, sizeof(r->attach), "cgroup id %llu",
 				 (unsigned long long)li.cgroup.cgroup_id);
+	} else if (is_link && li.type == TOE_LINK_TYPE_SOCKMAP) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+		int mfd = bpf_map_get_fd_by_id(sockmap_link_map_id(&li));
+
+		if (mfd >= 0 && !bpf_obj_get_info_by_fd(mfd, &mi, &mlen))
+			snprintf(r->attach, sizeof(r->attach), "map %s", mi.name);
+		else
+			snprintf(r->attach, sizeof(r->attach), "(map gone)");
+		if (mfd >= 0)
+			close(mfd);
 	} else if (is_link && li.type == BPF_LINK_TYPE_XDP) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
@@ -946,6 +1064,127 @@ static void clear_pinned(const char *dir, const char *name)
 	close(fd);
 }
 
+/*
+ * Unload with bypassed connections open.  Taking a socket out of
+ * toe_bypass (which freeing the map does too) frees its psock, and with it
+ * whatever was redirected to the socket and not read yet.  So first every
+ * sender is switched to TCP (toe_byp_conf.draining: the next send of each
+ * socket goes over TCP, and so does every later one); then the readers are
+ * given up to --drain-timeout seconds to read what was queued before, which
+ * toe_byp_probe tells socket by socket; only then are the sockets taken out.
+ * After that the connections are plain TCP connections: what is sent from
+ * then on goes over TCP, in order after what was redirected.  If a reader
+ * does not read in time, unload stops there (the datapath stays loaded,
+ * nothing is redirected any more) unless --force, which drops that data.
+ */
+static int bypass_drain(const struct opts *o)
+{
+	char path[PATH_MAX];
+	struct toe_byp_conf conf = { .draining = 1 };
+	struct toe_bypass_key key, next;
+	struct opentoe *skel = NULL;
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	struct timespec t0, t;
+	long queued = 0, bytes = 0, n = 0;
+	int map_fd, conf_fd, probe_fd, err = 0;
+	__u32 zero = 0;
+	bool first = true;
+
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP_BYPASS);
+	map_fd = bpf_obj_get(path);
+	if (map_fd < 0)
+		return 0;	/* a datapath from before the bypass */
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP_BYP_CONF);
+	conf_fd = bpf_obj_get(path);
+	if (conf_fd >= 0) {
+		bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY);
+		close(conf_fd);
+	}
+	if (bpf_map_get_next_key(map_fd, NULL, &next)) {
+		close(map_fd);
+		return 0;	/* no bypassed socket */
+	}
+
+	skel = opentoe__open();
+	if (!skel)
+		goto noprobe;
+	bpf_object__for_each_map(map, skel->obj) {
+		if (map == skel->maps.toe_bypass)
+			bpf_map__reuse_fd(map, map_fd);
+		else
+			bpf_map__set_autocreate(map, false);
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.toe_byp_probe);
+	if (opentoe__load(skel))
+		goto noprobe;
+	probe_fd = bpf_program__fd(skel->progs.toe_byp_probe);
+
+	/* Sends that chose the redirect before the switch finish first. */
+	usleep(50 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		void *prev = NULL;
+
+		queued = bytes = n = 0;
+		while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+			struct toe_byp_probe pin = { .key = next }, pout;
+			LIBBPF_OPTS(bpf_test_run_opts, ro, .data_in = &pin,
+				    .data_size_in = sizeof(pin), .data_out = &pout,
+				    .data_size_out = sizeof(pout), .repeat = 1);
+
+			key = next;
+			prev = &key;
+			n++;
+			if (bpf_prog_test_run_opts(probe_fd, &ro) || !pout.found)
+				continue;
+			if (pout.queued) {
+				queued++;
+				bytes += pout.bytes;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (!queued || (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >=
+				       o->drain_timeout)
+			break;
+		if (first)
+			printf("waiting for the readers of %ld bypassed socket%s to read what was redirected to them\n",
+			       queued, queued == 1 ? "" : "s");
+		first = false;
+		usleep(20 * 1000);
+	}
+	opentoe__destroy(skel);
+	skel = NULL;
+	if (queued && !o->force) {
+		toe_err("%ld of %ld bypassed sockets still hold data redirected to them and not read (%ld bytes) after %.1f s; bypass is off, new data goes over TCP; run unload again once they have read it, or unload --force to drop it",
+			queued, n, bytes, o->drain_timeout);
+		close(map_fd);
+		return -EBUSY;
+	}
+	if (queued)
+		toe_err("--force: dropping %ld bytes redirected to %ld sockets and not read", bytes, queued);
+	goto out;
+
+noprobe:
+	/* Cannot ask the kernel: give the readers the timeout, then go on. */
+	toe_err("cannot load the bypass probe; waiting %.1f s for readers instead", o->drain_timeout);
+	opentoe__destroy(skel);
+	usleep((useconds_t)(o->drain_timeout * 1e6));
+out:
+	/* Take the sockets out: from here on they are plain TCP sockets. */
+	while (bpf_map_get_next_key(map_fd, NULL, &next) == 0) {
+		key = next;
+		if (bpf_map_delete_elem(map_fd, &key)) {
+			err = -errno;
+			toe_err("cannot take a socket out of %s: %s", TOE_MAP_BYPASS, strerror(errno));
+			break;
+		}
+	}
+	close(map_fd);
+	return err;
+}
+
 static int cmd_unload(const struct opts *o)
 {
 	char path[PATH_MAX];
@@ -958,6 +1197,10 @@ static int cmd_unload(const struct opts *o)
 	d = opendir(o->pin_dir);
 	if (!d) {
 		toe_err("opentoe is not loaded (no pin folder %s)", o->pin_dir);
+		return 1;
+	}
+	if (bypass_drain(o)) {
+		closedir(d);
 		return 1;
 	}
 	home = open("/proc/self/ns/net", O_RDONLY);
@@ -1039,7 +1282,7 @@ static void usage(FILE *f)
 "Usage: toe-loader load [--dev IFACE]... [--xdp-mode native|skb] [--cgroup PATH]\n"
 "                       [--pin-dir DIR] [--flows N]\n"
 "       toe-loader status [-j] [--pin-dir DIR]\n"
-"       toe-loader unload [--pin-dir DIR]\n"
+"       toe-loader unload [--pin-dir DIR] [--drain-timeout S] [--force]\n"
 "\n"
 "Load the opentoe datapath, attach it, pin it, inspect it, remove it.\n"
 "\n"
@@ -1050,7 +1293,9 @@ static void usage(FILE *f)
 "           and put back by unload.  Any failure undoes everything it did.\n"
 "  status   programs (id, type, attach point, XDP mode) and maps (type, size,\n"
 "           entries in use).  -j: JSON.\n"
-"  unload   detach and unpin everything opentoe attached and pinned.\n"
+"  unload   detach and unpin everything opentoe attached and pinned.  Bypassed\n"
+"           connections first go over TCP; their readers get up to\n"
+"           --drain-timeout seconds to read what was redirected to them.\n"
 "\n"
 "Options:\n"
 "  -d, --dev IFACE        attach XDP to IFACE (repeatable)\n"
@@ -1061,6 +1306,9 @@ static void usage(FILE *f)
 "  -f, --flows N          size of toe_flows, toe_flow_pkts and toe_fwd\n"
 "                         (default %u, toe_fwd %u)\n"
 "  -j, --json             JSON output (status)\n"
+"  -t, --drain-timeout S  unload: wait up to S seconds (default 10) for readers\n"
+"                         of bypassed connections\n"
+"      --force            unload even if bypassed data is still unread (dropped)\n"
 "  -h, --help             this text\n", TOE_FLOWS_DEFAULT, TOE_FWD_DEFAULT);
 }
 
@@ -1073,10 +1321,12 @@ int main(int argc, char **argv)
 		{ "pin-dir", required_argument, NULL, 'p' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "drain-timeout", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct opts o = { .pin_dir = TOE_PIN_DIR_DEFAULT };
+	struct opts o = { .pin_dir = TOE_PIN_DIR_DEFAULT, .drain_timeout = 10 };
 	const char *cmd;
 	char *end;
 	int c;
@@ -1092,7 +1342,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "d:m:c:p:f:jh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:m:c:p:f:jt:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (o.ndevs == MAX_DEVS) {
@@ -1131,6 +1381,17 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			o.json = true;
+			break;
+		case 't':
+			errno = 0;
+			o.drain_timeout = strtod(optarg, &end);
+			if (errno || *end || o.drain_timeout < 0 || o.drain_timeout > 3600) {
+				toe_err("bad --drain-timeout '%s': expected 0 to 3600 seconds", optarg);
+				return 1;
+			}
+			break;
+		case 'F':
+			o.force = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -68,7 +68,7 @@ const char *toe_reason_name(__u32 r)
 	static const char *const n[TOE_R__MAX] = {
 		[TOE_R_RULE] = "rule", [TOE_R_DEFAULT] = "default",
 		[TOE_R_CAPACITY] = "capacity", [TOE_R_NODEV] = "nodev",
-		[TOE_R_NOT_LOCAL] = "not_local",
+		[TOE_R_NOT_LOCAL] = "not_local", [TOE_R_UNSUPPORTED] = "unsupported",
 	};
 
 	return r < TOE_R__MAX ? n[r] : "?";
@@ -462,6 +462,15 @@ const char *toe_stat_name(int i)
 		[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] = "xdp_fwd_flows",
 		[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "xdp_fwd_ended",
 		[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] = "xdp_fwd_slow",
+		[TOE_S_BYP_SOCKS - TOE_S_BASE] = "bypass_sockets",
+		[TOE_S_BYP_PAIRED - TOE_S_BASE] = "bypass_paired",
+		[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] = "bypass_not_local",
+		[TOE_S_BYP_UNSUPPORTED - TOE_S_BASE] = "bypass_unsupported",
+		[TOE_S_BYP_MSGS - TOE_S_BASE] = "bypass_msgs",
+		[TOE_S_BYP_BYTES - TOE_S_BASE] = "bypass_bytes",
+		[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] = "bypass_tcp_msgs",
+		[TOE_S_BYP_TO_TCP - TOE_S_BASE] = "bypass_to_tcp",
+		[TOE_S_BYP_TO_PEER - TOE_S_BASE] = "bypass_to_peer",
 	};
 
 	if (i >= 0 && i < TOE_P__MAX)

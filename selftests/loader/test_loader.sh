@@ -31,7 +31,8 @@ nothing_left() {
 check "load attaches sock_ops and XDP" tl load --dev va --cgroup "$CG"
 check "sock_ops is on the test cgroup" test "$(cg_progs)" = 1
 check "XDP is on va" test "$(xdp_id)" != 0
-for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_pol_cells toe_pol_gen link_sockops; do
+for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_pol_cells toe_pol_gen link_sockops \
+	toe_bypass toe_byp_flows link_skmsg; do
 	[ -e "$PIN/$m" ] || fail "pinned: $m"
 done
 check "every map and link is pinned" test "$(ls "$PIN" | wc -l)" -ge 11
@@ -41,6 +42,8 @@ check "status lists the sock_ops program on the cgroup" \
 	jq -e --arg cg "$CG" '.programs[] | select(.type == "sock_ops" and .attach == $cg)' <<<"$st"
 check "status lists XDP on va with its mode" \
 	jq -e '.programs[] | select(.type == "xdp" and .attach == "va" and (.xdp_mode == "native" or .xdp_mode == "skb"))' <<<"$st"
+check "status lists the bypass sk_msg program on its sockhash" \
+	jq -e '.programs[] | select(.type == "sk_msg" and .attach == "map toe_bypass" and .pin == "link_skmsg")' <<<"$st"
 check "status lists the flow map with its size" \
 	jq -e '.maps[] | select(.name == "toe_flows" and .type == "lru_hash" and .max_entries == 262144)' <<<"$st"
 check "status text names the pin folder" bash -c "nsenter --net=/run/netns/$(ns_name a) $TOE_BUILD/toe-loader status --pin-dir $PIN | grep -q 'pin folder: $PIN'"
@@ -57,9 +60,12 @@ wait $cli
 # --- double load: in place, maps kept
 sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
+skmsg_link=$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)
 bpftool map update pinned "$PIN/toe_pol_gen" key 0 0 0 0 value 1 0 0 0
 check "second load succeeds" tl load --dev va --cgroup "$CG"
 check "no duplicate sock_ops attachment" test "$(cg_progs)" = 1
+check "sk_msg link kept across load" test \
+	"$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)" = "$skmsg_link"
 check "sock_ops link kept, program replaced" test \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)" = "$sock_link" -a \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)" != "$old_prog"

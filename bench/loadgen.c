@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * loadgen: a small load generator for stream sockets, both ends in one
+ * command.  It forks: the child serves, the parent drives; every byte is
+ * checked on both sides (bench/pattern.h), so a fast wrong transport does
+ * not pass for a fast one.
+ *
+ *   loadgen [options]
+ *     --mode rr|stream   request/response of --size bytes each way, one
+ *                        request in flight; or --size-byte writes one way
+ *     --size N           bytes (default 1 for rr, 65536 for stream)
+ *     --seconds S        how long the client drives (default 2)
+ *     --type tcp|unix    TCP to --addr:--port (the server listens there), or
+ *                        an AF_UNIX socketpair between the two processes
+ *     --addr A --port P  (tcp; IPv4 or IPv6)
+ *     --srv-ns PATH      network namespace file for the server (tcp)
+ *     --cli-ns PATH      and for the client
+ *     --cpu N            pin both processes to CPU N (default: unpinned)
+ *     --srv-cpu N        pin the server to CPU N instead
+ *
+ * Prints one JSON object: ops (round trips, or writes), bytes (payload moved
+ * one way), secs, ops_per_s, mbytes_per_s, usec_per_op (rr: round-trip
+ * time), errors (wrong bytes seen; the exit status is 1 if any).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "pattern.h"
+
+struct opts {
+	bool stream;
+	size_t size;
+	double seconds;
+	bool unix_pair;
+	const char *addr;
+	int port;
+	const char *srv_ns, *cli_ns;
+	int cpu, srv_cpu;
+};
+
+static struct opts O = { .seconds = 2, .addr = "127.0.0.1", .port = 7700,
+			 .cpu = -1, .srv_cpu = -1 };
+static struct pat P;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
+
+static int enter_ns(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		perror(path);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int writen(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes; 0, or -1 at EOF/error before that. */
+static int readn(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void tune(int fd)
+{
+	int one = 1;
+
+	if (!O.unix_pair)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/*
+ * Server: rr: read a request, check it (phase 0), answer --size bytes of
+ * phase 1, until EOF.  stream: read and check to EOF.  Then it writes its
+ * count of wrong bytes and bytes read (16 bytes) back on the socket.
+ */
+static void serve(int fd)
+{
+	uint64_t off = 0, bad = 0, out[2];
+	size_t cap = O.stream ? (1 << 20) : O.size;
+	char *buf = malloc(cap), *ans = malloc(O.size);
+
+	tune(fd);
+	for (;;) {
+		ssize_t n;
+
+		if (O.stream) {
+			n = read(fd, buf, cap);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+		} else {
+			if (readn(fd, buf, O.size))
+				break;
+			n = O.size;
+		}
+		if (pat_check(&P, pat_phase(0), off, buf, n) >= 0)
+			bad++;
+		if (!O.stream) {
+			pat_fill(&P, pat_phase(1), off, ans, O.size);
+			if (writen(fd, ans, O.size))
+				break;
+		}
+		off += n;
+	}
+	out[0] = bad;
+	out[1] = off;
+	if (writen(fd, out, sizeof(out)))
+		exit(1);
+	close(fd);
+	exit(0);
+}
+
+static int client(int fd, uint64_t *ops, uint64_t *bad, double *secs, uint64_t *srv)
+{
+	char *req = malloc(O.size), *ans = malloc(O.size), *block = NULL;
+	uint64_t off = 0, n = 0, out[2];
+	double t0, end;
+	size_t blen = 0;
+
+	tune(fd);
+	if (O.stream) {
+		/* writes of --size from a precomputed stretch: no fill per write */
+		blen = O.size + PAT_PERIOD;
+		block = malloc(blen);
+		pat_fill(&P, pat_phase(0), 0, block, blen);
+	}
+	t0 = now();
+	end = t0 + O.seconds;
+	while ((n & 63) || now() < end) {
+		if (O.stream) {
+			if (writen(fd, block + off % PAT_PERIOD, O.size))
+				return -1;
+		} else {
+			pat_fill(&P, pat_phase(0), off, req, O.size);
+			if (writen(fd, req, O.size) || readn(fd, ans, O.size))
+				return -1;
+			if (pat_check(&P, pat_phase(1), off, ans, O.size) >= 0)
+				(*bad)++;
+		}
+		off += O.size;
+		n++;
+	}
+	shutdown(fd, SHUT_WR);
+	if (readn(fd, out, sizeof(out)))
+		return -1;
+	*secs = now() - t0;	/* stream: until the server had read everything */
+	*ops = n;
+	*bad += out[0];
+	*srv = out[1];
+	free(req);
+	free(ans);
+	free(block);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: loadgen [--mode rr|stream] [--size N] [--seconds S] [--type tcp|unix]\n"
+		"               [--addr A] [--port P] [--srv-ns PATH] [--cli-ns PATH]\n"
+		"               [--cpu N] [--srv-cpu N]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "size", required_argument, NULL, 's' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "type", required_argument, NULL, 'T' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "srv-ns", required_argument, NULL, 'S' },
+		{ "cli-ns", required_argument, NULL, 'C' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "srv-cpu", required_argument, NULL, 'k' },
+		{}
+	};
+	struct sockaddr_storage sa = {};
+	struct sockaddr_in *a4 = (void *)&sa;
+	struct sockaddr_in6 *a6 = (void *)&sa;
+	socklen_t salen = 0;
+	uint64_t ops = 0, bad = 0, srv = 0;
+	double secs = 0;
+	int c, ready[2], sp[2], fd, ls, one = 1, st, fam = AF_INET;
+	pid_t pid;
+	char ch;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "stream"))
+				O.stream = true;
+			else if (strcmp(optarg, "rr"))
+				usage();
+			break;
+		case 's': O.size = strtoul(optarg, NULL, 0); break;
+		case 't': O.seconds = atof(optarg); break;
+		case 'T':
+			if (!strcmp(optarg, "unix"))
+				O.unix_pair = true;
+			else if (strcmp(optarg, "tcp"))
+				usage();
+			break;
+		case 'a': O.addr = optarg; break;
+		case 'p': O.port = atoi(optarg); break;
+		case 'S': O.srv_ns = optarg; break;
+		case 'C': O.cli_ns = optarg; break;
+		case 'c': O.cpu = atoi(optarg); break;
+		case 'k': O.srv_cpu = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (!O.size)
+		O.size = O.stream ? 65536 : 1;
+	if (O.size > (64 << 20))
+		usage();
+	if (inet_pton(AF_INET, O.addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(O.port);
+		salen = sizeof(*a4);
+	} else if (inet_pton(AF_INET6, O.addr, &a6->sin6_addr) == 1) {
+		fam = a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(O.port);
+		salen = sizeof(*a6);
+	} else {
+		usage();
+	}
+	pat_init(&P);
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe(ready) || (O.unix_pair && socketpair(AF_UNIX, SOCK_STREAM, 0, sp)))
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		pin(O.srv_cpu >= 0 ? O.srv_cpu : O.cpu);
+		if (O.unix_pair) {
+			close(sp[0]);
+			if (write(ready[1], "r", 1) != 1)
+				exit(2);
+			serve(sp[1]);
+		}
+		if (enter_ns(O.srv_ns))
+			exit(2);
+		ls = socket(fam, SOCK_STREAM, 0);
+		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ls < 0 || bind(ls, (struct sockaddr *)&sa, salen) || listen(ls, 16)) {
+			perror("loadgen: listen");
+			exit(2);
+		}
+		if (write(ready[1], "r", 1) != 1)
+			exit(2);
+		fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			exit(2);
+		serve(fd);
+	}
+	pin(O.cpu);
+	if (read(ready[0], &ch, 1) != 1) {
+		fprintf(stderr, "loadgen: the server did not start\n");
+		return 2;
+	}
+	if (O.unix_pair) {
+		close(sp[1]);
+		fd = sp[0];
+	} else {
+		if (enter_ns(O.cli_ns))
+			return 2;
+		fd = socket(fam, SOCK_STREAM, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen)) {
+			fprintf(stderr, "loadgen: connect %s port %d: %s\n", O.addr, O.port,
+				strerror(errno));
+			kill(pid, SIGKILL);
+			return 2;
+		}
+	}
+	if (client(fd, &ops, &bad, &secs, &srv)) {
+		fprintf(stderr, "loadgen: the connection ended early: %s\n", strerror(errno));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	close(fd);
+	waitpid(pid, &st, 0);
+	if (srv != ops * O.size)
+		bad++;
+	printf("{\"mode\":\"%s\",\"type\":\"%s\",\"size\":%zu,\"ops\":%llu,\"bytes\":%llu,"
+	       "\"secs\":%.6f,\"ops_per_s\":%.1f,\"mbytes_per_s\":%.1f,\"usec_per_op\":%.3f,"
+	       "\"errors\":%llu}\n",
+	       O.stream ? "stream" : "rr", O.unix_pair ? "unix" : "tcp", O.size,
+	       (unsigned long long)ops, (unsigned long long)(ops * O.size), secs, ops / secs,
+	       ops * O.size / secs / 1e6, secs / ops * 1e6, (unsigned long long)bad);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the bypass tests: opentoe loaded on a cgroup of the test's own,
+# policy "bypass ports 7000-7999" (8000-8999 stay on the host), namespaces
+# a and b joined by a veth, and helpers.  Both ends of every connection run
+# inside the cgroup, so sock_ops sees both.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+need_root
+need_cmd bpftool jq nsenter
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] &&
+	[ -x "$TOE_BUILD/selftests/bypass_check" ] || skip "not built (make)"
+
+PIN=$TOE_PIN_DIR
+BC=$TOE_BUILD/selftests/bypass_check
+TMP=$(mktemp -d /tmp/opentoe-bypass.XXXXXX)
+defer "rm -rf $TMP"
+cg_add byp || skip "no cgroup v2 mount"
+ns_add a && ns_add b || exit 1
+veth_pair a va b vb || exit 1
+nsx a ip addr add 10.203.0.1/24 dev va && nsx a ip link set va up
+nsx b ip addr add 10.203.0.2/24 dev vb && nsx b ip link set vb up
+nsx a ip addr add fd00:203::1/64 dev va nodad
+nsx b ip addr add fd00:203::2/64 dev vb nodad
+NSA=/run/netns/$(ns_name a) NSB=/run/netns/$(ns_name b)
+
+load_toe() { # extra toe-loader args
+	defer "toe-loader unload --pin-dir $PIN --force; rm -rf $PIN"
+	toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null
+}
+conf() { # NAME <<EOF: a root-owned 0600 configuration; prints its path
+	local f=$TMP/$1.conf
+	cat >"$f" && chmod 600 "$f" && echo "$f"
+}
+apply() { toed --apply "$1" --pin-dir "$PIN" >/dev/null; }
+BYPASS_CONF=$(conf bypass <<'EOC'
+default host
+rule bypass lport 7000-7999
+rule bypass rport 7000-7999
+EOC
+)
+HOST_CONF=$(conf host <<'EOC'
+default host
+EOC
+)
+
+# in_cg NS CMD...: run CMD in namespace NS, inside the test cgroup.
+in_cg() {
+	local ns=$1; shift
+	(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name "$ns") "$@")
+}
+# bcheck NS ARGS...: bypass_check in namespace NS (both ends unless --srv-ns),
+# inside the cgroup; its JSON line on stdout.
+bcheck() { local ns=$1; shift; in_cg "$ns" timeout 120 "$BC" "$@" | tail -1; }
+
+# toe_stats indexes (include/opentoe.h enum toe_stat)
+S_BYP_SOCKS=47 S_BYP_PAIRED=48 S_BYP_NOT_LOCAL=49 S_BYP_UNSUPPORTED=50
+S_BYP_MSGS=51 S_BYP_BYTES=52 S_BYP_TCP_MSGS=53 S_BYP_TO_TCP=54 S_BYP_TO_PEER=55
+stat_sum() { # INDEX
+	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
+}
+byp_bytes() { stat_sum $S_BYP_BYTES; }
+
+# jqcheck DESC JSON FILTER: ok if FILTER is true of JSON; else print JSON.
+jqcheck() {
+	if jq -e "$3" <<<"$2" >/dev/null 2>&1; then ok "$1"; else fail "$1"; echo "$2"; fi
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Bypassed connections outlive the policy and the datapath, losing nothing:
+# unload mid-stream (the stream goes on over TCP, checked byte for byte);
+# unload while redirected data waits unread (unload waits for the reader;
+# with a short --drain-timeout it refuses, and succeeds once read); the
+# bypass rule removed mid-stream (the open connection stays bypassed, a new
+# one takes TCP).
+. "$(dirname "$0")/setup.sh"
+
+# started STREAMOUT: wait for bypass_check's "connected" / "written" line
+started() { touch "$1"; wait_for 10 grep -q -e connected -e written "$1"; }
+
+# --- unload mid-stream
+load_toe
+apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
+in_cg a "$BC" --port 7500 --seconds 4 stream >"$TMP/s1" &
+pid=$!
+started "$TMP/s1" || fail "stream started"
+sleep 1
+b0=$(byp_bytes); sleep 0.3; b1=$(byp_bytes)
+check "the live stream is bypassed ($((b1 - b0)) bytes in 0.3 s)" test "$b1" -gt "$b0"
+check "unload with the stream running" toe-loader unload --pin-dir "$PIN"
+check "  nothing left: pin folder gone, no sock_ops on the cgroup" \
+	test ! -e "$PIN" -a "$(bpftool -j cgroup show "$CG" | jq -s 'add | length')" = 0
+wait $pid
+out=$(tail -1 "$TMP/s1")
+jqcheck "the stream completes after the unload, every byte right both ways" "$out" '.ok'
+jqcheck "  and it went on over TCP (client tcp bytes acked: $(jq .client.tcp_acked <<<"$out"))" "$out" \
+	'.client.tcp_acked > 65536 and .server.tcp_acked > 65536'
+
+# --- unload while 2 MiB wait unread: unload waits for the reader
+load_toe
+apply "$BYPASS_CONF" || fail "bypass policy applies again"
+in_cg a "$BC" --port 7501 --seconds 2 slowreader >"$TMP/s2" &
+pid=$!
+started "$TMP/s2" || fail "slow reader started"
+sleep 0.3
+toe-loader unload --pin-dir "$PIN" >"$TMP/u2" 2>&1
+rc=$?
+check "unload with 2 MiB redirected and unread succeeds" test $rc = 0
+check "  after waiting for the reader" \
+	grep -q "waiting for the readers" "$TMP/u2"
+wait $pid
+out=$(tail -1 "$TMP/s2")
+jqcheck "the reader gets all 3 MiB (2 bypassed before the unload, 1 over TCP after)" "$out" \
+	'.ok and .server.recvd == 3145728'
+
+# --- the same with a drain timeout shorter than the reader's nap: refused
+load_toe
+apply "$BYPASS_CONF" || fail "bypass policy applies again"
+in_cg a "$BC" --port 7502 --seconds 3 slowreader >"$TMP/s3" &
+pid=$!
+started "$TMP/s3" || fail "slow reader started"
+sleep 0.3
+toe-loader unload --pin-dir "$PIN" --drain-timeout 0.5 >"$TMP/u3" 2>&1
+check "unload --drain-timeout 0.5 refuses while 2 MiB are unread" test $? = 1
+check "  and says why" grep -q "still hold data redirected to them and not read" "$TMP/u3"
+check "  the datapath is still there" test -e "$PIN/link_sockops"
+wait_for 10 bash -c "toe-loader unload --pin-dir $PIN >/dev/null 2>&1"
+check "a later unload succeeds once the reader has read" test ! -e "$PIN"
+wait $pid
+out=$(tail -1 "$TMP/s3")
+jqcheck "  the reader got all 3 MiB" "$out" '.ok and .server.recvd == 3145728'
+
+# --- the bypass rule removed mid-stream
+load_toe
+apply "$BYPASS_CONF" || fail "bypass policy applies again"
+in_cg a "$BC" --port 7503 --seconds 3 stream >"$TMP/s4" &
+pid=$!
+started "$TMP/s4" || fail "stream started"
+sleep 0.5
+check "policy without the bypass rule applies mid-stream" apply "$HOST_CONF"
+sleep 0.2
+b0=$(byp_bytes); sleep 0.5; b1=$(byp_bytes)
+check "the open connection stays bypassed ($((b1 - b0)) bytes in 0.5 s)" test "$b1" -gt "$b0"
+out=$(bcheck a --port 7504 sizes)
+jqcheck "a new connection on a formerly bypassed port takes TCP" "$out" \
+	'.ok and .client.tcp_acked > 5000000'
+wait $pid
+jqcheck "the stream completes, every byte right" "$(tail -1 "$TMP/s4")" '.ok'
+finish
