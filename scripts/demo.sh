@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # make demo: the whole story in about a minute.  Three test hosts (client,
 # router, server: network namespaces joined by veth pairs, addresses only
-# inside them), opentoe loaded on the router, toed applying a policy and
-# mirroring the router's neighbours, an offloaded flow forwarded by XDP next
-# to a host flow forwarded by the kernel, toectl and bpftool views, a
-# neighbour's MAC changing and propagating, then everything removed.
+# inside them), opentoe loaded on the router, toed applying a policy that
+# uses offload, bypass and host and mirroring the router's neighbours, an
+# offloaded flow forwarded by XDP next to a host flow forwarded by the
+# kernel, toectl and bpftool views, a neighbour's MAC changing and
+# propagating, redis-benchmark through the local bypass, bypass against
+# plain TCP, then everything removed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
@@ -66,6 +68,11 @@ device t3a type chelsio-t3 nconn 64 steer forward   # XDP forwards its flows
 default host
 rule offload dev t3a rport 5201     # iperf3 to the server: offloaded
 rule host rport 5301                # the same, on another port: the kernel's
+rule bypass lport 6379              # redis, both ends on the server host:
+rule bypass rport 6379              #   socket to socket, no TCP/IP
+rule bypass lport 7001              # loadgen, bypassed ...
+rule bypass rport 7001
+rule host rport 7002                # ... and over plain TCP loopback
 EOF
 chmod 600 "$WORK/opentoe.conf"
 say "The policy (toed --check, then toed on the router)"
@@ -109,8 +116,33 @@ sleep 0.3
 echo "toectl monitor saw:"
 grep '^\[neigh\]' "$WORK/monitor"
 
+# in_cg NS CMD...: CMD in namespace NS, in the demo's cgroup (sock_ops sees it)
+in_cg() { local n=$1; shift; (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/"$n" "$@"); }
+byp() { toectl --run-dir $RUN -j stats | jq .datapath.bypass_bytes; }
+say "Local bypass: redis-server and redis-benchmark, both on the server host"
+in_cg $S redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+for i in $(seq 50); do on $S redis-cli -p 6379 ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+b0=$(byp)
+in_cg $S redis-benchmark -p 6379 -q -n 20000 -c 10 -t set,get,incr 2>&1 | tr '\r' '\n' | grep -a "per second"
+echo "bypassed: $(($(byp) - b0)) bytes went socket to socket (toectl stats: bypass_bytes)"
+run in_cg $S redis-cli -p 6379 set demo "hello through the bypass" >/dev/null
+in_cg $S redis-cli -p 6379 get demo
+in_cg $S redis-cli -p 6379 subscribe demo >/dev/null &
+SUB=$!
+sleep 0.3
+ctl flows port 6379
+kill $SUB
+
+say "Bypass against plain TCP loopback: 1-byte request/response, 1 s each, both ends on CPU 0"
+for v in "bypass 7001" "TCP 7002"; do
+	set -- $v
+	r=$(in_cg $S "$B/bench/loadgen" --mode rr --size 1 --seconds 1 --addr 127.0.0.1 --port $2 --cpu 0 --srv-cpu 0 | jq .ops_per_s)
+	printf '%-7s %10.0f round trips/s\n' "$1" "$r"
+done
+echo "(make bench-bypass measures it properly: rounds, both pinnings, AF_UNIX too)"
+
 say "Counters: toectl stats (part)"
-toectl --run-dir $RUN stats | grep -E 'xdp_forward|xdp_fwd|neigh_miss|established|neigh_set|resyncs'
+toectl --run-dir $RUN stats | grep -E 'xdp_forward|xdp_fwd|neigh_miss|established|bypass_(sockets|paired|bytes)|neigh_set|resyncs'
 
 say "Unload: toed stops, toe-loader unload removes every link and pin"
 kill $MONPID; MONPID=

@@ -302,7 +302,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			"BYTES_IN", "SEGS", "XDP_PKTS", "RTT_US", "AGE");
 	}
 	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
-		char l[64], r[64], dn[17], age[16];
+		char l[64], r[64], dn[17], rn[12], age[16];
 		struct toe_flow v;
 		__u64 pk, by;
 
@@ -358,7 +358,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		} else {
 			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s\n",
 				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason),
-				v.rule == TOE_RULE_NONE ? "-" : (snprintf(dn, sizeof(dn), "%u", v.rule), dn),
+				v.rule == TOE_RULE_NONE ? "-" : (snprintf(rn, sizeof(rn), "%u", v.rule), rn),
 				(unsigned long long)v.bytes_acked,
 				(unsigned long long)v.bytes_received,
 				(unsigned long long)v.segs_in + v.segs_out,
