@@ -57,6 +57,8 @@ wait_for 5 nflows 3
 fl=$(ctl -j flows port 5300 dev t3)
 check "flows: 3 active connections to 5300 on t3, offloaded by rule 0" \
 	jq -e '[.[] | select(.rport == 5300 and .decision == "offload" and .rule == 0 and .reason == "rule")] | length == 3' <<<"$fl"
+check "flows (text): the device column says t3 on every row" \
+	test "$(ctl flows port 5300 dev t3 | awk 'NR > 1 { print $3 }' | sort -u)" = t3
 check "flows filter by device: none on a device that does not exist" \
 	jq -e 'length == 0' < <(ctl -j flows dev nosuch)
 check "devices: t3 with 3 live of 100" \
