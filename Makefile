@@ -31,7 +31,7 @@ TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report bench-hostflow bench-bypass
+.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report bench-hostflow bench-bypass bench-apply bench-mem
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -98,7 +98,8 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh bench-hostflow bench-bypass
+bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh bench-hostflow bench-bypass \
+	bench-apply bench-mem
 	@$(MAKE) --no-print-directory bench-report
 
 # Summary table of every comparison and a gnuplot SVG next to each CSV.
@@ -108,6 +109,14 @@ bench-report:
 bench-policy: deps
 	@$(MAKE) --no-print-directory all
 	@bash bench/bench_policy.sh
+
+bench-apply: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_apply.sh
+
+bench-mem: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/bench_mem.sh
 
 bench-hostflow: deps
 	@$(MAKE) --no-print-directory all

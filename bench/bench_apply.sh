@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-apply: time to apply a policy atomically (issue 8, comparison
+# 7): 1, 10,000 and 100,000 rules of four shapes (remote prefix + remote
+# port, local port, remote port, both ports), each applied ROUNDS times with
+# `toed --apply -j` (compile, fill the idle generation, flip, RCU grace
+# period), variants alternating.  CSV: bench/results/apply.csv (ms).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=$top/build
+. "$top/selftests/lib.sh"
+need_root
+ROUNDS=${ROUNDS:-3}
+PIN=$TOE_PIN_DIR
+cg_add bapply || skip "no cgroup v2"
+work=$(mktemp -d); defer "rm -rf $work"
+defer "toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
+toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
+for n in 1 10000 100000; do
+	python3 - "$n" >"$work/r$n.conf" <<'PY'
+import sys
+n = int(sys.argv[1])
+print('device t3 type chelsio-t3 nconn 1000')
+print('device sw0 type software nconn 1000')
+for i in range(n):
+    dev = 't3' if i % 2 else 'sw0'
+    k = i % 4
+    if k == 0:
+        m = 'remote 10.%d.%d.0/24 rport %d' % ((i >> 8) & 255, i & 255, 1024 + i % 60000)
+    elif k == 1:
+        m = 'lport %d' % (1024 + i % 60000)
+    elif k == 2:
+        m = 'rport %d' % (1024 + i % 60000)
+    else:
+        m = 'lport %d rport %d' % (1024 + i % 60000, 2048 + i % 60000)
+    print('rule offload dev %s %s' % (dev, m))
+PY
+	chmod 600 "$work/r$n.conf"
+done
+csv=$top/bench/results/apply.csv
+echo "variant,round,ms" >"$csv"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for n in 1 10000 100000; do
+		ms=$(toed --apply "$work/r$n.conf" --pin-dir "$PIN" -j | jq .ms) || exit 1
+		echo "rules_$n,$r,$ms" >>"$csv"
+	done
+done
+python3 "$top/bench/report.py" --no-plots | sed -n '/apply/,/^$/p'

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench-mem: map memory (issue 8, comparison 6), from bpftool's memlock
+# figures of a datapath loaded with --flows 1000000: bytes per flow (the
+# flow record, toe_flows, plus its XDP counters, toe_flow_pkts, per-CPU),
+# per neighbour entry (toe_neigh), and the total of every map.  Maps are
+# preallocated (hash and LRU), so memlock is what they hold full.
+# CSV: bench/results/mem.csv.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=$top/build
+. "$top/selftests/lib.sh"
+need_root
+PIN=$TOE_PIN_DIR
+cg_add bmem || skip "no cgroup v2"
+defer "toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
+toe-loader load --cgroup "$CG" --pin-dir "$PIN" --flows 1000000 >/dev/null || exit 1
+csv=$top/bench/results/mem.csv
+echo "map,type,max_entries,bytes_memlock,bytes_per_entry" >"$csv"
+for p in "$PIN"/toe_*; do
+	bpftool -j map show pinned "$p" |
+		jq -r '[.name, .type, .max_entries, .bytes_memlock, (if .max_entries > 0 then (.bytes_memlock / .max_entries | floor) else 0 end)] | @csv' >>"$csv"
+done
+python3 - "$csv" "$(nproc)" <<'PY'
+import csv, sys
+rows = {r['map']: r for r in csv.DictReader(open(sys.argv[1]))}
+def b(n): return int(rows[n]['bytes_memlock'])
+flows = int(rows['toe_flows']['max_entries'])
+per_flow = (b('toe_flows') + b('toe_flow_pkts')) / flows
+total = sum(int(r['bytes_memlock']) for r in rows.values())
+print('map memory with --flows %d (%s CPUs):' % (flows, sys.argv[2]))
+print('  per flow: %.0f bytes (toe_flows %.0f + toe_flow_pkts %.0f)' % (
+    per_flow, b('toe_flows') / flows, b('toe_flow_pkts') / flows))
+print('  per neighbour entry: %.0f bytes' % (b('toe_neigh') / int(rows['toe_neigh']['max_entries'])))
+print('  every map: %.1f MiB' % (total / 2**20))
+for n, r in sorted(rows.items(), key=lambda x: -int(x[1]['bytes_memlock']))[:6]:
+    print('    %-16s %8.1f MiB' % (n, int(r['bytes_memlock']) / 2**20))
+PY
