@@ -525,12 +525,15 @@ static const struct toe_genl_dev *kdev_by_name(const char *name)
 static bool kmod_read_devs(void)
 {
 	char err[512];
+	int ret;
 
 	D->nkdevs = 0;
 	if (!toe_genl_up(&D->gl))
 		return false;
-	if (toe_genl_devs(&D->gl, D->kdevs, TOE_MAX_DEVS, &D->nkdevs, err, sizeof(err))) {
-		logm(LOG_ERR, "%s", err);
+	ret = toe_genl_devs(&D->gl, D->kdevs, TOE_MAX_DEVS, &D->nkdevs, err, sizeof(err));
+	if (ret) {
+		/* ENOENT: the family is being unregistered; its event follows. */
+		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
 		D->nkdevs = 0;
 		return false;
 	}
@@ -707,8 +710,9 @@ static void kmod_reconcile(void)
 
 	if (!toe_genl_up(&D->gl))
 		return;
-	if (toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err))) {
-		logm(LOG_ERR, "%s", err);
+	i = toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err));
+	if (i) {
+		logm(i == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
 		return;
 	}
 	for (b = 0; b < D->tid_nb; b++)
