@@ -1027,13 +1027,20 @@ static void view_status(FILE *f, bool json)
 	tj_end(&j);
 }
 
-/* The module's own counts of TIDs and L2T entries in use, summed. */
+/*
+ * The module's own counts of TIDs and L2T entries in use, summed, and how
+ * many of its L2T entries agree with toe_neigh (the neighbour toed mirrored
+ * for the same interface and address): same MAC, or neither has a usable
+ * one.  A snapshot: the module follows the kernel's neighbours through
+ * netevents, toed through rtnetlink, so a change in flight may differ.
+ */
 static struct kuse {
-	__u64 tids, l2t;
+	__u64 tids, l2t, l2t_agree, l2t_differ;
 } kmod_usage(void)
 {
 	struct toe_genl_dev *kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
-	struct kuse u = { 0, 0 };
+	struct kuse u = { 0, 0, 0, 0 };
+	struct toe_genl_l2t *l2t = NULL;
 	char err[256];
 	int n = 0, i;
 
@@ -1045,6 +1052,23 @@ static struct kuse {
 		}
 	}
 	free(kd);
+	if (!toe_genl_up(&D->gl) || toe_genl_l2t(&D->gl, 0, &l2t, &n, err, sizeof(err)))
+		return u;
+	for (i = 0; i < n; i++) {
+		struct toe_neigh_key k = { .ifindex = l2t[i].ifindex, .family = l2t[i].family };
+		bool kvalid = l2t[i].has_mac && (l2t[i].state & TOE_NUD_VALID);
+		struct toe_neigh v;
+		bool nvalid;
+
+		memcpy(k.addr, l2t[i].addr, sizeof(k.addr));
+		nvalid = bpf_map_lookup_elem(D->m.neigh, &k, &v) == 0 && v.has_mac &&
+			 (v.state & TOE_NUD_VALID);
+		if (kvalid == nvalid && (!kvalid || !memcmp(v.mac, l2t[i].mac, 6)))
+			u.l2t_agree++;
+		else
+			u.l2t_differ++;
+	}
+	free(l2t);
 	return u;
 }
 
@@ -1083,6 +1107,8 @@ static void view_stats(FILE *f, bool json)
 		{ "kmod_tids_held", tids_held_all() },
 		{ "kmod_tids_used", ku.tids },
 		{ "kmod_l2t_used", ku.l2t },
+		{ "kmod_l2t_agree", ku.l2t_agree },
+		{ "kmod_l2t_differ", ku.l2t_differ },
 		{ "kmod_tid_alloc", D->kst.alloc },
 		{ "kmod_tid_alloc_nospc", D->kst.alloc_nospc },
 		{ "kmod_tid_alloc_unreach", D->kst.alloc_unreach },

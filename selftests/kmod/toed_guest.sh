@@ -139,7 +139,7 @@ check "toed logged the module's arrival" grep -q 'kernel module loaded' "$LOG"
 
 # ---- a real connection the rule offloads
 server 5300 peer
-(echo hello; sleep 4) | nc 10.7.0.2 5300 &
+(echo hello; sleep 6) | nc 10.7.0.2 5300 &
 CLI=$!
 flow() { toectl -j flows port 5300 | objs | grep '"rport":5300' | grep '"decision":"offload"'; }
 held() { flow | grep -q '"tid":[0-9]'; }
@@ -162,6 +162,8 @@ NEIGHMAC=$(toectl -j neigh | objs | grep '"dst":"10.7.0.2"' | field lladdr)
 echo "# L2T $L2TMAC, toe_neigh $NEIGHMAC, veth7 $PEERMAC"
 check "the module's L2T entry for 10.7.0.2 has toed's toe_neigh MAC (veth7's)" \
 	test -n "$L2TMAC" -a "$L2TMAC" = "$NEIGHMAC" -a "$L2TMAC" = "$PEERMAC"
+check "toectl stats: toed finds the module's L2T in agreement with toe_neigh (1 entry, 0 differ)" \
+	sh -c 'toectl -j stats | grep -q "\"kmod_l2t_used\":1,\"kmod_l2t_agree\":1,\"kmod_l2t_differ\":0,"'
 wait "$CLI"
 wait "$SRV"
 check "the connection carried its data" grep -q hello /tmp/got5300
