@@ -373,6 +373,8 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 	if (d->kmod && own_col)
 		return perr(x, own_col, "a kmod device takes no type, dev or nconn: the kernel module gives them");
 	if (d->kmod) {
+		/* Until toed finds it in the module (and fills type and nconn in). */
+		d->absent = true;
 		c->ndevs++;
 		return 0;
 	}
