@@ -546,7 +546,7 @@ static bool kmod_read_devs(void)
  * TOM attached) added, so that toe_devs shows all of them.  Shallow: the
  * rules are the file's.
  */
-static void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out, bool quiet)
+static void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out)
 {
 	const struct toe_genl_dev *k;
 	int i, j;
@@ -560,13 +560,12 @@ static void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out, bool qui
 		k = kdev_by_name(d->name);
 		if (!k || !k->tom[0]) {
 			d->absent = true;
-			if (!quiet)
-				logm(LOG_WARN, "device %s (line %d): %s; rules naming it leave connections on the host until it %s",
-				     d->name, d->line,
-				     !toe_genl_up(&D->gl) ? "the kernel module is not loaded" :
-				     !k ? "the kernel module has no such device" :
-					  "the kernel module has it, but no TOM attached",
-				     !k ? "appears" : "is attached");
+			logm(LOG_WARN, "device %s (line %d): %s; rules naming it leave connections on the host until it %s",
+			     d->name, d->line,
+			     !toe_genl_up(&D->gl) ? "the kernel module is not loaded" :
+			     !k ? "the kernel module has no such device" :
+				  "the kernel module has it, but no TOM attached",
+			     !k ? "appears" : "is attached");
 			continue;
 		}
 		d->type = toe_genl_dev_type(k->ttid);
@@ -583,15 +582,14 @@ static void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out, bool qui
 		for (i = 0; i < out->ndevs && strncmp(out->devs[i].name, k->name, 16); i++)
 			;
 		if (i < out->ndevs) {
-			if (!out->devs[i].kmod && !quiet)
+			if (!out->devs[i].kmod)
 				logm(LOG_WARN, "the kernel module's device %s is hidden by the configuration's device of the same name (line %d); declare it 'device %s kmod' to use the module's",
 				     k->name, out->devs[i].line, k->name);
 			continue;
 		}
 		if (out->ndevs == TOE_MAX_DEVS) {
-			if (!quiet)
-				logm(LOG_WARN, "the kernel module's device %s left out: %d devices already",
-				     k->name, TOE_MAX_DEVS);
+			logm(LOG_WARN, "the kernel module's device %s left out: %d devices already",
+			     k->name, TOE_MAX_DEVS);
 			continue;
 		}
 		d = &out->devs[out->ndevs++];
@@ -795,7 +793,7 @@ static int apply(bool reload, char *err, size_t errlen)
 		snprintf(err, errlen, "%s; the policy in force is unchanged", e);
 		goto fail;
 	}
-	kmod_merge(reload ? &cfg : &D->cfg, &merged, false);
+	kmod_merge(reload ? &cfg : &D->cfg, &merged);
 	if (toe_policy_apply(D->pin_dir, &merged, &st, e, sizeof(e))) {
 		if (reload)
 			toe_cfg_free(&cfg);
@@ -1881,7 +1879,7 @@ int main(int argc, char **argv)
 		d.gl_open = true;
 		kmod_read_devs();
 	}
-	kmod_merge(&cfg, &merged, false);
+	kmod_merge(&cfg, &merged);
 	if (d.gl_open)
 		toe_genl_close(&d.gl);
 	if (toe_policy_apply(d.pin_dir, &merged, &st, err, sizeof(err))) {
