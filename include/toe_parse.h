@@ -261,6 +261,24 @@ static __always_inline void toe_copy_addr(__be32 *dst, const __u8 *src, int n)
 }
 
 /*
+ * x & mask, kept by the compiler.  The verifier of kernels before 6.x (6.1
+ * here) does not follow the bounds of a byte swap: toe_ntohs() of the IP
+ * length is an unbounded scalar to it, and an unbounded scalar added to a
+ * packet pointer is refused ("math between pkt pointer and register with
+ * unbounded min value").  The compiler knows the value is small and would
+ * drop a plain mask; the empty asm hides the value from it, so the AND
+ * reaches the verifier.  Callers pass a mask no valid value exceeds, so it
+ * changes nothing (user space: the plain mask).
+ */
+#ifdef TOE_PARSE_BPF
+#define toe_bound(x, mask) ({ __u32 __toe_v = (x);			\
+			      asm volatile("" : "+r"(__toe_v));		\
+			      __toe_v & (mask); })
+#else
+#define toe_bound(x, mask) ((x) & (mask))
+#endif
+
+/*
  * TCP header at offset off; the IP datagram ends at offset ip_end (from the
  * IP length field, not from data_end).
  */
@@ -289,7 +307,7 @@ static __always_inline int toe_parse_tcp(const __u8 *d, const __u8 *end,
 	if (off + doff > ip_end)
 		return TOE_P_BAD_IPLEN;
 	/* Compared, never dereferenced: the datagram must fit in the frame. */
-	if (d + ip_end > end)
+	if (d + toe_bound(ip_end, 0x1ffff) > end)
 		return TOE_P_TRUNC_IP;
 	p->payload_len = ip_end - (off + doff);
 	return TOE_P_TCP;

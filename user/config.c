@@ -6,6 +6,7 @@
  *
  *   default ACTION [dev NAME]
  *   device NAME type TYPE [dev IFACE] nconn N [steer account|cpu N|forward]
+ *   device NAME kmod [steer account|cpu N|forward]
  *   rule ACTION [dev NAME] [family inet|inet6] [local PREFIX] [remote PREFIX]
  *        [lport P[-Q]] [rport P[-Q]] [cgroup PATH|ID] [keepalive IDLE INTVL CNT]
  *
@@ -298,6 +299,7 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 	struct toe_cfg *c = x->c;
 	struct toe_cfg_dev *d;
 	bool have_type = false, have_nconn = false;
+	int own_col = 0;	/* column of the first of type, dev, nconn */
 	unsigned int t;
 	int i;
 
@@ -317,7 +319,14 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 	strcpy(d->name, w[1].s);
 	d->line = x->line;
 	for (i = 2; i < nw; i++) {
-		if (!strcmp(w[i].s, "type")) {
+		if (!own_col && (!strcmp(w[i].s, "type") || !strcmp(w[i].s, "dev") ||
+				 !strcmp(w[i].s, "nconn")))
+			own_col = w[i].col;
+		if (!strcmp(w[i].s, "kmod")) {
+			if (d->kmod)
+				return perr(x, w[i].col, "'kmod' given twice");
+			d->kmod = true;
+		} else if (!strcmp(w[i].s, "type")) {
 			NEED(1, "a type (software, chelsio-t1, chelsio-t1c, chelsio-t3)");
 			i++;
 			for (t = 0; t < sizeof(dev_types) / sizeof(dev_types[0]); t++)
@@ -357,12 +366,20 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 					    shown(w[i].s));
 			}
 		} else {
-			return perr(x, w[i].col, "expected type, dev, nconn or steer, got '%s'",
+			return perr(x, w[i].col, "expected type, dev, nconn, steer or kmod, got '%s'",
 				    shown(w[i].s));
 		}
 	}
+	if (d->kmod && own_col)
+		return perr(x, own_col, "a kmod device takes no type, dev or nconn: the kernel module gives them");
+	if (d->kmod) {
+		/* Until toed finds it in the module (and fills type and nconn in). */
+		d->absent = true;
+		c->ndevs++;
+		return 0;
+	}
 	if (!have_type)
-		return perr(x, w[0].col, "device '%s' needs 'type TYPE'", d->name);
+		return perr(x, w[0].col, "device '%s' needs 'type TYPE' (or 'kmod': a device of the kernel module)", d->name);
 	if (!have_nconn)
 		return perr(x, w[0].col, "device '%s' needs 'nconn N'", d->name);
 	c->ndevs++;

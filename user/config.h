@@ -19,7 +19,18 @@ struct toe_cfg_dev {
 	__u32 nconn;
 	__u32 steer;		/* enum toe_steer */
 	__u32 steer_cpu;
-	int line;
+	int line;		/* 0: not from the file (a module device toed added) */
+	/*
+	 * A device of the kernel module ("device NAME kmod", or one toed
+	 * found in the module): written with TOE_DEVF_KMOD.  type, nconn and
+	 * ifindex then come from the module (toed fills them in before the
+	 * apply); absent: the module has no such device, or no TOM on it, so
+	 * it is written without TOE_DEVF_PRESENT (rules naming it leave
+	 * connections on the host, reason nodev).
+	 */
+	bool kmod;
+	bool absent;
+	__u32 ifindex;		/* lower interface by index (kmod), 0: use ifname */
 };
 
 struct toe_cfg_rule {

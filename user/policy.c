@@ -123,8 +123,12 @@ static int write_devices(const struct maps *m, const struct toe_cfg *c,
 		v.nconn = cd->nconn;
 		v.steer = cd->steer;
 		v.steer_cpu = cd->steer_cpu;
-		v.flags = TOE_DEVF_PRESENT;
-		if (cd->ifname[0]) {
+		v.flags = cd->absent ? 0 : TOE_DEVF_PRESENT;
+		if (cd->kmod)
+			v.flags |= TOE_DEVF_KMOD;
+		if (cd->ifindex) {
+			v.ifindex = cd->ifindex;
+		} else if (cd->ifname[0]) {
 			v.ifindex = if_nametoindex(cd->ifname);
 			if (!v.ifindex)
 				return errf(err, len, "device '%s' (line %d): unknown interface '%s'",

@@ -39,6 +39,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "config.h"
+#include "genl.h"
 #include "neigh.h"
 #include "policy.h"
 #include "util.h"
@@ -56,7 +57,7 @@
 enum { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 static const char *const log_names[] = { "error", "warning", "info", "debug" };
 
-enum src { SRC_SIGNAL = 1, SRC_NETLINK, SRC_RING, SRC_LISTEN, SRC_TIMER, SRC_MON };
+enum src { SRC_SIGNAL = 1, SRC_NETLINK, SRC_RING, SRC_LISTEN, SRC_TIMER, SRC_MON, SRC_GENL };
 
 struct mon {
 	int fd;			/* -1: free slot */
@@ -86,6 +87,21 @@ struct toed {
 	struct mon mon[MAX_MON];
 	__u64 start_ns;
 	unsigned long netns_ino;
+
+	/* The kernel module (user/genl.c); gl.family 0 while it is not loaded. */
+	struct toe_genl gl;
+	bool gl_open;
+	struct toe_genl_dev kdevs[TOE_MAX_DEVS];	/* its devices here */
+	int nkdevs;
+	__u32 kmod_idx[TOE_MAX_DEVS];	/* toe_devs index -> module index, 0 */
+	struct tident **tids;		/* TIDs held, by flow key */
+	size_t tid_nb, tid_n;
+	bool kmod_dirty;		/* a module device changed: re-apply */
+	struct {
+		__u64 alloc, alloc_nospc, alloc_unreach, alloc_failed;
+		__u64 no_tid;		/* offloaded by the datapath, no TID */
+		__u64 freed, free_failed, adopted, orphans, lost;
+	} kst;
 
 	/* Counters (toectl stats). */
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
@@ -173,10 +189,15 @@ static bool mon_any(void)
 
 /* ----------------------------------------------------------- events */
 
+static void kmod_offload(const struct toe_flow_key *k, __u32 dev);
+static void kmod_close(const struct toe_flow_key *k);
+static long long tid_of(const struct toe_flow_key *k, void *ctx);
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	const struct toe_event *e = data;
-	char l[64], r[64], dn[17] = "-", text[512], json[768];
+	char l[64], r[64], dn[17] = "-", text[512], json[768], tids[32] = "";
+	long long tid;
 	struct toe_dev d;
 	int level;
 
@@ -187,6 +208,14 @@ static int on_event(void *ctx, void *data, size_t len)
 	}
 	D->ev[e->type]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport, e->decision);
+	/* A device of the kernel module: the flow takes a TID there, and gives it back. */
+	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS && D->kmod_idx[e->dev])
+		kmod_offload(&e->key, e->dev);
+	tid = tid_of(&e->key, NULL);
+	if (e->type == TOE_EV_FLOW_CLOSED && D->tid_n)
+		kmod_close(&e->key);
+	if (tid >= 0)
+		snprintf(tids, sizeof(tids), " tid %lld", tid);
 	if (e->dev != TOE_DEV_NONE && bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 &&
 	    d.name[0]) {
 		memcpy(dn, d.name, 16);
@@ -201,17 +230,17 @@ static int on_event(void *ctx, void *data, size_t len)
 		level = LOG_DEBUG;
 		break;
 	case TOE_EV_FLOW_CLOSED:
-		snprintf(text, sizeof(text), "[%s] %s %s %s dev %s out %llu in %llu retrans %u\n",
+		snprintf(text, sizeof(text), "[%s] %s %s %s dev %s out %llu in %llu retrans %u%s\n",
 			 toe_event_name(e->type), l, e->direction == TOE_DIR_PASSIVE ? "<-" : "->",
 			 r, dn, (unsigned long long)e->bytes_acked,
-			 (unsigned long long)e->bytes_received, e->total_retrans);
+			 (unsigned long long)e->bytes_received, e->total_retrans, tids);
 		level = LOG_DEBUG;
 		break;
 	default:
-		snprintf(text, sizeof(text), "[%s] %s %s %s %s dev %s reason %s rule %d policy %u\n",
+		snprintf(text, sizeof(text), "[%s] %s %s %s %s dev %s reason %s rule %d policy %u%s\n",
 			 toe_event_name(e->type), l, e->direction == TOE_DIR_PASSIVE ? "<-" : "->",
 			 r, toe_action_name(e->decision), dn, toe_reason_name(e->reason),
-			 (int)e->rule, e->policy);
+			 (int)e->rule, e->policy, tids);
 		level = e->type == TOE_EV_FLOW_REFUSED ? LOG_WARN : LOG_INFO;
 		break;
 	}
@@ -228,14 +257,14 @@ static int on_event(void *ctx, void *data, size_t len)
 			 "{\"event\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
 			 "\"direction\":\"%s\",\"decision\":\"%s\",\"reason\":\"%s\",\"device\":%s%s%s,"
 			 "\"rule\":%d,\"policy\":%u,\"bytes_acked\":%llu,\"bytes_received\":%llu,"
-			 "\"total_retrans\":%u}\n",
+			 "\"total_retrans\":%u,\"tid\":%s}\n",
 			 toe_event_name(e->type), la, e->key.lport, ra, e->key.rport,
 			 e->direction == TOE_DIR_PASSIVE ? "passive" : "active",
 			 toe_action_name(e->decision), toe_reason_name(e->reason),
 			 e->dev == TOE_DEV_NONE ? "" : "\"", e->dev == TOE_DEV_NONE ? "null" : dn,
 			 e->dev == TOE_DEV_NONE ? "" : "\"", (int)e->rule, e->policy,
 			 (unsigned long long)e->bytes_acked, (unsigned long long)e->bytes_received,
-			 e->total_retrans);
+			 e->total_retrans, tid >= 0 ? tids + 5 : "null");
 	}
 	mon_send(text, json);
 	return 0;
@@ -304,11 +333,14 @@ static int tracked_set(__u32 *out, int max)
 	}
 	if (dir)
 		closedir(dir);
-	for (i = 0; i < D->cfg.ndevs + D->nifaces && n < max; i++) {
-		const char *name = i < D->cfg.ndevs ? D->cfg.devs[i].ifname
-						    : D->ifaces[i - D->cfg.ndevs];
+	for (i = 0; i < D->cfg.ndevs + D->nifaces + D->nkdevs && n < max; i++) {
+		const char *name = i < D->cfg.ndevs ? D->cfg.devs[i].ifname :
+				   i < D->cfg.ndevs + D->nifaces ? D->ifaces[i - D->cfg.ndevs] : "";
 		__u32 idx = name[0] ? if_nametoindex(name) : 0;
 
+		/* the lower interfaces of the kernel module's devices too */
+		if (i >= D->cfg.ndevs + D->nifaces)
+			idx = D->kdevs[i - D->cfg.ndevs - D->nifaces].ifindex;
 		if (!idx)
 			continue;
 		for (k = 0; k < n && out[k] != idx; k++)
@@ -333,33 +365,456 @@ static void retrack(bool force)
 		logm(LOG_ERR, "neighbour resync: %s", err);
 }
 
+/* --------------------------------------------------- kernel module */
+
+/*
+ * The TIDs toed holds in the kernel module for its offloaded flows, by
+ * flow key: a chained hash table that doubles as it fills.
+ */
+struct tident {
+	struct toe_flow_key k;
+	__u32 mdev;		/* the module's device index */
+	__u32 tid, l2t;
+	bool refused;		/* the module refused it: no TID, do not ask again */
+	bool seen;		/* in the last TID_GET dump */
+	struct tident *next;
+};
+
+static __u64 key_hash(const struct toe_flow_key *k)
+{
+	__u64 h = 1469598103934665603ULL;
+	const unsigned char *p;
+	size_t i;
+
+#define MIX(field) for (p = (const unsigned char *)&k->field, i = 0; i < sizeof(k->field); i++) \
+			h = (h ^ p[i]) * 1099511628211ULL
+	MIX(laddr);
+	MIX(raddr);
+	MIX(lport);
+	MIX(rport);
+	MIX(family);
+#undef MIX
+	return h;
+}
+
+static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
+{
+	return a->family == b->family && a->lport == b->lport && a->rport == b->rport &&
+	       !memcmp(a->laddr, b->laddr, sizeof(a->laddr)) &&
+	       !memcmp(a->raddr, b->raddr, sizeof(a->raddr));
+}
+
+static struct tident **tid_slot(const struct toe_flow_key *k)
+{
+	struct tident **p;
+
+	if (!D->tid_nb)
+		return NULL;
+	for (p = &D->tids[key_hash(k) & (D->tid_nb - 1)]; *p; p = &(*p)->next)
+		if (key_eq(&(*p)->k, k))
+			break;
+	return p;
+}
+
+static struct tident *tid_find(const struct toe_flow_key *k)
+{
+	struct tident **p = tid_slot(k);
+
+	return p ? *p : NULL;
+}
+
+static long long tid_of(const struct toe_flow_key *k, void *ctx)
+{
+	struct tident *t = tid_find(k);
+
+	(void)ctx;
+	return t && !t->refused ? (long long)t->tid : -1;
+}
+
+static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid, __u32 l2t, bool refused)
+{
+	struct tident *t, **p;
+	size_t i;
+
+	if (D->tid_n + 1 > D->tid_nb * 2) {
+		size_t nb = D->tid_nb ? D->tid_nb * 2 : 1024;
+		struct tident **b = calloc(nb, sizeof(*b));
+
+		if (!b)
+			return -1;
+		for (i = 0; i < D->tid_nb; i++) {
+			while ((t = D->tids[i])) {
+				D->tids[i] = t->next;
+				t->next = b[key_hash(&t->k) & (nb - 1)];
+				b[key_hash(&t->k) & (nb - 1)] = t;
+			}
+		}
+		free(D->tids);
+		D->tids = b;
+		D->tid_nb = nb;
+	}
+	p = tid_slot(k);
+	t = *p;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -1;
+		t->k = *k;
+		*p = t;
+		D->tid_n++;
+	}
+	t->mdev = mdev;
+	t->tid = tid;
+	t->l2t = l2t;
+	t->refused = refused;
+	t->seen = true;
+	return 0;
+}
+
+static void tid_del(const struct toe_flow_key *k)
+{
+	struct tident **p = tid_slot(k), *t;
+
+	if (!p || !(t = *p))
+		return;
+	*p = t->next;
+	free(t);
+	D->tid_n--;
+}
+
+/* The module went away (its TIDs with it), or toed stops: forget them all. */
+static void tid_clear(void)
+{
+	struct tident *t;
+	size_t i;
+
+	for (i = 0; i < D->tid_nb; i++) {
+		while ((t = D->tids[i])) {
+			D->tids[i] = t->next;
+			free(t);
+		}
+	}
+	free(D->tids);
+	D->tids = NULL;
+	D->tid_nb = D->tid_n = 0;
+}
+
+static __u32 tids_held(__u32 mdev)
+{
+	struct tident *t;
+	__u32 n = 0;
+	size_t i;
+
+	for (i = 0; i < D->tid_nb; i++)
+		for (t = D->tids[i]; t; t = t->next)
+			n += t->mdev == mdev && !t->refused;
+	return n;
+}
+
+static const struct toe_genl_dev *kdev_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < D->nkdevs; i++)
+		if (!strncmp(D->kdevs[i].name, name, OPENTOE_NAMSIZ))
+			return &D->kdevs[i];
+	return NULL;
+}
+
+/* Read the module's devices again; false (and none) if it cannot be asked. */
+static bool kmod_read_devs(void)
+{
+	char err[512];
+	int ret;
+
+	D->nkdevs = 0;
+	if (!toe_genl_up(&D->gl))
+		return false;
+	ret = toe_genl_devs(&D->gl, D->kdevs, TOE_MAX_DEVS, &D->nkdevs, err, sizeof(err));
+	if (ret) {
+		/* ENOENT: the family is being unregistered; its event follows. */
+		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
+		D->nkdevs = 0;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The configuration toed applies: the file's, with its 'kmod' devices
+ * filled in from the module, and every other device of the module (with a
+ * TOM attached) added, so that toe_devs shows all of them.  Shallow: the
+ * rules are the file's.
+ */
+static void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out)
+{
+	const struct toe_genl_dev *k;
+	int i, j;
+
+	*out = *file;
+	for (i = 0; i < out->ndevs; i++) {
+		struct toe_cfg_dev *d = &out->devs[i];
+
+		if (!d->kmod)
+			continue;
+		k = kdev_by_name(d->name);
+		if (!k || !k->tom[0]) {
+			d->absent = true;
+			logm(LOG_WARN, "device %s (line %d): %s; rules naming it leave connections on the host until it %s",
+			     d->name, d->line,
+			     !toe_genl_up(&D->gl) ? "the kernel module is not loaded" :
+			     !k ? "the kernel module has no such device" :
+				  "the kernel module has it, but no TOM attached",
+			     !k ? "appears" : "is attached");
+			continue;
+		}
+		d->type = toe_genl_dev_type(k->ttid);
+		d->nconn = k->nconn ? k->nconn : 1;
+		d->ifindex = k->ifindex;
+		d->absent = false;
+	}
+	for (j = 0; j < D->nkdevs; j++) {
+		struct toe_cfg_dev *d;
+
+		k = &D->kdevs[j];
+		if (!k->tom[0])
+			continue;	/* registered, no TOM: it cannot take a connection */
+		for (i = 0; i < out->ndevs && strncmp(out->devs[i].name, k->name, 16); i++)
+			;
+		if (i < out->ndevs) {
+			if (!out->devs[i].kmod)
+				logm(LOG_WARN, "the kernel module's device %s is hidden by the configuration's device of the same name (line %d); declare it 'device %s kmod' to use the module's",
+				     k->name, out->devs[i].line, k->name);
+			continue;
+		}
+		if (out->ndevs == TOE_MAX_DEVS) {
+			logm(LOG_WARN, "the kernel module's device %s left out: %d devices already",
+			     k->name, TOE_MAX_DEVS);
+			continue;
+		}
+		d = &out->devs[out->ndevs++];
+		memset(d, 0, sizeof(*d));
+		snprintf(d->name, sizeof(d->name), "%s", k->name);
+		d->kmod = true;
+		d->type = toe_genl_dev_type(k->ttid);
+		d->nconn = k->nconn ? k->nconn : 1;
+		d->ifindex = k->ifindex;
+	}
+}
+
+/* After an apply: which toe_devs index is which device of the module. */
+static void kmod_map_refresh(void)
+{
+	const struct toe_genl_dev *k;
+	struct toe_dev v;
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		D->kmod_idx[i] = 0;
+		if (bpf_map_lookup_elem(D->m.devs, &i, &v) || (v.flags & (TOE_DEVF_KMOD | TOE_DEVF_PRESENT)) !=
+		    (TOE_DEVF_KMOD | TOE_DEVF_PRESENT))
+			continue;
+		k = kdev_by_name(v.name);
+		if (k && k->tom[0])
+			D->kmod_idx[i] = k->index;
+	}
+}
+
+/* The toe_devs index of a module device, or TOE_DEV_NONE. */
+static __u32 kmod_toe_index(__u32 mdev)
+{
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		if (D->kmod_idx[i] == mdev)
+			return i;
+	return TOE_DEV_NONE;
+}
+
+/* A flow the datapath offloaded on a device of the module: take its TID. */
+static void kmod_offload(const struct toe_flow_key *k, __u32 dev)
+{
+	char err[512], l[64], r[64];
+	__u32 mdev = D->kmod_idx[dev], tid, l2t;
+	int ret;
+
+	if (tid_find(k))
+		return;		/* already held (adopted, or a replayed event) */
+	ret = toe_genl_tid_alloc(&D->gl, mdev, k, &tid, &l2t, err, sizeof(err));
+	if (!ret) {
+		if (tid_add(k, mdev, tid, l2t, false)) {
+			/* Cannot remember it: give it back rather than leak it. */
+			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
+			D->kst.alloc_failed++;
+			D->kst.no_tid++;
+			logm(LOG_ERR, "out of memory for the TID table");
+			return;
+		}
+		D->kst.alloc++;
+		logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u", tid, l2t, mdev);
+		return;
+	}
+	D->kst.no_tid++;
+	tid_add(k, mdev, 0, 0, true);	/* not asked again for this flow */
+	if (ret == -ENOSPC)
+		D->kst.alloc_nospc++;
+	else if (ret == -ENETUNREACH)
+		D->kst.alloc_unreach++;
+	else
+		D->kst.alloc_failed++;
+	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
+	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
+	logm(LOG_WARN, "flow %s -> %s: offloaded by the datapath, refused by the kernel module (%s%s)",
+	     l, r, err, ret == -ENOSPC ? "; no TID or L2T entry free" :
+			ret == -ENETUNREACH ? "; its route does not leave through the device's interface" : "");
+}
+
+static void kmod_close(const struct toe_flow_key *k)
+{
+	struct tident *t = tid_find(k);
+	char err[512];
+
+	if (!t)
+		return;
+	if (t->refused) {
+		tid_del(k);
+		return;
+	}
+	if (toe_genl_tid_free(&D->gl, t->mdev, t->tid, err, sizeof(err))) {
+		D->kst.free_failed++;
+		logm(LOG_WARN, "%s", err);
+	} else {
+		D->kst.freed++;
+		logm(LOG_DEBUG, "TID %u on module device %u freed", t->tid, t->mdev);
+	}
+	tid_del(k);
+}
+
+/*
+ * Make toed's TID table and the module agree: TIDs the module says the host
+ * holds are adopted when their flow is still offloaded on that device in
+ * toe_flows (toed restarted), freed when it is gone; entries the module no
+ * longer has are forgotten (the device went); offloaded flows on a module
+ * device without a TID (offloaded while toed was away) get one.
+ */
+static void kmod_reconcile(void)
+{
+	struct toe_flow_key k, next, *prev = NULL;
+	struct toe_genl_tid *tl = NULL;
+	struct tident *t, **pp;
+	char err[512];
+	size_t b;
+	int n = 0, i;
+
+	if (!toe_genl_up(&D->gl))
+		return;
+	i = toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err));
+	if (i) {
+		logm(i == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
+		return;
+	}
+	for (b = 0; b < D->tid_nb; b++)
+		for (t = D->tids[b]; t; t = t->next)
+			t->seen = t->refused;
+	for (i = 0; i < n; i++) {
+		struct toe_flow f;
+		__u32 dev;
+
+		if (!(tl[i].state & OPENTOE_TID_F_HOST))
+			continue;	/* the host let go; the device has yet to */
+		t = tid_find(&tl[i].key);
+		if (t && !t->refused && t->mdev == tl[i].dev && t->tid == tl[i].tid) {
+			t->seen = true;
+			continue;
+		}
+		dev = kmod_toe_index(tl[i].dev);
+		if (!t && dev != TOE_DEV_NONE &&
+		    bpf_map_lookup_elem(D->m.flows, &tl[i].key, &f) == 0 &&
+		    f.decision == TOE_ACT_OFFLOAD && f.dev == dev &&
+		    !tid_add(&tl[i].key, tl[i].dev, tl[i].tid, tl[i].l2t, false)) {
+			D->kst.adopted++;
+			continue;
+		}
+		/* Its flow is gone (or holds another TID): give it back. */
+		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err, sizeof(err))) {
+			D->kst.free_failed++;
+			logm(LOG_WARN, "%s", err);
+		} else {
+			D->kst.orphans++;
+			logm(LOG_INFO, "freed TID %u on module device %u: no offloaded flow holds it",
+			     tl[i].tid, tl[i].dev);
+		}
+	}
+	free(tl);
+	for (b = 0; b < D->tid_nb; b++) {
+		pp = &D->tids[b];
+		while ((t = *pp)) {
+			struct toe_flow f;
+
+			if (t->refused ? bpf_map_lookup_elem(D->m.flows, &t->k, &f) == 0 : t->seen) {
+				pp = &t->next;
+				continue;
+			}
+			/* Held TIDs the module dropped (its device went), closed refusals. */
+			*pp = t->next;
+			D->kst.lost += !t->refused;
+			free(t);
+			D->tid_n--;
+		}
+	}
+	/* Offloaded flows that never got a TID. */
+	while (bpf_map_get_next_key(D->m.flows, prev, &next) == 0) {
+		struct toe_flow f;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(D->m.flows, &k, &f) || f.decision != TOE_ACT_OFFLOAD ||
+		    f.dev >= TOE_MAX_DEVS || !D->kmod_idx[f.dev] || tid_find(&k))
+			continue;
+		kmod_offload(&k, f.dev);
+	}
+}
+
 /* ----------------------------------------------------------- policy */
 
-static int do_apply(char *err, size_t errlen)
+/*
+ * Apply the configuration: the file read again (reload), or the one in
+ * force (a device of the kernel module appeared, changed or went), merged
+ * with the module's devices.
+ */
+static int apply(bool reload, char *err, size_t errlen)
 {
 	struct toe_apply_stats st;
-	struct toe_cfg cfg;
+	struct toe_cfg cfg, merged;
 	char e[1024];
 
-	if (toe_cfg_load(D->config, &cfg, e, sizeof(e))) {
+	if (reload && toe_cfg_load(D->config, &cfg, e, sizeof(e))) {
 		toe_cfg_free(&cfg);
 		snprintf(err, errlen, "%s; the policy in force is unchanged", e);
 		goto fail;
 	}
-	if (toe_policy_apply(D->pin_dir, &cfg, &st, e, sizeof(e))) {
-		toe_cfg_free(&cfg);
+	kmod_merge(reload ? &cfg : &D->cfg, &merged);
+	if (toe_policy_apply(D->pin_dir, &merged, &st, e, sizeof(e))) {
+		if (reload)
+			toe_cfg_free(&cfg);
 		snprintf(err, errlen, "%s: %s; the policy in force is unchanged", D->config, e);
 		goto fail;
 	}
-	toe_cfg_free(&D->cfg);
-	D->cfg = cfg;
+	if (reload) {
+		toe_cfg_free(&D->cfg);
+		D->cfg = cfg;
+	}
+	D->kmod_dirty = false;
+	kmod_map_refresh();
 	D->ast = st;
 	D->applied_ns = toe_now_ns();
 	D->reload_ok++;
 	DTRACE_PROBE4(toed, policy_applied, st.serial, st.rules, st.cells,
 		      (unsigned long long)(st.ms * 1000));
-	logm(LOG_INFO, "%s: applied policy %llu: %u rules, %u shapes, %u cells in %.1f ms",
-	     D->config, (unsigned long long)st.serial, st.rules, st.tuples, st.cells, st.ms);
+	logm(LOG_INFO, "%s: applied policy %llu%s: %u rules, %u shapes, %u cells, %d devices (%d added from the kernel module) in %.1f ms",
+	     D->config, (unsigned long long)st.serial,
+	     reload ? "" : " (the kernel module's devices changed)", st.rules, st.tuples,
+	     st.cells, merged.ndevs, merged.ndevs - D->cfg.ndevs, st.ms);
 	if (mon_any()) {
 		char text[256], json[256];
 
@@ -378,6 +833,50 @@ fail:
 	return -1;
 }
 
+static int do_apply(char *err, size_t errlen)
+{
+	kmod_read_devs();
+	return apply(true, err, errlen);
+}
+
+/* The module's devices changed (or the module came or went). */
+static void kmod_changed(void)
+{
+	char err[1200];
+
+	kmod_read_devs();
+	if (apply(false, err, sizeof(err)) == 0)
+		kmod_reconcile();
+}
+
+static void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
+{
+	(void)g;
+	(void)ctx;
+	switch (ev) {
+	case TOE_GENL_EV_UP:
+		logm(LOG_INFO, "kernel module loaded: its devices join the configuration's");
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_DOWN:
+		logm(LOG_INFO, "kernel module unloaded: configuration devices only");
+		tid_clear();
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_DEV:
+		logm(LOG_DEBUG, "kernel module: device %u changed", dev);
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_LOST:
+		logm(LOG_WARN, "kernel module events lost (receive queue overrun): reading its devices and TIDs again");
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_L2T:
+		/* The module keeps its L2T from the kernel's neighbours itself: counted only. */
+		break;
+	}
+}
+
 /* ------------------------------------------------------------ views */
 
 static __u64 map_count(int fd, size_t ksz)
@@ -394,6 +893,50 @@ static __u64 map_count(int fd, size_t ksz)
 		n++;
 	}
 	return n;
+}
+
+static size_t tids_held_all(void)
+{
+	struct tident *t;
+	size_t i, n = 0;
+
+	for (i = 0; i < D->tid_nb; i++)
+		for (t = D->tids[i]; t; t = t->next)
+			n += !t->refused;
+	return n;
+}
+
+/* toectl devices: the datapath's devices, with the module's counts for its own. */
+static void view_devices(FILE *f, bool json)
+{
+	struct toe_view_kmod kv[TOE_MAX_DEVS];
+	struct toe_genl_dev *kd = NULL;
+	char err[256];
+	int n = 0, i;
+	__u32 d;
+
+	memset(kv, 0, sizeof(kv));
+	if (toe_genl_up(&D->gl)) {
+		kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
+		if (kd && toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err, sizeof(err)))
+			logm(LOG_WARN, "%s", err);
+	}
+	for (d = 0; d < TOE_MAX_DEVS; d++) {
+		for (i = 0; i < n && (!D->kmod_idx[d] || kd[i].index != D->kmod_idx[d]); i++)
+			;
+		if (i == n)
+			continue;
+		kv[d].valid = true;
+		snprintf(kv[d].tom, sizeof(kv[d].tom), "%s", kd[i].tom);
+		kv[d].index = kd[i].index;
+		kv[d].tids_used = kd[i].tids_used;
+		kv[d].tids_held = tids_held(kd[i].index);
+		kv[d].l2t_used = kd[i].l2t_used;
+		kv[d].l2t_size = kd[i].l2t_size;
+		kv[d].listeners = kd[i].listeners;
+	}
+	free(kd);
+	toe_view_devices(f, json, &D->m, kv);
 }
 
 static void view_status(FILE *f, bool json)
@@ -425,6 +968,12 @@ static void view_status(FILE *f, bool json)
 			(unsigned long long)nn, (unsigned long long)D->nl.st.resyncs,
 			(unsigned long long)D->nl.st.enobufs);
 		fprintf(f, "addresses:  %llu local\n", (unsigned long long)na);
+		if (toe_genl_up(&D->gl))
+			fprintf(f, "module:     loaded (genetlink family %s, id %u): %d device%s, %zu TID%s held\n",
+				OPENTOE_GENL_NAME, D->gl.family, D->nkdevs, D->nkdevs == 1 ? "" : "s",
+				tids_held_all(), tids_held_all() == 1 ? "" : "s");
+		else
+			fprintf(f, "module:     not loaded (configuration devices only)\n");
 		fprintf(f, "events:     %llu offloaded, %llu refused, %llu closed, %llu listen\n",
 			(unsigned long long)D->ev[TOE_EV_FLOW_OFFLOADED],
 			(unsigned long long)D->ev[TOE_EV_FLOW_REFUSED],
@@ -460,6 +1009,13 @@ static void view_status(FILE *f, bool json)
 	tj_arr_end(&j);
 	tj_ku64(&j, "neighbours", nn);
 	tj_ku64(&j, "local_addresses", na);
+	tj_key(&j, "kmod");
+	tj_obj(&j);
+	tj_key(&j, "loaded");
+	tj_bool(&j, toe_genl_up(&D->gl));
+	tj_ku64(&j, "devices", D->nkdevs);
+	tj_ku64(&j, "tids_held", tids_held_all());
+	tj_obj_end(&j);
 	tj_key(&j, "events");
 	tj_obj(&j);
 	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
@@ -469,9 +1025,55 @@ static void view_status(FILE *f, bool json)
 	tj_end(&j);
 }
 
+/*
+ * The module's own counts of TIDs and L2T entries in use, summed, and how
+ * many of its L2T entries agree with toe_neigh (the neighbour toed mirrored
+ * for the same interface and address): same MAC, or neither has a usable
+ * one.  A snapshot: the module follows the kernel's neighbours through
+ * netevents, toed through rtnetlink, so a change in flight may differ.
+ */
+static struct kuse {
+	__u64 tids, l2t, l2t_agree, l2t_differ;
+} kmod_usage(void)
+{
+	struct toe_genl_dev *kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
+	struct kuse u = { 0, 0, 0, 0 };
+	struct toe_genl_l2t *l2t = NULL;
+	char err[256];
+	int n = 0, i;
+
+	if (kd && toe_genl_up(&D->gl) &&
+	    toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err, sizeof(err)) == 0) {
+		for (i = 0; i < n; i++) {
+			u.tids += kd[i].tids_used;
+			u.l2t += kd[i].l2t_used;
+		}
+	}
+	free(kd);
+	if (!toe_genl_up(&D->gl) || toe_genl_l2t(&D->gl, 0, &l2t, &n, err, sizeof(err)))
+		return u;
+	for (i = 0; i < n; i++) {
+		struct toe_neigh_key k = { .ifindex = l2t[i].ifindex, .family = l2t[i].family };
+		bool kvalid = l2t[i].has_mac && (l2t[i].state & TOE_NUD_VALID);
+		struct toe_neigh v;
+		bool nvalid;
+
+		memcpy(k.addr, l2t[i].addr, sizeof(k.addr));
+		nvalid = bpf_map_lookup_elem(D->m.neigh, &k, &v) == 0 && v.has_mac &&
+			 (v.state & TOE_NUD_VALID);
+		if (kvalid == nvalid && (!kvalid || !memcmp(v.mac, l2t[i].mac, 6)))
+			u.l2t_agree++;
+		else
+			u.l2t_differ++;
+	}
+	free(l2t);
+	return u;
+}
+
 static void view_stats(FILE *f, bool json)
 {
 	const struct toe_nl_stats *s = &D->nl.st;
+	struct kuse ku = kmod_usage();
 	struct {
 		const char *name;
 		__u64 v;
@@ -498,6 +1100,27 @@ static void view_stats(FILE *f, bool json)
 		{ "requests", D->requests },
 		{ "clients_refused", D->refused_clients },
 		{ "monitor_lost", D->mon_lost },
+		{ "kmod_loaded", toe_genl_up(&D->gl) },
+		{ "kmod_devices", (__u64)D->nkdevs },
+		{ "kmod_tids_held", tids_held_all() },
+		{ "kmod_tids_used", ku.tids },
+		{ "kmod_l2t_used", ku.l2t },
+		{ "kmod_l2t_agree", ku.l2t_agree },
+		{ "kmod_l2t_differ", ku.l2t_differ },
+		{ "kmod_tid_alloc", D->kst.alloc },
+		{ "kmod_tid_alloc_nospc", D->kst.alloc_nospc },
+		{ "kmod_tid_alloc_unreach", D->kst.alloc_unreach },
+		{ "kmod_tid_alloc_failed", D->kst.alloc_failed },
+		{ "kmod_offloaded_no_tid", D->kst.no_tid },
+		{ "kmod_tid_free", D->kst.freed },
+		{ "kmod_tid_free_failed", D->kst.free_failed },
+		{ "kmod_tids_adopted", D->kst.adopted },
+		{ "kmod_tids_orphaned", D->kst.orphans },
+		{ "kmod_tids_lost", D->kst.lost },
+		{ "kmod_dev_events", D->gl.st.dev_events },
+		{ "kmod_l2t_events", D->gl.st.l2t_events },
+		{ "kmod_family_events", D->gl.st.family_events },
+		{ "kmod_overruns", D->gl.st.overruns },
 	};
 	__u64 v[TOE_STATS_MAX];
 	struct toe_json j;
@@ -586,8 +1209,11 @@ static void view_policy(FILE *f, bool json)
 		for (i = 0; i < c->ndevs; i++) {
 			const struct toe_cfg_dev *d = &c->devs[i];
 
-			fprintf(f, "device %s type %s nconn %u", d->name, toe_dev_type_name(d->type),
-				d->nconn);
+			if (d->kmod)
+				fprintf(f, "device %s kmod", d->name);
+			else
+				fprintf(f, "device %s type %s nconn %u", d->name,
+					toe_dev_type_name(d->type), d->nconn);
 			if (d->ifname[0])
 				fprintf(f, " dev %s", d->ifname);
 			if (d->steer == TOE_STEER_CPU)
@@ -611,9 +1237,13 @@ static void view_policy(FILE *f, bool json)
 		for (i = 0; i < c->ndevs; i++) {
 			tj_obj(&j);
 			tj_kstr(&j, "name", c->devs[i].name);
-			tj_kstr(&j, "type", toe_dev_type_name(c->devs[i].type));
-			tj_ku64(&j, "nconn", c->devs[i].nconn);
-			tj_kstr(&j, "dev", c->devs[i].ifname);
+			tj_key(&j, "kmod");
+			tj_bool(&j, c->devs[i].kmod);
+			if (!c->devs[i].kmod) {
+				tj_kstr(&j, "type", toe_dev_type_name(c->devs[i].type));
+				tj_ku64(&j, "nconn", c->devs[i].nconn);
+				tj_kstr(&j, "dev", c->devs[i].ifname);
+			}
 			tj_obj_end(&j);
 		}
 		tj_arr_end(&j);
@@ -769,7 +1399,7 @@ static void serve(int fd)
 		view_status(out, json);
 	} else if (!strcmp(w[0], "devices")) {
 		fprintf(out, "ok\n");
-		toe_view_devices(out, json, &D->m);
+		view_devices(out, json);
 	} else if (!strcmp(w[0], "flows")) {
 		for (i = 1; i < nw; i += 2) {
 			if (i + 1 >= nw) {
@@ -791,7 +1421,7 @@ static void serve(int fd)
 			}
 		}
 		fprintf(out, "ok\n");
-		toe_view_flows(out, json, &D->m, &flt);
+		toe_view_flows(out, json, &D->m, &flt, tid_of, NULL);
 	} else if (!strcmp(w[0], "neigh")) {
 		fprintf(out, "ok\n");
 		toe_view_neigh(out, json, &D->m);
@@ -975,9 +1605,20 @@ static int daemon_run(void)
 		toe_err("%s", err);
 		return 1;
 	}
+	/* The kernel module: optional.  Without it toed runs as it always did. */
+	if (toe_genl_open(&D->gl, err, sizeof(err)))
+		logm(LOG_WARN, "%s: the kernel module's devices are not used", err);
+	else
+		D->gl_open = true;
+	if (D->gl_open && !toe_genl_up(&D->gl))
+		logm(LOG_INFO, "kernel module not loaded: configuration devices only");
 	if (do_apply(err, sizeof(err))) {
 		toe_err("%s", err);
 		return 1;
+	}
+	if (toe_genl_up(&D->gl)) {
+		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs, D->nkdevs == 1 ? "" : "s");
+		kmod_reconcile();	/* adopt the TIDs a previous toed held */
 	}
 	D->rb = ring_buffer__new(D->m.events, on_event, NULL, NULL);
 	if (!D->rb) {
@@ -1007,7 +1648,7 @@ static int daemon_run(void)
 	    timerfd_settime(D->tfd, 0, &its, NULL) ||
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->nl.ev_fd, SRC_NETLINK) ||
 	    ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING) || ep_add(D->lsock, SRC_LISTEN) ||
-	    ep_add(D->tfd, SRC_TIMER)) {
+	    ep_add(D->tfd, SRC_TIMER) || (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return 1;
 	}
@@ -1058,7 +1699,17 @@ static int daemon_run(void)
 			case SRC_TIMER:
 				if (read(D->tfd, &ticks, sizeof(ticks)) < 0)
 					break;
+				if (D->kmod_dirty)
+					kmod_changed();	/* an apply that failed: again */
 				retrack(false);
+				break;
+			case SRC_GENL:
+				if (toe_genl_process(&D->gl, on_genl, NULL))
+					logm(LOG_ERR, "kernel module events: %s", strerror(errno));
+				if (D->kmod_dirty)
+					kmod_changed();
+				if (D->retrack)
+					retrack(false);
 				break;
 			case SRC_MON: {
 				struct mon *c = &D->mon[evs[i].data.u64 & 0xffffffff];
@@ -1080,6 +1731,9 @@ static int daemon_run(void)
 	unlink(D->sock_path);
 	ring_buffer__free(D->rb);
 	toe_nl_close(&D->nl);
+	if (D->gl_open)
+		toe_genl_close(&D->gl);
+	tid_clear();	/* toed's copy only: the module keeps them for the next toed */
 	toe_maps_close(&D->m);
 	toe_cfg_free(&D->cfg);
 	return ret;
@@ -1136,10 +1790,11 @@ int main(int argc, char **argv)
 		.run_dir = DEFAULT_RUN_DIR, .log_level = LOG_INFO, .rcvbuf = 4 << 20,
 		.epfd = -1, .sigfd = -1, .lsock = -1, .tfd = -1, .lockfd = -1,
 		.nl = { .ev_fd = -1, .dump_fd = -1 }, .cfg = { .default_dev = -1 },
+		.gl = { .fd = -1, .ev_fd = -1 },
 	};
 	bool check = false, apply = false, json = false;
 	struct toe_apply_stats st;
-	struct toe_cfg cfg;
+	struct toe_cfg cfg, merged;
 	struct toe_json j;
 	char err[1024], *end;
 	int c, i;
@@ -1216,7 +1871,15 @@ int main(int argc, char **argv)
 		toe_cfg_free(&cfg);
 		return 1;
 	}
-	if (toe_policy_apply(d.pin_dir, &cfg, &st, err, sizeof(err))) {
+	/* The kernel module's devices, as the daemon merges them. */
+	if (toe_genl_open(&d.gl, err, sizeof(err)) == 0) {
+		d.gl_open = true;
+		kmod_read_devs();
+	}
+	kmod_merge(&cfg, &merged);
+	if (d.gl_open)
+		toe_genl_close(&d.gl);
+	if (toe_policy_apply(d.pin_dir, &merged, &st, err, sizeof(err))) {
 		fprintf(stderr, "toed: %s: %s; the policy in force is unchanged\n", d.config, err);
 		toe_cfg_free(&cfg);
 		return 1;

@@ -107,18 +107,21 @@ static const char *steer_str(const struct toe_dev *d, char *buf, size_t len)
 }
 
 /*
- * The offload module behind a device, the patch's "TOM" column: a device
- * the kernel module registered is served by its Chelsio TOM; every other
- * one by the sock_ops/XDP datapath.
+ * The offload module behind a device, the patch's "TOM" column: for a
+ * device of the kernel module, the TOM the module attached to it; every
+ * other one is served by the sock_ops/XDP datapath.
  */
-static const char *module_str(const struct toe_dev *d)
+static const char *module_str(const struct toe_dev *d, const struct toe_view_kmod *k)
 {
-	if (d->flags & TOE_DEVF_KMOD)
-		return d->type == TOE_DEV_SOFTWARE ? "opentoe_kmod" : "t3_tom";
-	return "sock_ops";
+	if (!(d->flags & TOE_DEVF_KMOD))
+		return "sock_ops";
+	if (k && k->valid && k->tom[0])
+		return k->tom;
+	return "opentoe_kmod";
 }
 
-void toe_view_devices(FILE *f, bool json, const struct toe_maps *m)
+void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
+		      const struct toe_view_kmod *kv)
 {
 	struct toe_json j;
 	__u32 i;
@@ -127,17 +130,20 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m)
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s\n", "DEVICE",
+		fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s\n", "DEVICE",
 			"TYPE", "MODULE", "INTERFACE", "STEER", "NCONN", "LIVE", "OFFLOADED",
-			"REFUSED", "RELEASED");
+			"REFUSED", "RELEASED", "TIDS", "L2T");
 	}
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		const struct toe_view_kmod *k = NULL;
 		struct toe_dev_live l = {};
 		struct toe_dev d;
-		char name[17], ifn[IF_NAMESIZE], st[16];
+		char name[17], ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-";
 
 		if (bpf_map_lookup_elem(m->devs, &i, &d) || !(d.flags & TOE_DEVF_PRESENT))
 			continue;
+		if (kv && (d.flags & TOE_DEVF_KMOD) && kv[i].valid)
+			k = &kv[i];
 		bpf_map_lookup_elem(m->live, &i, &l);
 		memcpy(name, d.name, 16);
 		name[16] = 0;
@@ -146,7 +152,9 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m)
 			tj_ku64(&j, "index", i);
 			tj_kstr(&j, "device", name);
 			tj_kstr(&j, "type", toe_dev_type_name(d.type));
-			tj_kstr(&j, "module", module_str(&d));
+			tj_kstr(&j, "module", module_str(&d, k));
+			tj_key(&j, "kmod");
+			tj_bool(&j, d.flags & TOE_DEVF_KMOD);
 			tj_key(&j, "interface");
 			if (d.ifindex)
 				tj_str(&j, ifname(d.ifindex, ifn));
@@ -159,13 +167,26 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m)
 			tj_ku64(&j, "offloaded", l.offloaded);
 			tj_ku64(&j, "refused", l.refused);
 			tj_ku64(&j, "released", l.released);
+			if (k) {
+				tj_ku64(&j, "kmod_index", k->index);
+				tj_ku64(&j, "tids_used", k->tids_used);
+				tj_ku64(&j, "tids_held", k->tids_held);
+				tj_ku64(&j, "l2t_used", k->l2t_used);
+				tj_ku64(&j, "l2t_size", k->l2t_size);
+				tj_ku64(&j, "listeners", k->listeners);
+			}
 			tj_obj_end(&j);
 		} else {
-			fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu\n",
-				name, toe_dev_type_name(d.type), module_str(&d),
+			if (k) {
+				snprintf(tids, sizeof(tids), "%u", k->tids_used);
+				snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
+			}
+			fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s\n",
+				name, toe_dev_type_name(d.type), module_str(&d, k),
 				ifname(d.ifindex, ifn), steer_str(&d, st, sizeof(st)), d.nconn,
 				(unsigned long long)l.live, (unsigned long long)l.offloaded,
-				(unsigned long long)l.refused, (unsigned long long)l.released);
+				(unsigned long long)l.refused, (unsigned long long)l.released,
+				tids, l2t);
 		}
 	}
 	if (json) {
@@ -276,16 +297,16 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		} else {
 			toe_endpoint_str(k.family, ca, cp, c, sizeof(c));
 			toe_endpoint_str(k.family, sa, sp, sv, sizeof(sv));
-			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s\n",
+			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s %6s\n",
 				c, sv, dn, "forward", fwd_state(v.state), v.rule, "-",
-				(unsigned long long)by, "-", (unsigned long long)pk, "-", age);
+				(unsigned long long)by, "-", (unsigned long long)pk, "-", age, "-");
 		}
 	}
 	return shown;
 }
 
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
-		   const struct toe_flow_filter *flt)
+		   const struct toe_flow_filter *flt, toe_tid_fn tid_of, void *ctx)
 {
 	struct toe_flow_key k, next;
 	__u64 now = toe_now_ns();
@@ -297,12 +318,13 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11s %11s %8s %8s %8s %7s\n",
+		fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11s %11s %8s %8s %8s %7s %6s\n",
 			"LOCAL", "REMOTE", "DEVICE", "DECISION", "REASON", "RULE", "BYTES_OUT",
-			"BYTES_IN", "SEGS", "XDP_PKTS", "RTT_US", "AGE");
+			"BYTES_IN", "SEGS", "XDP_PKTS", "RTT_US", "AGE", "TID");
 	}
 	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
-		char l[64], r[64], dn[17], rn[12], age[16];
+		char l[64], r[64], dn[17], age[16], ts[24] = "-", rs[16] = "-";
+		long long tid = -1;
 		struct toe_flow v;
 		__u64 pk, by;
 
@@ -316,6 +338,8 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
 			continue;
 		flow_pkts(m, &k, &pk, &by);
+		if (tid_of && v.decision == TOE_ACT_OFFLOAD)
+			tid = tid_of(&k, ctx);
 		toe_endpoint_str(k.family, k.laddr, k.lport, l, sizeof(l));
 		toe_endpoint_str(k.family, k.raddr, k.rport, r, sizeof(r));
 		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
@@ -354,15 +378,23 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			tj_f64(&j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
 			tj_ku64(&j, "policy", v.policy);
 			tj_ku64(&j, "cookie", v.cookie);
+			tj_key(&j, "tid");
+			if (tid < 0)
+				tj_null(&j);
+			else
+				tj_u64(&j, tid);
 			tj_obj_end(&j);
 		} else {
-			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s\n",
-				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason),
-				v.rule == TOE_RULE_NONE ? "-" : (snprintf(rn, sizeof(rn), "%u", v.rule), rn),
+			if (v.rule != TOE_RULE_NONE)
+				snprintf(rs, sizeof(rs), "%u", v.rule);
+			if (tid >= 0)
+				snprintf(ts, sizeof(ts), "%lld", tid);
+			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %6s\n",
+				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason), rs,
 				(unsigned long long)v.bytes_acked,
 				(unsigned long long)v.bytes_received,
 				(unsigned long long)v.segs_in + v.segs_out,
-				(unsigned long long)pk, v.srtt_us, age);
+				(unsigned long long)pk, v.srtt_us, age, ts);
 		}
 	}
 	shown += fwd_flows(f, json, &j, m, flt, now);

@@ -27,15 +27,35 @@ struct toe_flow_filter {
 	int port;		/* local or remote port, -1 for any */
 };
 
-/* The patch's /proc/net/toe/devices. */
-void toe_view_devices(FILE *f, bool json, const struct toe_maps *m);
+/*
+ * What toed knows of a device of the kernel module (TOE_DEVF_KMOD), by
+ * toe_devs index, from the module's DEV_GET and its own TID table.
+ */
+struct toe_view_kmod {
+	bool valid;
+	char tom[32];		/* the TOM the module attached */
+	__u32 index;		/* the module's device index */
+	__u32 tids_used;	/* TIDs the module has in use on it */
+	__u32 tids_held;	/* of which toed holds for its flows */
+	__u32 l2t_used, l2t_size;
+	__u32 listeners;
+};
+
+/*
+ * The patch's /proc/net/toe/devices.  kv: TOE_MAX_DEVS entries by device
+ * index, or NULL (no module).
+ */
+void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
+		      const struct toe_view_kmod *kv);
+/* The TID toed holds for a flow in the kernel module, or -1. */
+typedef long long (*toe_tid_fn)(const struct toe_flow_key *k, void *ctx);
 /*
  * The patch's TCPDIAG_OFFLOAD: this host's connections (toe_flows), then the
  * routed flows XDP forwards (toe_fwd, decision "forward").  Returns the
  * number of flows shown.
  */
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
-		   const struct toe_flow_filter *flt);
+		   const struct toe_flow_filter *flt, toe_tid_fn tid, void *ctx);
 /* The mirrored neighbour table. */
 void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m);
 

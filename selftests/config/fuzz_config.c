@@ -37,9 +37,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.default_action > TOE_ACT_BYPASS || c.default_dev >= c.ndevs ||
 	    (c.default_action == TOE_ACT_OFFLOAD) != (c.default_dev >= 0))
 		fail("default");
-	for (i = 0; i < c.ndevs; i++)
-		if (!c.devs[i].name[0] || strlen(c.devs[i].name) > 15 || !c.devs[i].nconn)
+	for (i = 0; i < c.ndevs; i++) {
+		const struct toe_cfg_dev *d = &c.devs[i];
+
+		if (!d->name[0] || strlen(d->name) > 15)
+			fail("device name");
+		/*
+		 * A kmod device gets type, nconn and interface from the module
+		 * (toed fills them in); until then it is absent, never written
+		 * as present with nconn 0.
+		 */
+		if (d->kmod ? !d->absent || d->nconn || d->ifname[0] || d->type || d->ifindex
+			    : !d->nconn || d->absent || d->ifindex)
 			fail("device");
+	}
 	for (i = 0; i < c.nrules; i++) {
 		const struct toe_cfg_rule *r = &c.rules[i];
 

@@ -1,8 +1,11 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the opentoe module-test guest: loads the module, sets up the
-# network the test program expects, runs it, then dumps the kernel log
-# between markers for the host (test_kmod.sh) to check, and powers off.
+# network the test program expects, runs it, then toed_guest.sh (toe-loader,
+# toed and toectl against the module) when test_kmod.sh put it in, then
+# dumps the kernel log between markers for the host (test_kmod.sh) to
+# check, and powers off.  "opentoe.toed_only" on the kernel command line
+# skips toe_kmod_test.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -26,12 +29,18 @@ run() {
 	$ip link set veth0 up
 	$ip link set veth1 up
 	$ip route add 10.9.0.0/16 via 10.1.0.254 dev veth0 || return 1
+	grep -q opentoe.toed_only /proc/cmdline && return 0
 	/bin/toe_kmod_test
 }
 echo
 echo "=== OPENTOE TAP BEGIN ==="
 run
 rc=$?
+# then toe-loader, toed and toectl against the module (when test_kmod.sh
+# could copy them in)
+if [ -x /usr/sbin/toed ]; then
+	sh /bin/toed_guest.sh || rc=$((rc + 2))
+fi
 echo "=== OPENTOE TAP END rc=$rc ==="
 lsmod | grep -q '^opentoe' && rmmod opentoe
 echo "opentoe-test: end" >/dev/kmsg

@@ -8,13 +8,17 @@
 # qemu-system-x86_64 -accel tcg with a busybox initramfs holding the module,
 # veth.ko, iproute2's ip and the static test program, relays the TAP lines
 # the guest prints on its serial console, and fails if the guest's kernel
-# log holds a WARNING, BUG, Oops, refcount or leak message.
+# log holds a WARNING, BUG, Oops, refcount or leak message.  When
+# toe-loader, toed and toectl are built, they (and their shared libraries)
+# go in too, and after toe_kmod_test the guest runs toed_guest.sh: the
+# eBPF datapath, toed and toectl against the module with real TCP.
 # Also runs checkpatch.pl (taken once from linux-source-6.1) on kmod/.
 #
 # Environment: TOE_CACHE (default /var/cache/opentoe), TOE_BUILD (module
 # build and the guest's serial log go to $TOE_BUILD/kmod),
 # TOE_KMOD_TIMEOUT (guest time limit, default 300 s), TOE_KMOD_CHECKPATCH=0
-# (do not fetch linux-source for checkpatch.pl).
+# (do not fetch linux-source for checkpatch.pl), TOE_KMOD_TOED_ONLY=1 (the
+# guest skips toe_kmod_test and runs only the toed part: for iterating).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 set -u
@@ -164,9 +168,19 @@ case $veth in
 *.zst) zstd -qdc "$veth" >"$rootfs/lib/modules/veth.ko" ;;
 *) cp "$veth" "$rootfs/lib/modules/veth.ko" ;;
 esac
+# iproute2's ip, and opentoe's user side for the toed part (toed_guest.sh):
+# dynamically linked, so their shared libraries come along (ldd)
 ipbin=$(command -v ip)
 cp "$ipbin" "$rootfs/usr/sbin/ip"
-for lib in $(ldd "$ipbin" | grep -o '/[^ ]*'); do
+bins="$ipbin"
+if [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toectl" ]; then
+	cp "$TOE_BUILD/toe-loader" "$TOE_BUILD/toed" "$TOE_BUILD/toectl" "$rootfs/usr/sbin/"
+	cp "$here/toed_guest.sh" "$rootfs/bin/"
+	bins="$bins $TOE_BUILD/toe-loader $TOE_BUILD/toed $TOE_BUILD/toectl"
+else
+	echo "toe-loader, toed or toectl not built (make): the guest runs the module test only"
+fi
+for lib in $(for b in $bins; do ldd "$b"; done | grep -o '/[^ ]*' | sort -u); do
 	cp -L --parents "$lib" "$rootfs/"
 done
 (cd "$rootfs" && find . | cpio -o -H newc --quiet) | gzip -1 >"$tmp/initrd.gz" ||
@@ -182,7 +196,7 @@ timeout --kill-after=5 "${TOE_KMOD_TIMEOUT:-300}" qemu-system-x86_64 \
 	-accel tcg -m 1G -smp 2 -nographic -no-reboot -nic none \
 	-monitor none -serial "file:$serial" \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet slub_debug=FZPU" \
+	-append "console=ttyS0 panic=-1 quiet slub_debug=FZPU${TOE_KMOD_TOED_ONLY:+ opentoe.toed_only}" \
 	</dev/null >"$tmp/qemu.out" 2>&1 &
 qpid=$!
 defer "kill $qpid"

@@ -1551,11 +1551,96 @@ static void test_rmmod(void)
 	close(nl.fd);
 }
 
-int main(void)
+/* ---- dump modes, for toed_guest.sh (busybox has no genetlink client) ---- */
+
+struct fulltid {
+	int dev, tid, state, l2t;
+	char src[64], dst[64];
+};
+
+static void fulltid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct fulltid t = { -1, -1, -1, -1, "?", "?" };
+	char a[INET6_ADDRSTRLEN];
+	uint16_t sp = 0, dp = 0;
+
+	(void)nh;
+	(void)arg;
+	if (!tb[OPENTOE_A_TID])
+		return;
+	t.dev = tb[OPENTOE_A_DEV_INDEX] ? (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) : -1;
+	t.tid = nla_u32(tb[OPENTOE_A_TID]);
+	t.state = tb[OPENTOE_A_TID_STATE] ? (int)nla_u32(tb[OPENTOE_A_TID_STATE]) : -1;
+	t.l2t = tb[OPENTOE_A_L2T_INDEX] ? (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) : -1;
+	if (tb[OPENTOE_A_FLOW_SPORT])
+		sp = ntohs(*(uint16_t *)nla_data(tb[OPENTOE_A_FLOW_SPORT]));
+	if (tb[OPENTOE_A_FLOW_DPORT])
+		dp = ntohs(*(uint16_t *)nla_data(tb[OPENTOE_A_FLOW_DPORT]));
+	if (tb[OPENTOE_A_FLOW_SADDR4] && tb[OPENTOE_A_FLOW_DADDR4]) {
+		inet_ntop(AF_INET, nla_data(tb[OPENTOE_A_FLOW_SADDR4]), a, sizeof(a));
+		snprintf(t.src, sizeof(t.src), "%s:%u", a, sp);
+		inet_ntop(AF_INET, nla_data(tb[OPENTOE_A_FLOW_DADDR4]), a, sizeof(a));
+		snprintf(t.dst, sizeof(t.dst), "%s:%u", a, dp);
+	} else if (tb[OPENTOE_A_FLOW_SADDR6] && tb[OPENTOE_A_FLOW_DADDR6]) {
+		inet_ntop(AF_INET6, nla_data(tb[OPENTOE_A_FLOW_SADDR6]), a, sizeof(a));
+		snprintf(t.src, sizeof(t.src), "[%s]:%u", a, sp);
+		inet_ntop(AF_INET6, nla_data(tb[OPENTOE_A_FLOW_DADDR6]), a, sizeof(a));
+		snprintf(t.dst, sizeof(t.dst), "[%s]:%u", a, dp);
+	}
+	printf("tid %d dev %d state %d l2t %d src %s dst %s\n", t.tid, t.dev,
+	       t.state, t.l2t, t.src, t.dst);
+}
+
+/*
+ * toe_kmod_test tids | l2t: one line per TID in use / L2T entry in use,
+ * "key value" words, for grep and sed.
+ */
+static int dump_mode(const char *what)
+{
+	struct l2tlist *l;
+	struct msg m;
+	int i, ret;
+
+	if (nl_open(&nl) || resolve_family(&nl) || !fam_id) {
+		fprintf(stderr, "toe_kmod_test: no opentoe family\n");
+		return 1;
+	}
+	if (!strcmp(what, "tids")) {
+		msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TID_GET);
+		ret = nl_call(&nl, &m, fulltid_cb, NULL);
+	} else if (!strcmp(what, "l2t")) {
+		l = calloc(1, sizeof(*l));
+		ret = l ? l2t_dump(&nl, 0, l) : -ENOMEM;
+		for (i = 0; !ret && i < l->n; i++) {
+			char a[INET6_ADDRSTRLEN] = "?";
+			struct l2e *e = &l->e[i];
+
+			inet_ntop(e->family, e->addr, a, sizeof(a));
+			printf("l2t %d dev %d addr %s lladdr ", e->idx, e->dev, a);
+			if (e->has_ll)
+				printf("%02x:%02x:%02x:%02x:%02x:%02x", e->ll[0], e->ll[1],
+				       e->ll[2], e->ll[3], e->ll[4], e->ll[5]);
+			else
+				printf("-");
+			printf(" state 0x%x refcnt %d\n", e->state, e->refcnt);
+		}
+		free(l);
+	} else {
+		fprintf(stderr, "usage: toe_kmod_test [tids|l2t]\n");
+		return 1;
+	}
+	if (ret)
+		fprintf(stderr, "toe_kmod_test: %s dump: %s\n", what, strerror(-ret));
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		return dump_mode(argv[1]);
 	ret = nl_open(&nl);
 	if (ret) {
 		printf("Bail out! netlink socket: %d\n", ret);
