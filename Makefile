@@ -31,7 +31,9 @@ TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config
 
-.PHONY: all deps check demo fuzz install clean bench bench-policy bench-parser bench-xdp bench-forward bench-neigh bench-report bench-hostflow bench-bypass bench-apply bench-mem
+# make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
+BENCHES := policy xdp forward neigh hostflow bypass apply mem
+.PHONY: all deps check demo fuzz install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -98,45 +100,17 @@ demo: deps
 	@bash scripts/demo.sh
 
 # Benchmarks: ratios against a baseline run in the same invocation.
-bench: bench-policy bench-xdp bench-parser bench-forward bench-neigh bench-hostflow bench-bypass \
-	bench-apply bench-mem
+# bench-NAME runs bench/bench_NAME.sh; bench-parser lives with the parser.
+bench: $(addprefix bench-,$(BENCHES)) bench-parser
 	@$(MAKE) --no-print-directory bench-report
 
 # Summary table of every comparison and a gnuplot SVG next to each CSV.
 bench-report:
 	@python3 bench/report.py
 
-bench-policy: deps
+$(addprefix bench-,$(BENCHES)): bench-%: deps
 	@$(MAKE) --no-print-directory all
-	@bash bench/bench_policy.sh
-
-bench-apply: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_apply.sh
-
-bench-mem: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_mem.sh
-
-bench-hostflow: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_hostflow.sh
-
-bench-neigh: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_neigh.sh
-
-bench-bypass: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_bypass.sh
-
-bench-xdp: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_xdp.sh
-
-bench-forward: deps
-	@$(MAKE) --no-print-directory all
-	@bash bench/bench_forward.sh
+	@bash bench/bench_$*.sh
 
 bench-parser: $(O)/vmlinux.h
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) bench
