@@ -55,7 +55,10 @@ flow_pkts() { # FAM A AP B BP -> packets of the flow in toe_flow_pkts
 		jq '[.formatted.values[].value.packets] | add' 2>/dev/null || echo 0
 }
 
-# measure NAME ADDR PORT ARGS...: transfer, then K = kernel-forwarded, X = XDP-forwarded
+# measure NAME ADDR PORT ARGS...: transfer, then K = kernel-forwarded, X = XDP-forwarded.
+# K is the handshake plus, after the FIN ends the fast path, the ACKs of
+# what was still in flight: a handful on a quiet machine, a window's worth
+# under load; the checks bound it at 1% of X, not at a count.
 measure() {
 	local k0 x0 rc
 	k0=$(ip_forwarded); x0=$(st $S_FORWARD)
@@ -71,12 +74,12 @@ N=30000000
 measure off4 $S4 5201 --bytes $N
 check "IPv4 offloaded flow: $N bytes arrive intact" intact off4
 check "  XDP forwarded its packets (>= $((N / 1500)))" test $X -ge $((N / 1500))
-check "  the kernel forwarded only handshake and teardown (<= 20 datagrams)" test $K -le 20
+check "  the kernel forwarded only handshake and teardown (under 1% of XDP's: $K)" test $((K * 100)) -lt $X
 lp=$(jq .lport "$work/off4.json")
 check "  per-flow counters in toe_flow_pkts" test "$(flow_pkts 4 $C4 "$lp" $S4 5201)" -ge $((N / 1500))
 measure off6 $S6 5201 --bytes 10000000
 check "IPv6 offloaded flow: 10 MB intact" intact off6
-check "  XDP forwarded it, the kernel forwarded <= 20 datagrams" test $X -ge 6666 -a $K -le 20
+check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 
 k0=$(ip_forwarded); x0=$(st $S_FORWARD)
 nsx c iperf3 -c $S4 -p 5301 -n 200M -J >"$work/iperf.json" 2>&1
@@ -86,7 +89,11 @@ echo "iperf3: sent $sent received $recv at $(jq '.end.sum_received.bits_per_seco
 # (iperf3 -n stops at the sender's last write, so the receiver's count is
 # what had arrived by then; xfer above checks every byte and the content.)
 check "iperf3 through the fast path: completes, no error" jq -e '.error == null and .end.sum_received.bytes > 100000000' "$work/iperf.json"
-check "  kernel forwarded <= 40 datagrams (two connections), XDP the rest" test $K -le 40 -a $X -ge $((200000000 / 1500))
+# The kernel forwards the two handshakes and, once a FIN ends the fast path,
+# the ACKs of whatever was still in flight: a window's worth under load
+# (6 to 153 seen), never a share of the data.
+check "  the kernel forwarded under 1% of what XDP forwarded ($K vs $X)" \
+	test $((K * 100)) -lt $X -a $X -ge $((200000000 / 1500))
 
 # ---- a host flow (rport 5202: no rule) over the same router
 measure host4 $S4 5202 --bytes 10000000
@@ -125,5 +132,5 @@ check "skb mode: both router interfaces in generic mode" \
 	test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp" and .xdp_mode == "skb")] | length')" = 2
 measure gen4 $S4 5201 --bytes 10000000
 check "skb mode: offloaded flow intact" intact gen4
-check "  XDP forwarded it, the kernel forwarded <= 20 datagrams" test $X -ge 6666 -a $K -le 20
+check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 finish
