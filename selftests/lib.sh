@@ -101,6 +101,11 @@ cg_del() {
 		[ -n "$(cat "$cg/cgroup.procs")" ] || break
 		sleep 0.1
 	done
+	# the last exits may still be in flight (EBUSY): try for a few seconds
+	for ((i = 0; i < 50; i++)); do
+		rmdir "$cg" 2>/dev/null && return 0
+		sleep 0.1
+	done
 	rmdir "$cg"
 }
 
