@@ -121,6 +121,20 @@ static struct undo *undo_push(enum undo_kind kind, const char *path)
 	return u;
 }
 
+/*
+ * A pinned link of ours already exists: swap prog_fd into it in place,
+ * recording the old program (old_prog_id) so that a rollback puts it back.
+ * Returns 0 or -errno (what names the link is the caller's message).
+ */
+static int link_swap(int link_fd, __u32 old_prog_id, int prog_fd)
+{
+	struct undo *u = undo_push(UNDO_LINK_UPDATE, NULL);
+
+	u->fd = link_fd;
+	u->fd2 = bpf_prog_get_fd_by_id(old_prog_id);
+	return bpf_link_update(link_fd, prog_fd, NULL) ? -errno : 0;
+}
+
 static void rollback(int next_fd)
 {
 	while (n_undo > 0) {
@@ -305,7 +319,6 @@ static int attach_sockops(const struct opts *o, int prog_fd)
 	__u32 len = sizeof(info);
 	struct stat cst;
 	int cg_fd, link_fd, err;
-	struct undo *u;
 
 	toe_join(path, sizeof(path), o->pin_dir, "link_sockops");
 	if (stat(o->cgroup, &cst)) {
@@ -323,15 +336,10 @@ static int attach_sockops(const struct opts *o, int prog_fd)
 	if (link_fd >= 0) {
 		if (info.cgroup.cgroup_id == (__u64)cst.st_ino) {
 			/* Same cgroup: swap the program in place. */
-			u = undo_push(UNDO_LINK_UPDATE, NULL);
-			u->fd = link_fd;
-			u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
-			if (bpf_link_update(link_fd, prog_fd, NULL)) {
-				err = -errno;
-				toe_err("cannot replace the sock_ops program: %s", strerror(errno));
-				return err;
-			}
-			return 0;
+			err = link_swap(link_fd, info.prog_id, prog_fd);
+			if (err)
+				toe_err("cannot replace the sock_ops program: %s", strerror(-err));
+			return err;
 		}
 		close(link_fd);
 		toe_err("sock_ops is attached to another cgroup (id %llu): run 'toe-loader unload' first",
@@ -404,15 +412,10 @@ static int attach_skmsg(const struct opts *o, int prog_fd, int map_fd)
 	}
 	if (link_fd >= 0) {
 		/* Ours already: swap the program in place. */
-		u = undo_push(UNDO_LINK_UPDATE, NULL);
-		u->fd = link_fd;
-		u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
-		if (bpf_link_update(link_fd, prog_fd, NULL)) {
-			err = -errno;
-			toe_err("cannot replace the sk_msg program: %s", strerror(errno));
-			return err;
-		}
-		return 0;
+		err = link_swap(link_fd, info.prog_id, prog_fd);
+		if (err)
+			toe_err("cannot replace the sk_msg program: %s", strerror(-err));
+		return err;
 	}
 	link_fd = bpf_link_create(prog_fd, map_fd, BPF_SK_MSG_VERDICT, NULL);
 	if (link_fd >= 0)
@@ -525,7 +528,6 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
-	struct undo *u;
 
 	pin_path(path, o->pin_dir, "link_xdp_n%lu_if%u", ifindex);
 	link_fd = bpf_obj_get(path);
@@ -538,15 +540,10 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 	}
 	if (link_fd >= 0) {
 		/* Ours already: swap the program in place. */
-		u = undo_push(UNDO_LINK_UPDATE, NULL);
-		u->fd = link_fd;
-		u->fd2 = bpf_prog_get_fd_by_id(info.prog_id);
-		if (bpf_link_update(link_fd, prog_fd, NULL)) {
-			err = -errno;
-			toe_err("%s: cannot replace the XDP program: %s", ifname, strerror(errno));
-			return err;
-		}
-		return 0;
+		err = link_swap(link_fd, info.prog_id, prog_fd);
+		if (err)
+			toe_err("%s: cannot replace the XDP program: %s", ifname, strerror(-err));
+		return err;
 	}
 	if (bpf_xdp_query(ifindex, 0, &q)) {
 		err = -errno;
