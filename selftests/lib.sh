@@ -69,11 +69,16 @@ nsx_bg() {
 
 # veth_pair NS1 IF1 NS2 IF2: a veth pair between two test namespaces
 # ("-" for the root namespace; the root end is removed on exit).
+# Each end is created inside its namespace, so its ifindex comes from that
+# namespace's own counter (small), not from the root namespace's, which
+# grows with every test ever run on the machine (XDP chaining needs < 1024).
 veth_pair() {
-	local ns1=$1 if1=$2 ns2=$3 if2=$4
-	ip link add "$if1" type veth peer name "$if2" || return 1
-	if [ "$ns1" = - ]; then defer "ip link del $if1"; else ip link set "$if1" netns "$(ns_name "$ns1")"; fi
-	[ "$ns2" = - ] || ip link set "$if2" netns "$(ns_name "$ns2")"
+	local ns1=$1 if1=$2 ns2=$3 if2=$4 at1=() at2=()
+	[ "$ns1" = - ] || at1=(netns "$(ns_name "$ns1")")
+	[ "$ns2" = - ] || at2=(netns "$(ns_name "$ns2")")
+	ip link add "$if1" "${at1[@]}" type veth peer name "$if2" "${at2[@]}" || return 1
+	[ "$ns1" = - ] && defer "ip link del $if1"
+	return 0
 }
 
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit
