@@ -127,11 +127,13 @@ in_cg $S redis-benchmark -p 6379 -q -n 20000 -c 10 -t set,get,incr 2>&1 | tr '\r
 echo "bypassed: $(($(byp) - b0)) bytes went socket to socket (toectl stats: bypass_bytes)"
 run in_cg $S redis-cli -p 6379 set demo "hello through the bypass" >/dev/null
 in_cg $S redis-cli -p 6379 get demo
-in_cg $S redis-cli -p 6379 subscribe demo >/dev/null &
+# (not through in_cg: from a function run with &, $! would be the function's
+# subshell and the kill would leave redis-cli running until the cleanup)
+(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$S redis-cli -p 6379 subscribe demo >/dev/null) &
 SUB=$!
 sleep 0.3
 ctl flows port 6379
-kill $SUB
+kill $SUB && wait $SUB 2>/dev/null
 
 say "Bypass against plain TCP loopback: 1-byte request/response, 1 s each, both ends on CPU 0"
 for v in "bypass 7001" "TCP 7002"; do
