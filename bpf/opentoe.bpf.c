@@ -1048,6 +1048,17 @@ static __always_inline int steer_local(struct xdp_md *ctx, __u32 idx)
 	return XDP_REDIRECT;
 }
 
+/* The flow of a received packet: its destination is the local end. */
+static __always_inline void ingress_key(const struct toe_pkt *p,
+					struct toe_flow_key *k)
+{
+	k->family = p->family;
+	__builtin_memcpy(k->laddr, p->daddr, 16);
+	__builtin_memcpy(k->raddr, p->saddr, 16);
+	k->lport = bpf_ntohs(p->dport);
+	k->rport = bpf_ntohs(p->sport);
+}
+
 static __always_inline void count_flow(const struct toe_flow_key *k, __u64 pkts,
 				       __u64 len)
 {
@@ -1350,12 +1361,7 @@ int toe_xdp(struct xdp_md *ctx)
 			stat_inc(res);
 		return xdp_next(ctx);
 	}
-	/* Ingress: the packet's destination is the local end. */
-	k.family = p.family;
-	__builtin_memcpy(k.laddr, p.daddr, 16);
-	__builtin_memcpy(k.raddr, p.saddr, 16);
-	k.lport = bpf_ntohs(p.dport);
-	k.rport = bpf_ntohs(p.sport);
+	ingress_key(&p, &k);
 	f = bpf_map_lookup_elem(&toe_flows, &k);
 	if (!f)
 		return xdp_fwd(ctx, &p, &k);	/* not ours: perhaps routed (k: scratch) */
@@ -1422,11 +1428,7 @@ int toe_tc(struct __sk_buff *skb)
 			stat_inc(res);
 		return TCX_NEXT;
 	}
-	k.family = p.family;
-	__builtin_memcpy(k.laddr, p.daddr, 16);
-	__builtin_memcpy(k.raddr, p.saddr, 16);
-	k.lport = bpf_ntohs(p.dport);
-	k.rport = bpf_ntohs(p.sport);
+	ingress_key(&p, &k);
 	f = bpf_map_lookup_elem(&toe_flows, &k);
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT;	/* host flow: no map write */

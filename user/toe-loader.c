@@ -527,33 +527,48 @@ static int adopt_existing(const struct opts *o, __u32 ifindex, const char *ifnam
 	return 0;
 }
 
+/*
+ * The link pinned at path from an earlier load, if it is still a link of
+ * this type on this interface: the program is swapped in place (1, or a
+ * negative error).  0: none (a stale pin is removed), make a new one.
+ */
+static int swap_if_link(const char *path, __u32 type, __u32 ifindex, int prog_fd,
+			const char *ifname, const char *what)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link_fd, err;
+
+	link_fd = bpf_obj_get(path);
+	if (link_fd < 0)
+		return 0;
+	/* xdp.ifindex: also the tcx member's first field (tcx_ifindex) */
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len) || info.type != type ||
+	    info.xdp.ifindex != ifindex) {
+		/* Detached by someone, or an interface that went away. */
+		close(link_fd);
+		unlink(path);
+		return 0;
+	}
+	err = link_swap(link_fd, info.prog_id, prog_fd);
+	if (err)
+		toe_err("%s: cannot replace the %s program: %s", ifname, what, strerror(-err));
+	return err ? err : 1;
+}
+
 static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 		      int next_fd)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
 	pin_path(path, o->pin_dir, "link_xdp_n%lu_if%u", ifindex);
-	link_fd = bpf_obj_get(path);
-	if (link_fd >= 0 && (bpf_obj_get_info_by_fd(link_fd, &info, &len) ||
-			     info.xdp.ifindex != ifindex)) {
-		/* Detached by someone, or an interface that went away. */
-		close(link_fd);
-		unlink(path);
-		link_fd = -1;
-	}
-	if (link_fd >= 0) {
-		/* Ours already: swap the program in place. */
-		err = link_swap(link_fd, info.prog_id, prog_fd);
-		if (err)
-			toe_err("%s: cannot replace the XDP program: %s", ifname, strerror(-err));
-		return err;
-	}
+	err = swap_if_link(path, BPF_LINK_TYPE_XDP, ifindex, prog_fd, ifname, "XDP");
+	if (err)
+		return err < 0 ? err : 0;
 	if (bpf_xdp_query(ifindex, 0, &q)) {
 		err = -errno;
 		toe_err("%s: cannot query XDP state: %s", ifname, strerror(errno));
@@ -584,27 +599,14 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
  */
 static int attach_tc(const struct opts *o, const char *ifname, int prog_fd)
 {
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
 	pin_path(path, o->pin_dir, "link_tc_n%lu_if%u", ifindex);
-	link_fd = bpf_obj_get(path);
-	if (link_fd >= 0 && (bpf_obj_get_info_by_fd(link_fd, &info, &len) ||
-			     info.type != TOE_LINK_TYPE_TCX ||
-			     tcx_ifindex(&info) != ifindex)) {
-		close(link_fd);
-		unlink(path);
-		link_fd = -1;
-	}
-	if (link_fd >= 0) {
-		err = link_swap(link_fd, info.prog_id, prog_fd);
-		if (err)
-			toe_err("%s: cannot replace the tc program: %s", ifname, strerror(-err));
-		return err;
-	}
+	err = swap_if_link(path, TOE_LINK_TYPE_TCX, ifindex, prog_fd, ifname, "tc");
+	if (err)
+		return err < 0 ? err : 0;
 	link_fd = bpf_link_create(prog_fd, ifindex, TOE_TCX_INGRESS, NULL);
 	if (link_fd < 0) {
 		err = -errno;

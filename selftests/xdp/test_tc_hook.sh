@@ -47,13 +47,6 @@ toed --apply "$work/c.conf" --pin-dir "$PIN" >/dev/null || { fail "apply"; finis
 defer "kill $! 2>/dev/null"
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 xfer() { nsx a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"; }
-intact() {
-	local c lp
-	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
-	[ "$lp" != null ] && wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out" &&
-		grep "\"peer_port\": $lp," "$work/server.out" |
-		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
-}
 n_pkts() { bpftool -j map dump pinned "$PIN/toe_flow_pkts" | jq length; }
 
 N=40000000
