@@ -27,6 +27,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define TCP_KEEPINTVL	5
 #define TCP_KEEPCNT	6
 #define TOE_XDP_CHAIN_SLOTS 1024	/* ifindexes below this may chain */
+#define TOE_TC_PULL	256	/* toe_tc: bytes made linear for the parser */
 
 /* ---------------------------------------------------------------- maps */
 
@@ -1047,7 +1048,19 @@ static __always_inline int steer_local(struct xdp_md *ctx, __u32 idx)
 	return XDP_REDIRECT;
 }
 
-static __always_inline void count_flow(const struct toe_flow_key *k, __u64 len)
+/* The flow of a received packet: its destination is the local end. */
+static __always_inline void ingress_key(const struct toe_pkt *p,
+					struct toe_flow_key *k)
+{
+	k->family = p->family;
+	__builtin_memcpy(k->laddr, p->daddr, 16);
+	__builtin_memcpy(k->raddr, p->saddr, 16);
+	k->lport = bpf_ntohs(p->dport);
+	k->rport = bpf_ntohs(p->sport);
+}
+
+static __always_inline void count_flow(const struct toe_flow_key *k, __u64 pkts,
+				       __u64 len)
 {
 	struct toe_flow_pkts *pc, zero = {};
 
@@ -1058,7 +1071,7 @@ static __always_inline void count_flow(const struct toe_flow_key *k, __u64 len)
 		if (!pc)
 			return;
 	}
-	pc->packets++;
+	pc->packets += pkts;
 	pc->bytes += len;
 }
 
@@ -1264,7 +1277,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	}
 	__builtin_memcpy(eth->h_dest, n->mac, 6);
 	__builtin_memcpy(eth->h_source, out->mac, 6);
-	count_flow(ck, data_end - data);
+	count_flow(ck, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FORWARD);
 	/* The entry was there a moment ago; if it went, the frame is dropped. */
 	return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
@@ -1348,19 +1361,79 @@ int toe_xdp(struct xdp_md *ctx)
 			stat_inc(res);
 		return xdp_next(ctx);
 	}
-	/* Ingress: the packet's destination is the local end. */
-	k.family = p.family;
-	__builtin_memcpy(k.laddr, p.daddr, 16);
-	__builtin_memcpy(k.raddr, p.saddr, 16);
-	k.lport = bpf_ntohs(p.dport);
-	k.rport = bpf_ntohs(p.sport);
+	ingress_key(&p, &k);
 	f = bpf_map_lookup_elem(&toe_flows, &k);
 	if (!f)
 		return xdp_fwd(ctx, &p, &k);	/* not ours: perhaps routed (k: scratch) */
 	if (f->decision != TOE_ACT_OFFLOAD)
 		return xdp_next(ctx);	/* host flow: no map write */
 
-	count_flow(&k, data_end - data);
+	count_flow(&k, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FLOW_HIT);
 	return steer_local(ctx, f->dev);
+}
+
+/* ------------------------------------------------------------ tc ingress */
+
+/*
+ * "toe-loader load --hook tc": the same accounting as toe_xdp's, on the
+ * tcx ingress hook instead of XDP.  XDP sees one frame per packet before
+ * GRO; on a veth, native XDP also makes the kernel turn TSO off on the
+ * peer (veth_fix_features), and skb-mode XDP copies every GRO packet into
+ * one linear buffer, so a host flow pays for opentoe even though opentoe
+ * does nothing with it.  tc ingress runs after GRO on the skb as it is:
+ * offloads stay on, and one lookup covers a whole GRO packet (gso_segs
+ * segments).  No steering here: cpumap and devmap redirects are XDP's.
+ *
+ * The skb's linear part may hold fewer bytes than the datagram (the
+ * payload is in page fragments): the headers are pulled in when they are
+ * not all there, and "datagram longer than the frame" is judged against
+ * skb->len.  Returns TCX_NEXT: whatever else is attached runs, and at the
+ * end of the chain the packet goes on into the stack untouched.
+ */
+static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 ip_end;
+	int res;
+
+	res = toe_parse(data, data_end, p);
+	if (res != TOE_P_TRUNC_IP)
+		return res;
+	/* Headers complete (*p filled); the datagram's end against the skb's. */
+	ip_end = p->ip_payload_len +
+		 (p->family == TOE_AF_INET ? p->l4_off : p->l3_off + TOE_IPV6_HLEN);
+	return ip_end <= skb->len ? TOE_P_TCP : res;
+}
+
+SEC("tc")
+int toe_tc(struct __sk_buff *skb)
+{
+	struct toe_flow_key k = {};
+	struct toe_flow *f;
+	struct toe_pkt p;
+	__u32 linear = skb->data_end - skb->data, segs;
+	int res;
+
+	res = tc_parse(skb, &p);
+	if ((res == TOE_P_TRUNC_L2 || res == TOE_P_TRUNC_L3 || res == TOE_P_TRUNC_L4) &&
+	    skb->len > linear) {
+		/* Headers in the fragments: rare (GRO keeps them linear). */
+		bpf_skb_pull_data(skb, skb->len < TOE_TC_PULL ? skb->len : TOE_TC_PULL);
+		res = tc_parse(skb, &p);
+	}
+	if (res != TOE_P_TCP) {
+		if (res != TOE_P_NOT_TCP)
+			stat_inc(res);
+		return TCX_NEXT;
+	}
+	ingress_key(&p, &k);
+	f = bpf_map_lookup_elem(&toe_flows, &k);
+	if (!f || f->decision != TOE_ACT_OFFLOAD)
+		return TCX_NEXT;	/* host flow: no map write */
+	segs = skb->gso_segs ? skb->gso_segs : 1;
+	count_flow(&k, segs, skb->len);
+	stat_add(TOE_S_XDP_FLOW_HIT, segs);
+	return TCX_NEXT;
 }

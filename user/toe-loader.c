@@ -10,6 +10,7 @@
  *                         sockhash (local bypass)
  *   link_xdp_n<NS>_if<N>  the XDP link on interface index N of the
  *                         network namespace whose inode is NS
+ *   link_tc_n<NS>_if<N>   the tcx ingress link there instead (--hook tc)
  *   chain_n<NS>_if<N>_<mode>  an XDP program that was on that interface
  *                         before opentoe; it now runs after opentoe (tail
  *                         call) and is put back on unload
@@ -69,6 +70,7 @@ struct opts {
 	const char *devs[MAX_DEVS];
 	int ndevs;
 	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE / DRV_MODE / 0 (kernel picks) */
+	bool hook_tc;		/* --hook tc: toe_tc on tcx ingress, not XDP */
 	__u32 flows;
 	bool json;
 	bool force;		/* unload: drop unread bypassed data */
@@ -77,6 +79,13 @@ struct opts {
 
 /* Newer than the uapi headers this builds against (Debian 12: 6.1). */
 #define TOE_LINK_TYPE_SOCKMAP 14	/* BPF_LINK_TYPE_SOCKMAP, kernel 6.10 */
+#define TOE_LINK_TYPE_TCX 11		/* BPF_LINK_TYPE_TCX, kernel 6.6 */
+#define TOE_TCX_INGRESS 46		/* BPF_TCX_INGRESS, kernel 6.6 */
+/*
+ * bpf_link_info of a tcx link: the union's tcx member starts with ifindex,
+ * as its xdp member does; these headers only know the latter.
+ */
+#define tcx_ifindex(li) ((li)->xdp.ifindex)
 
 /* ----------------------------------------------------------- rollback */
 
@@ -518,33 +527,48 @@ static int adopt_existing(const struct opts *o, __u32 ifindex, const char *ifnam
 	return 0;
 }
 
+/*
+ * The link pinned at path from an earlier load, if it is still a link of
+ * this type on this interface: the program is swapped in place (1, or a
+ * negative error).  0: none (a stale pin is removed), make a new one.
+ */
+static int swap_if_link(const char *path, __u32 type, __u32 ifindex, int prog_fd,
+			const char *ifname, const char *what)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link_fd, err;
+
+	link_fd = bpf_obj_get(path);
+	if (link_fd < 0)
+		return 0;
+	/* xdp.ifindex: also the tcx member's first field (tcx_ifindex) */
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len) || info.type != type ||
+	    info.xdp.ifindex != ifindex) {
+		/* Detached by someone, or an interface that went away. */
+		close(link_fd);
+		unlink(path);
+		return 0;
+	}
+	err = link_swap(link_fd, info.prog_id, prog_fd);
+	if (err)
+		toe_err("%s: cannot replace the %s program: %s", ifname, what, strerror(-err));
+	return err ? err : 1;
+}
+
 static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 		      int next_fd)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
 	pin_path(path, o->pin_dir, "link_xdp_n%lu_if%u", ifindex);
-	link_fd = bpf_obj_get(path);
-	if (link_fd >= 0 && (bpf_obj_get_info_by_fd(link_fd, &info, &len) ||
-			     info.xdp.ifindex != ifindex)) {
-		/* Detached by someone, or an interface that went away. */
-		close(link_fd);
-		unlink(path);
-		link_fd = -1;
-	}
-	if (link_fd >= 0) {
-		/* Ours already: swap the program in place. */
-		err = link_swap(link_fd, info.prog_id, prog_fd);
-		if (err)
-			toe_err("%s: cannot replace the XDP program: %s", ifname, strerror(-err));
-		return err;
-	}
+	err = swap_if_link(path, BPF_LINK_TYPE_XDP, ifindex, prog_fd, ifname, "XDP");
+	if (err)
+		return err < 0 ? err : 0;
 	if (bpf_xdp_query(ifindex, 0, &q)) {
 		err = -errno;
 		toe_err("%s: cannot query XDP state: %s", ifname, strerror(errno));
@@ -566,6 +590,49 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 		return err;
 	}
 	return pin_new_link(link_fd, path);
+}
+
+/*
+ * --hook tc: toe_tc on the interface's tcx ingress.  tcx keeps a list of
+ * programs, so anything else attached there (by tc or another loader)
+ * stays and runs after opentoe's; nothing to chain.
+ */
+static int attach_tc(const struct opts *o, const char *ifname, int prog_fd)
+{
+	char path[PATH_MAX];
+	__u32 ifindex = if_nametoindex(ifname);
+	int link_fd, err;
+
+	pin_path(path, o->pin_dir, "link_tc_n%lu_if%u", ifindex);
+	err = swap_if_link(path, TOE_LINK_TYPE_TCX, ifindex, prog_fd, ifname, "tc");
+	if (err)
+		return err < 0 ? err : 0;
+	link_fd = bpf_link_create(prog_fd, ifindex, TOE_TCX_INGRESS, NULL);
+	if (link_fd < 0) {
+		err = -errno;
+		toe_err("%s: cannot attach to tc ingress (tcx): %s%s", ifname, strerror(errno),
+			errno == EINVAL ? " (tcx needs kernel 6.6)" : "");
+		return err;
+	}
+	return pin_new_link(link_fd, path);
+}
+
+/*
+ * An interface is XDP or tc, never both: the other hook's link, from an
+ * earlier load, must go first (unload), or packets would be counted twice.
+ */
+static int check_other_hook(const struct opts *o, const char *ifname)
+{
+	char path[PATH_MAX];
+	__u32 ifindex = if_nametoindex(ifname);
+
+	pin_path(path, o->pin_dir, o->hook_tc ? "link_xdp_n%lu_if%u" : "link_tc_n%lu_if%u",
+		 ifindex);
+	if (access(path, F_OK))
+		return 0;
+	toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
+		ifname, o->hook_tc ? "XDP" : "tc", path, o->hook_tc ? "tc" : "xdp");
+	return -EBUSY;
 }
 
 /*
@@ -655,6 +722,8 @@ static int cmd_load(struct opts *o)
 			toe_err("unknown interface '%s'", o->devs[i]);
 			return 1;
 		}
+		if (check_other_hook(o, o->devs[i]))
+			return 1;
 	}
 	if (!o->cgroup)
 		o->cgroup = toe_cgroup2_root();
@@ -742,7 +811,11 @@ static int cmd_load(struct opts *o)
 			 bpf_map__fd(skel->maps.toe_bypass)) ||
 	    attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)))
 		goto fail;
-	for (i = 0; i < (unsigned int)o->ndevs; i++) {
+	for (i = 0; i < (unsigned int)o->ndevs && o->hook_tc; i++) {
+		if (attach_tc(o, o->devs[i], bpf_program__fd(skel->progs.toe_tc)))
+			goto fail;
+	}
+	for (i = 0; i < (unsigned int)o->ndevs && !o->hook_tc; i++) {
 		if (add_egress(o->devs[i], if_nametoindex(o->devs[i]),
 			       bpf_map__fd(skel->maps.toe_devmap),
 			       bpf_map__fd(skel->maps.toe_ifaces)) ||
@@ -758,7 +831,8 @@ static int cmd_load(struct opts *o)
 	opentoe__destroy(skel);	/* everything stays: it is pinned */
 	printf("opentoe loaded: sock_ops on %s", o->cgroup);
 	for (i = 0; i < (unsigned int)o->ndevs; i++)
-		printf("%s%s", i ? ", " : "; XDP on ", o->devs[i]);
+		printf("%s%s", i ? ", " : o->hook_tc ? "; tc ingress on " : "; XDP on ",
+		       o->devs[i]);
 	printf("; pinned in %s\n", o->pin_dir);
 	return 0;
 
@@ -873,6 +947,12 @@ static int read_prog_row(int fd, bool is_link, const char *pin, struct prog_row 
 			snprintf(r->attach, sizeof(r->attach), "(map gone)");
 		if (mfd >= 0)
 			close(mfd);
+	} else if (is_link && li.type == TOE_LINK_TYPE_TCX) {
+		if (tcx_ifindex(&li) && if_indextoname(tcx_ifindex(&li), ifname))
+			snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+		else
+			snprintf(r->attach, sizeof(r->attach), "(interface gone)");
+		snprintf(r->mode, sizeof(r->mode), "tcx");
 	} else if (is_link && li.type == BPF_LINK_TYPE_XDP) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
@@ -1276,8 +1356,8 @@ static int cmd_unload(const struct opts *o)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: toe-loader load [--dev IFACE]... [--xdp-mode native|skb] [--cgroup PATH]\n"
-"                       [--pin-dir DIR] [--flows N]\n"
+"Usage: toe-loader load [--dev IFACE]... [--hook xdp|tc] [--xdp-mode native|skb]\n"
+"                       [--cgroup PATH] [--pin-dir DIR] [--flows N]\n"
 "       toe-loader status [-j] [--pin-dir DIR]\n"
 "       toe-loader unload [--pin-dir DIR] [--drain-timeout S] [--force]\n"
 "\n"
@@ -1296,6 +1376,10 @@ static void usage(FILE *f)
 "\n"
 "Options:\n"
 "  -d, --dev IFACE        attach XDP to IFACE (repeatable)\n"
+"  -H, --hook HOOK        xdp (default): account, steer and forward in XDP;\n"
+"                         tc: account only, on tc ingress (tcx link), after GRO:\n"
+"                         no cost to host flows on veths, whose peer loses TSO\n"
+"                         under native XDP; no 'steer cpu' or 'forward' there\n"
 "  -m, --xdp-mode MODE    native or skb (default: native where the driver has it)\n"
 "  -c, --cgroup PATH      cgroup v2 folder for sock_ops (default: cgroup v2 root\n"
 "                         from /proc/mounts)\n"
@@ -1314,6 +1398,7 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "dev", required_argument, NULL, 'd' },
 		{ "xdp-mode", required_argument, NULL, 'm' },
+		{ "hook", required_argument, NULL, 'H' },
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "pin-dir", required_argument, NULL, 'p' },
 		{ "flows", required_argument, NULL, 'f' },
@@ -1339,7 +1424,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "d:m:c:p:f:jt:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:m:H:c:p:f:jt:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (o.ndevs == MAX_DEVS) {
@@ -1359,6 +1444,16 @@ int main(int argc, char **argv)
 				o.xdp_flags = XDP_FLAGS_SKB_MODE;
 			} else {
 				toe_err("bad --xdp-mode '%s': expected native or skb", optarg);
+				return 1;
+			}
+			break;
+		case 'H':
+			if (!strcmp(optarg, "xdp")) {
+				o.hook_tc = false;
+			} else if (!strcmp(optarg, "tc") || !strcmp(optarg, "tcx")) {
+				o.hook_tc = true;
+			} else {
+				toe_err("bad --hook '%s': expected xdp or tc", optarg);
 				return 1;
 			}
 			break;
@@ -1400,6 +1495,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		toe_err("unexpected argument '%s'", argv[optind]);
+		return 1;
+	}
+	if (o.hook_tc && o.xdp_flags) {
+		toe_err("--xdp-mode does not apply to --hook tc");
 		return 1;
 	}
 	if (!strcmp(cmd, "load"))

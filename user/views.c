@@ -26,11 +26,13 @@ int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len
 
 	char path[4096];
 
-	m->fwd = -1;
+	m->fwd = m->byp = -1;
 	if (toe_open_pins(pin_dir, names, TOE_MAPS_N, (int *)m, err, len))
 		return -1;
 	toe_join(path, sizeof(path), pin_dir, TOE_MAP_FWD);
 	m->fwd = bpf_obj_get(path);
+	toe_join(path, sizeof(path), pin_dir, TOE_MAP_BYP_FLOWS);
+	m->byp = bpf_obj_get(path);
 	return 0;
 }
 
@@ -38,6 +40,7 @@ void toe_maps_close(struct toe_maps *m)
 {
 	toe_close_fds((int *)m, TOE_MAPS_N);
 	toe_close_fds(&m->fwd, 1);
+	toe_close_fds(&m->byp, 1);
 }
 
 __u64 toe_now_ns(void)
@@ -228,6 +231,111 @@ static void flow_pkts(const struct toe_maps *m, const struct toe_flow_key *k,
 	free(v);
 }
 
+/*
+ * toe_byp_flows, read once per listing and sorted by socket cookie: a
+ * bypassed flow's data goes socket to socket, not through TCP, so its
+ * toe_flows counters (bytes_acked, bytes_received) miss it.
+ */
+struct byp_table {
+	struct toe_byp_flow *v;
+	size_t n;
+};
+
+static int cmp_cookie(const void *a, const void *b)
+{
+	__u64 x = ((const struct toe_byp_flow *)a)->cookie;
+	__u64 y = ((const struct toe_byp_flow *)b)->cookie;
+
+	return x < y ? -1 : x > y;
+}
+
+static void byp_load(const struct toe_maps *m, struct byp_table *t)
+{
+	struct toe_bypass_key k, next;
+	void *prev = NULL;
+	size_t cap = 0;
+
+	t->v = NULL;
+	t->n = 0;
+	if (m->byp < 0)
+		return;
+	while (bpf_map_get_next_key(m->byp, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (t->n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			void *nv = realloc(t->v, ncap * sizeof(*t->v));
+
+			if (!nv)
+				break;
+			t->v = nv;
+			cap = ncap;
+		}
+		if (bpf_map_lookup_elem(m->byp, &k, &t->v[t->n]) == 0)
+			t->n++;
+	}
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_cookie);
+}
+
+static const struct toe_byp_flow *byp_find(const struct byp_table *t, __u64 cookie)
+{
+	struct toe_byp_flow key = { .cookie = cookie };
+
+	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), cmp_cookie) : NULL;
+}
+
+static const char *byp_state(__u32 st)
+{
+	switch (st) {
+	case TOE_BYP_WAITING: return "waiting";
+	case TOE_BYP_PAIRED: return "paired";
+	case TOE_BYP_TCP: return "tcp";
+	case TOE_BYP_ENDED: return "ended";
+	default: return "?";
+	}
+}
+
+static const char *byp_why(__u32 why)
+{
+	switch (why) {
+	case TOE_BYP_WHY_NONE: return NULL;
+	case TOE_BYP_WHY_NO_PEER: return "no_peer";
+	case TOE_BYP_WHY_REFUSED: return "refused";
+	case TOE_BYP_WHY_DRAIN: return "drain";
+	case TOE_BYP_WHY_BACKLOG: return "backlog";
+	default: return "?";
+	}
+}
+
+static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
+{
+	const char *why;
+
+	tj_key(j, "bypass");
+	if (!b) {
+		tj_null(j);
+		return;
+	}
+	why = byp_why(b->why);
+	tj_obj(j);
+	tj_kstr(j, "state", byp_state(b->state));
+	tj_key(j, "why");
+	if (why)
+		tj_str(j, why);
+	else
+		tj_null(j);
+	tj_ku64(j, "bytes_out", b->bytes_out);
+	tj_ku64(j, "msgs_out", b->msgs_out);
+	tj_ku64(j, "bytes_in", b->bytes_in);
+	tj_ku64(j, "msgs_in", b->msgs_in);
+	tj_ku64(j, "tcp_bytes_out", b->tcp_bytes_out);
+	tj_ku64(j, "tcp_msgs_out", b->tcp_msgs_out);
+	tj_ku64(j, "to_tcp", b->to_tcp);
+	tj_ku64(j, "to_peer", b->to_peer);
+	tj_obj_end(j);
+}
+
 static const char *fwd_state(__u8 st)
 {
 	switch (st) {
@@ -290,6 +398,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 			tj_kstr(j, "state", fwd_state(v.state));
 			tj_ku64(j, "xdp_packets", pk);
 			tj_ku64(j, "xdp_bytes", by);
+			byp_json(j, NULL);
 			tj_key(j, "age_s");
 			tj_f64(j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
 			tj_ku64(j, "policy", v.policy);
@@ -311,9 +420,11 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 	struct toe_flow_key k, next;
 	__u64 now = toe_now_ns();
 	void *prev = NULL;
+	struct byp_table bt;
 	struct toe_json j;
 	int shown = 0;
 
+	byp_load(m, &bt);
 	if (json) {
 		tj_start(&j, f);
 		tj_arr(&j);
@@ -324,9 +435,10 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 	}
 	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
 		char l[64], r[64], dn[17], age[16], ts[24] = "-", rs[16] = "-";
+		const struct toe_byp_flow *b = NULL;
 		long long tid = -1;
 		struct toe_flow v;
-		__u64 pk, by;
+		__u64 pk, by, out, in;
 
 		k = next;
 		prev = &k;
@@ -340,6 +452,11 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		flow_pkts(m, &k, &pk, &by);
 		if (tid_of && v.decision == TOE_ACT_OFFLOAD)
 			tid = tid_of(&k, ctx);
+		if (v.decision == TOE_ACT_BYPASS)
+			b = byp_find(&bt, v.cookie);
+		/* What the application moved: over TCP, and socket to socket. */
+		out = v.bytes_acked + (b ? b->bytes_out : 0);
+		in = v.bytes_received + (b ? b->bytes_in : 0);
 		toe_endpoint_str(k.family, k.laddr, k.lport, l, sizeof(l));
 		toe_endpoint_str(k.family, k.raddr, k.rport, r, sizeof(r));
 		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
@@ -373,6 +490,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			tj_ku64(&j, "total_retrans", v.total_retrans);
 			tj_ku64(&j, "xdp_packets", pk);
 			tj_ku64(&j, "xdp_bytes", by);
+			byp_json(&j, b);
 			tj_ku64(&j, "srtt_us", v.srtt_us);
 			tj_key(&j, "age_s");
 			tj_f64(&j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
@@ -391,13 +509,13 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 				snprintf(ts, sizeof(ts), "%lld", tid);
 			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %6s\n",
 				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason), rs,
-				(unsigned long long)v.bytes_acked,
-				(unsigned long long)v.bytes_received,
+				(unsigned long long)out, (unsigned long long)in,
 				(unsigned long long)v.segs_in + v.segs_out,
 				(unsigned long long)pk, v.srtt_us, age, ts);
 		}
 	}
 	shown += fwd_flows(f, json, &j, m, flt, now);
+	free(bt.v);
 	if (json) {
 		tj_arr_end(&j);
 		tj_end(&j);

@@ -15,6 +15,7 @@
 struct toe_maps {
 	int devs, live, flows, flow_pkts, stats, hdr, gen, neigh, local, events;
 	int fwd;	/* optional (-1): a datapath without the forward path */
+	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
 };
 
 #define TOE_MAPS_N	10	/* the required ones, devs .. events */

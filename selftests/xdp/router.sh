@@ -67,6 +67,17 @@ fill_neigh() {
 	done
 }
 
+# intact NAME: the transfer xfer.py's client wrote to $work/NAME.json
+# arrived whole: the server ($work/server.out) read as many bytes, with the
+# same sha256.
+intact() {
+	local c lp
+	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
+	[ "$lp" != null ] || return 1
+	wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out" || return 1
+	grep "\"peer_port\": $lp," "$work/server.out" |
+		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
+}
 stat_of() { # PIN INDEX -> counter summed over CPUs
 	bpftool -j map lookup pinned "$1/toe_stats" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
 }

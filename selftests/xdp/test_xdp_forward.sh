@@ -42,14 +42,6 @@ xfer() {
 	local name=$1 addr=$2 port=$3; shift 3
 	nsx c python3 "$XFER" client --addr "$addr" --port "$port" "$@" >"$work/$name.json"
 }
-intact() { # NAME
-	local c lp
-	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
-	[ "$lp" != null ] || return 1
-	wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out" || return 1
-	grep "\"peer_port\": $lp," "$work/server.out" |
-		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
-}
 flow_pkts() { # FAM A AP B BP -> packets of the flow in toe_flow_pkts
 	bpftool -j map lookup pinned "$PIN/toe_flow_pkts" key hex $($PKT ckey "$@") 2>/dev/null |
 		jq '[.formatted.values[].value.packets] | add' 2>/dev/null || echo 0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Stateless offloads carry the host path: attaching opentoe (native or skb
-# XDP, and sock_ops) changes none of the interface's offload features
+# XDP, or tc ingress with --hook tc, and sock_ops) changes none of the interface's offload features
 # (ethtool -k: GRO, TSO, GSO, checksums...), on it or on its peer, and
 # unloading leaves them as they were.  In native mode on a veth the kernel
 # turns off TSO/GSO on the veth's peer (its rule for XDP programs without
@@ -19,15 +19,16 @@ nsx a ip link set va up && nsx a ip link set vb up
 nsx a ethtool -K va gro on >/dev/null	# GRO on, so a change would show
 feat() { nsx a ethtool -k "$1" | grep -v '\[fixed\]' | sort; }
 defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-for mode in native skb; do
+for mode in native skb tc; do
 	va0=$(feat va) vb0=$(feat vb)
-	nsx a toe-loader load --dev va --xdp-mode $mode --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
+	if [ $mode = tc ]; then how=(--hook tc); else how=(--xdp-mode $mode); fi
+	nsx a toe-loader load --dev va "${how[@]}" --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
 		{ fail "load ($mode)"; continue; }
 	check "$mode: va's offload features unchanged with opentoe attached ($(grep -c ': on' <<<"$va0") on)" \
 		test "$(feat va)" = "$va0"
 	check "$mode: GRO, TSO and GSO still on" \
 		test "$(feat va | grep -cE '^(generic-receive-offload|tcp-segmentation-offload|generic-segmentation-offload): on')" = 3
-	if [ $mode = skb ]; then
+	if [ $mode != native ]; then
 		check "$mode: the peer's features unchanged" test "$(feat vb)" = "$vb0"
 	else
 		# veth's own rule, not opentoe's: a native XDP program without

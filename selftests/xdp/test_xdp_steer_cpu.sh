@@ -49,13 +49,6 @@ ticks() { awk '{ print $14 + $15 }' /proc/$kt/stat; }
 (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name b) python3 "$XFER" server --port 7001 --port 7002) >"$work/server.out" 2>&1 &
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 xfer() { nsx a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"; }
-intact() {
-	local c lp
-	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
-	[ "$lp" != null ] && wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out" &&
-		grep "\"peer_port\": $lp," "$work/server.out" |
-		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
-}
 
 N=50000000
 r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT) t0=$(ticks)

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# toe-loader load --hook tc: the accounting program on tc ingress (a tcx
+# link) instead of XDP.  Real TCP between two namespaces: an offloaded
+# flow's packets are counted per segment (a GRO packet counts gso_segs),
+# its bytes in full; a host flow writes no map; the offload features of
+# the interface and of its veth peer stay as they were (native XDP turns
+# TSO off on the peer); iptables still stops a host flow; an interface is
+# XDP or tc, never both; unload leaves no tcx link behind.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+need_root
+need_cmd bpftool jq python3 nsenter ethtool iptables
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || skip "not built (make)"
+PIN=$TOE_PIN_DIR
+cg_add tch || skip "no cgroup v2 mount"
+ns_add a && ns_add b || exit 1
+veth_pair a va b vb || exit 1
+A4=10.213.0.1 B4=10.213.0.2
+nsx a ip addr add $A4/24 dev va && nsx a ip link set va up
+nsx b ip addr add $B4/24 dev vb && nsx b ip link set vb up
+nsx b ethtool -K vb gro on >/dev/null	# so the test sees GRO packets either way
+work=$(mktemp -d); defer "rm -rf $work"
+feat() { nsx "$1" ethtool -k "$2" | grep -v '\[fixed\]' | sort; }
+va0=$(feat a va) vb0=$(feat b vb)
+
+defer "nsx b toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
+out=$(nsx b toe-loader load --dev vb --hook tc --cgroup "$CG" --pin-dir "$PIN") || { fail "load --hook tc"; finish; }
+check "load --hook tc says where: '$out'" grep -q 'tc ingress on vb' <<<"$out"
+st=$(nsx b toe-loader status -j --pin-dir "$PIN")
+check "status: toe_tc, sched_cls, attached to vb, mode tcx" \
+	jq -e '[.programs[] | select(.name == "toe_tc" and .type == "sched_cls" and .attach == "vb" and .xdp_mode == "tcx")] | length == 1' <<<"$st"
+check "status: no XDP program" jq -e '[.programs[] | select(.type == "xdp")] | length == 0' <<<"$st"
+tcid=$(jq '.programs[] | select(.name == "toe_tc") | .id' <<<"$st")
+check "the kernel has a tcx link for it" \
+	test "$(bpftool -j link show | jq --argjson p "$tcid" '[.[] | select(.prog_id == $p)] | length')" = 1
+check "vb's offload features unchanged" test "$(feat b vb)" = "$vb0"
+check "the peer va keeps its features too (TSO on)" test "$(feat a va)" = "$va0"
+check "  TSO on va" grep -q '^tcp-segmentation-offload: on' <<<"$(feat a va)"
+
+printf 'device c1 type software nconn 100\nrule offload dev c1 lport 7001\ndefault host\n' >"$work/c.conf"
+chmod 600 "$work/c.conf"
+toed --apply "$work/c.conf" --pin-dir "$PIN" >/dev/null || { fail "apply"; finish; }
+
+# The server in b, in the cgroup: sock_ops decides its side of each flow.
+(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name b) python3 "$XFER" server --port 7001 --port 7002) >"$work/server.out" 2>&1 &
+defer "kill $! 2>/dev/null"
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+xfer() { nsx a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"; }
+n_pkts() { bpftool -j map dump pinned "$PIN/toe_flow_pkts" | jq length; }
+
+N=40000000
+h0=$(stat_of "$PIN" $S_FLOW_HIT)
+NAME=off xfer --port 7001 --bytes $N
+h1=$(stat_of "$PIN" $S_FLOW_HIT)
+echo "offloaded flow: $N bytes; toe_stats flow hits +$((h1 - h0))"
+check "offloaded flow: $N bytes intact" intact off
+# Segments, not GRO packets: at least one per 1500 bytes of data.
+check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((h1 - h0)) -ge $((N / 1500))
+
+# The per-flow counters live as long as the flow: read them while it runs.
+NAME=live xfer --port 7001 --seconds 3 &
+cpid=$!
+sample() { # -> "packets bytes" of the one offloaded flow of port 7001
+	bpftool -j map dump pinned "$PIN/toe_flow_pkts" |
+		jq -r '[.[] | select(.formatted.key.lport == 7001)] | select(length == 1) | .[0] |
+			[.formatted.values[].value] | "\(map(.packets) | add) \(map(.bytes) | add)"'
+}
+sleep 1.5
+set -- $(sample) ; p1=${1:-0} b1=${2:-0}
+sleep 0.5
+set -- $(sample) ; p2=${1:-0} b2=${2:-0}
+wait $cpid
+lp=$(jq .lport "$work/live.json")
+echo "while running: toe_flow_pkts $p1 packets $b1 bytes, then $p2 packets $b2 bytes (client port $lp)"
+check "live flow: counted while it runs" test -n "$lp" -a "$p1" -gt 0
+check "  its toe_flow_pkts counters grow (packets $p1 -> $p2, bytes $b1 -> $b2)" test "$p2" -gt "$p1" -a "$b2" -gt "$b1"
+# A GRO packet counted as one would average tens of KB a packet.
+check "  counted per segment: $((b2 / (p2 > 0 ? p2 : 1))) bytes a packet on average, <= 1600" \
+	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1600
+check "  and arrives intact" intact live
+
+before=$(n_pkts)
+NAME=host xfer --port 7002 --bytes 5000000
+check "host flow (port 7002): intact" intact host
+check "  no toe_flow_pkts entry written" test "$(n_pkts)" = "$before"
+
+# The stack still decides: an iptables DROP stops a host flow with tc on.
+nsx b iptables -I INPUT -p tcp --dport 7002 -j DROP
+defer "nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP 2>/dev/null"
+check_not "iptables DROP in INPUT stops the host flow" nsx a timeout 5 python3 "$XFER" client --addr $B4 --port 7002 --bytes 1000 --connect-timeout 2
+nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP
+
+# One hook per interface.
+err=$(nsx b toe-loader load --dev vb --hook xdp --cgroup "$CG" --pin-dir "$PIN" 2>&1)
+check "load --hook xdp on a tc interface: refused" test $? -ne 0
+check "  naming the interface and the way out: $err" grep -q "vb: opentoe is attached there with tc.*unload" <<<"$err"
+check "  nothing attached by it" test "$(nsx b bpftool -j net show dev vb | jq '[.[0].xdp[]] | length')" = 0
+check "  the tc link still there" test -e "$(ls -d "$PIN"/link_tc_* 2>/dev/null | head -1)"
+check "reload with --hook tc: replaced in place" nsx b toe-loader load --dev vb --hook tc --cgroup "$CG" --pin-dir "$PIN"
+check "  still one tcx link on vb" \
+	test "$(bpftool -j link show | jq '[.[] | select(.type == "tcx" or .type == 11)] | length')" -ge 1
+err=$(nsx b toe-loader load --dev vb --hook tcp --pin-dir "$PIN" 2>&1)
+check "--hook tcp: refused, naming it ($err)" grep -q "bad --hook 'tcp'" <<<"$err"
+err=$(nsx b toe-loader load --dev vb --hook tc --xdp-mode skb --pin-dir "$PIN" 2>&1)
+check "--hook tc with --xdp-mode: refused ($err)" test $? -ne 0
+
+nsx b toe-loader unload --pin-dir "$PIN" >/dev/null
+check "unload: pin folder gone" test ! -e "$PIN"
+check "  no link of toe_tc left" \
+	test "$(bpftool -j link show | jq --argjson p "$tcid" '[.[] | select(.prog_id == $p)] | length')" = 0
+check "  features still as before" test "$(feat b vb)" = "$vb0" -a "$(feat a va)" = "$va0"
+finish
