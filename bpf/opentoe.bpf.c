@@ -58,6 +58,15 @@ struct {
 	__type(value, struct toe_flow_pkts);
 } toe_flow_pkts SEC(".maps");
 
+/* XDP's prefilter of toe_flows: see include/opentoe.h for what it guarantees. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* toe-loader writes loaded */
+	__uint(max_entries, TOE_FILTER_SLOTS);
+	__type(key, __u32);
+	__type(value, struct toe_filter);
+} toe_flow_filter SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TOE_STATS_MAX);
@@ -641,6 +650,40 @@ unsupported:
 	d->reason = TOE_R_UNSUPPORTED;
 }
 
+/*
+ * Count an offloaded socket in toe_flow_filter, before its record is
+ * written, and once (include/opentoe.h: the filter may err high, never low).
+ */
+static __always_inline void filter_add(struct toe_sk_state *st,
+				       const struct toe_flow_key *k)
+{
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	struct toe_filter *c;
+
+	if (st->filter)
+		return;
+	c = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->live, 1);
+	st->filter = 1;
+	st->filter_slot = slot;
+}
+
+/* Its count back, after its record is deleted; once. */
+static __always_inline void filter_del(struct toe_sk_state *st)
+{
+	__u32 slot = st->filter_slot;
+	struct toe_filter *c;
+
+	if (!st->filter)
+		return;
+	st->filter = 0;
+	c = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	if (c)
+		__sync_fetch_and_add(&c->live, -1);
+}
+
 static __always_inline void on_established(struct bpf_sock_ops *skops,
 					   __u8 dir)
 {
@@ -666,6 +709,8 @@ static __always_inline void on_established(struct bpf_sock_ops *skops,
 			st->dev = d.action == TOE_ACT_OFFLOAD ? d.dev :
 								TOE_DEV_NONE;
 			st->decision = d.action;
+			if (d.action == TOE_ACT_OFFLOAD)
+				filter_add(st, &k);
 		}
 	}
 	if (d.action == TOE_ACT_BYPASS)
@@ -718,12 +763,14 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 	if (!f) {
 		stat_inc(TOE_S_FLOW_EVICTED);
 		emit(TOE_EV_FLOW_CLOSED, &k, NULL, skops);
-		return;
+	} else {
+		stat_inc(TOE_S_CLOSED);
+		emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
+		bpf_map_delete_elem(&toe_flows, &k);
+		bpf_map_delete_elem(&toe_flow_pkts, &k);
 	}
-	stat_inc(TOE_S_CLOSED);
-	emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
-	bpf_map_delete_elem(&toe_flows, &k);
-	bpf_map_delete_elem(&toe_flow_pkts, &k);
+	if (st)
+		filter_del(st);	/* the record is gone: the count may go */
 }
 
 static __always_inline void on_update(struct bpf_sock_ops *skops)
@@ -1337,8 +1384,10 @@ int toe_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct toe_flow_key k = {};
+	struct toe_filter *fc;
 	struct toe_flow *f;
 	struct toe_pkt p;
+	__u32 slot;
 	int res;
 
 	res = toe_parse(data, data_end, &p);
@@ -1354,7 +1403,12 @@ int toe_xdp(struct xdp_md *ctx)
 	__builtin_memcpy(k.raddr, p.saddr, 16);
 	k.lport = bpf_ntohs(p.dport);
 	k.rport = bpf_ntohs(p.sport);
-	f = bpf_map_lookup_elem(&toe_flows, &k);
+	/* Nothing offloaded in the flow's filter slot: no lookup, as a miss. */
+	slot = toe_filter_slot(k.laddr, k.raddr, k.lport, k.rport);
+	fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	f = NULL;
+	if (!fc || fc->live || fc->loaded)
+		f = bpf_map_lookup_elem(&toe_flows, &k);
 	if (!f)
 		return xdp_fwd(ctx, &p, &k);	/* not ours: perhaps routed (k: scratch) */
 	if (f->decision != TOE_ACT_OFFLOAD)
