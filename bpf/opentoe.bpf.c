@@ -59,6 +59,15 @@ struct {
 	__type(value, struct toe_flow_pkts);
 } toe_flow_pkts SEC(".maps");
 
+/* XDP's prefilter of toe_flows: see include/opentoe.h for what it guarantees. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* toe-loader writes loaded */
+	__uint(max_entries, TOE_FILTER_SLOTS);
+	__type(key, __u32);
+	__type(value, struct toe_filter);
+} toe_flow_filter SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TOE_STATS_MAX);
@@ -642,6 +651,40 @@ unsupported:
 	d->reason = TOE_R_UNSUPPORTED;
 }
 
+/*
+ * Count an offloaded socket in toe_flow_filter, before its record is
+ * written, and once (include/opentoe.h: the filter may err high, never low).
+ */
+static __always_inline void filter_add(struct toe_sk_state *st,
+				       const struct toe_flow_key *k)
+{
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	struct toe_filter *c;
+
+	if (st->filter)
+		return;
+	c = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->live, 1);
+	st->filter = 1;
+	st->filter_slot = slot;
+}
+
+/* Its count back, after its record is deleted; once. */
+static __always_inline void filter_del(struct toe_sk_state *st)
+{
+	__u32 slot = st->filter_slot;
+	struct toe_filter *c;
+
+	if (!st->filter)
+		return;
+	st->filter = 0;
+	c = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	if (c)
+		__sync_fetch_and_add(&c->live, -1);
+}
+
 static __always_inline void on_established(struct bpf_sock_ops *skops,
 					   __u8 dir)
 {
@@ -667,6 +710,8 @@ static __always_inline void on_established(struct bpf_sock_ops *skops,
 			st->dev = d.action == TOE_ACT_OFFLOAD ? d.dev :
 								TOE_DEV_NONE;
 			st->decision = d.action;
+			if (d.action == TOE_ACT_OFFLOAD)
+				filter_add(st, &k);
 		}
 	}
 	if (d.action == TOE_ACT_BYPASS)
@@ -719,12 +764,14 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 	if (!f) {
 		stat_inc(TOE_S_FLOW_EVICTED);
 		emit(TOE_EV_FLOW_CLOSED, &k, NULL, skops);
-		return;
+	} else {
+		stat_inc(TOE_S_CLOSED);
+		emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
+		bpf_map_delete_elem(&toe_flows, &k);
+		bpf_map_delete_elem(&toe_flow_pkts, &k);
 	}
-	stat_inc(TOE_S_CLOSED);
-	emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
-	bpf_map_delete_elem(&toe_flows, &k);
-	bpf_map_delete_elem(&toe_flow_pkts, &k);
+	if (st)
+		filter_del(st);	/* the record is gone: the count may go */
 }
 
 static __always_inline void on_update(struct bpf_sock_ops *skops)
@@ -1048,6 +1095,20 @@ static __always_inline int steer_local(struct xdp_md *ctx, __u32 idx)
 	return XDP_REDIRECT;
 }
 
+/*
+ * The record of an offloaded flow, or NULL.  Nothing offloaded in the
+ * flow's toe_flow_filter slot: no hash lookup, as a miss (host flows).
+ */
+static __always_inline struct toe_flow *flow_lookup(const struct toe_flow_key *k)
+{
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	struct toe_filter *fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+
+	if (fc && !fc->live && !fc->loaded)
+		return NULL;
+	return bpf_map_lookup_elem(&toe_flows, k);
+}
+
 /* The flow of a received packet: its destination is the local end. */
 static __always_inline void ingress_key(const struct toe_pkt *p,
 					struct toe_flow_key *k)
@@ -1362,7 +1423,7 @@ int toe_xdp(struct xdp_md *ctx)
 		return xdp_next(ctx);
 	}
 	ingress_key(&p, &k);
-	f = bpf_map_lookup_elem(&toe_flows, &k);
+	f = flow_lookup(&k);
 	if (!f)
 		return xdp_fwd(ctx, &p, &k);	/* not ours: perhaps routed (k: scratch) */
 	if (f->decision != TOE_ACT_OFFLOAD)
@@ -1429,7 +1490,7 @@ int toe_tc(struct __sk_buff *skb)
 		return TCX_NEXT;
 	}
 	ingress_key(&p, &k);
-	f = bpf_map_lookup_elem(&toe_flows, &k);
+	f = flow_lookup(&k);
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT;	/* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;

@@ -35,6 +35,7 @@
 #define TOE_MAP_BYP_SK		"toe_byp_sk"
 #define TOE_MAP_BYP_FLOWS	"toe_byp_flows"
 #define TOE_MAP_BYP_CONF	"toe_byp_conf"
+#define TOE_MAP_FLOW_FILTER	"toe_flow_filter"
 
 #define TOE_MAX_DEVS		64
 #define TOE_DEV_NONE		0xffffffffU
@@ -233,14 +234,66 @@ struct toe_flow_pkts {
 };
 
 /*
+ * toe_flow_filter: ARRAY[TOE_FILTER_SLOTS] (BPF_F_MMAPABLE), slot
+ * toe_filter_slot(key) -> struct toe_filter.  A counting filter in front of
+ * toe_flows for XDP: a packet whose slot is all zero cannot belong to an
+ * offloaded flow, so XDP skips the toe_flows lookup and takes the path of
+ * a miss; a slot that is not zero only means "look it up" (another flow may
+ * share the slot, or the count may be high).
+ *
+ * What it guarantees: at any time, for every record of toe_flows with
+ * decision offload, the record's slot is not zero.  A count may be high
+ * (records evicted, overwritten, or counted twice), never low:
+ *   - live: offloaded sockets open now.  sock_ops adds 1 (atomic) before it
+ *     writes an offloaded record and notes it in the socket's toe_sk_state
+ *     (filter, slot); at TCP_CLOSE, after the record is deleted, the
+ *     socket that added 1 takes 1 off, once.  Nothing else writes it.  A
+ *     record lives no longer than its socket (on_close deletes it), so a
+ *     record written by a socket that added 1 is always counted.
+ *   - loaded: offloaded records written by anything else, as found by
+ *     toe-loader: a load over pinned maps (a sock_ops program of a version
+ *     without the filter may have written records) sets it, once sock_ops
+ *     is the new program and an RCU grace period has passed, to the number
+ *     of offloaded records in toe_flows per slot; only toe-loader writes
+ *     it, through mmap, so the datapath's atomic adds to live are never
+ *     lost.  Tests that write toe_flows by hand set it too
+ *     (selftests/tools/pkt.py filter).
+ */
+#define TOE_FILTER_SLOTS	65536
+
+struct toe_filter {
+	__u32 live;		/* open offloaded sockets (sock_ops, atomic) */
+	__u32 loaded;		/* offloaded records found by toe-loader's last load */
+};
+
+/*
+ * The filter slot of a flow key's fields (addresses in network order,
+ * ports in host order, as in struct toe_flow_key): the addresses' words
+ * and both ports folded into 32 bits, Fibonacci hashing to 16.  The same
+ * in the datapath, in toe-loader and in selftests/tools/pkt.py.
+ */
+static inline __u32 toe_filter_slot(const __u32 *laddr, const __u32 *raddr,
+				    __u16 lport, __u16 rport)
+{
+	__u32 h = laddr[0] ^ laddr[1] ^ laddr[2] ^ laddr[3] ^
+		  raddr[0] ^ raddr[1] ^ raddr[2] ^ raddr[3] ^
+		  ((__u32)lport << 16 | rport);
+
+	return (h * 0x9e3779b1U) >> 16;
+}
+
+/*
  * toe_sk_state: SK_STORAGE, per socket.  Owns the device slot of an
  * offloaded connection: created when the slot is taken, the slot released
- * (and dev set to TOE_DEV_NONE) exactly once, at TCP_CLOSE.
+ * (and dev set to TOE_DEV_NONE) exactly once, at TCP_CLOSE.  Likewise its
+ * count in toe_flow_filter: filter = 1 while it holds one in slot
+ * filter_slot, taken back (filter = 0) once, at TCP_CLOSE.
  */
 struct toe_sk_state {
 	__u32 dev;
 	__u8 decision;
-	__u8 pad[3];
+	__u8 filter;		/* 1: holds a count in toe_flow_filter */
+	__u16 filter_slot;	/* its slot there */
 };
 
 /*

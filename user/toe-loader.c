@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -60,7 +61,7 @@ static const char *map_names[] = {
 	TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS, TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
 	TOE_MAP_NEIGH, TOE_MAP_LOCAL_ADDR, TOE_MAP_FWD, TOE_MAP_DEVMAP,
 	TOE_MAP_IFACES, TOE_MAP_CPUMAP, TOE_MAP_XDP_CONF, TOE_MAP_BYPASS,
-	TOE_MAP_BYP_SK, TOE_MAP_BYP_FLOWS, TOE_MAP_BYP_CONF,
+	TOE_MAP_BYP_SK, TOE_MAP_BYP_FLOWS, TOE_MAP_BYP_CONF, TOE_MAP_FLOW_FILTER,
 };
 #define N_MAPS (sizeof(map_names) / sizeof(map_names[0]))
 
@@ -636,6 +637,85 @@ static int check_other_hook(const struct opts *o, const char *ifname)
 }
 
 /*
+ * toe_flow_filter's loaded counts (include/opentoe.h), for a load over
+ * pinned maps: toe_flows may hold offloaded records that no socket counted
+ * in the filter (written by a sock_ops program without it, the one this
+ * load has just replaced).  Once that program can no longer run (swapped
+ * out, then an RCU grace period: an update of the toe_rcu_sync map-in-map)
+ * no such record can appear any more; count the offloaded records per
+ * slot and store the counts, through mmap: the datapath adds to live, the
+ * other half of each slot, with atomic instructions, which a whole-value
+ * map update would race with.  Counting records the new program counted
+ * too only errs high.  Done before XDP is attached or swapped.
+ */
+#define FILTER_BATCH 1024
+
+static int filter_load(struct opentoe *skel)
+{
+	int flows = bpf_map__fd(skel->maps.toe_flows);
+	int filt = bpf_map__fd(skel->maps.toe_flow_filter);
+	size_t sz = TOE_FILTER_SLOTS * sizeof(struct toe_filter);
+	struct toe_flow_key *keys = calloc(FILTER_BATCH, sizeof(*keys));
+	struct toe_flow *vals = calloc(FILTER_BATCH, sizeof(*vals));
+	__u32 *cnt = calloc(TOE_FILTER_SLOTS, sizeof(*cnt));
+	struct toe_filter *slots = MAP_FAILED;
+	__u32 batch, n, i, zero = 0, nrec = 0;
+	void *in = NULL;
+	int inner, err = -1;
+
+	if (!keys || !vals || !cnt) {
+		toe_err("out of memory");
+		goto out;
+	}
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "toe_rcu_inner", 4, 4, 1, NULL);
+	if (inner < 0 || bpf_map_update_elem(bpf_map__fd(skel->maps.toe_rcu_sync),
+					     &zero, &inner, BPF_ANY)) {
+		toe_err("cannot wait for an RCU grace period: %s", strerror(errno));
+		if (inner >= 0)
+			close(inner);
+		goto out;
+	}
+	close(inner);
+	for (;;) {
+		int rc;
+
+		n = FILTER_BATCH;
+		rc = bpf_map_lookup_batch(flows, in, &batch, keys, vals, &n, NULL);
+		if (rc && errno != ENOENT) {
+			toe_err("cannot read %s: %s", TOE_MAP_FLOWS, strerror(errno));
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			if (vals[i].decision != TOE_ACT_OFFLOAD)
+				continue;
+			cnt[toe_filter_slot(keys[i].laddr, keys[i].raddr,
+					    keys[i].lport, keys[i].rport)]++;
+			nrec++;
+		}
+		if (rc)
+			break;	/* ENOENT: that was the last of them */
+		in = &batch;
+	}
+	slots = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, filt, 0);
+	if (slots == MAP_FAILED) {
+		toe_err("cannot map %s: %s", TOE_MAP_FLOW_FILTER, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < TOE_FILTER_SLOTS; i++)
+		__atomic_store_n(&slots[i].loaded, cnt[i], __ATOMIC_RELAXED);
+	munmap(slots, sz);
+	if (getenv("TOE_DEBUG"))
+		fprintf(stderr, "toe-loader: %u offloaded records in %s counted in %s\n",
+			nrec, TOE_MAP_FLOWS, TOE_MAP_FLOW_FILTER);
+	err = 0;
+out:
+	free(keys);
+	free(vals);
+	free(cnt);
+	return err;
+}
+
+/*
  * The interface's MAC (SIOCGIFHWADDR: /sys/class/net is the namespace of
  * whoever mounted /sys, not necessarily ours).
  */
@@ -707,7 +787,7 @@ static int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
 
 static int cmd_load(struct opts *o)
 {
-	bool existed[N_MAPS];
+	bool existed[N_MAPS], flows_existed = false;
 	char path[PATH_MAX];
 	struct opentoe *skel = NULL;
 	struct bpf_map *map;
@@ -769,6 +849,8 @@ static int cmd_load(struct opts *o)
 		existed[k] = access(path, F_OK) == 0;
 		if (!existed[k])
 			undo_push(UNDO_UNPIN, path);
+		else if (!strcmp(name, TOE_MAP_FLOWS))
+			flows_existed = true;
 		if (existed[k] && bpf_map__type(map) == BPF_MAP_TYPE_DEVMAP_HASH) {
 			/*
 			 * The kernel adds BPF_F_RDONLY_PROG to a devmap's flags,
@@ -809,7 +891,8 @@ static int cmd_load(struct opts *o)
 
 	if (attach_skmsg(o, bpf_program__fd(skel->progs.toe_skmsg),
 			 bpf_map__fd(skel->maps.toe_bypass)) ||
-	    attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)))
+	    attach_sockops(o, bpf_program__fd(skel->progs.toe_sockops)) ||
+	    (flows_existed && filter_load(skel)))
 		goto fail;
 	for (i = 0; i < (unsigned int)o->ndevs && o->hook_tc; i++) {
 		if (attach_tc(o, o->devs[i], bpf_program__fd(skel->progs.toe_tc)))

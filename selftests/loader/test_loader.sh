@@ -5,7 +5,7 @@
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
 need_root
-need_cmd bpftool jq iperf3 nsenter
+need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || skip "toe-loader not built (make)"
 
 PIN=$TOE_PIN_DIR
@@ -62,7 +62,15 @@ sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
 skmsg_link=$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)
 bpftool map update pinned "$PIN/toe_pol_gen" key 0 0 0 0 value 1 0 0 0
+# An offloaded record no socket counted in the XDP filter (as a sock_ops
+# program without the filter would have left it): the next load counts it.
+PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
+bpftool map update pinned "$PIN/toe_flows" key hex $($PKT key 4 10.201.0.1 10.201.0.9 80 40000) value hex $($PKT flow 1)
+fslot=$($PKT filter 4 10.201.0.1 10.201.0.9 80 40000); fslot=${fslot%% value*}
+bpftool map update pinned "$PIN/toe_flow_filter" $fslot value 0 0 0 0 0 0 0 0
 check "second load succeeds" tl load --dev va --cgroup "$CG"
+check "it counted the offloaded record in the XDP filter (loaded)" test \
+	"$(bpftool -j map lookup pinned "$PIN/toe_flow_filter" $fslot | jq .formatted.value.loaded)" = 1
 check "no duplicate sock_ops attachment" test "$(cg_progs)" = 1
 check "sk_msg link kept across load" test \
 	"$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)" = "$skmsg_link"

@@ -53,6 +53,11 @@ flows() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c '[.[].formatted | 
 dev_live() { # DEVINDEX FIELD
 	bpftool -j map lookup pinned "$PIN/toe_dev_live" key "$1" 0 0 0 | jq ".formatted.value.$2"
 }
+# Offloaded sockets counted in toe_flow_filter (its live halves, summed;
+# awk, not jq: 65536 entries).
+filter_live() {
+	bpftool map dump pinned "$PIN/toe_flow_filter" | awk '$1 == "\"live\":" { s += $2 } END { print s + 0 }'
+}
 stat_sum() { # INDEX
 	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
 }

@@ -20,17 +20,18 @@ events_start
 run_held() { # PORT COUNT [--rst]: hold COUNT connections; ASSERT runs meanwhile
 	local port=$1 n=$2 out; shift 2
 	out=$CONF_DIR/held.$RANDOM
-	client --addr $B4 --port "$port" --count "$n" --hold 2 "$@" >"$out" &
+	client --addr $B4 --port "$port" --count "$n" --hold 4 "$@" >"$out" &
 	HELD_PID=$!
 	wait_for 10 grep -q held "$out"
 }
 
 run_held 5100 8 || fail "8 connections"
 run_held2_out=$CONF_DIR/held2
-client --addr $B6 --port 5100 --count 7 --hold 1.5 --rst >"$run_held2_out" &
+client --addr $B6 --port 5100 --count 7 --hold 3.5 --rst >"$run_held2_out" &
 pid2=$!
 wait_for 10 grep -q held "$run_held2_out" || fail "7 more connections"
 check "exactly nconn=10 live on the device" test "$(dev_live 0 live)" = 10
+check "the XDP filter counts the 10 offloaded sockets, not the refused ones" test "$(filter_live)" = 10
 n_off=$(flows | jq '[.[] | select(.rport == 5100 and .decision == 1)] | length')
 n_cap=$(flows | jq '[.[] | select(.rport == 5100 and .decision == 0 and .reason == 2)] | length')
 echo "flow table (16 entries): $n_off offloaded, $n_cap refused for capacity"
@@ -44,6 +45,7 @@ released() { [ "$(dev_live 0 live)" = 0 ]; }
 check "after FIN and RST closes the device count is back to 0" wait_for 5 released
 check "10 slots released, 5 refusals counted" \
 	test "$(dev_live 0 released)" = 10 -a "$(dev_live 0 refused)" = 5
+check "and the XDP filter's counts are back to 0" test "$(filter_live)" = 0
 
 # Refused half-way: nothing listens on 5101 (RST to the SYN).
 before=$(dev_live 0 offloaded)
@@ -54,9 +56,11 @@ check "it took no slot" test "$(dev_live 0 live)" = 0 -a "$(dev_live 0 offloaded
 run_held 5200 100 || fail "100 connections"
 check "100 slots held while the flow table holds 16" \
 	test "$(dev_live 1 live)" = 100 -a "$(flows | jq length)" -le 16
+check "the XDP filter still counts all 100 (evicted records: high, never low)" test "$(filter_live)" = 100
 wait $HELD_PID
 check "evicted flows were seen closing" test "$(stat_sum 41)" -gt 0
 big_released() { [ "$(dev_live 1 live)" = 0 ]; }
 check "after LRU eviction of live flows the device count is back to 0" wait_for 5 big_released
+check "and so are the XDP filter's counts" test "$(filter_live)" = 0
 check "and every slot taken was released" test "$(dev_live 1 released)" = "$(dev_live 1 offloaded)"
 finish

@@ -4,6 +4,10 @@
 
   pkt.py key FAM LADDR RADDR LPORT RPORT   a toe_flow_key as bpftool hex bytes
   pkt.py flow DECISION                      a toe_flow value as bpftool hex bytes
+  pkt.py filter FAM LADDR RADDR LPORT RPORT "key hex .. value hex ..": the flow's
+                          toe_flow_filter slot with loaded = 1, for bpftool map
+                          update (a toe_flows record written by hand with
+                          decision offload needs it, or XDP skips the lookup)
   pkt.py NAME FILE                          write packet NAME (see the table below)
 
 Forward path (XDP steering):
@@ -24,6 +28,15 @@ def key(fam, l, r, lp, rp):
     la = socket.inet_pton(af, l).ljust(16, b"\0")
     ra = socket.inet_pton(af, r).ljust(16, b"\0")
     return la + ra + struct.pack("<HHB3x", lp, rp, 2 if fam == 4 else 10)
+def filter_slot(fam, l, r, lp, rp):
+    # include/opentoe.h toe_filter_slot(): the key's address words (native
+    # order, as the datapath loads them) and ports, folded, Fibonacci hashing
+    k = key(fam, l, r, lp, rp)
+    h = 0
+    for w in struct.unpack("=8I", k[:32]):
+        h ^= w
+    h ^= (lp << 16) | rp
+    return ((h * 0x9e3779b1) & 0xffffffff) >> 16
 def flow(decision):
     # start, cookie, acked, received, segs_in, segs_out, retrans, srtt, dev, rule,
     # decision, reason, direction, state, policy
@@ -63,6 +76,9 @@ def ep(fam, a):
 cmd = sys.argv[1]
 if cmd == "key":  print(hexs(key(int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))))
 elif cmd == "flow": print(hexs(flow(int(sys.argv[2]))))
+elif cmd == "filter":
+    slot = filter_slot(int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
+    print("key hex", hexs(struct.pack("=I", slot)), "value hex", hexs(struct.pack("=II", 0, 1)))
 elif cmd == "tcp":
     a = sys.argv[3:]
     open(sys.argv[2], "wb").write(tcpf(int(a[0]), a[1], a[2], int(a[3]), int(a[4]), a[5], int(a[6]), int(a[7]),

@@ -37,6 +37,9 @@ K6=$($P key 6 fd00::1 fd00::2 443 4444)
 bpftool map update pinned "$PIN/toe_flows" key hex $K4 value hex $($P flow 1)
 bpftool map update pinned "$PIN/toe_flows" key hex $K4h value hex $($P flow 0)
 bpftool map update pinned "$PIN/toe_flows" key hex $K6 value hex $($P flow 1)
+# Offloaded records written by hand: their toe_flow_filter slots too.
+bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
+bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 6 fd00::1 fd00::2 443 4444)
 
 len4=$(stat -c %s "$work/v4off.bin"); len6=$(stat -c %s "$work/v6off.bin"); leno=$(stat -c %s "$work/v4opts.bin")
 check "offloaded IPv4 flow: XDP_PASS" test "$(run v4off 1000)" = 2
