@@ -23,7 +23,8 @@ _toe_run_cleanups() {
 		eval "${_toe_cleanups[$i]}" >/dev/null 2>&1
 	done
 }
-trap _toe_run_cleanups EXIT
+# A second INT or TERM while the cleanups run must not cut them short.
+trap 'trap "" INT TERM; _toe_run_cleanups' EXIT
 trap 'exit 130' INT TERM
 
 skip() { echo "SKIP: $*"; exit $KSFT_SKIP; }
