@@ -117,7 +117,7 @@ show() {
 }
 
 # The README's order; any other pinned map after them.
-order=(toe_flows toe_flow_pkts toe_devs toe_dev_live toe_stats toe_events
+order=(toe_flows toe_flow_pkts toe_flow_filter toe_devs toe_dev_live toe_stats toe_events
 	toe_pol_gen toe_pol_hdr toe_pol_rules toe_pol_tuples toe_pol_cells
 	toe_pol_lclass toe_pol_rclass toe_rcu_sync toe_sk_state toe_xdp_next
 	toe_neigh toe_local_addr toe_fwd toe_devmap toe_ifaces toe_cpumap
@@ -176,6 +176,11 @@ for m in "${maps[@]}"; do
 		show bpftool map dump pinned "$PIN/$m" ;;
 	esac
 	case $m in
+	toe_flow_filter)
+		echo "# 65536 slots, nearly all zero: the ones in use (jq)"
+		echo "# bpftool -j map dump pinned $SHOWN/$m | jq -c '.[].formatted | select(.value.live + .value.loaded > 0)'"
+		bpftool -j map dump pinned "$PIN/$m" |
+			jq -c '.[].formatted | select(.value.live + .value.loaded > 0)' | head -n "$LINES_MAX" ;;
 	toe_stats)
 		echo "# index 39 = TOE_S_ESTABLISHED (enum toe_stat, include/opentoe.h)"
 		show bpftool map lookup pinned "$PIN/$m" key 39 0 0 0 ;;
