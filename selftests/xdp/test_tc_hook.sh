@@ -5,7 +5,8 @@
 # flow's packets are counted per segment (a GRO packet counts gso_segs),
 # its bytes in full; a host flow writes no map; the offload features of
 # the interface and of its veth peer stay as they were (native XDP turns
-# TSO off on the peer); iptables still stops a host flow; an interface is
+# TSO off on the peer); malformed packets go on untouched, counted per
+# reason; iptables still stops a host flow; an interface is
 # XDP or tc, never both; unload leaves no tcx link behind.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
@@ -84,6 +85,19 @@ before=$(n_pkts)
 NAME=host xfer --port 7002 --bytes 5000000
 check "host flow (port 7002): intact" intact host
 check "  no toe_flow_pkts entry written" test "$(n_pkts)" = "$before"
+
+# Malformed packets through toe_tc (BPF_PROG_TEST_RUN): TCX_NEXT, untouched,
+# counted per reason, as XDP does.
+for m in "badihl 7" "baddoff 9" "trunc 4"; do
+	set -- $m
+	$PKT $1 "$work/$1.bin"
+	b=$(stat_of "$PIN" $2)
+	rv=$(bpftool prog run id "$tcid" data_in "$work/$1.bin" data_out "$work/$1.out" repeat 3 2>&1 |
+		sed -n 's/^Return value: \([0-9]*\).*/\1/p')
+	check "malformed ($1) through toe_tc: TCX_NEXT ($rv), counted under reason $2" \
+		test "$rv" = 4294967295 -a "$(stat_of "$PIN" $2)" = $((b + 3))
+	check "  and passed on unchanged" cmp -s "$work/$1.bin" "$work/$1.out"
+done
 
 # The stack still decides: an iptables DROP stops a host flow with tc on.
 nsx b iptables -I INPUT -p tcp --dport 7002 -j DROP
