@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,6 +137,43 @@ static int write_devices(const struct maps *m, const struct toe_cfg *c,
 		}
 		if (bpf_map_update_elem(m->devs, &idx[d], &v, BPF_ANY))
 			return errf(err, len, "cannot write toe_devs: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * "steer cpu N" and "steer forward" are XDP's (cpumap and devmap redirects):
+ * a device whose interface opentoe is on at tc ingress (toe-loader --hook
+ * tc, pin link_tc_n<NETNS>_if<IFINDEX> in this network namespace) would
+ * only be accounted, so such a configuration is refused, not half applied.
+ */
+static int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, size_t len)
+{
+	char path[PATH_MAX], ifname[IF_NAMESIZE + 16];
+	struct stat ns;
+	int d;
+
+	if (stat("/proc/self/ns/net", &ns))
+		return 0;
+	for (d = 0; d < c->ndevs; d++) {
+		const struct toe_cfg_dev *cd = &c->devs[d];
+		__u32 ifindex = cd->ifindex;
+
+		if (cd->steer == TOE_STEER_ACCOUNT)
+			continue;
+		if (!ifindex && cd->ifname[0])
+			ifindex = if_nametoindex(cd->ifname);
+		if (!ifindex)
+			continue;
+		snprintf(path, sizeof(path), "%s/link_tc_n%lu_if%u", pin_dir,
+			 (unsigned long)ns.st_ino, ifindex);
+		if (access(path, F_OK))
+			continue;
+		if (!if_indextoname(ifindex, ifname))
+			snprintf(ifname, sizeof(ifname), "ifindex %u", ifindex);
+		return errf(err, len, "device '%s' (line %d): steer %s needs XDP on %s, where opentoe is at tc ingress (toe-loader --hook tc): load it with --hook xdp, or steer account",
+			    cd->name, cd->line, cd->steer == TOE_STEER_CPU ? "cpu" : "forward",
+			    ifname);
 	}
 	return 0;
 }
@@ -431,7 +469,7 @@ int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 	int lock, ret = -1;
 
 	memset(st, 0, sizeof(*st));
-	if (open_maps(pin_dir, &m, err, errlen))
+	if (check_hooks(pin_dir, c, err, errlen) || open_maps(pin_dir, &m, err, errlen))
 		return -1;
 	mkdir(LOCK_DIR, 0755);
 	lock = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
