@@ -619,6 +619,34 @@ static int attach_tc(const struct opts *o, const char *ifname, int prog_fd)
 }
 
 /*
+ * --hook tc under a policy already in force: a device on this interface
+ * that steers to a CPU or forwards needs XDP (toed refuses the converse).
+ */
+static int check_steer(const struct opts *o, const char *ifname, __u32 ifindex)
+{
+	char path[PATH_MAX];
+	struct toe_dev d;
+	__u32 i;
+	int fd;
+
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP_DEVS);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;	/* nothing loaded yet */
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &d) || !(d.flags & TOE_DEVF_PRESENT) ||
+		    d.ifindex != ifindex || d.steer == TOE_STEER_ACCOUNT)
+			continue;
+		close(fd);
+		toe_err("%s: device '%.16s' of the policy in force steers %s there, which needs XDP; load with --hook xdp, or apply a policy with steer account first",
+			ifname, d.name, d.steer == TOE_STEER_CPU ? "to a CPU" : "forward");
+		return -EBUSY;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
  * An interface is XDP or tc, never both: the other hook's link, from an
  * earlier load, must go first (unload), or packets would be counted twice.
  */
@@ -629,11 +657,12 @@ static int check_other_hook(const struct opts *o, const char *ifname)
 
 	pin_path(path, o->pin_dir, o->hook_tc ? "link_xdp_n%lu_if%u" : "link_tc_n%lu_if%u",
 		 ifindex);
-	if (access(path, F_OK))
-		return 0;
-	toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
-		ifname, o->hook_tc ? "XDP" : "tc", path, o->hook_tc ? "tc" : "xdp");
-	return -EBUSY;
+	if (access(path, F_OK) == 0) {
+		toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
+			ifname, o->hook_tc ? "XDP" : "tc", path, o->hook_tc ? "tc" : "xdp");
+		return -EBUSY;
+	}
+	return o->hook_tc ? check_steer(o, ifname, ifindex) : 0;
 }
 
 /*

@@ -136,4 +136,15 @@ check "unload: pin folder gone" test ! -e "$PIN"
 check "  no link of toe_tc left" \
 	test "$(bpftool -j link show | jq --argjson p "$tcid" '[.[] | select(.prog_id == $p)] | length')" = 0
 check "  features still as before" test "$(feat b vb)" = "$vb0" -a "$(feat a va)" = "$va0"
+
+# The converse: --hook tc under a policy whose device steers on vb.
+nsx b toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null
+printf 'device c3 type software nconn 10 dev vb steer cpu 1\n' >"$work/steer.conf"
+chmod 600 "$work/steer.conf"
+nsx b toed --apply "$work/steer.conf" --pin-dir "$PIN" >/dev/null
+err=$(nsx b toe-loader load --dev vb --hook tc --cgroup "$CG" --pin-dir "$PIN" 2>&1)
+check "load --hook tc under 'steer cpu' on vb: refused: $err" \
+	grep -q "vb: device 'c3' of the policy in force steers to a CPU there, which needs XDP" <<<"$err"
+check "  no tc link made" test -z "$(ls -d "$PIN"/link_tc_* 2>/dev/null)"
+nsx b toe-loader unload --pin-dir "$PIN" >/dev/null
 finish
