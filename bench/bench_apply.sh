@@ -45,4 +45,4 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		echo "rules_$n,$r,$ms" >>"$csv"
 	done
 done
-python3 "$top/bench/report.py" --no-plots | sed -n '/apply/,/^$/p'
+python3 "$top/bench/report.py" --only apply

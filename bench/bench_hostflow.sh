@@ -51,4 +51,4 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		run "${variants[(i + r) % ${#variants[@]}]}" "$r" || exit 1
 	done
 done
-python3 "$top/bench/report.py" --no-plots | sed -n '/host flow/,/^$/p'
+python3 "$top/bench/report.py" --only hostflow

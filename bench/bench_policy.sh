@@ -56,16 +56,4 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		echo "$v,$r,$(run)" >>"$csv"
 	done
 done
-python3 - "$csv" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
-for r in rows:
-    by.setdefault(r['variant'], []).append(float(r['conn_per_s']))
-base = statistics.median(by['off'])
-print('%-14s %12s %20s %8s' % ('variant', 'median c/s', 'min-max', 'ratio'))
-for v in ['off', '1', '100', '10000']:
-    xs = by[v]
-    name = 'sock_ops off' if v == 'off' else '%s rules' % v
-    print('%-14s %12.0f %9.0f-%-10.0f %8.3f' % (name, statistics.median(xs), min(xs), max(xs), statistics.median(xs) / base))
-PY
+python3 "$top/bench/report.py" --only policy

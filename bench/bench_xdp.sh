@@ -41,15 +41,4 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	echo "offloaded_flow,$r,$(ns $toe v4off)" >>"$csv"
 	echo "malformed,$r,$(ns $toe badihl)" >>"$csv"
 done
-python3 - "$csv" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
-for r in rows:
-    by.setdefault(r['variant'], []).append(float(r['ns_per_packet']))
-base = statistics.median(by['floor'])
-print('%-16s %10s %12s %8s' % ('variant', 'median ns', 'min-max', 'x floor'))
-for v in ['floor', 'host_flow', 'offloaded_flow', 'malformed']:
-    xs = by[v]
-    print('%-16s %10.0f %5.0f-%-6.0f %8.2f' % (v, statistics.median(xs), min(xs), max(xs), statistics.median(xs) / base))
-PY
+python3 "$top/bench/report.py" --only xdp

@@ -6,7 +6,10 @@ benchmark runs as its baseline in the same invocation), and a gnuplot SVG
 per comparison next to its CSV.  Run by `make bench` after the benchmarks;
 reads only what they wrote.
 
-  report.py [RESULTS_DIR] [--markdown] [--no-plots]
+  report.py [RESULTS_DIR] [--markdown] [--no-plots] [--only NAME]
+
+--only NAME: the table of one comparison (a COMPARISONS key), nothing
+else: what each bench_NAME.sh prints at its end.
 """
 import csv
 import os
@@ -99,13 +102,23 @@ def pct(xs, p):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    md = "--markdown" in sys.argv
-    plots = "--no-plots" not in sys.argv
+    argv = sys.argv[1:]
+    only = None
+    if "--only" in argv:
+        i = argv.index("--only")
+        only = argv[i + 1] if i + 1 < len(argv) else None
+        if only not in COMPARISONS:
+            sys.exit("report.py: --only: expected one of %s" % ", ".join(COMPARISONS))
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    md = "--markdown" in argv
+    plots = "--no-plots" not in argv and not only
     outdir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
     lines = []
     made = []
     for name, (title, col, unit, higher, basename) in COMPARISONS.items():
+        if only and name != only:
+            continue
         path = os.path.join(outdir, name + ".csv")
         if not os.path.exists(path):
             continue
@@ -133,7 +146,7 @@ def main():
                 made.append(svg)
     lat = os.path.join(outdir, "neigh_latency.csv")
     latline = None
-    if os.path.exists(lat):
+    if os.path.exists(lat) and not only:
         rows = load(lat)
         w = [int(r["to_map_write_ns"]) / 1000 for r in rows]
         if w:
@@ -155,6 +168,8 @@ def main():
             print("  %-28s %12s %21s %7s" % ("variant", "median", "min-max", "ratio"))
             for v, med, lo, hi, r in stats:
                 print("  %-28s %12.4g %10.4g-%-10.4g %7.2f" % (v, med, lo, hi, r))
+    if only:
+        return
     if latline:
         print("\n" + latline)
     rate = os.path.join(outdir, "neigh_rate.csv")

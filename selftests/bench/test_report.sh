@@ -18,4 +18,8 @@ for f in "$T"/*.csv; do
 	check "$n.svg drawn by gnuplot" grep -q "<svg" "$T/$n.svg"
 done
 check "markdown table for the README" grep -q "^| variant | median | min-max | ratio |" < <(python3 "$TOE_TOP/bench/report.py" "$T" --markdown --no-plots)
+one=$(python3 "$TOE_TOP/bench/report.py" "$T" --only xdp)
+check "--only xdp: that table and nothing else" \
+	test "$(grep -c 'is better)' <<<"$one")" = 1 -a -n "$(grep '^XDP per-packet cost' <<<"$one")"
+check_not "--only with an unknown name fails" python3 "$TOE_TOP/bench/report.py" "$T" --only nope
 finish
