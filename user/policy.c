@@ -149,11 +149,11 @@ static int write_devices(const struct maps *m, const struct toe_cfg *c,
  */
 static int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, size_t len)
 {
-	char path[PATH_MAX], ifname[IF_NAMESIZE + 16];
-	struct stat ns;
+	char name[64], path[PATH_MAX], ifname[IF_NAMESIZE + 16];
+	unsigned long ns = toe_netns_ino();
 	int d;
 
-	if (stat("/proc/self/ns/net", &ns))
+	if (!ns)
 		return 0;
 	for (d = 0; d < c->ndevs; d++) {
 		const struct toe_cfg_dev *cd = &c->devs[d];
@@ -165,8 +165,8 @@ static int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, 
 			ifindex = if_nametoindex(cd->ifname);
 		if (!ifindex)
 			continue;
-		snprintf(path, sizeof(path), "%s/link_tc_n%lu_if%u", pin_dir,
-			 (unsigned long)ns.st_ino, ifindex);
+		snprintf(name, sizeof(name), TOE_PIN_LINK_TC, ns, ifindex);
+		toe_join(path, sizeof(path), pin_dir, name);
 		if (access(path, F_OK))
 			continue;
 		if (!if_indextoname(ifindex, ifname))

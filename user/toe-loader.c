@@ -243,18 +243,12 @@ static const char *mode_name(__u32 attach_mode)
 /* ----------------------------------------------------------------- load */
 
 /* Inode of the current network namespace: ifindexes are per namespace. */
-static unsigned long netns_ino(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : (unsigned long)st.st_ino;
-}
 
 static int pin_path(char *buf, const char *dir, const char *fmt, __u32 n)
 {
 	char name[96];
 
-	snprintf(name, sizeof(name), fmt, netns_ino(), n);
+	snprintf(name, sizeof(name), fmt, toe_netns_ino(), n);
 	return toe_join(buf, PATH_MAX, dir, name);
 }
 
@@ -282,7 +276,7 @@ static int enter_netns(unsigned long ns)
 	int fd, ret = -ENOENT;
 	DIR *d;
 
-	if (ns == netns_ino())
+	if (ns == toe_netns_ino())
 		return 0;
 	for (i = 0; i < 2 && ret; i++) {
 		d = opendir(dirs[i]);
@@ -566,7 +560,7 @@ static int attach_xdp(const struct opts *o, const char *ifname, int prog_fd,
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
-	pin_path(path, o->pin_dir, "link_xdp_n%lu_if%u", ifindex);
+	pin_path(path, o->pin_dir, TOE_PIN_LINK_XDP, ifindex);
 	err = swap_if_link(path, BPF_LINK_TYPE_XDP, ifindex, prog_fd, ifname, "XDP");
 	if (err)
 		return err < 0 ? err : 0;
@@ -604,7 +598,7 @@ static int attach_tc(const struct opts *o, const char *ifname, int prog_fd)
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
-	pin_path(path, o->pin_dir, "link_tc_n%lu_if%u", ifindex);
+	pin_path(path, o->pin_dir, TOE_PIN_LINK_TC, ifindex);
 	err = swap_if_link(path, TOE_LINK_TYPE_TCX, ifindex, prog_fd, ifname, "tc");
 	if (err)
 		return err < 0 ? err : 0;
@@ -655,7 +649,7 @@ static int check_other_hook(const struct opts *o, const char *ifname)
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 
-	pin_path(path, o->pin_dir, o->hook_tc ? "link_xdp_n%lu_if%u" : "link_tc_n%lu_if%u",
+	pin_path(path, o->pin_dir, o->hook_tc ? TOE_PIN_LINK_XDP : TOE_PIN_LINK_TC,
 		 ifindex);
 	if (access(path, F_OK) == 0) {
 		toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
@@ -777,7 +771,7 @@ static int read_mac(const char *ifname, __u8 *mac)
 static int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
 {
 	struct bpf_devmap_val dv = { .ifindex = ifindex }, odv;
-	struct toe_iface v = { .netns = netns_ino() }, old;
+	struct toe_iface v = { .netns = toe_netns_ino() }, old;
 	bool had_if, had_dev;
 	struct undo *u;
 	int err;
@@ -1126,7 +1120,7 @@ static int cmd_status(const struct opts *o)
 			if (chain) {
 				rows[nrows].chained = true;
 				parse_if_pin(de->d_name, "chain_", &ns, &ifindex);
-				if (ns == netns_ino() && if_indextoname(ifindex, ifname))
+				if (ns == toe_netns_ino() && if_indextoname(ifindex, ifname))
 					snprintf(rows[nrows].attach, sizeof(rows[nrows].attach),
 						 "%s", ifname);
 				else

@@ -327,7 +327,7 @@ static int tracked_set(__u32 *out, int max)
 		unsigned int ifindex;
 		char tail;
 
-		if (sscanf(de->d_name, "link_xdp_n%lu_if%u%c", &ns, &ifindex, &tail) == 2 &&
+		if (sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &ns, &ifindex, &tail) == 2 &&
 		    ns == D->netns_ino)
 			out[n++] = ifindex;
 	}
@@ -1582,7 +1582,6 @@ static int ep_add(int fd, enum src s)
 static int daemon_run(void)
 {
 	struct itimerspec its = { .it_interval.tv_sec = 2, .it_value.tv_sec = 2 };
-	struct stat ns;
 	char err[1200];
 	sigset_t mask;
 	bool stop = false;
@@ -1599,8 +1598,7 @@ static int daemon_run(void)
 	if (take_lock())
 		return 1;
 	D->start_ns = toe_now_ns();
-	if (stat("/proc/self/ns/net", &ns) == 0)
-		D->netns_ino = ns.st_ino;
+	D->netns_ino = toe_netns_ino();
 	if (toe_maps_open(D->pin_dir, &D->m, err, sizeof(err))) {
 		toe_err("%s", err);
 		return 1;

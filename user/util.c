@@ -148,6 +148,13 @@ int toe_cgroup_path(__u64 id, char *buf, size_t len)
 	return nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT) == 1 ? 0 : -ENOENT;
 }
 
+unsigned long toe_netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (unsigned long)st.st_ino;
+}
+
 int toe_ensure_bpffs(const char *pin_dir)
 {
 	char parent[4096];

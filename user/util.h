@@ -34,6 +34,15 @@ void toe_close_fds(int *fds, unsigned int n);
 /* Mount bpffs on /sys/fs/bpf when nothing is mounted there. */
 int toe_ensure_bpffs(const char *pin_dir);
 
+/*
+ * The pins of per-interface links (toe-loader): ifindexes are per network
+ * namespace, so the name carries the namespace's inode too.
+ */
+#define TOE_PIN_LINK_XDP	"link_xdp_n%lu_if%u"
+#define TOE_PIN_LINK_TC		"link_tc_n%lu_if%u"
+/* The inode of this process's network namespace (0 if unknown). */
+unsigned long toe_netns_ino(void);
+
 /* Minimal streaming JSON writer (valid, one document). */
 struct toe_json {
 	FILE *f;
