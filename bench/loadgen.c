@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "pattern.h"
+#include "toe_setns.h"
 
 struct opts {
 	bool stream;
@@ -75,21 +76,6 @@ static void pin(int cpu)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		perror("sched_setaffinity");
-}
-
-static int enter_ns(const char *path)
-{
-	int fd;
-
-	if (!path)
-		return 0;
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
-		perror(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 static int writen(int fd, const void *buf, size_t len)
@@ -310,7 +296,7 @@ int main(int argc, char **argv)
 				exit(2);
 			serve(sp[1]);
 		}
-		if (enter_ns(O.srv_ns))
+		if (toe_enter_netns(O.srv_ns))
 			exit(2);
 		ls = socket(fam, SOCK_STREAM, 0);
 		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -334,7 +320,7 @@ int main(int argc, char **argv)
 		close(sp[1]);
 		fd = sp[0];
 	} else {
-		if (enter_ns(O.cli_ns))
+		if (toe_enter_netns(O.cli_ns))
 			return 2;
 		fd = socket(fam, SOCK_STREAM, 0);
 		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen)) {

@@ -63,6 +63,7 @@
 #include <unistd.h>
 #include <linux/tcp.h>
 #include "../../bench/pattern.h"
+#include "toe_setns.h"
 
 #define MAX_PAIRS 8192
 
@@ -130,21 +131,6 @@ static void tcpinfo(int fd, struct side *s)
 		s->tcp_acked = ti.tcpi_bytes_acked;
 		s->tcp_received = ti.tcpi_bytes_received;
 	}
-}
-
-static int enter_ns(const char *path)
-{
-	int fd;
-
-	if (!path)
-		return 0;
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
-		perror(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 static int new_sock(void)
@@ -1463,7 +1449,7 @@ int main(int argc, char **argv)
 		close(res[0]);
 		close(sig[0]);
 		sig_fd = sig[1];
-		if (enter_ns(O.srv_ns))
+		if (toe_enter_netns(O.srv_ns))
 			exit(2);
 		ls = listen_sock();
 		if (ls < 0) {
@@ -1481,7 +1467,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bypass_check: the server did not start\n");
 		return 2;
 	}
-	if (enter_ns(O.cli_ns))
+	if (toe_enter_netns(O.cli_ns))
 		return 2;
 	if (strcmp(O.test, "pairs")) {
 		fd = connect_sock();
