@@ -312,6 +312,7 @@ int main(int argc, char **argv)
 		serve(fd);
 	}
 	pin(O.cpu);
+	close(ready[1]);	/* a server that exits before ready: EOF, not a hang */
 	if (read(ready[0], &ch, 1) != 1) {
 		fprintf(stderr, "loadgen: the server did not start\n");
 		return 2;
