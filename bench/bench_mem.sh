@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench-mem: map memory (issue 8, comparison 6), from bpftool's memlock
 # figures of a datapath loaded with --flows 1000000: bytes per flow (the
-# flow record, toe_flows, plus its XDP counters, toe_flow_pkts, per-CPU),
+# flow record, toe_flows, which holds its XDP counters too),
 # per neighbour entry (toe_neigh), and the total of every map.  Maps are
 # preallocated (hash and LRU), so memlock is what they hold full.
 # CSV: bench/results/mem.csv.
@@ -26,11 +26,10 @@ import csv, sys
 rows = {r['map']: r for r in csv.DictReader(open(sys.argv[1]))}
 def b(n): return int(rows[n]['bytes_memlock'])
 flows = int(rows['toe_flows']['max_entries'])
-per_flow = (b('toe_flows') + b('toe_flow_pkts')) / flows
+per_flow = b('toe_flows') / flows
 total = sum(int(r['bytes_memlock']) for r in rows.values())
 print('map memory with --flows %d (%s CPUs):' % (flows, sys.argv[2]))
-print('  per flow: %.0f bytes (toe_flows %.0f + toe_flow_pkts %.0f)' % (
-    per_flow, b('toe_flows') / flows, b('toe_flow_pkts') / flows))
+print('  per flow: %.0f bytes (toe_flows, XDP counters included)' % per_flow)
 print('  per neighbour entry: %.0f bytes' % (b('toe_neigh') / int(rows['toe_neigh']['max_entries'])))
 print('  every map: %.1f MiB' % (total / 2**20))
 for n, r in sorted(rows.items(), key=lambda x: -int(x[1]['bytes_memlock']))[:6]:

@@ -52,13 +52,6 @@ struct {
 	__type(value, struct toe_flow);
 } toe_flows SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
-	__uint(max_entries, TOE_FLOWS_DEFAULT);
-	__type(key, struct toe_flow_key);
-	__type(value, struct toe_flow_pkts);
-} toe_flow_pkts SEC(".maps");
-
 /* XDP's prefilter of toe_flows: see include/opentoe.h for what it guarantees. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -768,7 +761,6 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 		stat_inc(TOE_S_CLOSED);
 		emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
 		bpf_map_delete_elem(&toe_flows, &k);
-		bpf_map_delete_elem(&toe_flow_pkts, &k);
 	}
 	if (st)
 		filter_del(st);	/* the record is gone: the count may go */
@@ -1120,20 +1112,15 @@ static __always_inline void ingress_key(const struct toe_pkt *p,
 	k->rport = bpf_ntohs(p->sport);
 }
 
-static __always_inline void count_flow(const struct toe_flow_key *k, __u64 pkts,
+/*
+ * XDP's packet and byte counters live in the record XDP already found:
+ * atomic adds, since one flow's packets may arrive on several CPUs.
+ */
+static __always_inline void count_pkts(__u64 *packets, __u64 *bytes, __u64 pkts,
 				       __u64 len)
 {
-	struct toe_flow_pkts *pc, zero = {};
-
-	pc = bpf_map_lookup_elem(&toe_flow_pkts, k);
-	if (!pc) {
-		bpf_map_update_elem(&toe_flow_pkts, k, &zero, BPF_NOEXIST);
-		pc = bpf_map_lookup_elem(&toe_flow_pkts, k);
-		if (!pc)
-			return;
-	}
-	pc->packets += pkts;
-	pc->bytes += len;
+	__sync_fetch_and_add(packets, pkts);
+	__sync_fetch_and_add(bytes, len);
 }
 
 /* ------------------------------------------------------- XDP forwarding */
@@ -1272,7 +1259,7 @@ static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
  * neighbour) goes to the stack untouched.
  */
 static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
-			       const struct toe_flow_key *ck)
+			       struct toe_fwd *fs)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -1338,7 +1325,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	}
 	__builtin_memcpy(eth->h_dest, n->mac, 6);
 	__builtin_memcpy(eth->h_source, out->mac, 6);
-	count_flow(ck, 1, data_end - data);
+	count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FORWARD);
 	/* The entry was there a moment ago; if it went, the frame is dropped. */
 	return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
@@ -1397,7 +1384,7 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		}
 		return xdp_next(ctx);	/* the handshake goes through the stack */
 	}
-	rc = fwd_xmit(ctx, p, ck);
+	rc = fwd_xmit(ctx, p, fs);
 	if (rc >= 0)
 		return rc;
 	if (rc == -1)
@@ -1429,7 +1416,7 @@ int toe_xdp(struct xdp_md *ctx)
 	if (f->decision != TOE_ACT_OFFLOAD)
 		return xdp_next(ctx);	/* host flow: no map write */
 
-	count_flow(&k, 1, data_end - data);
+	count_pkts(&f->xdp_packets, &f->xdp_bytes, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FLOW_HIT);
 	return steer_local(ctx, f->dev);
 }
@@ -1494,7 +1481,7 @@ int toe_tc(struct __sk_buff *skb)
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT;	/* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;
-	count_flow(&k, segs, skb->len);
+	count_pkts(&f->xdp_packets, &f->xdp_bytes, segs, skb->len);
 	stat_add(TOE_S_XDP_FLOW_HIT, segs);
 	return TCX_NEXT;
 }

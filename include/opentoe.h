@@ -16,7 +16,6 @@
 #define TOE_MAP_DEVS		"toe_devs"
 #define TOE_MAP_DEV_LIVE	"toe_dev_live"
 #define TOE_MAP_FLOWS		"toe_flows"
-#define TOE_MAP_FLOW_PKTS	"toe_flow_pkts"
 #define TOE_MAP_STATS		"toe_stats"
 #define TOE_MAP_EVENTS		"toe_events"
 #define TOE_MAP_SK_STATE	"toe_sk_state"
@@ -147,6 +146,13 @@ struct toe_flow {
 	__u8 direction;		/* enum toe_dir */
 	__u8 state;		/* last TCP state seen (TCP_ESTABLISHED = 1) */
 	__u32 policy;		/* serial of the policy that decided (low bits) */
+	/*
+	 * Received packets and bytes XDP (or tc) counted for an offloaded
+	 * flow, added atomically in place: XDP finds the record anyway, so
+	 * the counters cost no second lookup.  Zero for other flows.
+	 */
+	__u64 xdp_packets;
+	__u64 xdp_bytes;
 };
 
 #define TOE_RULE_NONE		0xffffffffU
@@ -225,12 +231,6 @@ struct toe_pol_hdr {
 	__u32 default_dev;	/* with a default of TOE_ACT_OFFLOAD */
 	__u64 applied_ns;	/* CLOCK_MONOTONIC when it was applied */
 	__u64 serial;		/* counts applies since the maps were made */
-};
-
-/* toe_flow_pkts: LRU_PERCPU_HASH, toe_flow_key -> per-CPU XDP counters. */
-struct toe_flow_pkts {
-	__u64 packets;
-	__u64 bytes;
 };
 
 /*
@@ -447,7 +447,7 @@ struct toe_local {
  * as bytes in network order, then port), raddr/rport the higher one, so
  * both directions find one entry.  Created by the SYN, fast path once the
  * handshake completed through the stack, deleted by FIN or RST.  The
- * flow's forwarded packets and bytes are in toe_flow_pkts, same key.
+ * packets and bytes XDP forwarded are counted in the entry itself.
  */
 #define TOE_MAP_FWD		"toe_fwd"
 #define TOE_MAP_DEVMAP		"toe_devmap"
@@ -477,6 +477,8 @@ struct toe_fwd {
 	__u8 client;		/* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason;		/* enum toe_reason */
 	__u8 pad;
+	__u64 packets;		/* forwarded by XDP, both directions (atomic) */
+	__u64 bytes;
 };
 
 /*

@@ -117,7 +117,7 @@ show() {
 }
 
 # The README's order; any other pinned map after them.
-order=(toe_flows toe_flow_pkts toe_flow_filter toe_devs toe_dev_live toe_stats toe_events
+order=(toe_flows toe_flow_filter toe_devs toe_dev_live toe_stats toe_events
 	toe_pol_gen toe_pol_hdr toe_pol_rules toe_pol_tuples toe_pol_cells
 	toe_pol_lclass toe_pol_rclass toe_rcu_sync toe_sk_state toe_xdp_next
 	toe_neigh toe_local_addr toe_fwd toe_devmap toe_ifaces toe_cpumap

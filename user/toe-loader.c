@@ -55,7 +55,7 @@
 #define XDP_CHAIN_SLOTS 1024	/* bpf/opentoe.bpf.c TOE_XDP_CHAIN_SLOTS */
 
 static const char *map_names[] = {
-	TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS, TOE_MAP_FLOW_PKTS,
+	TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS,
 	TOE_MAP_STATS, TOE_MAP_EVENTS, TOE_MAP_SK_STATE, TOE_MAP_XDP_NEXT,
 	TOE_MAP_POL_GEN, TOE_MAP_POL_HDR, TOE_MAP_POL_TUPLES, TOE_MAP_POL_RULES,
 	TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS, TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
@@ -64,6 +64,11 @@ static const char *map_names[] = {
 	TOE_MAP_BYP_SK, TOE_MAP_BYP_FLOWS, TOE_MAP_BYP_CONF, TOE_MAP_FLOW_FILTER,
 };
 #define N_MAPS (sizeof(map_names) / sizeof(map_names[0]))
+
+/* Maps older opentoes pinned and this one does not: unload removes them. */
+static const char *retired_maps[] = {
+	"toe_flow_pkts",	/* XDP counters, now in toe_flows and toe_fwd */
+};
 
 struct opts {
 	const char *pin_dir;
@@ -808,6 +813,34 @@ static int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
 	return 0;
 }
 
+/*
+ * A pinned map is reused only if it has this object's layout: pins an
+ * older opentoe made (a record that grew a field) are refused by name,
+ * before anything is attached, rather than by libbpf's "invalid argument".
+ */
+static int check_pin_layout(const struct bpf_map *map, const char *path)
+{
+	struct bpf_map_info mi = {};
+	__u32 len = sizeof(mi);
+	int fd, err = 0;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &mi, &len)) {
+		toe_err("cannot read pinned map %s: %s", path, strerror(errno));
+		err = -1;
+	} else if (mi.type != bpf_map__type(map) ||
+		   mi.key_size != bpf_map__key_size(map) ||
+		   mi.value_size != bpf_map__value_size(map)) {
+		toe_err("pinned map %s is not this opentoe's (type %u, key %u, value %u bytes; expected %u, %u, %u): pins of an older opentoe? 'toe-loader unload' first",
+			path, mi.type, mi.key_size, mi.value_size, bpf_map__type(map),
+			bpf_map__key_size(map), bpf_map__value_size(map));
+		err = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 static int cmd_load(struct opts *o)
 {
 	bool existed[N_MAPS], flows_existed = false;
@@ -870,6 +903,8 @@ static int cmd_load(struct opts *o)
 			continue;	/* internal (.rodata): not pinned */
 		toe_join(path, sizeof(path), o->pin_dir, name);
 		existed[k] = access(path, F_OK) == 0;
+		if (existed[k] && check_pin_layout(map, path))
+			goto fail;
 		if (!existed[k])
 			undo_push(UNDO_UNPIN, path);
 		else if (!strcmp(name, TOE_MAP_FLOWS))
@@ -897,7 +932,6 @@ static int cmd_load(struct opts *o)
 		bpf_map__set_max_entries(skel->maps.toe_bypass, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_byp_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_flows, o->flows);
-		bpf_map__set_max_entries(skel->maps.toe_flow_pkts, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_fwd, o->flows);
 	}
 	/* One cpumap slot per possible CPU (entries: the policy apply). */
@@ -1225,6 +1259,9 @@ static bool is_ours(const char *name)
 	for (k = 0; k < N_MAPS; k++)
 		if (!strcmp(name, map_names[k]))
 			return true;
+	for (k = 0; k < sizeof(retired_maps) / sizeof(retired_maps[0]); k++)
+		if (!strcmp(name, retired_maps[k]))
+			return true;
 	return false;
 }
 
@@ -1490,7 +1527,7 @@ static void usage(FILE *f)
 "  -c, --cgroup PATH      cgroup v2 folder for sock_ops (default: cgroup v2 root\n"
 "                         from /proc/mounts)\n"
 "  -p, --pin-dir DIR      bpffs folder (default " TOE_PIN_DIR_DEFAULT ")\n"
-"  -f, --flows N          size of toe_flows, toe_flow_pkts and toe_fwd\n"
+"  -f, --flows N          size of toe_flows and toe_fwd\n"
 "                         (default %u, toe_fwd %u)\n"
 "  -j, --json             JSON output (status)\n"
 "  -t, --drain-timeout S  unload: wait up to S seconds (default 10) for readers\n"

@@ -19,7 +19,7 @@
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len)
 {
 	static const char *const names[TOE_MAPS_N] = {
-		TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS, TOE_MAP_FLOW_PKTS,
+		TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS,
 		TOE_MAP_STATS, TOE_MAP_POL_HDR, TOE_MAP_POL_GEN, TOE_MAP_NEIGH,
 		TOE_MAP_LOCAL_ADDR, TOE_MAP_EVENTS,
 	};
@@ -210,27 +210,6 @@ static void dev_name(const struct toe_maps *m, __u32 dev, char *buf)
 	buf[16] = 0;
 }
 
-static void flow_pkts(const struct toe_maps *m, const struct toe_flow_key *k,
-		      __u64 *pkts, __u64 *bytes)
-{
-	int ncpu = libbpf_num_possible_cpus(), c;
-	struct toe_flow_pkts *v;
-
-	*pkts = *bytes = 0;
-	if (ncpu <= 0)
-		return;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return;
-	if (bpf_map_lookup_elem(m->flow_pkts, k, v) == 0) {
-		for (c = 0; c < ncpu; c++) {
-			*pkts += v[c].packets;
-			*bytes += v[c].bytes;
-		}
-	}
-	free(v);
-}
-
 /*
  * toe_byp_flows, read once per listing and sorted by socket cookie: a
  * bypassed flow's data goes socket to socket, not through TCP, so its
@@ -376,7 +355,8 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		sa = v.client ? k.laddr : k.raddr;
 		cp = v.client ? k.rport : k.lport;
 		sp = v.client ? k.lport : k.rport;
-		flow_pkts(m, &k, &pk, &by);
+		pk = v.packets;
+		by = v.bytes;
 		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
 		shown++;
 		if (json) {
@@ -449,7 +429,8 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			continue;
 		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
 			continue;
-		flow_pkts(m, &k, &pk, &by);
+		pk = v.xdp_packets;
+		by = v.xdp_bytes;
 		if (tid_of && v.decision == TOE_ACT_OFFLOAD)
 			tid = tid_of(&k, ctx);
 		if (v.decision == TOE_ACT_BYPASS)

@@ -13,12 +13,12 @@
 #include "util.h"
 
 struct toe_maps {
-	int devs, live, flows, flow_pkts, stats, hdr, gen, neigh, local, events;
+	int devs, live, flows, stats, hdr, gen, neigh, local, events;
 	int fwd;	/* optional (-1): a datapath without the forward path */
 	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
 };
 
-#define TOE_MAPS_N	10	/* the required ones, devs .. events */
+#define TOE_MAPS_N	9	/* the required ones, devs .. events */
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
 void toe_maps_close(struct toe_maps *m);

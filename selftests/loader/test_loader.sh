@@ -113,6 +113,21 @@ if command -v setpriv >/dev/null; then
 		"$TOE_BUILD/toe-loader" load --cgroup "$CG" --pin-dir "$PIN"
 fi
 
+# --- pins an older opentoe left: toe_flows with the record as it was
+# before the XDP counters moved into it (72 bytes), and the retired
+# toe_flow_pkts.  Refused before anything is attached; unload removes both.
+mkdir -p "$PIN"
+bpftool map create "$PIN/toe_flows" type lru_hash key 40 value 72 entries 64 name toe_flows
+bpftool map create "$PIN/toe_flow_pkts" type lru_percpu_hash key 40 value 16 entries 64 name toe_flow_pkts
+out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
+check "load over an older opentoe's pins is refused (rc $rc)" test $rc = 1
+check "  naming the map, its layout and the way out" \
+	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 40, 80).*toe-loader unload" <<<"$out"
+check "  attaching nothing" test "$(cg_progs)" = 0 -a "$(xdp_id)" = 0
+check "  and pinning nothing" test "$(ls "$PIN" | tr '\n' ' ')" = "toe_flow_pkts toe_flows "
+check "unload removes the older pins, the retired toe_flow_pkts too" tl unload
+check "  and the folder" test ! -e "$PIN"
+
 # --- rollback: XDP fails on the second interface after sock_ops and the
 # first XDP attach succeeded (lo has no native XDP).
 out=$(tl load --dev va --dev lo --xdp-mode native --cgroup "$CG" 2>&1); rc=$?

@@ -95,7 +95,7 @@ used_ids=$(for p in $prog_ids; do bpftool -j prog show id "$p" | jq '.map_ids[]?
 check "the loaded programs use maps ($(wc -w <<<"$used_ids"))" test -n "$used_ids"
 check "every map the loaded programs use is pinned" test -z "$(comm -23 <(echo "$used_ids") <(echo "$pinned_ids"))"
 check "the field list of struct toe_flow is read from include/opentoe.h" \
-	test "$(fields toe_flow | tr '\n' ' ')" = "start_ns cookie bytes_acked bytes_received segs_in segs_out total_retrans srtt_us dev rule decision reason direction state policy "
+	test "$(fields toe_flow | tr '\n' ' ')" = "start_ns cookie bytes_acked bytes_received segs_in segs_out total_retrans srtt_us dev rule decision reason direction state policy xdp_packets xdp_bytes "
 
 # zeroed_entry MAP INFO: add an entry of zero bytes (bpftool's hex syntax).
 zeroed_entry() {
@@ -158,9 +158,9 @@ expect "toe_devs: entry 0 is named t3, type 3 (chelsio-t3)" \
 	"$(bpftool -j map lookup pinned "$PIN/toe_devs" key 0 0 0 0)"
 expect "toe_dev_live: entry 0 counted the offloaded connection" \
 	'.formatted.value.offloaded == 1' "$(bpftool -j map lookup pinned "$PIN/toe_dev_live" key 0 0 0 0)"
-expect "toe_flow_pkts: XDP counted packets of the flow, per CPU" \
-	'[.[].formatted | select(.key.rport == 5300) | .values[].value.packets] | add > 0' \
-	"$(bpftool -j map dump pinned "$PIN/toe_flow_pkts")"
+expect "toe_flows: XDP counted packets and bytes of the offloaded flow in its record" \
+	'.[0] | .value.xdp_packets > 0 and .value.xdp_bytes >= 54 * .value.xdp_packets' \
+	"$(flows5300)"
 expect "toe_neigh: toed mirrored b's MAC (value field mac)" \
 	'[.[].formatted.value | select(.has_mac == 1 and (.mac | length) == 6)] | length > 0' \
 	"$(bpftool -j map dump pinned "$PIN/toe_neigh")"

@@ -39,8 +39,8 @@ def filter_slot(fam, l, r, lp, rp):
     return ((h * 0x9e3779b1) & 0xffffffff) >> 16
 def flow(decision):
     # start, cookie, acked, received, segs_in, segs_out, retrans, srtt, dev, rule,
-    # decision, reason, direction, state, policy
-    return struct.pack("<QQQQIIIIIIBBBBI", 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, decision, 0, 0, 1, 1)
+    # decision, reason, direction, state, policy, xdp_packets, xdp_bytes
+    return struct.pack("<QQQQIIIIIIBBBBIQQ", 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, decision, 0, 0, 1, 1, 0, 0)
 def tcp(sp, dp, payload, doff=5):
     return struct.pack("!HHIIBBHHH", sp, dp, 1, 1, doff << 4, 0x10, 65535, 0, 0) + b"\0" * (4 * (doff - 5)) + payload
 def v4(src, dst, l4, ihl=5, proto=6):

@@ -42,9 +42,11 @@ xfer() {
 	local name=$1 addr=$2 port=$3; shift 3
 	nsx c python3 "$XFER" client --addr "$addr" --port "$port" "$@" >"$work/$name.json"
 }
-flow_pkts() { # FAM A AP B BP -> packets of the flow in toe_flow_pkts
-	bpftool -j map lookup pinned "$PIN/toe_flow_pkts" key hex $($PKT ckey "$@") 2>/dev/null |
-		jq '[.formatted.values[].value.packets] | add' 2>/dev/null || echo 0
+fwd_live() { # PORT -> "packets bytes" of the one established toe_fwd entry of PORT
+	bpftool -j map dump pinned "$PIN/toe_fwd" |
+		jq -r --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p)
+			and .formatted.value.state == 3) | .formatted.value] | select(length == 1) | .[0] |
+			"\(.packets) \(.bytes)"'
 }
 
 # measure NAME ADDR PORT ARGS...: transfer, then K = kernel-forwarded, X = XDP-forwarded.
@@ -67,8 +69,21 @@ measure off4 $S4 5201 --bytes $N
 check "IPv4 offloaded flow: $N bytes arrive intact" intact off4
 check "  XDP forwarded its packets (>= $((N / 1500)))" test $X -ge $((N / 1500))
 check "  the kernel forwarded only handshake and teardown (under 1% of XDP's: $K)" test $((K * 100)) -lt $X
-lp=$(jq .lport "$work/off4.json")
-check "  per-flow counters in toe_flow_pkts" test "$(flow_pkts 4 $C4 "$lp" $S4 5201)" -ge $((N / 1500))
+# The per-flow counters are in the toe_fwd entry, which FIN ends: read them
+# while a flow runs.
+xfer live4 $S4 5201 --seconds 2 &
+cpid=$!
+sleep 1
+set -- $(fwd_live 5201); p1=${1:-0} b1=${2:-0}
+sleep 0.5
+set -- $(fwd_live 5201); p2=${1:-0} b2=${2:-0}
+wait $cpid
+echo "running flow's toe_fwd counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
+check "  per-flow counters in its toe_fwd entry grow while it runs ($p1 -> $p2 packets)" \
+	test "$p1" -gt 0 -a "$p2" -gt "$p1" -a "$b2" -gt "$b1"
+check "  at most one frame's bytes a packet ($((b2 / (p2 > 0 ? p2 : 1))) on average)" \
+	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1514
+check "  and that flow arrives intact" intact live4
 measure off6 $S6 5201 --bytes 10000000
 check "IPv6 offloaded flow: 10 MB intact" intact off6
 check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
