@@ -12,6 +12,8 @@
 # machine, so it includes both ends' TCP work, which is the same in every
 # variant.  The end hosts send MTU-sized frames (no TSO/GSO), as a wire
 # would carry them, in every variant.  Median, min-max, ratio to kernel.
+# For xdp, also the program's own time per packet it ran on (bpf_stats:
+# run_time_ns / run_cnt), to set against the router's whole cost.
 # CSV: bench/results/forward.csv.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,29 +49,45 @@ off() {
 	conntrack) nsx r iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
 	esac
 }
+stats0=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+defer "sysctl -qw kernel.bpf_stats_enabled=$stats0"
+prog_stats() { # -> "run_time_ns run_cnt" of opentoe's XDP program on r0
+	local id
+	id=$(nsx r toe-loader status -j --pin-dir "$PIN" |
+		jq '[.programs[] | select(.type == "xdp" and (.chained | not))][0].id')
+	bpftool -j prog show id "$id" | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
 hz=$(getconf CLK_TCK)
 
 csv=$top/bench/results/forward.csv
-echo "variant,round,gbit_s,cpu_s_per_gb,kernel_forwarded,xdp_forwarded" >"$csv"
+echo "variant,round,gbit_s,cpu_s_per_gb,kernel_forwarded,xdp_forwarded,xdp_ns_per_pkt" >"$csv"
 order=(xdp kernel conntrack)
 for ((r = 1; r <= ROUNDS; r++)); do
 	for ((i = 0; i < 3; i++)); do
 		v=${order[$(((i + r) % 3))]}
 		on $v || { echo "cannot set up $v" >&2; exit 1; }
 		k0=$(ip_forwarded); x0=0
-		[ $v = xdp ] && x0=$(stat_of "$PIN" $S_FORWARD)
+		rt0=0 rc0=0 rt1=0 rc1=0
+		if [ $v = xdp ]; then
+			x0=$(stat_of "$PIN" $S_FORWARD)
+			read -r rt0 rc0 < <(prog_stats)
+		fi
 		b0=$(busy)
 		nsx c iperf3 -c $S4 -p 5201 -t "$DURATION" -J >"$work/out.json"
 		b1=$(busy)
 		k=$(( $(ip_forwarded) - k0 )); x=0
-		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+		if [ $v = xdp ]; then
+			x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+			read -r rt1 rc1 < <(prog_stats)
+		fi
 		off $v
 		bytes=$(jq .end.sum_received.bytes "$work/out.json")
 		bps=$(jq .end.sum_received.bits_per_second "$work/out.json")
 		[ "$bytes" -gt 0 ] 2>/dev/null || { echo "$v: iperf3 failed: $(jq -c .error "$work/out.json")" >&2; exit 1; }
-		python3 -c "import sys; b, bps, c, hz = map(float, sys.argv[1:]); print('%s,%d,%.3f,%.3f,%d,%d' % ('$v', $r, bps / 1e9, c / hz / (b / 1e9), $k, $x))" \
-			"$bytes" "$bps" $((b1 - b0)) "$hz" >>"$csv"
+		python3 -c "import sys; b, bps, c, hz, t, n = map(float, sys.argv[1:]); print('%s,%d,%.3f,%.3f,%d,%d,%.1f' % ('$v', $r, bps / 1e9, c / hz / (b / 1e9), $k, $x, t / n if n else 0))" \
+			"$bytes" "$bps" $((b1 - b0)) "$hz" $((rt1 - rt0)) $((rc1 - rc0)) >>"$csv"
 		tail -n 1 "$csv"
 	done
 done
@@ -80,13 +98,14 @@ by = {}
 for r in rows:
     by.setdefault(r['variant'], []).append(r)
 med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
-print('%-10s %8s %13s %6s %11s %13s %6s %12s %12s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
-                                                     'kernel fwd', 'XDP fwd'))
+print('%-10s %8s %13s %6s %11s %13s %6s %12s %12s %10s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
+                                                          'kernel fwd', 'XDP fwd', 'XDP ns/pkt'))
 for v in ['kernel', 'conntrack', 'xdp']:
     g = [float(x['gbit_s']) for x in by[v]]
     c = [float(x['cpu_s_per_gb']) for x in by[v]]
-    print('%-10s %8.2f %6.2f-%-6.2f %6.2f %11.2f %6.2f-%-6.2f %6.2f %12.0f %12.0f' % (
+    print('%-10s %8.2f %6.2f-%-6.2f %6.2f %11.2f %6.2f-%-6.2f %6.2f %12.0f %12.0f %10s' % (
         v, med(v, 'gbit_s'), min(g), max(g), med(v, 'gbit_s') / med('kernel', 'gbit_s'),
         med(v, 'cpu_s_per_gb'), min(c), max(c), med(v, 'cpu_s_per_gb') / med('kernel', 'cpu_s_per_gb'),
-        med(v, 'kernel_forwarded'), med(v, 'xdp_forwarded')))
+        med(v, 'kernel_forwarded'), med(v, 'xdp_forwarded'),
+        '%.0f' % med(v, 'xdp_ns_per_pkt') if v == 'xdp' else '-'))
 PY
