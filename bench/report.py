@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench-report: one summary table of every comparison in
 bench/results/*.csv (median, min-max, ratio to the first variant, which each
-benchmark runs as its baseline in the same invocation), and a gnuplot SVG
+benchmark runs as its baseline in the same invocation; "paired": the median
+of the per-round ratios, each variant against the baseline run in the same
+round), and a gnuplot SVG
 per comparison next to its CSV.  Run by `make bench` after the benchmarks;
 reads only what they wrote.
 
@@ -40,6 +42,23 @@ def by_variant(rows, col):
         except (KeyError, ValueError):
             pass
     return out
+
+
+def paired(rows, col, variant, basename):
+    """Median of the per-round ratios variant / baseline, or None.
+
+    Each round runs every variant back to back, so a round's ratio is taken
+    under one state of this shared VM's noise; the ratio of the medians
+    mixes rounds that ran on a quiet and on a busy host."""
+    by_round = {}
+    for r in rows:
+        try:
+            by_round.setdefault(r["round"], {})[r["variant"]] = float(r[col])
+        except (KeyError, ValueError):
+            pass
+    rs = [d[variant] / d[basename] for d in by_round.values()
+          if variant in d and d.get(basename)]
+    return statistics.median(rs) if rs else None
 
 
 def gnuplot(script, dat, svg):
@@ -134,12 +153,14 @@ def main():
         if basename in groups:  # baseline first, then the order the CSV has
             groups = dict([(basename, groups[basename])] +
                           [(k, v) for k, v in groups.items() if k != basename])
-        base = statistics.median(next(iter(groups.values())))
+        first = next(iter(groups))
+        base = statistics.median(groups[first])
         stats = []
         for v, xs in groups.items():
             med = statistics.median(xs)
             stats.append((v, med, min(xs), max(xs), med / base if base else 0))
-        lines.append((title, unit, stats, higher))
+        pairs = [paired(rows, col, v, first) for v in groups]
+        lines.append((title, unit, stats, higher, pairs))
         if plots:
             svg = plot(name, title, unit, stats, outdir)
             if svg:
@@ -156,18 +177,19 @@ def main():
                 svg = plot_latency(rows, outdir)
                 if svg:
                     made.append(svg)
-    for title, unit, stats, higher in lines:
+    fmt = lambda x: "-" if x is None else "%.2f" % x
+    for title, unit, stats, higher, pairs in lines:
         if md:
             print("\n**%s** (%s; %s is better)\n" % (title, unit, "higher" if higher else "lower"))
-            print("| variant | median | min-max | ratio |")
-            print("|---|---|---|---|")
-            for v, med, lo, hi, r in stats:
-                print("| %s | %.4g | %.4g-%.4g | %.2f |" % (v, med, lo, hi, r))
+            print("| variant | median | min-max | ratio | paired |")
+            print("|---|---|---|---|---|")
+            for (v, med, lo, hi, r), pr in zip(stats, pairs):
+                print("| %s | %.4g | %.4g-%.4g | %.2f | %s |" % (v, med, lo, hi, r, fmt(pr)))
         else:
             print("\n%s (%s; %s is better)" % (title, unit, "higher" if higher else "lower"))
-            print("  %-28s %12s %21s %7s" % ("variant", "median", "min-max", "ratio"))
-            for v, med, lo, hi, r in stats:
-                print("  %-28s %12.4g %10.4g-%-10.4g %7.2f" % (v, med, lo, hi, r))
+            print("  %-28s %12s %21s %7s %7s" % ("variant", "median", "min-max", "ratio", "paired"))
+            for (v, med, lo, hi, r), pr in zip(stats, pairs):
+                print("  %-28s %12.4g %10.4g-%-10.4g %7.2f %7s" % (v, med, lo, hi, r, fmt(pr)))
     if only:
         return
     if latline:

@@ -21,5 +21,14 @@ check "markdown table for the README" grep -q "^| variant | median | min-max | r
 one=$(python3 "$TOE_TOP/bench/report.py" "$T" --only xdp)
 check "--only xdp: that table and nothing else" \
 	test "$(grep -c 'is better)' <<<"$one")" = 1 -a -n "$(grep '^XDP per-packet cost' <<<"$one")"
+# paired: the median of the per-round ratios (2, 4, 1.5 -> 2.00), not the
+# ratio of the medians (60 / 20 = 3.00).
+mkdir "$T/p"
+printf 'variant,round,ns_per_packet\nfloor,1,10\nhost_flow,1,20\nfloor,2,20\nhost_flow,2,80\nfloor,3,40\nhost_flow,3,60\n' >"$T/p/xdp.csv"
+pr=$(python3 "$TOE_TOP/bench/report.py" "$T/p" --only xdp)
+echo "$pr" | sed 's/^/# /'
+check "paired ratio: median of per-round ratios, beside the ratio of medians" \
+	grep -qE "^  host_flow +60 +20-80 +3\.00 +2\.00$" <<<"$pr"
+check "paired ratio of the baseline is 1.00" grep -qE "^  floor +20 +10-40 +1\.00 +1\.00$" <<<"$pr"
 check_not "--only with an unknown name fails" python3 "$TOE_TOP/bench/report.py" "$T" --only nope
 finish
