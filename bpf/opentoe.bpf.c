@@ -872,8 +872,11 @@ static __always_inline void set_state(struct toe_byp_sk *st, __u32 state, __u32 
 
 	if (st->state == TOE_BYP_PAIRED && state != TOE_BYP_PAIRED) {
 		stat_inc(TOE_S_BYP_TO_TCP);
-		if (bf)
+		if (bf) {
 			bf->to_tcp++;
+			if (why >= 1 && why <= TOE_BYP_WHY_N)
+				bf->to_tcp_why[why - 1]++;
+		}
 	} else if (st->state == TOE_BYP_TCP && state == TOE_BYP_PAIRED) {
 		stat_inc(TOE_S_BYP_TO_PEER);
 		if (bf)

@@ -551,6 +551,7 @@ enum toe_byp_why {
 	TOE_BYP_WHY_DRAIN = 3,		/* unload: toe_byp_conf.draining */
 	TOE_BYP_WHY_BACKLOG = 4,	/* the peer has not read its queue: flow control */
 };
+#define TOE_BYP_WHY_N	4	/* reasons to leave the peer: 1 .. TOE_BYP_WHY_N */
 
 /*
  * Flow control: a redirect does not wait for the reader (the kernel queues
@@ -593,6 +594,7 @@ struct toe_byp_flow {
 	__u32 why;		/* enum toe_byp_why */
 	__u8 direction;		/* enum toe_dir */
 	__u8 pad[7];
+	__u64 to_tcp_why[TOE_BYP_WHY_N];	/* to_tcp by reason: [why - 1] */
 };
 
 /* The packet of toe_byp_probe (BPF_PROG_TEST_RUN by toe-loader unload). */

@@ -290,6 +290,7 @@ static const char *byp_why(__u32 why)
 static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 {
 	const char *why;
+	__u32 w;
 
 	tj_key(j, "bypass");
 	if (!b) {
@@ -311,6 +312,11 @@ static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 	tj_ku64(j, "tcp_bytes_out", b->tcp_bytes_out);
 	tj_ku64(j, "tcp_msgs_out", b->tcp_msgs_out);
 	tj_ku64(j, "to_tcp", b->to_tcp);
+	tj_key(j, "to_tcp_why");	/* to_tcp by reason */
+	tj_obj(j);
+	for (w = 1; w <= TOE_BYP_WHY_N; w++)
+		tj_ku64(j, byp_why(w), b->to_tcp_why[w - 1]);
+	tj_obj_end(j);
 	tj_ku64(j, "to_peer", b->to_peer);
 	tj_obj_end(j);
 }

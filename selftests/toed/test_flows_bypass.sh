@@ -4,12 +4,14 @@
 # not through TCP, so the flow's TCP counters miss it; toectl joins
 # toe_byp_flows (by socket cookie) and shows what the application moved:
 # -j has a "bypass" object (state, bytes and messages each way, sends left
-# to TCP, switches), and the text table's BYTES_OUT / BYTES_IN count both.
+# to TCP, switches and why), and the text table's BYTES_OUT / BYTES_IN count
+# both.  A reader that reads nothing for a while makes the writer switch to
+# TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
-rule bypass lport 5500
-rule bypass rport 5500
+rule bypass lport 5500-5501
+rule bypass rport 5500-5501
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
@@ -42,4 +44,28 @@ echo "$txt"
 check "text: BYTES_OUT of the client's row counts the bypassed bytes" \
 	test "$(awk -v lp=":$lp" '$1 ~ lp"$" { print $7 }' <<<"$txt")" -ge $N
 wait $cpid
+
+# Flow control: 8 MiB to a reader that waits 3 s before it reads.  Past the
+# peer's queue limit (4 MiB, include/opentoe.h) the writer goes over TCP,
+# whose window then blocks it.
+in_cg a python3 "$TCPX" server --port 5501 --delay 3 >"$CONF_DIR/slow.out" 2>&1 &
+defer "kill $!"
+wait_for 5 grep -q ready "$CONF_DIR/slow.out" || { fail "slow server"; finish; }
+M=$((8 << 20))
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5501 --send $M >"$CONF_DIR/slow.cli" &
+cpid=$!
+switched() { ctl -j flows port 5501 | jq -e '[.[] | select(.bypass.to_tcp >= 1)] | length == 1' >/dev/null; }
+wait_for 2 switched
+fl=$(ctl -j flows port 5501)
+echo "$fl" | jq -c '.[] | select(.rport == 5501) | .bypass'
+check "slow reader: the writer switched to TCP once, for the backlog" \
+	jq -e '.[] | select(.rport == 5501) | .bypass | .state == "tcp" and .why == "backlog" and
+		.to_tcp == 1 and .to_tcp_why == {"no_peer": 0, "refused": 0, "drain": 0, "backlog": 1}' <<<"$fl"
+check "  after redirecting at least the queue limit (4 MiB)" \
+	jq -e '.[] | select(.rport == 5501) | .bypass.bytes_out >= 4194304' <<<"$fl"
+check "  the reader's row has no switch of its own" \
+	jq -e '.[] | select(.lport == 5501) | .bypass.to_tcp == 0 and .bypass.to_tcp_why.backlog == 0' <<<"$fl"
+wait $cpid
+check "  all 8 MiB went through once the reader read" \
+	jq -e --argjson m $M '.conns[0].sent == $m' "$CONF_DIR/slow.cli"
 finish

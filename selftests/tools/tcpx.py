@@ -3,7 +3,8 @@
 """Test TCP endpoints for the opentoe selftests (real sockets, real TCP).
 
 server: listen on ports (dual-stack, so IPv4 arrives v4-mapped), for each
-        connection read to EOF, send --reply bytes, close.  Prints "ready".
+        connection wait --delay seconds, read to EOF, send --reply bytes,
+        close.  Prints "ready".
 client: open --count connections at once, send --send bytes on each, shut
         down the write side, read the reply to EOF, hold them --hold
         seconds, then close (--rst: with SO_LINGER 0, a reset).  Prints one
@@ -40,6 +41,7 @@ def serve(args):
 
     def handle(c):
         try:
+            time.sleep(args.delay)  # a slow reader: the sender's data waits
             got = 0
             while True:
                 b = c.recv(1 << 16)
@@ -150,6 +152,8 @@ def main():
     s = sub.add_parser("server")
     s.add_argument("--port", type=int, action="append", required=True)
     s.add_argument("--reply", type=int, default=0)
+    s.add_argument("--delay", type=float, default=0,
+                   help="seconds to wait after accept before reading")
     c = sub.add_parser("client")
     c.add_argument("--addr", required=True)
     c.add_argument("--port", type=int, required=True)
