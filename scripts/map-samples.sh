@@ -138,6 +138,12 @@ show_index() {
 	local k=($(($2 & 255)) $(($2 >> 8 & 255)) $(($2 >> 16 & 255)) $(($2 >> 24 & 255)))
 	show bpftool map lookup pinned "$PIN/$1" key "${k[@]}"
 }
+# no_btf KIND WHAT: a map type the kernel takes no BTF for: say so, show, dump.
+no_btf() {
+	echo "# no BTF (the kernel refuses it for a $1: ENOTSUPP): dump prints $2"
+	show bpftool map show pinned "$PIN/$m"
+	show bpftool map dump pinned "$PIN/$m"
+}
 gen=$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)
 
 echo "# opentoe map samples, $(date +%F), kernel $(uname -r), $(bpftool version | head -1)"
@@ -150,22 +156,10 @@ for m in "${maps[@]}"; do
 	ringbuf)
 		echo "# no BTF (a ring buffer has no key or value type) and nothing to dump (records, not entries: 'Found 0 elements'); toed consumes it, toectl monitor shows the events"
 		show bpftool map show pinned "$PIN/$m" ;;
-	sockhash | sockmap)
-		echo "# no BTF (the kernel refuses it for a $type: ENOTSUPP): dump prints keys in hex, values are socket cookies"
-		show bpftool map show pinned "$PIN/$m"
-		show bpftool map dump pinned "$PIN/$m" ;;
-	devmap | devmap_hash)
-		echo "# no BTF (the kernel refuses it for a $type: ENOTSUPP): dump prints hex, key and value an ifindex, then a program id (0: none)"
-		show bpftool map show pinned "$PIN/$m"
-		show bpftool map dump pinned "$PIN/$m" ;;
-	cpumap)
-		echo "# no BTF (the kernel refuses it for a cpumap: ENOTSUPP): dump prints hex, key a CPU, value the queue size, then a program id (0: none)"
-		show bpftool map show pinned "$PIN/$m"
-		show bpftool map dump pinned "$PIN/$m" ;;
-	array_of_maps | hash_of_maps)
-		echo "# no BTF (the kernel refuses it for a map of maps: ENOTSUPP): dump prints hex, the value the inner map's id"
-		show bpftool map show pinned "$PIN/$m"
-		show bpftool map dump pinned "$PIN/$m" ;;
+	sockhash | sockmap) no_btf "$type" "keys in hex, values are socket cookies" ;;
+	devmap | devmap_hash) no_btf "$type" "hex, key and value an ifindex, then a program id (0: none)" ;;
+	cpumap) no_btf cpumap "hex, key a CPU, value the queue size, then a program id (0: none)" ;;
+	array_of_maps | hash_of_maps) no_btf "map of maps" "hex, the value the inner map's id" ;;
 	sk_storage)
 		echo "# has BTF, but dump prints [] (socket storage cannot be walked from user space; a lookup takes a socket fd): map show"
 		show bpftool map show pinned "$PIN/$m" ;;

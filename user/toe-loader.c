@@ -247,8 +247,7 @@ static const char *mode_name(__u32 attach_mode)
 
 /* ----------------------------------------------------------------- load */
 
-/* Inode of the current network namespace: ifindexes are per namespace. */
-
+/* A per-interface pin name: the netns inode too, ifindexes are per namespace. */
 static int pin_path(char *buf, const char *dir, const char *fmt, __u32 n)
 {
 	char name[96];

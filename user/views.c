@@ -346,7 +346,6 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		const __u32 *ca, *sa;
 		__u16 cp, sp;
 		struct toe_fwd v;
-		__u64 pk, by;
 
 		k = next;
 		prev = &k;
@@ -361,8 +360,6 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		sa = v.client ? k.laddr : k.raddr;
 		cp = v.client ? k.rport : k.lport;
 		sp = v.client ? k.lport : k.rport;
-		pk = v.packets;
-		by = v.bytes;
 		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
 		shown++;
 		if (json) {
@@ -382,8 +379,8 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 				tj_u64(j, v.rule);
 			tj_kstr(j, "direction", "routed");
 			tj_kstr(j, "state", fwd_state(v.state));
-			tj_ku64(j, "xdp_packets", pk);
-			tj_ku64(j, "xdp_bytes", by);
+			tj_ku64(j, "xdp_packets", v.packets);
+			tj_ku64(j, "xdp_bytes", v.bytes);
 			byp_json(j, NULL);
 			tj_key(j, "age_s");
 			tj_f64(j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
@@ -394,7 +391,8 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 			toe_endpoint_str(k.family, sa, sp, sv, sizeof(sv));
 			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s %6s\n",
 				c, sv, dn, "forward", fwd_state(v.state), v.rule, "-",
-				(unsigned long long)by, "-", (unsigned long long)pk, "-", age, "-");
+				(unsigned long long)v.bytes, "-",
+				(unsigned long long)v.packets, "-", age, "-");
 		}
 	}
 	return shown;
@@ -424,7 +422,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		const struct toe_byp_flow *b = NULL;
 		long long tid = -1;
 		struct toe_flow v;
-		__u64 pk, by, out, in;
+		__u64 out, in;
 
 		k = next;
 		prev = &k;
@@ -435,8 +433,6 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			continue;
 		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
 			continue;
-		pk = v.xdp_packets;
-		by = v.xdp_bytes;
 		if (tid_of && v.decision == TOE_ACT_OFFLOAD)
 			tid = tid_of(&k, ctx);
 		if (v.decision == TOE_ACT_BYPASS)
@@ -475,8 +471,8 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			tj_ku64(&j, "segs_in", v.segs_in);
 			tj_ku64(&j, "segs_out", v.segs_out);
 			tj_ku64(&j, "total_retrans", v.total_retrans);
-			tj_ku64(&j, "xdp_packets", pk);
-			tj_ku64(&j, "xdp_bytes", by);
+			tj_ku64(&j, "xdp_packets", v.xdp_packets);
+			tj_ku64(&j, "xdp_bytes", v.xdp_bytes);
 			byp_json(&j, b);
 			tj_ku64(&j, "srtt_us", v.srtt_us);
 			tj_key(&j, "age_s");
@@ -498,7 +494,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason), rs,
 				(unsigned long long)out, (unsigned long long)in,
 				(unsigned long long)v.segs_in + v.segs_out,
-				(unsigned long long)pk, v.srtt_us, age, ts);
+				(unsigned long long)v.xdp_packets, v.srtt_us, age, ts);
 		}
 	}
 	shown += fwd_flows(f, json, &j, m, flt, now);
