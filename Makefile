@@ -17,10 +17,13 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O)
+# -MMD: every object records the headers it read (build/*.d), so a header
+# change rebuilds exactly what uses it.
+DEPFLAGS := -MMD -MP
+CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O) $(DEPFLAGS)
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
-	      -Iinclude -I$(O)
+	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
 
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
@@ -47,7 +50,7 @@ $(O)/vmlinux.h: | $(O)
 	@test -r $(VMLINUX_BTF) || { echo "no kernel BTF at $(VMLINUX_BTF)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-$(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h include/opentoe.h include/toe_parse.h | $(O)
+$(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h | $(O)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(O)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(O)/vmlinux.h
@@ -57,7 +60,7 @@ $(O)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(O)/vmlinux.h
 $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(O)/%.o: user/%.c user/*.h include/opentoe.h | $(O)
+$(O)/%.o: user/%.c | $(O)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
@@ -67,20 +70,20 @@ $(O)/toectl: user/toectl.c $(UTIL)
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
 
 # libFuzzer + ASan + UBSan build of the configuration parser.
-$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c user/config.h include/opentoe.h
+$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
+		$(DEPFLAGS) -Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
 
-$(O)/bench/%: bench/%.c include/opentoe.h bench/pattern.h
+$(O)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O)/selftests/%: selftests/tools/%.c include/opentoe.h bench/pattern.h
+$(O)/selftests/%: selftests/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O)/toe-loader: user/toe-loader.c $(UTIL) $(SKELS) include/opentoe.h
+$(O)/toe-loader: user/toe-loader.c $(UTIL) $(SKELS)
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
 
 .PHONY: parser
@@ -133,3 +136,6 @@ install: all
 
 clean:
 	rm -rf $(O)
+
+# The headers each object read, recorded by -MMD at its last build.
+-include $(wildcard $(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d)

@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 				"       neighlat rate PIN_DIR IFINDEX COUNT PER_SECOND\n");
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", argv[2], TOE_MAP_NEIGH);
+	snprintf(path, sizeof(path), "%s/%s", argv[2], TOE_MAP(NEIGH));
 	map = bpf_obj_get(path);
 	if (map < 0) {
 		perror(path);

@@ -26,7 +26,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define TCP_KEEPIDLE	4
 #define TCP_KEEPINTVL	5
 #define TCP_KEEPCNT	6
-#define TOE_XDP_CHAIN_SLOTS 1024	/* ifindexes below this may chain */
 #define TOE_TC_PULL	256	/* toe_tc: bytes made linear for the parser */
 
 /* ---------------------------------------------------------------- maps */

@@ -12,34 +12,16 @@
 
 #define TOE_PIN_DIR_DEFAULT	"/sys/fs/bpf/opentoe"
 
-/* Pinned map names (BPF_OBJ_NAME_LEN is 16, so at most 15 characters). */
-#define TOE_MAP_DEVS		"toe_devs"
-#define TOE_MAP_DEV_LIVE	"toe_dev_live"
-#define TOE_MAP_FLOWS		"toe_flows"
-#define TOE_MAP_STATS		"toe_stats"
-#define TOE_MAP_EVENTS		"toe_events"
-#define TOE_MAP_SK_STATE	"toe_sk_state"
-#define TOE_MAP_XDP_NEXT	"toe_xdp_next"
-#define TOE_MAP_POL_GEN		"toe_pol_gen"
-#define TOE_MAP_POL_HDR		"toe_pol_hdr"
-#define TOE_MAP_POL_TUPLES	"toe_pol_tuples"
-#define TOE_MAP_POL_RULES	"toe_pol_rules"
-#define TOE_MAP_POL_CELLS	"toe_pol_cells"
-#define TOE_MAP_POL_LCLASS	"toe_pol_lclass"
-#define TOE_MAP_POL_RCLASS	"toe_pol_rclass"
-#define TOE_MAP_RCU_SYNC	"toe_rcu_sync"
-#define TOE_MAP_NEIGH		"toe_neigh"
-#define TOE_MAP_LOCAL_ADDR	"toe_local_addr"
-#define TOE_MAP_BYPASS		"toe_bypass"
-#define TOE_MAP_BYP_SK		"toe_byp_sk"
-#define TOE_MAP_BYP_FLOWS	"toe_byp_flows"
-#define TOE_MAP_BYP_CONF	"toe_byp_conf"
-#define TOE_MAP_FLOW_FILTER	"toe_flow_filter"
+/* Pinned map names: toe_maps.h. */
+#ifndef __bpf__
+#include "toe_maps.h"
+#endif
 
 #define TOE_MAX_DEVS		64
 #define TOE_DEV_NONE		0xffffffffU
 #define TOE_FLOWS_DEFAULT	262144
 #define TOE_MAX_CHAIN		64	/* interfaces with a chained XDP program */
+#define TOE_XDP_CHAIN_SLOTS	1024	/* ifindexes below this may chain */
 
 #define TOE_AF_INET		2
 #define TOE_AF_INET6		10
@@ -449,11 +431,6 @@ struct toe_local {
  * handshake completed through the stack, deleted by FIN or RST.  The
  * packets and bytes XDP forwarded are counted in the entry itself.
  */
-#define TOE_MAP_FWD		"toe_fwd"
-#define TOE_MAP_DEVMAP		"toe_devmap"
-#define TOE_MAP_CPUMAP		"toe_cpumap"
-#define TOE_MAP_IFACES		"toe_ifaces"
-#define TOE_MAP_XDP_CONF	"toe_xdp_conf"
 
 #define TOE_FWD_DEFAULT		65536
 #define TOE_IFACES_MAX		1024

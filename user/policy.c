@@ -34,29 +34,31 @@ struct maps {
 
 #define errf toe_errf
 
-#define N_REQUIRED 10	/* devs .. rcu: the rest are optional */
+static const struct toe_pin policy_pins[] = {
+	TOE_PIN(struct maps, devs, DEVS),
+	TOE_PIN(struct maps, live, DEV_LIVE),
+	TOE_PIN(struct maps, gen, POL_GEN),
+	TOE_PIN(struct maps, hdr, POL_HDR),
+	TOE_PIN(struct maps, tuples, POL_TUPLES),
+	TOE_PIN(struct maps, rules, POL_RULES),
+	TOE_PIN(struct maps, cells, POL_CELLS),
+	TOE_PIN(struct maps, lclass, POL_LCLASS),
+	TOE_PIN(struct maps, rclass, POL_RCLASS),
+	TOE_PIN(struct maps, rcu, RCU_SYNC),
+	/* a datapath loaded by an older toe-loader has neither */
+	TOE_PIN_OPT(struct maps, cpumap, CPUMAP),
+	TOE_PIN_OPT(struct maps, xconf, XDP_CONF),
+};
+#define N_POLICY_PINS (sizeof(policy_pins) / sizeof(policy_pins[0]))
 
 static void close_maps(struct maps *m)
 {
-	toe_close_fds((int *)m, sizeof(*m) / sizeof(int));
+	toe_close_pins(policy_pins, N_POLICY_PINS, m);
 }
 
 static int open_maps(const char *dir, struct maps *m, char *err, size_t len)
 {
-	static const char *const names[N_REQUIRED] = {
-		TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_POL_GEN, TOE_MAP_POL_HDR,
-		TOE_MAP_POL_TUPLES, TOE_MAP_POL_RULES, TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS,
-		TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
-	};
-	char path[4096];
-
-	if (toe_open_pins(dir, names, N_REQUIRED, (int *)m, err, len))
-		return -1;
-	toe_join(path, sizeof(path), dir, TOE_MAP_CPUMAP);
-	m->cpumap = bpf_obj_get(path);
-	toe_join(path, sizeof(path), dir, TOE_MAP_XDP_CONF);
-	m->xconf = bpf_obj_get(path);
-	return 0;
+	return toe_open_pins(dir, policy_pins, N_POLICY_PINS, m, err, len);
 }
 
 /* ---- devices */

@@ -52,18 +52,15 @@
 #endif
 
 #define MAX_DEVS 64
-#define XDP_CHAIN_SLOTS 1024	/* bpf/opentoe.bpf.c TOE_XDP_CHAIN_SLOTS */
 
-static const char *map_names[] = {
-	TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS,
-	TOE_MAP_STATS, TOE_MAP_EVENTS, TOE_MAP_SK_STATE, TOE_MAP_XDP_NEXT,
-	TOE_MAP_POL_GEN, TOE_MAP_POL_HDR, TOE_MAP_POL_TUPLES, TOE_MAP_POL_RULES,
-	TOE_MAP_POL_CELLS, TOE_MAP_POL_LCLASS, TOE_MAP_POL_RCLASS, TOE_MAP_RCU_SYNC,
-	TOE_MAP_NEIGH, TOE_MAP_LOCAL_ADDR, TOE_MAP_FWD, TOE_MAP_DEVMAP,
-	TOE_MAP_IFACES, TOE_MAP_CPUMAP, TOE_MAP_XDP_CONF, TOE_MAP_BYPASS,
-	TOE_MAP_BYP_SK, TOE_MAP_BYP_FLOWS, TOE_MAP_BYP_CONF, TOE_MAP_FLOW_FILTER,
-};
-#define N_MAPS (sizeof(map_names) / sizeof(map_names[0]))
+/*
+ * The map table (toe_maps.h) and the eBPF object agree: the skeleton has a
+ * member for every map of the table, and no more.
+ */
+#define TOE_MAP_IN_SKEL(id, name) + sizeof(((struct opentoe *)0)->maps.name)
+_Static_assert(0 TOE_MAP_TABLE(TOE_MAP_IN_SKEL) == sizeof(((struct opentoe *)0)->maps),
+	       "include/toe_maps.h and bpf/ declare different maps");
+#undef TOE_MAP_IN_SKEL
 
 /* Maps older opentoes pinned and this one does not: unload removes them. */
 static const char *retired_maps[] = {
@@ -121,7 +118,7 @@ struct undo {
 	struct toe_iface old_if;
 };
 
-static struct undo undo_log[5 * MAX_DEVS + N_MAPS + 8];
+static struct undo undo_log[5 * MAX_DEVS + TOE_MAP__N + 8];
 static int n_undo;
 
 static struct undo *undo_push(enum undo_kind kind, const char *path)
@@ -430,13 +427,13 @@ static int attach_skmsg(const struct opts *o, int prog_fd, int map_fd)
 		return pin_new_link(link_fd, path);
 	if (errno != EINVAL && errno != EOPNOTSUPP && errno != ENOTSUPP) {
 		err = -errno;
-		toe_err("cannot attach sk_msg to %s: %s", TOE_MAP_BYPASS, strerror(errno));
+		toe_err("cannot attach sk_msg to %s: %s", TOE_MAP(BYPASS), strerror(errno));
 		return err;
 	}
 	/* No sockmap links in this kernel: the map holds the program. */
 	if (bpf_prog_attach(prog_fd, map_fd, BPF_SK_MSG_VERDICT, 0)) {
 		err = -errno;
-		toe_err("cannot attach sk_msg to %s: %s", TOE_MAP_BYPASS, strerror(errno));
+		toe_err("cannot attach sk_msg to %s: %s", TOE_MAP(BYPASS), strerror(errno));
 		return err;
 	}
 	u = undo_push(UNDO_PROG_DETACH, NULL);
@@ -468,9 +465,9 @@ static int adopt_existing(const struct opts *o, __u32 ifindex, const char *ifnam
 			ifname, mode_name(q->attach_mode));
 		return -EBUSY;
 	}
-	if (ifindex >= XDP_CHAIN_SLOTS) {
+	if (ifindex >= TOE_XDP_CHAIN_SLOTS) {
 		toe_err("%s already has XDP program id %u and its ifindex %u is too large to chain (< %u)",
-			ifname, id, ifindex, XDP_CHAIN_SLOTS);
+			ifname, id, ifindex, TOE_XDP_CHAIN_SLOTS);
 		return -E2BIG;
 	}
 	if (bpf_map_lookup_elem(next_fd, &ifindex, &pi.id) == 0) {
@@ -627,7 +624,7 @@ static int check_steer(const struct opts *o, const char *ifname, __u32 ifindex)
 	__u32 i;
 	int fd;
 
-	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP_DEVS);
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(DEVS));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;	/* nothing loaded yet */
@@ -709,7 +706,7 @@ static int filter_load(struct opentoe *skel)
 		n = FILTER_BATCH;
 		rc = bpf_map_lookup_batch(flows, in, &batch, keys, vals, &n, NULL);
 		if (rc && errno != ENOENT) {
-			toe_err("cannot read %s: %s", TOE_MAP_FLOWS, strerror(errno));
+			toe_err("cannot read %s: %s", TOE_MAP(FLOWS), strerror(errno));
 			goto out;
 		}
 		for (i = 0; i < n; i++) {
@@ -725,7 +722,7 @@ static int filter_load(struct opentoe *skel)
 	}
 	slots = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, filt, 0);
 	if (slots == MAP_FAILED) {
-		toe_err("cannot map %s: %s", TOE_MAP_FLOW_FILTER, strerror(errno));
+		toe_err("cannot map %s: %s", TOE_MAP(FLOW_FILTER), strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < TOE_FILTER_SLOTS; i++)
@@ -733,7 +730,7 @@ static int filter_load(struct opentoe *skel)
 	munmap(slots, sz);
 	if (getenv("TOE_DEBUG"))
 		fprintf(stderr, "toe-loader: %u offloaded records in %s counted in %s\n",
-			nrec, TOE_MAP_FLOWS, TOE_MAP_FLOW_FILTER);
+			nrec, TOE_MAP(FLOWS), TOE_MAP(FLOW_FILTER));
 	err = 0;
 out:
 	free(keys);
@@ -842,7 +839,7 @@ static int check_pin_layout(const struct bpf_map *map, const char *path)
 
 static int cmd_load(struct opts *o)
 {
-	bool existed[N_MAPS], flows_existed = false;
+	bool existed[TOE_MAP__N], flows_existed = false;
 	char path[PATH_MAX];
 	struct opentoe *skel = NULL;
 	struct bpf_map *map;
@@ -895,10 +892,10 @@ static int cmd_load(struct opts *o)
 		const char *name = bpf_map__name(map);
 		unsigned int k;
 
-		for (k = 0; k < N_MAPS; k++)
-			if (!strcmp(name, map_names[k]))
+		for (k = 0; k < TOE_MAP__N; k++)
+			if (!strcmp(name, toe_map_names[k]))
 				break;
-		if (k == N_MAPS)
+		if (k == TOE_MAP__N)
 			continue;	/* internal (.rodata): not pinned */
 		toe_join(path, sizeof(path), o->pin_dir, name);
 		existed[k] = access(path, F_OK) == 0;
@@ -906,7 +903,7 @@ static int cmd_load(struct opts *o)
 			goto fail;
 		if (!existed[k])
 			undo_push(UNDO_UNPIN, path);
-		else if (!strcmp(name, TOE_MAP_FLOWS))
+		else if (!strcmp(name, TOE_MAP(FLOWS)))
 			flows_existed = true;
 		if (existed[k] && bpf_map__type(map) == BPF_MAP_TYPE_DEVMAP_HASH) {
 			/*
@@ -1200,13 +1197,13 @@ static int cmd_status(const struct opts *o)
 		printf("\n%-6s %-16s %-20s %12s %12s\n", "ID", "MAP", "TYPE", "MAX ENTRIES",
 		       "IN USE");
 	}
-	for (k = 0; k < N_MAPS; k++) {
+	for (k = 0; k < TOE_MAP__N; k++) {
 		struct bpf_map_info mi = {};
 		__u32 len = sizeof(mi);
 		long n;
 		int fd;
 
-		toe_join(path, sizeof(path), o->pin_dir, map_names[k]);
+		toe_join(path, sizeof(path), o->pin_dir, toe_map_names[k]);
 		fd = bpf_obj_get(path);
 		if (fd < 0)
 			continue;
@@ -1255,8 +1252,8 @@ static bool is_ours(const char *name)
 
 	if (!strncmp(name, "link_", 5) || !strncmp(name, "chain_", 6))
 		return true;
-	for (k = 0; k < N_MAPS; k++)
-		if (!strcmp(name, map_names[k]))
+	for (k = 0; k < TOE_MAP__N; k++)
+		if (!strcmp(name, toe_map_names[k]))
 			return true;
 	for (k = 0; k < sizeof(retired_maps) / sizeof(retired_maps[0]); k++)
 		if (!strcmp(name, retired_maps[k]))
@@ -1310,11 +1307,11 @@ static int bypass_drain(const struct opts *o)
 	__u32 zero = 0;
 	bool first = true;
 
-	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP_BYPASS);
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(BYPASS));
 	map_fd = bpf_obj_get(path);
 	if (map_fd < 0)
 		return 0;	/* a datapath from before the bypass */
-	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP_BYP_CONF);
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(BYP_CONF));
 	conf_fd = bpf_obj_get(path);
 	if (conf_fd >= 0) {
 		bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY);
@@ -1396,7 +1393,7 @@ out:
 		key = next;
 		if (bpf_map_delete_elem(map_fd, &key)) {
 			err = -errno;
-			toe_err("cannot take a socket out of %s: %s", TOE_MAP_BYPASS, strerror(errno));
+			toe_err("cannot take a socket out of %s: %s", TOE_MAP(BYPASS), strerror(errno));
 			break;
 		}
 	}
@@ -1427,8 +1424,8 @@ static int cmd_unload(const struct opts *o)
 	for (pass = 0; pass < 3; pass++) {
 		if (pass == 1) {
 			/* XDP detached: release the redirect targets' devices now. */
-			clear_pinned(o->pin_dir, TOE_MAP_IFACES);
-			clear_pinned(o->pin_dir, TOE_MAP_DEVMAP);
+			clear_pinned(o->pin_dir, TOE_MAP(IFACES));
+			clear_pinned(o->pin_dir, TOE_MAP(DEVMAP));
 		}
 		rewinddir(d);
 		while ((de = readdir(d))) {

@@ -51,21 +51,36 @@ void toe_close_fds(int *fds, unsigned int n)
 	}
 }
 
-int toe_open_pins(const char *dir, const char *const *names, unsigned int n, int *fds,
-		  char *err, size_t len)
+static int *pin_fd(const struct toe_pin *pin, void *base)
+{
+	return (int *)((char *)base + pin->off);
+}
+
+void toe_close_pins(const struct toe_pin *pins, unsigned int n, void *base)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		toe_close_fds(pin_fd(&pins[i], base), 1);
+}
+
+int toe_open_pins(const char *dir, const struct toe_pin *pins, unsigned int n,
+		  void *base, char *err, size_t len)
 {
 	char path[4096];
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		fds[i] = -1;
+		*pin_fd(&pins[i], base) = -1;
 	for (i = 0; i < n; i++) {
-		toe_join(path, sizeof(path), dir, names[i]);
-		fds[i] = bpf_obj_get(path);
-		if (fds[i] < 0) {
+		int *fd = pin_fd(&pins[i], base);
+
+		toe_join(path, sizeof(path), dir, toe_map_names[pins[i].id]);
+		*fd = bpf_obj_get(path);
+		if (*fd < 0 && !pins[i].optional) {
 			toe_errf(err, len, "opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
 				 path, strerror(errno));
-			toe_close_fds(fds, n);
+			toe_close_pins(pins, n, base);
 			return -1;
 		}
 	}

@@ -4,8 +4,10 @@
 #define __TOE_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "toe_maps.h"
 
 extern const char *toe_prog;	/* program name for messages */
 
@@ -24,11 +26,27 @@ int toe_cgroup_path(__u64 id, char *buf, size_t len);
 int toe_errf(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
- * Open the pinned objects dir/names[i] into fds[i].  On failure every fd is
- * closed and set to -1, err says which pin is missing, and -1 is returned.
+ * One pinned map to open into the int at offset off of a struct of fds:
+ * TOE_PIN(struct toe_maps, flows, FLOWS).  An optional one that is not
+ * pinned (a datapath loaded by an older toe-loader) is left at -1.
  */
-int toe_open_pins(const char *dir, const char *const *names, unsigned int n, int *fds,
-		  char *err, size_t len);
+struct toe_pin {
+	enum toe_map_id id;
+	size_t off;
+	bool optional;
+};
+#define TOE_PIN(type, field, id) \
+	{ TOE_MAP_ID_##id, offsetof(type, field), false }
+#define TOE_PIN_OPT(type, field, id) \
+	{ TOE_MAP_ID_##id, offsetof(type, field), true }
+/*
+ * Open dir's pins of pins[0..n) into the fds of base.  On failure every fd
+ * is closed and set to -1, err says which pin is missing, and -1 is returned.
+ */
+int toe_open_pins(const char *dir, const struct toe_pin *pins, unsigned int n,
+		  void *base, char *err, size_t len);
+/* Close the fds of pins[0..n) in base that are open, and set them to -1. */
+void toe_close_pins(const struct toe_pin *pins, unsigned int n, void *base);
 /* Close the fds that are open (>= 0) and set them to -1. */
 void toe_close_fds(int *fds, unsigned int n);
 /* Mount bpffs on /sys/fs/bpf when nothing is mounted there. */

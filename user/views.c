@@ -16,31 +16,29 @@
 #include "toe_parse.h"
 #include "views.h"
 
+static const struct toe_pin view_pins[] = {
+	TOE_PIN(struct toe_maps, devs, DEVS),
+	TOE_PIN(struct toe_maps, live, DEV_LIVE),
+	TOE_PIN(struct toe_maps, flows, FLOWS),
+	TOE_PIN(struct toe_maps, stats, STATS),
+	TOE_PIN(struct toe_maps, hdr, POL_HDR),
+	TOE_PIN(struct toe_maps, gen, POL_GEN),
+	TOE_PIN(struct toe_maps, neigh, NEIGH),
+	TOE_PIN(struct toe_maps, local, LOCAL_ADDR),
+	TOE_PIN(struct toe_maps, events, EVENTS),
+	TOE_PIN_OPT(struct toe_maps, fwd, FWD),
+	TOE_PIN_OPT(struct toe_maps, byp, BYP_FLOWS),
+};
+#define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
+
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len)
 {
-	static const char *const names[TOE_MAPS_N] = {
-		TOE_MAP_DEVS, TOE_MAP_DEV_LIVE, TOE_MAP_FLOWS,
-		TOE_MAP_STATS, TOE_MAP_POL_HDR, TOE_MAP_POL_GEN, TOE_MAP_NEIGH,
-		TOE_MAP_LOCAL_ADDR, TOE_MAP_EVENTS,
-	};
-
-	char path[4096];
-
-	m->fwd = m->byp = -1;
-	if (toe_open_pins(pin_dir, names, TOE_MAPS_N, (int *)m, err, len))
-		return -1;
-	toe_join(path, sizeof(path), pin_dir, TOE_MAP_FWD);
-	m->fwd = bpf_obj_get(path);
-	toe_join(path, sizeof(path), pin_dir, TOE_MAP_BYP_FLOWS);
-	m->byp = bpf_obj_get(path);
-	return 0;
+	return toe_open_pins(pin_dir, view_pins, N_VIEW_PINS, m, err, len);
 }
 
 void toe_maps_close(struct toe_maps *m)
 {
-	toe_close_fds((int *)m, TOE_MAPS_N);
-	toe_close_fds(&m->fwd, 1);
-	toe_close_fds(&m->byp, 1);
+	toe_close_pins(view_pins, N_VIEW_PINS, m);
 }
 
 __u64 toe_now_ns(void)

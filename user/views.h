@@ -18,8 +18,6 @@ struct toe_maps {
 	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
 };
 
-#define TOE_MAPS_N	9	/* the required ones, devs .. events */
-
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
 void toe_maps_close(struct toe_maps *m);
 

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[2], "-t"))
 		secs = atof(argv[3]);
-	snprintf(path, sizeof(path), "%s/" TOE_MAP_EVENTS, argv[1]);
+	snprintf(path, sizeof(path), "%s/%s", argv[1], TOE_MAP(EVENTS));
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		perror(path);
