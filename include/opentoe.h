@@ -5,7 +5,7 @@
  * layout is ABI between a running datapath and a newer toe-loader/toed:
  * fields are only ever appended, holes are explicit.
  *
- * Include after "vmlinux.h" (eBPF) or <linux/types.h> (user space).
+ * eBPF: include after "vmlinux.h".
  */
 #ifndef __OPENTOE_H
 #define __OPENTOE_H
@@ -14,6 +14,7 @@
 
 /* Pinned map names: toe_maps.h. */
 #ifndef __bpf__
+#include <linux/types.h>	/* eBPF: include vmlinux.h first */
 #include "toe_maps.h"
 #endif
 

@@ -71,8 +71,8 @@
  * Addresses and ports are in network byte order; everything else is host
  * order.
  */
-#ifndef _UAPI_OPENTOE_GENL_H
-#define _UAPI_OPENTOE_GENL_H
+#ifndef __OPENTOE_GENL_H
+#define __OPENTOE_GENL_H
 
 #include <linux/types.h>
 
@@ -179,4 +179,4 @@ enum opentoe_stat {
 	OPENTOE_STAT_MAX = __OPENTOE_STAT_MAX - 1
 };
 
-#endif /* _UAPI_OPENTOE_GENL_H */
+#endif /* __OPENTOE_GENL_H */

@@ -74,15 +74,17 @@
  * TOE_IPV6_MAX_EXT); nothing is copied to the stack with a variable length.
  * Offsets are u16 (XDP frames are at most a page).
  */
-#ifndef TOE_PARSE_H
-#define TOE_PARSE_H
+#ifndef __TOE_PARSE_H
+#define __TOE_PARSE_H
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
 #if defined(__bpf__) || defined(__BPF__)
-#define TOE_PARSE_BPF 1
+#define TOE_PARSE_BPF 1		/* __u8 and friends come from vmlinux.h */
+#else
+#include <linux/types.h>
 #endif
 
 /* Byte order: our own, so that neither bpf_endian.h nor <endian.h> is needed. */
@@ -459,4 +461,4 @@ static __always_inline int toe_parse(const void *data, const void *data_end,
 	return TOE_P_UNKNOWN_ETHERTYPE;
 }
 
-#endif /* TOE_PARSE_H */
+#endif /* __TOE_PARSE_H */

@@ -9,8 +9,8 @@
  * device's type id.  Methods the driver leaves NULL, and the TOM methods of a
  * device without TOM, are defaults: callers never test a pointer.
  */
-#ifndef _OPENTOE_TOEDEV_H
-#define _OPENTOE_TOEDEV_H
+#ifndef __OPENTOE_TOEDEV_H
+#define __OPENTOE_TOEDEV_H
 
 #include <linux/completion.h>
 #include <linux/in6.h>
@@ -215,4 +215,4 @@ void opentoe_notify_dev(struct toedev *dev, u8 cmd);
 void opentoe_notify_l2t(struct toedev *dev, unsigned int idx);
 int opentoe_fill_dev(struct sk_buff *skb, struct toedev *dev);
 
-#endif /* _OPENTOE_TOEDEV_H */
+#endif /* __OPENTOE_TOEDEV_H */

@@ -3,8 +3,8 @@
  * For the test and benchmark tools that put each end of a connection in
  * its own network namespace (bench/loadgen, selftests/tools/bypass_check).
  */
-#ifndef TOE_SETNS_H
-#define TOE_SETNS_H
+#ifndef __TOE_SETNS_H
+#define __TOE_SETNS_H
 
 #include <fcntl.h>
 #include <sched.h>
@@ -29,4 +29,4 @@ static inline int toe_enter_netns(const char *path)
 	return 0;
 }
 
-#endif /* TOE_SETNS_H */
+#endif /* __TOE_SETNS_H */

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The layout rules of the tree (README "Where things are"), checked so that
+# they hold after every change:
+#  - no function in user/ or bench/ is longer than 80 lines;
+#  - every header has one include-guard style (__<NAME>_H, named after the
+#    file, closed with a comment naming it) and compiles on its own, i.e.
+#    includes what it needs;
+#  - no pinned map's name is written outside include/toe_maps.h in C code.
+# Needs no root and no kernel feature: only the compilers `make` uses.
+. "$(dirname "$0")/../lib.sh"
+need_cmd gcc clang python3
+cd "$TOE_TOP" || exit 1
+
+mapfile -t csrc < <(git ls-files 'user/*.c' 'user/**/*.c' 'bench/*.c' 2>/dev/null ||
+		    find user bench -name '*.c')
+long=$(python3 scripts/funclen.py "${csrc[@]}")
+if [ -z "$long" ]; then
+	ok "no function in user/ or bench/ over 80 lines (${#csrc[@]} files)"
+else
+	echo "$long"
+	fail "functions over 80 lines in user/ or bench/"
+fi
+
+# guard_ok FILE: #ifndef G / #define G first, #endif /* G */ last, and G is
+# __<...><FILE STEM>_H (upper case).
+guard_ok() {
+	local f=$1 stem g
+	stem=$(basename "$f" .h | tr 'a-z.-' 'A-Z__')
+	g=$(grep -m1 '^#ifndef' "$f" | awk '{print $2}')
+	[[ $g =~ ^__[A-Z0-9_]*${stem}_H$ ]] || { echo "$f: guard '$g'"; return 1; }
+	grep -A1 -m1 '^#ifndef' "$f" | grep -qx "#define $g" || { echo "$f: no #define $g"; return 1; }
+	[ "$(grep '^#endif' "$f" | tail -n 1)" = "#endif /* $g */" ] ||
+		{ echo "$f: last #endif is not '#endif /* $g */'"; return 1; }
+}
+
+mapfile -t hdrs < <(git ls-files '*.h' | grep -v '^selftests/')
+bad=0
+for h in "${hdrs[@]}"; do guard_ok "$h" || bad=1; done
+[ $bad -eq 0 ] && ok "one include-guard style in ${#hdrs[@]} headers" ||
+	fail "include guards not in the tree's style"
+
+# Each header alone: user space with gcc, bpf/ with clang -target bpf.
+[ -e "$TOE_BUILD/vmlinux.h" ] && [ -e "$TOE_BUILD/opentoe.skel.h" ] ||
+	{ fail "build/ has no vmlinux.h or skeleton (run make)"; finish; }
+bad=0
+for h in "${hdrs[@]}"; do
+	case $h in
+	kmod/*) continue ;;	# kernel module: built by Kbuild only
+	bpf/*) cmd=(clang -target bpf -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I"$TOE_BUILD") ;;
+	*) cmd=(gcc -D_GNU_SOURCE -Iinclude -Iuser -I"$(dirname "$h")" -I"$TOE_BUILD") ;;
+	esac
+	if ! echo "#include \"$TOE_TOP/$h\"" |
+	     "${cmd[@]}" -Wall -Werror -fsyntax-only -x c - 2>/tmp/style.$$; then
+		echo "$h does not compile alone:"; head -n 3 /tmp/style.$$
+		bad=1
+	fi
+done
+rm -f /tmp/style.$$
+[ $bad -eq 0 ] && ok "every header compiles on its own" ||
+	fail "headers that need another included first"
+
+# Map names: only include/toe_maps.h writes them (bpf/ declares the maps
+# themselves; the loader checks the two agree at compile time).
+names=$(sed -n 's/^\s*X([A-Z_]*,\s*\(toe_[a-z_]*\)).*/\1/p' include/toe_maps.h | paste -sd'|')
+[ -n "$names" ] || { fail "no map table in include/toe_maps.h"; finish; }
+hits=$(git grep -nE "\"($names)\"" -- '*.c' '*.h' ':!include/toe_maps.h')
+if [ -z "$hits" ]; then
+	ok "map names written only in include/toe_maps.h"
+else
+	echo "$hits"
+	fail "map names written outside include/toe_maps.h"
+fi
+finish
