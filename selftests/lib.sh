@@ -27,9 +27,56 @@ _toe_run_cleanups() {
 trap 'trap "" INT TERM; _toe_run_cleanups' EXIT
 trap 'exit 130' INT TERM
 
+# skip REASON: only for what this machine's kernel (or hardware) cannot do;
+# selftests/run.sh lists every skip with its reason at the end.
 skip() { echo "SKIP: $*"; exit $KSFT_SKIP; }
-need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
-need_cmd() { local c; for c; do command -v "$c" >/dev/null || skip "missing command $c"; done; }
+# cannot_run REASON: the test cannot start (a missing tool or binary that
+# the project's own `make deps` / `make` provides): a failure, never a skip.
+cannot_run() { echo "not ok - cannot run: $*"; exit 1; }
+need_root() { [ "$(id -u)" -eq 0 ] || cannot_run "needs root"; }
+need_cmd() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null ||
+			cannot_run "missing command $c (scripts/install-deps.sh installs it: make deps)"
+	done
+}
+# need_built FILE...: files `make` builds (relative to build/).
+need_built() {
+	local f
+	for f; do [ -e "$TOE_BUILD/$f" ] || cannot_run "$TOE_BUILD/$f not built (make)"; done
+}
+# jq -e exits 0 on empty input (jq 1.6): `check X jq -e F < <(cmd)` would
+# pass when cmd failed and printed nothing.  This jq fails there instead.
+jq() {
+	local a e=0 s=0 pos=0 skipn=0 in
+	for a; do
+		if [ $skipn -gt 0 ]; then skipn=$((skipn - 1)); continue; fi
+		case $a in
+		--arg|--argjson|--slurpfile|--rawfile) skipn=2 ;;
+		--indent|-L) skipn=1 ;;
+		-e|--exit-status) e=1 ;;
+		-s|--slurp|-n|--null-input) s=1 ;;
+		--*) ;;
+		-*) [[ $a == *e* ]] && e=1; [[ $a == *[sn]* ]] && s=1 ;;
+		*) pos=$((pos + 1)) ;;
+		esac
+	done
+	if [ $e = 1 ] && [ $s = 0 ] && [ $pos -le 1 ]; then
+		in=$(cat)
+		if [ -z "${in//[[:space:]]/}" ]; then
+			echo "jq -e: no input (the command feeding it failed or printed nothing)" >&2
+			return 1
+		fi
+		command jq "$@" <<<"$in"
+		return
+	fi
+	command jq "$@"
+}
+
+# plan N: this test reports exactly N checks (selftests/run.sh fails it if
+# it stops early); print it first.
+plan() { echo "1..$1"; }
 
 # Sub-results, counted by selftests/run.sh.
 ok() { echo "ok - $*"; }

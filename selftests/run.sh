@@ -10,8 +10,15 @@
 #     (numbers optional, "# SKIP <reason>" allowed): each then counts as one
 #     test named "<script>: <desc>"; a non-zero exit with no "not ok" line adds
 #     one more failure for the script itself;
+#   - it may declare its plan, a line "1..N" (lib.sh: plan N): a script that
+#     then reports fewer or more than N sub-results fails (it stopped early);
+#   - exit 4 after some sub-results skips the rest, with the SKIP reason;
 #   - every other output line is shown as a "# " diagnostic.
-# The last line is "N passed, N failed, N skipped"; exit status 1 if any failed.
+# Before the tests it runs `make all` (unless TOE_NO_BUILD=1, as make check
+# sets after building): a stale binary is rebuilt, and a build that fails
+# fails the run, so one test file run by hand is as safe as make check.
+# The last lines list the skips with their reasons, then
+# "N passed, N failed, N skipped"; exit status 1 if any failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top
@@ -26,13 +33,24 @@ else
 fi
 
 n=0 pass=0 fail=0 skip=0
+skipped=()
 echo "TAP version 13"
+
+if [ "${TOE_NO_BUILD:-0}" != 1 ]; then
+	if ! blog=$(make --no-print-directory -s all 2>&1); then
+		sed 's/^/# /' <<<"$blog" | tail -n 30
+		echo "not ok 1 - build (make all failed: the tests would run stale binaries)"
+		echo "1..1"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+fi
 
 report() { # status name [reason]
 	n=$((n + 1))
 	case $1 in
 	ok) pass=$((pass + 1)); echo "ok $n - $2" ;;
-	skip) skip=$((skip + 1)); echo "ok $n - $2 # SKIP $3" ;;
+	skip) skip=$((skip + 1)); skipped+=("$2: $3"); echo "ok $n - $2 # SKIP $3" ;;
 	*) fail=$((fail + 1)); echo "not ok $n - $2" ;;
 	esac
 }
@@ -45,9 +63,10 @@ for t in "${tests[@]}"; do
 	timeout --kill-after=10 "${TOE_TEST_TIMEOUT:-900}" bash "$t" >"$out" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
-	subs=0 subfail=0
+	subs=0 subfail=0 planned=""
 	reason=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
 	while IFS= read -r line; do
+		[[ $line =~ ^1\.\.([0-9]+)$ ]] && { planned=${BASH_REMATCH[1]}; continue; }
 		case $line in
 		"not ok"*)
 			desc=$(sed -E 's/^not ok( [0-9]+)?( -)? ?//' <<<"$line")
@@ -68,6 +87,10 @@ for t in "${tests[@]}"; do
 	echo "# $name: exit $rc after ${secs}s"
 	if [ $rc -eq 4 ] && [ $subs -eq 0 ]; then
 		report skip "$name" "${reason:-no reason given}"
+	elif [ $rc -eq 4 ]; then
+		report skip "$name: the rest" "${reason:-no reason given}"
+	elif [ -n "$planned" ] && [ "$subs" != "$planned" ]; then
+		report fail "$name: planned $planned checks, ran $subs (exit $rc)"
 	elif [ $rc -ne 0 ] && [ $rc -ne 4 ] && [ $subfail -eq 0 ]; then
 		[ $rc -eq 124 ] && echo "# $name: timed out"
 		report fail "$name"
@@ -77,5 +100,9 @@ for t in "${tests[@]}"; do
 done
 
 echo "1..$n"
+if [ $skip -gt 0 ]; then
+	echo "# skipped ($skip), each with the reason this machine cannot run it:"
+	for s in "${skipped[@]}"; do echo "#   $s"; done
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

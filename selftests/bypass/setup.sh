@@ -7,7 +7,7 @@
 need_root
 need_cmd bpftool jq nsenter
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] &&
-	[ -x "$TOE_BUILD/selftests/bypass_check" ] || skip "not built (make)"
+	[ -x "$TOE_BUILD/selftests/bypass_check" ] || cannot_run "not built (make)"
 
 PIN=$TOE_PIN_DIR
 BC=$TOE_BUILD/selftests/bypass_check

@@ -7,7 +7,7 @@
 # TOE_CONFIG_FUZZ_SECONDS runs for a time instead (make fuzz: 60 s).
 . "$(dirname "$0")/../lib.sh"
 f=$TOE_BUILD/config/fuzz_config
-[ -x "$f" ] || skip "fuzz_config not built (needs clang's libFuzzer: libclang-rt-14-dev)"
+[ -x "$f" ] || cannot_run "fuzz_config not built (needs clang's libFuzzer: libclang-rt-14-dev)"
 work=$(mktemp -d); defer "rm -rf $work"
 cp "$TOE_TOP"/selftests/config/corpus/* "$work/"
 out=$work/log

@@ -26,7 +26,7 @@ set -u
 need_root
 need_cmd qemu-system-x86_64 gcc make cpio gzip xz apt-get apt-cache dpkg dpkg-deb timeout perl
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
-	skip "needs busybox-static (/bin/busybox, statically linked)"
+	cannot_run "needs busybox-static (/bin/busybox, statically linked)"
 
 cache=${TOE_CACHE:-/var/cache/opentoe}/kmod
 build=$TOE_BUILD/kmod

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
-[ -x "$TOE_BUILD/toe-loader" ] || skip "toe-loader not built (make)"
+[ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
 
 PIN=$TOE_PIN_DIR
 cg_add loader || skip "no cgroup v2 mount"

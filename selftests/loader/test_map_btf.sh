@@ -13,7 +13,7 @@
 # shellcheck source-path=SCRIPTDIR source=../toed/setup.sh
 . "$(dirname "$0")/../toed/setup.sh"
 need_cmd bpftool jq awk
-[ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || skip "selftests not built (make)"
+[ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 BPF_SRC=$TOE_TOP/bpf/opentoe.bpf.c
 HDR=$TOE_TOP/include/opentoe.h
 

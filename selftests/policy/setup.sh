@@ -5,7 +5,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 need_root
 need_cmd bpftool jq python3 nsenter
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || skip "not built (make)"
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
 
 PIN=$TOE_PIN_DIR
 TCPX=$TOE_TOP/selftests/tools/tcpx.py

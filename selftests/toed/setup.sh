@@ -3,7 +3,7 @@
 # one veth, a cgroup with opentoe's sock_ops), opentoe's XDP on a's end, and
 # a toed running in namespace a with its own run folder.
 . "$(dirname "${BASH_SOURCE[0]}")/../policy/setup.sh"
-[ -x "$TOE_BUILD/toectl" ] || skip "not built (make)"
+[ -x "$TOE_BUILD/toectl" ] || cannot_run "not built (make)"
 RUN=$CONF_DIR/run
 TOED_LOG=$CONF_DIR/toed.log
 

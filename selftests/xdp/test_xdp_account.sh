@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd bpftool jq python3
-[ -x "$TOE_BUILD/toe-loader" ] || skip "not built (make)"
+[ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
 PIN=$TOE_PIN_DIR
 cg_add xdp || skip "no cgroup v2 mount"
 ns_add a || exit 1

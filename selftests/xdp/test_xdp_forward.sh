@@ -13,7 +13,7 @@
 . "$(dirname "$0")/router.sh"
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables iperf3
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || skip "not built (make)"
+[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
 PIN=$TOE_PIN_DIR
 cg_add fwd || skip "no cgroup v2 mount"
 router_topology || exit 1

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/router.sh"
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || skip "not built (make)"
+[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || cannot_run "not built (make)"
 PIN=$TOE_PIN_DIR
 cg_add fwdt || skip "no cgroup v2 mount"
 router_topology || exit 1
