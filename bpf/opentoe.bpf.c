@@ -17,25 +17,12 @@
 #include "maps_xdp.h"
 #include "maps_forward.h"
 #include "maps_bypass.h"
+#include "stats.h"
+#include "policy.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TOE_TC_PULL	256	/* toe_tc: bytes made linear for the parser */
-
-/* ------------------------------------------------------------- helpers */
-
-static __always_inline void stat_add(__u32 idx, __u64 n)
-{
-	__u64 *c = bpf_map_lookup_elem(&toe_stats, &idx);
-
-	if (c)
-		*c += n;
-}
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	stat_add(idx, 1);
-}
 
 /* An IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
 static __always_inline bool v4mapped(const __u32 *a)
@@ -75,216 +62,6 @@ static __always_inline void skops_key(struct bpf_sock_ops *skops,
 		k->raddr[1] = k->raddr[2] = k->raddr[3] = 0;
 	} else {
 		k->family = TOE_AF_INET6;
-	}
-}
-
-static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
-				 const struct toe_flow *f,
-				 struct bpf_sock_ops *skops)
-{
-	struct toe_event *e;
-
-	e = bpf_ringbuf_reserve(&toe_events, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(TOE_S_EVENT_DROPPED);
-		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->ts_ns = bpf_ktime_get_ns();
-	e->type = type;
-	e->key = *k;
-	e->dev = TOE_DEV_NONE;
-	e->rule = TOE_RULE_NONE;
-	if (f) {
-		e->dev = f->dev;
-		e->rule = f->rule;
-		e->decision = f->decision;
-		e->reason = f->reason;
-		e->direction = f->direction;
-		e->policy = f->policy;
-	}
-	if (type == TOE_EV_FLOW_CLOSED && skops) {
-		e->bytes_acked = skops->bytes_acked;
-		e->bytes_received = skops->bytes_received;
-		e->segs_in = skops->segs_in;
-		e->segs_out = skops->segs_out;
-		e->total_retrans = skops->total_retrans;
-		e->srtt_us = skops->srtt_us >> 3;
-	}
-	bpf_ringbuf_submit(e, 0);
-}
-
-/* -------------------------------------------------------- the decision */
-
-struct decision {
-	__u32 action;
-	__u32 reason;
-	__u32 dev;
-	__u32 rule;
-	__u32 gen;
-	__u32 ka_idle;
-	__u32 ka_intvl;
-	__u32 ka_cnt;
-	__u64 serial;
-};
-
-/* The cgroup v2 id of the cgroup the socket was created in. */
-static __always_inline __u64 sk_cgroup_id(struct bpf_sock *sk)
-{
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-	struct cgroup *cg;
-
-	if (!tp)
-		return 0;
-	cg = tp->inet_conn.icsk_inet.sk.sk_cgrp_data.cgroup;
-	if (!cg)
-		return 0;
-	return cg->kn->id;
-}
-
-struct tss_ctx {
-	struct toe_flow_key k;
-	struct toe_pol_key pk;
-	__u64 cgid;
-	__u32 lclass;
-	__u32 rclass;
-	__u32 gen;
-	__u32 ntuples;
-	__u32 best;
-};
-
-/* One tuple of the search; bpf_loop() has the verifier check it once. */
-static long tss_step(__u32 i, void *data)
-{
-	struct tss_ctx *c = data;
-	struct toe_pol_tuple *t;
-	__u32 idx, *cell;
-
-	if (i >= c->ntuples)
-		return 1;
-	idx = c->gen * TOE_POL_MAX_TUPLES + i;
-	t = bpf_map_lookup_elem(&toe_pol_tuples, &idx);
-	if (!t || t->min_rule >= c->best)
-		return 1;	/* sorted: no later tuple can win */
-	if (t->family != c->k.family)
-		return 0;
-	c->pk.laddr[0] = c->k.laddr[0] & t->lmask[0];
-	c->pk.laddr[1] = c->k.laddr[1] & t->lmask[1];
-	c->pk.laddr[2] = c->k.laddr[2] & t->lmask[2];
-	c->pk.laddr[3] = c->k.laddr[3] & t->lmask[3];
-	c->pk.raddr[0] = c->k.raddr[0] & t->rmask[0];
-	c->pk.raddr[1] = c->k.raddr[1] & t->rmask[1];
-	c->pk.raddr[2] = c->k.raddr[2] & t->rmask[2];
-	c->pk.raddr[3] = c->k.raddr[3] & t->rmask[3];
-	c->pk.lclass = t->use_lport ? c->lclass : 0;
-	c->pk.rclass = t->use_rport ? c->rclass : 0;
-	c->pk.cgroup = t->use_cgroup ? c->cgid : 0;
-	c->pk.tuple = i;
-	cell = bpf_map_lookup_elem(&toe_pol_cells, &c->pk);
-	if (cell && *cell < c->best)
-		c->best = *cell;
-	return 0;
-}
-
-/*
- * Policy lookup (tuple space search, include/opentoe.h): one generation,
- * read once; one hash lookup per rule shape, stopping at the first shape
- * whose lowest rule cannot beat the best match.  Shared by sock_ops (a
- * connection of this host, cgid = its socket's cgroup) and XDP (a flow
- * this host routes, seen from its client: cgid 0, so cgroup rules never
- * match it).
- */
-static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
-				   struct decision *d)
-{
-	struct tss_ctx c = {};
-	struct toe_pol_rule *r;
-	struct toe_pol_hdr *hdr;
-	__u32 zero = 0, gen, idx;
-	__u32 *genp, *lc, *rc;
-
-	d->action = TOE_ACT_HOST;
-	d->reason = TOE_R_DEFAULT;
-	d->dev = TOE_DEV_NONE;
-	d->rule = TOE_RULE_NONE;
-	d->ka_idle = 0;
-	d->serial = 0;
-	genp = bpf_map_lookup_elem(&toe_pol_gen, &zero);
-	if (!genp)
-		return;
-	gen = *genp & 1;
-	d->gen = gen;
-	hdr = bpf_map_lookup_elem(&toe_pol_hdr, &gen);
-	if (!hdr)
-		return;
-	d->serial = hdr->serial;
-	idx = gen * TOE_POL_PORTS + k->lport;
-	lc = bpf_map_lookup_elem(&toe_pol_lclass, &idx);
-	idx = gen * TOE_POL_PORTS + k->rport;
-	rc = bpf_map_lookup_elem(&toe_pol_rclass, &idx);
-	if (!lc || !rc)
-		return;
-	c.k = *k;
-	c.lclass = *lc;
-	c.rclass = *rc;
-	c.cgid = cgid;
-	c.gen = gen;
-	c.ntuples = hdr->ntuples;
-	c.best = TOE_RULE_NONE;
-	c.pk.gen = gen;
-	bpf_loop(TOE_POL_MAX_TUPLES, tss_step, &c, 0);
-	if (c.best == TOE_RULE_NONE) {
-		d->action = hdr->default_action;
-		d->dev = hdr->default_dev;
-		return;
-	}
-	idx = gen * TOE_POL_MAX_RULES + (c.best & (TOE_POL_MAX_RULES - 1));
-	r = bpf_map_lookup_elem(&toe_pol_rules, &idx);
-	if (!r)
-		return;
-	d->action = r->action;
-	d->dev = r->dev;
-	d->reason = TOE_R_RULE;
-	d->rule = c.best;
-	d->ka_idle = r->ka_idle;
-	d->ka_intvl = r->ka_intvl;
-	d->ka_cnt = r->ka_cnt;
-}
-
-/*
- * Take a slot on device d->dev, or fall back to the host with reason
- * capacity.  The count is an atomic add that is undone when it overshoots,
- * so concurrent connections never take more than nconn slots.
- */
-static __always_inline void take_slot(struct decision *d)
-{
-	__u32 idx = d->dev;
-	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
-	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
-
-	if (!dev || !live || !(dev->flags & TOE_DEVF_PRESENT)) {
-		d->action = TOE_ACT_HOST;
-		d->reason = TOE_R_NODEV;
-		d->dev = TOE_DEV_NONE;
-		return;
-	}
-	if (__sync_fetch_and_add(&live->live, 1) >= dev->nconn) {
-		__sync_fetch_and_add(&live->live, -1);
-		__sync_fetch_and_add(&live->refused, 1);
-		d->action = TOE_ACT_HOST;
-		d->reason = TOE_R_CAPACITY;
-		return;
-	}
-	__sync_fetch_and_add(&live->offloaded, 1);
-}
-
-static __always_inline void release_slot(__u32 idx)
-{
-	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
-
-	if (live) {
-		__sync_fetch_and_add(&live->live, -1);
-		__sync_fetch_and_add(&live->released, 1);
 	}
 }
 
@@ -880,17 +657,6 @@ static __always_inline void ingress_key(const struct toe_pkt *p,
 	__builtin_memcpy(k->raddr, p->saddr, 16);
 	k->lport = bpf_ntohs(p->dport);
 	k->rport = bpf_ntohs(p->sport);
-}
-
-/*
- * XDP's packet and byte counters live in the record XDP already found:
- * atomic adds, since one flow's packets may arrive on several CPUs.
- */
-static __always_inline void count_pkts(__u64 *packets, __u64 *bytes, __u64 pkts,
-				       __u64 len)
-{
-	__sync_fetch_and_add(packets, pkts);
-	__sync_fetch_and_add(bytes, len);
 }
 
 /* ------------------------------------------------------- XDP forwarding */
