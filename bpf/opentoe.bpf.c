@@ -8,25 +8,23 @@
  * charge of everything policy does not name; and, for connections whose
  * two ends are sockets of this host, the sk_msg program that moves each
  * send straight into the peer socket (policy action bypass).
+ *
+ * This file is the list of entry points; the machinery is in one header
+ * per concern (policy.h, flows.h, bypass.h, xdp.h, forward.h, tc.h,
+ * stats.h) and the maps in one header per concern (maps_*.h).  One object,
+ * one skeleton.
  */
 #include "common.h"
 #include "toe_parse.h"
-#include "maps_policy.h"
-#include "maps_flows.h"
-#include "maps_stats.h"
-#include "maps_xdp.h"
-#include "maps_forward.h"
-#include "maps_bypass.h"
 #include "stats.h"
 #include "policy.h"
 #include "bypass.h"
 #include "flows.h"
 #include "xdp.h"
 #include "forward.h"
+#include "tc.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-#define TOE_TC_PULL	256	/* toe_tc: bytes made linear for the parser */
 
 /* Every event of a TCP socket of the cgroup: flows.h. */
 SEC("sockops")
@@ -67,8 +65,11 @@ int toe_byp_probe(struct xdp_md *ctx)
 	return bypass_probe(ctx);
 }
 
-/* ----------------------------------------------------------------- XDP */
-
+/*
+ * Every received frame: a packet of an offloaded flow of this host is
+ * counted in its record and steered (xdp.h); one of no flow of this host
+ * may be a flow it routes (forward.h); everything else goes on untouched.
+ */
 SEC("xdp")
 int toe_xdp(struct xdp_md *ctx)
 {
@@ -81,9 +82,7 @@ int toe_xdp(struct xdp_md *ctx)
 
 	res = toe_parse(data, data_end, &p);
 	if (res != TOE_P_TCP) {
-		/* Malformed packets are counted, never dropped: the stack decides. */
-		if (res != TOE_P_NOT_TCP)
-			stat_inc(res);
+		stat_parse(res);
 		return xdp_next(ctx);
 	}
 	ingress_key(&p, &k);
@@ -98,59 +97,19 @@ int toe_xdp(struct xdp_md *ctx)
 	return steer_local(ctx, f->dev);
 }
 
-/* ------------------------------------------------------------ tc ingress */
-
-/*
- * "toe-loader load --hook tc": the same accounting as toe_xdp's, on the
- * tcx ingress hook instead of XDP.  XDP sees one frame per packet before
- * GRO; on a veth, native XDP also makes the kernel turn TSO off on the
- * peer (veth_fix_features), and skb-mode XDP copies every GRO packet into
- * one linear buffer, so a host flow pays for opentoe even though opentoe
- * does nothing with it.  tc ingress runs after GRO on the skb as it is:
- * offloads stay on, and one lookup covers a whole GRO packet (gso_segs
- * segments).  No steering here: cpumap and devmap redirects are XDP's.
- *
- * The skb's linear part may hold fewer bytes than the datagram (the
- * payload is in page fragments): the headers are pulled in when they are
- * not all there, and "datagram longer than the frame" is judged against
- * skb->len.  Returns TCX_NEXT: whatever else is attached runs, and at the
- * end of the chain the packet goes on into the stack untouched.
- */
-static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
-{
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	__u32 ip_end;
-	int res;
-
-	res = toe_parse(data, data_end, p);
-	if (res != TOE_P_TRUNC_IP)
-		return res;
-	/* Headers complete (*p filled); the datagram's end against the skb's. */
-	ip_end = p->ip_payload_len +
-		 (p->family == TOE_AF_INET ? p->l4_off : p->l3_off + TOE_IPV6_HLEN);
-	return ip_end <= skb->len ? TOE_P_TCP : res;
-}
-
+/* toe_xdp's accounting on tcx ingress, after GRO, instead of XDP (tc.h). */
 SEC("tc")
 int toe_tc(struct __sk_buff *skb)
 {
 	struct toe_flow_key k = {};
 	struct toe_flow *f;
 	struct toe_pkt p;
-	__u32 linear = skb->data_end - skb->data, segs;
+	__u32 segs;
 	int res;
 
-	res = tc_parse(skb, &p);
-	if ((res == TOE_P_TRUNC_L2 || res == TOE_P_TRUNC_L3 || res == TOE_P_TRUNC_L4) &&
-	    skb->len > linear) {
-		/* Headers in the fragments: rare (GRO keeps them linear). */
-		bpf_skb_pull_data(skb, skb->len < TOE_TC_PULL ? skb->len : TOE_TC_PULL);
-		res = tc_parse(skb, &p);
-	}
+	res = tc_headers(skb, &p);
 	if (res != TOE_P_TCP) {
-		if (res != TOE_P_NOT_TCP)
-			stat_inc(res);
+		stat_parse(res);
 		return TCX_NEXT;
 	}
 	ingress_key(&p, &k);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe datapath, counters and events: the global per-CPU counters
- * (stat_inc, stat_add), the per-flow packet counters XDP and tc keep in a
+ * (stat_inc, stat_add, stat_parse), the per-flow packet counters XDP and tc keep in a
  * flow's record (count_pkts), and the flow events sock_ops sends to user
  * space through the ring buffer (emit).
  */
@@ -9,6 +9,7 @@
 #define __TOE_STATS_H
 
 #include "common.h"
+#include "toe_parse.h"
 #include "maps_stats.h"
 
 static __always_inline void stat_add(__u32 idx, __u64 n)
@@ -22,6 +23,17 @@ static __always_inline void stat_add(__u32 idx, __u64 n)
 static __always_inline void stat_inc(__u32 idx)
 {
 	stat_add(idx, 1);
+}
+
+/*
+ * A packet the parser did not take as TCP: a malformed one is counted
+ * (each TOE_P_* error is its own counter), never dropped: the stack
+ * decides.
+ */
+static __always_inline void stat_parse(int res)
+{
+	if (res != TOE_P_NOT_TCP)
+		stat_inc(res);
 }
 
 /* One flow event to user space; one that finds the ring full is counted. */
