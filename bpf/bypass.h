@@ -52,7 +52,8 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 		stat_inc(TOE_S_BYP_UNSUPPORTED);
 		goto unsupported;
 	}
-	st = bpf_sk_storage_get(&toe_byp_sk, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	st = bpf_sk_storage_get(&toe_byp_sk, sk, 0,
+				BPF_SK_STORAGE_GET_F_CREATE);
 	if (!st) {
 		stat_inc(TOE_S_BYP_UNSUPPORTED);
 		goto unsupported;
@@ -67,14 +68,15 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 	st->peer.flow.rport = k->lport;
 	st->peer.lisn = st->self.risn;
 	st->peer.risn = st->self.lisn;
-	st->state = TOE_BYP_ENDED;	/* until it is in the map */
+	st->state = TOE_BYP_ENDED; /* until it is in the map */
 	st->why = TOE_BYP_WHY_NO_PEER;
 	st->budget = 0;
 	st->local = 0;
 	st->reason = d->reason;
 	v.state = TOE_BYP_WAITING;
 	if (dir == TOE_DIR_PASSIVE) {
-		struct toe_byp_flow *pf = bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
+		struct toe_byp_flow *pf =
+			bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
 
 		if (!pf) {
 			stat_inc(TOE_S_BYP_NOT_LOCAL);
@@ -87,7 +89,7 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 	}
 	v.start_ns = bpf_ktime_get_ns();
 	v.cookie = bpf_get_socket_cookie(skops);
-	v.sk = (__u64)sk;	/* for the peer's flow control (peer_rx) */
+	v.sk = (__u64)sk; /* for the peer's flow control (peer_rx) */
 	v.direction = dir;
 	/* Counters first: the peer may look them up as soon as we are in. */
 	if (bpf_map_update_elem(&toe_byp_flows, &st->self, &v, BPF_ANY))
@@ -121,21 +123,24 @@ unsupported:
  * under RCU; the reads are probe reads, which cannot fault.
  */
 struct peer_rx {
-	__u32 queued;		/* psock msg_tot_len: redirected, unread */
-	__u32 limit;		/* the most that may be queued */
-	bool consumed;		/* copied_seq == rcv_nxt */
+	__u32 queued; /* psock msg_tot_len: redirected, unread */
+	__u32 limit; /* the most that may be queued */
+	bool consumed; /* copied_seq == rcv_nxt */
 };
 
 /* What peer_rx() found. */
 enum peer_rx_rc {
-	PEER_RX_OK = 0,		/* the peer's receive side is in *r */
-	PEER_RX_NO_PEER = -1,	/* no peer in toe_byp_flows (not yet, or no more) */
+	/* the peer's receive side is in *r */
+	PEER_RX_OK = 0,
+	/* no peer in toe_byp_flows: not yet, or no more */
+	PEER_RX_NO_PEER = -1,
 };
 
 static __always_inline enum peer_rx_rc peer_rx(struct toe_byp_sk *st,
 					       struct peer_rx *r)
 {
-	struct toe_byp_flow *pf = bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
+	struct toe_byp_flow *pf =
+		bpf_map_lookup_elem(&toe_byp_flows, &st->peer);
 	struct tcp_sock *tp;
 	struct sk_psock *ps;
 	unsigned long ud;
@@ -147,13 +152,16 @@ static __always_inline enum peer_rx_rc peer_rx(struct toe_byp_sk *st,
 	tp = (struct tcp_sock *)pf->sk;
 	r->queued = 0;
 	r->limit = TOE_BYP_QUEUE_MIN;
-	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);	/* first: copied_seq only catches up */
+	/* first: copied_seq only catches up */
+	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
 	r->consumed = BPF_CORE_READ(tp, copied_seq) == rcv_nxt;
 	rcvbuf = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_rcvbuf);
 	if (rcvbuf > (int)r->limit)
 		r->limit = rcvbuf;
 	/* sk_user_data holds the psock, flags in its low bits */
+	/* clang-format off */
 	ud = (unsigned long)BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_user_data) & ~7UL;
+	/* clang-format on */
 	ps = (struct sk_psock *)ud;
 	if (ud && bpf_core_field_exists(ps->msg_tot_len))
 		r->queued = BPF_CORE_READ(ps, msg_tot_len);
@@ -168,9 +176,11 @@ static __always_inline bool tcp_all_acked(struct bpf_sock *sk)
 	return tp && tp->write_seq == tp->snd_una;
 }
 
-static __always_inline void set_state(struct toe_byp_sk *st, __u32 state, __u32 why)
+static __always_inline void set_state(struct toe_byp_sk *st, __u32 state,
+				      __u32 why)
 {
-	struct toe_byp_flow *bf = bpf_map_lookup_elem(&toe_byp_flows, &st->self);
+	struct toe_byp_flow *bf =
+		bpf_map_lookup_elem(&toe_byp_flows, &st->self);
 
 	if (st->state == TOE_BYP_PAIRED && state != TOE_BYP_PAIRED) {
 		stat_inc(TOE_S_BYP_TO_TCP);
@@ -205,7 +215,7 @@ static __always_inline void not_local(struct toe_byp_sk *st)
 		f->reason = TOE_R_NOT_LOCAL;
 	}
 	stat_inc(TOE_S_BYP_NOT_LOCAL);
-	st->local = 2;	/* reported */
+	st->local = 2; /* reported */
 }
 
 /* Found after all (it established late): the flow is bypassed. */
@@ -269,14 +279,16 @@ static __always_inline int bypass_msg(struct sk_msg_md *msg)
 				set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_BACKLOG);
 				goto tcp;
 			}
-		} else if (!tcp_all_acked(sk) || !r.consumed || r.queued > r.limit / 2) {
-			goto tcp;	/* TCP has not delivered, or the peer not read */
+		} else if (!tcp_all_acked(sk) || !r.consumed ||
+			   r.queued > r.limit / 2) {
+			goto tcp; /* TCP has not delivered, or the peer not read */
 		}
 		st->budget = r.limit - r.queued;
 		if (st->budget > TOE_BYP_CHECK_BYTES)
 			st->budget = TOE_BYP_CHECK_BYTES;
 	}
-	if (bpf_msg_redirect_hash(msg, &toe_bypass, &st->peer, BPF_F_INGRESS) != SK_PASS) {
+	if (bpf_msg_redirect_hash(msg, &toe_bypass, &st->peer, BPF_F_INGRESS) !=
+	    SK_PASS) {
 		/* gone since, or not established (it shut its side down) */
 		set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_REFUSED);
 		goto tcp;
@@ -341,11 +353,14 @@ static __always_inline int bypass_probe(struct xdp_md *ctx)
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (tp) {
 		/* sk_user_data holds the psock, flags in its low bits */
-		ud = (unsigned long)tp->inet_conn.icsk_inet.sk.sk_user_data & ~7UL;
+		ud = (unsigned long)tp->inet_conn.icsk_inet.sk.sk_user_data &
+		     ~7UL;
 		ps = (struct sk_psock *)ud;
 		if (ud) {
-			head = ud + bpf_core_field_offset(struct sk_psock, ingress_msg);
-			next = (unsigned long)BPF_CORE_READ(ps, ingress_msg.next);
+			head = ud + bpf_core_field_offset(struct sk_psock,
+							  ingress_msg);
+			next = (unsigned long)BPF_CORE_READ(ps,
+							    ingress_msg.next);
 			if (bpf_core_field_exists(ps->msg_tot_len))
 				bytes = BPF_CORE_READ(ps, msg_tot_len);
 			p->queued = next && next != head;

@@ -126,8 +126,7 @@ static __always_inline void filter_del(struct toe_sk_state *st)
  * A connection established (dir: which end this socket is): the decision,
  * a device slot or the bypass, the keepalive, its record and its event.
  */
-static __always_inline void on_established(struct bpf_sock_ops *skops,
-					   __u8 dir)
+static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 {
 	struct toe_flow_key k;
 	struct toe_flow f = {};
@@ -212,7 +211,7 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 		bpf_map_delete_elem(&toe_flows, &k);
 	}
 	if (st)
-		filter_del(st);	/* the record is gone: the count may go */
+		filter_del(st); /* the record is gone: the count may go */
 }
 
 /* RTT or retransmission of an offloaded flow: its record's counters. */
@@ -227,7 +226,7 @@ static __always_inline void on_update(struct bpf_sock_ops *skops)
 		fill_counters(f, skops);
 }
 
-/* A listener: the patch's OFFLOAD_LISTEN_START; STOP comes as a state change. */
+/* A listener: the patch's OFFLOAD_LISTEN_START (STOP: a state change). */
 static __always_inline void on_listen(struct bpf_sock_ops *skops)
 {
 	struct toe_flow_key k;
@@ -257,7 +256,8 @@ static __always_inline void on_state(struct bpf_sock_ops *skops)
  * The record of an offloaded flow, or NULL.  Nothing offloaded in the
  * flow's toe_flow_filter slot: no hash lookup, as a miss (host flows).
  */
-static __always_inline struct toe_flow *flow_lookup(const struct toe_flow_key *k)
+static __always_inline struct toe_flow *
+flow_lookup(const struct toe_flow_key *k)
 {
 	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
 	struct toe_filter *fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);

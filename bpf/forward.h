@@ -37,10 +37,12 @@ static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
  * the same for both directions.  Returns the end that sent the packet:
  * 0 = laddr/lport, 1 = raddr/rport.
  */
-static __always_inline int fwd_key(const struct toe_pkt *p, struct toe_flow_key *k)
+static __always_inline int fwd_key(const struct toe_pkt *p,
+				   struct toe_flow_key *k)
 {
 	int c = addr_cmp(p->saddr32, p->daddr32);
-	bool src_low = c < 0 || (c == 0 && bpf_ntohs(p->sport) <= bpf_ntohs(p->dport));
+	bool src_low = c < 0 ||
+		       (c == 0 && bpf_ntohs(p->sport) <= bpf_ntohs(p->dport));
 
 	__builtin_memset(k, 0, sizeof(*k));
 	k->family = p->family;
@@ -60,7 +62,7 @@ static __always_inline int fwd_key(const struct toe_pkt *p, struct toe_flow_key 
 
 /* What fib() returns besides the kernel's BPF_FIB_LKUP_RET_* codes. */
 enum fib_rc {
-	FIB_NO_HDR = -1,	/* the IP header is not all in the frame: no lookup */
+	FIB_NO_HDR = -1, /* the IP header is not all in the frame: no lookup */
 };
 
 /*
@@ -72,8 +74,8 @@ enum fib_rc {
  * BPF_FIB_LKUP_RET_* code, or FIB_NO_HDR.
  */
 static __always_inline long fib(struct xdp_md *ctx, const struct toe_pkt *p,
-				 const void *ip, const void *data_end,
-				 __u16 tot_len, struct bpf_fib_lookup *fp)
+				const void *ip, const void *data_end,
+				__u16 tot_len, struct bpf_fib_lookup *fp)
 {
 	__builtin_memset(fp, 0, sizeof(*fp));
 	fp->ifindex = ctx->ingress_ifindex;
@@ -114,7 +116,7 @@ static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	union {			/* one after the other: the stack is 512 bytes */
+	union { /* one after the other: the stack is 512 bytes */
 		struct bpf_fib_lookup fp;
 		struct toe_fwd v;
 	} u;
@@ -123,8 +125,9 @@ static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
 	struct toe_dev *dev;
 	__u32 idx;
 
-	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, 0, &u.fp) != BPF_FIB_LKUP_RET_SUCCESS)
-		return 0;	/* local, unroutable, or forwarding off: the stack's */
+	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, 0, &u.fp) !=
+	    BPF_FIB_LKUP_RET_SUCCESS)
+		return 0; /* local, unroutable, or forwarding off: the stack's */
 	k.family = p->family;
 	__builtin_memcpy(k.laddr, p->saddr, 16);
 	__builtin_memcpy(k.raddr, p->daddr, 16);
@@ -135,7 +138,8 @@ static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
 		return 0;
 	idx = d.dev;
 	dev = bpf_map_lookup_elem(&toe_devs, &idx);
-	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) || dev->steer != TOE_STEER_FORWARD)
+	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) ||
+	    dev->steer != TOE_STEER_FORWARD)
 		return 0;
 	__builtin_memset(&u.v, 0, sizeof(u.v));
 	u.v.start_ns = bpf_ktime_get_ns();
@@ -192,17 +196,18 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	__u16 tot_len;
 
 	if (p->ttl <= 1)
-		return FWD_SLOW;	/* the stack sends the ICMP time exceeded */
+		return FWD_SLOW; /* the stack sends the ICMP time exceeded */
 	if (p->family == TOE_AF_INET) {
 		if (p->l4_off - p->l3_off != TOE_IPV4_HLEN)
-			return FWD_SLOW;	/* options: record route, source route... */
+			return FWD_SLOW; /* options: record route, source route... */
 		tot_len = TOE_IPV4_HLEN + p->ip_payload_len;
 	} else {
 		if (p->n_ext)
-			return FWD_SLOW;	/* a routing header may name this host */
+			return FWD_SLOW; /* a routing header may name this host */
 		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
 	}
-	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) != BPF_FIB_LKUP_RET_SUCCESS)
+	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) !=
+	    BPF_FIB_LKUP_RET_SUCCESS)
 		return FWD_SLOW;
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
@@ -213,14 +218,15 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 		return FWD_SLOW;
 	nk.ifindex = ifout;
 	nk.family = p->family;
+	/* the next hop: gateway or destination */
 	if (p->family == TOE_AF_INET)
-		nk.addr[0] = fp.ipv4_dst;	/* the next hop: gateway or destination */
+		nk.addr[0] = fp.ipv4_dst;
 	else
 		__builtin_memcpy(nk.addr, fp.ipv6_dst, 16);
 	n = bpf_map_lookup_elem(&toe_neigh, &nk);
 	if (!n || !(n->state & TOE_NUD_VALID) || !n->has_mac) {
 		stat_inc(TOE_S_XDP_NEIGH_MISS);
-		return FWD_NEIGH_MISS;	/* the stack resolves it; toed then mirrors it */
+		return FWD_NEIGH_MISS; /* the stack resolves it; toed then mirrors it */
 	}
 
 	if ((void *)(eth + 1) > data_end)
@@ -273,7 +279,8 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 	from = fwd_key(p, ck);
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
 	if (!fs) {
-		if ((fl & (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN)) == TOE_TCP_SYN)
+		if ((fl & (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST |
+			   TOE_TCP_FIN)) == TOE_TCP_SYN)
 			fwd_syn(ctx, p, ck, from);
 		return xdp_next(ctx);
 	}
@@ -287,7 +294,8 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		if (!(fl & TOE_TCP_ACK)) {
 			/* A retransmitted SYN, or the tuple reused: start again. */
 			fwd_syn(ctx, p, ck, from);
-		} else if (fs->state == TOE_FWD_SYN_SENT && from != fs->client &&
+		} else if (fs->state == TOE_FWD_SYN_SENT &&
+			   from != fs->client &&
 			   bpf_ntohl(p->ack_seq) == fs->client_isn + 1) {
 			fs->server_isn = bpf_ntohl(p->seq);
 			fs->state = TOE_FWD_SYN_RECV;
@@ -302,7 +310,7 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 			fs->state = TOE_FWD_ESTABLISHED;
 			stat_inc(TOE_S_XDP_FWD_FLOWS);
 		}
-		return xdp_next(ctx);	/* the handshake goes through the stack */
+		return xdp_next(ctx); /* the handshake goes through the stack */
 	}
 	rc = fwd_xmit(ctx, p, fs);
 	if (rc >= 0)

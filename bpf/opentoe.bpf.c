@@ -58,7 +58,7 @@ int toe_skmsg(struct sk_msg_md *msg)
 	return bypass_msg(msg);
 }
 
-/* Never attached: toe-loader unload's probe of unread bypassed data (bypass.h). */
+/* Never attached: unload's probe of unread bypassed data (bypass.h). */
 SEC("xdp")
 int toe_byp_probe(struct xdp_md *ctx)
 {
@@ -67,8 +67,9 @@ int toe_byp_probe(struct xdp_md *ctx)
 
 /*
  * Every received frame: a packet of an offloaded flow of this host is
- * counted in its record and steered (xdp.h); one of no flow of this host
- * may be a flow it routes (forward.h); everything else goes on untouched.
+ * counted in its record and steered (xdp.h); one of no local flow may be
+ * of a flow this host routes (forward.h); everything else goes on
+ * untouched, to the chained program or the stack.
  */
 SEC("xdp")
 int toe_xdp(struct xdp_md *ctx)
@@ -87,10 +88,11 @@ int toe_xdp(struct xdp_md *ctx)
 	}
 	ingress_key(&p, &k);
 	f = flow_lookup(&k);
+	/* Not ours: perhaps routed (k: scratch). */
 	if (!f)
-		return xdp_fwd(ctx, &p, &k);	/* not ours: perhaps routed (k: scratch) */
+		return xdp_fwd(ctx, &p, &k);
 	if (f->decision != TOE_ACT_OFFLOAD)
-		return xdp_next(ctx);	/* host flow: no map write */
+		return xdp_next(ctx); /* host flow: no map write */
 
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FLOW_HIT);
@@ -115,7 +117,7 @@ int toe_tc(struct __sk_buff *skb)
 	ingress_key(&p, &k);
 	f = flow_lookup(&k);
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
-		return TCX_NEXT;	/* host flow: no map write */
+		return TCX_NEXT; /* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, segs, skb->len);
 	stat_add(TOE_S_XDP_FLOW_HIT, segs);

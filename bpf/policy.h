@@ -66,7 +66,7 @@ static long tss_step(__u32 i, void *data)
 	idx = c->gen * TOE_POL_MAX_TUPLES + i;
 	t = bpf_map_lookup_elem(&toe_pol_tuples, &idx);
 	if (!t || t->min_rule >= c->best)
-		return 1;	/* sorted: no later tuple can win */
+		return 1; /* sorted: no later tuple can win */
 	if (t->family != c->k.family)
 		return 0;
 	c->pk.laddr[0] = c->k.laddr[0] & t->lmask[0];

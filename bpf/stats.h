@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe datapath, counters and events: the global per-CPU counters
- * (stat_inc, stat_add, stat_parse), the per-flow packet counters XDP and tc keep in a
- * flow's record (count_pkts), and the flow events sock_ops sends to user
- * space through the ring buffer (emit).
+ * (stat_inc, stat_add, stat_parse), the per-flow packet counters XDP and
+ * tc keep in a flow's record (count_pkts), and the flow events sock_ops
+ * sends to user space through the ring buffer (emit).
  */
 #ifndef __TOE_STATS_H
 #define __TOE_STATS_H
@@ -72,7 +72,6 @@ static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 	}
 	bpf_ringbuf_submit(e, 0);
 }
-
 
 /*
  * XDP's packet and byte counters live in the record XDP already found:

@@ -21,7 +21,7 @@
 #include "common.h"
 #include "toe_parse.h"
 
-#define TOE_TC_PULL	256	/* bytes made linear for the parser */
+#define TOE_TC_PULL 256 /* bytes made linear for the parser */
 
 /*
  * The skb's linear part may hold fewer bytes than the datagram (the
@@ -39,8 +39,10 @@ static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
 	if (res != TOE_P_TRUNC_IP)
 		return res;
 	/* Headers complete (*p filled); the datagram's end against the skb's. */
+	/* clang-format off */
 	ip_end = p->ip_payload_len +
 		 (p->family == TOE_AF_INET ? p->l4_off : p->l3_off + TOE_IPV6_HLEN);
+	/* clang-format on */
 	return ip_end <= skb->len ? TOE_P_TCP : res;
 }
 
@@ -54,10 +56,13 @@ static __always_inline int tc_headers(struct __sk_buff *skb, struct toe_pkt *p)
 	int res;
 
 	res = tc_parse(skb, p);
-	if ((res == TOE_P_TRUNC_L2 || res == TOE_P_TRUNC_L3 || res == TOE_P_TRUNC_L4) &&
+	if ((res == TOE_P_TRUNC_L2 || res == TOE_P_TRUNC_L3 ||
+	     res == TOE_P_TRUNC_L4) &&
 	    skb->len > linear) {
 		/* Headers in the fragments: rare (GRO keeps them linear). */
+		/* clang-format off */
 		bpf_skb_pull_data(skb, skb->len < TOE_TC_PULL ? skb->len : TOE_TC_PULL);
+		/* clang-format on */
 		res = tc_parse(skb, p);
 	}
 	return res;

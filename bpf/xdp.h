@@ -37,7 +37,8 @@ static __always_inline int steer_local(struct xdp_md *ctx, __u32 idx)
 	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
 	long rc;
 
-	if (!dev || dev->steer != TOE_STEER_CPU || !(dev->flags & TOE_DEVF_PRESENT))
+	if (!dev || dev->steer != TOE_STEER_CPU ||
+	    !(dev->flags & TOE_DEVF_PRESENT))
 		return xdp_next(ctx);
 	rc = bpf_redirect_map(&toe_cpumap, dev->steer_cpu, XDP_PASS);
 	if (rc != XDP_REDIRECT)
