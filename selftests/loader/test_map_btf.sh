@@ -7,14 +7,15 @@
 # and a JSON dump of it holding at least one entry (a zeroed one is added
 # to a map the traffic left empty) prints "formatted" key and value whose
 # fields are those of its struct in include/opentoe.h.  Also: every map
-# bpf/opentoe.bpf.c declares and every map the loaded programs use is
+# bpf/ declares (bpf/maps_*.h) and every map the loaded programs use is
 # pinned.  A map added without BTF fails the test, unless its type is one
 # the kernel refuses BTF for (listed below, reported as skipped).
 # shellcheck source-path=SCRIPTDIR source=../toed/setup.sh
 . "$(dirname "$0")/../toed/setup.sh"
 need_cmd bpftool jq awk
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
-BPF_SRC=$TOE_TOP/bpf/opentoe.bpf.c
+# the datapath's sources: its maps are declared in bpf/maps_*.h
+BPF_SRC=("$TOE_TOP"/bpf/*.bpf.c "$TOE_TOP"/bpf/*.h)
 HDR=$TOE_TOP/include/opentoe.h
 
 # The kernel refuses BTF for these map types: map_check_no_btf answers
@@ -60,7 +61,7 @@ wait_for 10 acked
 expect "the offloaded connection is in toe_flows, with data acknowledged" \
 	'length == 1 and .[0].value.decision == 1 and .[0].value.bytes_acked > 1' "$(flows5300)"
 
-# map_structs: "MAP key|value STRUCT" for every map of bpf/opentoe.bpf.c
+# map_structs: "MAP key|value STRUCT" for every map of bpf/
 # whose key or value is a struct.
 map_structs() {
 	awk '/^struct \{/ { k = ""; v = "" }
@@ -69,7 +70,7 @@ map_structs() {
 	     /^\} [a-z_0-9]+ SEC\("\.maps"\)/ {
 		if (k != "") print $2, "key", k
 		if (v != "") print $2, "value", v
-	     }' "$BPF_SRC"
+	     }' "${BPF_SRC[@]}"
 }
 # fields STRUCT: the member names of STRUCT in include/opentoe.h.
 fields() {
@@ -80,9 +81,9 @@ fields() {
 		n = split(f, w, /[ \t]+/); print w[n]
 	     }' "$HDR"
 }
-declared=$(awk '/^\} [a-z_0-9]+ SEC\("\.maps"\)/ { print $2 }' "$BPF_SRC" | sort)
+declared=$(awk '/^\} [a-z_0-9]+ SEC\("\.maps"\)/ { print $2 }' "${BPF_SRC[@]}" | sort)
 pinned=$(find "$PIN" -maxdepth 1 -name 'toe_*' -printf '%f\n' | sort)
-check "bpf/opentoe.bpf.c declares maps (parsed: $(wc -w <<<"$declared"))" test "$(wc -w <<<"$declared")" -ge 20
+check "bpf/ declares maps (parsed: $(wc -w <<<"$declared"))" test "$(wc -w <<<"$declared")" -ge 20
 for m in $declared; do
 	[ -e "$PIN/$m" ] || fail "declared map $m is pinned"
 done

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath: what every part of it includes.  The kernel's types
+ * (CO-RE, build/vmlinux.h), libbpf's helpers, the layouts shared with user
+ * space (include/opentoe.h), and the few UAPI constants vmlinux.h lacks
+ * (they are #defines in the kernel's headers, so BTF does not carry them).
+ */
+#ifndef __TOE_COMMON_H
+#define __TOE_COMMON_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
+#include "opentoe.h"
+
+/* clang-format off */
+#define AF_INET		2
+#define AF_INET6	10
+#define SOL_SOCKET	1
+#define SO_KEEPALIVE	9
+#define SOL_TCP		6
+#define TCP_KEEPIDLE	4
+#define TCP_KEEPINTVL	5
+#define TCP_KEEPCNT	6
+/* clang-format on */
+
+#endif /* __TOE_COMMON_H */

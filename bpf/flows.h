@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, the flow records: the flow key of a socket or of a
+ * received packet, sock_ops' handling of a connection's events (on_*:
+ * established, listening, closed, RTT/retransmit updates) which applies
+ * policy's decision and keeps the connection's record in toe_flows, the
+ * toe_flow_filter count of offloaded flows, and XDP's and tc's lookup of a
+ * record through that filter (flow_lookup).
+ */
+#ifndef __TOE_FLOWS_H
+#define __TOE_FLOWS_H
+
+#include "common.h"
+#include "toe_parse.h"
+#include "maps_flows.h"
+#include "maps_bypass.h"
+#include "policy.h"
+#include "bypass.h"
+#include "stats.h"
+
+/* An IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
+static __always_inline bool v4mapped(const __u32 *a)
+{
+	return a[0] == 0 && a[1] == 0 && a[2] == bpf_htonl(0x0000ffff);
+}
+
+/*
+ * The flow key of a socket, from this host's side.  IPv4 traffic on a
+ * dual-stack IPv6 socket is keyed as IPv4, as XDP sees it.
+ */
+static __always_inline void skops_key(struct bpf_sock_ops *skops,
+				      struct toe_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->lport = skops->local_port;
+	k->rport = bpf_ntohl(skops->remote_port) & 0xffff;
+	if (skops->family == AF_INET) {
+		k->family = TOE_AF_INET;
+		k->laddr[0] = skops->local_ip4;
+		k->raddr[0] = skops->remote_ip4;
+		return;
+	}
+	k->laddr[0] = skops->local_ip6[0];
+	k->laddr[1] = skops->local_ip6[1];
+	k->laddr[2] = skops->local_ip6[2];
+	k->laddr[3] = skops->local_ip6[3];
+	k->raddr[0] = skops->remote_ip6[0];
+	k->raddr[1] = skops->remote_ip6[1];
+	k->raddr[2] = skops->remote_ip6[2];
+	k->raddr[3] = skops->remote_ip6[3];
+	if (v4mapped(k->laddr) && v4mapped(k->raddr)) {
+		k->family = TOE_AF_INET;
+		k->laddr[0] = k->laddr[3];
+		k->raddr[0] = k->raddr[3];
+		k->laddr[1] = k->laddr[2] = k->laddr[3] = 0;
+		k->raddr[1] = k->raddr[2] = k->raddr[3] = 0;
+	} else {
+		k->family = TOE_AF_INET6;
+	}
+}
+
+/* The socket's TCP counters, as its record holds them. */
+static __always_inline void fill_counters(struct toe_flow *f,
+					  struct bpf_sock_ops *skops)
+{
+	f->bytes_acked = skops->bytes_acked;
+	f->bytes_received = skops->bytes_received;
+	f->segs_in = skops->segs_in;
+	f->segs_out = skops->segs_out;
+	f->total_retrans = skops->total_retrans;
+	f->srtt_us = skops->srtt_us >> 3;
+}
+
+/* The patch's set_keepalive override, for the flows a rule offloads. */
+static __always_inline void set_keepalive(struct bpf_sock_ops *skops,
+					  const struct decision *d)
+{
+	int one = 1, v;
+
+	if (!d->ka_idle)
+		return;
+	bpf_setsockopt(skops, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	v = d->ka_idle;
+	bpf_setsockopt(skops, SOL_TCP, TCP_KEEPIDLE, &v, sizeof(v));
+	v = d->ka_intvl;
+	bpf_setsockopt(skops, SOL_TCP, TCP_KEEPINTVL, &v, sizeof(v));
+	v = d->ka_cnt;
+	bpf_setsockopt(skops, SOL_TCP, TCP_KEEPCNT, &v, sizeof(v));
+}
+
+/*
+ * Count an offloaded socket in toe_flow_filter, before its record is
+ * written, and once (include/opentoe.h: the filter may err high, never low).
+ */
+static __always_inline void filter_add(struct toe_sk_state *st,
+				       const struct toe_flow_key *k)
+{
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	struct toe_filter *c;
+
+	if (st->filter)
+		return;
+	c = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->live, 1);
+	st->filter = 1;
+	st->filter_slot = slot;
+}
+
+/* Its count back, after its record is deleted; once. */
+static __always_inline void filter_del(struct toe_sk_state *st)
+{
+	__u32 slot = st->filter_slot;
+	struct toe_filter *c;
+
+	if (!st->filter)
+		return;
+	st->filter = 0;
+	c = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+	if (c)
+		__sync_fetch_and_add(&c->live, -1);
+}
+
+/*
+ * A connection established (dir: which end this socket is): the decision,
+ * a device slot or the bypass, the keepalive, its record and its event.
+ */
+static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
+{
+	struct toe_flow_key k;
+	struct toe_flow f = {};
+	struct decision d;
+	struct toe_sk_state *st;
+	int cb = BPF_SOCK_OPS_STATE_CB_FLAG;
+	struct bpf_sock *sk = skops->sk;
+
+	if (!sk)
+		return;
+	skops_key(skops, &k);
+	decide(&k, sk_cgroup_id(sk), &d);
+	if (d.action == TOE_ACT_OFFLOAD) {
+		st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
+					BPF_SK_STORAGE_GET_F_CREATE);
+		if (!st) {
+			d.action = TOE_ACT_HOST;
+			d.reason = TOE_R_NODEV;
+		} else {
+			take_slot(&d);
+			st->dev = d.action == TOE_ACT_OFFLOAD ? d.dev :
+								TOE_DEV_NONE;
+			st->decision = d.action;
+			if (d.action == TOE_ACT_OFFLOAD)
+				filter_add(st, &k);
+		}
+	}
+	if (d.action == TOE_ACT_BYPASS)
+		bypass_start(skops, sk, &k, dir, &d);
+	if (d.action == TOE_ACT_OFFLOAD) {
+		/* Live counters for offloaded flows; host flows get them at close. */
+		cb |= BPF_SOCK_OPS_RTT_CB_FLAG | BPF_SOCK_OPS_RETRANS_CB_FLAG;
+		set_keepalive(skops, &d);
+	}
+	stat_inc(TOE_S_ESTABLISHED);
+
+	f.start_ns = bpf_ktime_get_ns();
+	f.cookie = bpf_get_socket_cookie(skops);
+	f.dev = d.dev;
+	f.rule = d.rule;
+	f.decision = d.action;
+	f.reason = d.reason;
+	f.direction = dir;
+	f.state = BPF_TCP_ESTABLISHED;
+	f.policy = (__u32)d.serial;
+	fill_counters(&f, skops);
+	bpf_map_update_elem(&toe_flows, &k, &f, BPF_ANY);
+	if (d.action == TOE_ACT_OFFLOAD)
+		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL);
+	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV)
+		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL);
+	bpf_sock_ops_cb_flags_set(skops, cb);
+}
+
+/* A connection closed: its slot, bypass counters and record go; its event. */
+static __always_inline void on_close(struct bpf_sock_ops *skops)
+{
+	struct toe_flow_key k;
+	struct toe_flow *f;
+	struct toe_sk_state *st;
+	struct toe_byp_sk *bst;
+	struct bpf_sock *sk = skops->sk;
+
+	if (!sk)
+		return;
+	skops_key(skops, &k);
+	st = bpf_sk_storage_get(&toe_sk_state, sk, 0, 0);
+	if (st && st->dev != TOE_DEV_NONE) {
+		release_slot(st->dev);
+		st->dev = TOE_DEV_NONE;
+	}
+	bst = bpf_sk_storage_get(&toe_byp_sk, sk, 0, 0);
+	if (bst)
+		bpf_map_delete_elem(&toe_byp_flows, &bst->self);
+	f = bpf_map_lookup_elem(&toe_flows, &k);
+	if (!f) {
+		stat_inc(TOE_S_FLOW_EVICTED);
+		emit(TOE_EV_FLOW_CLOSED, &k, NULL, skops);
+	} else {
+		stat_inc(TOE_S_CLOSED);
+		emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
+		bpf_map_delete_elem(&toe_flows, &k);
+	}
+	if (st)
+		filter_del(st); /* the record is gone: the count may go */
+}
+
+/* RTT or retransmission of an offloaded flow: its record's counters. */
+static __always_inline void on_update(struct bpf_sock_ops *skops)
+{
+	struct toe_flow_key k;
+	struct toe_flow *f;
+
+	skops_key(skops, &k);
+	f = bpf_map_lookup_elem(&toe_flows, &k);
+	if (f)
+		fill_counters(f, skops);
+}
+
+/* A listener: the patch's OFFLOAD_LISTEN_START (STOP: a state change). */
+static __always_inline void on_listen(struct bpf_sock_ops *skops)
+{
+	struct toe_flow_key k;
+
+	skops_key(skops, &k);
+	stat_inc(TOE_S_LISTEN);
+	emit(TOE_EV_LISTEN_START, &k, NULL, NULL);
+	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
+}
+
+/* A state change: only closes count, a listener's (LISTEN_STOP) or a flow's. */
+static __always_inline void on_state(struct bpf_sock_ops *skops)
+{
+	struct toe_flow_key k;
+
+	if (skops->args[1] != BPF_TCP_CLOSE)
+		return;
+	if (skops->args[0] == BPF_TCP_LISTEN) {
+		skops_key(skops, &k);
+		emit(TOE_EV_LISTEN_STOP, &k, NULL, NULL);
+	} else {
+		on_close(skops);
+	}
+}
+
+/*
+ * The record of an offloaded flow, or NULL.  Nothing offloaded in the
+ * flow's toe_flow_filter slot: no hash lookup, as a miss (host flows).
+ */
+static __always_inline struct toe_flow *
+flow_lookup(const struct toe_flow_key *k)
+{
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	struct toe_filter *fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);
+
+	if (fc && !fc->live && !fc->loaded)
+		return NULL;
+	return bpf_map_lookup_elem(&toe_flows, k);
+}
+
+/* The flow of a received packet: its destination is the local end. */
+static __always_inline void ingress_key(const struct toe_pkt *p,
+					struct toe_flow_key *k)
+{
+	k->family = p->family;
+	__builtin_memcpy(k->laddr, p->daddr, 16);
+	__builtin_memcpy(k->raddr, p->saddr, 16);
+	k->lport = bpf_ntohs(p->dport);
+	k->rport = bpf_ntohs(p->sport);
+}
+
+#endif /* __TOE_FLOWS_H */

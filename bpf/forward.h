@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, the XDP forward path ("steer forward"): for flows this
+ * host routes, the canonical key of both directions (fwd_key), the
+ * handshake tracked while it goes through the stack (xdp_fwd, fwd_syn),
+ * and, once established, the fast path proper: route, neighbour, TTL and
+ * redirect to the egress device (fwd_xmit).  Maps: maps_forward.h.
+ */
+#ifndef __TOE_FORWARD_H
+#define __TOE_FORWARD_H
+
+#include "common.h"
+#include "toe_parse.h"
+#include "maps_forward.h"
+#include "maps_policy.h"
+#include "maps_xdp.h"
+#include "policy.h"
+#include "stats.h"
+#include "xdp.h"
+
+/* Addresses as bytes in network order: <0, 0, >0. */
+static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__u32 x = bpf_ntohl(a[i]), y = bpf_ntohl(b[i]);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * The canonical key of a routed flow (lower end first, include/opentoe.h),
+ * the same for both directions.  Returns the end that sent the packet:
+ * 0 = laddr/lport, 1 = raddr/rport.
+ */
+static __always_inline int fwd_key(const struct toe_pkt *p,
+				   struct toe_flow_key *k)
+{
+	int c = addr_cmp(p->saddr32, p->daddr32);
+	bool src_low = c < 0 ||
+		       (c == 0 && bpf_ntohs(p->sport) <= bpf_ntohs(p->dport));
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->family = p->family;
+	if (src_low) {
+		__builtin_memcpy(k->laddr, p->saddr, 16);
+		__builtin_memcpy(k->raddr, p->daddr, 16);
+		k->lport = bpf_ntohs(p->sport);
+		k->rport = bpf_ntohs(p->dport);
+		return 0;
+	}
+	__builtin_memcpy(k->laddr, p->daddr, 16);
+	__builtin_memcpy(k->raddr, p->saddr, 16);
+	k->lport = bpf_ntohs(p->dport);
+	k->rport = bpf_ntohs(p->sport);
+	return 1;
+}
+
+/* What fib() returns besides the kernel's BPF_FIB_LKUP_RET_* codes. */
+enum fib_rc {
+	FIB_NO_HDR = -1, /* the IP header is not all in the frame: no lookup */
+};
+
+/*
+ * Route lookup as the stack would do it for this packet on this ingress
+ * interface (policy routing included; refused when forwarding is off on
+ * it).  BPF_FIB_LOOKUP_SKIP_NEIGH: the next hop's MAC comes from toe_neigh,
+ * which toed mirrors from the kernel.  tot_len != 0 also checks the egress
+ * MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED).  Returns the kernel's
+ * BPF_FIB_LKUP_RET_* code, or FIB_NO_HDR.
+ */
+static __always_inline long fib(struct xdp_md *ctx, const struct toe_pkt *p,
+				const void *ip, const void *data_end,
+				__u16 tot_len, struct bpf_fib_lookup *fp)
+{
+	__builtin_memset(fp, 0, sizeof(*fp));
+	fp->ifindex = ctx->ingress_ifindex;
+	fp->l4_protocol = TOE_IPPROTO_TCP;
+	fp->sport = p->sport;
+	fp->dport = p->dport;
+	fp->tot_len = tot_len;
+	if (p->family == TOE_AF_INET) {
+		const struct iphdr *iph = ip;
+
+		if ((void *)(iph + 1) > data_end)
+			return FIB_NO_HDR;
+		fp->family = AF_INET;
+		fp->tos = iph->tos;
+		fp->ipv4_src = p->saddr32[0];
+		fp->ipv4_dst = p->daddr32[0];
+	} else {
+		const struct ipv6hdr *ip6 = ip;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return FIB_NO_HDR;
+		fp->family = AF_INET6;
+		fp->flowinfo = *(const __be32 *)ip6 & bpf_htonl(0x0fffffff);
+		__builtin_memcpy(fp->ipv6_src, p->saddr, 16);
+		__builtin_memcpy(fp->ipv6_dst, p->daddr, 16);
+	}
+	return bpf_fib_lookup(ctx, fp, sizeof(*fp), BPF_FIB_LOOKUP_SKIP_NEIGH);
+}
+
+/*
+ * A SYN: if this host routes it and policy offloads it (seen from the
+ * client: local = the SYN's sender) on a device in forward mode, start
+ * tracking its handshake.  Anything else writes nothing.  Not inlined: its
+ * stack (route lookup, policy search) is not the main program's.
+ */
+static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
+			      const struct toe_flow_key *ck, int from)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	union { /* one after the other: the stack is 512 bytes */
+		struct bpf_fib_lookup fp;
+		struct toe_fwd v;
+	} u;
+	struct toe_flow_key k = {};
+	struct decision d;
+	struct toe_dev *dev;
+	__u32 idx;
+
+	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, 0, &u.fp) !=
+	    BPF_FIB_LKUP_RET_SUCCESS)
+		return 0; /* local, unroutable, or forwarding off: the stack's */
+	k.family = p->family;
+	__builtin_memcpy(k.laddr, p->saddr, 16);
+	__builtin_memcpy(k.raddr, p->daddr, 16);
+	k.lport = bpf_ntohs(p->sport);
+	k.rport = bpf_ntohs(p->dport);
+	decide(&k, 0, &d);
+	if (d.action != TOE_ACT_OFFLOAD)
+		return 0;
+	idx = d.dev;
+	dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) ||
+	    dev->steer != TOE_STEER_FORWARD)
+		return 0;
+	__builtin_memset(&u.v, 0, sizeof(u.v));
+	u.v.start_ns = bpf_ktime_get_ns();
+	u.v.client_isn = bpf_ntohl(p->seq);
+	u.v.dev = d.dev;
+	u.v.rule = d.rule;
+	u.v.policy = (__u32)d.serial;
+	u.v.state = TOE_FWD_SYN_SENT;
+	u.v.client = from;
+	u.v.reason = d.reason;
+	bpf_map_update_elem(&toe_fwd, ck, &u.v, BPF_ANY);
+	return 0;
+}
+
+/*
+ * What fwd_xmit() returns when it does not redirect the frame (when it
+ * does, it returns bpf_redirect_map()'s XDP action, never negative).  The
+ * frame then goes on, untouched, to the chained program or the stack.
+ */
+enum fwd_xmit_rc {
+	/*
+	 * Not for the fast path: TTL expiring, IP options or extension
+	 * headers, over the egress MTU, no route, an egress opentoe is not
+	 * on, a short frame.  xdp_fwd counts it (TOE_S_XDP_FWD_SLOW).
+	 */
+	FWD_SLOW = -1,
+	/*
+	 * No valid neighbour for the next hop: the stack resolves it and
+	 * toed then mirrors it into toe_neigh.  fwd_xmit counts it
+	 * (TOE_S_XDP_NEIGH_MISS).
+	 */
+	FWD_NEIGH_MISS = -2,
+};
+
+/*
+ * The fast path proper, for an established flow: route, next hop's MAC,
+ * TTL, redirect to the egress device.  Whatever it cannot do the way the
+ * stack would (TTL expiring, IPv4 options, IPv6 extension headers, a frame
+ * over the egress MTU, no route, an egress opentoe is not on, no valid
+ * neighbour) goes to the stack untouched.  Returns the redirect's XDP
+ * action, or a (negative) enum fwd_xmit_rc.
+ */
+static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
+			       struct toe_fwd *fs)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct bpf_fib_lookup fp;
+	struct toe_neigh_key nk = {};
+	struct toe_iface *in, *out;
+	struct toe_neigh *n;
+	__u32 ifin = ctx->ingress_ifindex, ifout;
+	__u16 tot_len;
+
+	if (p->ttl <= 1)
+		return FWD_SLOW; /* the stack sends the ICMP time exceeded */
+	if (p->family == TOE_AF_INET) {
+		if (p->l4_off - p->l3_off != TOE_IPV4_HLEN)
+			return FWD_SLOW; /* options: record route, source route... */
+		tot_len = TOE_IPV4_HLEN + p->ip_payload_len;
+	} else {
+		if (p->n_ext)
+			return FWD_SLOW; /* a routing header may name this host */
+		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
+	}
+	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) !=
+	    BPF_FIB_LKUP_RET_SUCCESS)
+		return FWD_SLOW;
+	ifout = fp.ifindex;
+	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
+	out = bpf_map_lookup_elem(&toe_ifaces, &ifout);
+	/* Same namespace: ifindexes of other namespaces may share the map. */
+	if (!in || !out || in->netns != out->netns ||
+	    !bpf_map_lookup_elem(&toe_devmap, &ifout))
+		return FWD_SLOW;
+	nk.ifindex = ifout;
+	nk.family = p->family;
+	/* the next hop: gateway or destination */
+	if (p->family == TOE_AF_INET)
+		nk.addr[0] = fp.ipv4_dst;
+	else
+		__builtin_memcpy(nk.addr, fp.ipv6_dst, 16);
+	n = bpf_map_lookup_elem(&toe_neigh, &nk);
+	if (!n || !(n->state & TOE_NUD_VALID) || !n->has_mac) {
+		stat_inc(TOE_S_XDP_NEIGH_MISS);
+		return FWD_NEIGH_MISS; /* the stack resolves it; toed then mirrors it */
+	}
+
+	if ((void *)(eth + 1) > data_end)
+		return FWD_SLOW;
+	if (p->family == TOE_AF_INET) {
+		struct iphdr *iph = (void *)(eth + 1);
+		__u32 check;
+
+		if ((void *)(iph + 1) > data_end)
+			return FWD_SLOW;
+		/* As ip_decrease_ttl(): RFC 1624 incremental update. */
+		check = iph->check;
+		check += bpf_htons(0x0100);
+		iph->check = (__u16)(check + (check >= 0xffff));
+		iph->ttl--;
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > data_end)
+			return FWD_SLOW;
+		ip6->hop_limit--;
+	}
+	__builtin_memcpy(eth->h_dest, n->mac, 6);
+	__builtin_memcpy(eth->h_source, out->mac, 6);
+	count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
+	stat_inc(TOE_S_XDP_FORWARD);
+	/* The entry was there a moment ago; if it went, the frame is dropped. */
+	return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
+}
+
+/*
+ * Flows this host routes, for devices in forward mode: the handshake is
+ * tracked (SYN, SYN-ACK acking it, ACK acking that) while it goes through
+ * the stack, so that netfilter's FORWARD chain has accepted the connection;
+ * from then on XDP forwards the flow itself, as an nftables flowtable
+ * would.  FIN and RST end the fast path and go through the stack.
+ */
+static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
+				   struct toe_flow_key *ck)
+{
+	struct toe_xdp_conf *conf;
+	struct toe_fwd *fs;
+	__u8 fl = p->tcp_flags;
+	__u32 zero = 0;
+	int from, rc;
+
+	conf = bpf_map_lookup_elem(&toe_xdp_conf, &zero);
+	if (!conf || !conf->fwd_devs || p->nvlan)
+		return xdp_next(ctx);
+	from = fwd_key(p, ck);
+	fs = bpf_map_lookup_elem(&toe_fwd, ck);
+	if (!fs) {
+		if ((fl & (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST |
+			   TOE_TCP_FIN)) == TOE_TCP_SYN)
+			fwd_syn(ctx, p, ck, from);
+		return xdp_next(ctx);
+	}
+	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
+		if (fs->state == TOE_FWD_ESTABLISHED)
+			stat_inc(TOE_S_XDP_FWD_ENDED);
+		bpf_map_delete_elem(&toe_fwd, ck);
+		return xdp_next(ctx);
+	}
+	if (fl & TOE_TCP_SYN) {
+		if (!(fl & TOE_TCP_ACK)) {
+			/* A retransmitted SYN, or the tuple reused: start again. */
+			fwd_syn(ctx, p, ck, from);
+		} else if (fs->state == TOE_FWD_SYN_SENT &&
+			   from != fs->client &&
+			   bpf_ntohl(p->ack_seq) == fs->client_isn + 1) {
+			fs->server_isn = bpf_ntohl(p->seq);
+			fs->state = TOE_FWD_SYN_RECV;
+		}
+		return xdp_next(ctx);
+	}
+	if (fs->state != TOE_FWD_ESTABLISHED) {
+		if (fs->state == TOE_FWD_SYN_RECV && from == fs->client &&
+		    (fl & TOE_TCP_ACK) &&
+		    bpf_ntohl(p->ack_seq) == fs->server_isn + 1) {
+			fs->est_ns = bpf_ktime_get_ns();
+			fs->state = TOE_FWD_ESTABLISHED;
+			stat_inc(TOE_S_XDP_FWD_FLOWS);
+		}
+		return xdp_next(ctx); /* the handshake goes through the stack */
+	}
+	rc = fwd_xmit(ctx, p, fs);
+	if (rc >= 0)
+		return rc;
+	if (rc == FWD_SLOW)
+		stat_inc(TOE_S_XDP_FWD_SLOW);
+	return xdp_next(ctx);
+}
+
+#endif /* __TOE_FORWARD_H */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, the tc ingress hook ("toe-loader load --hook tc"):
+ * parsing an skb, whose headers may not all be in its linear part
+ * (tc_parse, tc_headers).
+ *
+ * toe_tc does toe_xdp's accounting on the tcx ingress hook instead of
+ * XDP.  XDP sees one frame per packet before GRO; on a veth, native XDP
+ * also makes the kernel turn TSO off on the peer (veth_fix_features), and
+ * skb-mode XDP copies every GRO packet into one linear buffer, so a host
+ * flow pays for opentoe even though opentoe does nothing with it.  tc
+ * ingress runs after GRO on the skb as it is: offloads stay on, and one
+ * lookup covers a whole GRO packet (gso_segs segments).  No steering
+ * here: cpumap and devmap redirects are XDP's.  toe_tc returns TCX_NEXT:
+ * whatever else is attached runs, and at the end of the chain the packet
+ * goes on into the stack untouched.
+ */
+#ifndef __TOE_TC_H
+#define __TOE_TC_H
+
+#include "common.h"
+#include "toe_parse.h"
+
+#define TOE_TC_PULL 256 /* bytes made linear for the parser */
+
+/*
+ * The skb's linear part may hold fewer bytes than the datagram (the
+ * payload is in page fragments): "datagram longer than the frame" is
+ * judged against skb->len.
+ */
+static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 ip_end;
+	int res;
+
+	res = toe_parse(data, data_end, p);
+	if (res != TOE_P_TRUNC_IP)
+		return res;
+	/* Headers complete (*p filled); the datagram's end against the skb's. */
+	/* clang-format off */
+	ip_end = p->ip_payload_len +
+		 (p->family == TOE_AF_INET ? p->l4_off : p->l3_off + TOE_IPV6_HLEN);
+	/* clang-format on */
+	return ip_end <= skb->len ? TOE_P_TCP : res;
+}
+
+/*
+ * The headers of an skb, parsed into *p: pulled into the linear part when
+ * they are not all there.  Returns toe_parse()'s TOE_P_* result.
+ */
+static __always_inline int tc_headers(struct __sk_buff *skb, struct toe_pkt *p)
+{
+	__u32 linear = skb->data_end - skb->data;
+	int res;
+
+	res = tc_parse(skb, p);
+	if ((res == TOE_P_TRUNC_L2 || res == TOE_P_TRUNC_L3 ||
+	     res == TOE_P_TRUNC_L4) &&
+	    skb->len > linear) {
+		/* Headers in the fragments: rare (GRO keeps them linear). */
+		/* clang-format off */
+		bpf_skb_pull_data(skb, skb->len < TOE_TC_PULL ? skb->len : TOE_TC_PULL);
+		/* clang-format on */
+		res = tc_parse(skb, p);
+	}
+	return res;
+}
+
+#endif /* __TOE_TC_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, XDP's own machinery: chaining to the XDP program that
+ * was on the interface before opentoe (xdp_next, the way every packet
+ * opentoe does not keep leaves), and the steering of offloaded local flows
+ * to another CPU through the cpumap (steer_local).
+ */
+#ifndef __TOE_XDP_H
+#define __TOE_XDP_H
+
+#include "common.h"
+#include "maps_policy.h"
+#include "maps_xdp.h"
+#include "stats.h"
+
+/* Pass a packet on: to the chained program of its interface, else the stack. */
+static __always_inline int xdp_next(struct xdp_md *ctx)
+{
+	__u32 slot = ctx->ingress_ifindex;
+
+	if (slot < TOE_XDP_CHAIN_SLOTS) {
+		bpf_tail_call(ctx, &toe_xdp_next, slot);
+		/* Empty slot: nothing chained on this interface. */
+	}
+	return XDP_PASS;
+}
+
+/*
+ * A packet of an offloaded flow of this host: "steer cpu N" devices move
+ * its receive work to CPU N through the cpumap; if CPU N has no entry the
+ * redirect fails and the packet is passed here, as with "steer account".
+ * ("steer forward" is for flows this host routes: an offloaded local flow
+ * of such a device is only accounted.)
+ */
+static __always_inline int steer_local(struct xdp_md *ctx, __u32 idx)
+{
+	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	long rc;
+
+	if (!dev || dev->steer != TOE_STEER_CPU ||
+	    !(dev->flags & TOE_DEVF_PRESENT))
+		return xdp_next(ctx);
+	rc = bpf_redirect_map(&toe_cpumap, dev->steer_cpu, XDP_PASS);
+	if (rc != XDP_REDIRECT)
+		return xdp_next(ctx);
+	stat_inc(TOE_S_XDP_REDIRECT_CPU);
+	return XDP_REDIRECT;
+}
+
+#endif /* __TOE_XDP_H */
