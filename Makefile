@@ -85,10 +85,13 @@ $(O)/selftests/%: selftests/tools/%.c
 
 # toe-loader: user/loader/ (main.c: the subcommand table; see each file's
 # header).  Every object waits for the skeleton, which skel.c and the
-# subcommands that use the object include.
+# subcommands that use the object include (an explicit prerequisite: as a
+# pattern rule's only, make would pick $(O)/%.o: user/%.c instead).
 LOADER_OBJS := $(patsubst user/loader/%.c,$(O)/loader/%.o,$(wildcard user/loader/*.c))
 
-$(O)/loader/%.o: user/loader/%.c $(SKELS)
+$(LOADER_OBJS): $(SKELS)
+
+$(O)/loader/%.o: user/loader/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
