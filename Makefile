@@ -83,8 +83,20 @@ $(O)/selftests/%: selftests/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O)/toe-loader: user/toe-loader.c $(UTIL) $(SKELS)
-	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
+# toe-loader: user/loader/ (main.c: the subcommand table; see each file's
+# header).  Every object waits for the skeleton, which skel.c and the
+# subcommands that use the object include (an explicit prerequisite: as a
+# pattern rule's only, make would pick $(O)/%.o: user/%.c instead).
+LOADER_OBJS := $(patsubst user/loader/%.c,$(O)/loader/%.o,$(wildcard user/loader/*.c))
+
+$(LOADER_OBJS): $(SKELS)
+
+$(O)/loader/%.o: user/loader/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/toe-loader: $(LOADER_OBJS) $(UTIL)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 .PHONY: parser
 parser: $(O)/vmlinux.h
@@ -137,5 +149,7 @@ install: all
 clean:
 	rm -rf $(O)
 
-# The headers each object read, recorded by -MMD at its last build.
--include $(wildcard $(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d)
+# The headers each object read, recorded by -MMD at its last build
+# (toe-loader.d: from when toe-loader was one file, user/toe-loader.c).
+-include $(filter-out $(O)/toe-loader.d,$(wildcard $(O)/*.d $(O)/bench/*.d \
+	$(O)/selftests/*.d $(O)/config/*.d $(O)/loader/*.d))

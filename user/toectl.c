@@ -15,41 +15,80 @@
 #include <unistd.h>
 #include "util.h"
 
-#define DEFAULT_RUN_DIR	"/run/opentoe"
+#define DEFAULT_RUN_DIR "/run/opentoe"
+
+/*
+ * The commands, as toed's control socket knows them: toectl checks the
+ * name, passes the arguments on, and copies the answer.
+ */
+struct ctl_cmd {
+	const char *name;
+	const char *args; /* in the usage text, or NULL */
+	const char *help; /* its lines in the usage text */
+	bool stream; /* monitor: answers until interrupted, line by line */
+};
+
+static const struct ctl_cmd cmds[] = {
+	{ .name = "status",
+	  .help = "daemon, policy, interfaces, event totals\n" },
+	{ .name = "devices",
+	  .help = "offload devices: type, module, interface,\n"
+		  "capacity and use (the patch's /proc/net/toe)\n" },
+	{ .name = "flows",
+	  .args = " [dev NAME] [port N]",
+	  .help = "tracked connections: tuple, device, decision,\n"
+		  "reason, bytes, segments, XDP packets, RTT, age\n" },
+	{ .name = "neigh",
+	  .help = "the neighbour entries mirrored into the datapath\n" },
+	{ .name = "policy",
+	  .help = "the configuration in force, in its own syntax\n" },
+	{ .name = "stats", .help = "datapath and daemon counters\n" },
+	{ .name = "reload",
+	  .help = "re-read the configuration and apply it atomically;\n"
+		  "an invalid file is reported, the policy stays\n" },
+	{ .name = "monitor",
+	  .help = "print events as they happen (like ip monitor)\n",
+	  .stream = true },
+	{ NULL }
+};
 
 static void usage(FILE *f)
 {
+	const struct ctl_cmd *c;
+	const char *line, *nl;
+	char name[32];
+
+	fprintf(f, "Usage: toectl [-j] [--run-dir DIR] COMMAND [ARGS]\n"
+		   "\n"
+		   "Query and control the opentoe daemon (toed).\n"
+		   "\n"
+		   "Commands:\n");
+	for (c = cmds; c->name; c++) {
+		snprintf(name, sizeof(name), "%s%s", c->name,
+			 c->args ? c->args : "");
+		for (line = c->help; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			fprintf(f, "  %-25s  %.*s\n",
+				line == c->help ? name : "", (int)(nl - line),
+				line);
+		}
+	}
 	fprintf(f,
-"Usage: toectl [-j] [--run-dir DIR] COMMAND [ARGS]\n"
-"\n"
-"Query and control the opentoe daemon (toed).\n"
-"\n"
-"Commands:\n"
-"  status                     daemon, policy, interfaces, event totals\n"
-"  devices                    offload devices: type, module, interface,\n"
-"                             capacity and use (the patch's /proc/net/toe)\n"
-"  flows [dev NAME] [port N]  tracked connections: tuple, device, decision,\n"
-"                             reason, bytes, segments, XDP packets, RTT, age\n"
-"  neigh                      the neighbour entries mirrored into the datapath\n"
-"  policy                     the configuration in force, in its own syntax\n"
-"  stats                      datapath and daemon counters\n"
-"  reload                     re-read the configuration and apply it atomically;\n"
-"                             an invalid file is reported, the policy stays\n"
-"  monitor                    print events as they happen (like ip monitor)\n"
-"\n"
-"Options:\n"
-"  -j, --json                 JSON: one document (monitor: one per line)\n"
-"  -r, --run-dir DIR          toed's run folder (default " DEFAULT_RUN_DIR ")\n"
-"  -h, --help                 this text\n"
-"\n"
-"toed's socket is root's only (mode 0600, and toed checks the caller's uid).\n");
+		"\n"
+		"Options:\n"
+		"  -j, --json                 JSON: one document (monitor: one per line)\n"
+		"  -r, --run-dir DIR          toed's run folder (default " DEFAULT_RUN_DIR
+		")\n"
+		"  -h, --help                 this text\n"
+		"\n"
+		"toed's socket is root's only (mode 0600, and toed checks the caller's uid).\n");
 }
 
-static const char *const cmds[] = {
-	"status", "devices", "flows", "neigh", "policy", "stats", "reload", "monitor",
-};
+/* How a step ended: go on, or exit with this status. */
+#define GO_ON (-1)
 
-int main(int argc, char **argv)
+/* toectl's own options, before the command; GO_ON or an exit status. */
+static int parse_opts(int argc, char **argv, bool *json, const char **run_dir)
 {
 	static const struct option lopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -57,118 +96,194 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *run_dir = DEFAULT_RUN_DIR;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char req[512], buf[65536];
-	bool json = false, first = true, ok = false;
-	size_t off = 0, k;
-	int c, fd, i, n;
-	FILE *err = stderr;
+	int c;
 
-	toe_prog = "toectl";
 	while ((c = getopt_long(argc, argv, "+jr:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
-		case 'r': run_dir = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case 'j':
+			*json = true;
+			break;
+		case 'r':
+			*run_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
 		}
 	}
 	if (optind == argc) {
 		usage(stderr);
 		return 1;
 	}
-	for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
-		if (!strcmp(argv[optind], cmds[k]))
-			break;
-	if (k == sizeof(cmds) / sizeof(cmds[0])) {
-		if (!strcmp(argv[optind], "help")) {
-			usage(stdout);
-			return 0;
-		}
-		toe_err("unknown command '%s' (toectl --help lists them)", argv[optind]);
-		return 1;
+	return GO_ON;
+}
+
+/* The command named name; NULL with the exit status in *rc if none. */
+static const struct ctl_cmd *find_cmd(const char *name, int *rc)
+{
+	const struct ctl_cmd *c;
+
+	for (c = cmds; c->name; c++)
+		if (!strcmp(name, c->name))
+			return c;
+	if (!strcmp(name, "help")) {
+		usage(stdout);
+		*rc = 0;
+		return NULL;
 	}
-	off = snprintf(req, sizeof(req), "%s%s", argv[optind], json ? " -j" : "");
-	for (i = optind + 1; i < argc; i++) {
+	toe_err("unknown command '%s' (toectl --help lists them)", name);
+	*rc = 1;
+	return NULL;
+}
+
+/*
+ * The request line: the command, -j, and its arguments argv[0..argc);
+ * its length, or 0 after a message.
+ */
+static size_t build_request(char *req, size_t len, const char *name, bool json,
+			    int argc, char **argv)
+{
+	size_t off;
+	int i;
+
+	off = snprintf(req, len, "%s%s", name, json ? " -j" : "");
+	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
-			json = true;
-			off += snprintf(req + off, sizeof(req) - off, " -j");
+			off += snprintf(req + off, len - off, " -j");
 			continue;
 		}
-		if (!argv[i][0] || strpbrk(argv[i], " \t\n") || strlen(argv[i]) > 64) {
+		if (!argv[i][0] || strpbrk(argv[i], " \t\n") ||
+		    strlen(argv[i]) > 64) {
 			toe_err("bad argument '%.64s'", argv[i]);
-			return 1;
+			return 0;
 		}
-		off += snprintf(req + off, sizeof(req) - off, " %s", argv[i]);
-		if (off >= sizeof(req) - 2) {
+		off += snprintf(req + off, len - off, " %s", argv[i]);
+		if (off >= len - 2) {
 			toe_err("too many arguments");
-			return 1;
+			return 0;
 		}
 	}
 	req[off++] = '\n';
+	return off;
+}
 
-	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/toed.sock", run_dir) >=
-	    (int)sizeof(sa.sun_path)) {
+/* A socket connected to toed's, or -1 after a message. */
+static int connect_toed(const char *run_dir)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/toed.sock",
+		     run_dir) >= (int)sizeof(sa.sun_path)) {
 		toe_err("run folder %s: path too long", run_dir);
-		return 1;
+		return -1;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		if (errno == ENOENT)
-			toe_err("toed is not running (no socket at %s)", sa.sun_path);
-		else if (errno == ECONNREFUSED)
-			toe_err("toed is not running (nothing listens on %s)", sa.sun_path);
-		else if (errno == EACCES)
-			toe_err("%s: permission denied (toectl must be run as root)", sa.sun_path);
-		else
-			toe_err("cannot reach toed at %s: %s", sa.sun_path, strerror(errno));
+	if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fd;
+	if (errno == ENOENT)
+		toe_err("toed is not running (no socket at %s)", sa.sun_path);
+	else if (errno == ECONNREFUSED)
+		toe_err("toed is not running (nothing listens on %s)",
+			sa.sun_path);
+	else if (errno == EACCES)
+		toe_err("%s: permission denied (toectl must be run as root)",
+			sa.sun_path);
+	else
+		toe_err("cannot reach toed at %s: %s", sa.sun_path,
+			strerror(errno));
+	return -1;
+}
+
+/*
+ * The answer's first line says ok or error: buf[0..n) holds it.  GO_ON
+ * (ok: *skip bytes of it are the line) or an exit status.
+ */
+static int answer_status(const char *buf, int n, int *skip)
+{
+	const char *nl = memchr(buf, '\n', n);
+
+	if (!nl) {
+		toe_err("malformed answer from toed");
 		return 1;
 	}
-	/* toed may answer (a refusal) and close before reading: read anyway. */
-	if (send(fd, req, off, MSG_NOSIGNAL) != (ssize_t)off && errno != EPIPE &&
-	    errno != ECONNRESET) {
-		toe_err("cannot send to toed: %s", strerror(errno));
+	if (nl - buf == 2 && !strncmp(buf, "ok", 2)) {
+		*skip = nl + 1 - buf;
+		return GO_ON;
+	}
+	if (!strncmp(buf, "error ", 6)) {
+		fprintf(stderr, "toectl: %.*s\n", (int)(nl - buf - 6), buf + 6);
 		return 1;
 	}
-	if (!strcmp(argv[optind], "monitor"))
-		setvbuf(stdout, NULL, _IOLBF, 0);
-	/* The first line says ok or error; the rest is the answer. */
+	toe_err("malformed answer from toed");
+	return 1;
+}
+
+/* Copy the rest of the answer to stdout; the exit status. */
+static int copy_answer(int fd, bool stream)
+{
+	char buf[65536];
+	bool first = true;
+	int n, skip, rc;
+
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		char *p = buf;
-
+		skip = 0;
 		if (first) {
-			char *nl = memchr(buf, '\n', n);
-
-			if (!nl) {
-				toe_err("malformed answer from toed");
-				return 1;
-			}
+			rc = answer_status(buf, n, &skip);
+			if (rc != GO_ON)
+				return rc;
 			first = false;
-			if (nl - buf == 2 && !strncmp(buf, "ok", 2)) {
-				ok = true;
-			} else if (!strncmp(buf, "error ", 6)) {
-				fprintf(err, "toectl: %.*s\n", (int)(nl - buf - 6), buf + 6);
-				return 1;
-			} else {
-				toe_err("malformed answer from toed");
-				return 1;
-			}
-			n -= nl + 1 - buf;
-			p = nl + 1;
 		}
-		if (n && fwrite(p, 1, n, stdout) != (size_t)n)
+		n -= skip;
+		if (n && fwrite(buf + skip, 1, n, stdout) != (size_t)n)
 			return 1;
-		if (!strcmp(argv[optind], "monitor"))
+		if (stream)
 			fflush(stdout);
 	}
 	if (n < 0) {
 		toe_err("reading from toed: %s", strerror(errno));
 		return 1;
 	}
-	if (!ok) {
+	if (first) {
 		toe_err("toed closed the connection without an answer");
 		return 1;
 	}
 	return fflush(stdout) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *run_dir = DEFAULT_RUN_DIR;
+	const struct ctl_cmd *cmd;
+	bool json = false;
+	char req[512];
+	size_t len;
+	int fd, rc;
+
+	toe_prog = "toectl";
+	rc = parse_opts(argc, argv, &json, &run_dir);
+	if (rc != GO_ON)
+		return rc;
+	cmd = find_cmd(argv[optind], &rc);
+	if (!cmd)
+		return rc;
+	len = build_request(req, sizeof(req), cmd->name, json,
+			    argc - optind - 1, argv + optind + 1);
+	if (!len)
+		return 1;
+	fd = connect_toed(run_dir);
+	if (fd < 0)
+		return 1;
+	/* toed may answer (a refusal) and close before reading: read anyway. */
+	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len &&
+	    errno != EPIPE && errno != ECONNRESET) {
+		toe_err("cannot send to toed: %s", strerror(errno));
+		return 1;
+	}
+	if (cmd->stream)
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	return copy_answer(fd, cmd->stream);
 }

@@ -113,6 +113,46 @@ if command -v setpriv >/dev/null; then
 		"$TOE_BUILD/toe-loader" load --cgroup "$CG" --pin-dir "$PIN"
 fi
 
+# --- the command line: each subcommand has its own options and --help
+# help_lists CMD OPTION...: CMD --help exits 0 and lists every OPTION (and
+# none of the others' options); each option it lists is in the man page.
+help_lists() {
+	local cmd=$1 out o; shift
+	out=$(toe-loader "$cmd" --help) || return 1
+	for o in "$@"; do grep -q -- "$o\b" <<<"$out" || { echo "missing $o"; return 1; }; done
+	for o in --dev --hook --xdp-mode --cgroup --flows --json --drain-timeout --force; do
+		[[ " $* " == *" $o "* ]] || ! grep -q -- "$o\b" <<<"$(grep '^ *-' <<<"$out")" ||
+			{ echo "lists $o"; return 1; }
+	done
+	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$out" | sort -u); do
+		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$TOE_TOP/man/toe-loader.8" || { echo "man: no $o"; return 1; }
+	done
+}
+check "load --help lists load's options" help_lists load --dev --hook --xdp-mode --cgroup --flows --pin-dir --help
+check "status --help lists status's options" help_lists status --json --pin-dir --help
+check "unload --help lists unload's options" help_lists unload --drain-timeout --force --pin-dir --help
+check "toe-loader --help lists the subcommands" \
+	bash -c 'toe-loader --help | grep -q "^  load " && toe-loader --help | grep -q "^  status " && toe-loader --help | grep -q "^  unload "'
+# refused DESC PATTERN CMD...: exit status 1, PATTERN on stderr, nothing done.
+refused() {
+	local desc=$1 pat=$2 out rc; shift 2
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 1 ] && grep -q -- "$pat" <<<"$out" && nothing_left; then
+		ok "$desc"
+	else
+		fail "$desc (rc=$rc: $(head -3 <<<"$out"))"
+	fi
+}
+refused "status --flows (load's option) is refused, naming it" \
+	"^toe-loader: --flows is an option of 'toe-loader load', not of 'status'" tl status --flows 5
+refused "unload -j (status's option) is refused, naming it" \
+	"^toe-loader: -j is an option of 'toe-loader status', not of 'unload'" tl unload -j
+refused "load --force (unload's option) is refused, naming it" \
+	"^toe-loader: --force is an option of 'toe-loader unload', not of 'load'" tl load --force --dev va --cgroup "$CG"
+refused "an unknown subcommand is refused, naming it" \
+	"^toe-loader: unknown command 'frobnicate' (load, status, unload; --help)" tl frobnicate
+refused "so is its --help" "^toe-loader: unknown command 'frobnicate'" tl frobnicate --help
+
 # --- pins an older opentoe left: toe_flows with the record as it was
 # before the XDP counters moved into it (72 bytes), and the retired
 # toe_flow_pkts.  Refused before anything is attached; unload removes both.

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * toe-loader: what its files share.  The command line (struct opts, the
+ * option and command tables of main.c), the eBPF object (skel.c), the
+ * rollback log (undo.c), pin names and checks (pins.c), the attach steps
+ * of a load (attach.c) and the three subcommands (load.c, status.c,
+ * unload.c).
+ */
+#ifndef __TOE_LOADER_H
+#define __TOE_LOADER_H
+
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include "opentoe.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* kernel-internal, what some BPF commands return */
+#endif
+
+/*
+ * Interfaces one load attaches to (--dev options).  Not TOE_MAX_DEVS: that
+ * is the size of toe_devs, the offload devices toed's policy declares.
+ */
+#define MAX_IFACES 64
+
+/* Newer than the uapi headers this builds against (Debian 12: 6.1). */
+#define TOE_LINK_TYPE_SOCKMAP 14 /* BPF_LINK_TYPE_SOCKMAP, kernel 6.10 */
+#define TOE_LINK_TYPE_TCX 11 /* BPF_LINK_TYPE_TCX, kernel 6.6 */
+#define TOE_TCX_INGRESS 46 /* BPF_TCX_INGRESS, kernel 6.6 */
+/*
+ * bpf_link_info of a tcx link: the union's tcx member starts with ifindex,
+ * as its xdp member does; these headers only know the latter.
+ */
+#define tcx_ifindex(li) ((li)->xdp.ifindex)
+
+/* ------------------------------------------------------- command line */
+
+/* Every option of every subcommand; each sets only its own (main.c). */
+struct opts {
+	const char *pin_dir;
+	const char *cgroup;
+	const char *devs[MAX_IFACES];
+	int ndevs;
+	__u32 xdp_flags; /* XDP_FLAGS_SKB_MODE / DRV_MODE / 0 (kernel picks) */
+	bool hook_tc; /* --hook tc: toe_tc on tcx ingress, not XDP */
+	__u32 flows;
+	bool json;
+	bool force; /* unload: drop unread bypassed data */
+	double drain_timeout; /* unload: seconds to wait for readers */
+};
+
+/*
+ * One option: its getopt_long entry (key: the short option letter, or a
+ * value above 255 for a long-only option), what it sets (set: 0, or 1
+ * after an error message; or flag: the offset of a bool in struct opts it
+ * makes true; neither: --help) and its lines of --help text.
+ */
+struct loader_opt {
+	const char *name;
+	int has_arg;
+	int key;
+	int (*set)(struct opts *o, const char *arg);
+	const char *help;
+	size_t flag;
+};
+
+/* A subcommand: the model is xdp-tools' xdp-loader cmds[]. */
+struct loader_cmd {
+	const char *name;
+	int (*func)(struct opts *o);
+	const struct loader_opt *options; /* ends with { NULL } */
+	const char *synopsis; /* its options, after "toe-loader NAME " */
+	const char *help; /* what it does */
+};
+
+extern const struct loader_opt load_options[];
+extern const struct loader_opt status_options[];
+extern const struct loader_opt unload_options[];
+
+int cmd_load(struct opts *o);
+int cmd_status(struct opts *o);
+int cmd_unload(struct opts *o);
+
+/*
+ * The eBPF object, opened (skel.c: its one copy in the binary; every other
+ * file that includes opentoe.skel.h calls this, never opentoe__open).
+ */
+struct opentoe;
+struct opentoe *toe_skel_open(void);
+
+/* --------------------------------------------------- rollback (undo.c) */
+
+/*
+ * Every change load makes is recorded here first; on failure they are
+ * undone in reverse order, so a failed load leaves the system as it was.
+ */
+enum undo_kind {
+	UNDO_UNPIN, /* unlink path */
+	UNDO_RMDIR, /* rmdir path */
+	UNDO_LINK, /* detach link fd, unlink path */
+	UNDO_LINK_UPDATE, /* put prog fd back into link fd */
+	UNDO_CHAIN, /* reattach prog fd on ifindex, clear slot */
+	UNDO_EGRESS, /* delete or restore ifindex in devmap/ifaces */
+	UNDO_PROG_DETACH, /* bpf_prog_detach2 prog fd from map fd2 */
+};
+
+struct undo {
+	enum undo_kind kind;
+	char path[PATH_MAX];
+	int fd;
+	int fd2;
+	__u32 ifindex;
+	__u32 flags;
+	bool had_old; /* UNDO_EGRESS: entries to restore */
+	struct bpf_devmap_val old_dev;
+	struct toe_iface old_if;
+};
+
+/*
+ * A new entry (fd, fd2: -1), or NULL, with a message, when the log is
+ * full: the caller undoes its own change and fails, and the load rolls
+ * back the rest.
+ */
+struct undo *undo_push(enum undo_kind kind, const char *path);
+/* Forget the last entry, closing its fds: its change did not happen. */
+void undo_drop_last(void);
+/* Undo everything, newest first (next_fd: toe_xdp_next, or -1). */
+void rollback(int next_fd);
+/* The load succeeded: keep every change, close the fds. */
+void undo_forget(void);
+
+/* ---------------------------------------------- pins, checks (pins.c) */
+
+int check_root(void);
+int check_btf(void);
+const char *mode_name(__u32 attach_mode);
+/* A per-interface pin name: fmt gets the netns inode and n. */
+int pin_path(char *buf, const char *dir, const char *fmt, __u32 n);
+/* Parse "<prefix>n<NS>_if<N>..." pin names. */
+bool parse_if_pin(const char *name, const char *prefix, unsigned long *ns,
+		  __u32 *ifindex);
+/* A pin name opentoe made, a retired map's included. */
+bool is_ours(const char *name);
+/* Map id of a sockmap link; the map id of an fd (0 if unknown). */
+__u32 sockmap_link_map_id(const struct bpf_link_info *li);
+__u32 map_id_of(int fd);
+struct bpf_map;
+/* 0, or -EINVAL (message given) if the pin is not this map's layout. */
+int check_pin_layout(const struct bpf_map *map, const char *path);
+
+/* ------------------------------------------- attach steps (attach.c) */
+
+int attach_sockops(const struct opts *o, int prog_fd);
+int attach_skmsg(const struct opts *o, int prog_fd, int map_fd);
+/*
+ * XDP on the interface, or with --hook tc toe_tc on its tcx ingress: a
+ * link an earlier load pinned gets prog_fd in place, else a new one is
+ * made and pinned.  next_fd: toe_xdp_next, the chain an XDP program
+ * already there goes into.  0 or -errno.
+ */
+int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
+		 int next_fd);
+int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd);
+/* An interface is XDP or tc, never both (--hook tc: and no steering). */
+int check_other_hook(const struct opts *o, const char *ifname);
+
+#endif /* __TOE_LOADER_H */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toe-loader status: its options, and what it shows of the pin folder:
+ * the programs (links and chained programs: id, type, attach point, XDP
+ * mode) and the maps of toe_maps.h (type, size, entries in use), as text
+ * or one JSON document (-j).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "util.h"
+
+/* clang-format off */
+const struct loader_opt status_options[] = {
+	{ .name = "json", .has_arg = no_argument, .key = 'j', .help =
+"  -j, --json             JSON output\n",
+	  .flag = offsetof(struct opts, json) },
+	{ NULL }
+};
+/* clang-format on */
+
+/* count_entries of a map whose entries cannot be counted. */
+#define NOT_COUNTED (-1L)
+
+static long count_entries(int fd, const struct bpf_map_info *mi)
+{
+	char key[256], next[256];
+	void *prev = NULL;
+	long n = 0;
+	__u32 i, id;
+
+	switch (mi->type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_LPM_TRIE:
+	case BPF_MAP_TYPE_DEVMAP_HASH:
+	case BPF_MAP_TYPE_SOCKHASH:
+		if (mi->key_size > sizeof(key))
+			return NOT_COUNTED;
+		while (bpf_map_get_next_key(fd, prev, next) == 0) {
+			n++;
+			memcpy(key, next, mi->key_size);
+			prev = key;
+		}
+		return n;
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		/* user space reads a program array slot as a program id */
+		for (i = 0; i < mi->max_entries; i++)
+			if (bpf_map_lookup_elem(fd, &i, &id) == 0)
+				n++;
+		return n;
+	default:
+		return NOT_COUNTED; /* arrays are always full; others not countable */
+	}
+}
+
+static const char *map_type_name(__u32 type)
+{
+	const char *s = libbpf_bpf_map_type_str(type);
+
+	return s ? s : "unknown";
+}
+
+static const char *prog_type_name(__u32 type)
+{
+	const char *s = libbpf_bpf_prog_type_str(type);
+
+	return s ? s : "unknown";
+}
+
+struct prog_row {
+	__u32 id;
+	char type[32];
+	char name[BPF_OBJ_NAME_LEN];
+	char attach[PATH_MAX];
+	char mode[16];
+	char pin[NAME_MAX + 1];
+	bool chained;
+};
+
+/* A link program's row: where the link attaches it (prog_id: its id). */
+static void link_attach(struct prog_row *r, const struct bpf_link_info *li,
+			__u32 prog_id)
+{
+	char ifname[IF_NAMESIZE];
+
+	if (li->type == BPF_LINK_TYPE_CGROUP) {
+		if (toe_cgroup_path(li->cgroup.cgroup_id, r->attach,
+				    sizeof(r->attach)))
+			snprintf(r->attach, sizeof(r->attach), "cgroup id %llu",
+				 (unsigned long long)li->cgroup.cgroup_id);
+	} else if (li->type == TOE_LINK_TYPE_SOCKMAP) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+		int mfd = bpf_map_get_fd_by_id(sockmap_link_map_id(li));
+
+		if (mfd >= 0 && !bpf_obj_get_info_by_fd(mfd, &mi, &mlen))
+			snprintf(r->attach, sizeof(r->attach), "map %s",
+				 mi.name);
+		else
+			snprintf(r->attach, sizeof(r->attach), "(map gone)");
+		if (mfd >= 0)
+			close(mfd);
+	} else if (li->type == TOE_LINK_TYPE_TCX) {
+		if (tcx_ifindex(li) && if_indextoname(tcx_ifindex(li), ifname))
+			snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+		else
+			snprintf(r->attach, sizeof(r->attach),
+				 "(interface gone)");
+		snprintf(r->mode, sizeof(r->mode), "tcx");
+	} else if (li->type == BPF_LINK_TYPE_XDP) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+		if (li->xdp.ifindex &&
+		    if_indextoname(li->xdp.ifindex, ifname)) {
+			snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+			if (!bpf_xdp_query(li->xdp.ifindex, 0, &q))
+				snprintf(r->mode, sizeof(r->mode), "%s",
+					 q.skb_prog_id == prog_id ? "skb" :
+					 q.drv_prog_id == prog_id ? "native" :
+					 q.hw_prog_id == prog_id  ? "hw" :
+								    "?");
+		} else {
+			snprintf(r->attach, sizeof(r->attach),
+				 "(interface gone)");
+		}
+	}
+}
+
+/* The row of a pinned link or program (fd); 0 or -errno. */
+static int read_prog_row(int fd, bool is_link, const char *pin,
+			 struct prog_row *r)
+{
+	struct bpf_link_info li = {};
+	struct bpf_prog_info pi = {};
+	__u32 len = sizeof(li), plen = sizeof(pi);
+	int pfd = fd;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->pin, sizeof(r->pin), "%s", pin);
+	snprintf(r->mode, sizeof(r->mode), "-");
+	if (is_link) {
+		if (bpf_obj_get_info_by_fd(fd, &li, &len))
+			return -errno;
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			return -errno;
+	}
+	if (bpf_obj_get_info_by_fd(pfd, &pi, &plen)) {
+		if (pfd != fd)
+			close(pfd);
+		return -errno;
+	}
+	if (pfd != fd)
+		close(pfd);
+	r->id = pi.id;
+	snprintf(r->type, sizeof(r->type), "%s", prog_type_name(pi.type));
+	snprintf(r->name, sizeof(r->name), "%s", pi.name);
+	if (is_link)
+		link_attach(r, &li, pi.id);
+	return 0;
+}
+
+/* A chained program's row: the interface and mode its pin name says. */
+static void chain_row(struct prog_row *r, const char *name)
+{
+	char ifname[IF_NAMESIZE];
+	unsigned long ns;
+	__u32 ifindex;
+
+	r->chained = true;
+	parse_if_pin(name, "chain_", &ns, &ifindex);
+	if (ns == toe_netns_ino() && if_indextoname(ifindex, ifname))
+		snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+	else
+		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %lu)",
+			 ifindex, ns);
+	snprintf(r->mode, sizeof(r->mode), "%s",
+		 strstr(name, "_skb") ? "skb" : "native");
+}
+
+/* The rows of the pinned links and chained programs in d, at most max. */
+static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
+		     int max)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int nrows = 0;
+
+	while ((de = readdir(d)) && nrows < max) {
+		bool link = !strncmp(de->d_name, "link_", 5);
+		bool chain = !strncmp(de->d_name, "chain_", 6);
+		int fd;
+
+		if (!link && !chain)
+			continue;
+		toe_join(path, sizeof(path), o->pin_dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (!read_prog_row(fd, link, de->d_name, &rows[nrows])) {
+			if (chain)
+				chain_row(&rows[nrows], de->d_name);
+			nrows++;
+		}
+		close(fd);
+	}
+	return nrows;
+}
+
+static void print_not_loaded(const struct opts *o)
+{
+	struct toe_json j;
+
+	if (!o->json) {
+		printf("opentoe is not loaded (no pin folder %s)\n",
+		       o->pin_dir);
+		return;
+	}
+	tj_start(&j, stdout);
+	tj_obj(&j);
+	tj_key(&j, "loaded");
+	tj_bool(&j, false);
+	tj_kstr(&j, "pin_dir", o->pin_dir);
+	tj_obj_end(&j);
+	tj_end(&j);
+}
+
+/* JSON: the document's start up to the maps array, left open. */
+static void json_programs(const struct opts *o, struct toe_json *j,
+			  const struct prog_row *rows, int nrows)
+{
+	int i;
+
+	tj_start(j, stdout);
+	tj_obj(j);
+	tj_key(j, "loaded");
+	tj_bool(j, true);
+	tj_kstr(j, "pin_dir", o->pin_dir);
+	tj_key(j, "programs");
+	tj_arr(j);
+	for (i = 0; i < nrows; i++) {
+		tj_obj(j);
+		tj_ku64(j, "id", rows[i].id);
+		tj_kstr(j, "type", rows[i].type);
+		tj_kstr(j, "name", rows[i].name);
+		tj_kstr(j, "attach", rows[i].attach);
+		tj_kstr(j, "xdp_mode", rows[i].mode);
+		tj_kstr(j, "pin", rows[i].pin);
+		tj_key(j, "chained");
+		tj_bool(j, rows[i].chained);
+		tj_obj_end(j);
+	}
+	tj_arr_end(j);
+	tj_key(j, "maps");
+	tj_arr(j);
+}
+
+/* Text: the programs' table and the maps' header. */
+static void text_programs(const struct opts *o, const struct prog_row *rows,
+			  int nrows)
+{
+	int i;
+
+	printf("pin folder: %s\n\n", o->pin_dir);
+	printf("%-6s %-10s %-16s %-8s %-24s %s\n", "ID", "TYPE", "NAME", "MODE",
+	       "ATTACHED TO", "PIN");
+	for (i = 0; i < nrows; i++)
+		printf("%-6u %-10s %-16s %-8s %-24s %s%s\n", rows[i].id,
+		       rows[i].type, rows[i].name, rows[i].mode, rows[i].attach,
+		       rows[i].pin,
+		       rows[i].chained ? " (chained after opentoe)" : "");
+	printf("\n%-6s %-16s %-20s %12s %12s\n", "ID", "MAP", "TYPE",
+	       "MAX ENTRIES", "IN USE");
+}
+
+/* One map's row or JSON object (n: its entries, or NOT_COUNTED). */
+static void print_map(const struct opts *o, struct toe_json *j,
+		      const struct bpf_map_info *mi, long n)
+{
+	char in_use[24];
+
+	if (o->json) {
+		tj_obj(j);
+		tj_ku64(j, "id", mi->id);
+		tj_kstr(j, "name", mi->name);
+		tj_kstr(j, "type", map_type_name(mi->type));
+		tj_ku64(j, "max_entries", mi->max_entries);
+		tj_key(j, "entries");
+		if (n != NOT_COUNTED)
+			tj_u64(j, n);
+		else
+			tj_null(j);
+		tj_obj_end(j);
+		return;
+	}
+	if (n != NOT_COUNTED)
+		snprintf(in_use, sizeof(in_use), "%ld", n);
+	else
+		snprintf(in_use, sizeof(in_use), "-");
+	printf("%-6u %-16s %-20s %12u %12s\n", mi->id, mi->name,
+	       map_type_name(mi->type), mi->max_entries, in_use);
+}
+
+/* Every map of toe_maps.h that is pinned, in the table's order. */
+static void print_maps(const struct opts *o, struct toe_json *j)
+{
+	char path[PATH_MAX];
+	unsigned int k;
+
+	for (k = 0; k < TOE_MAP__N; k++) {
+		struct bpf_map_info mi = {};
+		__u32 len = sizeof(mi);
+		long n;
+		int fd;
+
+		toe_join(path, sizeof(path), o->pin_dir, toe_map_names[k]);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &mi, &len)) {
+			close(fd);
+			continue;
+		}
+		n = count_entries(fd, &mi);
+		close(fd);
+		print_map(o, j, &mi, n);
+	}
+}
+
+int cmd_status(struct opts *o)
+{
+	struct prog_row rows[2 * MAX_IFACES + 2];
+	struct toe_json j;
+	int nrows;
+	DIR *d;
+
+	if (check_root())
+		return 1;
+	d = opendir(o->pin_dir);
+	if (!d) {
+		print_not_loaded(o);
+		return 0;
+	}
+	nrows = read_rows(o, d, rows, sizeof(rows) / sizeof(rows[0]));
+	closedir(d);
+	if (o->json)
+		json_programs(o, &j, rows, nrows);
+	else
+		text_programs(o, rows, nrows);
+	print_maps(o, &j);
+	if (o->json) {
+		tj_arr_end(&j);
+		tj_obj_end(&j);
+		tj_end(&j);
+	}
+	return 0;
+}

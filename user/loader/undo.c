@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toe-loader: the rollback log of a load.  Each change is recorded before
+ * or as it is made; a failed load undoes them newest first, a load that
+ * succeeded forgets them.  The log is bounded: a change that does not fit
+ * is refused, and the load fails and rolls back.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "util.h"
+
+/*
+ * A load records at most: the pin folder, one unpin per map, the sk_msg
+ * and sock_ops attachments, and per interface its egress entries, a
+ * chained program and a link.  The slack is for what may come.
+ */
+#define UNDO_MAX (5 * MAX_IFACES + TOE_MAP__N + 8)
+
+static struct undo undo_log[UNDO_MAX];
+static int n_undo;
+
+struct undo *undo_push(enum undo_kind kind, const char *path)
+{
+	struct undo *u;
+
+	if (n_undo == UNDO_MAX) {
+		toe_err("too many changes for the rollback log (at most %d): undoing this load",
+			UNDO_MAX);
+		return NULL;
+	}
+	u = &undo_log[n_undo++];
+	memset(u, 0, sizeof(*u));
+	u->kind = kind;
+	u->fd = u->fd2 = -1;
+	if (path)
+		snprintf(u->path, sizeof(u->path), "%s", path);
+	return u;
+}
+
+static void undo_close(struct undo *u)
+{
+	if (u->fd >= 0)
+		close(u->fd);
+	if (u->fd2 >= 0)
+		close(u->fd2);
+}
+
+void undo_drop_last(void)
+{
+	if (n_undo > 0)
+		undo_close(&undo_log[--n_undo]);
+}
+
+/* Put the egress entries of ifindex back as they were (or delete them). */
+static void undo_egress(const struct undo *u)
+{
+	/* fd: toe_ifaces, fd2: toe_devmap */
+	if (!u->had_old) {
+		bpf_map_delete_elem(u->fd, &u->ifindex);
+		bpf_map_delete_elem(u->fd2, &u->ifindex);
+		return;
+	}
+	bpf_map_update_elem(u->fd, &u->ifindex, &u->old_if, BPF_ANY);
+	bpf_map_update_elem(u->fd2, &u->ifindex, &u->old_dev, BPF_ANY);
+}
+
+static void undo_one(const struct undo *u, int next_fd)
+{
+	switch (u->kind) {
+	case UNDO_UNPIN:
+		unlink(u->path);
+		break;
+	case UNDO_RMDIR:
+		rmdir(u->path);
+		break;
+	case UNDO_LINK:
+		bpf_link_detach(u->fd);
+		unlink(u->path);
+		break;
+	case UNDO_LINK_UPDATE:
+		bpf_link_update(u->fd, u->fd2, NULL);
+		break;
+	case UNDO_CHAIN:
+		/* our link is gone by now: put the original back */
+		bpf_xdp_attach(u->ifindex, u->fd, u->flags, NULL);
+		if (next_fd >= 0)
+			bpf_map_delete_elem(next_fd, &u->ifindex);
+		unlink(u->path);
+		break;
+	case UNDO_PROG_DETACH:
+		bpf_prog_detach2(u->fd, u->fd2, BPF_SK_MSG_VERDICT);
+		break;
+	case UNDO_EGRESS:
+		undo_egress(u);
+		break;
+	}
+}
+
+void rollback(int next_fd)
+{
+	while (n_undo > 0) {
+		struct undo *u = &undo_log[--n_undo];
+
+		undo_one(u, next_fd);
+		undo_close(u);
+	}
+}
+
+void undo_forget(void)
+{
+	while (n_undo > 0)
+		undo_close(&undo_log[--n_undo]);
+}
