@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* opentoe: the datapath locks (dplock.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "dplock.h"
+#include "util.h"
+
+static const char *const kind_names[] = {
+	[TOE_LOCK_CHANGE] = "change",
+	[TOE_LOCK_DAEMON] = "toed",
+};
+
+int toe_secure_dir(const char *dir, char *err, size_t len)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return toe_errf(err, len, "cannot create %s: %s", dir, strerror(errno));
+	if (lstat(dir, &st))
+		return toe_errf(err, len, "cannot stat %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return toe_errf(err, len, "%s is not a folder (a symbolic link?): refused", dir);
+	if (st.st_uid != geteuid())
+		return toe_errf(err, len, "%s is owned by uid %u, not %u: refused", dir,
+				(unsigned int)st.st_uid, (unsigned int)geteuid());
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return toe_errf(err, len, "%s is writable by its group or others (mode %04o): refused",
+				dir, (unsigned int)(st.st_mode & 07777));
+	return 0;
+}
+
+/* FNV-1a, 64 bits: a short stable name for a path. */
+static unsigned long long fnv64(const char *s)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * The pin folder's canonical path: its parent resolved (the folder itself
+ * may not exist yet), then its own name.
+ */
+static int canonical(const char *pin_dir, char *buf, size_t len)
+{
+	char a[PATH_MAX], b[PATH_MAX], parent[PATH_MAX];
+
+	if (snprintf(a, sizeof(a), "%s", pin_dir) >= (int)sizeof(a) ||
+	    snprintf(b, sizeof(b), "%s", pin_dir) >= (int)sizeof(b))
+		return -1;
+	if (!realpath(dirname(a), parent))
+		return -1;
+	if (snprintf(buf, len, "%s/%s", strcmp(parent, "/") ? parent : "", basename(b)) >= (int)len)
+		return -1;
+	return 0;
+}
+
+int toe_dplock_path(const char *pin_dir, enum toe_lock_kind kind, char *buf, size_t len)
+{
+	char canon[PATH_MAX], base[PATH_MAX];
+
+	if (canonical(pin_dir, canon, sizeof(canon)))
+		return -1;
+	snprintf(base, sizeof(base), "%s", canon);
+	if (snprintf(buf, len, "%s/%.64s.%016llx.%s.lock", TOE_LOCK_DIR, basename(base),
+		     fnv64(canon), kind_names[kind]) >= (int)len)
+		return -1;
+	return 0;
+}
+
+/* "pid 123 (toe-loader load)" from the lock file, or "another process". */
+static void holder(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n <= 0) {
+		snprintf(buf, len, "another process");
+		return;
+	}
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static int open_lock_file(const char *path, char *err, size_t len)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return toe_errf(err, len, "cannot open the lock %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return toe_errf(err, len, "the lock %s is not a private regular file of uid %u: refused",
+				path, (unsigned int)geteuid());
+	}
+	return fd;
+}
+
+int toe_dplock_take(const char *pin_dir, enum toe_lock_kind kind, const char *who,
+		    int wait_ms, char *err, size_t len)
+{
+	char path[PATH_MAX], text[128];
+	struct timespec pause = { .tv_nsec = 20 * 1000000L };
+	int fd, n, waited = 0;
+
+	if (toe_secure_dir(TOE_RUN_DIR, err, len) || toe_secure_dir(TOE_LOCK_DIR, err, len))
+		return -1;
+	if (toe_dplock_path(pin_dir, kind, path, sizeof(path)))
+		return toe_errf(err, len, "pin folder %s: its parent cannot be resolved: %s",
+				pin_dir, strerror(errno ? errno : ENAMETOOLONG));
+	fd = open_lock_file(path, err, len);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK || waited >= wait_ms) {
+			int e = errno;
+
+			holder(fd, text, sizeof(text));
+			close(fd);
+			if (e != EWOULDBLOCK)
+				return toe_errf(err, len, "cannot lock %s: %s", path, strerror(e));
+			return toe_errf(err, len, "datapath %s is locked by %s%s (lock %s)", pin_dir,
+					text, wait_ms ? " for too long" : "", path);
+		}
+		nanosleep(&pause, NULL);
+		waited += 20;
+	}
+	n = snprintf(text, sizeof(text), "pid %d (%s)\n", (int)getpid(), who);
+	if (ftruncate(fd, 0) || pwrite(fd, text, n, 0) != n) {
+		/* the lock holds all the same; only the message is poorer */
+	}
+	return fd;
+}

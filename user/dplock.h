@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe: one owner per datapath.  A datapath is a pin folder; its locks
+ * live in TOE_LOCK_DIR, named after the folder's canonical path, so two
+ * run folders, two toeds or two loaders can never serve or change one pin
+ * folder at once:
+ *
+ *  TOE_LOCK_CHANGE  held by whatever changes the datapath: toe-loader load
+ *                   and unload, and a policy apply (toed's own and
+ *                   toed --apply), each for its length.  A second one waits
+ *                   a bounded time, then fails naming the holder.
+ *  TOE_LOCK_DAEMON  held by the toed serving the datapath, for its whole
+ *                   life: a second toed is refused at once.
+ *
+ * flock() locks end with their holder, kill -9 included.  Every folder and
+ * file on the way is checked: owned by root (the effective uid), writable
+ * by nobody else, never opened through a symbolic link.
+ */
+#ifndef __TOE_DPLOCK_H
+#define __TOE_DPLOCK_H
+
+#include <stddef.h>
+
+#define TOE_RUN_DIR	"/run/opentoe"
+#define TOE_LOCK_DIR	TOE_RUN_DIR "/locks"
+
+enum toe_lock_kind {
+	TOE_LOCK_CHANGE,
+	TOE_LOCK_DAEMON,
+};
+
+/*
+ * Create dir (mode 0700) if it is missing, or check an existing one: a real
+ * folder, not a link, owned by the effective uid, writable by no one else.
+ * Returns 0, or -1 with err set.
+ */
+int toe_secure_dir(const char *dir, char *err, size_t len);
+
+/*
+ * Take pin_dir's lock of kind kind for who ("toe-loader load"), waiting up
+ * to wait_ms for a holder to finish (0: do not wait).  Returns the lock's
+ * fd (keep it open to hold the lock; close it to release), or -1 with err
+ * naming the holder ("locked by pid 123 (toe-loader load)") or the
+ * problem.
+ */
+int toe_dplock_take(const char *pin_dir, enum toe_lock_kind kind, const char *who,
+		    int wait_ms, char *err, size_t len);
+
+/* The lock file of pin_dir's lock of kind kind, for messages. */
+int toe_dplock_path(const char *pin_dir, enum toe_lock_kind kind, char *buf, size_t len);
+
+#endif /* __TOE_DPLOCK_H */
