@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "endpoint_opts.h"
 #include "pattern.h"
 #include "toe_setns.h"
 
@@ -48,13 +49,11 @@ struct opts {
 	size_t size;
 	double seconds;
 	bool unix_pair;
-	const char *addr;
-	int port;
-	const char *srv_ns, *cli_ns;
+	struct endpoint_opts ep;
 	int cpu, srv_cpu;
 };
 
-static struct opts O = { .seconds = 2, .addr = "127.0.0.1", .port = 7700,
+static struct opts O = { .seconds = 2, .ep = { .addr = "127.0.0.1", .port = 7700 },
 			 .cpu = -1, .srv_cpu = -1 };
 static struct pat P;
 
@@ -78,14 +77,16 @@ static void pin(int cpu)
 		perror("sched_setaffinity");
 }
 
-static int writen(int fd, const void *buf, size_t len)
+/*
+ * All of len bytes read (rd) or written: 0, or -1 at EOF or an error before
+ * that.  EINTR is retried, and so is a read's EAGAIN.
+ */
+static int io_all(int fd, char *p, size_t len, bool rd)
 {
-	const char *p = buf;
-
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = rd ? read(fd, p, len) : write(fd, p, len);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || (rd && errno == EAGAIN)))
 			continue;
 		if (n <= 0)
 			return -1;
@@ -95,22 +96,15 @@ static int writen(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static int writen(int fd, const void *buf, size_t len)
+{
+	return io_all(fd, (char *)buf, len, false);
+}
+
 /* Read exactly len bytes; 0, or -1 at EOF/error before that. */
 static int readn(int fd, void *buf, size_t len)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
+	return io_all(fd, buf, len, true);
 }
 
 static void tune(int fd)
@@ -216,6 +210,14 @@ static void usage(void)
 	exit(2);
 }
 
+/* arg is yes (true) or no (false); anything else: usage. */
+static bool one_of(const char *arg, const char *yes, const char *no)
+{
+	if (strcmp(arg, yes) && strcmp(arg, no))
+		usage();
+	return !strcmp(arg, yes);
+}
+
 static void parse_opts(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -223,10 +225,7 @@ static void parse_opts(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "type", required_argument, NULL, 'T' },
-		{ "addr", required_argument, NULL, 'a' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "srv-ns", required_argument, NULL, 'S' },
-		{ "cli-ns", required_argument, NULL, 'C' },
+		ENDPOINT_OPTIONS,
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "srv-cpu", required_argument, NULL, 'k' },
 		{}
@@ -234,12 +233,12 @@ static void parse_opts(int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (endpoint_opt(&O.ep, c, optarg))
+			continue;
 		switch (c) {
 		case 'm':
-			if (!strcmp(optarg, "stream"))
+			if (one_of(optarg, "stream", "rr"))
 				O.stream = true;
-			else if (strcmp(optarg, "rr"))
-				usage();
 			break;
 		case 's':
 			O.size = strtoul(optarg, NULL, 0);
@@ -248,22 +247,8 @@ static void parse_opts(int argc, char **argv)
 			O.seconds = atof(optarg);
 			break;
 		case 'T':
-			if (!strcmp(optarg, "unix"))
+			if (one_of(optarg, "unix", "tcp"))
 				O.unix_pair = true;
-			else if (strcmp(optarg, "tcp"))
-				usage();
-			break;
-		case 'a':
-			O.addr = optarg;
-			break;
-		case 'p':
-			O.port = atoi(optarg);
-			break;
-		case 'S':
-			O.srv_ns = optarg;
-			break;
-		case 'C':
-			O.cli_ns = optarg;
 			break;
 		case 'c':
 			O.cpu = atoi(optarg);
@@ -283,25 +268,6 @@ static void parse_opts(int argc, char **argv)
 		usage();
 }
 
-/* The server's address, --addr:--port. */
-static void server_addr(struct sockaddr_storage *sa, socklen_t *salen)
-{
-	struct sockaddr_in *a4 = (void *)sa;
-	struct sockaddr_in6 *a6 = (void *)sa;
-
-	if (inet_pton(AF_INET, O.addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(O.port);
-		*salen = sizeof(*a4);
-	} else if (inet_pton(AF_INET6, O.addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(O.port);
-		*salen = sizeof(*a6);
-	} else {
-		usage();
-	}
-}
-
 /*
  * The forked child: serves one connection (the socketpair's end sp, or one
  * accepted on sa) and exits; "r" on ready once it can take it.
@@ -318,7 +284,7 @@ static void server_child(int ready, const int *sp,
 			exit(2);
 		serve(sp[1]);
 	}
-	if (toe_enter_netns(O.srv_ns))
+	if (toe_enter_netns(O.ep.srv_ns))
 		exit(2);
 	ls = socket(sa->ss_family, SOCK_STREAM, 0);
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -348,12 +314,12 @@ static int client_sock(pid_t srv, const int *sp,
 		close(sp[1]);
 		return sp[0];
 	}
-	if (toe_enter_netns(O.cli_ns))
+	if (toe_enter_netns(O.ep.cli_ns))
 		return -1;
 	fd = socket(sa->ss_family, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (const struct sockaddr *)sa, salen)) {
-		fprintf(stderr, "loadgen: connect %s port %d: %s\n", O.addr,
-			O.port, strerror(errno));
+		fprintf(stderr, "loadgen: connect %s port %d: %s\n", O.ep.addr,
+			O.ep.port, strerror(errno));
 		kill(srv, SIGKILL);
 		return -1;
 	}
@@ -382,7 +348,9 @@ int main(int argc, char **argv)
 	char ch;
 
 	parse_opts(argc, argv);
-	server_addr(&sa, &salen);
+	salen = endpoint_addr(&O.ep, &sa);
+	if (!salen)
+		usage();
 	pat_init(&P);
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe(ready) ||

@@ -62,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/tcp.h>
+#include "../../bench/endpoint_opts.h"
 #include "../../bench/pattern.h"
 #include "toe_setns.h"
 
@@ -69,9 +70,7 @@
 
 struct opts {
 	const char *test;
-	const char *addr;
-	int port;
-	const char *srv_ns, *cli_ns;
+	struct endpoint_opts ep;
 	const char *method;
 	const char *poller;
 	int count;
@@ -1387,10 +1386,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "srv-ns", required_argument, NULL, 'S' },
-		{ "cli-ns", required_argument, NULL, 'C' },
+		ENDPOINT_OPTIONS,
 		{ "method", required_argument, NULL, 'm' },
 		{ "poller", required_argument, NULL, 'P' },
 		{ "count", required_argument, NULL, 'n' },
@@ -1400,23 +1396,19 @@ int main(int argc, char **argv)
 	};
 	struct side cs = { .ok = 1 }, ss = {};
 	int ready[2], res[2], sig[2], c, fd = -1, ls, st;
-	struct sockaddr_in *a4 = (void *)&O.sa;
-	struct sockaddr_in6 *a6 = (void *)&O.sa;
 	pid_t pid;
 	char ch;
 
-	O.addr = "127.0.0.1";
-	O.port = 7000;
+	O.ep.addr = "127.0.0.1";
+	O.ep.port = 7000;
 	O.method = "write";
 	O.poller = "poll";
 	O.count = 1000;
 	O.seconds = 3;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (endpoint_opt(&O.ep, c, optarg))
+			continue;
 		switch (c) {
-		case 'a': O.addr = optarg; break;
-		case 'p': O.port = atoi(optarg); break;
-		case 'S': O.srv_ns = optarg; break;
-		case 'C': O.cli_ns = optarg; break;
 		case 'm': O.method = optarg; break;
 		case 'P': O.poller = optarg; break;
 		case 'n': O.count = atoi(optarg); break;
@@ -1428,17 +1420,10 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || O.count < 1 || O.count > MAX_PAIRS)
 		usage();
 	O.test = argv[optind];
-	if (inet_pton(AF_INET, O.addr, &a4->sin_addr) == 1) {
-		O.family = a4->sin_family = AF_INET;
-		a4->sin_port = htons(O.port);
-		O.salen = sizeof(*a4);
-	} else if (inet_pton(AF_INET6, O.addr, &a6->sin6_addr) == 1) {
-		O.family = a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(O.port);
-		O.salen = sizeof(*a6);
-	} else {
+	O.salen = endpoint_addr(&O.ep, &O.sa);
+	if (!O.salen)
 		usage();
-	}
+	O.family = O.sa.ss_family;
 	pat_init(&P);
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe(ready) || pipe(res) || pipe(sig))
@@ -1449,7 +1434,7 @@ int main(int argc, char **argv)
 		close(res[0]);
 		close(sig[0]);
 		sig_fd = sig[1];
-		if (toe_enter_netns(O.srv_ns))
+		if (toe_enter_netns(O.ep.srv_ns))
 			exit(2);
 		ls = listen_sock();
 		if (ls < 0) {
@@ -1467,12 +1452,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bypass_check: the server did not start\n");
 		return 2;
 	}
-	if (toe_enter_netns(O.cli_ns))
+	if (toe_enter_netns(O.ep.cli_ns))
 		return 2;
 	if (strcmp(O.test, "pairs")) {
 		fd = connect_sock();
 		if (fd < 0) {
-			fprintf(stderr, "bypass_check: connect %s port %d: %s\n", O.addr, O.port,
+			fprintf(stderr, "bypass_check: connect %s port %d: %s\n", O.ep.addr, O.ep.port,
 				strerror(errno));
 			kill(pid, SIGKILL);
 			return 2;
