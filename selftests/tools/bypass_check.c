@@ -1383,7 +1383,7 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+static void parse_opts(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		ENDPOINT_OPTIONS,
@@ -1394,10 +1394,7 @@ int main(int argc, char **argv)
 		{ "mptcp", no_argument, NULL, 'M' },
 		{}
 	};
-	struct side cs = { .ok = 1 }, ss = {};
-	int ready[2], res[2], sig[2], c, fd = -1, ls, st;
-	pid_t pid;
-	char ch;
+	int c;
 
 	O.ep.addr = "127.0.0.1";
 	O.ep.port = 7000;
@@ -1424,6 +1421,84 @@ int main(int argc, char **argv)
 	if (!O.salen)
 		usage();
 	O.family = O.sa.ss_family;
+}
+
+/* killreader: write until the reader has 1 MiB, kill it, keep writing. */
+static void cli_killreader(int fd, struct side *cs, pid_t pid, int sig_fd0)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	char ch;
+	int e;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	fcntl(sig_fd0, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		static char buf[65536];
+		ssize_t n;
+
+		pat_fill(&P, pat_phase(0), cs->sent, buf, sizeof(buf));
+		n = write(fd, buf, sizeof(buf));
+		if (n > 0)
+			cs->sent += n;
+		if (read(sig_fd0, &ch, 1) == 1)
+			break;
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			failf(cs, "client: write before the kill: %s", strerror(errno));
+			break;
+		}
+	}
+	kill(pid, SIGKILL);
+	e = write_until_error(fd, cs);
+	cs->v[0] = -e;
+	if (!reset_errno(e))
+		failf(cs, "client: writes after the reader was killed: %s",
+		      e ? strerror(e) : "no error in 10 s");
+	tcpinfo(fd, cs);
+}
+
+/* The client's side of test O.test on fd (the server is pid). */
+static void run_client(int fd, struct side *cs, pid_t pid, int sig_fd0)
+{
+	if (!strcmp(O.test, "sizes")) {
+		cli_sizes(fd, cs);
+	} else if (!strcmp(O.test, "reads")) {
+		cli_reads(fd, cs);
+	} else if (!strcmp(O.test, "nonblock")) {
+		cli_nonblock(fd, cs);
+	} else if (!strcmp(O.test, "halfclose")) {
+		cli_halfclose(fd, cs);
+	} else if (!strcmp(O.test, "rst") || !strcmp(O.test, "rstblock")) {
+		cli_rst(fd, cs, !strcmp(O.test, "rstblock"));
+	} else if (!strcmp(O.test, "waitall")) {
+		cli_waitall(fd, cs);
+	} else if (!strcmp(O.test, "closewrite")) {
+		cli_closewrite(fd, cs);
+	} else if (!strcmp(O.test, "killreader")) {
+		cli_killreader(fd, cs, pid, sig_fd0);
+	} else if (!strcmp(O.test, "killwriter")) {
+		cli_killwriter(fd, cs, pid, sig_fd0);
+	} else if (!strcmp(O.test, "splice")) {
+		cli_splice(fd, cs);
+	} else if (!strcmp(O.test, "slowreader")) {
+		cli_slowreader(fd, cs);
+	} else if (!strcmp(O.test, "pairs")) {
+		cli_pairs(cs);
+	} else if (!strcmp(O.test, "stream")) {
+		cli_stream(fd, cs);
+	} else {
+		kill(pid, SIGKILL);
+		usage();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct side cs = { .ok = 1 }, ss = {};
+	int ready[2], res[2], sig[2], fd = -1, ls, st;
+	pid_t pid;
+	char ch;
+
+	parse_opts(argc, argv);
 	pat_init(&P);
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe(ready) || pipe(res) || pipe(sig))
@@ -1463,63 +1538,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!strcmp(O.test, "sizes")) {
-		cli_sizes(fd, &cs);
-	} else if (!strcmp(O.test, "reads")) {
-		cli_reads(fd, &cs);
-	} else if (!strcmp(O.test, "nonblock")) {
-		cli_nonblock(fd, &cs);
-	} else if (!strcmp(O.test, "halfclose")) {
-		cli_halfclose(fd, &cs);
-	} else if (!strcmp(O.test, "rst") || !strcmp(O.test, "rstblock")) {
-		cli_rst(fd, &cs, !strcmp(O.test, "rstblock"));
-	} else if (!strcmp(O.test, "waitall")) {
-		cli_waitall(fd, &cs);
-	} else if (!strcmp(O.test, "closewrite")) {
-		cli_closewrite(fd, &cs);
-	} else if (!strcmp(O.test, "killreader")) {
-		struct timeval tv = { .tv_sec = 1 };
-		int e;
-
-		/* write until the reader has 1 MiB, kill it, keep writing */
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		fcntl(sig[0], F_SETFL, O_NONBLOCK);
-		for (;;) {
-			static char buf[65536];
-			ssize_t n;
-
-			pat_fill(&P, pat_phase(0), cs.sent, buf, sizeof(buf));
-			n = write(fd, buf, sizeof(buf));
-			if (n > 0)
-				cs.sent += n;
-			if (read(sig[0], &ch, 1) == 1)
-				break;
-			if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				failf(&cs, "client: write before the kill: %s", strerror(errno));
-				break;
-			}
-		}
-		kill(pid, SIGKILL);
-		e = write_until_error(fd, &cs);
-		cs.v[0] = -e;
-		if (!reset_errno(e))
-			failf(&cs, "client: writes after the reader was killed: %s",
-			      e ? strerror(e) : "no error in 10 s");
-		tcpinfo(fd, &cs);
-	} else if (!strcmp(O.test, "killwriter")) {
-		cli_killwriter(fd, &cs, pid, sig[0]);
-	} else if (!strcmp(O.test, "splice")) {
-		cli_splice(fd, &cs);
-	} else if (!strcmp(O.test, "slowreader")) {
-		cli_slowreader(fd, &cs);
-	} else if (!strcmp(O.test, "pairs")) {
-		cli_pairs(&cs);
-	} else if (!strcmp(O.test, "stream")) {
-		cli_stream(fd, &cs);
-	} else {
-		kill(pid, SIGKILL);
-		usage();
-	}
+	run_client(fd, &cs, pid, sig[0]);
 	if (fd >= 0)
 		close(fd);
 	waitpid(pid, &st, 0);
