@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "endpoint_opts.h"
 #include "pattern.h"
 #include "toe_setns.h"
 
@@ -48,13 +49,11 @@ struct opts {
 	size_t size;
 	double seconds;
 	bool unix_pair;
-	const char *addr;
-	int port;
-	const char *srv_ns, *cli_ns;
+	struct endpoint_opts ep;
 	int cpu, srv_cpu;
 };
 
-static struct opts O = { .seconds = 2, .addr = "127.0.0.1", .port = 7700,
+static struct opts O = { .seconds = 2, .ep = { .addr = "127.0.0.1", .port = 7700 },
 			 .cpu = -1, .srv_cpu = -1 };
 static struct pat P;
 
@@ -78,14 +77,16 @@ static void pin(int cpu)
 		perror("sched_setaffinity");
 }
 
-static int writen(int fd, const void *buf, size_t len)
+/*
+ * All of len bytes read (rd) or written: 0, or -1 at EOF or an error before
+ * that.  EINTR is retried, and so is a read's EAGAIN.
+ */
+static int io_all(int fd, char *p, size_t len, bool rd)
 {
-	const char *p = buf;
-
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = rd ? read(fd, p, len) : write(fd, p, len);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || (rd && errno == EAGAIN)))
 			continue;
 		if (n <= 0)
 			return -1;
@@ -95,22 +96,15 @@ static int writen(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static int writen(int fd, const void *buf, size_t len)
+{
+	return io_all(fd, (char *)buf, len, false);
+}
+
 /* Read exactly len bytes; 0, or -1 at EOF/error before that. */
 static int readn(int fd, void *buf, size_t len)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
+	return io_all(fd, buf, len, true);
 }
 
 static void tune(int fd)
@@ -216,54 +210,54 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* arg is yes (true) or no (false); anything else: usage. */
+static bool one_of(const char *arg, const char *yes, const char *no)
+{
+	if (strcmp(arg, yes) && strcmp(arg, no))
+		usage();
+	return !strcmp(arg, yes);
+}
+
+static void parse_opts(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "size", required_argument, NULL, 's' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "type", required_argument, NULL, 'T' },
-		{ "addr", required_argument, NULL, 'a' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "srv-ns", required_argument, NULL, 'S' },
-		{ "cli-ns", required_argument, NULL, 'C' },
+		ENDPOINT_OPTIONS,
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "srv-cpu", required_argument, NULL, 'k' },
 		{}
 	};
-	struct sockaddr_storage sa = {};
-	struct sockaddr_in *a4 = (void *)&sa;
-	struct sockaddr_in6 *a6 = (void *)&sa;
-	socklen_t salen = 0;
-	uint64_t ops = 0, bad = 0, srv = 0;
-	double secs = 0;
-	int c, ready[2], sp[2], fd, ls, one = 1, st, fam = AF_INET;
-	pid_t pid;
-	char ch;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (endpoint_opt(&O.ep, c, optarg))
+			continue;
 		switch (c) {
 		case 'm':
-			if (!strcmp(optarg, "stream"))
+			if (one_of(optarg, "stream", "rr"))
 				O.stream = true;
-			else if (strcmp(optarg, "rr"))
-				usage();
 			break;
-		case 's': O.size = strtoul(optarg, NULL, 0); break;
-		case 't': O.seconds = atof(optarg); break;
+		case 's':
+			O.size = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			O.seconds = atof(optarg);
+			break;
 		case 'T':
-			if (!strcmp(optarg, "unix"))
+			if (one_of(optarg, "unix", "tcp"))
 				O.unix_pair = true;
-			else if (strcmp(optarg, "tcp"))
-				usage();
 			break;
-		case 'a': O.addr = optarg; break;
-		case 'p': O.port = atoi(optarg); break;
-		case 'S': O.srv_ns = optarg; break;
-		case 'C': O.cli_ns = optarg; break;
-		case 'c': O.cpu = atoi(optarg); break;
-		case 'k': O.srv_cpu = atoi(optarg); break;
-		default: usage();
+		case 'c':
+			O.cpu = atoi(optarg);
+			break;
+		case 'k':
+			O.srv_cpu = atoi(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc)
@@ -272,67 +266,111 @@ int main(int argc, char **argv)
 		O.size = O.stream ? 65536 : 1;
 	if (O.size > (64 << 20))
 		usage();
-	if (inet_pton(AF_INET, O.addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(O.port);
-		salen = sizeof(*a4);
-	} else if (inet_pton(AF_INET6, O.addr, &a6->sin6_addr) == 1) {
-		fam = a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(O.port);
-		salen = sizeof(*a6);
-	} else {
-		usage();
+}
+
+/*
+ * The forked child: serves one connection (the socketpair's end sp, or one
+ * accepted on sa) and exits; "r" on ready once it can take it.
+ */
+static void server_child(int ready, const int *sp,
+			 const struct sockaddr_storage *sa, socklen_t salen)
+{
+	int ls, fd, one = 1;
+
+	pin(O.srv_cpu >= 0 ? O.srv_cpu : O.cpu);
+	if (O.unix_pair) {
+		close(sp[0]);
+		if (write(ready, "r", 1) != 1)
+			exit(2);
+		serve(sp[1]);
 	}
+	if (toe_enter_netns(O.ep.srv_ns))
+		exit(2);
+	ls = socket(sa->ss_family, SOCK_STREAM, 0);
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ls < 0 || bind(ls, (const struct sockaddr *)sa, salen) ||
+	    listen(ls, 16)) {
+		perror("loadgen: listen");
+		exit(2);
+	}
+	if (write(ready, "r", 1) != 1)
+		exit(2);
+	fd = accept(ls, NULL, NULL);
+	if (fd < 0)
+		exit(2);
+	serve(fd);
+}
+
+/*
+ * The client's end: the socketpair's, or a connection to sa; -1 if none
+ * (the server, srv, is then killed if it waits for a connection that failed).
+ */
+static int client_sock(pid_t srv, const int *sp,
+		       const struct sockaddr_storage *sa, socklen_t salen)
+{
+	int fd;
+
+	if (O.unix_pair) {
+		close(sp[1]);
+		return sp[0];
+	}
+	if (toe_enter_netns(O.ep.cli_ns))
+		return -1;
+	fd = socket(sa->ss_family, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (const struct sockaddr *)sa, salen)) {
+		fprintf(stderr, "loadgen: connect %s port %d: %s\n", O.ep.addr,
+			O.ep.port, strerror(errno));
+		kill(srv, SIGKILL);
+		return -1;
+	}
+	return fd;
+}
+
+static void report(uint64_t ops, uint64_t bad, double secs)
+{
+	printf("{\"mode\":\"%s\",\"type\":\"%s\",\"size\":%zu,\"ops\":%llu,\"bytes\":%llu,"
+	       "\"secs\":%.6f,\"ops_per_s\":%.1f,\"mbytes_per_s\":%.1f,\"usec_per_op\":%.3f,"
+	       "\"errors\":%llu}\n",
+	       O.stream ? "stream" : "rr", O.unix_pair ? "unix" : "tcp", O.size,
+	       (unsigned long long)ops, (unsigned long long)(ops * O.size),
+	       secs, ops / secs, ops * O.size / secs / 1e6, secs / ops * 1e6,
+	       (unsigned long long)bad);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_storage sa = {};
+	socklen_t salen = 0;
+	uint64_t ops = 0, bad = 0, srv = 0;
+	double secs = 0;
+	int ready[2], sp[2], fd, st;
+	pid_t pid;
+	char ch;
+
+	parse_opts(argc, argv);
+	salen = endpoint_addr(&O.ep, &sa);
+	if (!salen)
+		usage();
 	pat_init(&P);
 	signal(SIGPIPE, SIG_IGN);
-	if (pipe(ready) || (O.unix_pair && socketpair(AF_UNIX, SOCK_STREAM, 0, sp)))
+	if (pipe(ready) ||
+	    (O.unix_pair && socketpair(AF_UNIX, SOCK_STREAM, 0, sp)))
 		return 2;
 	pid = fork();
-	if (pid == 0) {
-		pin(O.srv_cpu >= 0 ? O.srv_cpu : O.cpu);
-		if (O.unix_pair) {
-			close(sp[0]);
-			if (write(ready[1], "r", 1) != 1)
-				exit(2);
-			serve(sp[1]);
-		}
-		if (toe_enter_netns(O.srv_ns))
-			exit(2);
-		ls = socket(fam, SOCK_STREAM, 0);
-		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (ls < 0 || bind(ls, (struct sockaddr *)&sa, salen) || listen(ls, 16)) {
-			perror("loadgen: listen");
-			exit(2);
-		}
-		if (write(ready[1], "r", 1) != 1)
-			exit(2);
-		fd = accept(ls, NULL, NULL);
-		if (fd < 0)
-			exit(2);
-		serve(fd);
-	}
+	if (pid == 0)
+		server_child(ready[1], sp, &sa, salen);
 	pin(O.cpu);
-	close(ready[1]);	/* a server that exits before ready: EOF, not a hang */
+	close(ready[1]); /* a server that exits before ready: EOF, not a hang */
 	if (read(ready[0], &ch, 1) != 1) {
 		fprintf(stderr, "loadgen: the server did not start\n");
 		return 2;
 	}
-	if (O.unix_pair) {
-		close(sp[1]);
-		fd = sp[0];
-	} else {
-		if (toe_enter_netns(O.cli_ns))
-			return 2;
-		fd = socket(fam, SOCK_STREAM, 0);
-		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen)) {
-			fprintf(stderr, "loadgen: connect %s port %d: %s\n", O.addr, O.port,
-				strerror(errno));
-			kill(pid, SIGKILL);
-			return 2;
-		}
-	}
+	fd = client_sock(pid, sp, &sa, salen);
+	if (fd < 0)
+		return 2;
 	if (client(fd, &ops, &bad, &secs, &srv)) {
-		fprintf(stderr, "loadgen: the connection ended early: %s\n", strerror(errno));
+		fprintf(stderr, "loadgen: the connection ended early: %s\n",
+			strerror(errno));
 		kill(pid, SIGKILL);
 		return 1;
 	}
@@ -340,11 +378,6 @@ int main(int argc, char **argv)
 	waitpid(pid, &st, 0);
 	if (srv != ops * O.size)
 		bad++;
-	printf("{\"mode\":\"%s\",\"type\":\"%s\",\"size\":%zu,\"ops\":%llu,\"bytes\":%llu,"
-	       "\"secs\":%.6f,\"ops_per_s\":%.1f,\"mbytes_per_s\":%.1f,\"usec_per_op\":%.3f,"
-	       "\"errors\":%llu}\n",
-	       O.stream ? "stream" : "rr", O.unix_pair ? "unix" : "tcp", O.size,
-	       (unsigned long long)ops, (unsigned long long)(ops * O.size), secs, ops / secs,
-	       ops * O.size / secs / 1e6, secs / ops * 1e6, (unsigned long long)bad);
+	report(ops, bad, secs);
 	return bad ? 1 : 0;
 }

@@ -103,16 +103,92 @@ static bool has_mac(int map, int ifindex, __u32 dst, const __u8 *mac, __u64 *wri
 	return true;
 }
 
+/*
+ * latency: COUNT replaces of one neighbour, one at a time; per sample, the
+ * time until toed wrote the map and until the reader saw it (ns).
+ */
+static int run_latency(int map, int ifindex, int count)
+{
+	__u32 dst = htonl(0x0afb0001); /* 10.251.0.1 */
+	int i;
+
+	for (i = 0; i < count; i++) {
+		__u8 mac[6] = { 0x02,		0xfb,	 (__u8)(i >> 16),
+				(__u8)(i >> 8), (__u8)i, 1 };
+		__u64 t0, t1, w = 0, deadline;
+
+		t0 = now();
+		if (neigh_replace(ifindex, dst, mac)) {
+			perror("RTM_NEWNEIGH");
+			return 1;
+		}
+		deadline = t0 + 2000000000ULL;
+		/*
+		 * Poll, not spin: on a 2-CPU machine a spinning reader
+		 * takes the CPU toed needs.  The write time (updated_ns)
+		 * is exact whatever the polling step.
+		 */
+		while (!has_mac(map, ifindex, dst, mac, &w) && now() < deadline)
+			usleep(20);
+		t1 = now();
+		if (t1 >= deadline) {
+			fprintf(stderr, "sample %d: not in the map after 2 s\n",
+				i);
+			return 1;
+		}
+		printf("%llu %llu\n", (unsigned long long)(w - t0),
+		       (unsigned long long)(t1 - t0));
+		usleep(1000); /* one at a time: no batching effects */
+	}
+	return 0;
+}
+
+/*
+ * rate: COUNT new neighbours at PER_SECOND; the rate reached and the time
+ * from the last write until the last one is in the map (ms).
+ */
+static int run_rate(int map, int ifindex, int count, double rate)
+{
+	__u64 t0 = now(), t1, t2, gap = (__u64)(1e9 / rate);
+	__u8 mac[6] = { 0x02, 0xfc, 0, 0, 0, 0 };
+	__u32 last;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		__u32 dst = htonl(0x0afc0000 | (i + 1));
+
+		while (now() < t0 + (__u64)i * gap)
+			;
+		mac[3] = (__u8)(i >> 16);
+		mac[4] = (__u8)(i >> 8);
+		mac[5] = (__u8)i;
+		if (neigh_replace(ifindex, dst, mac)) {
+			perror("RTM_NEWNEIGH");
+			return 1;
+		}
+	}
+	t1 = now();
+	last = htonl(0x0afc0000 | count);
+	while (!has_mac(map, ifindex, last, mac, NULL) &&
+	       now() < t1 + 10000000000ULL)
+		;
+	t2 = now();
+	printf("%.0f %.3f\n", count / ((t1 - t0) / 1e9), (t2 - t1) / 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char path[4096];
-	int map, ifindex, count, i;
+	int map, ifindex, count;
 
-	if (argc < 5 || (strcmp(argv[1], "latency") && strcmp(argv[1], "rate")) ||
+	if (argc < 5 ||
+	    (strcmp(argv[1], "latency") && strcmp(argv[1], "rate")) ||
 	    (!strcmp(argv[1], "rate") && argc < 6)) {
-		fprintf(stderr, "usage: neighlat latency PIN_DIR IFINDEX COUNT\n"
-				"       neighlat rate PIN_DIR IFINDEX COUNT PER_SECOND\n");
+		fprintf(stderr,
+			"usage: neighlat latency PIN_DIR IFINDEX COUNT\n"
+			"       neighlat rate PIN_DIR IFINDEX COUNT PER_SECOND\n");
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/%s", argv[2], TOE_MAP(NEIGH));
@@ -128,62 +204,7 @@ int main(int argc, char **argv)
 		perror("netlink");
 		return 1;
 	}
-	if (!strcmp(argv[1], "latency")) {
-		__u32 dst = htonl(0x0afb0001);	/* 10.251.0.1 */
-
-		for (i = 0; i < count; i++) {
-			__u8 mac[6] = { 0x02, 0xfb, (__u8)(i >> 16), (__u8)(i >> 8), (__u8)i, 1 };
-			__u64 t0, t1, w = 0, deadline;
-
-			t0 = now();
-			if (neigh_replace(ifindex, dst, mac)) {
-				perror("RTM_NEWNEIGH");
-				return 1;
-			}
-			deadline = t0 + 2000000000ULL;
-			/*
-			 * Poll, not spin: on a 2-CPU machine a spinning reader
-			 * takes the CPU toed needs.  The write time (updated_ns)
-			 * is exact whatever the polling step.
-			 */
-			while (!has_mac(map, ifindex, dst, mac, &w) && now() < deadline)
-				usleep(20);
-			t1 = now();
-			if (t1 >= deadline) {
-				fprintf(stderr, "sample %d: not in the map after 2 s\n", i);
-				return 1;
-			}
-			printf("%llu %llu\n", (unsigned long long)(w - t0),
-			       (unsigned long long)(t1 - t0));
-			usleep(1000);	/* one at a time: no batching effects */
-		}
-		return 0;
-	}
-	{
-		double rate = atof(argv[5]);
-		__u64 t0 = now(), t1, t2, gap = (__u64)(1e9 / rate);
-		__u8 mac[6] = { 0x02, 0xfc, 0, 0, 0, 0 };
-		__u32 last;
-
-		for (i = 0; i < count; i++) {
-			__u32 dst = htonl(0x0afc0000 | (i + 1));
-
-			while (now() < t0 + (__u64)i * gap)
-				;
-			mac[3] = (__u8)(i >> 16);
-			mac[4] = (__u8)(i >> 8);
-			mac[5] = (__u8)i;
-			if (neigh_replace(ifindex, dst, mac)) {
-				perror("RTM_NEWNEIGH");
-				return 1;
-			}
-		}
-		t1 = now();
-		last = htonl(0x0afc0000 | count);
-		while (!has_mac(map, ifindex, last, mac, NULL) && now() < t1 + 10000000000ULL)
-			;
-		t2 = now();
-		printf("%.0f %.3f\n", count / ((t1 - t0) / 1e9), (t2 - t1) / 1e6);
-		return 0;
-	}
+	if (!strcmp(argv[1], "latency"))
+		return run_latency(map, ifindex, count);
+	return run_rate(map, ifindex, count, atof(argv[5]));
 }

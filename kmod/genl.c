@@ -57,25 +57,50 @@ out:
 	return ret;
 }
 
+/*
+ * A notification of cmd for net, when anyone there listens: the message,
+ * its header in *hdr; NULL when there is no one to tell or no memory.
+ */
+static struct sk_buff *opentoe_ntf_new(struct net *net, u8 cmd, gfp_t gfp,
+				       void **hdr)
+{
+	struct sk_buff *msg;
+
+	if (!READ_ONCE(opentoe_genl_ready) ||
+	    !genl_has_listeners(&opentoe_family, net, 0))
+		return NULL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &opentoe_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void opentoe_ntf_send(struct net *net, struct sk_buff *msg, void *hdr,
+			     gfp_t gfp)
+{
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&opentoe_family, net, msg, 0, 0, gfp);
+}
+
 void opentoe_notify_dev(struct toedev *dev, u8 cmd)
 {
 	struct net *net = toedev_net(dev);
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!READ_ONCE(opentoe_genl_ready) ||
-	    !genl_has_listeners(&opentoe_family, net, 0))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = opentoe_ntf_new(net, cmd, GFP_KERNEL, &hdr);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &opentoe_family, 0, cmd);
-	if (!hdr || opentoe_fill_dev(msg, dev)) {
+	if (opentoe_fill_dev(msg, dev)) {
 		nlmsg_free(msg);
 		return;
 	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&opentoe_family, net, msg, 0, 0, GFP_KERNEL);
+	opentoe_ntf_send(net, msg, hdr, GFP_KERNEL);
 }
 
 /* May run in atomic context (netevent notifier). */
@@ -85,21 +110,37 @@ void opentoe_notify_l2t(struct toedev *dev, unsigned int idx)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!READ_ONCE(opentoe_genl_ready) ||
-	    !genl_has_listeners(&opentoe_family, net, 0))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	msg = opentoe_ntf_new(net, OPENTOE_CMD_L2T_CHANGE_NTF, GFP_ATOMIC, &hdr);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &opentoe_family, 0,
-			  OPENTOE_CMD_L2T_CHANGE_NTF);
-	if (!hdr || nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	if (nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
 	    dev->offload_mod->fill_l2t(dev, idx, msg) <= 0) {
 		nlmsg_free(msg);
 		return;
 	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&opentoe_family, net, msg, 0, 0, GFP_ATOMIC);
+	opentoe_ntf_send(net, msg, hdr, GFP_ATOMIC);
+}
+
+/* A message of cmd in a dump; NULL when skb is full. */
+static void *opentoe_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
+			      u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, &opentoe_family, NLM_F_MULTI,
+			   cmd);
+}
+
+/* The same, about device idx (its DEV_INDEX put in). */
+static void *opentoe_dump_dev_hdr(struct sk_buff *skb,
+				  struct netlink_callback *cb, u8 cmd, int idx)
+{
+	void *hdr = opentoe_dump_hdr(skb, cb, cmd);
+
+	if (hdr && nla_put_u32(skb, OPENTOE_A_DEV_INDEX, idx)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
 }
 
 /* ---- helpers ---- */
@@ -201,9 +242,7 @@ static int opentoe_dev_get_dumpit(struct sk_buff *skb,
 	void *hdr;
 
 	while ((dev = toedev_get_next(net, &idx))) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &opentoe_family,
-				  NLM_F_MULTI, OPENTOE_CMD_DEV_GET);
+		hdr = opentoe_dump_hdr(skb, cb, OPENTOE_CMD_DEV_GET);
 		if (!hdr || opentoe_fill_dev(skb, dev)) {
 			if (hdr)
 				genlmsg_cancel(skb, hdr);
@@ -266,9 +305,7 @@ static int opentoe_fill_tom(struct toe_tom_walk *w, const struct tom_info *t)
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(ctx->cb->skb).portid,
-			  ctx->cb->nlh->nlmsg_seq, &opentoe_family,
-			  NLM_F_MULTI, OPENTOE_CMD_TOM_GET);
+	hdr = opentoe_dump_hdr(skb, ctx->cb, OPENTOE_CMD_TOM_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, OPENTOE_A_TOM_NAME, t->name) ||
@@ -391,102 +428,103 @@ static int opentoe_tid_free_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- L2T ---- */
 
-static int opentoe_l2t_get_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
+/*
+ * The messages of one device in a dump, from position *pos on (an index of
+ * the device's table); < 0 when skb is full, *pos then where to resume.
+ */
+typedef int (*opentoe_dev_dump_fn)(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct toedev *dev, int idx,
+				   unsigned long *pos);
+
+/* A dump of every device (or the one DEV_INDEX names), fn for each. */
+static int opentoe_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
+			     opentoe_dev_dump_fn fn)
 {
 	const struct genl_dumpit_info *gi = genl_dumpit_info(cb);
-	struct net *net = sock_net(skb->sk);
-	int idx = cb->args[0] ? cb->args[0] : 1;
-	unsigned int e = cb->args[1], size;
 	struct nlattr *filter = gi->attrs[OPENTOE_A_DEV_INDEX];
+	int idx = cb->args[0] ? cb->args[0] : 1;
+	struct net *net = sock_net(skb->sk);
+	unsigned long pos = cb->args[1];
 	struct toedev *dev;
-	void *hdr;
 	int ret = 0;
 
 	while (ret >= 0 && (dev = toedev_get_next(net, &idx))) {
-		if (filter && nla_get_u32(filter) != idx) {
-			toedev_put(dev);
-			idx++;
-			e = 0;
-			continue;
+		if (!filter || nla_get_u32(filter) == idx) {
+			down_read(&dev->tom_sem);
+			ret = fn(skb, cb, dev, idx, &pos);
+			up_read(&dev->tom_sem);
 		}
-		down_read(&dev->tom_sem);
-		size = dev->offload_mod->l2t_size(dev);
-		for (; e < size; e++) {
-			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, &opentoe_family,
-					  NLM_F_MULTI, OPENTOE_CMD_L2T_GET);
-			if (!hdr) {
-				ret = -EMSGSIZE;
-				break;
-			}
-			ret = nla_put_u32(skb, OPENTOE_A_DEV_INDEX, idx);
-			if (!ret)
-				ret = dev->offload_mod->fill_l2t(dev, e, skb);
-			if (ret <= 0) {
-				genlmsg_cancel(skb, hdr);
-				if (ret < 0)
-					break;
-				continue;
-			}
-			genlmsg_end(skb, hdr);
-		}
-		up_read(&dev->tom_sem);
 		toedev_put(dev);
 		if (ret >= 0) {
 			idx++;
-			e = 0;
+			pos = 0;
 		}
 	}
 	cb->args[0] = idx;
-	cb->args[1] = e;
+	cb->args[1] = pos;
 	return skb->len;
+}
+
+static int opentoe_l2t_dump_dev(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct toedev *dev, int idx,
+				unsigned long *pos)
+{
+	unsigned int e, size = dev->offload_mod->l2t_size(dev);
+	void *hdr;
+	int ret = 0;
+
+	for (e = *pos; e < size; e++) {
+		hdr = opentoe_dump_dev_hdr(skb, cb, OPENTOE_CMD_L2T_GET, idx);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		ret = dev->offload_mod->fill_l2t(dev, e, skb);
+		if (ret <= 0) {
+			genlmsg_cancel(skb, hdr);
+			if (ret < 0)
+				break;
+			continue;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	*pos = e;
+	return ret;
+}
+
+static int opentoe_l2t_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return opentoe_dump_devs(skb, cb, opentoe_l2t_dump_dev);
+}
+
+static int opentoe_tid_dump_dev(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct toedev *dev, int idx,
+				unsigned long *pos)
+{
+	void *hdr;
+	int ret;
+
+	for (;; (*pos)++) {
+		hdr = opentoe_dump_dev_hdr(skb, cb, OPENTOE_CMD_TID_GET, idx);
+		if (!hdr)
+			return -EMSGSIZE;
+		ret = dev->offload_mod->fill_tid(dev, pos, skb);
+		if (ret <= 0) {
+			genlmsg_cancel(skb, hdr);
+			return ret;
+		}
+		genlmsg_end(skb, hdr);
+	}
 }
 
 static int opentoe_tid_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *gi = genl_dumpit_info(cb);
-	struct nlattr *filter = gi->attrs[OPENTOE_A_DEV_INDEX];
-	int idx = cb->args[0] ? cb->args[0] : 1;
-	struct net *net = sock_net(skb->sk);
-	unsigned long tid = cb->args[1];
-	struct toedev *dev;
-	void *hdr;
-	int ret = 0;
-
-	while (ret >= 0 && (dev = toedev_get_next(net, &idx))) {
-		if (filter && nla_get_u32(filter) != idx)
-			goto next;
-		down_read(&dev->tom_sem);
-		for (;; tid++) {
-			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, &opentoe_family,
-					  NLM_F_MULTI, OPENTOE_CMD_TID_GET);
-			if (!hdr) {
-				ret = -EMSGSIZE;
-				break;
-			}
-			ret = nla_put_u32(skb, OPENTOE_A_DEV_INDEX, idx);
-			if (!ret)
-				ret = dev->offload_mod->fill_tid(dev, &tid, skb);
-			if (ret <= 0) {
-				genlmsg_cancel(skb, hdr);
-				break;
-			}
-			genlmsg_end(skb, hdr);
-		}
-		up_read(&dev->tom_sem);
-next:
-		toedev_put(dev);
-		if (ret >= 0) {
-			idx++;
-			tid = 0;
-		}
-	}
-	cb->args[0] = idx;
-	cb->args[1] = tid;
-	return skb->len;
+	return opentoe_dump_devs(skb, cb, opentoe_tid_dump_dev);
 }
 
 /* ---- listeners ---- */

@@ -129,6 +129,19 @@ veth_pair() {
 	return 0
 }
 
+# two_hosts N: namespaces a and b joined by a veth (va in a, vb in b), both
+# ends up, 10.N.0.1/24 and fd00:N::1/64 on va, 10.N.0.2 and fd00:N::2 on vb.
+two_hosts() {
+	local n=$1
+	ns_add a && ns_add b || return 1
+	veth_pair a va b vb || return 1
+	nsx a ip addr add "10.$n.0.1/24" dev va && nsx a ip link set va up
+	nsx b ip addr add "10.$n.0.2/24" dev vb && nsx b ip link set vb up
+	nsx a ip addr add "fd00:$n::1/64" dev va nodad
+	nsx b ip addr add "fd00:$n::2/64" dev vb nodad
+	return 0
+}
+
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit
 # with every process still in it.  (Not in $(...): the cleanup must be
 # registered in the test's own shell.)

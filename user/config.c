@@ -128,6 +128,13 @@ static int parse_action(struct ctx *x, const struct word *w, __u32 *a)
 	return 0;
 }
 
+/*
+ * find_dev's answer for a name no 'device' declared (the error is written);
+ * not -1, which is "no device" in toe_cfg.
+ */
+#define DEV_UNDECLARED (-2)
+
+/* The index of the device named w, or DEV_UNDECLARED. */
 static int find_dev(struct ctx *x, const struct word *w)
 {
 	int i;
@@ -136,7 +143,7 @@ static int find_dev(struct ctx *x, const struct word *w)
 		if (!strcmp(x->c->devs[i].name, w->s))
 			return i;
 	return perr(x, w->col, "unknown device '%s' (declare it with 'device' before using it)",
-		    shown(w->s)), -2;
+		    shown(w->s)), DEV_UNDECLARED;
 }
 
 static int parse_range(struct ctx *x, const struct word *w, __u16 *lo, __u16 *hi)
@@ -294,84 +301,138 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 	return 0;
 }
 
-static int st_device(struct ctx *x, struct word *w, int nw)
+/* device NAME ...: the name checked, *dp a cleared slot for it. */
+static int device_new(struct ctx *x, struct word *w, struct toe_cfg_dev **dp)
 {
 	struct toe_cfg *c = x->c;
 	struct toe_cfg_dev *d;
-	bool have_type = false, have_nconn = false;
-	int own_col = 0;	/* column of the first of type, dev, nconn */
-	unsigned int t;
 	int i;
 
-	if (nw < 2)
-		return perr(x, w[0].col, "'device' needs a name");
 	if (!valid_name(w[1].s))
-		return perr(x, w[1].col, "expected a device name (1 to 15 of A-Z a-z 0-9 _ . -), got '%s'",
-			    shown(w[1].s));
+		return perr(
+			x, w[1].col,
+			"expected a device name (1 to 15 of A-Z a-z 0-9 _ . -), got '%s'",
+			shown(w[1].s));
 	for (i = 0; i < c->ndevs; i++)
 		if (!strcmp(c->devs[i].name, w[1].s))
-			return perr(x, w[1].col, "device '%s' is already declared on line %d",
-				    w[1].s, c->devs[i].line);
+			return perr(
+				x, w[1].col,
+				"device '%s' is already declared on line %d",
+				w[1].s, c->devs[i].line);
 	if (c->ndevs == TOE_MAX_DEVS)
-		return perr(x, w[1].col, "too many devices (at most %d)", TOE_MAX_DEVS);
+		return perr(x, w[1].col, "too many devices (at most %d)",
+			    TOE_MAX_DEVS);
 	d = &c->devs[c->ndevs];
 	memset(d, 0, sizeof(*d));
 	strcpy(d->name, w[1].s);
 	d->line = x->line;
+	*dp = d;
+	return 0;
+}
+
+/* "steer account|cpu N|forward", w[*ip] being "steer"; *ip on its last word. */
+static int device_steer(struct ctx *x, struct toe_cfg_dev *d, struct word *w,
+			int nw, int *ip)
+{
+	int i = *ip;
+
+	NEED(1, "account, cpu N or forward");
+	i++;
+	if (!strcmp(w[i].s, "account")) {
+		d->steer = TOE_STEER_ACCOUNT;
+	} else if (!strcmp(w[i].s, "forward")) {
+		d->steer = TOE_STEER_FORWARD;
+	} else if (!strcmp(w[i].s, "cpu")) {
+		NEED(1, "a CPU number");
+		if (parse_u32(x, &w[++i], 0, 4095, "a CPU number",
+			      &d->steer_cpu))
+			return -1;
+		d->steer = TOE_STEER_CPU;
+	} else {
+		return perr(x, w[i].col,
+			    "expected account, cpu N or forward, got '%s'",
+			    shown(w[i].s));
+	}
+	*ip = i;
+	return 0;
+}
+
+/* "type TYPE", w[*ip] being "type"; *ip on TYPE. */
+static int device_type(struct ctx *x, struct toe_cfg_dev *d, struct word *w,
+		       int nw, int *ip)
+{
+	int i = *ip;
+	unsigned int t;
+
+	NEED(1, "a type (software, chelsio-t1, chelsio-t1c, chelsio-t3)");
+	i++;
+	for (t = 0; t < sizeof(dev_types) / sizeof(dev_types[0]); t++)
+		if (!strcmp(w[i].s, dev_types[t]))
+			break;
+	if (t == sizeof(dev_types) / sizeof(dev_types[0]))
+		return perr(
+			x, w[i].col,
+			"expected a type (software, chelsio-t1, chelsio-t1c, chelsio-t3), got '%s'",
+			shown(w[i].s));
+	d->type = t;
+	*ip = i;
+	return 0;
+}
+
+static int st_device(struct ctx *x, struct word *w, int nw)
+{
+	struct toe_cfg *c = x->c;
+	struct toe_cfg_dev *d = NULL;
+	bool have_type = false, have_nconn = false;
+	int own_col = 0; /* column of the first of type, dev, nconn */
+	int i;
+
+	if (nw < 2)
+		return perr(x, w[0].col, "'device' needs a name");
+	if (device_new(x, w, &d))
+		return -1;
 	for (i = 2; i < nw; i++) {
-		if (!own_col && (!strcmp(w[i].s, "type") || !strcmp(w[i].s, "dev") ||
-				 !strcmp(w[i].s, "nconn")))
+		if (!own_col &&
+		    (!strcmp(w[i].s, "type") || !strcmp(w[i].s, "dev") ||
+		     !strcmp(w[i].s, "nconn")))
 			own_col = w[i].col;
 		if (!strcmp(w[i].s, "kmod")) {
 			if (d->kmod)
 				return perr(x, w[i].col, "'kmod' given twice");
 			d->kmod = true;
 		} else if (!strcmp(w[i].s, "type")) {
-			NEED(1, "a type (software, chelsio-t1, chelsio-t1c, chelsio-t3)");
-			i++;
-			for (t = 0; t < sizeof(dev_types) / sizeof(dev_types[0]); t++)
-				if (!strcmp(w[i].s, dev_types[t]))
-					break;
-			if (t == sizeof(dev_types) / sizeof(dev_types[0]))
-				return perr(x, w[i].col, "expected a type (software, chelsio-t1, chelsio-t1c, chelsio-t3), got '%s'",
-					    shown(w[i].s));
-			d->type = t;
+			if (device_type(x, d, w, nw, &i))
+				return -1;
 			have_type = true;
 		} else if (!strcmp(w[i].s, "dev")) {
 			NEED(1, "an interface name");
 			i++;
 			if (strlen(w[i].s) >= IF_NAMESIZE || !w[i].s[0])
-				return perr(x, w[i].col, "expected an interface name, got '%s'",
-					    shown(w[i].s));
+				return perr(
+					x, w[i].col,
+					"expected an interface name, got '%s'",
+					shown(w[i].s));
 			strcpy(d->ifname, w[i].s);
 		} else if (!strcmp(w[i].s, "nconn")) {
 			NEED(1, "a number");
-			if (parse_u32(x, &w[++i], 1, 16777216, "nconn", &d->nconn))
+			if (parse_u32(x, &w[++i], 1, 16777216, "nconn",
+				      &d->nconn))
 				return -1;
 			have_nconn = true;
 		} else if (!strcmp(w[i].s, "steer")) {
-			NEED(1, "account, cpu N or forward");
-			i++;
-			if (!strcmp(w[i].s, "account")) {
-				d->steer = TOE_STEER_ACCOUNT;
-			} else if (!strcmp(w[i].s, "forward")) {
-				d->steer = TOE_STEER_FORWARD;
-			} else if (!strcmp(w[i].s, "cpu")) {
-				NEED(1, "a CPU number");
-				if (parse_u32(x, &w[++i], 0, 4095, "a CPU number", &d->steer_cpu))
-					return -1;
-				d->steer = TOE_STEER_CPU;
-			} else {
-				return perr(x, w[i].col, "expected account, cpu N or forward, got '%s'",
-					    shown(w[i].s));
-			}
+			if (device_steer(x, d, w, nw, &i))
+				return -1;
 		} else {
-			return perr(x, w[i].col, "expected type, dev, nconn, steer or kmod, got '%s'",
-				    shown(w[i].s));
+			return perr(
+				x, w[i].col,
+				"expected type, dev, nconn, steer or kmod, got '%s'",
+				shown(w[i].s));
 		}
 	}
 	if (d->kmod && own_col)
-		return perr(x, own_col, "a kmod device takes no type, dev or nconn: the kernel module gives them");
+		return perr(
+			x, own_col,
+			"a kmod device takes no type, dev or nconn: the kernel module gives them");
 	if (d->kmod) {
 		/* Until toed finds it in the module (and fills type and nconn in). */
 		d->absent = true;
@@ -379,25 +440,44 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 		return 0;
 	}
 	if (!have_type)
-		return perr(x, w[0].col, "device '%s' needs 'type TYPE' (or 'kmod': a device of the kernel module)", d->name);
+		return perr(
+			x, w[0].col,
+			"device '%s' needs 'type TYPE' (or 'kmod': a device of the kernel module)",
+			d->name);
 	if (!have_nconn)
-		return perr(x, w[0].col, "device '%s' needs 'nconn N'", d->name);
+		return perr(x, w[0].col, "device '%s' needs 'nconn N'",
+			    d->name);
 	c->ndevs++;
 	return 0;
 }
 
-static int st_rule(struct ctx *x, struct word *w, int nw)
+/* The keys of a rule, in the order of enum rule_key. */
+enum rule_key {
+	RK_DEV,
+	RK_FAMILY,
+	RK_LOCAL,
+	RK_REMOTE,
+	RK_LPORT,
+	RK_RPORT,
+	RK_CGROUP,
+	RK_KEEPALIVE,
+	RK_N
+};
+
+static const char *const rule_keys[RK_N] = {
+	"dev",	 "family", "local",  "remote",
+	"lport", "rport",  "cgroup", "keepalive",
+};
+
+/* rule ...: *rp a cleared slot at the end of c->rules (grown). */
+static int rule_new(struct ctx *x, struct word *w, struct toe_cfg_rule **rp)
 {
 	struct toe_cfg *c = x->c;
 	struct toe_cfg_rule *r;
-	unsigned int seen = 0;
-	int i, k;
-	static const char *const keys[] = {
-		"dev", "family", "local", "remote", "lport", "rport", "cgroup", "keepalive",
-	};
 
 	if (c->nrules >= TOE_POL_MAX_RULES)
-		return perr(x, w[0].col, "too many rules (at most %d)", TOE_POL_MAX_RULES);
+		return perr(x, w[0].col, "too many rules (at most %d)",
+			    TOE_POL_MAX_RULES);
 	if (c->nrules == c->cap) {
 		int ncap = c->cap ? 2 * c->cap : 64;
 		void *n = realloc(c->rules, ncap * sizeof(*c->rules));
@@ -412,85 +492,128 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 	r->dev = -1;
 	r->lport_hi = r->rport_hi = 65535;
 	r->line = x->line;
+	*rp = r;
+	return 0;
+}
+
+/* "family inet|inet6" (or ipv4|ipv6), w being its value. */
+static int rule_family(struct ctx *x, struct toe_cfg_rule *r,
+		       const struct word *w)
+{
+	__u8 fam;
+
+	if (!strcmp(w->s, "inet") || !strcmp(w->s, "ipv4"))
+		fam = TOE_AF_INET;
+	else if (!strcmp(w->s, "inet6") || !strcmp(w->s, "ipv6"))
+		fam = TOE_AF_INET6;
+	else
+		return perr(x, w->col, "expected inet or inet6, got '%s'",
+			    shown(w->s));
+	if (r->family && r->family != fam)
+		return perr(x, w->col,
+			    "family %s contradicts the rule's prefixes", w->s);
+	r->family = fam;
+	return 0;
+}
+
+/* The value(s) of key k, w[*ip] being the key; *ip on its last word. */
+static int rule_value(struct ctx *x, struct toe_cfg_rule *r, enum rule_key k,
+		      struct word *w, int nw, int *ip)
+{
+	int i = *ip;
+
+	switch (k) {
+	case RK_DEV:
+		NEED(1, "a device name");
+		r->dev = find_dev(x, &w[++i]);
+		if (r->dev < 0)
+			return -1;
+		break;
+	case RK_FAMILY:
+		NEED(1, "inet or inet6");
+		if (rule_family(x, r, &w[++i]))
+			return -1;
+		break;
+	case RK_LOCAL:
+		NEED(1, "a prefix");
+		if (parse_prefix(x, &w[++i], &r->family, r->laddr, &r->lplen))
+			return -1;
+		break;
+	case RK_REMOTE:
+		NEED(1, "a prefix");
+		if (parse_prefix(x, &w[++i], &r->family, r->raddr, &r->rplen))
+			return -1;
+		break;
+	case RK_LPORT:
+		NEED(1, "a port or port range");
+		if (parse_range(x, &w[++i], &r->lport_lo, &r->lport_hi))
+			return -1;
+		break;
+	case RK_RPORT:
+		NEED(1, "a port or port range");
+		if (parse_range(x, &w[++i], &r->rport_lo, &r->rport_hi))
+			return -1;
+		break;
+	case RK_CGROUP:
+		NEED(1, "a cgroup path or id");
+		if (parse_cgroup(x, &w[++i], &r->cgroup))
+			return -1;
+		break;
+	case RK_KEEPALIVE:
+		NEED(3, "IDLE INTVL CNT (seconds, seconds, probes)");
+		if (parse_u32(x, &w[i + 1], 1, 32767, "keepalive idle seconds",
+			      &r->ka_idle) ||
+		    parse_u32(x, &w[i + 2], 1, 32767,
+			      "keepalive interval seconds", &r->ka_intvl) ||
+		    parse_u32(x, &w[i + 3], 1, 127, "keepalive probe count",
+			      &r->ka_cnt))
+			return -1;
+		i += 3;
+		break;
+	default:
+		break;
+	}
+	*ip = i;
+	return 0;
+}
+
+static int st_rule(struct ctx *x, struct word *w, int nw)
+{
+	struct toe_cfg_rule *r = NULL;
+	unsigned int seen = 0;
+	int i, k;
+
+	if (rule_new(x, w, &r))
+		return -1;
 	if (nw < 2)
-		return perr(x, w[0].col, "'rule' needs an action (offload, bypass or host)");
+		return perr(x, w[0].col,
+			    "'rule' needs an action (offload, bypass or host)");
 	if (parse_action(x, &w[1], &r->action))
 		return -1;
 	for (i = 2; i < nw; i++) {
-		for (k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++)
-			if (!strcmp(w[i].s, keys[k]))
+		for (k = 0; k < RK_N; k++)
+			if (!strcmp(w[i].s, rule_keys[k]))
 				break;
-		if (k == (int)(sizeof(keys) / sizeof(keys[0])))
-			return perr(x, w[i].col, "expected dev, family, local, remote, lport, rport, cgroup or keepalive, got '%s'",
-				    shown(w[i].s));
+		if (k == RK_N)
+			return perr(
+				x, w[i].col,
+				"expected dev, family, local, remote, lport, rport, cgroup or keepalive, got '%s'",
+				shown(w[i].s));
 		if (seen & (1U << k))
-			return perr(x, w[i].col, "'%s' given twice", keys[k]);
+			return perr(x, w[i].col, "'%s' given twice",
+				    rule_keys[k]);
 		seen |= 1U << k;
-		switch (k) {
-		case 0:
-			NEED(1, "a device name");
-			r->dev = find_dev(x, &w[++i]);
-			if (r->dev < 0)
-				return -1;
-			break;
-		case 1:
-			NEED(1, "inet or inet6");
-			i++;
-			if (!strcmp(w[i].s, "inet") || !strcmp(w[i].s, "ipv4")) {
-				k = TOE_AF_INET;
-			} else if (!strcmp(w[i].s, "inet6") || !strcmp(w[i].s, "ipv6")) {
-				k = TOE_AF_INET6;
-			} else {
-				return perr(x, w[i].col, "expected inet or inet6, got '%s'",
-					    shown(w[i].s));
-			}
-			if (r->family && r->family != k)
-				return perr(x, w[i].col, "family %s contradicts the rule's prefixes",
-					    w[i].s);
-			r->family = k;
-			break;
-		case 2:
-			NEED(1, "a prefix");
-			if (parse_prefix(x, &w[++i], &r->family, r->laddr, &r->lplen))
-				return -1;
-			break;
-		case 3:
-			NEED(1, "a prefix");
-			if (parse_prefix(x, &w[++i], &r->family, r->raddr, &r->rplen))
-				return -1;
-			break;
-		case 4:
-			NEED(1, "a port or port range");
-			if (parse_range(x, &w[++i], &r->lport_lo, &r->lport_hi))
-				return -1;
-			break;
-		case 5:
-			NEED(1, "a port or port range");
-			if (parse_range(x, &w[++i], &r->rport_lo, &r->rport_hi))
-				return -1;
-			break;
-		case 6:
-			NEED(1, "a cgroup path or id");
-			if (parse_cgroup(x, &w[++i], &r->cgroup))
-				return -1;
-			break;
-		case 7:
-			NEED(3, "IDLE INTVL CNT (seconds, seconds, probes)");
-			if (parse_u32(x, &w[i + 1], 1, 32767, "keepalive idle seconds", &r->ka_idle) ||
-			    parse_u32(x, &w[i + 2], 1, 32767, "keepalive interval seconds", &r->ka_intvl) ||
-			    parse_u32(x, &w[i + 3], 1, 127, "keepalive probe count", &r->ka_cnt))
-				return -1;
-			i += 3;
-			break;
-		}
+		if (rule_value(x, r, k, w, nw, &i))
+			return -1;
 	}
 	if (r->action == TOE_ACT_OFFLOAD && r->dev < 0)
 		return perr(x, w[1].col, "'rule offload' needs 'dev NAME'");
 	if (r->action != TOE_ACT_OFFLOAD && r->dev >= 0)
 		return perr(x, w[1].col, "'dev' goes only with 'offload'");
 	if (r->action != TOE_ACT_OFFLOAD && r->ka_idle)
-		return perr(x, w[1].col, "'keepalive' goes only with 'offload'");
-	c->nrules++;
+		return perr(x, w[1].col,
+			    "'keepalive' goes only with 'offload'");
+	x->c->nrules++;
 	return 0;
 }
 

@@ -457,6 +457,108 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The lock every apply holds (concurrent applies serialise): its fd, or -1. */
+static int lock_policy(char *err, size_t len)
+{
+	int lock;
+
+	mkdir(LOCK_DIR, 0755);
+	lock = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		errf(err, len, "cannot lock %s: %s", LOCK_FILE,
+		     strerror(errno));
+		if (lock >= 0)
+			close(lock);
+		return -1;
+	}
+	return lock;
+}
+
+/*
+ * What the apply starts from: the generation in force (*cur), its header
+ * (*old, zeroed if unreadable) and every device slot (saved, to put back if
+ * the apply fails).
+ */
+static int read_state(const struct maps *m, __u32 *cur, struct toe_pol_hdr *old,
+		      struct toe_dev *saved, char *err, size_t len)
+{
+	__u32 zero = 0, i;
+
+	if (bpf_map_lookup_elem(m->gen, &zero, cur))
+		return errf(err, len, "cannot read toe_pol_gen: %s",
+			    strerror(errno));
+	*cur &= 1;
+	bpf_map_lookup_elem(m->hdr, cur, old);
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		if (bpf_map_lookup_elem(m->devs, &i, &saved[i]))
+			return errf(err, len, "cannot read toe_devs: %s",
+				    strerror(errno));
+	return 0;
+}
+
+/* The rules of c into generation gen: port classes, rules, cells, tuples. */
+static int fill_gen(const struct maps *m, const struct toe_cfg *c, __u32 gen,
+		    const __u32 *devidx, struct compiled *cp, char *err,
+		    size_t len)
+{
+	__u32 i;
+
+	memset(cp, 0, sizeof(*cp));
+	port_classes(c, true, cp->lcls);
+	port_classes(c, false, cp->rcls);
+	if (write_classes(m->lclass, gen, cp->lcls, err, len) ||
+	    write_classes(m->rclass, gen, cp->rcls, err, len))
+		return -1;
+	for (i = 0; i < (__u32)c->nrules; i++) {
+		const struct toe_cfg_rule *r = &c->rules[i];
+		struct toe_pol_rule pr = {
+			.action = r->action,
+			.dev = r->dev >= 0 ? devidx[r->dev] : TOE_DEV_NONE,
+			.ka_idle = r->ka_idle,
+			.ka_intvl = r->ka_intvl,
+			.ka_cnt = r->ka_cnt,
+		};
+		__u32 idx = gen * TOE_POL_MAX_RULES + i;
+
+		if (bpf_map_update_elem(m->rules, &idx, &pr, BPF_ANY))
+			return errf(err, len, "cannot write toe_pol_rules: %s",
+				    strerror(errno));
+		if (compile_rule(m, cp, gen, i, r, err, len))
+			return -1;
+	}
+	for (i = 0; i < cp->nt; i++) {
+		__u32 idx = gen * TOE_POL_MAX_TUPLES + i;
+
+		if (bpf_map_update_elem(m->tuples, &idx, &cp->t[i], BPF_ANY))
+			return errf(err, len, "cannot write toe_pol_tuples: %s",
+				    strerror(errno));
+	}
+	return 0;
+}
+
+/* Generation gen's header, the serial one past the one in force (old). */
+static int write_hdr(const struct maps *m, const struct toe_cfg *c, __u32 gen,
+		     const __u32 *devidx, const struct compiled *cp,
+		     const struct toe_pol_hdr *old, struct toe_pol_hdr *hdr,
+		     char *err, size_t len)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->ntuples = cp->nt;
+	hdr->nrules = c->nrules;
+	hdr->default_action = c->default_action;
+	hdr->default_dev = c->default_dev >= 0 ? devidx[c->default_dev] :
+						 TOE_DEV_NONE;
+	hdr->applied_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	hdr->serial = old->serial + 1;
+	if (bpf_map_update_elem(m->hdr, &gen, hdr, BPF_ANY))
+		return errf(err, len, "cannot write toe_pol_hdr: %s",
+			    strerror(errno));
+	return 0;
+}
+
 int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 		     struct toe_apply_stats *st, char *err, size_t errlen)
 {
@@ -467,31 +569,16 @@ int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 	struct maps m;
 	__u32 zero = 0, cur = 0, gen, i;
 	double t0 = now_ms();
-	struct timespec ts;
 	int lock, ret = -1;
 
 	memset(st, 0, sizeof(*st));
-	if (check_hooks(pin_dir, c, err, errlen) || open_maps(pin_dir, &m, err, errlen))
+	if (check_hooks(pin_dir, c, err, errlen) ||
+	    open_maps(pin_dir, &m, err, errlen))
 		return -1;
-	mkdir(LOCK_DIR, 0755);
-	lock = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX)) {
-		errf(err, errlen, "cannot lock %s: %s", LOCK_FILE, strerror(errno));
+	lock = lock_policy(err, errlen);
+	if (lock < 0 || read_state(&m, &cur, &old, saved, err, errlen))
 		goto out;
-	}
-	if (bpf_map_lookup_elem(m.gen, &zero, &cur)) {
-		errf(err, errlen, "cannot read toe_pol_gen: %s", strerror(errno));
-		goto out;
-	}
-	cur &= 1;
 	gen = !cur;
-	bpf_map_lookup_elem(m.hdr, &cur, &old);
-	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		if (bpf_map_lookup_elem(m.devs, &i, &saved[i])) {
-			errf(err, errlen, "cannot read toe_devs: %s", strerror(errno));
-			goto out;
-		}
-	}
 
 	/*
 	 * 1. Devices: new ones appear before any rule can name them (a
@@ -506,53 +593,14 @@ int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 	/* 2. The idle generation: emptied, then filled. */
 	if (clear_gen(&m, gen, err, errlen))
 		goto out;
-	memset(&cp, 0, sizeof(cp));
-	port_classes(c, true, cp.lcls);
-	port_classes(c, false, cp.rcls);
-	if (write_classes(m.lclass, gen, cp.lcls, err, errlen) ||
-	    write_classes(m.rclass, gen, cp.rcls, err, errlen))
+	if (fill_gen(&m, c, gen, devidx, &cp, err, errlen) ||
+	    write_hdr(&m, c, gen, devidx, &cp, &old, &hdr, err, errlen))
 		goto fail_clear;
-	for (i = 0; i < (__u32)c->nrules; i++) {
-		const struct toe_cfg_rule *r = &c->rules[i];
-		struct toe_pol_rule pr = {
-			.action = r->action,
-			.dev = r->dev >= 0 ? devidx[r->dev] : TOE_DEV_NONE,
-			.ka_idle = r->ka_idle,
-			.ka_intvl = r->ka_intvl,
-			.ka_cnt = r->ka_cnt,
-		};
-		__u32 idx = gen * TOE_POL_MAX_RULES + i;
-
-		if (bpf_map_update_elem(m.rules, &idx, &pr, BPF_ANY)) {
-			errf(err, errlen, "cannot write toe_pol_rules: %s", strerror(errno));
-			goto fail_clear;
-		}
-		if (compile_rule(&m, &cp, gen, i, r, err, errlen))
-			goto fail_clear;
-	}
-	for (i = 0; i < cp.nt; i++) {
-		__u32 idx = gen * TOE_POL_MAX_TUPLES + i;
-
-		if (bpf_map_update_elem(m.tuples, &idx, &cp.t[i], BPF_ANY)) {
-			errf(err, errlen, "cannot write toe_pol_tuples: %s", strerror(errno));
-			goto fail_clear;
-		}
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	hdr.ntuples = cp.nt;
-	hdr.nrules = c->nrules;
-	hdr.default_action = c->default_action;
-	hdr.default_dev = c->default_dev >= 0 ? devidx[c->default_dev] : TOE_DEV_NONE;
-	hdr.applied_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	hdr.serial = old.serial + 1;
-	if (bpf_map_update_elem(m.hdr, &gen, &hdr, BPF_ANY)) {
-		errf(err, errlen, "cannot write toe_pol_hdr: %s", strerror(errno));
-		goto fail_clear;
-	}
 
 	/* 3. The switch: one 4-byte write. */
 	if (bpf_map_update_elem(m.gen, &zero, &gen, BPF_ANY)) {
-		errf(err, errlen, "cannot switch toe_pol_gen: %s", strerror(errno));
+		errf(err, errlen, "cannot switch toe_pol_gen: %s",
+		     strerror(errno));
 		goto fail_clear;
 	}
 	write_xdp_conf(&m, c);

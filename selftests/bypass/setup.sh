@@ -14,12 +14,7 @@ BC=$TOE_BUILD/selftests/bypass_check
 TMP=$(mktemp -d /tmp/opentoe-bypass.XXXXXX)
 defer "rm -rf $TMP"
 cg_add byp || skip "no cgroup v2 mount"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
-nsx a ip addr add 10.203.0.1/24 dev va && nsx a ip link set va up
-nsx b ip addr add 10.203.0.2/24 dev vb && nsx b ip link set vb up
-nsx a ip addr add fd00:203::1/64 dev va nodad
-nsx b ip addr add fd00:203::2/64 dev vb nodad
+two_hosts 203 || exit 1
 NSA=/run/netns/$(ns_name a) NSB=/run/netns/$(ns_name b)
 
 load_toe() { # extra toe-loader args

@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "nlmsg.h"
 #include "opentoe_genl.h"
 
 /* <net/neighbour.h>'s NUD_VALID, not in the UAPI header */
@@ -172,7 +173,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* ---- raw generic netlink ---- */
+/* ---- raw generic netlink (user/nlmsg.c) ---- */
 
 struct nl {
 	int fd;
@@ -182,178 +183,45 @@ struct nl {
 static uint16_t fam_id;
 static uint32_t mcgrp_events;
 
-struct msg {
-	union {
-		struct nlmsghdr nh;
-		char buf[4096];
-	};
-};
-
-static struct genlmsghdr *msg_init(struct msg *m, uint16_t type,
-				   uint16_t flags, uint8_t cmd)
+static void msg_init(struct toe_nlmsg *m, uint16_t type, uint16_t flags,
+		     uint8_t cmd)
 {
-	struct genlmsghdr *g;
-
-	memset(m, 0, sizeof(*m));
-	m->nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	m->nh.nlmsg_type = type;
-	m->nh.nlmsg_flags = NLM_F_REQUEST | flags;
-	g = NLMSG_DATA(&m->nh);
-	g->cmd = cmd;
-	g->version = OPENTOE_GENL_VERSION;
-	return g;
-}
-
-static void put(struct msg *m, uint16_t type, const void *data, int len)
-{
-	struct nlattr *a = (void *)(m->buf + NLMSG_ALIGN(m->nh.nlmsg_len));
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	m->nh.nlmsg_len = NLMSG_ALIGN(m->nh.nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-static void put_u32(struct msg *m, uint16_t t, uint32_t v)
-{
-	put(m, t, &v, 4);
-}
-
-static void put_u16(struct msg *m, uint16_t t, uint16_t v)
-{
-	put(m, t, &v, 2);
-}
-
-static void put_u8(struct msg *m, uint16_t t, uint8_t v)
-{
-	put(m, t, &v, 1);
+	toe_nlmsg_init(m, type, flags, cmd, OPENTOE_GENL_VERSION);
 }
 
 static int nl_open(struct nl *nl)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = 10 };
-	int one = 1;
 
-	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	nl->fd = toe_nlmsg_socket(false);
 	if (nl->fd < 0)
 		return -errno;
-	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(nl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(nl->fd);
-		return -errno;
-	}
 	nl->seq = time(NULL);
 	return 0;
-}
-
-typedef void (*nl_cb)(struct nlmsghdr *nh, struct nlattr **tb, void *arg);
-
-static void parse(struct nlattr **tb, int max, void *data, int len)
-{
-	struct nlattr *a;
-
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	for (a = data; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
-	     a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
-		if ((a->nla_type & NLA_TYPE_MASK) <= max)
-			tb[a->nla_type & NLA_TYPE_MASK] = a;
-}
-
-static void *nla_data(struct nlattr *a)
-{
-	return (char *)a + NLA_HDRLEN;
 }
 
 static uint32_t nla_u32(struct nlattr *a)
 {
 	uint32_t v;
 
-	memcpy(&v, nla_data(a), 4);
+	memcpy(&v, toe_nla_data(a), 4);
 	return v;
 }
 
 /* Sends @m (with ACK) and collects replies; 0 or -errno from the kernel. */
-static int nl_call_max(struct nl *nl, struct msg *m, int max, nl_cb cb,
-		       void *arg)
+static int nl_call(struct nl *nl, struct toe_nlmsg *m, toe_nlmsg_cb cb,
+		   void *arg)
 {
-	static __thread char buf[65536];
-	uint32_t seq = ++nl->seq;
-	struct nlattr *tb[256];
-	ssize_t n;
-
-	m->nh.nlmsg_seq = seq;
-	m->nh.nlmsg_flags |= NLM_F_ACK;
-	if (send(nl->fd, m, m->nh.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		struct nlmsghdr *nh;
-
-		n = recv(nl->fd, buf, sizeof(buf), 0);
-		if (n < 0)
-			return -errno;
-		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_seq != seq)
-				continue;
-			if (nh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				return e->error;
-			}
-			if (cb) {
-				parse(tb, max, (char *)NLMSG_DATA(nh) +
-				      GENL_HDRLEN, nh->nlmsg_len -
-				      NLMSG_LENGTH(GENL_HDRLEN));
-				cb(nh, tb, arg);
-			}
-		}
-	}
-}
-
-static int nl_call(struct nl *nl, struct msg *m, nl_cb cb, void *arg)
-{
-	return nl_call_max(nl, m, OPENTOE_A_MAX, cb, arg);
-}
-
-static void family_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
-{
-	struct nlattr *a, *g[CTRL_ATTR_MCAST_GRP_MAX + 1];
-	int len;
-
-	if (tb[CTRL_ATTR_FAMILY_ID])
-		fam_id = *(uint16_t *)nla_data(tb[CTRL_ATTR_FAMILY_ID]);
-	if (!tb[CTRL_ATTR_MCAST_GROUPS])
-		return;
-	a = nla_data(tb[CTRL_ATTR_MCAST_GROUPS]);
-	len = tb[CTRL_ATTR_MCAST_GROUPS]->nla_len - NLA_HDRLEN;
-	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
-		parse(g, CTRL_ATTR_MCAST_GRP_MAX, nla_data(a),
-		      a->nla_len - NLA_HDRLEN);
-		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
-		    !strcmp(nla_data(g[CTRL_ATTR_MCAST_GRP_NAME]),
-			    OPENTOE_GENL_MCGRP_EVENTS))
-			mcgrp_events = nla_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
-	}
+	return toe_nlmsg_call(nl->fd, &nl->seq, m, OPENTOE_A_MAX, cb, arg,
+			      NULL, NULL, 0);
 }
 
 static int resolve_family(struct nl *nl)
 {
-	struct msg m;
-
-	fam_id = 0;
-	mcgrp_events = 0;
-	msg_init(&m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
-	((struct genlmsghdr *)NLMSG_DATA(&m.nh))->version = 1;
-	put(&m, CTRL_ATTR_FAMILY_NAME, OPENTOE_GENL_NAME,
-	    strlen(OPENTOE_GENL_NAME) + 1);
-	return nl_call_max(nl, &m, CTRL_ATTR_MAX, family_cb, NULL);
+	return toe_nlmsg_resolve(nl->fd, &nl->seq, OPENTOE_GENL_NAME,
+				 OPENTOE_GENL_MCGRP_EVENTS, &fam_id,
+				 &mcgrp_events, NULL, 0);
 }
 
 /* ---- devices ---- */
@@ -379,13 +247,13 @@ static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
 		d->index = nla_u32(tb[OPENTOE_A_DEV_INDEX]);
 	if (tb[OPENTOE_A_DEV_NAME])
 		snprintf(d->name, sizeof(d->name), "%s",
-			 (char *)nla_data(tb[OPENTOE_A_DEV_NAME]));
+			 (char *)toe_nla_data(tb[OPENTOE_A_DEV_NAME]));
 	if (tb[OPENTOE_A_DEV_TOM])
 		snprintf(d->tom, sizeof(d->tom), "%s",
-			 (char *)nla_data(tb[OPENTOE_A_DEV_TOM]));
+			 (char *)toe_nla_data(tb[OPENTOE_A_DEV_TOM]));
 	if (tb[OPENTOE_A_DEV_IFNAME])
 		snprintf(d->ifname, sizeof(d->ifname), "%s",
-			 (char *)nla_data(tb[OPENTOE_A_DEV_IFNAME]));
+			 (char *)toe_nla_data(tb[OPENTOE_A_DEV_IFNAME]));
 	if (tb[OPENTOE_A_DEV_TTID])
 		d->ttid = nla_u32(tb[OPENTOE_A_DEV_TTID]);
 	if (tb[OPENTOE_A_DEV_NCONN])
@@ -400,25 +268,26 @@ static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
 		struct nlattr *s[OPENTOE_STAT_MAX + 1];
 		int i;
 
-		parse(s, OPENTOE_STAT_MAX, nla_data(tb[OPENTOE_A_DEV_STATS]),
+		toe_nla_parse(s, OPENTOE_STAT_MAX, toe_nla_data(tb[OPENTOE_A_DEV_STATS]),
 		      tb[OPENTOE_A_DEV_STATS]->nla_len - NLA_HDRLEN);
 		for (i = 0; i <= OPENTOE_STAT_MAX; i++)
 			if (s[i] && s[i]->nla_len == NLA_HDRLEN + 8)
-				memcpy(&d->stats[i], nla_data(s[i]), 8);
+				memcpy(&d->stats[i], toe_nla_data(s[i]), 8);
 	}
 }
 
-static void dev_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+static int dev_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 {
 	struct devlist *l = arg;
 
 	if (l->n < 256)
 		fill_devinfo(&l->d[l->n++], tb);
+	return 0;
 }
 
 static int dev_dump(struct nl *nl, struct devlist *l)
 {
-	struct msg m;
+	struct toe_nlmsg m;
 
 	l->n = 0;
 	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_DEV_GET);
@@ -428,11 +297,11 @@ static int dev_dump(struct nl *nl, struct devlist *l)
 static int dev_get(struct nl *nl, int index, struct devinfo *d)
 {
 	struct devlist *l = calloc(1, sizeof(*l));
-	struct msg m;
+	struct toe_nlmsg m;
 	int ret;
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
 	ret = nl_call(nl, &m, dev_cb, l);
 	if (!ret && l->n != 1)
 		ret = -EPROTO;
@@ -444,10 +313,10 @@ static int dev_get(struct nl *nl, int index, struct devinfo *d)
 
 static int dev_cmd(struct nl *nl, uint8_t cmd, int index)
 {
-	struct msg m;
+	struct toe_nlmsg m;
 
 	msg_init(&m, fam_id, 0, cmd);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
 	return nl_call(nl, &m, NULL, NULL);
 }
 
@@ -455,7 +324,7 @@ struct tidreply {
 	int tid, l2t;
 };
 
-static void tid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+static int tid_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 {
 	struct tidreply *r = arg;
 
@@ -463,6 +332,7 @@ static void tid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 		r->tid = nla_u32(tb[OPENTOE_A_TID]);
 	if (tb[OPENTOE_A_L2T_INDEX])
 		r->l2t = nla_u32(tb[OPENTOE_A_L2T_INDEX]);
+	return 0;
 }
 
 /* A TID for 10.1.0.1:sport -> daddr:80, or -errno. */
@@ -470,15 +340,15 @@ static int tid_alloc4(struct nl *nl, int index, const char *daddr,
 		      uint16_t sport, int *l2t)
 {
 	struct tidreply r = { -1, -1 };
-	struct msg m;
+	struct toe_nlmsg m;
 	int ret;
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
-	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
-	put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr(daddr));
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr(daddr));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
 	ret = nl_call(nl, &m, tid_cb, &r);
 	if (ret)
 		return ret;
@@ -492,17 +362,17 @@ static int tid_alloc6(struct nl *nl, int index, const char *daddr,
 {
 	struct tidreply r = { -1, -1 };
 	struct in6_addr s, d;
-	struct msg m;
+	struct toe_nlmsg m;
 	int ret;
 
 	inet_pton(AF_INET6, "2001:db8:1::1", &s);
 	inet_pton(AF_INET6, daddr, &d);
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
-	put(&m, OPENTOE_A_FLOW_SADDR6, &s, 16);
-	put(&m, OPENTOE_A_FLOW_DADDR6, &d, 16);
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(443));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put(&m, OPENTOE_A_FLOW_SADDR6, &s, 16);
+	toe_nla_put(&m, OPENTOE_A_FLOW_DADDR6, &d, 16);
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(443));
 	ret = nl_call(nl, &m, tid_cb, &r);
 	if (ret)
 		return ret;
@@ -513,11 +383,11 @@ static int tid_alloc6(struct nl *nl, int index, const char *daddr,
 
 static int tid_free(struct nl *nl, int index, int tid)
 {
-	struct msg m;
+	struct toe_nlmsg m;
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_FREE);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
-	put_u32(&m, OPENTOE_A_TID, tid);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_TID, tid);
 	return nl_call(nl, &m, NULL, NULL);
 }
 
@@ -530,13 +400,13 @@ struct tidlist {
 	struct tidinfo t[64];
 };
 
-static void tidlist_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+static int tidlist_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 {
 	struct tidlist *l = arg;
 	struct tidinfo *t;
 
 	if (l->n >= 64 || !tb[OPENTOE_A_TID])
-		return;
+		return 0;
 	t = &l->t[l->n++];
 	t->tid = nla_u32(tb[OPENTOE_A_TID]);
 	t->state = tb[OPENTOE_A_TID_STATE] ?
@@ -544,16 +414,17 @@ static void tidlist_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 	t->l2t = tb[OPENTOE_A_L2T_INDEX] ?
 		 (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) : -1;
 	t->sport = tb[OPENTOE_A_FLOW_SPORT] && tb[OPENTOE_A_FLOW_DADDR4] ?
-		   ntohs(*(uint16_t *)nla_data(tb[OPENTOE_A_FLOW_SPORT])) : -1;
+		   ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_FLOW_SPORT])) : -1;
+	return 0;
 }
 
 static int tid_dump(struct nl *nl, int index, struct tidlist *l)
 {
-	struct msg m;
+	struct toe_nlmsg m;
 
 	l->n = 0;
 	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TID_GET);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
 	return nl_call(nl, &m, tidlist_cb, l);
 }
 
@@ -570,11 +441,11 @@ static struct tidinfo *tid_find(struct tidlist *l, int tid)
 static int listen_cmd(struct nl *nl, uint8_t cmd, uint8_t family,
 		      uint16_t port)
 {
-	struct msg m;
+	struct toe_nlmsg m;
 
 	msg_init(&m, fam_id, 0, cmd);
-	put_u8(&m, OPENTOE_A_LISTEN_FAMILY, family);
-	put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(port));
+	toe_nla_put_u8(&m, OPENTOE_A_LISTEN_FAMILY, family);
+	toe_nla_put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(port));
 	return nl_call(nl, &m, NULL, NULL);
 }
 
@@ -588,13 +459,13 @@ struct l2tlist {
 	struct l2e e[512];
 };
 
-static void l2t_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+static int l2t_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 {
 	struct l2tlist *l = arg;
 	struct l2e *e;
 
 	if (l->n >= 512)
-		return;
+		return 0;
 	e = &l->e[l->n++];
 	memset(e, 0, sizeof(*e));
 	if (tb[OPENTOE_A_DEV_INDEX])
@@ -603,30 +474,31 @@ static void l2t_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 		e->idx = nla_u32(tb[OPENTOE_A_L2T_INDEX]);
 	if (tb[OPENTOE_A_L2T_ADDR4]) {
 		e->family = AF_INET;
-		memcpy(e->addr, nla_data(tb[OPENTOE_A_L2T_ADDR4]), 4);
+		memcpy(e->addr, toe_nla_data(tb[OPENTOE_A_L2T_ADDR4]), 4);
 	}
 	if (tb[OPENTOE_A_L2T_ADDR6]) {
 		e->family = AF_INET6;
-		memcpy(e->addr, nla_data(tb[OPENTOE_A_L2T_ADDR6]), 16);
+		memcpy(e->addr, toe_nla_data(tb[OPENTOE_A_L2T_ADDR6]), 16);
 	}
 	if (tb[OPENTOE_A_L2T_LLADDR]) {
 		e->has_ll = 1;
-		memcpy(e->ll, nla_data(tb[OPENTOE_A_L2T_LLADDR]), 6);
+		memcpy(e->ll, toe_nla_data(tb[OPENTOE_A_L2T_LLADDR]), 6);
 	}
 	if (tb[OPENTOE_A_L2T_STATE])
-		e->state = *(uint16_t *)nla_data(tb[OPENTOE_A_L2T_STATE]);
+		e->state = *(uint16_t *)toe_nla_data(tb[OPENTOE_A_L2T_STATE]);
 	if (tb[OPENTOE_A_L2T_REFCNT])
 		e->refcnt = nla_u32(tb[OPENTOE_A_L2T_REFCNT]);
+	return 0;
 }
 
 static int l2t_dump(struct nl *nl, int index, struct l2tlist *l)
 {
-	struct msg m;
+	struct toe_nlmsg m;
 
 	l->n = 0;
 	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_L2T_GET);
 	if (index)
-		put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+		toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
 	return nl_call(nl, &m, l2t_cb, l);
 }
 
@@ -686,7 +558,7 @@ static bool ev_wait(struct nl *ev, uint8_t cmd, int index,
 
 			if (nh->nlmsg_type != fam_id || g->cmd != cmd)
 				continue;
-			parse(tb, OPENTOE_A_MAX, (char *)g + GENL_HDRLEN,
+			toe_nla_parse(tb, OPENTOE_A_MAX, (char *)g + GENL_HDRLEN,
 			      nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
 			if (index && (!tb[OPENTOE_A_DEV_INDEX] ||
 				      (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) !=
@@ -723,32 +595,33 @@ struct tomlist {
 	int nids[4];
 };
 
-static void tom_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+static int tom_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 {
 	struct tomlist *l = arg;
 	struct nlattr *a;
 	int len, k;
 
 	if (l->n >= 4 || !tb[OPENTOE_A_TOM_NAME])
-		return;
+		return 0;
 	k = l->n++;
 	snprintf(l->name[k], sizeof(l->name[k]), "%s",
-		 (char *)nla_data(tb[OPENTOE_A_TOM_NAME]));
+		 (char *)toe_nla_data(tb[OPENTOE_A_TOM_NAME]));
 	if (!tb[OPENTOE_A_TOM_IDS])
-		return;
-	a = nla_data(tb[OPENTOE_A_TOM_IDS]);
+		return 0;
+	a = toe_nla_data(tb[OPENTOE_A_TOM_IDS]);
 	len = tb[OPENTOE_A_TOM_IDS]->nla_len - NLA_HDRLEN;
 	for (; len >= NLA_HDRLEN && l->nids[k] < 8;
 	     len -= NLA_ALIGN(a->nla_len),
 	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
 		if (a->nla_type == OPENTOE_A_TOM_ID)
 			l->ids[k][l->nids[k]++] = nla_u32(a);
+	return 0;
 }
 
 static void test_tom_dump(void)
 {
 	struct tomlist l = { 0 };
-	struct msg m;
+	struct toe_nlmsg m;
 	int ret;
 
 	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TOM_GET);
@@ -1161,107 +1034,107 @@ static void test_policy(void)
 	int idx = sim_index(1), ret;
 	struct in6_addr a6 = { 0 };
 	char big[24] = { 0 };
-	struct msg m;
+	struct toe_nlmsg m;
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
-	put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.1.0.2"));
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.1.0.2"));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "TID_ALLOC without DEV_INDEX: EINVAL (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "TID_ALLOC without destination: EINVAL (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_FREE);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "TID_FREE without TID: EINVAL (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put_u8(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u8(&m, OPENTOE_A_DEV_INDEX, idx);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL || ret == -ERANGE,
 	    "DEV_INDEX as u8 (wrong type): refused (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put(&m, OPENTOE_A_DEV_INDEX, big, 8);
+	toe_nla_put(&m, OPENTOE_A_DEV_INDEX, big, 8);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL || ret == -ERANGE,
 	    "DEV_INDEX of 8 bytes (oversized): refused (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put(&m, OPENTOE_A_FLOW_SADDR6, big, 20);
-	put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put(&m, OPENTOE_A_FLOW_SADDR6, big, 20);
+	toe_nla_put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL || ret == -ERANGE,
 	    "IPv6 address of 20 bytes (oversized): refused (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put(&m, OPENTOE_A_FLOW_SADDR6, big, 4);
-	put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put(&m, OPENTOE_A_FLOW_SADDR6, big, 4);
+	toe_nla_put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL || ret == -ERANGE,
 	    "IPv6 address of 4 bytes (short): refused (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, 0);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, 0);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -ERANGE || ret == -EINVAL, "DEV_INDEX 0 out of range (%d)",
 	    ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, 0x3fffff00);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, 0x3fffff00);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -ENODEV, "unknown DEV_INDEX: ENODEV (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put_u32(&m, OPENTOE_A_DEV_TTID, 3);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_TTID, 3);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "reply-only attribute in a request: EINVAL (%d)",
 	    ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_GET);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put_u32(&m, 200, 1);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u32(&m, 200, 1);
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "attribute type above maxattr: EINVAL (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
-	put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.1.0.2"));
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, 0);
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.1.0.2"));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, 0);
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "source port 0: EINVAL (%d)", ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-	put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-	put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
-	put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
-	put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
-	put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put(&m, OPENTOE_A_FLOW_DADDR6, &a6, 16);
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(1));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(2));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EINVAL, "IPv4 source with IPv6 destination: EINVAL (%d)",
 	    ret);
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_LISTEN_START);
-	put_u8(&m, OPENTOE_A_LISTEN_FAMILY, 77);
-	put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(1));
+	toe_nla_put_u8(&m, OPENTOE_A_LISTEN_FAMILY, 77);
+	toe_nla_put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(1));
 	ret = nl_call(&nl, &m, NULL, NULL);
 	tap(ret == -EAFNOSUPPORT, "listener of family 77: EAFNOSUPPORT (%d)",
 	    ret);
@@ -1312,15 +1185,15 @@ static void test_lldev_gone(void)
 	idx = sim_index(40);
 	sim_knob(40, "release_delay_ms", 300);
 	{
-		struct msg m;
+		struct toe_nlmsg m;
 		struct tidreply r = { -1, -1 };
 
 		msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-		put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-		put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.3.0.1"));
-		put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.3.0.2"));
-		put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(5000));
-		put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+		toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+		toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.3.0.1"));
+		toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.3.0.2"));
+		toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(5000));
+		toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
 		tid = nl_call(&nl, &m, tid_cb, &r);
 		tid = tid ? tid : r.tid;
 	}
@@ -1369,15 +1242,15 @@ static void test_netns(void)
 			_exit(11);
 		sh("/usr/sbin/ip neigh replace 10.4.0.2 lladdr 02:00:00:00:04:02 nud permanent dev veth4");
 		{
-			struct msg m;
+			struct toe_nlmsg m;
 			struct tidreply r = { -1, -1 };
 
 			msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
-			put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-			put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.4.0.1"));
-			put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.4.0.2"));
-			put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(9000));
-			put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+			toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
+			toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.4.0.1"));
+			toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.4.0.2"));
+			toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(9000));
+			toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
 			tid = nl_call(&n, &m, tid_cb, &r);
 			tid = tid ? tid : r.tid;
 		}
@@ -1558,7 +1431,7 @@ struct fulltid {
 	char src[64], dst[64];
 };
 
-static void fulltid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+static int fulltid_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 {
 	struct fulltid t = { -1, -1, -1, -1, "?", "?" };
 	char a[INET6_ADDRSTRLEN];
@@ -1567,28 +1440,29 @@ static void fulltid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 	(void)nh;
 	(void)arg;
 	if (!tb[OPENTOE_A_TID])
-		return;
+		return 0;
 	t.dev = tb[OPENTOE_A_DEV_INDEX] ? (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) : -1;
 	t.tid = nla_u32(tb[OPENTOE_A_TID]);
 	t.state = tb[OPENTOE_A_TID_STATE] ? (int)nla_u32(tb[OPENTOE_A_TID_STATE]) : -1;
 	t.l2t = tb[OPENTOE_A_L2T_INDEX] ? (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) : -1;
 	if (tb[OPENTOE_A_FLOW_SPORT])
-		sp = ntohs(*(uint16_t *)nla_data(tb[OPENTOE_A_FLOW_SPORT]));
+		sp = ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_FLOW_SPORT]));
 	if (tb[OPENTOE_A_FLOW_DPORT])
-		dp = ntohs(*(uint16_t *)nla_data(tb[OPENTOE_A_FLOW_DPORT]));
+		dp = ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_FLOW_DPORT]));
 	if (tb[OPENTOE_A_FLOW_SADDR4] && tb[OPENTOE_A_FLOW_DADDR4]) {
-		inet_ntop(AF_INET, nla_data(tb[OPENTOE_A_FLOW_SADDR4]), a, sizeof(a));
+		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_FLOW_SADDR4]), a, sizeof(a));
 		snprintf(t.src, sizeof(t.src), "%s:%u", a, sp);
-		inet_ntop(AF_INET, nla_data(tb[OPENTOE_A_FLOW_DADDR4]), a, sizeof(a));
+		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR4]), a, sizeof(a));
 		snprintf(t.dst, sizeof(t.dst), "%s:%u", a, dp);
 	} else if (tb[OPENTOE_A_FLOW_SADDR6] && tb[OPENTOE_A_FLOW_DADDR6]) {
-		inet_ntop(AF_INET6, nla_data(tb[OPENTOE_A_FLOW_SADDR6]), a, sizeof(a));
+		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_SADDR6]), a, sizeof(a));
 		snprintf(t.src, sizeof(t.src), "[%s]:%u", a, sp);
-		inet_ntop(AF_INET6, nla_data(tb[OPENTOE_A_FLOW_DADDR6]), a, sizeof(a));
+		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR6]), a, sizeof(a));
 		snprintf(t.dst, sizeof(t.dst), "[%s]:%u", a, dp);
 	}
 	printf("tid %d dev %d state %d l2t %d src %s dst %s\n", t.tid, t.dev,
 	       t.state, t.l2t, t.src, t.dst);
+	return 0;
 }
 
 /*
@@ -1598,7 +1472,7 @@ static void fulltid_cb(struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 static int dump_mode(const char *what)
 {
 	struct l2tlist *l;
-	struct msg m;
+	struct toe_nlmsg m;
 	int i, ret;
 
 	if (nl_open(&nl) || resolve_family(&nl) || !fam_id) {

@@ -11,12 +11,7 @@ need_cmd bpftool jq iperf3 nsenter python3
 PIN=$TOE_PIN_DIR
 cg_add loader || skip "no cgroup v2 mount"
 defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
-nsx a ip addr add 10.201.0.1/24 dev va && nsx a ip link set va up
-nsx b ip addr add 10.201.0.2/24 dev vb && nsx b ip link set vb up
-nsx a ip addr add fd00:201::1/64 dev va nodad
-nsx b ip addr add fd00:201::2/64 dev vb nodad
+two_hosts 201 || exit 1
 
 tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
 cg_progs() { bpftool -j cgroup show "$CG" | jq -s 'add | length'; }

@@ -12,12 +12,7 @@ TCPX=$TOE_TOP/selftests/tools/tcpx.py
 CONF_DIR=$(mktemp -d /tmp/opentoe-conf.XXXXXX)
 defer "rm -rf $CONF_DIR"
 cg_add pol || skip "no cgroup v2 mount"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
-nsx a ip addr add 10.202.0.1/24 dev va && nsx a ip link set va up
-nsx b ip addr add 10.202.0.2/24 dev vb && nsx b ip link set vb up
-nsx a ip addr add fd00:202::1/64 dev va nodad
-nsx b ip addr add fd00:202::2/64 dev vb nodad
+two_hosts 202 || exit 1
 A4=10.202.0.1 B4=10.202.0.2 A6=fd00:202::1 B6=fd00:202::2
 
 load_toe() { # extra toe-loader args

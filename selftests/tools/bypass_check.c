@@ -62,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/tcp.h>
+#include "../../bench/endpoint_opts.h"
 #include "../../bench/pattern.h"
 #include "toe_setns.h"
 
@@ -69,9 +70,7 @@
 
 struct opts {
 	const char *test;
-	const char *addr;
-	int port;
-	const char *srv_ns, *cli_ns;
+	struct endpoint_opts ep;
 	const char *method;
 	const char *poller;
 	int count;
@@ -1384,13 +1383,10 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+static void parse_opts(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "addr", required_argument, NULL, 'a' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "srv-ns", required_argument, NULL, 'S' },
-		{ "cli-ns", required_argument, NULL, 'C' },
+		ENDPOINT_OPTIONS,
 		{ "method", required_argument, NULL, 'm' },
 		{ "poller", required_argument, NULL, 'P' },
 		{ "count", required_argument, NULL, 'n' },
@@ -1398,25 +1394,18 @@ int main(int argc, char **argv)
 		{ "mptcp", no_argument, NULL, 'M' },
 		{}
 	};
-	struct side cs = { .ok = 1 }, ss = {};
-	int ready[2], res[2], sig[2], c, fd = -1, ls, st;
-	struct sockaddr_in *a4 = (void *)&O.sa;
-	struct sockaddr_in6 *a6 = (void *)&O.sa;
-	pid_t pid;
-	char ch;
+	int c;
 
-	O.addr = "127.0.0.1";
-	O.port = 7000;
+	O.ep.addr = "127.0.0.1";
+	O.ep.port = 7000;
 	O.method = "write";
 	O.poller = "poll";
 	O.count = 1000;
 	O.seconds = 3;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (endpoint_opt(&O.ep, c, optarg))
+			continue;
 		switch (c) {
-		case 'a': O.addr = optarg; break;
-		case 'p': O.port = atoi(optarg); break;
-		case 'S': O.srv_ns = optarg; break;
-		case 'C': O.cli_ns = optarg; break;
 		case 'm': O.method = optarg; break;
 		case 'P': O.poller = optarg; break;
 		case 'n': O.count = atoi(optarg); break;
@@ -1428,17 +1417,88 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || O.count < 1 || O.count > MAX_PAIRS)
 		usage();
 	O.test = argv[optind];
-	if (inet_pton(AF_INET, O.addr, &a4->sin_addr) == 1) {
-		O.family = a4->sin_family = AF_INET;
-		a4->sin_port = htons(O.port);
-		O.salen = sizeof(*a4);
-	} else if (inet_pton(AF_INET6, O.addr, &a6->sin6_addr) == 1) {
-		O.family = a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(O.port);
-		O.salen = sizeof(*a6);
+	O.salen = endpoint_addr(&O.ep, &O.sa);
+	if (!O.salen)
+		usage();
+	O.family = O.sa.ss_family;
+}
+
+/* killreader: write until the reader has 1 MiB, kill it, keep writing. */
+static void cli_killreader(int fd, struct side *cs, pid_t pid, int sig_fd0)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	char ch;
+	int e;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	fcntl(sig_fd0, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		static char buf[65536];
+		ssize_t n;
+
+		pat_fill(&P, pat_phase(0), cs->sent, buf, sizeof(buf));
+		n = write(fd, buf, sizeof(buf));
+		if (n > 0)
+			cs->sent += n;
+		if (read(sig_fd0, &ch, 1) == 1)
+			break;
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			failf(cs, "client: write before the kill: %s", strerror(errno));
+			break;
+		}
+	}
+	kill(pid, SIGKILL);
+	e = write_until_error(fd, cs);
+	cs->v[0] = -e;
+	if (!reset_errno(e))
+		failf(cs, "client: writes after the reader was killed: %s",
+		      e ? strerror(e) : "no error in 10 s");
+	tcpinfo(fd, cs);
+}
+
+/* The client's side of test O.test on fd (the server is pid). */
+static void run_client(int fd, struct side *cs, pid_t pid, int sig_fd0)
+{
+	if (!strcmp(O.test, "sizes")) {
+		cli_sizes(fd, cs);
+	} else if (!strcmp(O.test, "reads")) {
+		cli_reads(fd, cs);
+	} else if (!strcmp(O.test, "nonblock")) {
+		cli_nonblock(fd, cs);
+	} else if (!strcmp(O.test, "halfclose")) {
+		cli_halfclose(fd, cs);
+	} else if (!strcmp(O.test, "rst") || !strcmp(O.test, "rstblock")) {
+		cli_rst(fd, cs, !strcmp(O.test, "rstblock"));
+	} else if (!strcmp(O.test, "waitall")) {
+		cli_waitall(fd, cs);
+	} else if (!strcmp(O.test, "closewrite")) {
+		cli_closewrite(fd, cs);
+	} else if (!strcmp(O.test, "killreader")) {
+		cli_killreader(fd, cs, pid, sig_fd0);
+	} else if (!strcmp(O.test, "killwriter")) {
+		cli_killwriter(fd, cs, pid, sig_fd0);
+	} else if (!strcmp(O.test, "splice")) {
+		cli_splice(fd, cs);
+	} else if (!strcmp(O.test, "slowreader")) {
+		cli_slowreader(fd, cs);
+	} else if (!strcmp(O.test, "pairs")) {
+		cli_pairs(cs);
+	} else if (!strcmp(O.test, "stream")) {
+		cli_stream(fd, cs);
 	} else {
+		kill(pid, SIGKILL);
 		usage();
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct side cs = { .ok = 1 }, ss = {};
+	int ready[2], res[2], sig[2], fd = -1, ls, st;
+	pid_t pid;
+	char ch;
+
+	parse_opts(argc, argv);
 	pat_init(&P);
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe(ready) || pipe(res) || pipe(sig))
@@ -1449,7 +1509,7 @@ int main(int argc, char **argv)
 		close(res[0]);
 		close(sig[0]);
 		sig_fd = sig[1];
-		if (toe_enter_netns(O.srv_ns))
+		if (toe_enter_netns(O.ep.srv_ns))
 			exit(2);
 		ls = listen_sock();
 		if (ls < 0) {
@@ -1467,74 +1527,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bypass_check: the server did not start\n");
 		return 2;
 	}
-	if (toe_enter_netns(O.cli_ns))
+	if (toe_enter_netns(O.ep.cli_ns))
 		return 2;
 	if (strcmp(O.test, "pairs")) {
 		fd = connect_sock();
 		if (fd < 0) {
-			fprintf(stderr, "bypass_check: connect %s port %d: %s\n", O.addr, O.port,
+			fprintf(stderr, "bypass_check: connect %s port %d: %s\n", O.ep.addr, O.ep.port,
 				strerror(errno));
 			kill(pid, SIGKILL);
 			return 2;
 		}
 	}
-	if (!strcmp(O.test, "sizes")) {
-		cli_sizes(fd, &cs);
-	} else if (!strcmp(O.test, "reads")) {
-		cli_reads(fd, &cs);
-	} else if (!strcmp(O.test, "nonblock")) {
-		cli_nonblock(fd, &cs);
-	} else if (!strcmp(O.test, "halfclose")) {
-		cli_halfclose(fd, &cs);
-	} else if (!strcmp(O.test, "rst") || !strcmp(O.test, "rstblock")) {
-		cli_rst(fd, &cs, !strcmp(O.test, "rstblock"));
-	} else if (!strcmp(O.test, "waitall")) {
-		cli_waitall(fd, &cs);
-	} else if (!strcmp(O.test, "closewrite")) {
-		cli_closewrite(fd, &cs);
-	} else if (!strcmp(O.test, "killreader")) {
-		struct timeval tv = { .tv_sec = 1 };
-		int e;
-
-		/* write until the reader has 1 MiB, kill it, keep writing */
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		fcntl(sig[0], F_SETFL, O_NONBLOCK);
-		for (;;) {
-			static char buf[65536];
-			ssize_t n;
-
-			pat_fill(&P, pat_phase(0), cs.sent, buf, sizeof(buf));
-			n = write(fd, buf, sizeof(buf));
-			if (n > 0)
-				cs.sent += n;
-			if (read(sig[0], &ch, 1) == 1)
-				break;
-			if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				failf(&cs, "client: write before the kill: %s", strerror(errno));
-				break;
-			}
-		}
-		kill(pid, SIGKILL);
-		e = write_until_error(fd, &cs);
-		cs.v[0] = -e;
-		if (!reset_errno(e))
-			failf(&cs, "client: writes after the reader was killed: %s",
-			      e ? strerror(e) : "no error in 10 s");
-		tcpinfo(fd, &cs);
-	} else if (!strcmp(O.test, "killwriter")) {
-		cli_killwriter(fd, &cs, pid, sig[0]);
-	} else if (!strcmp(O.test, "splice")) {
-		cli_splice(fd, &cs);
-	} else if (!strcmp(O.test, "slowreader")) {
-		cli_slowreader(fd, &cs);
-	} else if (!strcmp(O.test, "pairs")) {
-		cli_pairs(&cs);
-	} else if (!strcmp(O.test, "stream")) {
-		cli_stream(fd, &cs);
-	} else {
-		kill(pid, SIGKILL);
-		usage();
-	}
+	run_client(fd, &cs, pid, sig[0]);
 	if (fd >= 0)
 		close(fd);
 	waitpid(pid, &st, 0);
