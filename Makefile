@@ -29,7 +29,10 @@ BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
-TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o
+# toed: its own parts (user/toed/*.c, objects in $(O)/toed-objs/) and the
+# user/ files it shares.
+TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
+TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config
@@ -63,8 +66,12 @@ $(O)/%.skel.h: $(O)/%.bpf.o
 $(O)/%.o: user/%.c | $(O)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
+$(O)/toed-objs/%.o: user/toed/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iuser/toed -c $< -o $@
+
+$(O)/toed: $(TOED_OBJS) $(UTIL)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(O)/toectl: user/toectl.c $(UTIL)
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
@@ -137,5 +144,7 @@ install: all
 clean:
 	rm -rf $(O)
 
-# The headers each object read, recorded by -MMD at its last build.
--include $(wildcard $(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d)
+# The headers each object read, recorded by -MMD at its last build.  Not
+# $(O)/toed.d: left by the single-file toed, it names user/toed.c, now gone.
+-include $(filter-out $(O)/toed.d,$(wildcard $(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d \
+	$(O)/config/*.d $(O)/toed-objs/*.d))
