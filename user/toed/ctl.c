@@ -196,10 +196,11 @@ static bool client_allowed(int fd, struct ucred *cred, FILE *out)
 	return false;
 }
 
-/* One line into req (REQ_MAX + 1 bytes), its newline cut; or an error in out. */
+/* One text line into req (REQ_MAX + 1 bytes), its newline cut; or an error in out. */
 static enum ctl_read read_request(int fd, char *req, FILE *out)
 {
 	size_t got = 0;
+	char *nl;
 
 	while (got < REQ_MAX) {
 		ssize_t n = recv(fd, req + got, REQ_MAX - got, 0);
@@ -211,11 +212,17 @@ static enum ctl_read read_request(int fd, char *req, FILE *out)
 			break;
 	}
 	req[got] = 0;
-	if (!memchr(req, '\n', got)) {
+	nl = memchr(req, '\n', got);
+	if (!nl) {
 		fprintf(out, "error request too long or incomplete\n");
 		return CTL_READ_BAD;
 	}
-	*strchr(req, '\n') = 0;
+	/* strchr would stop at it and find no newline: toed crashed. */
+	if (memchr(req, 0, nl - req)) {
+		fprintf(out, "error request has a NUL byte\n");
+		return CTL_READ_BAD;
+	}
+	*nl = 0;
 	return CTL_READ_OK;
 }
 
