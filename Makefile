@@ -29,7 +29,11 @@ BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 UTIL      := $(O)/util.o
-TOED_OBJS := $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o $(O)/nlmsg.o
+# toed: its own parts (user/toed/*.c, objects in $(O)/toed-objs/) and the
+# user/ files it shares.
+TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
+TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o \
+	     $(O)/nlmsg.o
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config
@@ -63,8 +67,12 @@ $(O)/%.skel.h: $(O)/%.bpf.o
 $(O)/%.o: user/%.c | $(O)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(O)/toed: user/toed.c $(TOED_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $< $(TOED_OBJS) $(UTIL) -o $@ $(LDLIBS)
+$(O)/toed-objs/%.o: user/toed/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iuser/toed -c $< -o $@
+
+$(O)/toed: $(TOED_OBJS) $(UTIL)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(O)/toectl: user/toectl.c $(UTIL)
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
@@ -149,7 +157,8 @@ install: all
 clean:
 	rm -rf $(O)
 
-# The headers each object read, recorded by -MMD at its last build
-# (toe-loader.d: from when toe-loader was one file, user/toe-loader.c).
--include $(filter-out $(O)/toe-loader.d,$(wildcard $(O)/*.d $(O)/bench/*.d \
-	$(O)/selftests/*.d $(O)/config/*.d $(O)/loader/*.d))
+# The headers each object read, recorded by -MMD at its last build.  Not
+# toe-loader.d and toed.d: left by the single-file programs of an older
+# tree, they name user/toe-loader.c and user/toed.c, now gone.
+-include $(filter-out $(O)/toe-loader.d $(O)/toed.d,$(wildcard $(O)/*.d $(O)/bench/*.d \
+	$(O)/selftests/*.d $(O)/config/*.d $(O)/loader/*.d $(O)/toed-objs/*.d))

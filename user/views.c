@@ -396,6 +396,75 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 	return shown;
 }
 
+/* One connection of toe_flows as a JSON object; b its bypass record, or NULL. */
+static void flow_json(struct toe_json *j, const struct toe_flow_key *k, const struct toe_flow *v,
+		      const struct toe_byp_flow *b, const char *dn, long long tid, __u64 now)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	tj_obj(j);
+	tj_ku64(j, "family", k->family == TOE_AF_INET6 ? 6 : 4);
+	tj_kstr(j, "laddr", toe_nl_addr_str(k->family, k->laddr, a, sizeof(a)));
+	tj_ku64(j, "lport", k->lport);
+	tj_kstr(j, "raddr", toe_nl_addr_str(k->family, k->raddr, a, sizeof(a)));
+	tj_ku64(j, "rport", k->rport);
+	tj_key(j, "device");
+	if (v->dev == TOE_DEV_NONE)
+		tj_null(j);
+	else
+		tj_str(j, dn);
+	tj_kstr(j, "decision", toe_action_name(v->decision));
+	tj_kstr(j, "reason", toe_reason_name(v->reason));
+	tj_key(j, "rule");
+	if (v->rule == TOE_RULE_NONE)
+		tj_null(j);
+	else
+		tj_u64(j, v->rule);
+	tj_kstr(j, "direction", v->direction == TOE_DIR_PASSIVE ? "passive" : "active");
+	tj_ku64(j, "bytes_acked", v->bytes_acked);
+	tj_ku64(j, "bytes_received", v->bytes_received);
+	tj_ku64(j, "segs_in", v->segs_in);
+	tj_ku64(j, "segs_out", v->segs_out);
+	tj_ku64(j, "total_retrans", v->total_retrans);
+	tj_ku64(j, "xdp_packets", v->xdp_packets);
+	tj_ku64(j, "xdp_bytes", v->xdp_bytes);
+	byp_json(j, b);
+	tj_ku64(j, "srtt_us", v->srtt_us);
+	tj_key(j, "age_s");
+	tj_f64(j, now > v->start_ns ? (now - v->start_ns) / 1e9 : 0);
+	tj_ku64(j, "policy", v->policy);
+	tj_ku64(j, "cookie", v->cookie);
+	tj_key(j, "tid");
+	if (tid < 0)
+		tj_null(j);
+	else
+		tj_u64(j, tid);
+	tj_obj_end(j);
+}
+
+/* The same as a text row. */
+static void flow_text(FILE *f, const struct toe_flow_key *k, const struct toe_flow *v,
+		      const struct toe_byp_flow *b, const char *dn, long long tid, __u64 now)
+{
+	char l[64], r[64], age[16], ts[24] = "-", rs[16] = "-";
+	/* What the application moved: over TCP, and socket to socket. */
+	__u64 out = v->bytes_acked + (b ? b->bytes_out : 0);
+	__u64 in = v->bytes_received + (b ? b->bytes_in : 0);
+
+	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
+	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
+	toe_age_str(now > v->start_ns ? now - v->start_ns : 0, age, sizeof(age));
+	if (v->rule != TOE_RULE_NONE)
+		snprintf(rs, sizeof(rs), "%u", v->rule);
+	if (tid >= 0)
+		snprintf(ts, sizeof(ts), "%lld", tid);
+	fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %6s\n",
+		l, r, dn, toe_action_name(v->decision), toe_reason_name(v->reason), rs,
+		(unsigned long long)out, (unsigned long long)in,
+		(unsigned long long)v->segs_in + v->segs_out,
+		(unsigned long long)v->xdp_packets, v->srtt_us, age, ts);
+}
+
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		   const struct toe_flow_filter *flt, toe_tid_fn tid_of, void *ctx)
 {
@@ -416,11 +485,10 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			"BYTES_IN", "SEGS", "XDP_PKTS", "RTT_US", "AGE", "TID");
 	}
 	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
-		char l[64], r[64], dn[17], age[16], ts[24] = "-", rs[16] = "-";
 		const struct toe_byp_flow *b = NULL;
 		long long tid = -1;
 		struct toe_flow v;
-		__u64 out, in;
+		char dn[17];
 
 		k = next;
 		prev = &k;
@@ -435,65 +503,11 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 			tid = tid_of(&k, ctx);
 		if (v.decision == TOE_ACT_BYPASS)
 			b = byp_find(&bt, v.cookie);
-		/* What the application moved: over TCP, and socket to socket. */
-		out = v.bytes_acked + (b ? b->bytes_out : 0);
-		in = v.bytes_received + (b ? b->bytes_in : 0);
-		toe_endpoint_str(k.family, k.laddr, k.lport, l, sizeof(l));
-		toe_endpoint_str(k.family, k.raddr, k.rport, r, sizeof(r));
-		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
 		shown++;
-		if (json) {
-			char a[INET6_ADDRSTRLEN];
-
-			tj_obj(&j);
-			tj_ku64(&j, "family", k.family == TOE_AF_INET6 ? 6 : 4);
-			tj_kstr(&j, "laddr", toe_nl_addr_str(k.family, k.laddr, a, sizeof(a)));
-			tj_ku64(&j, "lport", k.lport);
-			tj_kstr(&j, "raddr", toe_nl_addr_str(k.family, k.raddr, a, sizeof(a)));
-			tj_ku64(&j, "rport", k.rport);
-			tj_key(&j, "device");
-			if (v.dev == TOE_DEV_NONE)
-				tj_null(&j);
-			else
-				tj_str(&j, dn);
-			tj_kstr(&j, "decision", toe_action_name(v.decision));
-			tj_kstr(&j, "reason", toe_reason_name(v.reason));
-			tj_key(&j, "rule");
-			if (v.rule == TOE_RULE_NONE)
-				tj_null(&j);
-			else
-				tj_u64(&j, v.rule);
-			tj_kstr(&j, "direction", v.direction == TOE_DIR_PASSIVE ? "passive" : "active");
-			tj_ku64(&j, "bytes_acked", v.bytes_acked);
-			tj_ku64(&j, "bytes_received", v.bytes_received);
-			tj_ku64(&j, "segs_in", v.segs_in);
-			tj_ku64(&j, "segs_out", v.segs_out);
-			tj_ku64(&j, "total_retrans", v.total_retrans);
-			tj_ku64(&j, "xdp_packets", v.xdp_packets);
-			tj_ku64(&j, "xdp_bytes", v.xdp_bytes);
-			byp_json(&j, b);
-			tj_ku64(&j, "srtt_us", v.srtt_us);
-			tj_key(&j, "age_s");
-			tj_f64(&j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
-			tj_ku64(&j, "policy", v.policy);
-			tj_ku64(&j, "cookie", v.cookie);
-			tj_key(&j, "tid");
-			if (tid < 0)
-				tj_null(&j);
-			else
-				tj_u64(&j, tid);
-			tj_obj_end(&j);
-		} else {
-			if (v.rule != TOE_RULE_NONE)
-				snprintf(rs, sizeof(rs), "%u", v.rule);
-			if (tid >= 0)
-				snprintf(ts, sizeof(ts), "%lld", tid);
-			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %6s\n",
-				l, r, dn, toe_action_name(v.decision), toe_reason_name(v.reason), rs,
-				(unsigned long long)out, (unsigned long long)in,
-				(unsigned long long)v.segs_in + v.segs_out,
-				(unsigned long long)v.xdp_packets, v.srtt_us, age, ts);
-		}
+		if (json)
+			flow_json(&j, &k, &v, b, dn, tid, now);
+		else
+			flow_text(f, &k, &v, b, dn, tid, now);
 	}
 	shown += fwd_flows(f, json, &j, m, flt, now);
 	free(bt.v);

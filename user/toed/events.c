@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed's events: the datapath's ring buffer (logged, counted, a TID taken
+ * or given back in the kernel module), the monitor clients that stream
+ * them (toectl monitor), rtnetlink's neighbour and link callbacks, and
+ * which interfaces' neighbours are mirrored (retrack).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/sdt.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "toed.h"
+
+/* ---------------------------------------------------------- monitor */
+
+static void mon_close(struct mon *c)
+{
+	epoll_ctl(D->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+}
+
+/*
+ * Tell a client how many lines it lost, before the next: false if that
+ * cannot be sent now either (one more lost).
+ */
+static bool mon_tell_lost(struct mon *c)
+{
+	unsigned long long lost = c->lost;
+	char line[96];
+	int l;
+
+	if (c->json)
+		l = snprintf(line, sizeof(line),
+			     "{\"event\":\"lost\",\"count\":%llu}\n", lost);
+	else
+		l = snprintf(line, sizeof(line),
+			     "[lost] %llu events (client too slow)\n", lost);
+	if (send(c->fd, line, l, MSG_DONTWAIT | MSG_NOSIGNAL) != l) {
+		c->lost++;
+		D->mon_lost++;
+		return false;
+	}
+	c->lost = 0;
+	return true;
+}
+
+/* Send one line to every monitor client: text and JSON versions. */
+void mon_send(const char *text, const char *json)
+{
+	int i;
+
+	for (i = 0; i < MAX_MON; i++) {
+		struct mon *c = &D->mon[i];
+		const char *s = c->json ? json : text;
+		ssize_t n;
+
+		if (c->fd < 0 || (c->lost && !mon_tell_lost(c)))
+			continue;
+		n = send(c->fd, s, strlen(s), MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+			mon_close(c);
+		} else if (n != (ssize_t)strlen(s)) {
+			/* A partial line would corrupt the stream: close it. */
+			if (n > 0) {
+				mon_close(c);
+				continue;
+			}
+			c->lost++;
+			D->mon_lost++;
+		}
+	}
+}
+
+bool mon_any(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_MON; i++)
+		if (D->mon[i].fd >= 0)
+			return true;
+	return false;
+}
+
+/* A free monitor slot, or -1: MAX_MON clients already. */
+int mon_free_slot(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_MON && D->mon[i].fd >= 0; i++)
+		;
+	return i == MAX_MON ? -1 : i;
+}
+
+/* A control client that asked for monitor, told "ok": it streams from now. */
+void mon_attach(int slot, int fd, bool json)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
+				  .data.u64 = ((__u64)SRC_MON << 32) | slot };
+
+	D->mon[slot].fd = fd;
+	D->mon[slot].json = json;
+	D->mon[slot].lost = 0;
+	if (epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		D->mon[slot].fd = -1;
+	}
+}
+
+/* A monitor says nothing: input or hangup means it is gone. */
+void mon_input(int slot, __u32 events)
+{
+	struct mon *c = &D->mon[slot];
+	char junk[256];
+
+	if (c->fd >= 0 && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR) ||
+			   recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0))
+		mon_close(c);
+}
+
+void mon_close_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_MON; i++)
+		if (D->mon[i].fd >= 0)
+			mon_close(&D->mon[i]);
+}
+
+/* ----------------------------------------------------------- events */
+
+/* The monitor's JSON line for a datapath event; dn its device, tids " tid N" or "". */
+static void event_json(const struct toe_event *e, const char *dn,
+		       const char *tids, long long tid, char *json, size_t len)
+{
+	char la[48], ra[48];
+
+	toe_nl_addr_str(e->key.family, e->key.laddr, la, sizeof(la));
+	toe_nl_addr_str(e->key.family, e->key.raddr, ra, sizeof(ra));
+	snprintf(
+		json, len,
+		"{\"event\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
+		"\"direction\":\"%s\",\"decision\":\"%s\",\"reason\":\"%s\",\"device\":%s%s%s,"
+		"\"rule\":%d,\"policy\":%u,\"bytes_acked\":%llu,\"bytes_received\":%llu,"
+		"\"total_retrans\":%u,\"tid\":%s}\n",
+		toe_event_name(e->type), la, e->key.lport, ra, e->key.rport,
+		e->direction == TOE_DIR_PASSIVE ? "passive" : "active",
+		toe_action_name(e->decision), toe_reason_name(e->reason),
+		e->dev == TOE_DEV_NONE ? "" : "\"",
+		e->dev == TOE_DEV_NONE ? "null" : dn,
+		e->dev == TOE_DEV_NONE ? "" : "\"", (int)e->rule, e->policy,
+		(unsigned long long)e->bytes_acked,
+		(unsigned long long)e->bytes_received, e->total_retrans,
+		tid >= 0 ? tids + 5 : "null");
+}
+
+/* The log's and the text monitor's line for a datapath event; its log level. */
+static int event_text(const struct toe_event *e, const char *dn,
+		      const char *tids, char *text, size_t len)
+{
+	char l[64], r[64];
+
+	toe_endpoint_str(e->key.family, e->key.laddr, e->key.lport, l,
+			 sizeof(l));
+	toe_endpoint_str(e->key.family, e->key.raddr, e->key.rport, r,
+			 sizeof(r));
+	switch (e->type) {
+	case TOE_EV_LISTEN_START:
+	case TOE_EV_LISTEN_STOP:
+		snprintf(text, len, "[%s] %s\n", toe_event_name(e->type), l);
+		return LOG_DEBUG;
+	case TOE_EV_FLOW_CLOSED:
+		snprintf(text, len,
+			 "[%s] %s %s %s dev %s out %llu in %llu retrans %u%s\n",
+			 toe_event_name(e->type), l,
+			 e->direction == TOE_DIR_PASSIVE ? "<-" : "->", r, dn,
+			 (unsigned long long)e->bytes_acked,
+			 (unsigned long long)e->bytes_received,
+			 e->total_retrans, tids);
+		return LOG_DEBUG;
+	default:
+		snprintf(
+			text, len,
+			"[%s] %s %s %s %s dev %s reason %s rule %d policy %u%s\n",
+			toe_event_name(e->type), l,
+			e->direction == TOE_DIR_PASSIVE ? "<-" : "->", r,
+			toe_action_name(e->decision), dn,
+			toe_reason_name(e->reason), (int)e->rule, e->policy,
+			tids);
+		return e->type == TOE_EV_FLOW_REFUSED ? LOG_WARN : LOG_INFO;
+	}
+}
+
+/* ring_buffer__consume's callback: one datapath event. */
+int on_event(void *ctx, void *data, size_t len)
+{
+	const struct toe_event *e = data;
+	char dn[17] = "-", text[512], json[768], tids[32] = "";
+	long long tid;
+	struct toe_dev d;
+	int level;
+
+	(void)ctx;
+	if (len < sizeof(*e) || e->type < TOE_EV_LISTEN_START ||
+	    e->type > TOE_EV_FLOW_CLOSED) {
+		D->ev_bad++;
+		return 0;
+	}
+	D->ev[e->type]++;
+	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
+		      e->decision);
+	/* A device of the kernel module: the flow takes a TID there, and gives it back. */
+	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS &&
+	    D->kmod_idx[e->dev])
+		kmod_offload(&e->key, e->dev);
+	tid = tid_of(&e->key, NULL);
+	if (e->type == TOE_EV_FLOW_CLOSED && D->tid_n)
+		kmod_close(&e->key);
+	if (tid >= 0)
+		snprintf(tids, sizeof(tids), " tid %lld", tid);
+	if (e->dev != TOE_DEV_NONE &&
+	    bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 && d.name[0]) {
+		memcpy(dn, d.name, 16);
+		dn[16] = 0;
+	}
+	level = event_text(e, dn, tids, text, sizeof(text));
+	if (level <= D->log_level)
+		logm(level, "%.*s", (int)strlen(text) - 1, text);
+	if (!mon_any())
+		return 0;
+	event_json(e, dn, tids, tid, json, sizeof(json));
+	mon_send(text, json);
+	return 0;
+}
+
+void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
+	      const struct toe_neigh_key *k, const struct toe_neigh *v)
+{
+	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
+
+	(void)nl;
+	if (!mon_any() && D->log_level < LOG_DEBUG)
+		return;
+	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));
+	if (!if_indextoname(k->ifindex, ifn))
+		snprintf(ifn, sizeof(ifn), "if%u", k->ifindex);
+	if (op == TOE_NL_DEL) {
+		snprintf(text, sizeof(text), "[neigh] delete %s dev %s\n", a,
+			 ifn);
+		snprintf(
+			json, sizeof(json),
+			"{\"event\":\"neigh\",\"op\":\"delete\",\"dst\":\"%s\",\"dev\":\"%s\",\"ifindex\":%u}\n",
+			a, ifn, k->ifindex);
+	} else {
+		toe_nl_mac_str(v->mac, mac, sizeof(mac));
+		snprintf(text, sizeof(text),
+			 "[neigh] set %s dev %s lladdr %s %s\n", a, ifn,
+			 v->has_mac ? mac : "-", toe_nl_nud_str(v->state));
+		snprintf(
+			json, sizeof(json),
+			"{\"event\":\"neigh\",\"op\":\"set\",\"dst\":\"%s\",\"dev\":\"%s\",\"ifindex\":%u,"
+			"\"lladdr\":%s%s%s,\"state\":\"%s\"}\n",
+			a, ifn, k->ifindex, v->has_mac ? "\"" : "",
+			v->has_mac ? mac : "null", v->has_mac ? "\"" : "",
+			toe_nl_nud_str(v->state));
+	}
+	logm(LOG_DEBUG, "%.*s", (int)strlen(text) - 1, text);
+	mon_send(text, json);
+}
+
+void on_link(struct toe_nl *nl, int ifindex, bool gone)
+{
+	(void)nl;
+	(void)ifindex;
+	(void)gone;
+	D->retrack = true;
+}
+
+/* --------------------------------------------------------- tracking */
+
+/*
+ * The i-th interface the configuration's devices, --interface and the
+ * kernel module's devices (their lower interfaces) name: its index, or 0.
+ */
+static __u32 named_index(int i)
+{
+	int nc = D->cfg.ndevs, ni = D->nifaces;
+	const char *name;
+
+	if (i >= nc + ni)
+		return D->kdevs[i - nc - ni].ifindex;
+	name = i < nc ? D->cfg.devs[i].ifname : D->ifaces[i - nc];
+	return name[0] ? if_nametoindex(name) : 0;
+}
+
+/*
+ * The interfaces whose neighbours are mirrored: those toe-loader attached
+ * opentoe's XDP to in this network namespace (pins link_xdp_n<NS>_if<N>),
+ * those the configuration's devices name, and --interface.
+ */
+static int tracked_set(__u32 *out, int max)
+{
+	struct dirent *de;
+	int n = 0, i, k;
+	DIR *dir;
+
+	dir = opendir(D->pin_dir);
+	while (dir && (de = readdir(dir)) && n < max) {
+		unsigned long ns;
+		unsigned int ifindex;
+		char tail;
+
+		if (sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &ns, &ifindex,
+			   &tail) == 2 &&
+		    ns == D->netns_ino)
+			out[n++] = ifindex;
+	}
+	if (dir)
+		closedir(dir);
+	for (i = 0; i < D->cfg.ndevs + D->nifaces + D->nkdevs && n < max; i++) {
+		__u32 idx = named_index(i);
+
+		if (!idx)
+			continue;
+		for (k = 0; k < n && out[k] != idx; k++)
+			;
+		if (k == n)
+			out[n++] = idx;
+	}
+	return n;
+}
+
+/* Mirror the neighbours of the interfaces tracked_set finds; force: resync. */
+void retrack(bool force)
+{
+	__u32 set[TOE_NL_MAX_TRACKED];
+	int n = tracked_set(set, TOE_NL_MAX_TRACKED);
+	char err[256];
+
+	D->retrack = false;
+	if (!toe_nl_set_tracked(&D->nl, set, n) && !force)
+		return;
+	logm(LOG_INFO, "mirroring the neighbours of %d interface%s", n,
+	     n == 1 ? "" : "s");
+	if (toe_nl_resync(&D->nl, err, sizeof(err)))
+		logm(LOG_ERR, "neighbour resync: %s", err);
+}

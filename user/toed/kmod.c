@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed and the kernel module (user/genl.c): the module's devices merged
+ * into the configuration, the TIDs toed takes for flows the datapath
+ * offloads on them (tid_*: a table by flow key) and gives back when they
+ * close, reconciled with the module after a restart or a lost event, and
+ * the module's generic netlink events (on_genl).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "toed.h"
+
+/*
+ * The TIDs toed holds in the kernel module for its offloaded flows, by
+ * flow key: a chained hash table that doubles as it fills.
+ */
+struct tident {
+	struct toe_flow_key k;
+	__u32 mdev; /* the module's device index */
+	__u32 tid, l2t;
+	bool refused; /* the module refused it: no TID, do not ask again */
+	bool seen; /* in the last TID_GET dump */
+	struct tident *next;
+};
+
+static __u64 key_hash(const struct toe_flow_key *k)
+{
+	__u64 h = 1469598103934665603ULL;
+	const unsigned char *p;
+	size_t i;
+
+#define MIX(field)                                        \
+	for (p = (const unsigned char *)&k->field, i = 0; \
+	     i < sizeof(k->field); i++)                   \
+	h = (h ^ p[i]) * 1099511628211ULL
+	MIX(laddr);
+	MIX(raddr);
+	MIX(lport);
+	MIX(rport);
+	MIX(family);
+#undef MIX
+	return h;
+}
+
+static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
+{
+	return a->family == b->family && a->lport == b->lport &&
+	       a->rport == b->rport &&
+	       !memcmp(a->laddr, b->laddr, sizeof(a->laddr)) &&
+	       !memcmp(a->raddr, b->raddr, sizeof(a->raddr));
+}
+
+static struct tident **tid_slot(const struct toe_flow_key *k)
+{
+	struct tident **p;
+
+	if (!D->tid_nb)
+		return NULL;
+	for (p = &D->tids[key_hash(k) & (D->tid_nb - 1)]; *p; p = &(*p)->next)
+		if (key_eq(&(*p)->k, k))
+			break;
+	return p;
+}
+
+static struct tident *tid_find(const struct toe_flow_key *k)
+{
+	struct tident **p = tid_slot(k);
+
+	return p ? *p : NULL;
+}
+
+long long tid_of(const struct toe_flow_key *k, void *ctx)
+{
+	struct tident *t = tid_find(k);
+
+	(void)ctx;
+	return t && !t->refused ? (long long)t->tid : -1;
+}
+
+static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
+		   __u32 l2t, bool refused)
+{
+	struct tident *t, **p;
+	size_t i;
+
+	if (D->tid_n + 1 > D->tid_nb * 2) {
+		size_t nb = D->tid_nb ? D->tid_nb * 2 : 1024;
+		struct tident **b = calloc(nb, sizeof(*b));
+
+		if (!b)
+			return -1;
+		for (i = 0; i < D->tid_nb; i++) {
+			while ((t = D->tids[i])) {
+				D->tids[i] = t->next;
+				t->next = b[key_hash(&t->k) & (nb - 1)];
+				b[key_hash(&t->k) & (nb - 1)] = t;
+			}
+		}
+		free(D->tids);
+		D->tids = b;
+		D->tid_nb = nb;
+	}
+	p = tid_slot(k);
+	t = *p;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -1;
+		t->k = *k;
+		*p = t;
+		D->tid_n++;
+	}
+	t->mdev = mdev;
+	t->tid = tid;
+	t->l2t = l2t;
+	t->refused = refused;
+	t->seen = true;
+	return 0;
+}
+
+static void tid_del(const struct toe_flow_key *k)
+{
+	struct tident **p = tid_slot(k), *t;
+
+	if (!p || !(t = *p))
+		return;
+	*p = t->next;
+	free(t);
+	D->tid_n--;
+}
+
+/* The module went away (its TIDs with it), or toed stops: forget them all. */
+void tid_clear(void)
+{
+	struct tident *t;
+	size_t i;
+
+	for (i = 0; i < D->tid_nb; i++) {
+		while ((t = D->tids[i])) {
+			D->tids[i] = t->next;
+			free(t);
+		}
+	}
+	free(D->tids);
+	D->tids = NULL;
+	D->tid_nb = D->tid_n = 0;
+}
+
+__u32 tids_held(__u32 mdev)
+{
+	struct tident *t;
+	__u32 n = 0;
+	size_t i;
+
+	for (i = 0; i < D->tid_nb; i++)
+		for (t = D->tids[i]; t; t = t->next)
+			n += t->mdev == mdev && !t->refused;
+	return n;
+}
+
+size_t tids_held_all(void)
+{
+	struct tident *t;
+	size_t i, n = 0;
+
+	for (i = 0; i < D->tid_nb; i++)
+		for (t = D->tids[i]; t; t = t->next)
+			n += !t->refused;
+	return n;
+}
+
+static const struct toe_genl_dev *kdev_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < D->nkdevs; i++)
+		if (!strncmp(D->kdevs[i].name, name, OPENTOE_NAMSIZ))
+			return &D->kdevs[i];
+	return NULL;
+}
+
+/* Read the module's devices again; false (and none) if it cannot be asked. */
+bool kmod_read_devs(void)
+{
+	char err[512];
+	int ret;
+
+	D->nkdevs = 0;
+	if (!toe_genl_up(&D->gl))
+		return false;
+	ret = toe_genl_devs(&D->gl, D->kdevs, TOE_MAX_DEVS, &D->nkdevs, err,
+			    sizeof(err));
+	if (ret) {
+		/* ENOENT: the family is being unregistered; its event follows. */
+		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
+		D->nkdevs = 0;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The configuration toed applies: the file's, with its 'kmod' devices
+ * filled in from the module, and every other device of the module (with a
+ * TOM attached) added, so that toe_devs shows all of them.  Shallow: the
+ * rules are the file's.
+ */
+void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out)
+{
+	const struct toe_genl_dev *k;
+	int i, j;
+
+	*out = *file;
+	for (i = 0; i < out->ndevs; i++) {
+		struct toe_cfg_dev *d = &out->devs[i];
+
+		if (!d->kmod)
+			continue;
+		k = kdev_by_name(d->name);
+		if (!k || !k->tom[0]) {
+			d->absent = true;
+			logm(LOG_WARN,
+			     "device %s (line %d): %s; rules naming it leave connections on the host until it %s",
+			     d->name, d->line,
+			     !toe_genl_up(&D->gl) ?
+				     "the kernel module is not loaded" :
+			     !k ? "the kernel module has no such device" :
+				  "the kernel module has it, but no TOM attached",
+			     !k ? "appears" : "is attached");
+			continue;
+		}
+		d->type = toe_genl_dev_type(k->ttid);
+		d->nconn = k->nconn ? k->nconn : 1;
+		d->ifindex = k->ifindex;
+		d->absent = false;
+	}
+	for (j = 0; j < D->nkdevs; j++) {
+		struct toe_cfg_dev *d;
+
+		k = &D->kdevs[j];
+		if (!k->tom[0])
+			continue; /* registered, no TOM: it cannot take a connection */
+		for (i = 0;
+		     i < out->ndevs && strncmp(out->devs[i].name, k->name, 16);
+		     i++)
+			;
+		if (i < out->ndevs) {
+			if (!out->devs[i].kmod)
+				logm(LOG_WARN,
+				     "the kernel module's device %s is hidden by the configuration's device of the same name (line %d); declare it 'device %s kmod' to use the module's",
+				     k->name, out->devs[i].line, k->name);
+			continue;
+		}
+		if (out->ndevs == TOE_MAX_DEVS) {
+			logm(LOG_WARN,
+			     "the kernel module's device %s left out: %d devices already",
+			     k->name, TOE_MAX_DEVS);
+			continue;
+		}
+		d = &out->devs[out->ndevs++];
+		memset(d, 0, sizeof(*d));
+		snprintf(d->name, sizeof(d->name), "%s", k->name);
+		d->kmod = true;
+		d->type = toe_genl_dev_type(k->ttid);
+		d->nconn = k->nconn ? k->nconn : 1;
+		d->ifindex = k->ifindex;
+	}
+}
+
+/* After an apply: which toe_devs index is which device of the module. */
+void kmod_map_refresh(void)
+{
+	const struct toe_genl_dev *k;
+	struct toe_dev v;
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		D->kmod_idx[i] = 0;
+		if (bpf_map_lookup_elem(D->m.devs, &i, &v) ||
+		    (v.flags & (TOE_DEVF_KMOD | TOE_DEVF_PRESENT)) !=
+			    (TOE_DEVF_KMOD | TOE_DEVF_PRESENT))
+			continue;
+		k = kdev_by_name(v.name);
+		if (k && k->tom[0])
+			D->kmod_idx[i] = k->index;
+	}
+}
+
+/* The toe_devs index of a module device, or TOE_DEV_NONE. */
+static __u32 kmod_toe_index(__u32 mdev)
+{
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		if (D->kmod_idx[i] == mdev)
+			return i;
+	return TOE_DEV_NONE;
+}
+
+/* A flow the datapath offloaded on a device of the module: take its TID. */
+void kmod_offload(const struct toe_flow_key *k, __u32 dev)
+{
+	char err[512], l[64], r[64];
+	__u32 mdev = D->kmod_idx[dev], tid, l2t;
+	int ret;
+
+	if (tid_find(k))
+		return; /* already held (adopted, or a replayed event) */
+	ret = toe_genl_tid_alloc(&D->gl, mdev, k, &tid, &l2t, err, sizeof(err));
+	if (!ret) {
+		if (tid_add(k, mdev, tid, l2t, false)) {
+			/* Cannot remember it: give it back rather than leak it. */
+			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
+			D->kst.alloc_failed++;
+			D->kst.no_tid++;
+			logm(LOG_ERR, "out of memory for the TID table");
+			return;
+		}
+		D->kst.alloc++;
+		logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u", tid, l2t,
+		     mdev);
+		return;
+	}
+	D->kst.no_tid++;
+	tid_add(k, mdev, 0, 0, true); /* not asked again for this flow */
+	if (ret == -ENOSPC)
+		D->kst.alloc_nospc++;
+	else if (ret == -ENETUNREACH)
+		D->kst.alloc_unreach++;
+	else
+		D->kst.alloc_failed++;
+	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
+	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
+	logm(LOG_WARN,
+	     "flow %s -> %s: offloaded by the datapath, refused by the kernel module (%s%s)",
+	     l, r, err,
+	     ret == -ENOSPC ?
+		     "; no TID or L2T entry free" :
+	     ret == -ENETUNREACH ?
+		     "; its route does not leave through the device's interface" :
+		     "");
+}
+
+void kmod_close(const struct toe_flow_key *k)
+{
+	struct tident *t = tid_find(k);
+	char err[512];
+
+	if (!t)
+		return;
+	if (t->refused) {
+		tid_del(k);
+		return;
+	}
+	if (toe_genl_tid_free(&D->gl, t->mdev, t->tid, err, sizeof(err))) {
+		D->kst.free_failed++;
+		logm(LOG_WARN, "%s", err);
+	} else {
+		D->kst.freed++;
+		logm(LOG_DEBUG, "TID %u on module device %u freed", t->tid,
+		     t->mdev);
+	}
+	tid_del(k);
+}
+
+/*
+ * The TIDs the module says the host holds: kept when toed holds them,
+ * adopted when their flow is still offloaded on that device, given back
+ * when it is not.
+ */
+static void reconcile_held(const struct toe_genl_tid *tl, int n)
+{
+	struct tident *t;
+	char err[512];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct toe_flow f;
+		__u32 dev;
+
+		if (!(tl[i].state & OPENTOE_TID_F_HOST))
+			continue; /* the host let go; the device has yet to */
+		t = tid_find(&tl[i].key);
+		if (t && !t->refused && t->mdev == tl[i].dev &&
+		    t->tid == tl[i].tid) {
+			t->seen = true;
+			continue;
+		}
+		dev = kmod_toe_index(tl[i].dev);
+		if (!t && dev != TOE_DEV_NONE &&
+		    bpf_map_lookup_elem(D->m.flows, &tl[i].key, &f) == 0 &&
+		    f.decision == TOE_ACT_OFFLOAD && f.dev == dev &&
+		    !tid_add(&tl[i].key, tl[i].dev, tl[i].tid, tl[i].l2t,
+			     false)) {
+			D->kst.adopted++;
+			continue;
+		}
+		/* Its flow is gone (or holds another TID): give it back. */
+		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err,
+				      sizeof(err))) {
+			D->kst.free_failed++;
+			logm(LOG_WARN, "%s", err);
+		} else {
+			D->kst.orphans++;
+			logm(LOG_INFO,
+			     "freed TID %u on module device %u: no offloaded flow holds it",
+			     tl[i].tid, tl[i].dev);
+		}
+	}
+}
+
+/* In the last TID_GET dump; a refusal: its flow still in toe_flows. */
+static bool tid_current(const struct tident *t)
+{
+	struct toe_flow f;
+
+	if (t->refused)
+		return bpf_map_lookup_elem(D->m.flows, &t->k, &f) == 0;
+	return t->seen;
+}
+
+/* Forget held TIDs the module dropped (its device went), closed refusals. */
+static void forget_unseen(void)
+{
+	struct tident *t, **pp;
+	size_t b;
+
+	for (b = 0; b < D->tid_nb; b++) {
+		pp = &D->tids[b];
+		while ((t = *pp)) {
+			if (tid_current(t)) {
+				pp = &t->next;
+				continue;
+			}
+			*pp = t->next;
+			D->kst.lost += !t->refused;
+			free(t);
+			D->tid_n--;
+		}
+	}
+}
+
+/* Offloaded flows that never got a TID. */
+static void offload_missing(void)
+{
+	struct toe_flow_key k, next, *prev = NULL;
+
+	while (bpf_map_get_next_key(D->m.flows, prev, &next) == 0) {
+		struct toe_flow f;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(D->m.flows, &k, &f) ||
+		    f.decision != TOE_ACT_OFFLOAD || f.dev >= TOE_MAX_DEVS ||
+		    !D->kmod_idx[f.dev] || tid_find(&k))
+			continue;
+		kmod_offload(&k, f.dev);
+	}
+}
+
+/*
+ * Make toed's TID table and the module agree: TIDs the module says the host
+ * holds are adopted when their flow is still offloaded on that device in
+ * toe_flows (toed restarted), freed when it is gone; entries the module no
+ * longer has are forgotten (the device went); offloaded flows on a module
+ * device without a TID (offloaded while toed was away) get one.
+ */
+void kmod_reconcile(void)
+{
+	struct toe_genl_tid *tl = NULL;
+	struct tident *t;
+	char err[512];
+	int n = 0, ret;
+	size_t b;
+
+	if (!toe_genl_up(&D->gl))
+		return;
+	ret = toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err));
+	if (ret) {
+		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
+		return;
+	}
+	for (b = 0; b < D->tid_nb; b++)
+		for (t = D->tids[b]; t; t = t->next)
+			t->seen = t->refused;
+	reconcile_held(tl, n);
+	free(tl);
+	forget_unseen();
+	offload_missing();
+}
+
+/* The module's devices changed (or the module came or went). */
+void kmod_changed(void)
+{
+	char err[1200];
+
+	kmod_read_devs();
+	if (apply(false, err, sizeof(err)) == 0)
+		kmod_reconcile();
+}
+
+void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
+{
+	(void)g;
+	(void)ctx;
+	switch (ev) {
+	case TOE_GENL_EV_UP:
+		logm(LOG_INFO,
+		     "kernel module loaded: its devices join the configuration's");
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_DOWN:
+		logm(LOG_INFO,
+		     "kernel module unloaded: configuration devices only");
+		tid_clear();
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_DEV:
+		logm(LOG_DEBUG, "kernel module: device %u changed", dev);
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_LOST:
+		logm(LOG_WARN,
+		     "kernel module events lost (receive queue overrun): reading its devices and TIDs again");
+		D->kmod_dirty = true;
+		break;
+	case TOE_GENL_EV_L2T:
+		/* The module keeps its L2T from the kernel's neighbours itself: counted only. */
+		break;
+	}
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed's run: the lock (one toed per run folder), the datapath's maps, the
+ * kernel module, the first apply, rtnetlink, the control socket, then one
+ * epoll loop over signals (signalfd), rtnetlink, the ring buffer, the
+ * control socket, its monitor clients, the module's events and a 2 s
+ * timer, until SIGTERM or SIGINT; then one teardown (toed_teardown).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "toed.h"
+
+#define SOCK_NAME "toed.sock"
+#define LOCK_NAME "toed.lock"
+
+static int take_lock(void)
+{
+	char path[4096], pid[32];
+	int fd, n;
+
+	toe_join(path, sizeof(path), D->run_dir, LOCK_NAME);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		toe_err("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) :
+					   -1;
+		if (n > 0) {
+			pid[n] = 0;
+			pid[strcspn(pid, "\n")] = 0;
+		}
+		toe_err("another toed is running (pid %s; lock %s held)",
+			n > 0 ? pid : "?", path);
+		close(fd);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
+		toe_err("warning: cannot write the pid into %s", path);
+	D->lockfd = fd;
+	return 0;
+}
+
+static int open_listen(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd;
+
+	if (snprintf(D->sock_path, sizeof(D->sock_path), "%s/%s", D->run_dir,
+		     SOCK_NAME) >= (int)sizeof(D->sock_path)) {
+		toe_err("run folder %s: path too long for a unix socket",
+			D->run_dir);
+		return -1;
+	}
+	memcpy(sa.sun_path, D->sock_path, sizeof(sa.sun_path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	unlink(D->sock_path); /* a stale one: we hold the lock */
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		umask(old);
+		toe_err("cannot listen on %s: %s", D->sock_path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	umask(old);
+	chmod(D->sock_path, 0600);
+	D->lsock = fd;
+	return 0;
+}
+
+/* systemd Type=notify, without libsystemd. */
+static void sd_ready(void)
+{
+	const char *p = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	if (!p || (p[0] != '/' && p[0] != '@') ||
+	    strlen(p) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, p, strlen(p));
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = 0;
+	len = offsetof(struct sockaddr_un, sun_path) + strlen(p);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, len);
+	close(fd);
+}
+
+static int ep_add(int fd, enum src s)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = (__u64)s << 32 };
+
+	return epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Root, the run folder, the lock (held until toed exits). */
+static int preflight(void)
+{
+	if (geteuid() != 0) {
+		toe_err("must be run as root");
+		return -1;
+	}
+	if (mkdir(D->run_dir, 0755) && errno != EEXIST) {
+		toe_err("cannot create %s: %s", D->run_dir, strerror(errno));
+		return -1;
+	}
+	return take_lock();
+}
+
+/*
+ * The datapath's maps (first: toed_teardown counts on them having been
+ * opened), the kernel module, the first apply, the ring buffer, rtnetlink,
+ * the control socket.
+ */
+static int start_sources(void)
+{
+	char err[1200];
+
+	D->start_ns = toe_now_ns();
+	D->netns_ino = toe_netns_ino();
+	if (toe_maps_open(D->pin_dir, &D->m, err, sizeof(err))) {
+		toe_err("%s", err);
+		return -1;
+	}
+	/* The kernel module: optional.  Without it toed runs as it always did. */
+	if (toe_genl_open(&D->gl, err, sizeof(err)))
+		logm(LOG_WARN, "%s: the kernel module's devices are not used",
+		     err);
+	else
+		D->gl_open = true;
+	if (D->gl_open && !toe_genl_up(&D->gl))
+		logm(LOG_INFO,
+		     "kernel module not loaded: configuration devices only");
+	if (do_apply(err, sizeof(err))) {
+		toe_err("%s", err);
+		return -1;
+	}
+	if (toe_genl_up(&D->gl)) {
+		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs,
+		     D->nkdevs == 1 ? "" : "s");
+		kmod_reconcile(); /* adopt the TIDs a previous toed held */
+	}
+	D->rb = ring_buffer__new(D->m.events, on_event, NULL, NULL);
+	if (!D->rb) {
+		toe_err("cannot read the event ring buffer: %s",
+			strerror(errno));
+		return -1;
+	}
+	D->nl.neigh_cb = on_neigh;
+	D->nl.link_cb = on_link;
+	if (toe_nl_open(&D->nl, D->m.neigh, D->m.local, D->rcvbuf, err,
+			sizeof(err))) {
+		toe_err("%s", err);
+		return -1;
+	}
+	retrack(true);
+	return open_listen();
+}
+
+/* Signals into a signalfd, the 2 s timer, one epoll set over every source. */
+static int start_loop(void)
+{
+	struct itimerspec its = { .it_interval.tv_sec = 2,
+				  .it_value.tv_sec = 2 };
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	D->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	D->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
+	    timerfd_settime(D->tfd, 0, &its, NULL) ||
+	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->nl.ev_fd, SRC_NETLINK) ||
+	    ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING) ||
+	    ep_add(D->lsock, SRC_LISTEN) || ep_add(D->tfd, SRC_TIMER) ||
+	    (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
+		toe_err("cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* SIGHUP reloads; SIGTERM and SIGINT stop toed.  True: stop. */
+static bool on_signals(void)
+{
+	struct signalfd_siginfo si;
+	char err[1200];
+	bool stop = false;
+
+	while (read(D->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			logm(LOG_INFO, "SIGHUP: reloading %s", D->config);
+			do_apply(err, sizeof(err));
+		} else {
+			logm(LOG_INFO,
+			     "signal %d: stopping (the datapath keeps running)",
+			     si.ssi_signo);
+			stop = true;
+		}
+	}
+	return stop;
+}
+
+/* One ready source.  True: stop. */
+static bool dispatch(const struct epoll_event *ev)
+{
+	char err[1200];
+	__u64 ticks;
+	int c;
+
+	switch ((enum src)(ev->data.u64 >> 32)) {
+	case SRC_SIGNAL:
+		return on_signals();
+	case SRC_NETLINK:
+		if (toe_nl_process(&D->nl, err, sizeof(err)))
+			logm(LOG_ERR, "%s", err);
+		if (D->retrack)
+			retrack(false);
+		break;
+	case SRC_RING:
+		ring_buffer__consume(D->rb);
+		break;
+	case SRC_LISTEN:
+		while ((c = accept4(D->lsock, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+			serve(c);
+		break;
+	case SRC_TIMER:
+		if (read(D->tfd, &ticks, sizeof(ticks)) < 0)
+			break;
+		if (D->kmod_dirty)
+			kmod_changed(); /* an apply that failed: again */
+		retrack(false);
+		break;
+	case SRC_GENL:
+		if (toe_genl_process(&D->gl, on_genl, NULL))
+			logm(LOG_ERR, "kernel module events: %s",
+			     strerror(errno));
+		if (D->kmod_dirty)
+			kmod_changed();
+		if (D->retrack)
+			retrack(false);
+		break;
+	case SRC_MON:
+		mon_input(ev->data.u64 & 0xffffffff, ev->events);
+		break;
+	}
+	return false;
+}
+
+/* Until a signal stops toed (or epoll fails). */
+static void loop(void)
+{
+	bool stop = false;
+	int i;
+
+	while (!stop) {
+		struct epoll_event evs[16];
+		int n = epoll_wait(D->epfd, evs, 16, -1);
+
+		if (n < 0 && errno != EINTR) {
+			toe_err("epoll: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (dispatch(&evs[i]))
+				stop = true;
+	}
+}
+
+/*
+ * The one teardown, for wherever start-up got to: toed's own state goes;
+ * the datapath keeps running, the module keeps its TIDs for the next toed
+ * (tid_clear forgets toed's copy only), the lock goes with the process.
+ */
+static void toed_teardown(void)
+{
+	mon_close_all();
+	if (D->lsock >= 0)
+		unlink(D->sock_path);
+	ring_buffer__free(D->rb);
+	toe_nl_close(&D->nl);
+	if (D->gl_open)
+		toe_genl_close(&D->gl);
+	tid_clear();
+	toe_maps_close(&D->m);
+	toe_cfg_free(&D->cfg);
+}
+
+int daemon_run(void)
+{
+	int ret = 1;
+
+	if (preflight())
+		return 1;
+	if (start_sources() == 0 && start_loop() == 0) {
+		logm(LOG_INFO, "running (pid %d): datapath %s, control %s",
+		     getpid(), D->pin_dir, D->sock_path);
+		sd_ready();
+		loop();
+		ret = 0;
+	}
+	toed_teardown();
+	return ret;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed: the opentoe daemon.  It owns offload policy (the configuration file,
+ * compiled into the datapath's maps), mirrors the kernel's neighbour and
+ * address tables into BPF maps (the patch's neighbour.c hooks), consumes
+ * the datapath's events, and answers toectl on a unix socket (the patch's
+ * /proc/net/toe).
+ *
+ * toed is the control plane only.  The datapath (programs, links, maps) is
+ * pinned by toe-loader and keeps running while toed is stopped, killed or
+ * restarted; a new toed adopts the pinned state as it finds it and resets
+ * no counter and no flow.
+ *
+ * This file: the options, usage, toed --check and --apply (one shot), the
+ * daemon's state (D) and its log; the daemon itself is loop.c's.  toed.h
+ * says which part owns what.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "toed.h"
+
+#define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
+#define DEFAULT_RUN_DIR "/run/opentoe"
+
+static const char *const log_names[] = { "error", "warning", "info", "debug" };
+
+struct toed *D;
+
+void logm(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > D->log_level)
+		return;
+	fprintf(stderr, "toed: %s: ", log_names[level]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: toed [--config FILE] [--pin-dir DIR] [--run-dir DIR] [options]\n"
+		"       toed --check [FILE]\n"
+		"       toed --apply [FILE] [--pin-dir DIR] [-j]\n"
+		"\n"
+		"The opentoe daemon: offload policy, neighbour propagation into the\n"
+		"datapath's maps, events, and the control socket toectl talks to.  It runs in\n"
+		"the foreground (systemd: Type=notify); SIGHUP reloads the configuration,\n"
+		"SIGTERM stops toed and leaves the datapath running.\n"
+		"\n"
+		"  -c, --config FILE     configuration file (default " DEFAULT_CONFIG
+		")\n"
+		"  -C, --check           validate the file and exit: 0 valid, 1 not (the error\n"
+		"                        names file, line and column)\n"
+		"  -a, --apply           validate, apply it to the loaded datapath atomically and\n"
+		"                        exit; on error the policy in force stays\n"
+		"  -p, --pin-dir DIR     bpffs folder of the datapath (default " TOE_PIN_DIR_DEFAULT
+		")\n"
+		"  -r, --run-dir DIR     control socket and lock (default " DEFAULT_RUN_DIR
+		")\n"
+		"  -i, --interface IFACE also mirror IFACE's neighbours (repeatable); by default\n"
+		"                        the interfaces opentoe's XDP is attached to in this\n"
+		"                        network namespace and those the devices name\n"
+		"      --rcvbuf BYTES    rtnetlink receive buffer (default 4 MiB, set with\n"
+		"                        SO_RCVBUFFORCE; an overrun costs a full resync)\n"
+		"  -l, --log-level L     error, warning, info (default) or debug\n"
+		"  -j, --json            JSON summary (with --apply)\n"
+		"  -h, --help            this text\n");
+}
+
+/* What the command line asks for, besides the state's own options. */
+struct opts {
+	bool check; /* --check: validate the file, exit */
+	bool apply; /* --apply: apply the file once, exit */
+	bool json; /* -j: --apply's summary in JSON */
+};
+
+/* What parsing the command line gave. */
+enum parse { PARSE_OK, PARSE_HELP, PARSE_BAD };
+
+/* The options that take a value that can be wrong: --interface, --rcvbuf, --log-level. */
+static enum parse parse_value(int c, const char *arg)
+{
+	char *end;
+	int i;
+
+	switch (c) {
+	case 'i':
+		if (D->nifaces == MAX_IFACES) {
+			toe_err("at most %d --interface", MAX_IFACES);
+			return PARSE_BAD;
+		}
+		if (!if_nametoindex(arg)) {
+			toe_err("unknown interface '%s'", arg);
+			return PARSE_BAD;
+		}
+		D->ifaces[D->nifaces++] = arg;
+		break;
+	case 'R':
+		errno = 0;
+		D->rcvbuf = (int)strtol(arg, &end, 10);
+		if (errno || *end || D->rcvbuf < 256) {
+			toe_err("bad --rcvbuf '%s' (expected a number of bytes, at least 256)",
+				arg);
+			return PARSE_BAD;
+		}
+		break;
+	case 'l':
+		for (i = 0; i <= LOG_DEBUG && strcmp(arg, log_names[i]); i++)
+			;
+		if (i > LOG_DEBUG) {
+			toe_err("bad --log-level '%s' (expected error, warning, info or debug)",
+				arg);
+			return PARSE_BAD;
+		}
+		D->log_level = i;
+		break;
+	}
+	return PARSE_OK;
+}
+
+static enum parse parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "apply", no_argument, NULL, 'a' },
+		{ "pin-dir", required_argument, NULL, 'p' },
+		{ "run-dir", required_argument, NULL, 'r' },
+		{ "interface", required_argument, NULL, 'i' },
+		{ "rcvbuf", required_argument, NULL, 'R' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	static const char sopts[] = "c:Cap:r:i:l:jh";
+	int c;
+
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			D->config = optarg;
+			break;
+		case 'C':
+			o->check = true;
+			break;
+		case 'a':
+			o->apply = true;
+			break;
+		case 'p':
+			D->pin_dir = optarg;
+			break;
+		case 'r':
+			D->run_dir = optarg;
+			break;
+		case 'i':
+		case 'R':
+		case 'l':
+			if (parse_value(c, optarg) != PARSE_OK)
+				return PARSE_BAD;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return PARSE_HELP;
+		default:
+			usage(stderr);
+			return PARSE_BAD;
+		}
+	}
+	/* "toed --check FILE": the file may follow the flag. */
+	if (optind < argc && (o->check || o->apply) && optind == argc - 1)
+		D->config = argv[optind++];
+	if (optind < argc) {
+		toe_err("unexpected argument '%s'", argv[optind]);
+		return PARSE_BAD;
+	}
+	return PARSE_OK;
+}
+
+/* toed --apply -j */
+static void print_applied_json(const struct toe_apply_stats *st)
+{
+	struct toe_json j;
+
+	tj_start(&j, stdout);
+	tj_obj(&j);
+	tj_kstr(&j, "config", D->config);
+	tj_ku64(&j, "rules", st->rules);
+	tj_ku64(&j, "tuples", st->tuples);
+	tj_ku64(&j, "cells", st->cells);
+	tj_ku64(&j, "generation", st->gen);
+	tj_ku64(&j, "serial", st->serial);
+	tj_key(&j, "ms");
+	tj_f64(&j, st->ms);
+	tj_obj_end(&j);
+	tj_end(&j);
+}
+
+/* toed --apply: the file, merged with the kernel module's devices, applied once. */
+static int apply_once(struct toe_cfg *cfg, bool json)
+{
+	struct toe_apply_stats st;
+	struct toe_cfg merged;
+	char err[1024];
+
+	if (geteuid() != 0) {
+		toe_err("must be run as root to apply a policy");
+		toe_cfg_free(cfg);
+		return 1;
+	}
+	/* The kernel module's devices, as the daemon merges them. */
+	if (toe_genl_open(&D->gl, err, sizeof(err)) == 0) {
+		D->gl_open = true;
+		kmod_read_devs();
+	}
+	kmod_merge(cfg, &merged);
+	if (D->gl_open)
+		toe_genl_close(&D->gl);
+	if (toe_policy_apply(D->pin_dir, &merged, &st, err, sizeof(err))) {
+		fprintf(stderr,
+			"toed: %s: %s; the policy in force is unchanged\n",
+			D->config, err);
+		toe_cfg_free(cfg);
+		return 1;
+	}
+	toe_cfg_free(cfg);
+	if (json)
+		print_applied_json(&st);
+	else
+		printf("%s: applied policy %llu: %u rules, %u shapes, %u cells in %.1f ms\n",
+		       D->config, (unsigned long long)st.serial, st.rules,
+		       st.tuples, st.cells, st.ms);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct toed d = {
+		.config = DEFAULT_CONFIG,
+		.pin_dir = TOE_PIN_DIR_DEFAULT,
+		.run_dir = DEFAULT_RUN_DIR,
+		.log_level = LOG_INFO,
+		.rcvbuf = 4 << 20,
+		.epfd = -1,
+		.sigfd = -1,
+		.lsock = -1,
+		.tfd = -1,
+		.lockfd = -1,
+		.nl = { .ev_fd = -1, .dump_fd = -1 },
+		.cfg = { .default_dev = -1 },
+		.gl = { .fd = -1, .ev_fd = -1 },
+	};
+	struct opts o = { 0 };
+	struct toe_cfg cfg;
+	char err[1024];
+	int i;
+
+	D = &d;
+	for (i = 0; i < MAX_MON; i++)
+		d.mon[i].fd = -1;
+	toe_prog = "toed";
+	switch (parse_args(argc, argv, &o)) {
+	case PARSE_HELP:
+		return 0;
+	case PARSE_BAD:
+		return 1;
+	case PARSE_OK:
+		break;
+	}
+	if (!o.check && !o.apply)
+		return daemon_run();
+	if (toe_cfg_load(d.config, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "toed: %s\n", err);
+		toe_cfg_free(&cfg);
+		return 1;
+	}
+	if (o.apply && !o.check)
+		return apply_once(&cfg, o.json);
+	printf("%s: valid: %d device%s, %d rule%s, default %s\n", d.config,
+	       cfg.ndevs, cfg.ndevs == 1 ? "" : "s", cfg.nrules,
+	       cfg.nrules == 1 ? "" : "s", toe_action_name(cfg.default_action));
+	toe_cfg_free(&cfg);
+	return 0;
+}

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * What toectl status, stats, policy and devices show: toed's own state
+ * (the policy in force, its counters, the kernel module's devices and
+ * TIDs) as a text table or one JSON document.  toectl flows and neigh,
+ * read from the maps alone, are user/views.c's.
+ */
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "toed.h"
+
+static __u64 map_count(int fd, size_t ksz)
+{
+	unsigned char k[64], next[64];
+	void *prev = NULL;
+	__u64 n = 0;
+
+	if (ksz > sizeof(k))
+		return 0;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(k, next, ksz);
+		prev = k;
+		n++;
+	}
+	return n;
+}
+
+/* toectl devices: the datapath's devices, with the module's counts for its own. */
+void view_devices(FILE *f, bool json)
+{
+	struct toe_view_kmod kv[TOE_MAX_DEVS];
+	struct toe_genl_dev *kd = NULL;
+	char err[256];
+	int n = 0, i;
+	__u32 d;
+
+	memset(kv, 0, sizeof(kv));
+	if (toe_genl_up(&D->gl)) {
+		kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
+		if (kd && toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err,
+					sizeof(err)))
+			logm(LOG_WARN, "%s", err);
+	}
+	for (d = 0; d < TOE_MAX_DEVS; d++) {
+		for (i = 0; i < n &&
+			    (!D->kmod_idx[d] || kd[i].index != D->kmod_idx[d]);
+		     i++)
+			;
+		if (i == n)
+			continue;
+		kv[d].valid = true;
+		snprintf(kv[d].tom, sizeof(kv[d].tom), "%s", kd[i].tom);
+		kv[d].index = kd[i].index;
+		kv[d].tids_used = kd[i].tids_used;
+		kv[d].tids_held = tids_held(kd[i].index);
+		kv[d].l2t_used = kd[i].l2t_used;
+		kv[d].l2t_size = kd[i].l2t_size;
+		kv[d].listeners = kd[i].listeners;
+	}
+	free(kd);
+	toe_view_devices(f, json, &D->m, kv);
+}
+
+/* What toectl status shows, read once. */
+struct status {
+	__u64 now;
+	__u64 nn; /* neighbours mirrored */
+	__u64 na; /* local addresses */
+	struct toe_pol_hdr h;
+	__u32 gen;
+};
+
+static void status_text(FILE *f, const struct status *s)
+{
+	char age[16], up[16], ifn[IF_NAMESIZE];
+	int i;
+
+	toe_age_str(s->now - D->start_ns, up, sizeof(up));
+	toe_age_str(s->now - D->applied_ns, age, sizeof(age));
+	fprintf(f, "toed:       running, pid %d, up %s\n", getpid(), up);
+	fprintf(f, "datapath:   %s\n", D->pin_dir);
+	fprintf(f, "config:     %s\n", D->config);
+	fprintf(f,
+		"policy:     %llu (generation %u), applied %s ago: %u rules, %d devices, default %s\n",
+		(unsigned long long)s->h.serial, s->gen, age, s->h.nrules,
+		D->cfg.ndevs, toe_action_name(s->h.default_action));
+	fprintf(f, "interfaces:");
+	for (i = 0; i < D->nl.ntracked; i++)
+		fprintf(f, " %s",
+			if_indextoname(D->nl.tracked[i], ifn) ? ifn : "?");
+	fprintf(f, "%s\n", D->nl.ntracked ? "" : " none");
+	fprintf(f, "neighbours: %llu mirrored, %llu resyncs, %llu overruns\n",
+		(unsigned long long)s->nn, (unsigned long long)D->nl.st.resyncs,
+		(unsigned long long)D->nl.st.enobufs);
+	fprintf(f, "addresses:  %llu local\n", (unsigned long long)s->na);
+	if (toe_genl_up(&D->gl))
+		fprintf(f,
+			"module:     loaded (genetlink family %s, id %u): %d device%s, %zu TID%s held\n",
+			OPENTOE_GENL_NAME, D->gl.family, D->nkdevs,
+			D->nkdevs == 1 ? "" : "s", tids_held_all(),
+			tids_held_all() == 1 ? "" : "s");
+	else
+		fprintf(f,
+			"module:     not loaded (configuration devices only)\n");
+	fprintf(f,
+		"events:     %llu offloaded, %llu refused, %llu closed, %llu listen\n",
+		(unsigned long long)D->ev[TOE_EV_FLOW_OFFLOADED],
+		(unsigned long long)D->ev[TOE_EV_FLOW_REFUSED],
+		(unsigned long long)D->ev[TOE_EV_FLOW_CLOSED],
+		(unsigned long long)D->ev[TOE_EV_LISTEN_START]);
+}
+
+static void status_json_policy(struct toe_json *j, const struct status *s)
+{
+	tj_key(j, "policy");
+	tj_obj(j);
+	tj_ku64(j, "serial", s->h.serial);
+	tj_ku64(j, "generation", s->gen);
+	tj_ku64(j, "rules", s->h.nrules);
+	tj_ku64(j, "devices", D->cfg.ndevs);
+	tj_kstr(j, "default", toe_action_name(s->h.default_action));
+	tj_key(j, "applied_s_ago");
+	tj_f64(j, (s->now - D->applied_ns) / 1e9);
+	tj_obj_end(j);
+}
+
+static void status_json(FILE *f, const struct status *s)
+{
+	char ifn[IF_NAMESIZE];
+	struct toe_json j;
+	int i;
+
+	tj_start(&j, f);
+	tj_obj(&j);
+	tj_ku64(&j, "pid", getpid());
+	tj_key(&j, "uptime_s");
+	tj_f64(&j, (s->now - D->start_ns) / 1e9);
+	tj_kstr(&j, "pin_dir", D->pin_dir);
+	tj_kstr(&j, "config", D->config);
+	status_json_policy(&j, s);
+	tj_key(&j, "interfaces");
+	tj_arr(&j);
+	for (i = 0; i < D->nl.ntracked; i++) {
+		tj_obj(&j);
+		tj_kstr(&j, "name",
+			if_indextoname(D->nl.tracked[i], ifn) ? ifn : "?");
+		tj_ku64(&j, "ifindex", D->nl.tracked[i]);
+		tj_obj_end(&j);
+	}
+	tj_arr_end(&j);
+	tj_ku64(&j, "neighbours", s->nn);
+	tj_ku64(&j, "local_addresses", s->na);
+	tj_key(&j, "kmod");
+	tj_obj(&j);
+	tj_key(&j, "loaded");
+	tj_bool(&j, toe_genl_up(&D->gl));
+	tj_ku64(&j, "devices", D->nkdevs);
+	tj_ku64(&j, "tids_held", tids_held_all());
+	tj_obj_end(&j);
+	tj_key(&j, "events");
+	tj_obj(&j);
+	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
+		tj_ku64(&j, toe_event_name(i), D->ev[i]);
+	tj_obj_end(&j);
+	tj_obj_end(&j);
+	tj_end(&j);
+}
+
+void view_status(FILE *f, bool json)
+{
+	struct status s = { .now = toe_now_ns() };
+
+	toe_policy_hdr(&D->m, &s.gen, &s.h);
+	s.nn = map_count(D->m.neigh, sizeof(struct toe_neigh_key));
+	s.na = map_count(D->m.local, sizeof(struct toe_local_key));
+	if (json)
+		status_json(f, &s);
+	else
+		status_text(f, &s);
+}
+
+/*
+ * The module's own counts of TIDs and L2T entries in use, summed, and how
+ * many of its L2T entries agree with toe_neigh (the neighbour toed mirrored
+ * for the same interface and address): same MAC, or neither has a usable
+ * one.  A snapshot: the module follows the kernel's neighbours through
+ * netevents, toed through rtnetlink, so a change in flight may differ.
+ */
+static struct kuse {
+	__u64 tids, l2t, l2t_agree, l2t_differ;
+} kmod_usage(void)
+{
+	struct toe_genl_dev *kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
+	struct kuse u = { 0, 0, 0, 0 };
+	struct toe_genl_l2t *l2t = NULL;
+	char err[256];
+	int n = 0, i;
+
+	if (kd && toe_genl_up(&D->gl) &&
+	    toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err, sizeof(err)) ==
+		    0) {
+		for (i = 0; i < n; i++) {
+			u.tids += kd[i].tids_used;
+			u.l2t += kd[i].l2t_used;
+		}
+	}
+	free(kd);
+	if (!toe_genl_up(&D->gl) ||
+	    toe_genl_l2t(&D->gl, 0, &l2t, &n, err, sizeof(err)))
+		return u;
+	for (i = 0; i < n; i++) {
+		struct toe_neigh_key k = { .ifindex = l2t[i].ifindex,
+					   .family = l2t[i].family };
+		bool kvalid = l2t[i].has_mac && (l2t[i].state & TOE_NUD_VALID);
+		struct toe_neigh v;
+		bool nvalid;
+
+		memcpy(k.addr, l2t[i].addr, sizeof(k.addr));
+		nvalid = bpf_map_lookup_elem(D->m.neigh, &k, &v) == 0 &&
+			 v.has_mac && (v.state & TOE_NUD_VALID);
+		if (kvalid == nvalid &&
+		    (!kvalid || !memcmp(v.mac, l2t[i].mac, 6)))
+			u.l2t_agree++;
+		else
+			u.l2t_differ++;
+	}
+	free(l2t);
+	return u;
+}
+
+/* One line of toectl stats. */
+struct counter {
+	const char *name;
+	__u64 v;
+};
+
+#define MAX_COUNTERS 64
+
+/* toed's own counters (the "daemon" section), in their order; how many. */
+static size_t daemon_counters(struct counter *out)
+{
+	const struct toe_nl_stats *s = &D->nl.st;
+	struct kuse ku = kmod_usage();
+	const struct counter dm[] = {
+		{ "events_listen_start", D->ev[TOE_EV_LISTEN_START] },
+		{ "events_listen_stop", D->ev[TOE_EV_LISTEN_STOP] },
+		{ "events_flow_offloaded", D->ev[TOE_EV_FLOW_OFFLOADED] },
+		{ "events_flow_refused", D->ev[TOE_EV_FLOW_REFUSED] },
+		{ "events_flow_closed", D->ev[TOE_EV_FLOW_CLOSED] },
+		{ "events_malformed", D->ev_bad },
+		{ "policy_applied", D->reload_ok },
+		{ "policy_failed", D->reload_failed },
+		{ "neigh_set", s->neigh_set },
+		{ "neigh_del", s->neigh_del },
+		{ "addr_set", s->addr_set },
+		{ "addr_del", s->addr_del },
+		{ "link_events", s->link_events },
+		{ "netlink_messages", s->messages },
+		{ "netlink_malformed", s->malformed },
+		{ "netlink_overruns", s->enobufs },
+		{ "resyncs", s->resyncs },
+		{ "dump_restarts", s->dump_restarts },
+		{ "map_errors", s->map_errors },
+		{ "requests", D->requests },
+		{ "clients_refused", D->refused_clients },
+		{ "monitor_lost", D->mon_lost },
+		{ "kmod_loaded", toe_genl_up(&D->gl) },
+		{ "kmod_devices", (__u64)D->nkdevs },
+		{ "kmod_tids_held", tids_held_all() },
+		{ "kmod_tids_used", ku.tids },
+		{ "kmod_l2t_used", ku.l2t },
+		{ "kmod_l2t_agree", ku.l2t_agree },
+		{ "kmod_l2t_differ", ku.l2t_differ },
+		{ "kmod_tid_alloc", D->kst.alloc },
+		{ "kmod_tid_alloc_nospc", D->kst.alloc_nospc },
+		{ "kmod_tid_alloc_unreach", D->kst.alloc_unreach },
+		{ "kmod_tid_alloc_failed", D->kst.alloc_failed },
+		{ "kmod_offloaded_no_tid", D->kst.no_tid },
+		{ "kmod_tid_free", D->kst.freed },
+		{ "kmod_tid_free_failed", D->kst.free_failed },
+		{ "kmod_tids_adopted", D->kst.adopted },
+		{ "kmod_tids_orphaned", D->kst.orphans },
+		{ "kmod_tids_lost", D->kst.lost },
+		{ "kmod_dev_events", D->gl.st.dev_events },
+		{ "kmod_l2t_events", D->gl.st.l2t_events },
+		{ "kmod_family_events", D->gl.st.family_events },
+		{ "kmod_overruns", D->gl.st.overruns },
+	};
+
+	_Static_assert(sizeof(dm) <= MAX_COUNTERS * sizeof(dm[0]),
+		       "MAX_COUNTERS too small");
+	memcpy(out, dm, sizeof(dm));
+	return sizeof(dm) / sizeof(dm[0]);
+}
+
+/* "  NAME    VALUE" in the text, "NAME": VALUE in JSON. */
+static void put_counter(FILE *f, struct toe_json *j, bool json,
+			const char *name, __u64 v)
+{
+	if (json)
+		tj_ku64(j, name, v);
+	else
+		fprintf(f, "  %-24s %llu\n", name, (unsigned long long)v);
+}
+
+void view_stats(FILE *f, bool json)
+{
+	struct counter dm[MAX_COUNTERS];
+	size_t ndm = daemon_counters(dm);
+	__u64 v[TOE_STATS_MAX];
+	struct toe_json j;
+	unsigned int i;
+
+	toe_stats_read(&D->m, v, TOE_STATS_MAX);
+	if (json) {
+		tj_start(&j, f);
+		tj_obj(&j);
+		tj_key(&j, "datapath");
+		tj_obj(&j);
+	} else {
+		fprintf(f, "datapath:\n");
+	}
+	for (i = 0; i < TOE_STATS_MAX; i++) {
+		const char *n = toe_stat_name(i);
+		char name[64];
+
+		if (!n)
+			continue;
+		snprintf(name, sizeof(name), "%s%s",
+			 i < TOE_S_BASE ? "xdp_parse_" : "", n);
+		put_counter(f, &j, json, name, v[i]);
+	}
+	if (json) {
+		tj_obj_end(&j);
+		tj_key(&j, "daemon");
+		tj_obj(&j);
+	} else {
+		fprintf(f, "daemon:\n");
+	}
+	for (i = 0; i < ndm; i++)
+		put_counter(f, &j, json, dm[i].name, dm[i].v);
+	if (json) {
+		tj_obj_end(&j);
+		tj_obj_end(&j);
+		tj_end(&j);
+	}
+}
+
+static void fmt_prefix(const __u32 *a, __u8 family, __u8 plen, char *buf,
+		       size_t len)
+{
+	char s[48];
+
+	toe_nl_addr_str(family, a, s, sizeof(s));
+	snprintf(buf, len, "%s/%u", s, plen);
+}
+
+static void fmt_ports(__u16 lo, __u16 hi, char *buf, size_t len)
+{
+	if (lo == hi)
+		snprintf(buf, len, "%u", lo);
+	else
+		snprintf(buf, len, "%u-%u", lo, hi);
+}
+
+/* One rule field: "KEY VALUE" in the text, "KEY": "VALUE" in JSON. */
+static void put_kv(FILE *f, struct toe_json *j, bool json, const char *k,
+		   const char *v)
+{
+	if (json)
+		tj_kstr(j, k, v);
+	else
+		fprintf(f, " %s %s", k, v);
+}
+
+/* The configuration's devices and default, in the file's syntax. */
+static void policy_text_head(FILE *f, const struct toe_cfg *c,
+			     const struct toe_pol_hdr *h, __u32 gen)
+{
+	int i;
+
+	fprintf(f, "# policy %llu (generation %u) from %s\n",
+		(unsigned long long)h->serial, gen, D->config);
+	for (i = 0; i < c->ndevs; i++) {
+		const struct toe_cfg_dev *d = &c->devs[i];
+
+		if (d->kmod)
+			fprintf(f, "device %s kmod", d->name);
+		else
+			fprintf(f, "device %s type %s nconn %u", d->name,
+				toe_dev_type_name(d->type), d->nconn);
+		if (d->ifname[0])
+			fprintf(f, " dev %s", d->ifname);
+		if (d->steer == TOE_STEER_CPU)
+			fprintf(f, " steer cpu %u", d->steer_cpu);
+		else if (d->steer == TOE_STEER_FORWARD)
+			fprintf(f, " steer forward");
+		fputc('\n', f);
+	}
+	fprintf(f, "default %s", toe_action_name(c->default_action));
+	if (c->default_dev >= 0)
+		fprintf(f, " dev %s", c->devs[c->default_dev].name);
+	fputc('\n', f);
+}
+
+/* The JSON document up to its "rules" array, opened. */
+static void policy_json_head(struct toe_json *j, const struct toe_cfg *c,
+			     const struct toe_pol_hdr *h, __u32 gen)
+{
+	int i;
+
+	tj_obj(j);
+	tj_ku64(j, "serial", h->serial);
+	tj_ku64(j, "generation", gen);
+	tj_kstr(j, "config", D->config);
+	tj_key(j, "devices");
+	tj_arr(j);
+	for (i = 0; i < c->ndevs; i++) {
+		tj_obj(j);
+		tj_kstr(j, "name", c->devs[i].name);
+		tj_key(j, "kmod");
+		tj_bool(j, c->devs[i].kmod);
+		if (!c->devs[i].kmod) {
+			tj_kstr(j, "type", toe_dev_type_name(c->devs[i].type));
+			tj_ku64(j, "nconn", c->devs[i].nconn);
+			tj_kstr(j, "dev", c->devs[i].ifname);
+		}
+		tj_obj_end(j);
+	}
+	tj_arr_end(j);
+	tj_kstr(j, "default", toe_action_name(c->default_action));
+	tj_key(j, "rules");
+	tj_arr(j);
+}
+
+/* A rule's start: "rule ACTION [dev D] [family F]", or its JSON object opened. */
+static void rule_head(FILE *f, struct toe_json *j, bool json,
+		      const struct toe_cfg *c, int i)
+{
+	const struct toe_cfg_rule *r = &c->rules[i];
+
+	if (json) {
+		tj_obj(j);
+		tj_ku64(j, "index", i);
+		tj_ku64(j, "line", r->line);
+		tj_kstr(j, "action", toe_action_name(r->action));
+		if (r->dev >= 0)
+			tj_kstr(j, "dev", c->devs[r->dev].name);
+		if (r->family)
+			tj_kstr(j, "family",
+				r->family == TOE_AF_INET6 ? "inet6" : "inet");
+	} else {
+		fprintf(f, "rule %s", toe_action_name(r->action));
+		if (r->dev >= 0)
+			fprintf(f, " dev %s", c->devs[r->dev].name);
+		if (r->family && !r->lplen && !r->rplen)
+			fprintf(f, " family %s",
+				r->family == TOE_AF_INET6 ? "inet6" : "inet");
+	}
+}
+
+/* A rule's match fields and options, then its end. */
+static void rule_tail(FILE *f, struct toe_json *j, bool json,
+		      const struct toe_cfg_rule *r)
+{
+	char b[128];
+
+	if (r->lplen) {
+		fmt_prefix(r->laddr, r->family, r->lplen, b, sizeof(b));
+		put_kv(f, j, json, "local", b);
+	}
+	if (r->rplen) {
+		fmt_prefix(r->raddr, r->family, r->rplen, b, sizeof(b));
+		put_kv(f, j, json, "remote", b);
+	}
+	if (!(r->lport_lo == 0 && r->lport_hi == 65535)) {
+		fmt_ports(r->lport_lo, r->lport_hi, b, sizeof(b));
+		put_kv(f, j, json, "lport", b);
+	}
+	if (!(r->rport_lo == 0 && r->rport_hi == 65535)) {
+		fmt_ports(r->rport_lo, r->rport_hi, b, sizeof(b));
+		put_kv(f, j, json, "rport", b);
+	}
+	if (r->cgroup) {
+		if (json)
+			tj_ku64(j, "cgroup", r->cgroup);
+		else
+			fprintf(f, " cgroup %llu",
+				(unsigned long long)r->cgroup);
+	}
+	if (r->ka_idle) {
+		if (json) {
+			tj_key(j, "keepalive");
+			tj_arr(j);
+			tj_u64(j, r->ka_idle);
+			tj_u64(j, r->ka_intvl);
+			tj_u64(j, r->ka_cnt);
+			tj_arr_end(j);
+		} else {
+			fprintf(f, " keepalive %u %u %u", r->ka_idle,
+				r->ka_intvl, r->ka_cnt);
+		}
+	}
+	if (json)
+		tj_obj_end(j);
+	else
+		fprintf(f, "    # line %d\n", r->line);
+}
+
+/* The configuration in force, written back in the file's own syntax. */
+void view_policy(FILE *f, bool json)
+{
+	const struct toe_cfg *c = &D->cfg;
+	struct toe_pol_hdr h = {};
+	struct toe_json j;
+	__u32 gen = 0;
+	int i;
+
+	toe_policy_hdr(&D->m, &gen, &h);
+	if (json) {
+		tj_start(&j, f);
+		policy_json_head(&j, c, &h, gen);
+	} else {
+		policy_text_head(f, c, &h, gen);
+	}
+	for (i = 0; i < c->nrules; i++) {
+		rule_head(f, &j, json, c, i);
+		rule_tail(f, &j, json, &c->rules[i]);
+	}
+	if (json) {
+		tj_arr_end(&j);
+		tj_obj_end(&j);
+		tj_end(&j);
+	}
+}
