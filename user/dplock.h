@@ -14,15 +14,28 @@
  *
  * flock() locks end with their holder, kill -9 included.  Every folder and
  * file on the way is checked: owned by root (the effective uid), writable
- * by nobody else, never opened through a symbolic link.
+ * by nobody else, never opened through a symbolic link (the run folder and
+ * the lock folder are each opened with O_NOFOLLOW, the lock file relative
+ * to the lock folder's fd).  Lock files are never removed: a waiter would
+ * then hold a lock on a file nobody else opens.
+ *
+ * The run folder is TOE_RUN_DIR, or the environment's TOE_RUN_DIR (read
+ * once, by the first call of toe_run_dir): for tests, which must not
+ * touch the machine's /run/opentoe.  Its locks are in "<run folder>/locks".
  */
 #ifndef __TOE_DPLOCK_H
 #define __TOE_DPLOCK_H
 
 #include <stddef.h>
 
+/* The defaults; toe_run_dir() and toe_lock_dir() say which are in use. */
 #define TOE_RUN_DIR	"/run/opentoe"
 #define TOE_LOCK_DIR	TOE_RUN_DIR "/locks"
+
+/* The run folder: $TOE_RUN_DIR if set (and not empty), else TOE_RUN_DIR. */
+const char *toe_run_dir(void);
+/* Its lock folder, "<run folder>/locks". */
+const char *toe_lock_dir(void);
 
 enum toe_lock_kind {
 	TOE_LOCK_CHANGE,
