@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "dplock.h"
@@ -142,17 +143,66 @@ int toe_dplock_path(const char *pin_dir, enum toe_lock_kind kind, char *buf,
 	return 0;
 }
 
-/* "pid 123 (toe-loader load)" from the lock file, or "another process". */
+/*
+ * The pid holding an flock() on fd's file, from /proc/locks (lines such as
+ * "1: FLOCK  ADVISORY  WRITE 123 00:19:4567 0 EOF"; a waiter's has "->"
+ * where FLOCK is); 0 if none is found.
+ */
+static int lock_owner(int fd)
+{
+	unsigned int maj, min;
+	unsigned long ino;
+	char line[256], type[16];
+	struct stat st;
+	int pid, found = 0;
+	FILE *f;
+
+	if (fstat(fd, &st))
+		return 0;
+	f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", type, &pid,
+			   &maj, &min, &ino) == 5 &&
+		    !strcmp(type, "FLOCK") && ino == st.st_ino &&
+		    maj == major(st.st_dev) && min == minor(st.st_dev))
+			found = pid;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Who holds the lock: "pid 123 (toe-loader load)" as the holder wrote it
+ * in the lock file, if /proc/locks names that pid (or cannot tell); else
+ * "pid 123 (COMM)" of the process /proc/locks names (the file may still
+ * name an earlier holder, or one that writes it only now); else "another
+ * process".
+ */
 static void holder(int fd, char *buf, size_t len)
 {
 	ssize_t n = pread(fd, buf, len - 1, 0);
+	int owner = lock_owner(fd), wrote = 0;
+	char path[64], comm[32] = "";
+	FILE *f;
 
-	if (n <= 0) {
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	if (sscanf(buf, "pid %d", &wrote) == 1 && (!owner || owner == wrote))
+		return;
+	if (!owner) {
 		snprintf(buf, len, "another process");
 		return;
 	}
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", owner);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, len, "pid %d (%s)", owner, comm[0] ? comm : "?");
 }
 
 /* The lock file path, opened in the lock folder lock_dir (its fd). */
