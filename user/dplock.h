@@ -29,8 +29,8 @@
 #include <stddef.h>
 
 /* The defaults; toe_run_dir() and toe_lock_dir() say which are in use. */
-#define TOE_RUN_DIR	"/run/opentoe"
-#define TOE_LOCK_DIR	TOE_RUN_DIR "/locks"
+#define TOE_RUN_DIR "/run/opentoe"
+#define TOE_LOCK_DIR TOE_RUN_DIR "/locks"
 
 /* The run folder: $TOE_RUN_DIR if set (and not empty), else TOE_RUN_DIR. */
 const char *toe_run_dir(void);
@@ -53,13 +53,15 @@ int toe_secure_dir(const char *dir, char *err, size_t len);
  * Take pin_dir's lock of kind kind for who ("toe-loader load"), waiting up
  * to wait_ms for a holder to finish (0: do not wait).  Returns the lock's
  * fd (keep it open to hold the lock; close it to release), or -1 with err
- * naming the holder ("locked by pid 123 (toe-loader load)") or the
- * problem.
+ * naming the holder ("locked by pid 123 (toe-loader load)": what the
+ * holder wrote in the lock file, if /proc/locks agrees; else the pid
+ * /proc/locks names and its command name) or the problem.
  */
-int toe_dplock_take(const char *pin_dir, enum toe_lock_kind kind, const char *who,
-		    int wait_ms, char *err, size_t len);
+int toe_dplock_take(const char *pin_dir, enum toe_lock_kind kind,
+		    const char *who, int wait_ms, char *err, size_t len);
 
 /* The lock file of pin_dir's lock of kind kind, for messages. */
-int toe_dplock_path(const char *pin_dir, enum toe_lock_kind kind, char *buf, size_t len);
+int toe_dplock_path(const char *pin_dir, enum toe_lock_kind kind, char *buf,
+		    size_t len);
 
 #endif /* __TOE_DPLOCK_H */
