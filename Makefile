@@ -28,7 +28,7 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
-UTIL      := $(O)/util.o
+UTIL      := $(O)/util.o $(O)/dplock.o
 # toed: its own parts (user/toed/*.c, objects in $(O)/toed-objs/) and the
 # user/ files it shares.
 TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))

@@ -26,6 +26,9 @@ _toe_run_cleanups() {
 # A second INT or TERM while the cleanups run must not cut them short.
 trap 'trap "" INT TERM; _toe_run_cleanups' EXIT
 trap 'exit 130' INT TERM
+# The datapath locks of this test's pin folder (toe-loader and toed take
+# them, user/dplock.h); registered first, so removed last.
+defer "rm -f /run/opentoe/locks/opentoe-$TOE_TEST_ID.*"
 
 # skip REASON: only for what this machine's kernel (or hardware) cannot do;
 # selftests/run.sh lists every skip with its reason at the end.

@@ -140,33 +140,93 @@ static const struct ctl_cmd *find_cmd(const char *name, int *rc)
 }
 
 /*
- * The request line: the command, -j, and its arguments argv[0..argc);
- * its length, or 0 after a message.
+ * toed reads one request line of at most REQ_LINE bytes, its newline
+ * included (toed.c's REQ_MAX); a longer one is refused here, not cut.
+ */
+#define REQ_LINE 512
+#define ARG_MAX_LEN 64 /* toed names a bad argument by its first 64 bytes */
+
+/*
+ * Append " word" to the request req[0..*off) of size len (REQ_LINE): the
+ * line is these bytes, the first blank dropped and a newline added, so
+ * they may fill req.  0, or -1 after a message.
+ */
+static int req_add(char *req, size_t len, size_t *off, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (*off + 1 + n > len) {
+		toe_err("request too long (over toed's %zu-byte request line): fewer arguments",
+			len);
+		return -1;
+	}
+	req[(*off)++] = ' ';
+	memcpy(req + *off, word, n);
+	*off += n;
+	return 0;
+}
+
+/*
+ * A port of "flows port N": decimal digits only, 0 to 65535 (no sign, no
+ * blank, no hex, nothing that would wrap).  0, or -1 after a message.
+ */
+static int check_port(const char *arg)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	for (p = arg; *p >= '0' && *p <= '9' && v <= 65535; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (p == arg || *p || v > 65535) {
+		toe_err("bad port '%.64s' (expected 0-65535)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* One argument: no blank (toed splits on them), not empty, not too long. */
+static int check_arg(const char *arg)
+{
+	if (!arg[0] || strpbrk(arg, " \t\n") || strlen(arg) > ARG_MAX_LEN) {
+		toe_err("bad argument '%.64s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static bool is_json_opt(const char *arg)
+{
+	return !strcmp(arg, "-j") || !strcmp(arg, "--json");
+}
+
+/*
+ * The request line: the command, -j (once, wherever it was given), and
+ * its arguments argv[0..argc), each checked (the value after "port" is a
+ * port); its length, or 0 after a message.
  */
 static size_t build_request(char *req, size_t len, const char *name, bool json,
 			    int argc, char **argv)
 {
-	size_t off;
+	const char *prev = NULL;
+	size_t off = 0;
 	int i;
 
-	off = snprintf(req, len, "%s%s", name, json ? " -j" : "");
+	for (i = 0; i < argc; i++)
+		json = json || is_json_opt(argv[i]);
+	if (req_add(req, len, &off, name) ||
+	    (json && req_add(req, len, &off, "-j")))
+		return 0;
 	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
-			off += snprintf(req + off, len - off, " -j");
+		if (is_json_opt(argv[i]))
 			continue;
-		}
-		if (!argv[i][0] || strpbrk(argv[i], " \t\n") ||
-		    strlen(argv[i]) > 64) {
-			toe_err("bad argument '%.64s'", argv[i]);
+		if ((prev && !strcmp(prev, "port") && check_port(argv[i])) ||
+		    check_arg(argv[i]) || req_add(req, len, &off, argv[i]))
 			return 0;
-		}
-		off += snprintf(req + off, len - off, " %s", argv[i]);
-		if (off >= len - 2) {
-			toe_err("too many arguments");
-			return 0;
-		}
+		/* a filter's name, or the value after one */
+		prev = prev ? NULL : argv[i];
 	}
-	req[off++] = '\n';
+	memmove(req, req + 1, off - 1); /* the command's leading blank */
+	req[off - 1] = '\n';
 	return off;
 }
 
@@ -259,7 +319,7 @@ int main(int argc, char **argv)
 	const char *run_dir = DEFAULT_RUN_DIR;
 	const struct ctl_cmd *cmd;
 	bool json = false;
-	char req[512];
+	char req[REQ_LINE];
 	size_t len;
 	int fd, rc;
 

@@ -79,10 +79,15 @@ done
 	fail "load against unload"
 tl unload >/dev/null 2>&1
 
-# --- SIGKILL at random moments: the next command converges
+# --- SIGKILL at random moments: the next command converges.  The loader
+# itself is killed: nsenter execs it, so $! is its pid (with `tl ... &`, $!
+# would be the subshell running tl, and the loader would live on).  Half
+# the rounds kill a reload (a datapath is loaded first), half a first load;
+# each kind is followed by a load in some rounds, an unload in others.
 bad=0
 for ((r = 1; r <= ROUNDS; r++)); do
-	tl "${LOAD[@]}" >/dev/null 2>&1 & p=$!
+	((r % 4 < 2)) && tl "${LOAD[@]}" >/dev/null 2>&1
+	nsenter --net="/run/netns/$(ns_name a)" toe-loader "${LOAD[@]}" --pin-dir "$PIN" >/dev/null 2>&1 & p=$!
 	sleep "0.$(printf '%03d' $((RANDOM % 400)))"
 	kill -9 $p 2>/dev/null; wait $p 2>/dev/null
 	if ((r % 2)); then

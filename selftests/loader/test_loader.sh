@@ -123,9 +123,9 @@ help_lists() {
 		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$TOE_TOP/man/toe-loader.8" || { echo "man: no $o"; return 1; }
 	done
 }
-check "load --help lists load's options" help_lists load --dev --hook --xdp-mode --cgroup --flows --pin-dir --help
+check "load --help lists load's options" help_lists load --dev --hook --xdp-mode --cgroup --flows --wait --pin-dir --help
 check "status --help lists status's options" help_lists status --json --pin-dir --help
-check "unload --help lists unload's options" help_lists unload --drain-timeout --force --pin-dir --help
+check "unload --help lists unload's options" help_lists unload --drain-timeout --force --wait --pin-dir --help
 check "toe-loader --help lists the subcommands" \
 	bash -c 'toe-loader --help | grep -q "^  load " && toe-loader --help | grep -q "^  status " && toe-loader --help | grep -q "^  unload "'
 # refused DESC PATTERN CMD...: exit status 1, PATTERN on stderr, nothing done.

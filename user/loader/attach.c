@@ -69,6 +69,7 @@ static int pin_new_link(int link_fd, const char *path)
 		return -ENOSPC;
 	}
 	u->fd = link_fd;
+	u->id = obj_id_of(link_fd);
 	if (bpf_obj_pin(link_fd, path)) {
 		err = -errno;
 		toe_err("cannot pin %s: %s", path, strerror(errno));
@@ -193,13 +194,36 @@ int attach_skmsg(const struct opts *o, int prog_fd, int map_fd)
 }
 
 /*
+ * The chain pin of ifindex (path) for a program in mode_flags's mode, in
+ * this network namespace.
+ */
+static void chain_path(char *path, const struct opts *o, __u32 ifindex,
+		       __u32 mode_flags)
+{
+	pin_path(path, o->pin_dir,
+		 mode_flags == XDP_FLAGS_SKB_MODE ? "chain_n%lu_if%u_skb" :
+						    "chain_n%lu_if%u_drv",
+		 ifindex);
+}
+
+static __u32 mode_flags_of(const struct bpf_xdp_query_opts *q)
+{
+	return q->attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
+						    XDP_FLAGS_DRV_MODE;
+}
+
+/*
  * Whether the XDP program q found on an interface can be chained: one
  * native or skb program, an ifindex with a chain slot, and that slot free
- * (an interface of another network namespace may hold it).  0 or -errno.
+ * (an interface of another network namespace may hold it), or holding
+ * this very program with its chain pin here: a load killed while adopting
+ * it, which this one completes.  0 or -errno.
  */
-static int check_chainable(__u32 ifindex, const char *ifname, int next_fd,
+static int check_chainable(const struct opts *o, __u32 ifindex,
+			   const char *ifname, int next_fd,
 			   const struct bpf_xdp_query_opts *q)
 {
+	char path[PATH_MAX];
 	__u32 id;
 
 	if (q->attach_mode == XDP_ATTACHED_MULTI ||
@@ -213,12 +237,14 @@ static int check_chainable(__u32 ifindex, const char *ifname, int next_fd,
 			ifname, q->prog_id, ifindex, TOE_XDP_CHAIN_SLOTS);
 		return -E2BIG;
 	}
-	if (bpf_map_lookup_elem(next_fd, &ifindex, &id) == 0) {
-		toe_err("%s already has XDP program id %u, and chain slot %u is taken by an interface of another network namespace",
-			ifname, q->prog_id, ifindex);
-		return -EBUSY;
-	}
-	return 0;
+	if (bpf_map_lookup_elem(next_fd, &ifindex, &id))
+		return 0;
+	chain_path(path, o, ifindex, mode_flags_of(q));
+	if (id == q->prog_id && pinned_id(path) == id)
+		return 0; /* half adopted by a killed load */
+	toe_err("%s already has XDP program id %u, and chain slot %u is taken by an interface of another network namespace",
+		ifname, q->prog_id, ifindex);
+	return -EBUSY;
 }
 
 /*
@@ -268,7 +294,7 @@ static int adopt_existing(const struct opts *o, __u32 ifindex,
 	int fd, err;
 	struct undo *u;
 
-	err = check_chainable(ifindex, ifname, next_fd, q);
+	err = check_chainable(o, ifindex, ifname, next_fd, q);
 	if (err)
 		return err;
 	fd = bpf_prog_get_fd_by_id(id);
@@ -279,8 +305,7 @@ static int adopt_existing(const struct opts *o, __u32 ifindex,
 			close(fd);
 		return -errno;
 	}
-	mode_flags = q->attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
-							  XDP_FLAGS_DRV_MODE;
+	mode_flags = mode_flags_of(q);
 	if (bpf_map_update_elem(next_fd, &ifindex, &fd, BPF_ANY)) {
 		err = -errno;
 		toe_err("%s: XDP program %s (id %u) cannot be chained after opentoe: %s",
@@ -288,10 +313,7 @@ static int adopt_existing(const struct opts *o, __u32 ifindex,
 		close(fd);
 		return err;
 	}
-	pin_path(path, o->pin_dir,
-		 mode_flags == XDP_FLAGS_SKB_MODE ? "chain_n%lu_if%u_skb" :
-						    "chain_n%lu_if%u_drv",
-		 ifindex);
+	chain_path(path, o, ifindex, mode_flags);
 	u = undo_push(UNDO_CHAIN, path);
 	if (!u) {
 		bpf_map_delete_elem(next_fd, &ifindex);
@@ -299,9 +321,11 @@ static int adopt_existing(const struct opts *o, __u32 ifindex,
 		return -ENOSPC;
 	}
 	u->fd = fd;
+	u->id = pi.id;
 	u->ifindex = ifindex;
 	u->flags = mode_flags;
-	if (bpf_obj_pin(fd, path)) {
+	/* Pinned already by a load killed before it took the program over. */
+	if (pinned_id(path) != pi.id && bpf_obj_pin(fd, path)) {
 		err = -errno;
 		toe_err("cannot pin %s: %s", path, strerror(errno));
 		return err;

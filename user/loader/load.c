@@ -106,6 +106,7 @@ const struct loader_opt load_options[] = {
 	  .set = set_flows, .help =
 "  -f, --flows N          size of toe_flows and toe_fwd\n"
 "                         (default " STR(TOE_FLOWS_DEFAULT) ", toe_fwd " STR(TOE_FWD_DEFAULT) ")\n" },
+	WAIT_OPTION,
 	{ NULL }
 };
 /* clang-format on */
@@ -288,6 +289,17 @@ static int reuse_devmap(struct bpf_map *map, const char *path)
 	return 0;
 }
 
+/* Rollback unpins path if libbpf pinned map there (its id, undo.c). */
+static int record_unpin(const char *path, const struct bpf_map *map)
+{
+	struct undo *u = undo_push(UNDO_UNPIN, path);
+
+	if (!u)
+		return -ENOSPC;
+	u->map = map;
+	return 0;
+}
+
 /*
  * Each map of the table is pinned in the pin folder, or reuses the pin an
  * earlier load left if it has this object's layout.  *flows_existed: a
@@ -313,7 +325,7 @@ static int pin_maps(const struct opts *o, struct opentoe *skel,
 		existed = access(path, F_OK) == 0;
 		if (existed && check_pin_layout(map, path))
 			return -EINVAL;
-		if (!existed && !undo_push(UNDO_UNPIN, path))
+		if (!existed && record_unpin(path, map))
 			return -ENOSPC;
 		if (existed && k == TOE_MAP_ID_FLOWS)
 			*flows_existed = true;
@@ -385,12 +397,18 @@ int cmd_load(struct opts *o)
 	struct opentoe *skel = NULL;
 	bool flows_existed = false;
 	__u32 zero = 0;
-	int i;
+	int i, lock;
 
 	if (o->hook_tc && o->xdp_flags) {
 		toe_err("--xdp-mode does not apply to --hook tc");
 		return 1;
 	}
+	if (check_root())
+		return 1;
+	/* Held until exit: the pin folder is this run's alone (lock.c). */
+	lock = take_change_lock(o, "toe-loader load");
+	if (lock < 0)
+		return 1;
 	if (load_checks(o))
 		goto fail;
 	if (!getenv("TOE_DEBUG"))
@@ -413,10 +431,12 @@ int cmd_load(struct opts *o)
 	for (i = 0; i < o->ndevs; i++)
 		printf("%s%s", i ? ", " : first, o->devs[i]);
 	printf("; pinned in %s\n", o->pin_dir);
+	close(lock);
 	return 0;
 
 fail:
 	rollback(skel ? bpf_map__fd(skel->maps.toe_xdp_next) : -1);
 	opentoe__destroy(skel);
+	close(lock); /* after the rollback: nothing half undone is seen */
 	return 1;
 }

@@ -51,6 +51,7 @@ struct opts {
 	bool json;
 	bool force; /* unload: drop unread bypassed data */
 	double drain_timeout; /* unload: seconds to wait for readers */
+	int wait_ms; /* load, unload: --wait for the datapath's lock */
 };
 
 /*
@@ -81,6 +82,22 @@ extern const struct loader_opt load_options[];
 extern const struct loader_opt status_options[];
 extern const struct loader_opt unload_options[];
 
+/* --wait SECONDS (lock.c): load's and unload's. */
+int set_wait(struct opts *o, const char *arg);
+/* clang-format off */
+#define WAIT_OPTION \
+	{ .name = "wait", .has_arg = required_argument, .key = 'w', \
+	  .set = set_wait, .help = \
+"  -w, --wait SECONDS     wait up to SECONDS (default 10) while another load\n" \
+"                         or unload holds the pin folder's lock\n" }
+/* clang-format on */
+/*
+ * The pin folder's change lock (lock.c tells what it protects), for who
+ * ("toe-loader load"), waiting --wait: its fd (held until it is closed or
+ * the process ends), or -1 after a message naming the holder.
+ */
+int take_change_lock(const struct opts *o, const char *who);
+
 int cmd_load(struct opts *o);
 int cmd_status(struct opts *o);
 int cmd_unload(struct opts *o);
@@ -98,21 +115,30 @@ struct opentoe *toe_skel_open(void);
  * Every change load makes is recorded here first; on failure they are
  * undone in reverse order, so a failed load leaves the system as it was.
  */
+/*
+ * A pin is only ever removed by a rollback if it still holds the object
+ * this run pinned there (its id: a map's, a link's or a program's), never
+ * one another run made in its place.
+ */
 enum undo_kind {
-	UNDO_UNPIN, /* unlink path */
+	UNDO_UNPIN, /* unlink path if it holds map (once created) */
 	UNDO_RMDIR, /* rmdir path */
-	UNDO_LINK, /* detach link fd, unlink path */
+	UNDO_LINK, /* detach link fd, unlink path if it holds link id */
 	UNDO_LINK_UPDATE, /* put prog fd back into link fd */
-	UNDO_CHAIN, /* reattach prog fd on ifindex, clear slot */
+	UNDO_CHAIN, /* reattach prog fd on ifindex, clear slot, unpin id */
 	UNDO_EGRESS, /* delete or restore ifindex in devmap/ifaces */
 	UNDO_PROG_DETACH, /* bpf_prog_detach2 prog fd from map fd2 */
 };
+
+struct bpf_map;
 
 struct undo {
 	enum undo_kind kind;
 	char path[PATH_MAX];
 	int fd;
 	int fd2;
+	__u32 id; /* UNDO_LINK, UNDO_CHAIN: what this run pinned at path */
+	const struct bpf_map *map; /* UNDO_UNPIN: the map libbpf pins there */
 	__u32 ifindex;
 	__u32 flags;
 	bool had_old; /* UNDO_EGRESS: entries to restore */
@@ -148,7 +174,9 @@ bool is_ours(const char *name);
 /* Map id of a sockmap link; the map id of an fd (0 if unknown). */
 __u32 sockmap_link_map_id(const struct bpf_link_info *li);
 __u32 map_id_of(int fd);
-struct bpf_map;
+/* The id of a map, link or program fd, or of what path pins; 0 if none. */
+__u32 obj_id_of(int fd);
+__u32 pinned_id(const char *path);
 /* 0, or -EINVAL (message given) if the pin is not this map's layout. */
 int check_pin_layout(const struct bpf_map *map, const char *path);
 

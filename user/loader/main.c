@@ -53,18 +53,20 @@ static const struct loader_opt common_options[] = {
 static const struct loader_cmd cmds[] = {
 	{ "load", cmd_load, load_options,
 	  "[--dev IFACE]... [--hook xdp|tc] [--xdp-mode native|skb]\n"
-"                       [--cgroup PATH] [--pin-dir DIR] [--flows N]\n",
+"                       [--cgroup PATH] [--pin-dir DIR] [--flows N]\n"
+"                       [--wait SECONDS]\n",
 	  "load the eBPF object, pin every map and link under the pin folder,\n"
 	  "attach sock_ops to the cgroup and XDP to each --dev.  On a loaded\n"
 	  "system the programs are replaced in place; maps keep their contents.\n"
 	  "An XDP program already on an interface is chained after opentoe's\n"
-	  "and put back by unload.  Any failure undoes everything it did.\n" },
+	  "and put back by unload.  Any failure undoes everything it did.\n"
+	  "One load or unload at a time per pin folder: the others wait.\n" },
 	{ "status", cmd_status, status_options,
 	  "[-j] [--pin-dir DIR]\n",
 	  "programs (id, type, attach point, XDP mode) and maps (type, size,\n"
 	  "entries in use).  -j: JSON.\n" },
 	{ "unload", cmd_unload, unload_options,
-	  "[--pin-dir DIR] [--drain-timeout S] [--force]\n",
+	  "[--pin-dir DIR] [--drain-timeout S] [--force] [--wait SECONDS]\n",
 	  "detach and unpin everything opentoe attached and pinned.  Bypassed\n"
 	  "connections first go over TCP; their readers get up to\n"
 	  "--drain-timeout seconds to read what was redirected to them.\n" },
@@ -298,7 +300,9 @@ static void unknown_cmd(const char *name)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .pin_dir = TOE_PIN_DIR_DEFAULT, .drain_timeout = 10 };
+	struct opts o = { .pin_dir = TOE_PIN_DIR_DEFAULT,
+			  .drain_timeout = 10,
+			  .wait_ms = 10000 };
 	const struct loader_cmd *cmd;
 
 	toe_prog = "toe-loader";

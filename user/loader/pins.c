@@ -114,6 +114,34 @@ __u32 map_id_of(int fd)
 	return bpf_obj_get_info_by_fd(fd, &mi, &len) ? 0 : mi.id;
 }
 
+/* bpf_prog_info, bpf_map_info, bpf_link_info: each starts with type, id. */
+union obj_info {
+	struct bpf_prog_info prog;
+	struct bpf_map_info map;
+	struct bpf_link_info link;
+};
+
+__u32 obj_id_of(int fd)
+{
+	union obj_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.map.id;
+}
+
+__u32 pinned_id(const char *path)
+{
+	int fd = bpf_obj_get(path);
+	__u32 id;
+
+	if (fd < 0)
+		return 0;
+	id = obj_id_of(fd);
+	close(fd);
+	return id;
+}
+
 /*
  * A pinned map is reused only if it has this object's layout: pins an
  * older opentoe made (a record that grew a field) are refused by name,

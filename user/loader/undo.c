@@ -68,18 +68,31 @@ static void undo_egress(const struct undo *u)
 	bpf_map_update_elem(u->fd2, &u->ifindex, &u->old_dev, BPF_ANY);
 }
 
+/*
+ * Remove the pin at path only if it holds the object of id (this run's).
+ * Under the change lock no other loader can have pinned anything there;
+ * this also keeps a pin someone made by hand meanwhile.
+ */
+static void unpin_own(const char *path, __u32 id)
+{
+	if (id && path[0] && pinned_id(path) == id)
+		unlink(path);
+}
+
 static void undo_one(const struct undo *u, int next_fd)
 {
 	switch (u->kind) {
 	case UNDO_UNPIN:
-		unlink(u->path);
+		/* No fd: libbpf never created it, or unpinned it itself. */
+		if (bpf_map__fd(u->map) >= 0)
+			unpin_own(u->path, map_id_of(bpf_map__fd(u->map)));
 		break;
 	case UNDO_RMDIR:
-		rmdir(u->path);
+		rmdir(u->path); /* only if empty */
 		break;
 	case UNDO_LINK:
 		bpf_link_detach(u->fd);
-		unlink(u->path);
+		unpin_own(u->path, u->id);
 		break;
 	case UNDO_LINK_UPDATE:
 		bpf_link_update(u->fd, u->fd2, NULL);
@@ -89,7 +102,7 @@ static void undo_one(const struct undo *u, int next_fd)
 		bpf_xdp_attach(u->ifindex, u->fd, u->flags, NULL);
 		if (next_fd >= 0)
 			bpf_map_delete_elem(next_fd, &u->ifindex);
-		unlink(u->path);
+		unpin_own(u->path, u->id);
 		break;
 	case UNDO_PROG_DETACH:
 		bpf_prog_detach2(u->fd, u->fd2, BPF_SK_MSG_VERDICT);

@@ -48,6 +48,7 @@ const struct loader_opt unload_options[] = {
 	{ .name = "force", .has_arg = no_argument, .key = OPT_FORCE, .help =
 "      --force            unload even if bypassed data is still unread (dropped)\n",
 	  .flag = offsetof(struct opts, force) },
+	WAIT_OPTION,
 	{ NULL }
 };
 /* clang-format on */
@@ -295,6 +296,18 @@ static int detach_link(const char *path)
 	return bad;
 }
 
+/*
+ * Whether the program of fd is on ifindex in the mode of flags already (a
+ * load was killed before it took the program over): nothing to put back.
+ */
+static bool still_attached(__u32 ifindex, __u32 flags, int fd)
+{
+	__u32 id = 0;
+
+	return !bpf_xdp_query_id(ifindex, flags, &id) && id &&
+	       id == obj_id_of(fd);
+}
+
 /* Pass 1: put a chained program (pin name n) back on its interface. */
 static void put_back_chained(const char *n, const char *path, int home)
 {
@@ -309,7 +322,7 @@ static void put_back_chained(const char *n, const char *path, int home)
 	if (fd >= 0 && enter_netns(ns) == 0 &&
 	    bpf_xdp_attach(ifindex, fd, flags | XDP_FLAGS_UPDATE_IF_NOEXIST,
 			   NULL) &&
-	    errno != ENODEV)
+	    errno != ENODEV && !still_attached(ifindex, flags, fd))
 		toe_err("cannot put chained XDP program back on ifindex %u: %s",
 			ifindex, strerror(errno));
 	if (fd >= 0)
@@ -361,10 +374,17 @@ static int unload_pass(const struct opts *o, DIR *d, int pass, int home,
 
 int cmd_unload(struct opts *o)
 {
-	int pass, home, bad = 0, left = 0;
+	int pass, home, lock, bad = 0, left = 0;
 	DIR *d;
 
 	if (check_root())
+		return 1;
+	/*
+	 * Held until exit (lock.c): a load waits for the folder to be gone, or
+	 * this waits for it to be complete, never half of either.
+	 */
+	lock = take_change_lock(o, "toe-loader unload");
+	if (lock < 0)
 		return 1;
 	d = opendir(o->pin_dir);
 	if (!d) {
