@@ -520,10 +520,15 @@ EXPORT_SYMBOL_GPL(deactivate_toedev);
 void toedev_tid_released(struct toedev *dev, unsigned int tid)
 {
 	/*
-	 * No lock: the TOM that handed the TID to the device stays attached
-	 * until every TID has been released (its forced detach waits).
+	 * No registry lock (a device may release from any context): the TOM
+	 * stays attached until every TID is released, or until its forced
+	 * detach gives up waiting; then it clears dev->tom_data and waits for
+	 * an RCU grace period before freeing its state, so a release that
+	 * comes late finds no TOM data instead of freed memory.
 	 */
+	rcu_read_lock();
 	READ_ONCE(dev->offload_mod)->tid_released(dev, tid);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(toedev_tid_released);
 

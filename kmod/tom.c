@@ -321,16 +321,21 @@ static int tom_can_offload(struct toedev *dev, const struct toe_flow *flow)
 	return ret;
 }
 
-/* Frees a connection nobody owns any more. */
+/*
+ * Frees a connection nobody owns any more.  The last ntids-- may let a
+ * detach free @td (it waits for ntids == 0 under td->lock, see
+ * tom_all_released()): so every use of @td comes before it, and nothing
+ * after the spin_unlock() touches @td.
+ */
 static void tom_conn_free(struct tom_dev *td, struct tom_conn *c)
 {
+	l2t_put(td, c->l2t_idx);
 	spin_lock(&td->lock);
 	xa_erase(&td->tids, c->tid);
 	td->ntids--;
 	if (!td->ntids)
 		wake_up_all(&td->released);
 	spin_unlock(&td->lock);
-	l2t_put(td, c->l2t_idx);
 	kmem_cache_free(tom_conn_cache, c);
 }
 
@@ -431,12 +436,19 @@ static int tom_close(struct toedev *dev, unsigned int tid)
 /* The device lets go of @tid. */
 static void tom_tid_released(struct toedev *dev, unsigned int tid)
 {
-	struct tom_dev *td = TOM(dev);
+	/* rcu: toedev_tid_released() holds the read lock; tom_detach()
+	 * clears tom_data and waits for a grace period before freeing td
+	 */
+	struct tom_dev *td = READ_ONCE(dev->tom_data);
 	struct tom_conn *c;
 	unsigned int left;
 
-	if (WARN_ON_ONCE(!td))
+	if (!td) {
+		/* a detach that gave up waiting freed it already */
+		pr_info_ratelimited("opentoe: %s released TID %u after its TOM let go\n",
+				    dev->name, tid);
 		return;
+	}
 	spin_lock(&td->lock);
 	c = xa_load(&td->tids, tid);
 	if (!c || !(c->flags & TOM_CONN_DEVICE)) {
@@ -560,7 +572,34 @@ static int tom_attach(struct toedev *dev, const struct toe_id *entry)
 	return 0;
 }
 
-/* Close every host-owned connection and wait for the device's releases. */
+/*
+ * How long a forced detach waits for the device to release its TIDs.  It
+ * may run from the netdev notifier under rtnl: bounded, so a device that
+ * never lets go cannot hang networking.
+ */
+static unsigned int detach_timeout_ms = 5000;
+module_param(detach_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(detach_timeout_ms,
+		 "forced detach: longest wait for the device's TID releases (ms)");
+
+/*
+ * ntids == 0, read under td->lock: once it is seen, the tom_conn_free()
+ * that made it 0 has also left td->lock, so td may be freed.
+ */
+static bool tom_all_released(struct tom_dev *td)
+{
+	bool none;
+
+	spin_lock(&td->lock);
+	none = !td->ntids;
+	spin_unlock(&td->lock);
+	return none;
+}
+
+/*
+ * Close every host-owned connection and wait, a bounded time
+ * (detach_timeout_ms), for the device's releases.
+ */
 static void tom_shutdown(struct tom_dev *td)
 {
 	struct toedev *dev = td->tdev;
@@ -590,10 +629,31 @@ static void tom_shutdown(struct tom_dev *td)
 			tom_conn_free(td, c);
 	}
 
-	while (!wait_event_timeout(td->released, !READ_ONCE(td->ntids),
-				   10 * HZ))
-		pr_info("opentoe: %s: waiting for the device to release %u TIDs\n",
-			dev->name, READ_ONCE(td->ntids));
+	if (wait_event_timeout(td->released, tom_all_released(td),
+			       msecs_to_jiffies(READ_ONCE(detach_timeout_ms))))
+		return;
+	/*
+	 * The device holds TIDs past the limit: give up, so that a netdev
+	 * notifier holding rtnl does not hang networking.  tom_detach() frees
+	 * what is left; a late release finds no TOM (tom_tid_released()).
+	 */
+	spin_lock(&td->lock);
+	xa_for_each(&td->tids, i, c)
+		pr_warn("opentoe: %s: detach gave up after %u ms: TID %lu still held by the device (flags %#x)\n",
+			dev->name, detach_timeout_ms, i, c->flags);
+	spin_unlock(&td->lock);
+}
+
+/* After a shutdown that gave up: what the device never released. */
+static void tom_free_left(struct tom_dev *td)
+{
+	struct tom_conn *c;
+	unsigned long i;
+
+	xa_for_each(&td->tids, i, c) {
+		xa_erase(&td->tids, i);
+		kmem_cache_free(tom_conn_cache, c);
+	}
 }
 
 static int tom_detach(struct toedev *dev, bool force)
@@ -615,9 +675,12 @@ static int tom_detach(struct toedev *dev, bool force)
 	spin_lock(&tom_devs_lock);
 	list_del_rcu(&td->list);
 	spin_unlock(&tom_devs_lock);
-	synchronize_rcu();	/* the netevent notifier is done with it */
+	WRITE_ONCE(dev->tom_data, NULL);
+	/* the netevent notifier and tom_tid_released() are done with td */
+	synchronize_rcu();
 
 	dev->close(dev);
+	tom_free_left(td);
 	xa_destroy(&td->tids);
 	xa_destroy(&td->stids);
 	kfree(td->l2t);

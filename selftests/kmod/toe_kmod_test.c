@@ -1209,6 +1209,111 @@ static void test_lldev_gone(void)
 	tap(!ret, "and it can be deleted (%d)", ret);
 }
 
+#define DETACH_TIMEOUT "/sys/module/opentoe/parameters/detach_timeout_ms"
+
+/*
+ * A forced detach is bounded (detach_timeout_ms): a device that holds a
+ * TID the host closed longer than that does not hold up the netdev
+ * notifier (it runs under rtnl), and the device's late release finds no
+ * TOM instead of freed memory (slub_debug and the log check catch it).
+ */
+static void test_detach_bounded(void)
+{
+	struct devinfo d = { 0 };
+	int idx, tid, ret;
+	double t0, secs;
+
+	sh("/usr/sbin/ip link add veth4 type veth peer name veth5");
+	sh("/usr/sbin/ip addr add 10.4.0.1/24 dev veth4; /usr/sbin/ip link set veth4 up; /usr/sbin/ip link set veth5 up");
+	sh("/usr/sbin/ip neigh replace 10.4.0.2 lladdr 02:00:00:00:04:02 nud permanent dev veth4");
+	ret = write_file(DETACH_TIMEOUT, "300");
+	tap(!ret, "detach_timeout_ms is a module parameter, set to 300 (%d)", ret);
+	ret = sim_new(60, "veth4", 3, 8, "late%d");
+	idx = sim_index(60);
+	sim_knob(60, "release_delay_ms", 3000);
+	tid = ret ? ret : tid_alloc4(&nl, idx, "10.4.0.2", 7000, NULL);
+	ret = tid < 0 ? tid : tid_free(&nl, idx, tid);
+	tap(!ret, "a TID closed by the host, held by the device for 3 s (TID %d, %d)", tid, ret);
+	t0 = now();
+	ret = sh("/usr/sbin/ip link del veth4");
+	secs = now() - t0;
+	tap(!ret && secs < 2.0 && !dev_get(&nl, idx, &d) && !d.tom[0],
+	    "net_device deleted meanwhile: the forced detach gave up after %.2f s (limit 0.3 s) and let it go", secs);
+	msleep(3500);		/* the late release comes: no TOM any more */
+	ret = sim_del(60);
+	tap(!ret, "after the late release the device is deleted (%d)", ret);
+	write_file(DETACH_TIMEOUT, "5000");
+}
+
+struct race_arg {
+	int idx;
+	int errors;
+	int frees;
+};
+
+static volatile int stop_race;
+
+/* TIDs allocated and closed as fast as possible: the device releases them
+ * from its worker while the main thread detaches.
+ */
+static void *race_releases(void *p)
+{
+	struct race_arg *a = p;
+	struct nl n;
+	int tid, i = 0;
+
+	if (nl_open(&n)) {
+		a->errors++;
+		return NULL;
+	}
+	while (!stop_race) {
+		tid = tid_alloc4(&n, a->idx, "10.1.0.2", 7100 + (i++ % 64), NULL);
+		if (tid >= 0 && !tid_free(&n, a->idx, tid))
+			a->frees++;
+	}
+	close(n.fd);
+	return NULL;
+}
+
+/*
+ * 1,000 detaches (not forced: they succeed only when no TID is held) race
+ * with the device's releases: a detach that sees the last TID go must not
+ * free the TOM's state while that release is still using it.
+ */
+static void test_detach_race(void)
+{
+	struct race_arg a = { 0 };
+	int i, ret, detached = 0, busy = 0, bad = 0;
+	pthread_t th;
+
+	ret = sim_new(61, "veth0", 3, 4, "race%d");
+	a.idx = sim_index(61);
+	sim_knob(61, "release_delay_ms", 0);
+	if (ret || pthread_create(&th, NULL, race_releases, &a)) {
+		tap(false, "detach race: set-up (%d)", ret);
+		return;
+	}
+	for (i = 0; i < 1000; i++) {
+		ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, a.idx);
+		if (!ret) {
+			detached++;
+			if (dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, a.idx))
+				bad++;
+		} else if (ret == -EBUSY) {
+			busy++;
+		} else {
+			bad++;
+		}
+	}
+	stop_race = 1;
+	pthread_join(th, NULL);
+	diag("detach race: %d detached, %d busy, %d TIDs released", detached, busy, a.frees);
+	tap(!bad && !a.errors && detached > 0 && a.frees > 0,
+	    "1,000 detaches racing with TID releases: %d detached, %d EBUSY, %d bad", detached, busy, bad);
+	ret = sim_del(61);
+	tap(!ret, "and the device is deleted (%d)", ret);
+}
+
 /* Devices are seen from the namespace of their net_device only. */
 static void test_netns(void)
 {
@@ -1536,6 +1641,8 @@ int main(int argc, char **argv)
 	test_policy();
 	test_unprivileged();
 	test_lldev_gone();
+	test_detach_bounded();
+	test_detach_race();
 	test_netns();
 	test_stress();
 	test_rmmod();
