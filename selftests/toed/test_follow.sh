@@ -46,6 +46,7 @@ NEW_STATS=$(pin_id toe_stats)
 t0=$(date +%s%N)
 picked() { test "$(st .datapath.stats_map_id)" = "$NEW_STATS"; }
 check "status: the new stats map ($OLD_STATS -> $NEW_STATS)" wait_for 2 picked
+echo "# status showed the new datapath $(( ($(date +%s%N) - t0) / 1000000 )) ms after the load"
 check "monitor: a datapath loaded event" wait_for 3 has_ev loaded
 check "toed logged it" wait_for 2 grep -q "datapath loaded: $PIN" "$TOED_LOG"
 serial_new() { test "$(policy_serial)" -ge 1; }
@@ -75,7 +76,6 @@ in_new() {
 check "... as bpftool sees it" wait_for 2 in_new
 wait $HELDPID
 check "the flow completed" jq -e '.conns[0].sent == 1000' "$HELD"
-echo "# picked up in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 
 # --- one toed per datapath, whatever the run folder
 out=$(nsx a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$CONF_DIR/run2" 2>&1); rc=$?
