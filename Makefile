@@ -4,7 +4,9 @@
 #   make            build the eBPF objects, skeletons and user programs
 #   make check      install what is missing, build, run every selftest (root)
 #   make demo       install what is missing, build, run the demo (root)
-#   make fuzz       differential parser fuzzing, 1,000,000 packets
+#   make fuzz       differential parser fuzzing, 1,000,000 packets; the
+#                   configuration and control-request parsers, 60 s each
+#   make soak       toed under load for 60 s (root)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 O        ?= build
@@ -33,14 +35,14 @@ UTIL      := $(O)/util.o $(O)/dplock.o
 # user/ files it shares.
 TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
 TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o \
-	     $(O)/nlmsg.o
+	     $(O)/nlmsg.o $(O)/dplock.o
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
-FUZZERS   := $(O)/config/fuzz_config
+FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem
-.PHONY: all deps check demo fuzz install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+.PHONY: all deps check demo fuzz soak install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -82,6 +84,12 @@ $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$(DEPFLAGS) -Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
+
+# libFuzzer + ASan + UBSan build of toed's control-request parser.
+$(O)/ctl/fuzz_ctl: selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$(DEPFLAGS) -Iuser/toed selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c -o $@
 
 $(O)/bench/%: bench/%.c
 	@mkdir -p $(@D)
@@ -141,6 +149,11 @@ bench-parser: $(O)/vmlinux.h
 fuzz: $(O)/vmlinux.h $(FUZZERS)
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) fuzz
 	@TOE_CONFIG_FUZZ_SECONDS=60 bash selftests/run.sh selftests/config/test_config_fuzz.sh
+	@TOE_CTL_FUZZ_SECONDS=60 bash selftests/run.sh selftests/toed/test_ctl_fuzz.sh
+
+# toed under load for 60 s: 1,000 requests/s, 1,000 connections/s (root).
+soak: all
+	@TOE_SOAK_LONG=1 TOE_NO_BUILD=1 bash selftests/run.sh selftests/toed/test_soak.sh
 
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
 

@@ -684,6 +684,17 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 
 int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen)
 {
+	char *text = NULL;
+	size_t len;
+	int ret = toe_cfg_load_text(path, c, &text, &len, err, errlen);
+
+	free(text);
+	return ret;
+}
+
+int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text, size_t *len,
+		      char *err, size_t errlen)
+{
 	struct stat st;
 	char *buf;
 	ssize_t got;
@@ -724,7 +735,12 @@ int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen)
 		off += got;
 	close(fd);
 	ret = toe_cfg_parse(path, buf, off, c, err, errlen);
-	free(buf);
+	if (ret) {
+		free(buf);
+	} else {
+		*text = buf;
+		*len = off;
+	}
 	return ret;
 }
 

@@ -67,6 +67,9 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 		  struct toe_cfg *c, char *err, size_t errlen);
 /* Read and parse a file; refuses one not owned by root or writable by others. */
 int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen);
+/* toe_cfg_load, and the text it parsed (*text malloc'd) when it succeeds. */
+int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text, size_t *len,
+		      char *err, size_t errlen);
 void toe_cfg_free(struct toe_cfg *c);
 
 /* Network-order mask of a prefix length (IPv4 in word 0). */

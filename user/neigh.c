@@ -309,7 +309,8 @@ static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset
 		nl->st.malformed++;
 		return;
 	}
-	if (!r || !toe_nl_is_tracked(nl, k.ifindex))
+	/* no datapath (toed waits for one): nothing to mirror into */
+	if (!r || !toe_nl_is_tracked(nl, k.ifindex) || nl->neigh_map < 0)
 		return;
 	/*
 	 * NOARP entries are the kernel's multicast, broadcast and point-to-
@@ -356,7 +357,7 @@ static void addr_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset 
 		nl->st.malformed++;
 		return;
 	}
-	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+	if ((ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6) || nl->local_map < 0)
 		return;
 	need = ifa->ifa_family == AF_INET6 ? 16 : 4;
 	for (a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len)) {

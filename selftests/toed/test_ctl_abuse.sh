@@ -27,7 +27,8 @@ hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
 # matches PATTERN, and is still alive afterwards.
 send_err() {
 	local desc=$1 bytes=$2 pat=$3 out
-	out=$($CTLC "$SOCK" send "$bytes" | head -c 300 | tr -d '\0')
+	# the bytes on stdin: a 100 KB line is past the 128 KiB of one argument
+	out=$($CTLC "$SOCK" send - <<<"$bytes" | head -c 300 | tr -d '\0')
 	if [[ $out == error* ]] && grep -qE -- "$pat" <<<"$out" && alive; then
 		ok "$desc: $(head -n 1 <<<"$out")"
 	else

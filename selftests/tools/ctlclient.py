@@ -3,9 +3,10 @@
 """A raw client of toed's control socket, for the tests that abuse it.
 
   ctlclient.py SOCK send HEXBYTES [--timeout S]
-      send the bytes (hex), half-close, print toed's whole answer (stdout,
-      bytes as they came); exit 3 if toed closed without a word, 2 on a
-      time-out.
+      send the bytes (hex; "-": read the hex from stdin, for inputs past
+      the kernel's 128 KiB limit on one argument), half-close, print toed's
+      whole answer (stdout, bytes as they came); exit 3 if toed closed
+      without a word, 2 on a time-out.
   ctlclient.py SOCK idle N SECONDS
       open N connections, send nothing, hold them SECONDS, print how many
       toed closed (and after how long the first one was closed).
@@ -131,7 +132,10 @@ def main():
     path, op = sys.argv[1], sys.argv[2]
     if op == "send":
         t = float(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[4] == "--timeout" else 5.0
-        return cmd_send(path, sys.argv[3], t)
+        hexbytes = sys.argv[3]
+        if hexbytes == "-":
+            hexbytes = "".join(sys.stdin.read().split())
+        return cmd_send(path, hexbytes, t)
     if op == "idle":
         return cmd_idle(path, int(sys.argv[3]), float(sys.argv[4]))
     if op == "drip":

@@ -1,71 +1,143 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * toed applies the configuration: at start, on SIGHUP and toectl reload
- * (the file read again), and when the kernel module's devices change (the
- * configuration in force, merged again with them).  It logs the result,
- * tells the monitor clients and fires the policy_applied/policy_failed
- * USDT probes.
+ * (the file read again), when the kernel module's devices change (the
+ * configuration in force, merged again with them) and when the datapath
+ * was loaded again under it.  Every apply holds the datapath's change lock
+ * (dplock.h), waiting a bounded time for a loader or toed --apply, and
+ * records the policy's source next to it (toe_policy_src_write) so that
+ * whoever asks later knows what is in force.  It logs the result, tells
+ * the monitor clients and fires the policy_applied/policy_failed USDT
+ * probes.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/sdt.h>
+#include <unistd.h>
+#include "dplock.h"
 #include "toed.h"
+
+#define CHANGE_WAIT_MS 2000 /* for a loader or toed --apply to finish */
+
+/* Take the datapath's change lock unless toed holds it already (datapath.c). */
+int change_lock(const char *who, int wait_ms, char *err, size_t errlen)
+{
+	if (D->change_lock >= 0)
+		return 0;
+	D->change_lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, who,
+					 wait_ms, err, errlen);
+	return D->change_lock < 0 ? -1 : 0;
+}
+
+void change_unlock(void)
+{
+	if (D->change_lock >= 0)
+		close(D->change_lock);
+	D->change_lock = -1;
+}
+
+/* A configuration applied or waiting for a datapath: the one in force now. */
+static void adopt(struct toe_cfg *cfg, char *text, size_t len)
+{
+	toe_cfg_free(&D->cfg);
+	D->cfg = *cfg;
+	free(D->cfg_text);
+	D->cfg_text = text;
+	D->cfg_len = len;
+}
+
+static void applied(const struct toe_apply_stats *st,
+		    const struct toe_cfg *merged, const char *why)
+{
+	char text[256], json[256];
+
+	D->kmod_dirty = false;
+	kmod_map_refresh();
+	D->ast = *st;
+	D->applied_ns = toe_now_ns();
+	D->reload_ok++;
+	DTRACE_PROBE4(toed, policy_applied, st->serial, st->rules, st->cells,
+		      (unsigned long long)(st->ms * 1000));
+	logm(LOG_INFO,
+	     "%s: applied policy %llu%s: %u rules, %u shapes, %u cells, %d devices (%d added from the kernel module) in %.1f ms",
+	     D->config, (unsigned long long)st->serial, why, st->rules,
+	     st->tuples, st->cells, merged->ndevs, merged->ndevs - D->cfg.ndevs,
+	     st->ms);
+	if (mon_any()) {
+		snprintf(text, sizeof(text),
+			 "[policy] applied %llu: %u rules from %s\n",
+			 (unsigned long long)st->serial, st->rules, D->config);
+		snprintf(
+			json, sizeof(json),
+			"{\"event\":\"policy\",\"serial\":%llu,\"rules\":%u}\n",
+			(unsigned long long)st->serial, st->rules);
+		mon_send(text, json);
+	}
+	D->retrack = true;
+}
+
+/* cfg merged with the module's devices, applied under the change lock, recorded. */
+static int apply_locked(const struct toe_cfg *cfg, const char *text, size_t len,
+			struct toe_apply_stats *st, struct toe_cfg *merged,
+			char *e, size_t elen)
+{
+	bool took = D->change_lock < 0;
+	char w[512];
+	int ret;
+
+	if (change_lock("toed apply", CHANGE_WAIT_MS, e, elen))
+		return -1;
+	kmod_merge(cfg, merged);
+	ret = toe_policy_apply(D->pin_dir, merged, st, e, elen);
+	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
+					 text ? text : "", len, w, sizeof(w)))
+		logm(LOG_WARN, "the policy's source is not recorded: %s", w);
+	if (took)
+		change_unlock();
+	return ret;
+}
 
 /*
  * Apply the configuration: the file read again (reload), or the one in
- * force (a device of the kernel module appeared, changed or went), merged
- * with the module's devices.
+ * force (why says what changed), merged with the module's devices.
  */
-int apply(bool reload, char *err, size_t errlen)
+int apply(bool reload, const char *why, char *err, size_t errlen)
 {
 	struct toe_apply_stats st;
 	struct toe_cfg cfg, merged;
-	char e[1024];
+	char e[1024], *text = NULL;
+	size_t len = 0;
 
-	if (reload && toe_cfg_load(D->config, &cfg, e, sizeof(e))) {
+	if (reload &&
+	    toe_cfg_load_text(D->config, &cfg, &text, &len, e, sizeof(e))) {
 		toe_cfg_free(&cfg);
 		snprintf(err, errlen, "%s; the policy in force is unchanged",
 			 e);
 		goto fail;
 	}
-	kmod_merge(reload ? &cfg : &D->cfg, &merged);
-	if (toe_policy_apply(D->pin_dir, &merged, &st, e, sizeof(e))) {
-		if (reload)
+	if (!D->dp.loaded) {
+		if (reload) /* valid: it is applied when the datapath appears */
+			adopt(&cfg, text, len);
+		snprintf(err, errlen,
+			 "opentoe is not loaded at %s (toe-loader load)",
+			 D->pin_dir);
+		goto fail;
+	}
+	if (apply_locked(reload ? &cfg : &D->cfg, reload ? text : D->cfg_text,
+			 reload ? len : D->cfg_len, &st, &merged, e,
+			 sizeof(e))) {
+		if (reload) {
 			toe_cfg_free(&cfg);
+			free(text);
+		}
 		snprintf(err, errlen,
 			 "%s: %s; the policy in force is unchanged", D->config,
 			 e);
 		goto fail;
 	}
-	if (reload) {
-		toe_cfg_free(&D->cfg);
-		D->cfg = cfg;
-	}
-	D->kmod_dirty = false;
-	kmod_map_refresh();
-	D->ast = st;
-	D->applied_ns = toe_now_ns();
-	D->reload_ok++;
-	DTRACE_PROBE4(toed, policy_applied, st.serial, st.rules, st.cells,
-		      (unsigned long long)(st.ms * 1000));
-	logm(LOG_INFO,
-	     "%s: applied policy %llu%s: %u rules, %u shapes, %u cells, %d devices (%d added from the kernel module) in %.1f ms",
-	     D->config, (unsigned long long)st.serial,
-	     reload ? "" : " (the kernel module's devices changed)", st.rules,
-	     st.tuples, st.cells, merged.ndevs, merged.ndevs - D->cfg.ndevs,
-	     st.ms);
-	if (mon_any()) {
-		char text[256], json[256];
-
-		snprintf(text, sizeof(text),
-			 "[policy] applied %llu: %u rules from %s\n",
-			 (unsigned long long)st.serial, st.rules, D->config);
-		snprintf(
-			json, sizeof(json),
-			"{\"event\":\"policy\",\"serial\":%llu,\"rules\":%u}\n",
-			(unsigned long long)st.serial, st.rules);
-		mon_send(text, json);
-	}
-	D->retrack = true;
+	if (reload)
+		adopt(&cfg, text, len);
+	applied(&st, &merged, why);
 	return 0;
 fail:
 	D->reload_failed++;
@@ -74,9 +146,24 @@ fail:
 	return -1;
 }
 
+/* The file, read and checked at start: applied when the datapath is there. */
+int config_load(char *err, size_t errlen)
+{
+	struct toe_cfg cfg;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, errlen)) {
+		toe_cfg_free(&cfg);
+		return -1;
+	}
+	adopt(&cfg, text, len);
+	return 0;
+}
+
 /* Reload: the module's devices read again, the file read again, applied. */
 int do_apply(char *err, size_t errlen)
 {
 	kmod_read_devs();
-	return apply(true, err, errlen);
+	return apply(true, "", err, errlen);
 }

@@ -1,109 +1,55 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * toed's control socket: one request per connection, "<command> [-j]
- * [args]" on one line, answered "ok\n" then the output, or "error
- * <message>\n"; the connection is then closed, except for monitor, which
- * streams events until the client goes away.  Only root may ask.  The
- * commands are the rows of one table (cmds[]).
+ * [args]" on one line (ctl_parse.c), answered "ok\n" then the output, or
+ * "error <message>\n"; the connection is then shut down, except for
+ * monitor, which streams events until the client goes away.  Only root may
+ * ask.
+ *
+ * Nothing here blocks the epoll loop: every client socket is non-blocking
+ * and has a slot in D->cl (MAX_CLIENTS of them; one more is told so and
+ * closed).  A client has CTL_DEADLINE_NS to send its whole request and as
+ * long again to read its answer; past either it is dropped and counted.
+ * After its answer toed shuts the socket down for writing and reads what
+ * the client still sends until it closes (CTL_LINGER_NS at most): closing
+ * on unread bytes would reset the connection and lose the answer.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
+#include "ctl_parse.h"
 #include "toed.h"
 
-#define REQ_MAX 512 /* a request line, its newline included */
-#define MAX_WORDS 16 /* words of a request, -j left out */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-/* A parsed request. */
-struct ctl_req {
-	const struct ctl_cmd *cmd; /* its row of cmds[] */
-	int fd; /* the client */
-	char *w[MAX_WORDS]; /* the command, then its arguments */
-	int nw;
-	bool json; /* -j */
-};
+_Static_assert(sizeof(((struct client *)0)->in) == CTL_REQ_MAX,
+	       "client buffer");
 
-/* What a command did with the client: answered it, or kept it (monitor). */
-enum ctl_done { CTL_REPLY, CTL_KEPT };
-
-struct ctl_cmd;
-
-/* What reading a request gave. */
-enum ctl_read { CTL_READ_OK, CTL_READ_BAD };
-
+/* A command: what it shows (a view) or does, and whether it needs the datapath. */
 struct ctl_cmd {
-	const char *name;
-	enum ctl_done (*run)(struct ctl_req *r, FILE *out);
-	void (*view)(FILE *f, bool json); /* what cmd_view shows */
-	bool args; /* takes arguments; the others refuse any */
-	const char *help; /* what it answers (not sent: for the reader) */
+	void (*view)(FILE *f, bool json); /* NULL: run */
+	bool (*run)(struct client *c, const struct ctl_request *r, FILE *out);
+	bool needs_dp;
 };
 
-/* A view: "ok\n", then the view, text or JSON. */
-static enum ctl_done cmd_view(struct ctl_req *r, FILE *out)
+static void view_flows(FILE *f, const struct ctl_request *r)
 {
-	fprintf(out, "ok\n");
-	r->cmd->view(out, r->json);
-	return CTL_REPLY;
+	struct toe_flow_filter flt = { .dev = r->dev, .port = r->port };
+
+	toe_view_flows(f, r->json, &D->m, &flt, tid_of, NULL);
 }
 
-static void view_neigh(FILE *f, bool json)
-{
-	toe_view_neigh(f, json, &D->m);
-}
-
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* flows [dev NAME] [port N] */
-static enum ctl_done cmd_flows(struct ctl_req *r, FILE *out)
-{
-	struct toe_flow_filter flt = { .dev = NULL, .port = -1 };
-	int i;
-
-	for (i = 1; i < r->nw; i += 2) {
-		if (i + 1 >= r->nw) {
-			fprintf(out, "error '%.64s' needs a value\n", r->w[i]);
-			return CTL_REPLY;
-		}
-		if (!strcmp(r->w[i], "dev")) {
-			flt.dev = r->w[i + 1];
-		} else if (!strcmp(r->w[i], "port")) {
-			if (!is_number(r->w[i + 1]) ||
-			    atoi(r->w[i + 1]) > 65535) {
-				fprintf(out,
-					"error bad port '%.64s' (expected 0-65535)\n",
-					r->w[i + 1]);
-				return CTL_REPLY;
-			}
-			flt.port = atoi(r->w[i + 1]);
-		} else {
-			fprintf(out,
-				"error unknown filter '%.64s' (expected dev NAME or port N)\n",
-				r->w[i]);
-			return CTL_REPLY;
-		}
-	}
-	fprintf(out, "ok\n");
-	toe_view_flows(out, r->json, &D->m, &flt, tid_of, NULL);
-	return CTL_REPLY;
-}
-
-static enum ctl_done cmd_reload(struct ctl_req *r, FILE *out)
+static bool cmd_reload(struct client *c, const struct ctl_request *r, FILE *out)
 {
 	char err[1200];
 
+	(void)c;
 	if (do_apply(err, sizeof(err))) {
 		fprintf(out, "error %s\n", err);
 	} else if (r->json) {
@@ -116,209 +62,356 @@ static enum ctl_done cmd_reload(struct ctl_req *r, FILE *out)
 			(unsigned long long)D->ast.serial, D->ast.rules,
 			D->config, D->ast.ms);
 	}
-	return CTL_REPLY;
+	return true;
 }
 
-/* The client becomes a monitor: "ok\n", then events (events.c). */
-static enum ctl_done cmd_monitor(struct ctl_req *r, FILE *out)
+static void client_free(struct client *c, bool close_fd);
+
+/* The client becomes a monitor: "ok\n", then events (events.c).  False: kept. */
+static bool cmd_monitor(struct client *c, const struct ctl_request *r,
+			FILE *out)
 {
 	int slot = mon_free_slot();
 
 	if (slot < 0) {
 		fprintf(out, "error too many monitors (%d)\n", MAX_MON);
-		return CTL_REPLY;
-	}
-	if (send(r->fd, "ok\n", 3, MSG_NOSIGNAL) != 3)
-		close(r->fd);
-	else
-		mon_attach(slot, r->fd, r->json);
-	return CTL_KEPT;
-}
-
-static const struct ctl_cmd cmds[] = {
-	{ "status", cmd_view, view_status, false,
-	  "the daemon, the policy in force, the interfaces mirrored, the module" },
-	{ "devices", cmd_view, view_devices, false,
-	  "the datapath's devices, with the kernel module's counts for its own" },
-	{ "flows", cmd_flows, NULL, true,
-	  "the connections and the routed flows; filters: dev NAME, port N" },
-	{ "neigh", cmd_view, view_neigh, false,
-	  "the mirrored neighbour table" },
-	{ "policy", cmd_view, view_policy, false,
-	  "the configuration in force, in the file's syntax" },
-	{ "stats", cmd_view, view_stats, false,
-	  "the datapath's counters and toed's" },
-	{ "reload", cmd_reload, NULL, false,
-	  "read the configuration file again and apply it" },
-	{ "monitor", cmd_monitor, NULL, false,
-	  "events, streamed until the client goes away" },
-};
-#define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
-
-static const struct ctl_cmd *cmd_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_CMDS; i++)
-		if (!strcmp(cmds[i].name, name))
-			return &cmds[i];
-	return NULL;
-}
-
-/* "error unknown command ..." naming the table's commands: "a, b or c". */
-static void unknown_command(FILE *out, const char *name)
-{
-	size_t i;
-
-	fprintf(out, "error unknown command '%.64s' (expected ", name);
-	for (i = 0; i < N_CMDS; i++) {
-		const char *sep = i == N_CMDS - 1 ? " or " : ", ";
-
-		fprintf(out, "%s%s", i ? sep : "", cmds[i].name);
-	}
-	fprintf(out, ")\n");
-}
-
-/* The client is root, or it is told no (and counted, and logged). */
-static bool client_allowed(int fd, struct ucred *cred, FILE *out)
-{
-	socklen_t cl = sizeof(*cred);
-
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &cl) &&
-	    cred->uid == 0)
 		return true;
-	D->refused_clients++;
-	logm(LOG_WARN, "refused a control client: uid %d pid %d is not root",
-	     (int)cred->uid, (int)cred->pid);
-	fprintf(out,
-		"error permission denied: toectl must be run as root (you are uid %d)\n",
-		(int)cred->uid);
+	}
+	epoll_ctl(D->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (send(c->fd, "ok\n", 3, MSG_NOSIGNAL | MSG_DONTWAIT) == 3)
+		mon_attach(slot, c->fd, r->json);
+	else
+		close(c->fd);
+	client_free(c, false);
 	return false;
 }
 
-/* One text line into req (REQ_MAX + 1 bytes), its newline cut; or an error in out. */
-static enum ctl_read read_request(int fd, char *req, FILE *out)
+static const struct ctl_cmd cmds[CTL__NCMDS] = {
+	[CTL_STATUS] = { view_status, NULL, false },
+	[CTL_DEVICES] = { view_devices, NULL, true },
+	[CTL_FLOWS] = { NULL, NULL, true }, /* view_flows: it takes filters */
+	[CTL_NEIGH] = { view_neigh, NULL, true },
+	[CTL_POLICY] = { view_policy, NULL, true },
+	[CTL_STATS] = { view_stats, NULL, true },
+	[CTL_RELOAD] = { NULL, cmd_reload, true },
+	[CTL_MONITOR] = { NULL, cmd_monitor, false },
+};
+
+/* ------------------------------------------------------------ clients */
+
+static int client_epoll(struct client *c, int op, __u32 events)
 {
-	size_t got = 0;
-	char *nl;
+	struct epoll_event ev = {
+		.events = events,
+		.data.u64 = ((__u64)SRC_CLIENT << 32) | (c->gen << 8) |
+			    (__u32)(c - D->cl),
+	};
 
-	while (got < REQ_MAX) {
-		ssize_t n = recv(fd, req + got, REQ_MAX - got, 0);
-
-		if (n <= 0)
-			break;
-		got += n;
-		if (memchr(req, '\n', got))
-			break;
-	}
-	req[got] = 0;
-	nl = memchr(req, '\n', got);
-	if (!nl) {
-		fprintf(out, "error request too long or incomplete\n");
-		return CTL_READ_BAD;
-	}
-	/* strchr would stop at it and find no newline: toed crashed. */
-	if (memchr(req, 0, nl - req)) {
-		fprintf(out, "error request has a NUL byte\n");
-		return CTL_READ_BAD;
-	}
-	*nl = 0;
-	return CTL_READ_OK;
+	return epoll_ctl(D->epfd, op, c->fd, &ev);
 }
 
-/* The words of a request, -j taken out as r->json; or an error in out. */
-static enum ctl_read split_words(char *req, struct ctl_req *r, FILE *out)
+/* Read and drop what the client sent: closing on unread bytes resets it. */
+static ssize_t drain(int fd)
 {
-	char *save = NULL, *tok;
+	char junk[4096];
+	ssize_t n, total = 0;
 
-	for (tok = strtok_r(req, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save)) {
-		if (!strcmp(tok, "-j")) {
-			r->json = true;
-			continue;
-		}
-		if (r->nw == MAX_WORDS) {
-			fprintf(out, "error too many arguments\n");
-			return CTL_READ_BAD;
-		}
-		r->w[r->nw++] = tok;
-	}
-	if (!r->nw) {
-		fprintf(out, "error empty request\n");
-		return CTL_READ_BAD;
-	}
-	return CTL_READ_OK;
+	while ((n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT)) > 0 &&
+	       total < (1 << 20))
+		total += n;
+	return n;
 }
 
-/* Read, check and run one request; what became of the client. */
-static enum ctl_done handle(int fd, FILE *out)
+static void client_free(struct client *c, bool close_fd)
 {
-	struct ctl_req r = { .fd = fd };
-	const struct ctl_cmd *c;
-	char req[REQ_MAX + 1];
-	struct ucred cred;
-
-	if (!client_allowed(fd, &cred, out) ||
-	    read_request(fd, req, out) != CTL_READ_OK)
-		return CTL_REPLY;
-	D->requests++;
-	if (split_words(req, &r, out) != CTL_READ_OK)
-		return CTL_REPLY;
-	logm(LOG_DEBUG, "request '%s' from pid %d", r.w[0], (int)cred.pid);
-	c = r.cmd = cmd_find(r.w[0]);
-	if ((!c || !c->args) && r.nw > 1) {
-		fprintf(out, "error '%s' takes no argument (got '%.64s')\n",
-			r.w[0], r.w[1]);
-		return CTL_REPLY;
+	if (close_fd) {
+		drain(c->fd);
+		close(c->fd); /* leaves the epoll set with it */
 	}
-	if (!c) {
-		unknown_command(out, r.w[0]);
-		return CTL_REPLY;
-	}
-	return c->run(&r, out);
+	free(c->out);
+	c->out = NULL;
+	c->fd = -1;
+	c->state = CL_FREE;
 }
 
-/* Send the whole reply; a client that stalls past the send timeout loses it. */
-static void send_reply(int fd, const char *body, size_t blen)
+/* Write what the answer has left; all of it: shut down and linger. */
+static void client_flush(struct client *c)
 {
-	size_t off = 0;
+	while (c->outoff < c->outlen) {
+		ssize_t n = send(c->fd, c->out + c->outoff,
+				 c->outlen - c->outoff,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
-	while (off < blen) {
-		ssize_t n = send(fd, body + off, blen - off, MSG_NOSIGNAL);
-
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return; /* EPOLLOUT brings us back */
 		if (n <= 0) {
-			logm(LOG_WARN, "control client went away or stalled");
-			break;
+			client_free(c, true);
+			return;
 		}
-		off += n;
+		c->outoff += n;
 	}
+	free(c->out);
+	c->out = NULL;
+	shutdown(c->fd, SHUT_WR);
+	c->state = CL_LINGER;
+	c->deadline = toe_now_ns() + CTL_LINGER_NS;
+	if (client_epoll(c, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP))
+		client_free(c, true);
 }
 
-/*
- * One control client: read its request (2 s at most), answer it and close
- * it, unless it became a monitor.
- */
-void serve(int fd)
+/* Start writing the answer (body, malloc'd: the client owns it now). */
+static void client_answer(struct client *c, char *body, size_t len)
 {
-	struct timeval tv = { .tv_sec = 2 };
+	c->out = body;
+	c->outlen = len;
+	c->outoff = 0;
+	c->state = CL_WRITE;
+	c->deadline = toe_now_ns() + CTL_DEADLINE_NS;
+	if (client_epoll(c, EPOLL_CTL_MOD, EPOLLOUT)) {
+		client_free(c, true);
+		return;
+	}
+	client_flush(c);
+}
+
+/* An answer made of one line. */
+static void client_say(struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void client_say(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		client_free(c, true);
+		return;
+	}
+	client_answer(c, s, n);
+}
+
+/* Run a parsed request; its answer, unless the client became a monitor. */
+static void client_run(struct client *c, const struct ctl_request *r)
+{
+	const struct ctl_cmd *cmd = &cmds[r->cmd];
 	char *body = NULL;
 	size_t blen = 0;
+	bool answer = true;
 	FILE *out;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	logm(LOG_DEBUG, "request '%s'", ctl_cmd_name(r->cmd));
+	/* a reload or unload under toed is noticed here, before the answer */
+	if (!dp_check() && cmd->needs_dp) {
+		client_say(
+			c,
+			"error opentoe is not loaded at %s (toe-loader load)\n",
+			D->pin_dir);
+		return;
+	}
 	out = open_memstream(&body, &blen);
 	if (!out) {
-		close(fd);
+		client_free(c, true);
 		return;
 	}
-	if (handle(fd, out) == CTL_KEPT) {
-		fclose(out);
-		free(body);
-		return;
+	if (cmd->run) {
+		answer = cmd->run(c, r, out);
+	} else {
+		fprintf(out, "ok\n");
+		if (cmd->view)
+			cmd->view(out, r->json);
+		else
+			view_flows(out, r);
 	}
 	fclose(out);
-	send_reply(fd, body, blen);
-	free(body);
+	if (answer)
+		client_answer(c, body, blen);
+	else
+		free(body);
+}
+
+/* What the client sent so far: a request, an error, or nothing yet. */
+static void client_read(struct client *c)
+{
+	struct ctl_request r;
+	char err[CTL_ERR_MAX];
+	ssize_t n = 1;
+
+	while (c->inlen < sizeof(c->in) &&
+	       (n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen,
+			 MSG_DONTWAIT)) > 0)
+		c->inlen += n;
+	switch (ctl_parse(c->in, c->inlen, &r, err)) {
+	case CTL_PARSE_OK:
+		D->cst.requests++;
+		client_run(c, &r);
+		return;
+	case CTL_PARSE_ERR:
+		D->cst.requests++;
+		D->cst.requests_bad++;
+		client_say(c, "error %s\n", err);
+		return;
+	case CTL_PARSE_MORE:
+		break;
+	}
+	if (n == 0) { /* the client half-closed: no newline is coming */
+		D->cst.requests++;
+		D->cst.requests_bad++;
+		client_say(
+			c,
+			"error request incomplete: no newline before the end\n");
+	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		client_free(c, true);
+	}
+}
+
+/* One ready client: its slot and generation in data. */
+void ctl_event(__u32 data, __u32 events)
+{
+	struct client *c = &D->cl[data & 0xff];
+
+	if ((data & 0xff) >= MAX_CLIENTS || c->state == CL_FREE ||
+	    (c->gen & 0xffffff) != data >> 8)
+		return; /* a slot closed (and maybe reused) earlier in this batch */
+	switch (c->state) {
+	case CL_READ:
+		client_read(c);
+		break;
+	case CL_WRITE:
+		if (events & (EPOLLERR | EPOLLHUP))
+			client_free(c, true);
+		else
+			client_flush(c);
+		break;
+	case CL_LINGER: {
+		ssize_t n = drain(c->fd);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN) ||
+		    (events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)))
+			client_free(c, true);
+		break;
+	}
+	case CL_FREE:
+		break;
+	}
+}
+
+/* One line to a client toed will not serve, then close it. */
+static void refuse(int fd, const char *msg)
+{
+	send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(fd, SHUT_WR);
+	drain(fd);
 	close(fd);
+}
+
+static struct client *client_new(int fd)
+{
+	static __u32 gen;
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS && D->cl[i].state != CL_FREE; i++)
+		;
+	if (i == MAX_CLIENTS)
+		return NULL;
+	D->cl[i] = (struct client){
+		.state = CL_READ,
+		.fd = fd,
+		.gen = ++gen & 0xffffff,
+		.deadline = toe_now_ns() + CTL_DEADLINE_NS,
+	};
+	return &D->cl[i];
+}
+
+/* Every client waiting on the listening socket: a slot each, or told no. */
+void ctl_accept(void)
+{
+	struct client *c;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int fd;
+
+	while ((fd = accept4(D->lsock, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		c = client_new(fd);
+		if (!c) {
+			D->cst.clients_over_limit++;
+			refuse(fd, "error too many control clients (" STR(
+					   MAX_CLIENTS) ")\n");
+			continue;
+		}
+		if (client_epoll(c, EPOLL_CTL_ADD, EPOLLIN | EPOLLRDHUP)) {
+			client_free(c, true);
+			continue;
+		}
+		cl = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+		    cred.uid != 0) {
+			D->cst.clients_refused++;
+			logm(LOG_WARN,
+			     "refused a control client: uid %d pid %d is not root",
+			     (int)cred.uid, (int)cred.pid);
+			client_say(
+				c,
+				"error permission denied: toectl must be run as root (you are uid %d)\n",
+				(int)cred.uid);
+		}
+	}
+}
+
+/* Milliseconds to the next client deadline, or -1: none. */
+int ctl_timeout_ms(void)
+{
+	__u64 now = toe_now_ns(), first = 0;
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++)
+		if (D->cl[i].state != CL_FREE &&
+		    (!first || D->cl[i].deadline < first))
+			first = D->cl[i].deadline;
+	if (!first)
+		return -1;
+	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
+}
+
+/* Clients past their deadline: told so (a request) or dropped (an answer). */
+void ctl_expire(void)
+{
+	__u64 now = toe_now_ns();
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &D->cl[i];
+
+		if (c->state == CL_FREE || c->deadline > now)
+			continue;
+		if (c->state == CL_READ) {
+			D->cst.clients_timed_out++;
+			logm(LOG_DEBUG,
+			     "control client: no request within 2 s");
+			client_say(
+				c,
+				"error request not complete within %llu s (timed out)\n",
+				CTL_DEADLINE_NS / 1000000000ULL);
+		} else {
+			if (c->state == CL_WRITE) {
+				D->cst.clients_timed_out++;
+				logm(LOG_WARN,
+				     "control client did not read its answer within 2 s");
+			}
+			client_free(c, true);
+		}
+	}
+}
+
+void ctl_close_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++)
+		if (D->cl[i].state != CL_FREE)
+			client_free(&D->cl[i], true);
 }

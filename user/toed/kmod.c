@@ -496,8 +496,10 @@ void kmod_changed(void)
 {
 	char err[1200];
 
+	if (!D->dp.loaded)
+		return; /* applied when the datapath comes (datapath.c) */
 	kmod_read_devs();
-	if (apply(false, err, sizeof(err)) == 0)
+	if (apply(false, " (the kernel module's devices changed)", err, sizeof(err)) == 0)
 		kmod_reconcile();
 }
 

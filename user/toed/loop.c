@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * toed's run: the lock (one toed per run folder), the datapath's maps, the
- * kernel module, the first apply, rtnetlink, the control socket, then one
+ * toed's run: the locks (one toed per datapath: dplock's TOE_LOCK_DAEMON;
+ * one per run folder), the configuration, the kernel module, rtnetlink,
+ * the datapath if it is there (datapath.c), the control socket, then one
  * epoll loop over signals (signalfd), rtnetlink, the ring buffer, the
- * control socket, its monitor clients, the module's events and a 2 s
+ * control socket, its clients and monitors, the module's events and a 2 s
  * timer, until SIGTERM or SIGINT; then one teardown (toed_teardown).
+ * Nothing in the loop blocks on a client: it wakes for the next client
+ * deadline too (ctl.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,44 +25,69 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "dplock.h"
 #include "toed.h"
 
 #define SOCK_NAME "toed.sock"
 #define LOCK_NAME "toed.lock"
 
-static int take_lock(void)
+/*
+ * The datapath's daemon lock, for toed's life: a second toed on the same
+ * pin folder is refused, whatever its run folder.
+ */
+static int take_dp_lock(void)
+{
+	char err[1200], who[600];
+	const char *by;
+
+	snprintf(who, sizeof(who), "toed, run folder %.500s", D->run_dir);
+	D->lockfd = toe_dplock_take(D->pin_dir, TOE_LOCK_DAEMON, who, 0, err, sizeof(err));
+	if (D->lockfd >= 0)
+		return 0;
+	by = strstr(err, " is locked by ");
+	if (by)
+		toe_err("another toed is running (%s) on datapath %s", by + 14, D->pin_dir);
+	else
+		toe_err("%s", err);
+	return -1;
+}
+
+/*
+ * The run folder's own lock (two toeds of two datapaths must not share a
+ * socket), never through a symbolic link.
+ */
+static int take_run_lock(void)
 {
 	char path[4096], pid[32];
 	int fd, n;
 
 	toe_join(path, sizeof(path), D->run_dir, LOCK_NAME);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		toe_err("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) :
-					   -1;
+		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
 		if (n > 0) {
 			pid[n] = 0;
 			pid[strcspn(pid, "\n")] = 0;
 		}
-		toe_err("another toed is running (pid %s; lock %s held)",
-			n > 0 ? pid : "?", path);
+		toe_err("another toed is running (pid %s; lock %s held)", n > 0 ? pid : "?", path);
 		close(fd);
 		return -1;
 	}
 	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
 		toe_err("warning: cannot write the pid into %s", path);
-	D->lockfd = fd;
+	D->runlockfd = fd;
 	return 0;
 }
 
 static int open_listen(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
 	mode_t old;
 	int fd;
 
@@ -70,12 +98,16 @@ static int open_listen(void)
 		return -1;
 	}
 	memcpy(sa.sun_path, D->sock_path, sizeof(sa.sun_path));
+	if (lstat(D->sock_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		toe_err("%s exists and is not a socket: refused", D->sock_path);
+		return -1;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	unlink(D->sock_path); /* a stale one: we hold the lock */
 	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 256)) {
 		umask(old);
 		toe_err("cannot listen on %s: %s", D->sock_path,
 			strerror(errno));
@@ -85,7 +117,7 @@ static int open_listen(void)
 	umask(old);
 	chmod(D->sock_path, 0600);
 	D->lsock = fd;
-	return 0;
+	return ep_add(fd, SRC_LISTEN);
 }
 
 /* systemd Type=notify, without libsystemd. */
@@ -110,7 +142,7 @@ static void sd_ready(void)
 	close(fd);
 }
 
-static int ep_add(int fd, enum src s)
+int ep_add(int fd, enum src s)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = (__u64)s << 32 };
@@ -118,75 +150,32 @@ static int ep_add(int fd, enum src s)
 	return epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* Root, the run folder, the lock (held until toed exits). */
+/*
+ * Root, the locks (held until toed exits), the run folder: made 0700, or
+ * refused if it is a link, someone else's or writable by others.
+ */
 static int preflight(void)
 {
+	char err[1200];
+
 	if (geteuid() != 0) {
 		toe_err("must be run as root");
 		return -1;
 	}
-	if (mkdir(D->run_dir, 0755) && errno != EEXIST) {
-		toe_err("cannot create %s: %s", D->run_dir, strerror(errno));
+	if (toe_secure_dir(D->run_dir, err, sizeof(err))) {
+		toe_err("run folder: %s", err);
 		return -1;
 	}
-	return take_lock();
+	return take_dp_lock() || take_run_lock() ? -1 : 0;
 }
 
 /*
- * The datapath's maps (first: toed_teardown counts on them having been
- * opened), the kernel module, the first apply, the ring buffer, rtnetlink,
- * the control socket.
+ * Signals into a signalfd, the 2 s timer, one epoll set for every source
+ * (first: toed_teardown counts on it).
  */
-static int start_sources(void)
-{
-	char err[1200];
-
-	D->start_ns = toe_now_ns();
-	D->netns_ino = toe_netns_ino();
-	if (toe_maps_open(D->pin_dir, &D->m, err, sizeof(err))) {
-		toe_err("%s", err);
-		return -1;
-	}
-	/* The kernel module: optional.  Without it toed runs as it always did. */
-	if (toe_genl_open(&D->gl, err, sizeof(err)))
-		logm(LOG_WARN, "%s: the kernel module's devices are not used",
-		     err);
-	else
-		D->gl_open = true;
-	if (D->gl_open && !toe_genl_up(&D->gl))
-		logm(LOG_INFO,
-		     "kernel module not loaded: configuration devices only");
-	if (do_apply(err, sizeof(err))) {
-		toe_err("%s", err);
-		return -1;
-	}
-	if (toe_genl_up(&D->gl)) {
-		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs,
-		     D->nkdevs == 1 ? "" : "s");
-		kmod_reconcile(); /* adopt the TIDs a previous toed held */
-	}
-	D->rb = ring_buffer__new(D->m.events, on_event, NULL, NULL);
-	if (!D->rb) {
-		toe_err("cannot read the event ring buffer: %s",
-			strerror(errno));
-		return -1;
-	}
-	D->nl.neigh_cb = on_neigh;
-	D->nl.link_cb = on_link;
-	if (toe_nl_open(&D->nl, D->m.neigh, D->m.local, D->rcvbuf, err,
-			sizeof(err))) {
-		toe_err("%s", err);
-		return -1;
-	}
-	retrack(true);
-	return open_listen();
-}
-
-/* Signals into a signalfd, the 2 s timer, one epoll set over every source. */
 static int start_loop(void)
 {
-	struct itimerspec its = { .it_interval.tv_sec = 2,
-				  .it_value.tv_sec = 2 };
+	struct itimerspec its = { .it_interval.tv_sec = 2, .it_value.tv_sec = 2 };
 	sigset_t mask;
 
 	sigemptyset(&mask);
@@ -198,16 +187,55 @@ static int start_loop(void)
 	D->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	D->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
-	    timerfd_settime(D->tfd, 0, &its, NULL) ||
-	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->nl.ev_fd, SRC_NETLINK) ||
-	    ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING) ||
-	    ep_add(D->lsock, SRC_LISTEN) || ep_add(D->tfd, SRC_TIMER) ||
-	    (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
+	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 || timerfd_settime(D->tfd, 0, &its, NULL) ||
+	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER)) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The configuration, the kernel module, rtnetlink, the datapath (if it is
+ * there: else toed waits for it), the control socket.
+ */
+static int start_sources(void)
+{
+	char err[1200];
+
+	D->start_ns = toe_now_ns();
+	D->netns_ino = toe_netns_ino();
+	if (config_load(err, sizeof(err))) {
+		toe_err("%s", err);
+		return -1;
+	}
+	/* The kernel module: optional.  Without it toed runs as it always did. */
+	if (toe_genl_open(&D->gl, err, sizeof(err)))
+		logm(LOG_WARN, "%s: the kernel module's devices are not used", err);
+	else
+		D->gl_open = true;
+	if (D->gl_open && !toe_genl_up(&D->gl))
+		logm(LOG_INFO, "kernel module not loaded: configuration devices only");
+	D->nl.neigh_cb = on_neigh;
+	D->nl.link_cb = on_link;
+	if (toe_nl_open(&D->nl, -1, -1, D->rcvbuf, err, sizeof(err))) {
+		toe_err("%s", err);
+		return -1;
+	}
+	if (ep_add(D->nl.ev_fd, SRC_NETLINK) || (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
+		toe_err("cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	/* the first apply, and adopting the TIDs a previous toed held */
+	if (!dp_check()) {
+		logm(LOG_WARN, "opentoe is not loaded at %s: waiting for it (toe-loader load)",
+		     D->pin_dir);
+		retrack(true);
+	}
+	if (toe_genl_up(&D->gl))
+		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs,
+		     D->nkdevs == 1 ? "" : "s");
+	return open_listen();
 }
 
 /* SIGHUP reloads; SIGTERM and SIGINT stop toed.  True: stop. */
@@ -236,7 +264,6 @@ static bool dispatch(const struct epoll_event *ev)
 {
 	char err[1200];
 	__u64 ticks;
-	int c;
 
 	switch ((enum src)(ev->data.u64 >> 32)) {
 	case SRC_SIGNAL:
@@ -248,15 +275,19 @@ static bool dispatch(const struct epoll_event *ev)
 			retrack(false);
 		break;
 	case SRC_RING:
-		ring_buffer__consume(D->rb);
+		if (D->rb)
+			ring_buffer__consume(D->rb);
 		break;
 	case SRC_LISTEN:
-		while ((c = accept4(D->lsock, NULL, NULL, SOCK_CLOEXEC)) >= 0)
-			serve(c);
+		ctl_accept();
+		break;
+	case SRC_CLIENT:
+		ctl_event(ev->data.u64 & 0xffffffff, ev->events);
 		break;
 	case SRC_TIMER:
 		if (read(D->tfd, &ticks, sizeof(ticks)) < 0)
 			break;
+		dp_check(); /* reloaded or unloaded under toed? */
 		if (D->kmod_dirty)
 			kmod_changed(); /* an apply that failed: again */
 		retrack(false);
@@ -285,7 +316,7 @@ static void loop(void)
 
 	while (!stop) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(D->epfd, evs, 16, -1);
+		int n = epoll_wait(D->epfd, evs, 16, ctl_timeout_ms());
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -294,6 +325,7 @@ static void loop(void)
 		for (i = 0; i < n; i++)
 			if (dispatch(&evs[i]))
 				stop = true;
+		ctl_expire();
 	}
 }
 
@@ -305,15 +337,19 @@ static void loop(void)
 static void toed_teardown(void)
 {
 	mon_close_all();
-	if (D->lsock >= 0)
+	ctl_close_all();
+	if (D->lsock >= 0) {
 		unlink(D->sock_path);
-	ring_buffer__free(D->rb);
+		close(D->lsock);
+	}
+	dp_detach();
 	toe_nl_close(&D->nl);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
 	tid_clear();
-	toe_maps_close(&D->m);
 	toe_cfg_free(&D->cfg);
+	free(D->cfg_text);
+	change_unlock();
 }
 
 int daemon_run(void)
@@ -322,7 +358,7 @@ int daemon_run(void)
 
 	if (preflight())
 		return 1;
-	if (start_sources() == 0 && start_loop() == 0) {
+	if (start_loop() == 0 && start_sources() == 0) {
 		logm(LOG_INFO, "running (pid %d): datapath %s, control %s",
 		     getpid(), D->pin_dir, D->sock_path);
 		sd_ready();

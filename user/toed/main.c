@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "dplock.h"
 #include "toed.h"
+
+#define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
 
 #define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
 #define DEFAULT_RUN_DIR "/run/opentoe"
@@ -209,8 +212,27 @@ static void print_applied_json(const struct toe_apply_stats *st)
 	tj_end(&j);
 }
 
+/* The change lock held, the merged configuration applied and its source recorded. */
+static int apply_locked(struct toe_cfg *merged, const char *text, size_t len,
+			struct toe_apply_stats *st, char *err, size_t errlen)
+{
+	char w[512];
+	int lock, ret;
+
+	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, "toed --apply", APPLY_WAIT_MS, err,
+			       errlen);
+	if (lock < 0)
+		return -1;
+	ret = toe_policy_apply(D->pin_dir, merged, st, err, errlen);
+	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config, text, len, w,
+					 sizeof(w)))
+		fprintf(stderr, "toed: warning: the policy's source is not recorded: %s\n", w);
+	close(lock);
+	return ret;
+}
+
 /* toed --apply: the file, merged with the kernel module's devices, applied once. */
-static int apply_once(struct toe_cfg *cfg, bool json)
+static int apply_once(struct toe_cfg *cfg, const char *text, size_t len, bool json)
 {
 	struct toe_apply_stats st;
 	struct toe_cfg merged;
@@ -229,7 +251,7 @@ static int apply_once(struct toe_cfg *cfg, bool json)
 	kmod_merge(cfg, &merged);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
-	if (toe_policy_apply(D->pin_dir, &merged, &st, err, sizeof(err))) {
+	if (apply_locked(&merged, text, len, &st, err, sizeof(err))) {
 		fprintf(stderr,
 			"toed: %s: %s; the policy in force is unchanged\n",
 			D->config, err);
@@ -259,18 +281,25 @@ int main(int argc, char **argv)
 		.lsock = -1,
 		.tfd = -1,
 		.lockfd = -1,
+		.runlockfd = -1,
+		.change_lock = -1,
+		.m = { .devs = -1, .live = -1, .flows = -1, .stats = -1, .hdr = -1, .gen = -1,
+		       .neigh = -1, .local = -1, .events = -1, .fwd = -1, .byp = -1 },
 		.nl = { .ev_fd = -1, .dump_fd = -1 },
 		.cfg = { .default_dev = -1 },
 		.gl = { .fd = -1, .ev_fd = -1 },
 	};
 	struct opts o = { 0 };
 	struct toe_cfg cfg;
-	char err[1024];
-	int i;
+	char err[1024], *text = NULL;
+	size_t len = 0;
+	int i, ret;
 
 	D = &d;
 	for (i = 0; i < MAX_MON; i++)
 		d.mon[i].fd = -1;
+	for (i = 0; i < MAX_CLIENTS; i++)
+		d.cl[i].fd = -1;
 	toe_prog = "toed";
 	switch (parse_args(argc, argv, &o)) {
 	case PARSE_HELP:
@@ -282,13 +311,17 @@ int main(int argc, char **argv)
 	}
 	if (!o.check && !o.apply)
 		return daemon_run();
-	if (toe_cfg_load(d.config, &cfg, err, sizeof(err))) {
+	if (toe_cfg_load_text(d.config, &cfg, &text, &len, err, sizeof(err))) {
 		fprintf(stderr, "toed: %s\n", err);
 		toe_cfg_free(&cfg);
 		return 1;
 	}
-	if (o.apply && !o.check)
-		return apply_once(&cfg, o.json);
+	if (o.apply && !o.check) {
+		ret = apply_once(&cfg, text, len, o.json);
+		free(text);
+		return ret;
+	}
+	free(text);
 	printf("%s: valid: %d device%s, %d rule%s, default %s\n", d.config,
 	       cfg.ndevs, cfg.ndevs == 1 ? "" : "s", cfg.nrules,
 	       cfg.nrules == 1 ? "" : "s", toe_action_name(cfg.default_action));

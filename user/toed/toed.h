@@ -6,7 +6,11 @@
  *   loop.c    daemon_run: start-up, the epoll loop, the one teardown
  *   apply.c   applying the configuration (start, SIGHUP, toectl reload,
  *             the kernel module's devices changing)
- *   ctl.c     the control socket: one request, dispatched by a table
+ *   ctl.c     the control socket: clients read and answered without
+ *             blocking, each with a deadline; requests dispatched by a table
+ *   ctl_parse.c  a request's bytes to a command (no I/O: fuzzed)
+ *   datapath.c   which datapath toed serves: noticing a reload or unload
+ *             by the ids behind the pins, and opening it again
  *   views.c   what toectl status, stats, policy and devices show
  *   kmod.c    the kernel module: its devices, the TIDs toed holds there
  *   events.c  ring-buffer events, monitor clients, neighbour and link
@@ -31,6 +35,9 @@
 
 #define MAX_MON 32 /* monitor clients at once */
 #define MAX_IFACES 32 /* --interface */
+#define MAX_CLIENTS 128 /* control clients at once, monitors not counted */
+#define CTL_DEADLINE_NS 2000000000ULL /* to send a request; to read its answer */
+#define CTL_LINGER_NS 1000000000ULL /* after the answer, for the client to close */
 
 enum toed_log { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -42,7 +49,33 @@ enum src {
 	SRC_LISTEN,
 	SRC_TIMER,
 	SRC_MON,
-	SRC_GENL
+	SRC_GENL,
+	SRC_CLIENT
+};
+
+/* A control client (ctl.c): where it is in its one request. */
+enum client_state {
+	CL_FREE,
+	CL_READ, /* its request, until the deadline */
+	CL_WRITE, /* its answer, until the deadline */
+	CL_LINGER, /* answered and shut down: reading to its close */
+};
+
+struct client {
+	enum client_state state;
+	int fd;
+	__u32 gen; /* tells a reused slot's epoll events from the old ones */
+	__u64 deadline; /* CLOCK_MONOTONIC ns */
+	char in[512]; /* CTL_REQ_MAX: the request so far */
+	size_t inlen;
+	char *out; /* the answer (malloc'd) */
+	size_t outlen, outoff;
+};
+
+/* The datapath toed serves (datapath.c): the ids behind its pins. */
+struct dp_ids {
+	__u32 stats, events, neigh; /* map ids */
+	__u32 sockops_link, sockops_prog;
 };
 
 /* A monitor client (toectl monitor): events streamed until it goes away. */
@@ -66,17 +99,38 @@ struct toed {
 
 	/* The policy: apply.c writes it. */
 	struct toe_cfg cfg; /* the configuration in force */
+	char *cfg_text; /* its file's text, as parsed (recorded at each apply) */
+	size_t cfg_len;
+	char src_shown[4096]; /* views.c: the source of another's policy, shown */
 	struct toe_apply_stats ast; /* its last apply */
 	__u64 applied_ns;
+	/*
+	 * The datapath's TOE_LOCK_CHANGE (dplock.h) while toed applies or
+	 * reopens the datapath, else -1: it keeps toe-loader and toed --apply
+	 * out of the datapath meanwhile (apply.c takes it, or finds it held).
+	 */
+	int change_lock;
+
+	/* The datapath: datapath.c follows it. */
+	struct {
+		bool loaded; /* D->m and D->rb are open */
+		bool absent_logged; /* "not loaded" said once */
+		struct dp_ids ids; /* of the one open */
+		__u64 since; /* its programs' load time, unix seconds */
+		__u64 reloads, unloads;
+	} dp;
 
 	/* The datapath and the event sources: loop.c sets them up and tears them down. */
-	struct toe_maps m; /* the pinned maps */
+	struct toe_maps m; /* the pinned maps; fds -1 while not loaded */
 	struct ring_buffer *rb; /* toe_events (events.c consumes) */
 	struct toe_nl nl; /* rtnetlink (user/neigh.c) */
 	bool retrack; /* a link changed: recompute tracked (events.c) */
-	int epfd, sigfd, lsock, tfd, lockfd;
+	int epfd, sigfd, lsock, tfd;
+	int lockfd; /* the datapath's TOE_LOCK_DAEMON, held for toed's life */
+	int runlockfd; /* the run folder's toed.lock: one toed per socket */
 	char sock_path[108]; /* the control socket's path */
 	struct mon mon[MAX_MON]; /* monitor clients (events.c, ctl.c adds) */
+	struct client cl[MAX_CLIENTS]; /* control clients (ctl.c) */
 	__u64 start_ns;
 	unsigned long netns_ino; /* toed's network namespace */
 
@@ -102,7 +156,12 @@ struct toed {
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
 	__u64 ev_bad;
 	__u64 reload_ok, reload_failed;
-	__u64 requests, refused_clients, mon_lost;
+	__u64 mon_lost;
+	struct {
+		__u64 requests, requests_bad;
+		__u64 clients_refused; /* not root */
+		__u64 clients_timed_out, clients_over_limit;
+	} cst; /* the control socket (ctl.c) */
 };
 
 /* The daemon's state: main's, the one instance. */
@@ -114,19 +173,32 @@ void logm(int level, const char *fmt, ...)
 
 /* loop.c: run the daemon until SIGTERM or SIGINT; the exit status. */
 int daemon_run(void);
+int ep_add(int fd, enum src s);
 
 /* apply.c */
-int apply(bool reload, char *err, size_t errlen);
+int apply(bool reload, const char *why, char *err, size_t errlen);
 int do_apply(char *err, size_t errlen);
+int config_load(char *err, size_t errlen);
+int change_lock(const char *who, int wait_ms, char *err, size_t errlen);
+void change_unlock(void);
 
-/* ctl.c: answer one control client, then close it (or keep it: monitor). */
-void serve(int fd);
+/* ctl.c: the control clients, all from the epoll loop, none blocking it. */
+void ctl_accept(void);
+void ctl_event(__u32 data, __u32 events);
+int ctl_timeout_ms(void);
+void ctl_expire(void);
+void ctl_close_all(void);
+
+/* datapath.c */
+bool dp_check(void);
+void dp_detach(void);
 
 /* views.c */
 void view_status(FILE *f, bool json);
 void view_stats(FILE *f, bool json);
 void view_policy(FILE *f, bool json);
 void view_devices(FILE *f, bool json);
+void view_neigh(FILE *f, bool json);
 
 /* kmod.c */
 long long tid_of(const struct toe_flow_key *k, void *ctx);

@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "toed.h"
@@ -64,6 +65,29 @@ void view_devices(FILE *f, bool json)
 	toe_view_devices(f, json, &D->m, kv);
 }
 
+void view_neigh(FILE *f, bool json)
+{
+	toe_view_neigh(f, json, &D->m);
+}
+
+/*
+ * Where the policy in force came from: toed's own apply (D->config), or
+ * another's (toed --apply elsewhere), recorded with the datapath; *rec is
+ * filled (to free) when it is another's.  NULL: unknown.
+ */
+static const char *policy_source(const struct toe_pol_hdr *h, struct toe_policy_src *rec,
+				 bool *own)
+{
+	memset(rec, 0, sizeof(*rec));
+	*own = D->ast.serial && h->serial == D->ast.serial;
+	if (*own)
+		return D->config;
+	if (h->serial && toe_policy_src_read(D->pin_dir, rec) == 0 && rec->serial == h->serial)
+		return rec->config;
+	toe_policy_src_free(rec);
+	return NULL;
+}
+
 /* What toectl status shows, read once. */
 struct status {
 	__u64 now;
@@ -71,7 +95,44 @@ struct status {
 	__u64 na; /* local addresses */
 	struct toe_pol_hdr h;
 	__u32 gen;
+	const char *source; /* the policy's file, NULL: unknown */
+	bool own; /* applied by this toed */
+	char since[32]; /* the datapath's load time, UTC */
 };
+
+static void datapath_text(FILE *f, const struct status *s)
+{
+	const struct dp_ids *i = &D->dp.ids;
+
+	if (!D->dp.loaded) {
+		fprintf(f, "datapath:   %s: not loaded (toe-loader load); waiting for it\n", D->pin_dir);
+		return;
+	}
+	fprintf(f,
+		"datapath:   %s: loaded since %s (stats map id %u, events map id %u, neigh map id %u, sockops prog id %u; %llu reloads seen)\n",
+		D->pin_dir, s->since, i->stats, i->events, i->neigh, i->sockops_prog,
+		(unsigned long long)D->dp.reloads);
+}
+
+static void datapath_json(struct toe_json *j, const struct status *s)
+{
+	tj_key(j, "datapath");
+	tj_obj(j);
+	tj_kstr(j, "pin_dir", D->pin_dir);
+	tj_key(j, "loaded");
+	tj_bool(j, D->dp.loaded);
+	if (D->dp.loaded) {
+		tj_ku64(j, "stats_map_id", D->dp.ids.stats);
+		tj_ku64(j, "events_map_id", D->dp.ids.events);
+		tj_ku64(j, "neigh_map_id", D->dp.ids.neigh);
+		tj_ku64(j, "sockops_link_id", D->dp.ids.sockops_link);
+		tj_ku64(j, "sockops_prog_id", D->dp.ids.sockops_prog);
+		tj_kstr(j, "since", s->since);
+	}
+	tj_ku64(j, "reloads", D->dp.reloads);
+	tj_ku64(j, "unloads", D->dp.unloads);
+	tj_obj_end(j);
+}
 
 static void status_text(FILE *f, const struct status *s)
 {
@@ -79,14 +140,18 @@ static void status_text(FILE *f, const struct status *s)
 	int i;
 
 	toe_age_str(s->now - D->start_ns, up, sizeof(up));
-	toe_age_str(s->now - D->applied_ns, age, sizeof(age));
+	toe_age_str(s->now - s->h.applied_ns, age, sizeof(age));
 	fprintf(f, "toed:       running, pid %d, up %s\n", getpid(), up);
-	fprintf(f, "datapath:   %s\n", D->pin_dir);
+	datapath_text(f, s);
 	fprintf(f, "config:     %s\n", D->config);
-	fprintf(f,
-		"policy:     %llu (generation %u), applied %s ago: %u rules, %d devices, default %s\n",
-		(unsigned long long)s->h.serial, s->gen, age, s->h.nrules,
-		D->cfg.ndevs, toe_action_name(s->h.default_action));
+	if (s->h.serial)
+		fprintf(f,
+			"policy:     %llu (generation %u), applied %s ago by %s from %s: %u rules, default %s\n",
+			(unsigned long long)s->h.serial, s->gen, age,
+			s->own ? "this toed" : "another program", s->source ? s->source : "(unknown)",
+			s->h.nrules, toe_action_name(s->h.default_action));
+	else
+		fprintf(f, "policy:     none in force\n");
 	fprintf(f, "interfaces:");
 	for (i = 0; i < D->nl.ntracked; i++)
 		fprintf(f, " %s",
@@ -122,8 +187,14 @@ static void status_json_policy(struct toe_json *j, const struct status *s)
 	tj_ku64(j, "rules", s->h.nrules);
 	tj_ku64(j, "devices", D->cfg.ndevs);
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
+	tj_key(j, "source");
+	if (s->source)
+		tj_str(j, s->source);
+	else
+		tj_null(j);
+	tj_kstr(j, "applied_by", s->own ? "toed" : s->source ? "other" : "unknown");
 	tj_key(j, "applied_s_ago");
-	tj_f64(j, (s->now - D->applied_ns) / 1e9);
+	tj_f64(j, s->h.serial ? (s->now - s->h.applied_ns) / 1e9 : 0);
 	tj_obj_end(j);
 }
 
@@ -139,6 +210,7 @@ static void status_json(FILE *f, const struct status *s)
 	tj_key(&j, "uptime_s");
 	tj_f64(&j, (s->now - D->start_ns) / 1e9);
 	tj_kstr(&j, "pin_dir", D->pin_dir);
+	datapath_json(&j, s);
 	tj_kstr(&j, "config", D->config);
 	status_json_policy(&j, s);
 	tj_key(&j, "interfaces");
@@ -172,14 +244,23 @@ static void status_json(FILE *f, const struct status *s)
 void view_status(FILE *f, bool json)
 {
 	struct status s = { .now = toe_now_ns() };
+	struct toe_policy_src rec;
+	time_t since = D->dp.since;
+	struct tm tm;
 
-	toe_policy_hdr(&D->m, &s.gen, &s.h);
-	s.nn = map_count(D->m.neigh, sizeof(struct toe_neigh_key));
-	s.na = map_count(D->m.local, sizeof(struct toe_local_key));
+	memset(&s.h, 0, sizeof(s.h));
+	if (D->dp.loaded)
+		toe_policy_hdr(&D->m, &s.gen, &s.h);
+	s.source = policy_source(&s.h, &rec, &s.own);
+	if (gmtime_r(&since, &tm))
+		strftime(s.since, sizeof(s.since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	s.nn = D->dp.loaded ? map_count(D->m.neigh, sizeof(struct toe_neigh_key)) : 0;
+	s.na = D->dp.loaded ? map_count(D->m.local, sizeof(struct toe_local_key)) : 0;
 	if (json)
 		status_json(f, &s);
 	else
 		status_text(f, &s);
+	toe_policy_src_free(&rec);
 }
 
 /*
@@ -264,8 +345,8 @@ static size_t daemon_counters(struct counter *out)
 		{ "resyncs", s->resyncs },
 		{ "dump_restarts", s->dump_restarts },
 		{ "map_errors", s->map_errors },
-		{ "requests", D->requests },
-		{ "clients_refused", D->refused_clients },
+		{ "requests", D->cst.requests },
+		{ "clients_refused", D->cst.clients_refused },
 		{ "monitor_lost", D->mon_lost },
 		{ "kmod_loaded", toe_genl_up(&D->gl) },
 		{ "kmod_devices", (__u64)D->nkdevs },
@@ -306,6 +387,19 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 		fprintf(f, "  %-24s %llu\n", name, (unsigned long long)v);
 }
 
+/* The control socket's counters (ctl.c), and the datapath's reloads. */
+static void control_counters(FILE *f, struct toe_json *j, bool json)
+{
+	put_counter(f, j, json, "requests", D->cst.requests);
+	put_counter(f, j, json, "requests_bad", D->cst.requests_bad);
+	put_counter(f, j, json, "clients_refused", D->cst.clients_refused);
+	put_counter(f, j, json, "clients_timed_out", D->cst.clients_timed_out);
+	put_counter(f, j, json, "clients_over_limit", D->cst.clients_over_limit);
+	put_counter(f, j, json, "monitor_lost", D->mon_lost);
+	put_counter(f, j, json, "datapath_reloads", D->dp.reloads);
+	put_counter(f, j, json, "datapath_unloads", D->dp.unloads);
+}
+
 void view_stats(FILE *f, bool json)
 {
 	struct counter dm[MAX_COUNTERS];
@@ -344,6 +438,14 @@ void view_stats(FILE *f, bool json)
 		put_counter(f, &j, json, dm[i].name, dm[i].v);
 	if (json) {
 		tj_obj_end(&j);
+		tj_key(&j, "control");
+		tj_obj(&j);
+	} else {
+		fprintf(f, "control:\n");
+	}
+	control_counters(f, &j, json);
+	if (json) {
+		tj_obj_end(&j);
 		tj_obj_end(&j);
 		tj_end(&j);
 	}
@@ -377,13 +479,13 @@ static void put_kv(FILE *f, struct toe_json *j, bool json, const char *k,
 }
 
 /* The configuration's devices and default, in the file's syntax. */
-static void policy_text_head(FILE *f, const struct toe_cfg *c,
-			     const struct toe_pol_hdr *h, __u32 gen)
+static void policy_text_head(FILE *f, const struct toe_cfg *c, const struct toe_pol_hdr *h,
+			     __u32 gen, const char *src)
 {
 	int i;
 
-	fprintf(f, "# policy %llu (generation %u) from %s\n",
-		(unsigned long long)h->serial, gen, D->config);
+	fprintf(f, "# policy %llu (generation %u) from %s\n", (unsigned long long)h->serial, gen,
+		src ? src : "an unknown source (applied by another program, not recorded)");
 	for (i = 0; i < c->ndevs; i++) {
 		const struct toe_cfg_dev *d = &c->devs[i];
 
@@ -407,15 +509,19 @@ static void policy_text_head(FILE *f, const struct toe_cfg *c,
 }
 
 /* The JSON document up to its "rules" array, opened. */
-static void policy_json_head(struct toe_json *j, const struct toe_cfg *c,
-			     const struct toe_pol_hdr *h, __u32 gen)
+static void policy_json_head(struct toe_json *j, const struct toe_cfg *c, const struct toe_pol_hdr *h,
+			     __u32 gen, const char *src)
 {
 	int i;
 
 	tj_obj(j);
 	tj_ku64(j, "serial", h->serial);
 	tj_ku64(j, "generation", gen);
-	tj_kstr(j, "config", D->config);
+	tj_key(j, "config");
+	if (src)
+		tj_str(j, src);
+	else
+		tj_null(j);
 	tj_key(j, "devices");
 	tj_arr(j);
 	for (i = 0; i < c->ndevs; i++) {
@@ -511,20 +617,54 @@ static void rule_tail(FILE *f, struct toe_json *j, bool json,
 }
 
 /* The configuration in force, written back in the file's own syntax. */
+/*
+ * The configuration in force, whoever applied it: toed's own, or the text
+ * recorded with the datapath by the one that did, parsed into other.
+ * NULL src: unknown (other empty).
+ */
+static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h, struct toe_cfg *other,
+					     const char **src)
+{
+	struct toe_policy_src rec;
+	char err[256];
+	bool own;
+
+	memset(other, 0, sizeof(*other));
+	other->default_dev = -1;
+	*src = policy_source(h, &rec, &own);
+	if (own)
+		return &D->cfg;
+	if (*src && toe_cfg_parse(rec.config, rec.text, rec.len, other, err, sizeof(err))) {
+		toe_cfg_free(other);
+		memset(other, 0, sizeof(*other));
+		other->default_dev = -1;
+		*src = NULL;
+	}
+	if (*src) {
+		snprintf(D->src_shown, sizeof(D->src_shown), "%s", rec.config);
+		*src = D->src_shown;
+	}
+	toe_policy_src_free(&rec);
+	return other;
+}
+
 void view_policy(FILE *f, bool json)
 {
-	const struct toe_cfg *c = &D->cfg;
 	struct toe_pol_hdr h = {};
+	const struct toe_cfg *c;
+	struct toe_cfg other;
 	struct toe_json j;
+	const char *src;
 	__u32 gen = 0;
 	int i;
 
 	toe_policy_hdr(&D->m, &gen, &h);
+	c = policy_in_force(&h, &other, &src);
 	if (json) {
 		tj_start(&j, f);
-		policy_json_head(&j, c, &h, gen);
+		policy_json_head(&j, c, &h, gen, src);
 	} else {
-		policy_text_head(f, c, &h, gen);
+		policy_text_head(f, c, &h, gen, src);
 	}
 	for (i = 0; i < c->nrules; i++) {
 		rule_head(f, &j, json, c, i);
@@ -535,4 +675,5 @@ void view_policy(FILE *f, bool json)
 		tj_obj_end(&j);
 		tj_end(&j);
 	}
+	toe_cfg_free(&other);
 }

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The datapath toed serves, followed.  toe-loader can unload and load the
+ * datapath under a running toed: the pins then name new maps and a new
+ * sock_ops link, and what toed opened at start is the old, freed datapath.
+ * dp_check compares the ids behind the pins (toe_stats, toe_events,
+ * toe_neigh, link_sockops and its program) with those of what toed has
+ * open, on the 2 s timer and before each request; when they differ it
+ * takes the datapath's change lock (so a load in progress finishes first),
+ * closes everything, and opens the new datapath: maps, ring buffer, the
+ * neighbour and address maps rtnetlink mirrors into, the policy in force
+ * applied again, neighbours and addresses resynced, the module's TIDs
+ * reconciled.  It says so in the log, to the monitors and in status.
+ * With no datapath toed keeps running and requests that need one fail.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "toed.h"
+
+#define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */
+
+/* The id of the map or link pinned at name in the pin folder; 0: none. */
+static __u32 pin_id(const char *name, bool link, __u32 *prog_id)
+{
+	struct bpf_link_info li;
+	struct bpf_map_info mi;
+	char path[PATH_MAX];
+	__u32 len, id = 0;
+	int fd;
+
+	if (toe_join(path, sizeof(path), D->pin_dir, name))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	memset(&li, 0, sizeof(li));
+	memset(&mi, 0, sizeof(mi));
+	len = link ? sizeof(li) : sizeof(mi);
+	if (!bpf_obj_get_info_by_fd(fd, link ? (void *)&li : (void *)&mi,
+				    &len)) {
+		id = link ? li.id : mi.id;
+		if (link && prog_id)
+			*prog_id = li.prog_id;
+	}
+	close(fd);
+	return id;
+}
+
+static void read_ids(struct dp_ids *ids)
+{
+	memset(ids, 0, sizeof(*ids));
+	ids->stats = pin_id(TOE_MAP(STATS), false, NULL);
+	ids->events = pin_id(TOE_MAP(EVENTS), false, NULL);
+	ids->neigh = pin_id(TOE_MAP(NEIGH), false, NULL);
+	ids->sockops_link = pin_id("link_sockops", true, &ids->sockops_prog);
+}
+
+/* When the sock_ops program was loaded, in unix seconds (now if unknown). */
+static __u64 load_time(__u32 prog_id)
+{
+	struct bpf_prog_info pi;
+	struct timespec boot, real;
+	__u32 len = sizeof(pi);
+	__u64 t = 0;
+	int fd = prog_id ? bpf_prog_get_fd_by_id(prog_id) : -1;
+
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	clock_gettime(CLOCK_REALTIME, &real);
+	memset(&pi, 0, sizeof(pi));
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len) && pi.load_time) {
+		__u64 bootns = boot.tv_sec * 1000000000ULL + boot.tv_nsec;
+
+		if (pi.load_time <= bootns)
+			t = real.tv_sec -
+			    (bootns - pi.load_time) / 1000000000ULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	return t ? t : (__u64)real.tv_sec;
+}
+
+/* Close what toed has open of the datapath; its last events read first. */
+void dp_detach(void)
+{
+	if (D->rb) {
+		ring_buffer__consume(D->rb);
+		epoll_ctl(D->epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(D->rb),
+			  NULL);
+		ring_buffer__free(D->rb);
+		D->rb = NULL;
+	}
+	if (D->dp.loaded)
+		toe_maps_close(&D->m);
+	D->nl.neigh_map = D->nl.local_map = -1;
+	D->dp.loaded = false;
+	memset(&D->dp.ids, 0, sizeof(D->dp.ids));
+}
+
+/* Open the datapath whose pins have ids, and bring it to toed's state. */
+static int dp_attach(const struct dp_ids *ids, char *err, size_t len)
+{
+	char e[1200];
+
+	if (toe_maps_open(D->pin_dir, &D->m, err, len))
+		return -1;
+	D->rb = ring_buffer__new(D->m.events, on_event, NULL, NULL);
+	if (!D->rb || ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING)) {
+		toe_errf(err, len, "cannot read the event ring buffer: %s",
+			 strerror(errno));
+		ring_buffer__free(D->rb);
+		D->rb = NULL;
+		toe_maps_close(&D->m);
+		return -1;
+	}
+	D->nl.neigh_map = D->m.neigh;
+	D->nl.local_map = D->m.local;
+	D->dp.loaded = true;
+	D->dp.absent_logged = false;
+	D->dp.ids = *ids;
+	D->dp.since = load_time(ids->sockops_prog);
+	kmod_read_devs();
+	/* the policy in force, again; a failure is logged there, and retried */
+	if (apply(false, "", e, sizeof(e)))
+		D->kmod_dirty = true;
+	retrack(true); /* neighbours and addresses into the new maps */
+	if (toe_genl_up(&D->gl))
+		kmod_reconcile(); /* the old datapath's flows are gone: their TIDs too */
+	return 0;
+}
+
+/* Log and tell the monitors: what (loaded, reloaded, unloaded), old ids. */
+static void announce(const char *what, const struct dp_ids *o)
+{
+	const struct dp_ids *n = &D->dp.ids;
+	char text[512], json[512];
+
+	snprintf(
+		text, sizeof(text),
+		"datapath %s: %s: stats map id %u -> %u, events map id %u -> %u, neigh map id %u -> %u, sockops prog id %u -> %u",
+		what, D->pin_dir, o->stats, n->stats, o->events, n->events,
+		o->neigh, n->neigh, o->sockops_prog, n->sockops_prog);
+	logm(LOG_INFO, "%s", text);
+	if (!mon_any())
+		return;
+	snprintf(
+		json, sizeof(json),
+		"{\"event\":\"datapath\",\"state\":\"%s\",\"pin_dir\":\"%s\",\"loaded\":%s,"
+		"\"stats_map_id\":%u,\"events_map_id\":%u,\"neigh_map_id\":%u,\"sockops_prog_id\":%u,"
+		"\"policy\":%llu}\n",
+		what, D->pin_dir, D->dp.loaded ? "true" : "false", n->stats,
+		n->events, n->neigh, n->sockops_prog,
+		(unsigned long long)(D->dp.loaded ? D->ast.serial : 0));
+	{
+		char line[600];
+
+		snprintf(line, sizeof(line), "[datapath] %s\n",
+			 text + strlen("datapath "));
+		mon_send(line, json);
+	}
+}
+
+/*
+ * Is the datapath toed has open the one pinned now?  If not, open the one
+ * pinned now (or none).  True: a datapath is open.
+ */
+bool dp_check(void)
+{
+	struct dp_ids now, old = D->dp.ids;
+	bool was = D->dp.loaded;
+	char err[1200];
+
+	read_ids(&now);
+	if (was ? !memcmp(&now, &old, sizeof(now)) : !now.stats)
+		return was;
+	/* it changed, or is changing: wait for a load or unload in progress */
+	if (change_lock("toed reopen", REOPEN_WAIT_MS, err, sizeof(err))) {
+		logm(LOG_WARN, "the datapath is changing: %s", err);
+		return was;
+	}
+	read_ids(&now);
+	dp_detach();
+	if (now.stats && dp_attach(&now, err, sizeof(err)) == 0) {
+		if (was)
+			D->dp.reloads++;
+		announce(was ? "reloaded" : "loaded", &old);
+	} else {
+		if (now.stats && !D->dp.absent_logged)
+			logm(LOG_WARN, "%s", err);
+		D->dp.absent_logged = now.stats;
+		if (was) {
+			D->dp.unloads++;
+			announce("unloaded", &old);
+		}
+	}
+	change_unlock();
+	return D->dp.loaded;
+}
