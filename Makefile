@@ -89,7 +89,7 @@ $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c
 $(O)/ctl/fuzz_ctl: selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$(DEPFLAGS) -Iuser/toed selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c -o $@
+		$(DEPFLAGS) -Iuser -Iuser/toed selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c -o $@
 
 $(O)/bench/%: bench/%.c
 	@mkdir -p $(@D)
@@ -174,4 +174,4 @@ clean:
 # toe-loader.d and toed.d: left by the single-file programs of an older
 # tree, they name user/toe-loader.c and user/toed.c, now gone.
 -include $(filter-out $(O)/toe-loader.d $(O)/toed.d,$(wildcard $(O)/*.d $(O)/bench/*.d \
-	$(O)/selftests/*.d $(O)/config/*.d $(O)/loader/*.d $(O)/toed-objs/*.d))
+	$(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d $(O)/loader/*.d $(O)/toed-objs/*.d))

@@ -13,9 +13,9 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "toe_ctl.h"
 #include "util.h"
 
-#define DEFAULT_RUN_DIR "/run/opentoe"
 
 /*
  * The commands, as toed's control socket knows them: toectl checks the
@@ -77,7 +77,7 @@ static void usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -j, --json                 JSON: one document (monitor: one per line)\n"
-		"  -r, --run-dir DIR          toed's run folder (default " DEFAULT_RUN_DIR
+		"  -r, --run-dir DIR          toed's run folder (default " TOE_RUN_DIR
 		")\n"
 		"  -h, --help                 this text\n"
 		"\n"
@@ -141,9 +141,9 @@ static const struct ctl_cmd *find_cmd(const char *name, int *rc)
 
 /*
  * toed reads one request line of at most REQ_LINE bytes, its newline
- * included (toed.c's REQ_MAX); a longer one is refused here, not cut.
+ * included; a longer one is refused here, not cut.
  */
-#define REQ_LINE 512
+#define REQ_LINE TOE_CTL_REQ_MAX
 #define ARG_MAX_LEN 64 /* toed names a bad argument by its first 64 bytes */
 
 /*
@@ -236,7 +236,7 @@ static int connect_toed(const char *run_dir)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
-	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/toed.sock",
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" TOE_CTL_SOCK,
 		     run_dir) >= (int)sizeof(sa.sun_path)) {
 		toe_err("run folder %s: path too long", run_dir);
 		return -1;
@@ -316,7 +316,7 @@ static int copy_answer(int fd, bool stream)
 
 int main(int argc, char **argv)
 {
-	const char *run_dir = DEFAULT_RUN_DIR;
+	const char *run_dir = TOE_RUN_DIR;
 	const struct ctl_cmd *cmd;
 	bool json = false;
 	char req[REQ_LINE];

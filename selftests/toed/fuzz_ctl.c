@@ -39,8 +39,8 @@ static void check_req(const struct ctl_request *r)
 		fail("port");
 	if (r->cmd != CTL_FLOWS && (r->dev || r->port != -1))
 		fail("filters on a command that takes none");
-	if (r->dev && (r->dev < r->line || r->dev >= r->line + CTL_REQ_MAX ||
-		       !memchr(r->dev, 0, r->line + CTL_REQ_MAX - r->dev)))
+	if (r->dev && (r->dev < r->line || r->dev >= r->line + TOE_CTL_REQ_MAX ||
+		       !memchr(r->dev, 0, r->line + TOE_CTL_REQ_MAX - r->dev)))
 		fail("dev outside the request");
 }
 
@@ -54,15 +54,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	switch (res) {
 	case CTL_PARSE_MORE:
-		if ((nl && nl - (const char *)data < CTL_REQ_MAX) ||
-		    size >= CTL_REQ_MAX)
+		if ((nl && nl - (const char *)data < TOE_CTL_REQ_MAX) ||
+		    size >= TOE_CTL_REQ_MAX)
 			fail("more after a newline or past the limit");
 		break;
 	case CTL_PARSE_ERR:
 		check_err(err);
 		break;
 	case CTL_PARSE_OK:
-		if (!nl || nl - (const char *)data >= CTL_REQ_MAX)
+		if (!nl || nl - (const char *)data >= TOE_CTL_REQ_MAX)
 			fail("a request without a newline in the limit");
 		check_req(&r);
 		/* the line alone parses the same */

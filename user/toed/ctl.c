@@ -28,7 +28,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-_Static_assert(sizeof(((struct client *)0)->in) == CTL_REQ_MAX,
+_Static_assert(sizeof(((struct client *)0)->in) == TOE_CTL_REQ_MAX,
 	       "client buffer");
 
 /* A command: what it shows (a view) or does, and whether it needs the datapath. */

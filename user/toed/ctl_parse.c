@@ -39,13 +39,13 @@ static enum ctl_parse_res perr(char *err, const char *fmt, ...)
 
 /*
  * The first line's length (its newline's offset), or -1: no newline yet,
- * or -2: a byte that is not text, or no newline within CTL_REQ_MAX (err).
+ * or -2: a byte that is not text, or no newline within TOE_CTL_REQ_MAX (err).
  */
 static long line_end(const char *buf, size_t len, char *err)
 {
 	size_t i;
 
-	for (i = 0; i < len && i < CTL_REQ_MAX; i++) {
+	for (i = 0; i < len && i < TOE_CTL_REQ_MAX; i++) {
 		unsigned char c = buf[i];
 
 		if (c == '\n')
@@ -61,10 +61,10 @@ static long line_end(const char *buf, size_t len, char *err)
 			return -2;
 		}
 	}
-	if (i == CTL_REQ_MAX) {
+	if (i == TOE_CTL_REQ_MAX) {
 		perr(err,
 		     "request too long (more than %d bytes without a newline)",
-		     CTL_REQ_MAX);
+		     TOE_CTL_REQ_MAX);
 		return -2;
 	}
 	return -1;

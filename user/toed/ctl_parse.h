@@ -5,7 +5,7 @@
  * libFuzzer target (selftests/toed/fuzz_ctl.c) call the same code.
  *
  * A request is one line of printable ASCII (0x20-0x7e) ended by '\n', at
- * most CTL_REQ_MAX bytes with its newline: "<command> [-j] [args]", words
+ * most TOE_CTL_REQ_MAX bytes with its newline: "<command> [-j] [args]", words
  * separated by spaces.
  */
 #ifndef __TOE_CTL_PARSE_H
@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "toe_ctl.h"
 
-#define CTL_REQ_MAX 512 /* a request line, its newline included */
 #define CTL_MAX_WORDS 16 /* words of a request, -j left out */
 #define CTL_ERR_MAX 256 /* an error line, with its NUL */
 
@@ -43,7 +43,7 @@ struct ctl_request {
 	/* flows filters */
 	const char *dev; /* NULL: any (points into line) */
 	int port; /* -1: any */
-	char line[CTL_REQ_MAX]; /* the words, NUL-separated */
+	char line[TOE_CTL_REQ_MAX]; /* the words, NUL-separated */
 };
 
 /*

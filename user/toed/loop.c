@@ -26,9 +26,9 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "dplock.h"
+#include "toe_ctl.h"
 #include "toed.h"
 
-#define SOCK_NAME "toed.sock"
 #define LOCK_NAME "toed.lock"
 
 /*
@@ -92,7 +92,7 @@ static int open_listen(void)
 	int fd;
 
 	if (snprintf(D->sock_path, sizeof(D->sock_path), "%s/%s", D->run_dir,
-		     SOCK_NAME) >= (int)sizeof(D->sock_path)) {
+		     TOE_CTL_SOCK) >= (int)sizeof(D->sock_path)) {
 		toe_err("run folder %s: path too long for a unix socket",
 			D->run_dir);
 		return -1;

@@ -24,12 +24,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "dplock.h"
+#include "toe_ctl.h"
 #include "toed.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
 
 #define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
-#define DEFAULT_RUN_DIR "/run/opentoe"
 
 static const char *const log_names[] = { "error", "warning", "info", "debug" };
 
@@ -68,7 +68,7 @@ static void usage(FILE *f)
 		"                        exit; on error the policy in force stays\n"
 		"  -p, --pin-dir DIR     bpffs folder of the datapath (default " TOE_PIN_DIR_DEFAULT
 		")\n"
-		"  -r, --run-dir DIR     control socket and lock (default " DEFAULT_RUN_DIR
+		"  -r, --run-dir DIR     control socket and lock (default " TOE_RUN_DIR
 		")\n"
 		"  -i, --interface IFACE also mirror IFACE's neighbours (repeatable); by default\n"
 		"                        the interfaces opentoe's XDP is attached to in this\n"
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 	static struct toed d = {
 		.config = DEFAULT_CONFIG,
 		.pin_dir = TOE_PIN_DIR_DEFAULT,
-		.run_dir = DEFAULT_RUN_DIR,
+		.run_dir = TOE_RUN_DIR,
 		.log_level = LOG_INFO,
 		.rcvbuf = 4 << 20,
 		.epfd = -1,

@@ -66,7 +66,7 @@ struct client {
 	int fd;
 	__u32 gen; /* tells a reused slot's epoll events from the old ones */
 	__u64 deadline; /* CLOCK_MONOTONIC ns */
-	char in[512]; /* CTL_REQ_MAX: the request so far */
+	char in[512]; /* TOE_CTL_REQ_MAX: the request so far */
 	size_t inlen;
 	char *out; /* the answer (malloc'd) */
 	size_t outlen, outoff;
