@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "toed.h"
+#include "nft.h"
 
 #define SOCK_NAME "toed.sock"
 #define LOCK_NAME "toed.lock"
@@ -203,6 +204,7 @@ static int start_loop(void)
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->nl.ev_fd, SRC_NETLINK) ||
 	    ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING) ||
 	    ep_add(D->lsock, SRC_LISTEN) || ep_add(D->tfd, SRC_TIMER) ||
+	    (nft_open(D->pin_dir) >= 0 && ep_add(nft_fd(), SRC_NFT)) ||
 	    (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
@@ -260,6 +262,10 @@ static bool dispatch(const struct epoll_event *ev)
 		if (D->kmod_dirty)
 			kmod_changed(); /* an apply that failed: again */
 		retrack(false);
+		nft_tick();
+		break;
+	case SRC_NFT:
+		nft_process();
 		break;
 	case SRC_GENL:
 		if (toe_genl_process(&D->gl, on_genl, NULL))
@@ -305,6 +311,7 @@ static void loop(void)
 static void toed_teardown(void)
 {
 	mon_close_all();
+	nft_close();
 	if (D->lsock >= 0)
 		unlink(D->sock_path);
 	ring_buffer__free(D->rb);

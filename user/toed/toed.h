@@ -42,7 +42,8 @@ enum src {
 	SRC_LISTEN,
 	SRC_TIMER,
 	SRC_MON,
-	SRC_GENL
+	SRC_GENL,
+	SRC_NFT /* nftables' ruleset changes (nft.c) */
 };
 
 /* A monitor client (toectl monitor): events streamed until it goes away. */
