@@ -188,8 +188,8 @@ static __always_inline int fwd_egress(struct __sk_buff *skb)
 	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
 		return TCX_NEXT;
 	from = fwd_key(&p, &ck);
-	fl = p.tcp_flags & (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST |
-			    TOE_TCP_FIN);
+	fl = p.tcp_flags &
+	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
 		egress_syn(&p, &ck, from, iif, oif);
 	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))

@@ -217,7 +217,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 enum fwd_valid_rc {
 	FWD_OK = 0, /* the fast path may take it */
 	FWD_WRONG_IF = 1, /* not on its sender's side: the stack judges it */
-	FWD_STALE = 2, /* admitted under an older ruleset, or the lease ran out */
+	FWD_STALE = 2, /* older ruleset than admitted under, or lease out */
 };
 
 /*
