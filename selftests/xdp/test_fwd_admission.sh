@@ -38,6 +38,13 @@ rule offload dev fwd rport 5301
 EOF
 chmod 600 "$work/fwd.conf"
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+# A pin folder an older opentoe left: toe_fwd with its old 56-byte record.
+mkdir -p "$PIN" && bpftool map create "$PIN/toe_fwd" type lru_hash key 40 value 56 entries 16 name toe_fwd ||
+	{ fail "an old toe_fwd pin"; finish; }
+err=$(nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" 2>&1)
+check "an older toe_fwd pin (56-byte record) is refused by name" grep -q "pinned map $PIN/toe_fwd is not this opentoe's" <<<"$err"
+check "  and unload cleans the folder" nsx r toe-loader unload --pin-dir "$PIN"
+check "  (gone)" test ! -e "$PIN"
 nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
 check "status shows toe_egress on tcx egress of both router interfaces" \
 	test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_egress" and .xdp_mode == "tcx-egress")] | length')" = 2
