@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench-forward: one TCP flow (iperf3) through a router namespace,
 # forwarded by
-#   xdp        opentoe's XDP fast path ("steer forward", native mode)
+#   xdp        opentoe's XDP fast path ("steer forward", native mode), with
+#              toed running as deployed (it watches the ruleset and holds
+#              the lease on the firewall generation: without it every
+#              fast-path flow is re-admitted through the stack each second)
 #   kernel     the kernel, no rule
 #   conntrack  the kernel with a stateful rule loaded
 #              (iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT)
@@ -37,15 +40,19 @@ sleep 0.5
 on() {
 	case $1 in
 	xdp)
-		nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null &&
-		toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN" ;;
+		nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
+		nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >/dev/null 2>&1
+		TOED=$NSX_PID
+		wait_for 10 test -S "$work/run/toed.sock" && fill_neigh "$PIN" ;;
 	conntrack)
 		nsx r iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
 	esac
 }
 off() {
 	case $1 in
-	xdp) nsx r toe-loader unload --pin-dir "$PIN" >/dev/null ;;
+	xdp)
+		kill "$TOED" && wait "$TOED" 2>/dev/null
+		nsx r toe-loader unload --pin-dir "$PIN" >/dev/null ;;
 	conntrack) nsx r iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
 	esac
 }

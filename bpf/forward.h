@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe datapath, the XDP forward path ("steer forward"): for flows this
- * host routes, the canonical key of both directions (fwd_key), the
- * handshake tracked while it goes through the stack (xdp_fwd, fwd_syn),
- * and, once established, the fast path proper: route, neighbour, TTL and
- * redirect to the egress device (fwd_xmit).  Maps: maps_forward.h.
+ * host routes, the canonical key of both directions (fwd_key), whether an
+ * admitted flow may take the fast path now (fwd_valid: its sender's
+ * interface, the firewall generation), and the fast path proper: route,
+ * neighbour, TTL and redirect to the egress device (fwd_xmit).  XDP admits
+ * nothing: flows enter toe_fwd only through toe_egress (egress.h), which
+ * watches what the stack forwards.  Maps: maps_forward.h.
  */
 #ifndef __TOE_FORWARD_H
 #define __TOE_FORWARD_H
@@ -106,55 +108,6 @@ static __always_inline long fib(struct xdp_md *ctx, const struct toe_pkt *p,
 }
 
 /*
- * A SYN: if this host routes it and policy offloads it (seen from the
- * client: local = the SYN's sender) on a device in forward mode, start
- * tracking its handshake.  Anything else writes nothing.  Not inlined: its
- * stack (route lookup, policy search) is not the main program's.
- */
-static __noinline int fwd_syn(struct xdp_md *ctx, const struct toe_pkt *p,
-			      const struct toe_flow_key *ck, int from)
-{
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	union { /* one after the other: the stack is 512 bytes */
-		struct bpf_fib_lookup fp;
-		struct toe_fwd v;
-	} u;
-	struct toe_flow_key k = {};
-	struct decision d;
-	struct toe_dev *dev;
-	__u32 idx;
-
-	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, 0, &u.fp) !=
-	    BPF_FIB_LKUP_RET_SUCCESS)
-		return 0; /* local, unroutable, or forwarding off: the stack's */
-	k.family = p->family;
-	__builtin_memcpy(k.laddr, p->saddr, 16);
-	__builtin_memcpy(k.raddr, p->daddr, 16);
-	k.lport = bpf_ntohs(p->sport);
-	k.rport = bpf_ntohs(p->dport);
-	decide(&k, 0, &d);
-	if (d.action != TOE_ACT_OFFLOAD)
-		return 0;
-	idx = d.dev;
-	dev = bpf_map_lookup_elem(&toe_devs, &idx);
-	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) ||
-	    dev->steer != TOE_STEER_FORWARD)
-		return 0;
-	__builtin_memset(&u.v, 0, sizeof(u.v));
-	u.v.start_ns = bpf_ktime_get_ns();
-	u.v.client_isn = bpf_ntohl(p->seq);
-	u.v.dev = d.dev;
-	u.v.rule = d.rule;
-	u.v.policy = (__u32)d.serial;
-	u.v.state = TOE_FWD_SYN_SENT;
-	u.v.client = from;
-	u.v.reason = d.reason;
-	bpf_map_update_elem(&toe_fwd, ck, &u.v, BPF_ANY);
-	return 0;
-}
-
-/*
  * What fwd_xmit() returns when it does not redirect the frame (when it
  * does, it returns bpf_redirect_map()'s XDP action, never negative).  The
  * frame then goes on, untouched, to the chained program or the stack.
@@ -212,8 +165,11 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
 	out = bpf_map_lookup_elem(&toe_ifaces, &ifout);
-	/* Same namespace: ifindexes of other namespaces may share the map. */
-	if (!in || !out || in->netns != out->netns ||
+	/*
+	 * Same namespace, the one that admitted the flow: ifindexes of other
+	 * namespaces may share the maps.
+	 */
+	if (!in || !out || in->netns != out->netns || in->netns != fs->netns ||
 	    !bpf_map_lookup_elem(&toe_devmap, &ifout))
 		return FWD_SLOW;
 	nk.ifindex = ifout;
@@ -257,17 +213,50 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
 }
 
+/* What fwd_valid() says of an admitted flow's packet. */
+enum fwd_valid_rc {
+	FWD_OK = 0, /* the fast path may take it */
+	FWD_WRONG_IF = 1, /* not on its sender's side: the stack judges it */
+	FWD_STALE = 2, /* older ruleset than admitted under, or lease out */
+};
+
 /*
- * Flows this host routes, for devices in forward mode: the handshake is
- * tracked (SYN, SYN-ACK acking it, ACK acking that) while it goes through
- * the stack, so that netfilter's FORWARD chain has accepted the connection;
- * from then on XDP forwards the flow itself, as an nftables flowtable
- * would.  FIN and RST end the fast path and go through the stack.
+ * Whether the fast path may take this packet of an admitted flow: it came
+ * in on the interface its sender's side is on (the SYN's ingress for the
+ * client, its egress for the server), never the other one; and the flow
+ * was admitted under the firewall generation in force, with toed vouching
+ * for it (lease) or recently enough (TOE_FWD_UNWATCHED_NS).
+ */
+static __always_inline int fwd_valid(struct xdp_md *ctx, struct toe_fwd *fs,
+				     int from, const struct toe_fwd_gen *g)
+{
+	__u32 want = from == fs->client ? fs->client_if : fs->server_if;
+	__u64 now;
+
+	if (ctx->ingress_ifindex != want)
+		return FWD_WRONG_IF;
+	if (fs->state != TOE_FWD_ESTABLISHED || fs->gen != g->gen)
+		return FWD_STALE;
+	now = bpf_ktime_get_coarse_ns();
+	if (now < g->lease_ns || now - fs->adm_ns < TOE_FWD_UNWATCHED_NS)
+		return FWD_OK;
+	return FWD_STALE;
+}
+
+/*
+ * Flows this host routes, for devices in forward mode: once toe_egress has
+ * seen the stack forward a flow's SYN and SYN-ACK (so the FORWARD chain
+ * accepted both, egress.h), XDP forwards the flow itself, as an nftables
+ * flowtable would, as long as the ruleset it was admitted under is in
+ * force.  Everything else, FIN and RST included, goes through the stack;
+ * FIN and RST from the right side end the fast path.  XDP writes no entry
+ * for a packet of a flow it does not know: what arrives proves nothing.
  */
 static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 				   struct toe_flow_key *ck)
 {
 	struct toe_xdp_conf *conf;
+	struct toe_fwd_gen *g;
 	struct toe_fwd *fs;
 	__u8 fl = p->tcp_flags;
 	__u32 zero = 0;
@@ -278,10 +267,12 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		return xdp_next(ctx);
 	from = fwd_key(p, ck);
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
-	if (!fs) {
-		if ((fl & (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST |
-			   TOE_TCP_FIN)) == TOE_TCP_SYN)
-			fwd_syn(ctx, p, ck, from);
+	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
+	if (!fs || !g)
+		return xdp_next(ctx);
+	rc = fwd_valid(ctx, fs, from, g);
+	if (rc == FWD_WRONG_IF) {
+		stat_inc(TOE_S_XDP_FWD_WRONG_IF);
 		return xdp_next(ctx);
 	}
 	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
@@ -290,27 +281,17 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		bpf_map_delete_elem(&toe_fwd, ck);
 		return xdp_next(ctx);
 	}
-	if (fl & TOE_TCP_SYN) {
-		if (!(fl & TOE_TCP_ACK)) {
-			/* A retransmitted SYN, or the tuple reused: start again. */
-			fwd_syn(ctx, p, ck, from);
-		} else if (fs->state == TOE_FWD_SYN_SENT &&
-			   from != fs->client &&
-			   bpf_ntohl(p->ack_seq) == fs->client_isn + 1) {
-			fs->server_isn = bpf_ntohl(p->seq);
-			fs->state = TOE_FWD_SYN_RECV;
+	if (fl & TOE_TCP_SYN)
+		return xdp_next(ctx); /* the tuple reused: toe_egress decides */
+	if (rc == FWD_STALE) {
+		if (fs->state == TOE_FWD_ESTABLISHED) {
+			/* Back through the stack until it forwards both ways again. */
+			fs->seen = 0;
+			fs->gen = g->gen;
+			fs->state = TOE_FWD_READMIT;
+			stat_inc(TOE_S_XDP_FWD_READMIT);
 		}
 		return xdp_next(ctx);
-	}
-	if (fs->state != TOE_FWD_ESTABLISHED) {
-		if (fs->state == TOE_FWD_SYN_RECV && from == fs->client &&
-		    (fl & TOE_TCP_ACK) &&
-		    bpf_ntohl(p->ack_seq) == fs->server_isn + 1) {
-			fs->est_ns = bpf_ktime_get_ns();
-			fs->state = TOE_FWD_ESTABLISHED;
-			stat_inc(TOE_S_XDP_FWD_FLOWS);
-		}
-		return xdp_next(ctx); /* the handshake goes through the stack */
 	}
 	rc = fwd_xmit(ctx, p, fs);
 	if (rc >= 0)

@@ -10,8 +10,8 @@
  * send straight into the peer socket (policy action bypass).
  *
  * This file is the list of entry points; the machinery is in one header
- * per concern (policy.h, flows.h, bypass.h, xdp.h, forward.h, tc.h,
- * stats.h) and the maps in one header per concern (maps_*.h).  One object,
+ * per concern (policy.h, flows.h, bypass.h, xdp.h, forward.h, egress.h,
+ * tc.h, stats.h) and the maps in one header per concern (maps_*.h).  One object,
  * one skeleton.
  */
 #include "common.h"
@@ -23,6 +23,7 @@
 #include "xdp.h"
 #include "forward.h"
 #include "tc.h"
+#include "egress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -122,4 +123,14 @@ int toe_tc(struct __sk_buff *skb)
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, segs, skb->len);
 	stat_add(TOE_S_XDP_FLOW_HIT, segs);
 	return TCX_NEXT;
+}
+
+/*
+ * The forward path's admission, on tcx egress of every interface XDP is
+ * on: what the stack itself forwarded admits a routed flow (egress.h).
+ */
+SEC("tc")
+int toe_egress(struct __sk_buff *skb)
+{
+	return fwd_egress(skb);
 }

@@ -314,6 +314,10 @@ enum toe_stat {
 	TOE_S_BYP_TCP_MSGS,		/* sk_msg verdicts of toe_bypass sockets left to TCP */
 	TOE_S_BYP_TO_TCP,		/* sockets switched to TCP (flow control, ...) */
 	TOE_S_BYP_TO_PEER,		/* and back to the peer */
+	TOE_S_XDP_FWD_WRONG_IF,		/* fast-path flow's packet on the other side's interface */
+	TOE_S_XDP_FWD_READMIT,		/* fast paths sent back to the stack for re-admission */
+	TOE_S_FWD_READMITTED,		/* and admitted again by toe_egress */
+	TOE_S_FWD_HALF,			/* handshakes the stack forwarded a SYN of (toe_fwd_half) */
 	TOE_S__MAX
 };
 
@@ -424,39 +428,98 @@ struct toe_local {
  * every interface it attaches XDP to, removed at unload: the egress devices
  * the forward path may redirect to, with the MAC it sends from.
  *
- * toe_fwd: LRU_HASH, canonical toe_flow_key -> struct toe_fwd.  The state of
- * the TCP flows this host routes and policy names for a "steer forward"
- * device.  Canonical key: laddr/lport is the lower end (address compared
- * as bytes in network order, then port), raddr/rport the higher one, so
- * both directions find one entry.  Created by the SYN, fast path once the
- * handshake completed through the stack, deleted by FIN or RST.  The
- * packets and bytes XDP forwarded are counted in the entry itself.
+ * toe_fwd: LRU_HASH, canonical toe_flow_key -> struct toe_fwd.  The TCP
+ * flows this host routes that the fast path may take: only ever written
+ * with an admitted flow (never by a SYN), so that no flood of handshakes
+ * can push a running flow out.  Canonical key: laddr/lport is the lower
+ * end (address compared as bytes in network order, then port), raddr/rport
+ * the higher one, so both directions find one entry.  Written by toe_egress
+ * (the tcx egress program) when the host stack itself forwarded the
+ * flow's SYN-ACK from the server's interface out of the client's after it
+ * forwarded the SYN the other way; read by XDP, which forwards a packet
+ * only if it came in on the interface the entry says its sender is on, and
+ * only under the firewall generation it was admitted under (toe_fwd_gen);
+ * deleted by XDP at FIN or RST.  The packets and bytes XDP forwarded are
+ * counted in the entry itself.
+ *
+ * toe_fwd_half: LRU_HASH, canonical toe_flow_key -> struct toe_fwd_half.
+ * Handshakes in progress: the stack forwarded the SYN (so FORWARD accepted
+ * it) and the SYN-ACK has not come back yet.  Written by toe_egress at the
+ * SYN, read and deleted by it at the SYN-ACK; a flood of SYNs only ever
+ * evicts other half-open handshakes (which then stay in the stack).
+ *
+ * toe_fwd_gen: ARRAY[1] (mmapable), struct toe_fwd_gen.  The firewall's
+ * generation as toed saw it: toed bumps gen at every ruleset change
+ * (nftables' NFT_MSG_NEWGEN) and keeps lease_ns (CLOCK_MONOTONIC) a few
+ * seconds ahead while it runs; XDP and toe_egress read it.  A fast-path
+ * entry admitted under an older gen goes back to the stack
+ * (TOE_FWD_READMIT) until toe_egress sees the stack forward it both ways
+ * again.  With the lease run out (toed not running), an admission is good
+ * for TOE_FWD_UNWATCHED_NS only.
  */
 
 #define TOE_FWD_DEFAULT		65536
+#define TOE_FWD_HALF_DEFAULT	16384
 #define TOE_IFACES_MAX		1024
 #define TOE_CPUMAP_QSIZE	2048
+/* How long an admission holds when no toed vouches for the generation. */
+#define TOE_FWD_UNWATCHED_NS	1000000000ULL
+/* How far ahead toed keeps toe_fwd_gen.lease_ns (it renews every 2 s). */
+#define TOE_FWD_LEASE_NS	5000000000ULL
 
 enum toe_fwd_state {
-	TOE_FWD_SYN_SENT = 1,	/* SYN seen, policy said forward */
-	TOE_FWD_SYN_RECV = 2,	/* SYN-ACK seen, acking the SYN */
-	TOE_FWD_ESTABLISHED = 3,/* ACK of the SYN-ACK seen: fast path */
+	TOE_FWD_SYN_SENT = 1,	/* toe_fwd_half: the stack forwarded the SYN */
+	TOE_FWD_ESTABLISHED = 3,/* and the SYN-ACK back: fast path */
+	TOE_FWD_READMIT = 4,	/* fast path suspended: the stack must forward it
+				 * both ways again (ruleset changed, lease out) */
 };
 
+/* toe_fwd.seen: the directions the stack forwarded while READMIT. */
+#define TOE_FWD_SEEN_C2S	1
+#define TOE_FWD_SEEN_S2C	2
+
 struct toe_fwd {
-	__u64 start_ns;		/* SYN seen (bpf_ktime_get_ns) */
-	__u64 est_ns;		/* handshake completed */
+	__u64 start_ns;		/* the stack forwarded the SYN (bpf_ktime_get_ns) */
+	__u64 est_ns;		/* ... and the SYN-ACK: first admission */
+	__u64 adm_ns;		/* last admission (bpf_ktime_get_coarse_ns) */
 	__u32 client_isn;	/* sequence number of the SYN (host order) */
 	__u32 server_isn;	/* of the SYN-ACK */
 	__u32 dev;		/* device index policy chose */
 	__u32 rule;		/* matching rule or TOE_RULE_NONE */
 	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u32 client_if;	/* ifindex the SYN came in on: the client's side */
+	__u32 server_if;	/* ifindex the stack sent the SYN out of */
+	__u32 gen;		/* toe_fwd_gen.gen admitted under (READMIT: being proved under) */
+	__u32 readmits;		/* times admitted again after a READMIT */
 	__u8 state;		/* enum toe_fwd_state */
 	__u8 client;		/* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason;		/* enum toe_reason */
-	__u8 pad;
+	__u8 seen;		/* READMIT: TOE_FWD_SEEN_* the stack forwarded */
+	__u64 netns;		/* inode of the router's network namespace */
 	__u64 packets;		/* forwarded by XDP, both directions (atomic) */
 	__u64 bytes;
+};
+
+struct toe_fwd_half {
+	__u64 start_ns;		/* the stack forwarded the SYN */
+	__u32 client_isn;
+	__u32 dev;
+	__u32 rule;
+	__u32 policy;
+	__u32 client_if;	/* the SYN came in here */
+	__u32 server_if;	/* and the stack sent it out of here */
+	__u32 gen;		/* toe_fwd_gen.gen at the SYN */
+	__u8 state;		/* TOE_FWD_SYN_SENT */
+	__u8 client;		/* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
+	__u8 reason;
+	__u8 pad;
+	__u64 netns;
+};
+
+struct toe_fwd_gen {
+	__u64 lease_ns;		/* toed vouches for gen until then (CLOCK_MONOTONIC) */
+	__u32 gen;		/* bumped by toed at every firewall change */
+	__u32 pad;
 };
 
 /*

@@ -32,6 +32,8 @@
 	X(NEIGH,	toe_neigh)		\
 	X(LOCAL_ADDR,	toe_local_addr)		\
 	X(FWD,		toe_fwd)		\
+	X(FWD_HALF,	toe_fwd_half)		\
+	X(FWD_GEN,	toe_fwd_gen)		\
 	X(DEVMAP,	toe_devmap)		\
 	X(IFACES,	toe_ifaces)		\
 	X(CPUMAP,	toe_cpumap)		\

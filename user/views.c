@@ -322,9 +322,8 @@ static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 static const char *fwd_state(__u8 st)
 {
 	switch (st) {
-	case TOE_FWD_SYN_SENT: return "syn_sent";
-	case TOE_FWD_SYN_RECV: return "syn_recv";
 	case TOE_FWD_ESTABLISHED: return "established";
+	case TOE_FWD_READMIT: return "readmit";
 	default: return "?";
 	}
 }
@@ -607,6 +606,10 @@ const char *toe_stat_name(int i)
 		[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] = "xdp_fwd_flows",
 		[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "xdp_fwd_ended",
 		[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] = "xdp_fwd_slow",
+		[TOE_S_XDP_FWD_WRONG_IF - TOE_S_BASE] = "xdp_fwd_wrong_if",
+		[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] = "xdp_fwd_readmit",
+		[TOE_S_FWD_READMITTED - TOE_S_BASE] = "fwd_readmitted",
+		[TOE_S_FWD_HALF - TOE_S_BASE] = "fwd_half",
 		[TOE_S_BYP_SOCKS - TOE_S_BASE] = "bypass_sockets",
 		[TOE_S_BYP_PAIRED - TOE_S_BASE] = "bypass_paired",
 		[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] = "bypass_not_local",

@@ -15,6 +15,10 @@ Forward path (XDP steering):
                           a TCP packet; FLAGS letters of SAFRP (or "-");
                           LEN payload bytes; IPv4 header checksum computed
   pkt.py ctx FILE IFINDEX LEN      an xdp_md for bpftool prog run ctx_in
+  pkt.py skbctx FILE IN OUT        a __sk_buff for bpftool prog run ctx_in of a
+                                   tc program: ingress_ifindex IN, ifindex OUT
+                                   (as if the stack forwarded it from IN out of OUT)
+  pkt.py gen GEN LEASE_NS          a toe_fwd_gen value as bpftool hex bytes
   pkt.py nkey IFINDEX FAM ADDR      a toe_neigh_key as bpftool hex bytes
   pkt.py nval MAC [STATE [HAS_MAC]] a toe_neigh value (STATE default 0x02,
                                     NUD_REACHABLE; HAS_MAC default 1)
@@ -85,6 +89,12 @@ elif cmd == "tcp":
                                        int(a[8]), int(a[9]), *a[10:12]))
 elif cmd == "ctx":
     open(sys.argv[2], "wb").write(struct.pack("<6I", 0, int(sys.argv[4]), 0, int(sys.argv[3]), 0, 0))
+elif cmd == "skbctx":
+    # len, pkt_type, mark, queue_mapping, protocol, vlan_*, priority: 0; then
+    # ingress_ifindex, ifindex (struct __sk_buff)
+    open(sys.argv[2], "wb").write(struct.pack("<9III", *([0] * 9), int(sys.argv[3]), int(sys.argv[4])))
+elif cmd == "gen":
+    print(hexs(struct.pack("<QII", int(sys.argv[3]), int(sys.argv[2]), 0)))
 elif cmd == "nkey":
     fam = int(sys.argv[3])
     print(hexs(struct.pack("<IB3x", int(sys.argv[2]), 2 if fam == 4 else 10) + ep(fam, sys.argv[4]).ljust(16, b"\0")))

@@ -83,6 +83,7 @@ stat_of() { # PIN INDEX -> counter summed over CPUs
 }
 # enum toe_stat (include/opentoe.h)
 S_FLOW_HIT=33 S_REDIRECT_CPU=36 S_FORWARD=37 S_NEIGH_MISS=38 S_FWD_FLOWS=44 S_FWD_ENDED=45 S_FWD_SLOW=46
+S_FWD_WRONG_IF=56 S_FWD_READMIT=57 S_FWD_READMITTED=58 S_FWD_HALF=59
 
 # ip_forwarded: datagrams the router's kernel forwarded (IPv4 + IPv6).
 ip_forwarded() {

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The forward path ("steer forward") packet by packet, with BPF_PROG_TEST_RUN
 # (bpftool prog run, ctx_in naming the ingress interface) on a router
-# namespace: handshake tracking, the rewrite (MACs, TTL, IPv4 checksum), and
-# every case left to the stack (TTL 1, FIN, neighbour missing or invalid,
-# forwarding off, a flow policy does not name, a local destination).
+# namespace: admission (toe_egress run as if the stack had forwarded the
+# packet from one interface out of another: XDP itself admits nothing),
+# direction by interface, re-admission after a firewall change or when the
+# lease runs out, the rewrite (MACs, TTL, IPv4 checksum), and every case
+# left to the stack (TTL 1, FIN, neighbour missing or invalid, forwarding
+# off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 need_root
@@ -23,6 +26,7 @@ EOF
 chmod 600 "$work/fwd.conf"
 toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null || { fail "apply"; finish; }
 prog=$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp") | .id][0]')
+eprog=$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_egress") | .id][0]')
 IF0=$(nsx r ip -j link show r0 | jq '.[0].ifindex') IF1=$(nsx r ip -j link show r1 | jq '.[0].ifindex')
 MAC_R1=$(nsx r ip -j link show r1 | jq -r '.[0].address') MAC_R0=$(nsx r ip -j link show r0 | jq -r '.[0].address')
 NMAC=02:5e:00:00:00:01 NMAC6=02:5e:00:00:00:06
@@ -33,6 +37,13 @@ run() {
 	nsx r bpftool prog run id "$prog" data_in "$work/$2.bin" data_out "$work/$2.out" \
 		ctx_in "$work/$2.ctx" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'
 }
+# eg IN OUT NAME: toe_egress sees NAME as the stack forwarding it from
+# ifindex IN out of OUT; its return value
+eg() {
+	$PKT skbctx "$work/$3.skb" "$1" "$2"
+	nsx r bpftool prog run id "$eprog" data_in "$work/$3.bin" ctx_in "$work/$3.skb" 2>&1 |
+		sed -n 's/^Return value: \([0-9]*\).*/\1/p'
+}
 pk() { local n=$1; shift; $PKT tcp "$work/$n.bin" "$@"; }
 show() { $PKT show "$work/$1.out"; }
 same() { cmp -s "$work/$1.bin" "$work/$1.out"; }
@@ -41,6 +52,14 @@ fwd_state() { # FAM A AP B BP -> state or "none"
 	bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey "$@") 2>/dev/null |
 		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
 }
+half_state() { # FAM A AP B BP -> toe_fwd_half state or "none"
+	bpftool -j map lookup pinned "$PIN/toe_fwd_half" key hex $($PKT ckey "$@") 2>/dev/null |
+		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
+}
+# setgen GEN LEASE_NS: what toed writes into toe_fwd_gen
+setgen() { bpftool map update pinned "$PIN/toe_fwd_gen" key 0 0 0 0 value hex $($PKT gen "$1" "$2"); }
+FAR=4611686018427387904 # a lease that does not run out during the test
+setgen 0 $FAR
 nset() { # IFINDEX FAM ADDR MAC [STATE [HAS_MAC]]
 	bpftool map update pinned "$PIN/toe_neigh" key hex $($PKT nkey "$1" "$2" "$3") value hex $($PKT nval "${@:4}")
 }
@@ -52,17 +71,28 @@ CP=40001
 pk syn 4 $C4 $S4 $CP 5201 S 1000 0 64 0
 pk data0 4 $C4 $S4 $CP 5201 A 1001 5001 64 100
 pk synack 4 $S4 $C4 5201 $CP SA 5000 1001 64 0
-pk badack 4 $C4 $S4 $CP 5201 A 1001 7777 64 0
-pk ack 4 $C4 $S4 $CP 5201 A 1001 5001 64 0
+pk badsynack 4 $S4 $C4 5201 $CP SA 5000 7777 64 0
 pk data 4 $C4 $S4 $CP 5201 PA 1001 5001 64 1000
 flows0=$(st $S_FWD_FLOWS)
 check "SYN of a flow policy names: XDP_PASS" test "$(run $IF0 syn)" = 2
-check "  tracked from its SYN (state SYN_SENT)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 1
+check "  XDP writes nothing for it (toe_fwd, toe_fwd_half)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(half_state 4 $C4 $CP $S4 5201)" = none
+check "the stack forwards the SYN r0 -> r1: toe_egress passes it on (TCX_NEXT), half-open in toe_fwd_half" \
+	test "$(eg $IF0 $IF1 syn)" = 4294967295 -a "$(half_state 4 $C4 $CP $S4 5201)" = 1 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 check "data before the handshake completed: XDP_PASS, untouched" test "$(run $IF0 data0)" = 2 -a -n "$(same data0 && echo y)"
-check "SYN-ACK acking the SYN: XDP_PASS, state SYN_RECV" test "$(run $IF1 synack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 2
-check "ACK not acking the SYN-ACK: does not complete it" test "$(run $IF0 badack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 2
-check "ACK of the SYN-ACK: XDP_PASS (through the stack), state ESTABLISHED" test "$(run $IF0 ack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 3
+eg $IF0 $IF0 synack >/dev/null
+check "SYN-ACK the stack sends back out of the client's side (a forgery from there): not admitted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none
+eg $IF0 $IF1 synack >/dev/null
+check "SYN-ACK forwarded the SYN's way (client's interface out of the server's): not admitted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none
+eg $IF1 $IF0 badsynack >/dev/null
+check "SYN-ACK not acking the SYN: not admitted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none
+check "SYN-ACK only through XDP (not forwarded by the stack): XDP_PASS, not admitted" test "$(run $IF1 synack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = none
+eg $IF1 $IF0 synack >/dev/null
+check "the stack forwards the SYN-ACK r1 -> r0, acking the SYN: ESTABLISHED, out of toe_fwd_half" \
+	test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(half_state 4 $C4 $CP $S4 5201)" = none
 check "  counted as a fast-path flow" test "$(st $S_FWD_FLOWS)" = $((flows0 + 1))
+wif0=$(st $S_FWD_WRONG_IF)
+check "the client's data arriving on the server's interface r1: XDP_PASS, untouched" test "$(run $IF1 data)" = 2 -a -n "$(same data && echo y)"
+check "  counted (TOE_S_XDP_FWD_WRONG_IF)" test "$(st $S_FWD_WRONG_IF)" = $((wif0 + 1))
 fw0=$(st $S_FORWARD)
 check "data of the established flow: XDP_REDIRECT" test "$(run $IF0 data)" = 4
 out=$(show data)
@@ -76,6 +106,27 @@ check "  TOE_S_XDP_FORWARD counted" test "$(st $S_FORWARD)" = $((fw0 + 1))
 cnt=$(bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
 	jq -r '.formatted.value | "\(.packets) \(.bytes)"')
 check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
+
+# ---- the firewall changed (toed bumps the generation): re-admission
+pk back0 4 $S4 $C4 5201 $CP A 5001 1001 64 0
+setgen 1 $FAR
+rm0=$(st $S_FWD_READMIT) rd0=$(st $S_FWD_READMITTED)
+check "generation bumped: the flow's data goes to the stack (XDP_PASS, untouched)" test "$(run $IF0 data)" = 2 -a -n "$(same data && echo y)"
+check "  state READMIT, counted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4 -a "$(st $S_FWD_READMIT)" = $((rm0 + 1))
+eg $IF0 $IF1 data >/dev/null
+check "the stack forwards it client -> server: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
+eg $IF1 $IF1 back0 >/dev/null
+check "  a server packet the stack sends back out of r1: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
+# (and toed gone from here on: the lease runs out; an admission then holds
+# TOE_FWD_UNWATCHED_NS, 1 s)
+eg $IF1 $IF0 back0 >/dev/null; setgen 1 0
+check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
+check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$(run $IF0 data)" = 4
+sleep 1.2
+check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
+eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
+check "  the stack forwards it both ways: forwarded again" test "$(run $IF0 data)" = 4
+setgen 1 $FAR
 
 # ---- what goes to the stack
 pk ttl1 4 $C4 $S4 $CP 5201 A 2001 5001 1 100
@@ -105,9 +156,8 @@ check "  the flow's next data packet: XDP_PASS, untouched" test "$(run $IF0 data
 # RST, on a second flow, from the server's side
 pk syn2 4 $C4 $S4 40002 5201 S 100 0 64 0
 pk synack2 4 $S4 $C4 5201 40002 SA 900 101 64 0
-pk ack2 4 $C4 $S4 40002 5201 A 101 901 64 0
 pk rst2 4 $S4 $C4 5201 40002 R 901 0 64 0
-run $IF0 syn2 >/dev/null; run $IF1 synack2 >/dev/null; run $IF0 ack2 >/dev/null
+eg $IF0 $IF1 syn2 >/dev/null; eg $IF1 $IF0 synack2 >/dev/null
 check "second flow established" test "$(fwd_state 4 $C4 40002 $S4 5201)" = 3
 check "RST from the server: XDP_PASS, fast path ended" test "$(run $IF1 rst2)" = 2 -a "$(fwd_state 4 $C4 40002 $S4 5201)" = none
 
@@ -116,15 +166,16 @@ pk hostsyn 4 $C4 $S4 40003 5202 S 1 0 64 0
 pk localsyn 4 $C4 $R4b 40004 5201 S 1 0 64 0
 n0=$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)
 check "SYN of a flow no rule names (port 5202): XDP_PASS" test "$(run $IF0 hostsyn)" = 2
+eg $IF0 $IF1 hostsyn >/dev/null
+check "  and the stack forwarding it: not in toe_fwd_half" test "$(half_state 4 $C4 40003 $S4 5202)" = none
 check "SYN to the router itself: XDP_PASS" test "$(run $IF0 localsyn)" = 2
 check "  neither wrote an entry (host flows cost no map write)" test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = "$n0"
 
 # ---- IPv6: hop limit, no checksum
 pk syn6 6 $C6 $S6 40005 5201 S 10 0 64 0
 pk synack6 6 $S6 $C6 5201 40005 SA 20 11 64 0
-pk ack6 6 $C6 $S6 40005 5201 A 11 21 64 0
 pk data6 6 $C6 $S6 40005 5201 PA 11 21 64 500
-run $IF0 syn6 >/dev/null; run $IF1 synack6 >/dev/null; run $IF0 ack6 >/dev/null
+eg $IF0 $IF1 syn6 >/dev/null; eg $IF1 $IF0 synack6 >/dev/null
 check "IPv6 flow established through the stack" test "$(fwd_state 6 $C6 40005 $S6 5201)" = 3
 check "IPv6 data: XDP_REDIRECT" test "$(run $IF0 data6)" = 4
 out=$(show data6)
@@ -140,5 +191,5 @@ toed --apply "$work/acct.conf" --pin-dir "$PIN" >/dev/null
 check "policy without forward devices: toe_xdp_conf.fwd_devs = 0" test "$(bpftool -j map lookup pinned "$PIN/toe_xdp_conf" key 0 0 0 0 | jq .formatted.value.fwd_devs)" = 0
 check "  an established flow's data: XDP_PASS, untouched" test "$(run $IF0 data6)" = 2 -a -n "$(same data6 && echo y)"
 pk syn7 4 $C4 $S4 40007 5201 S 1 0 64 0
-check "  a new SYN is not tracked" test "$(run $IF0 syn7)" = 2 -a "$(fwd_state 4 $C4 40007 $S4 5201)" = none
+check "  a new SYN is not tracked" test "$(run $IF0 syn7)" = 2 -a "$(eg $IF0 $IF1 syn7)" = 4294967295 -a "$(half_state 4 $C4 40007 $S4 5201)" = none
 finish

@@ -23,12 +23,6 @@
 #include "loader.h"
 #include "util.h"
 
-/* What swap_if_link found pinned. */
-enum if_link {
-	IF_LINK_NONE = 0, /* no usable link (a stale pin is removed) */
-	IF_LINK_SWAPPED = 1, /* ours: the new program is in it */
-};
-
 /*
  * A pinned link of ours already exists: swap prog_fd into it in place,
  * recording the old program (old_prog_id) so that a rollback puts it back.
@@ -59,7 +53,7 @@ static int link_swap(int link_fd, __u32 old_prog_id, int prog_fd,
 }
 
 /* Pin a link just made; from here on rollback detaches and unpins it. */
-static int pin_new_link(int link_fd, const char *path)
+int pin_new_link(int link_fd, const char *path)
 {
 	struct undo *u = undo_push(UNDO_LINK, path);
 	int err;
@@ -339,9 +333,9 @@ static int adopt_existing(const struct opts *o, __u32 ifindex,
  * is swapped in place (IF_LINK_SWAPPED, or a negative error).
  * IF_LINK_NONE: none (a stale pin is removed), make a new one.
  */
-static int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
-			__u32 ifindex, int prog_fd, const char *ifname,
-			const char *what, char *path)
+int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
+		 __u32 ifindex, int prog_fd, const char *ifname,
+		 const char *what, char *path)
 {
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);

@@ -387,6 +387,10 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 					 bpf_map__fd(skel->maps.toe_ifaces));
 		if (!err)
 			err = attach_iface(o, o->devs[i], prog_fd, next_fd);
+		if (!err && !o->hook_tc) /* the forward path's admission */
+			err = attach_egress(
+				o, o->devs[i],
+				bpf_program__fd(skel->progs.toe_egress));
 	}
 	return err;
 }

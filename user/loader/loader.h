@@ -31,6 +31,9 @@
 #define TOE_LINK_TYPE_SOCKMAP 14 /* BPF_LINK_TYPE_SOCKMAP, kernel 6.10 */
 #define TOE_LINK_TYPE_TCX 11 /* BPF_LINK_TYPE_TCX, kernel 6.6 */
 #define TOE_TCX_INGRESS 46 /* BPF_TCX_INGRESS, kernel 6.6 */
+#define TOE_TCX_EGRESS 47 /* BPF_TCX_EGRESS, kernel 6.6 */
+/* toe_egress's link on an interface XDP is on (egress.c). */
+#define TOE_PIN_LINK_EGRESS "link_egress_n%lu_if%u"
 /*
  * bpf_link_info of a tcx link: the union's tcx member starts with ifindex,
  * as its xdp member does; these headers only know the latter.
@@ -193,6 +196,30 @@ int attach_skmsg(const struct opts *o, int prog_fd, int map_fd);
 int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
 		 int next_fd);
 int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd);
+/* Pin a link just made (path); rollback detaches and unpins it.  0 or -errno. */
+int pin_new_link(int link_fd, const char *path);
+
+/* What swap_if_link found pinned (or a negative error). */
+enum if_link {
+	IF_LINK_NONE = 0, /* no usable link (a stale pin is removed) */
+	IF_LINK_SWAPPED = 1, /* ours: the new program is in it */
+};
+/*
+ * The link an earlier load pinned for ifindex (pin name fmt, its path into
+ * path), if it is still a link of this type there: prog_fd is swapped in.
+ */
+int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
+		 __u32 ifindex, int prog_fd, const char *ifname,
+		 const char *what, char *path);
+
+/* ---------------------------- the forward path's admission (egress.c) */
+
+/*
+ * toe_egress on the interface's tcx egress, where XDP forwards: it sees
+ * what the stack forwards, which alone admits a routed flow.  A link an
+ * earlier load pinned gets prog_fd in place.  0 or -errno.
+ */
+int attach_egress(const struct opts *o, const char *ifname, int prog_fd);
 /* An interface is XDP or tc, never both (--hook tc: and no steering). */
 int check_other_hook(const struct opts *o, const char *ifname);
 

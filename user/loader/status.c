@@ -117,7 +117,9 @@ static void link_attach(struct prog_row *r, const struct bpf_link_info *li,
 		else
 			snprintf(r->attach, sizeof(r->attach),
 				 "(interface gone)");
-		snprintf(r->mode, sizeof(r->mode), "tcx");
+		snprintf(r->mode, sizeof(r->mode),
+			 strncmp(r->pin, "link_egress_", 12) ? "tcx" :
+							       "tcx-egress");
 	} else if (li->type == BPF_LINK_TYPE_XDP) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
@@ -340,7 +342,7 @@ static void print_maps(const struct opts *o, struct toe_json *j)
 
 int cmd_status(struct opts *o)
 {
-	struct prog_row rows[2 * MAX_IFACES + 2];
+	struct prog_row rows[3 * MAX_IFACES + 2];
 	struct toe_json j;
 	int nrows;
 	DIR *d;

@@ -28,9 +28,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-_Static_assert(sizeof(((struct client *)0)->in) == TOE_CTL_REQ_MAX,
-	       "client buffer");
-
 /* A command: what it shows (a view) or does, and whether it needs the datapath. */
 struct ctl_cmd {
 	void (*view)(FILE *f, bool json); /* NULL: run */

@@ -28,6 +28,7 @@
 #include "dplock.h"
 #include "toe_ctl.h"
 #include "toed.h"
+#include "nft.h"
 
 #define LOCK_NAME "toed.lock"
 
@@ -188,7 +189,8 @@ static int start_loop(void)
 	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	D->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 || timerfd_settime(D->tfd, 0, &its, NULL) ||
-	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER)) {
+	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
+	    (nft_open(D->pin_dir) >= 0 && ep_add(nft_fd(), SRC_NFT))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -291,6 +293,10 @@ static bool dispatch(const struct epoll_event *ev)
 		if (D->kmod_dirty)
 			kmod_changed(); /* an apply that failed: again */
 		retrack(false);
+		nft_tick();
+		break;
+	case SRC_NFT:
+		nft_process();
 		break;
 	case SRC_GENL:
 		if (toe_genl_process(&D->gl, on_genl, NULL))
@@ -338,6 +344,7 @@ static void toed_teardown(void)
 {
 	mon_close_all();
 	ctl_close_all();
+	nft_close();
 	if (D->lsock >= 0) {
 		unlink(D->sock_path);
 		close(D->lsock);

@@ -31,6 +31,7 @@
 #include "neigh.h"
 #include "opentoe.h"
 #include "policy.h"
+#include "toe_ctl.h"
 #include "views.h"
 
 #define MAX_MON 32 /* monitor clients at once */
@@ -50,7 +51,8 @@ enum src {
 	SRC_TIMER,
 	SRC_MON,
 	SRC_GENL,
-	SRC_CLIENT
+	SRC_CLIENT,
+	SRC_NFT /* nftables' ruleset changes (nft.c) */
 };
 
 /* A control client (ctl.c): where it is in its one request. */
@@ -66,7 +68,7 @@ struct client {
 	int fd;
 	__u32 gen; /* tells a reused slot's epoll events from the old ones */
 	__u64 deadline; /* CLOCK_MONOTONIC ns */
-	char in[512]; /* TOE_CTL_REQ_MAX: the request so far */
+	char in[TOE_CTL_REQ_MAX]; /* the request so far */
 	size_t inlen;
 	char *out; /* the answer (malloc'd) */
 	size_t outlen, outoff;

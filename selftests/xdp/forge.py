@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Forged TCP handshakes, floods and counters for the forward path's
+admission test (test_fwd_admission.sh).  Frames are sent from inside a test
+namespace, on its interface, to the router's MAC.
+
+handshake IFACE RMAC STEPS SRC SPORT DST DPORT [BYTES]
+        send, in order, the steps of STEPS (letters): s = SYN from SRC to DST,
+        a = SYN-ACK in DST's name (to SRC, acking the SYN), k = ACK from SRC,
+        d = BYTES of data from SRC in 1000-byte segments (scapy)
+synack IFACE RMAC SRC SPORT DST DPORT ISN
+        one SYN-ACK from SRC to DST acking ISN (the other side's part of a
+        forged handshake)
+flood IFACE RMAC N NET DST DPORT
+        N SYNs to DST:DPORT from random addresses NET.100-NET.250 and ports,
+        through a raw packet socket; prints how many were sent and how long
+        it took
+count IFACE PORT SECONDS
+        payload bytes of TCP segments to PORT received on IFACE during
+        SECONDS (a packet socket); prints the number
+rx IFACE INTERVAL SECONDS
+        every INTERVAL seconds: "time rx_bytes" of IFACE from /proc/net/dev
+        (this namespace's), time as time.time()
+"""
+import os
+import random
+import socket
+import struct
+import sys
+import time
+
+ISN = 1000
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while t >> 16:
+        t = (t & 0xffff) + (t >> 16)
+    return ~t & 0xffff
+
+
+def mac(m):
+    return bytes(int(x, 16) for x in m.split(":"))
+
+
+def frame(smac, dmac, src, dst, sp, dp, flags, seq, ack, payload=b""):
+    s, d = socket.inet_aton(src), socket.inet_aton(dst)
+    tcp = struct.pack("!HHIIBBHHH", sp, dp, seq, ack, 5 << 4, flags, 65535, 0, 0) + payload
+    c = csum(s + d + struct.pack("!BBH", 0, 6, len(tcp)) + tcp)
+    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0x4000, 64, 6, 0, s, d)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return dmac + smac + b"\x08\x00" + ip + tcp
+
+
+def sock(iface):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    return s, s.getsockname()[4]
+
+
+def handshake(iface, rmac, steps, src, sport, dst, dport, nbytes=0):
+    # scapy builds and sends them (sendp), as an attacker's tool would
+    from scapy.all import Ether, IP, TCP, Raw, sendp, conf, get_if_hwaddr
+    conf.verb = 0
+    e = Ether(src=get_if_hwaddr(iface), dst=rmac)
+    sport, dport, nbytes = int(sport), int(dport), int(nbytes)
+    seq = ISN + 1
+    for st in steps:
+        if st == "s":
+            p = e / IP(src=src, dst=dst) / TCP(sport=sport, dport=dport, flags="S", seq=ISN)
+        elif st == "a":
+            p = e / IP(src=dst, dst=src) / TCP(sport=dport, dport=sport, flags="SA", seq=5000, ack=ISN + 1)
+        elif st == "k":
+            p = e / IP(src=src, dst=dst) / TCP(sport=sport, dport=dport, flags="A", seq=seq, ack=5001)
+        elif st == "d":
+            ps = []
+            for off in range(0, nbytes, 1000):
+                n = min(1000, nbytes - off)
+                ps.append(e / IP(src=src, dst=dst) / TCP(sport=sport, dport=dport, flags="PA",
+                                                         seq=seq + off, ack=5001) / Raw(b"x" * n))
+            p = ps
+        else:
+            raise SystemExit("unknown step " + st)
+        sendp(p, iface=iface)
+        time.sleep(0.05)
+
+
+def synack(iface, rmac, src, sport, dst, dport, isn):
+    s, smac = sock(iface)
+    s.send(frame(smac, mac(rmac), src, dst, int(sport), int(dport), 0x12, 5000, int(isn) + 1))
+
+
+def flood(iface, rmac, n, net, dst, dport):
+    s, smac = sock(iface)
+    dm, n, dport = mac(rmac), int(n), int(dport)
+    rnd = random.Random(7)
+    t0, sent = time.monotonic(), 0
+    for _ in range(n):
+        src = "%s.%d" % (net, rnd.randint(100, 250))
+        f = frame(smac, dm, src, dst, rnd.randint(1024, 65000), dport, 0x02, rnd.getrandbits(32), 0)
+        for _ in range(1000):
+            try:
+                s.send(f)
+                sent += 1
+                break
+            except OSError:
+                time.sleep(0.0005)  # the queue is full: a moment, then again
+    print("%d %.2f" % (sent, time.monotonic() - t0))
+
+
+def count(iface, port, seconds):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    s.bind((iface, 0))
+    s.settimeout(0.1)
+    port, end, total = int(port), time.monotonic() + float(seconds), 0
+    while time.monotonic() < end:
+        try:
+            b, addr = s.recvfrom(65535)
+        except socket.timeout:
+            continue
+        if addr[2] == socket.PACKET_OUTGOING or len(b) < 34 or b[23] != 6:
+            continue
+        ihl = (b[14] & 15) * 4
+        tot = struct.unpack("!H", b[16:18])[0]
+        t = 14 + ihl
+        if len(b) < t + 20 or struct.unpack("!H", b[t + 2:t + 4])[0] != port:
+            continue
+        total += tot - ihl - (b[t + 12] >> 4) * 4
+    print(total)
+
+
+def rx(iface, interval, seconds):
+    end = time.time() + float(seconds)
+    while time.time() < end:
+        with open("/proc/net/dev") as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name.strip() == iface:
+                    print("%.4f %s" % (time.time(), rest.split()[0]), flush=True)
+        time.sleep(float(interval))
+
+
+if __name__ == "__main__":
+    cmds = {"handshake": handshake, "synack": synack, "flood": flood, "count": count, "rx": rx}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        raise SystemExit(__doc__)
+    cmds[sys.argv[1]](*sys.argv[2:])

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed: the firewall watch (nft.h).  A netlink socket in nftables' event
+ * group: every commit of a ruleset change ends with NFT_MSG_NEWGEN, and at
+ * each one (or when the kernel says messages were lost, ENOBUFS) the
+ * generation in toe_fwd_gen goes up by one.  XDP compares it with the one
+ * each fast-path flow was admitted under: every flow goes back through the
+ * stack, where the new ruleset judges its packets, and toe_egress admits it
+ * again only if the stack forwards it both ways (bpf/egress.h).
+ *
+ * toe_fwd_gen is written through mmap with atomic stores (XDP reads it on
+ * every packet of a fast-path flow; a whole-value map update could be seen
+ * half-done).  Its pin is looked up again at each tick and change, so a
+ * datapath unloaded and loaded anew under a running toed gets the lease
+ * and the changes too.  The state here is this file's own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_tables.h>
+#include <bpf/bpf.h>
+#include "toed.h"
+#include "nft.h"
+#include "util.h"
+
+/* Reads per readable event: the loop comes back (level-triggered) for more. */
+#define NFT_READS_MAX 64
+
+static struct {
+	int fd; /* the netlink socket, -1 if none */
+	char path[4096]; /* toe_fwd_gen's pin */
+	__u32 map_id; /* the map mapped, 0 if none */
+	struct toe_fwd_gen *g; /* its one value, mapped */
+	__u64 changes; /* ruleset changes seen */
+} N = { .fd = -1 };
+
+static void unmap(void)
+{
+	if (N.g)
+		munmap(N.g, sizeof(*N.g));
+	N.g = NULL;
+	N.map_id = 0;
+}
+
+/*
+ * toe_fwd_gen, mapped, as the pin is now (a reload makes a new map).  False
+ * if there is none: a datapath without the forward path's admission.
+ */
+static bool map_gen(void)
+{
+	struct bpf_map_info mi = {};
+	__u32 len = sizeof(mi);
+	void *p;
+	int fd;
+
+	fd = bpf_obj_get(N.path);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &mi, &len) ||
+	    mi.value_size != sizeof(*N.g)) {
+		if (fd >= 0)
+			close(fd);
+		unmap();
+		return false;
+	}
+	if (mi.id == N.map_id) {
+		close(fd);
+		return true;
+	}
+	unmap();
+	p = mmap(NULL, sizeof(*N.g), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		logm(LOG_WARN, "cannot map %s: %s", N.path, strerror(errno));
+		return false;
+	}
+	N.g = p;
+	N.map_id = mi.id;
+	return true;
+}
+
+static void renew_lease(void)
+{
+	if (map_gen())
+		__atomic_store_n(&N.g->lease_ns,
+				 toe_now_ns() + TOE_FWD_LEASE_NS,
+				 __ATOMIC_RELEASE);
+}
+
+/* The ruleset changed: every fast-path flow is admitted again. */
+static void bump(void)
+{
+	__u32 gen;
+
+	N.changes++;
+	if (!map_gen())
+		return;
+	gen = __atomic_add_fetch(&N.g->gen, 1, __ATOMIC_RELEASE);
+	logm(LOG_DEBUG,
+	     "firewall ruleset changed: generation %u, fast-path flows go back through the stack",
+	     gen);
+}
+
+int nft_open(const char *pin_dir)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int grp = NFNLGRP_NFTABLES;
+
+	toe_join(N.path, sizeof(N.path), pin_dir, TOE_MAP(FWD_GEN));
+	N.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		      NETLINK_NETFILTER);
+	if (N.fd < 0 || bind(N.fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(N.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
+		       sizeof(grp))) {
+		logm(LOG_WARN,
+		     "cannot watch nftables (%s): firewall changes reach fast-path flows only by their admission lapsing (%llu ms)",
+		     strerror(errno), TOE_FWD_UNWATCHED_NS / 1000000ULL);
+		if (N.fd >= 0)
+			close(N.fd);
+		N.fd = -1;
+		return -1;
+	}
+	bump(); /* what changed while no toed watched */
+	renew_lease();
+	return N.fd;
+}
+
+int nft_fd(void)
+{
+	return N.fd;
+}
+
+/* Whether one netlink datagram (n bytes) announces a new generation. */
+static bool has_newgen(const void *buf, int n)
+{
+	const struct nlmsghdr *h;
+
+	for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
+		if (h->nlmsg_type ==
+		    ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN))
+			return true;
+	return false;
+}
+
+void nft_process(void)
+{
+	char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+	bool changed = false;
+	int i, n;
+
+	for (i = 0; i < NFT_READS_MAX; i++) {
+		n = recv(N.fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ENOBUFS) {
+			changed =
+				true; /* messages lost: one may have been a change */
+			continue;
+		}
+		if (n <= 0)
+			break; /* EAGAIN: all read */
+		if (has_newgen(buf, n))
+			changed = true;
+	}
+	if (changed)
+		bump();
+}
+
+void nft_tick(void)
+{
+	if (N.fd >= 0)
+		renew_lease();
+}
+
+void nft_close(void)
+{
+	if (N.fd < 0)
+		return;
+	if (map_gen())
+		__atomic_store_n(&N.g->lease_ns, 0, __ATOMIC_RELEASE);
+	unmap();
+	close(N.fd);
+	N.fd = -1;
+}

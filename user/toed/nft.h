@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * toed: the firewall watch (nft.c).  nftables announces every committed
+ * ruleset change on netlink (NETLINK_NETFILTER, group NFNLGRP_NFTABLES,
+ * NFT_MSG_NEWGEN; Debian's iptables is iptables-nft, so its changes are
+ * announced too); at each one toed bumps toe_fwd_gen.gen, which sends every
+ * fast-path flow of the forward path back through the stack to be admitted
+ * again under the new ruleset.  While it runs, toed also keeps
+ * toe_fwd_gen.lease_ns ahead of the clock: with the lease out (toed
+ * stopped), an admission holds for TOE_FWD_UNWATCHED_NS only.
+ */
+#ifndef __TOE_NFT_H
+#define __TOE_NFT_H
+
+/*
+ * Join the nftables group and take the lease (bumping the generation once:
+ * the ruleset may have changed while no toed watched).  The socket's fd
+ * (for epoll), or -1 after a warning: toed then runs without the watch.
+ */
+int nft_open(const char *pin_dir);
+/* The socket nft_open made (-1 if none). */
+int nft_fd(void);
+/* The socket is readable: read every message; a change bumps the generation. */
+void nft_process(void);
+/* The 2 s timer: renew the lease (and follow a datapath loaded anew). */
+void nft_tick(void);
+/* toed stops: give the lease back (the fast path stops trusting it now). */
+void nft_close(void);
+
+#endif /* __TOE_NFT_H */
