@@ -7,6 +7,7 @@
 #   make fuzz       differential parser fuzzing, 1,000,000 packets; the
 #                   configuration and control-request parsers, 60 s each
 #   make soak       toed under load for 60 s (root)
+#   make kmod       the kernel module against the running kernel (KDIR=)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 O        ?= build
@@ -42,7 +43,7 @@ FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem
-.PHONY: all deps check demo fuzz soak install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+.PHONY: all deps check demo fuzz soak kmod install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -156,6 +157,18 @@ soak: all
 	@TOE_SOAK_LONG=1 TOE_NO_BUILD=1 bash selftests/run.sh selftests/toed/test_soak.sh
 
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
+
+# The kernel module against the running kernel's headers (or KDIR=), into
+# $(O)/kmod/kmod/opentoe.ko.  Where the headers are missing it says so and
+# fails: the tests build it against Debian 12's 6.1 headers in a guest.
+KDIR ?= /lib/modules/$(shell uname -r)/build
+kmod:
+	@if [ ! -e "$(KDIR)/Makefile" ]; then \
+		echo "make kmod: no kernel headers at $(KDIR) (for the running kernel $$(uname -r));" >&2; \
+		echo "  install them (Debian: apt-get install linux-headers-$$(uname -r)) or name a build tree with KDIR=" >&2; \
+		exit 1; fi
+	$(MAKE) --no-print-directory -C kmod KDIR=$(KDIR) BUILD_DIR=$(abspath $(O))/kmod
+	@echo "built $(O)/kmod/kmod/opentoe.ko for $$(modinfo -F vermagic $(O)/kmod/kmod/opentoe.ko | cut -d' ' -f1)"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \

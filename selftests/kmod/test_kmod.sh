@@ -104,6 +104,14 @@ else
 	fail "opentoe.ko builds against linux-headers-$abi-amd64"
 	finish
 fi
+# `make kmod` (the top-level target a user runs) builds the same module,
+# and says plainly when there are no headers to build against
+out=$(make --no-print-directory -C "$TOE_TOP" kmod KDIR="$kdir" O="$tmp/mk" 2>&1)
+check "make kmod KDIR=<6.1 headers> builds opentoe.ko: $(tail -n 1 <<<"$out")" \
+	test -f "$tmp/mk/kmod/kmod/opentoe.ko" -a -n "$(grep "^built .*opentoe.ko for 6.1" <<<"$out")"
+out=$(make --no-print-directory -C "$TOE_TOP" kmod KDIR=/nonexistent O="$tmp/mk2" 2>&1); rc=$?
+check "make kmod without headers fails (rc $rc) naming what to install" \
+	test "$rc" != 0 -a -n "$(grep "no kernel headers at /nonexistent" <<<"$out")" -a ! -e "$tmp/mk2/kmod"
 # checkpatch.pl: Debian's headers and kbuild packages do not ship it; take
 # it (once, cached) from the linux-source package of the same kernel line
 cp_pl=$kdir/scripts/checkpatch.pl
