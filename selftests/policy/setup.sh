@@ -69,3 +69,24 @@ events_start() {
 	sleep 0.2
 }
 events_stop() { sleep 0.3; kill -TERM $EVPID; wait $EVPID 2>/dev/null; }
+
+# decided CGDIR ADDR PORT: connect from namespace a, from cgroup CGDIR (the
+# test cgroup or one below it, where opentoe's sock_ops also runs), to
+# ADDR:PORT (a server in b) and print the flow record of the connecting
+# side as policy decided it ({} if there is none).
+decided() {
+	local cg=$1 addr=$2 port=$3 out lp fam=2
+	[[ $addr == *:* ]] && fam=10
+	out=$CONF_DIR/decided.$RANDOM
+	(echo $BASHPID >"$cg/cgroup.procs" &&
+		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 0.5) >"$out" &
+	local cpid=$!
+	if ! wait_for 5 grep -q held "$out"; then
+		wait $cpid
+		echo "{}"
+		return 1
+	fi
+	lp=$(head -1 "$out" | jq '.held[0]')
+	flows | jq -c "[.[] | select(.family == $fam and .lport == $lp and .rport == $port)][0] // {}"
+	wait $cpid
+}
