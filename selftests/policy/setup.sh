@@ -78,8 +78,9 @@ decided() {
 	local cg=$1 addr=$2 port=$3 out lp fam=2
 	[[ $addr == *:* ]] && fam=10
 	out=$CONF_DIR/decided.$RANDOM
+	: >"$out"
 	(echo $BASHPID >"$cg/cgroup.procs" &&
-		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 0.5) >"$out" &
+		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 0.3) >"$out" &
 	local cpid=$!
 	if ! wait_for 5 grep -q held "$out"; then
 		wait $cpid
