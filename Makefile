@@ -5,6 +5,7 @@
 #   make check      install what is missing, build, run every selftest (root)
 #   make demo       install what is missing, build, run the demo (root)
 #   make fuzz       differential parser fuzzing, 1,000,000 packets
+#   make mutants    the mutation gate (root, long; MUTANTS=id,id for some)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 O        ?= build
@@ -117,6 +118,12 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all
 	@TOE_NO_BUILD=1 bash selftests/run.sh
+
+# The mutation gate: every mutant of selftests/mutants/mutants.txt must be
+# caught by its tests.  Not part of check (it builds and tests once a mutant).
+.PHONY: mutants
+mutants: all
+	@MUTANTS="$(MUTANTS)" bash selftests/mutants/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
