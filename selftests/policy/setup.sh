@@ -80,14 +80,16 @@ decided() {
 	out=$CONF_DIR/decided.$RANDOM
 	: >"$out"
 	(echo $BASHPID >"$cg/cgroup.procs" &&
-		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 0.3) >"$out" &
+		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 30) >"$out" &
 	local cpid=$!
-	if ! wait_for 5 grep -q held "$out"; then
-		wait $cpid
-		echo "{}"
+	if ! wait_for 10 grep -q held "$out"; then
+		kill $cpid 2>/dev/null; wait $cpid
+		echo "{\"error\": \"no connection: $(tr -d '"\n' <"$out")\"}"
 		return 1
 	fi
 	lp=$(head -1 "$out" | jq '.held[0]')
+	# held open until read: a closed connection's record is gone
 	flows | jq -c "[.[] | select(.family == $fam and .lport == $lp and .rport == $port)][0] // {}"
-	wait $cpid
+	kill $cpid 2>/dev/null
+	wait $cpid 2>/dev/null
 }

@@ -3,14 +3,18 @@
 # First match across rule shapes.  The compiler makes one tuple (a hash
 # lookup) per shape: family x local and remote prefix lengths x which of
 # local port, remote port and cgroup the rule matches (user/policy.c
-# find_tuple), sorted by the lowest rule of each.  For every ordered pair
-# of eight shapes X, Y, one connection that both match decides, under the
-# rules
-#     rule offload dev d2 <Y, not matching>   # 0: gives Y's tuple the lowest rule
-#     rule offload dev d0 <X>                 # 1
-#     rule offload dev d1 <Y>                 # 2
-# by rule 1 on d0: the first rule that matches, even though the search
-# meets Y's tuple (and rule 2) first.
+# find_tuple), sorted by the lowest rule of each; the search visits them in
+# that order and stops at a tuple whose lowest rule cannot beat its best
+# match.  For every ordered pair of eight shapes X, Y, one connection that
+# both match must be decided by rule 2 (X, on d0), the first that matches,
+# under two decoys (rules of the same shapes that do not match) that set
+# the tuples' order:
+#   X listed before Y in shapes:  dY, dX, X, Y   Y's tuple is searched
+#       first and matches rule 3: the search must go on to X's (no stop
+#       at the first tuple that matches)
+#   X after Y:                    dX, dY, X, Y   X's tuple first, rule 2;
+#       Y's tuple then matches rule 3, which must not replace it (no
+#       last match)
 . "$(dirname "$0")/setup.sh"
 plan 56
 load_toe
@@ -30,17 +34,19 @@ shapes=(
 	"all|local 10.202.0.0/16 remote 10.202.0.2/32 lport 1024-65535 rport $P cgroup $CG|local 10.202.0.0/16 remote 10.202.0.2/32 lport 1024-65535 rport $((P + 1)) cgroup $CG"
 )
 server $P || exit 1
-for x in "${shapes[@]}"; do
-	IFS='|' read -r xn xm _ <<<"$x"
-	for y in "${shapes[@]}"; do
-		[ "$x" = "$y" ] && continue
-		IFS='|' read -r yn ym yd <<<"$y"
+for ((i = 0; i < ${#shapes[@]}; i++)); do
+	IFS='|' read -r xn xm xd <<<"${shapes[$i]}"
+	for ((j = 0; j < ${#shapes[@]}; j++)); do
+		[ $i = $j ] && continue
+		IFS='|' read -r yn ym yd <<<"${shapes[$j]}"
+		if [ $i -lt $j ]; then d1=$yd d2=$xd; else d1=$xd d2=$yd; fi
 		f=$(conf "pair" <<EOF2
 device d0 type software nconn 1000
 device d1 type software nconn 1000
 device d2 type software nconn 1000
 default host
-rule offload dev d2 $yd
+rule offload dev d2 $d1
+rule offload dev d2 $d2
 rule offload dev d0 $xm
 rule offload dev d1 $ym
 EOF2
@@ -50,10 +56,10 @@ EOF2
 			continue
 		fi
 		fl=$(decided "$CG" $B4 $P)
-		if jq -e '.decision == 1 and .reason == 0 and .rule == 1 and .dev == 0' <<<"$fl" >/dev/null; then
-			ok "$xn before $yn: the first match (rule 1) decides"
+		if jq -e '.decision == 1 and .reason == 0 and .rule == 2 and .dev == 0' <<<"$fl" >/dev/null; then
+			ok "$xn before $yn ($([ $i -lt $j ] && echo "$yn's tuple searched first" || echo "$xn's tuple searched first")): the first match decides"
 		else
-			fail "$xn before $yn: want rule 1 on d0, got $fl"
+			fail "$xn before $yn: want rule 2 on d0, got $fl"
 		fi
 	done
 done
