@@ -56,14 +56,17 @@ verified() {
 }
 check "the server read all $N bytes, each one in order" verified "$out" $N
 
-# Flow control: 8 MiB to a reader that waits 3 s before it reads.  Past the
-# peer's queue limit (4 MiB, include/opentoe.h) the writer goes over TCP,
-# whose window then blocks it.
+# Flow control: 32 MiB in 64 KiB writes to a reader that waits 3 s before
+# it reads.  Past the peer's queue limit (4 MiB, include/opentoe.h; checked
+# every 256 KiB sent) the writer goes over TCP, whose window then blocks
+# it; it is still writing when the reader drains the queue, and must not
+# come back to the peer before TCP's data is acked and read: the reader
+# checks every byte is in order.
 in_cg a python3 "$TCPX" server --port 5501 --delay 3 >"$CONF_DIR/slow.out" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$CONF_DIR/slow.out" || { fail "slow server"; finish; }
-M=$((8 << 20))
-in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5501 --send $M >"$CONF_DIR/slow.cli" &
+M=$((32 << 20))
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5501 --send $M --chunk 65536 >"$CONF_DIR/slow.cli" &
 cpid=$!
 switched() { ctl -j flows port 5501 | jq -e '[.[] | select(.bypass.to_tcp >= 1)] | length == 1' >/dev/null; }
 wait_for 2 switched
@@ -76,9 +79,9 @@ check "  after redirecting at least the queue limit (4 MiB)" \
 	jq -e '.[] | select(.rport == 5501) | .bypass.bytes_out >= 4194304' <<<"$fl"
 check "  the reader's row has no switch of its own" \
 	jq -e '.[] | select(.lport == 5501) | .bypass.to_tcp == 0 and .bypass.to_tcp_why.backlog == 0' <<<"$fl"
-timeout 60 tail --pid=$cpid -f /dev/null || fail "  the 8 MiB transfer did not end in 60 s"
+timeout 60 tail --pid=$cpid -f /dev/null || fail "  the 32 MiB transfer did not end in 60 s"
 wait $cpid
-check "  all 8 MiB went through once the reader read (client exit 0)" \
+check "  all 32 MiB went through once the reader read (client exit 0)" \
 	jq -e --argjson m $M '.conns[0].sent == $m' "$CONF_DIR/slow.cli"
 check "  and the reader got them in order, byte for byte (no reordering at the switches)" \
 	verified "$CONF_DIR/slow.out" $M

@@ -9,7 +9,8 @@ server: listen on ports (dual-stack, so IPv4 arrives v4-mapped), for each
         against the client's pattern (byte i of a stream is (3 + i) & 0xff):
         a wrong, lost or reordered byte prints "MISMATCH ..." (and "ok":
         false) and resets the connection, so the client fails too.
-client: open --count connections at once, send --send bytes on each, shut
+client: open --count connections at once, send --send bytes on each (in
+        writes of --chunk bytes), shut
         down the write side, read the reply to EOF (checking every byte of
         it against the server's pattern, seed 7), hold them --hold
         seconds, then close (--rst: with SO_LINGER 0, a reset).  Prints one
@@ -133,8 +134,9 @@ def client(args):
     out = []
     for s in conns:
         data = pattern(args.send, 3)
-        if data:
-            s.sendall(data)
+        step = args.chunk or len(data) or 1
+        for i in range(0, len(data), step):
+            s.sendall(data[i:i + step])
         rec = {
             "lport": s.getsockname()[1],
             "sent": len(data),
@@ -218,6 +220,8 @@ def main():
     c.add_argument("--send", type=int, default=0)
     c.add_argument("--hold", type=float, default=0)
     c.add_argument("--rst", action="store_true")
+    c.add_argument("--chunk", type=int, default=0,
+                   help="send in writes of this many bytes (default: one)")
     c.add_argument("--timeout", type=float, default=30)
     st = sub.add_parser("storm")
     st.add_argument("--addr", required=True)
