@@ -3,7 +3,7 @@
 # Bad configurations: each rejected by toed --check and --apply with file,
 # line and column, and the policy in force stays in force.
 . "$(dirname "$0")/setup.sh"
-plan 42
+plan 44
 load_toe
 good=$(conf good <<'EOF2'
 device t3 type chelsio-t3 nconn 10
@@ -48,6 +48,9 @@ EOF2
 bad reversed-range "2:17: port range 90-80 is reversed" <<'EOF2'
 device t3 type chelsio-t3 nconn 10
 rule host rport 90-80
+EOF2
+bad reversed-by-one "1:17: port range 81-80 is reversed" <<'EOF2'
+rule host rport 81-80
 EOF2
 bad port-range "1:17: a port 65536 is out of range" <<'EOF2'
 rule host lport 65536
