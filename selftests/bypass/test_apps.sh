@@ -8,6 +8,7 @@
 # takes ~40 s on the 2-core VM).  Each server is started here, in the test's
 # namespace and cgroup, and stopped on exit.
 . "$(dirname "$0")/setup.sh"
+plan 11
 need_cmd iperf3 redis-server redis-cli redis-benchmark nginx curl sha256sum
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }

@@ -12,6 +12,7 @@
 # throughout.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 9
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
 [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || cannot_run "not built (make)"
