@@ -8,7 +8,7 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
-plan 12
+plan 13
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
 rule bypass lport 5500-5501
@@ -77,6 +77,8 @@ check "slow reader: the writer switched to TCP once, for the backlog" \
 		.to_tcp == 1 and .to_tcp_why == {"no_peer": 0, "refused": 0, "drain": 0, "backlog": 1}' <<<"$fl"
 check "  after redirecting at least the queue limit (4 MiB)" \
 	jq -e '.[] | select(.rport == 5501) | .bypass.bytes_out >= 4194304' <<<"$fl"
+check "  and its later sends went over TCP (tcp_bytes_out > 0), the peer's queue kept under 2 x its limit" \
+	jq -e '.[] | select(.rport == 5501) | .bypass.tcp_bytes_out > 0 and .bypass.bytes_out < 8388608' <<<"$fl"
 check "  the reader's row has no switch of its own" \
 	jq -e '.[] | select(.lport == 5501) | .bypass.to_tcp == 0 and .bypass.to_tcp_why.backlog == 0' <<<"$fl"
 timeout 60 tail --pid=$cpid -f /dev/null || fail "  the 32 MiB transfer did not end in 60 s"
