@@ -8,6 +8,7 @@
 #                   configuration and control-request parsers, 60 s each
 #   make soak       toed under load for 60 s (root)
 #   make kmod       the kernel module against the running kernel (KDIR=)
+#   make mutants    the mutation gate (root, long; MUTANTS=id,id for some)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 O        ?= build
@@ -126,6 +127,12 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all
 	@TOE_NO_BUILD=1 bash selftests/run.sh
+
+# The mutation gate: every mutant of selftests/mutants/mutants.txt must be
+# caught by its tests.  Not part of check (it builds and tests once a mutant).
+.PHONY: mutants
+mutants: all
+	@MUTANTS="$(MUTANTS)" bash selftests/mutants/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -49,10 +49,11 @@ need_built() {
 	local f
 	for f; do [ -e "$TOE_BUILD/$f" ] || cannot_run "$TOE_BUILD/$f not built (make)"; done
 }
-# jq -e exits 0 on empty input (jq 1.6): `check X jq -e F < <(cmd)` would
-# pass when cmd failed and printed nothing.  This jq fails there instead.
+# jq -e exits 0 on empty input (jq 1.6): `check X jq -e F < <(cmd)` (or
+# `jq -e F FILE` with FILE empty) would pass when cmd failed and printed
+# nothing.  This jq fails there instead.
 jq() {
-	local a e=0 s=0 pos=0 skipn=0 in
+	local a e=0 s=0 pos=0 skipn=0 in files=()
 	for a; do
 		if [ $skipn -gt 0 ]; then skipn=$((skipn - 1)); continue; fi
 		case $a in
@@ -62,9 +63,17 @@ jq() {
 		-s|--slurp|-n|--null-input) s=1 ;;
 		--*) ;;
 		-*) [[ $a == *e* ]] && e=1; [[ $a == *[sn]* ]] && s=1 ;;
-		*) pos=$((pos + 1)) ;;
+		*) pos=$((pos + 1)); [ $pos -gt 1 ] && files+=("$a") ;;
 		esac
 	done
+	if [ $e = 1 ] && [ $s = 0 ] && [ $pos -gt 1 ]; then
+		if [ -z "$(cat "${files[@]}" 2>/dev/null | tr -d '[:space:]')" ]; then
+			echo "jq -e: no input in ${files[*]} (the command writing it failed or printed nothing)" >&2
+			return 1
+		fi
+		command jq "$@"
+		return
+	fi
 	if [ $e = 1 ] && [ $s = 0 ] && [ $pos -le 1 ]; then
 		in=$(cat)
 		if [ -z "${in//[[:space:]]/}" ]; then
@@ -109,6 +118,13 @@ ns_add() {
 	ip -n "$n" link set lo up
 }
 nsx() { local n; n=$(ns_name "$1"); shift; nsenter --net=/run/netns/"$n" "$@"; }
+# nsx_t SECONDS NS CMD...: nsx with a time-out (timeout(1): status 124 when
+# CMD had to be stopped).  For transfers: a wrong datapath must fail the
+# check, not hang the test until the runner's limit.
+nsx_t() {
+	local t=$1 n; n=$(ns_name "$2"); shift 2
+	timeout --kill-after=5 "$t" nsenter --net=/run/netns/"$n" "$@"
+}
 # nsx_bg NS CMD...: CMD in the background in NS, killed when the test ends;
 # its pid (not a subshell's) in NSX_PID.
 nsx_bg() {

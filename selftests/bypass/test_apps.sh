@@ -8,6 +8,7 @@
 # takes ~40 s on the 2-core VM).  Each server is started here, in the test's
 # namespace and cgroup, and stopped on exit.
 . "$(dirname "$0")/setup.sh"
+plan 11
 need_cmd iperf3 redis-server redis-cli redis-benchmark nginx curl sha256sum
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
@@ -24,7 +25,7 @@ defer "kill $!"
 wait_for 5 bash -c "nsenter --net=$NSA ss -ltn | grep -q :7600"
 for dir in "" -R; do
 	b0=$(byp_bytes)
-	out=$(in_cg a iperf3 -c 127.0.0.1 -p 7600 -t 2 -J $dir)
+	out=$(in_cg a timeout 60 iperf3 -c 127.0.0.1 -p 7600 -t 2 -J $dir)
 	got=$(jq '.end.sum_received.bytes' <<<"$out")
 	jqcheck "iperf3 ${dir:-forward}: completes without error" "$out" \
 		'(.error == null) and .end.sum_received.bytes > 0'
@@ -36,10 +37,10 @@ done
 in_cg a redis-server --port 7601 --bind 127.0.0.1 --save '' --appendonly no \
 	--daemonize no --dir "$TMP" >"$TMP/redis.log" 2>&1 &
 defer "kill $!"
-rcli() { in_cg a redis-cli -p 7601 "$@"; }
+rcli() { in_cg a timeout 60 redis-cli -p 7601 "$@"; }
 wait_for 5 bash -c "nsenter --net=$NSA redis-cli -p 7601 ping 2>/dev/null | grep -q PONG"
 b0=$(byp_bytes)
-in_cg a redis-benchmark -p 7601 -q -n 20000 -c 20 -P 4 -t set,get,incr,lpush,lpop,mset \
+in_cg a timeout 120 redis-benchmark -p 7601 -q -n 20000 -c 20 -P 4 -t set,get,incr,lpush,lpop,mset \
 	>"$TMP/bench.out" 2>&1
 rc=$?
 check "redis-benchmark completes" test $rc = 0
@@ -83,7 +84,7 @@ in_cg a nginx -c "$TMP/nginx.conf" -p "$TMP/nginx" >/dev/null 2>&1 &
 defer "kill $!"
 wait_for 5 bash -c "nsenter --net=$NSA ss -ltn | grep -q :7602"
 b0=$(byp_bytes)
-in_cg a curl -sS --fail -o "$TMP/got" http://127.0.0.1:7602/big
+in_cg a curl -sS --fail --max-time 120 -o "$TMP/got" http://127.0.0.1:7602/big
 got=$(sha256sum <"$TMP/got" | cut -d' ' -f1)
 check "nginx -> curl: 256 MiB, sha256 identical" test "$got" = "$(cat "$TMP/want")"
 # A reader slower than nginx's sendfile sends it over TCP (flow control),

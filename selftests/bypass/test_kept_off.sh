@@ -6,6 +6,7 @@
 # subflows are not put into the sockhash), a peer outside the cgroup (not
 # local: the connection stays on TCP, reason not_local).
 . "$(dirname "$0")/setup.sh"
+plan 8
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
 
@@ -15,11 +16,18 @@ out=$(bcheck a --port 8300 splice)
 jqcheck "splice reader kept off the bypass (rule host) gets all 1 MiB" "$out" '.ok'
 check "  nothing of it was redirected" test "$(byp_bytes)" = "$before"
 # splice receiver on a bypassed port: the documented reason to keep it off
+# The known limit is one exact failure (the server's splice sees nothing,
+# the client no error); anything else (a crash or time-out of bypass_check,
+# no JSON, wrong bytes) fails.
 out=$(bcheck a --port 7300 splice)
 if jq -e '.ok' <<<"$out" >/dev/null; then
 	ok "splice reader on a bypassed connection gets its data (the kernel now supports it: update README)"
-else
+elif jq -e '.ok == false and .client.err == "" and
+	    (.server.err | test("^server: (spliced 0 bytes, want 1048576|splice sees no data for 3 s after 0 bytes)"))' \
+	    <<<"$out" >/dev/null; then
 	ok "splice reader on a bypassed connection does not see the data: keep splice readers off by policy # SKIP known kernel limit: $(jq -r .server.err <<<"$out")"
+else
+	fail "splice reader on a bypassed connection: bypass_check failed otherwise (crash, time-out, wrong bytes): ${out:-no output}"
 fi
 
 # MPTCP
@@ -32,7 +40,9 @@ if [ "$(cat /proc/sys/net/mptcp/enabled 2>/dev/null)" = 1 ]; then
 	out=$(bcheck a --mptcp --port 7302 reads)
 	jqcheck "MPTCP: partial reads, MSG_PEEK, FIONREAD" "$out" '.ok'
 else
-	ok "MPTCP # SKIP no MPTCP in this kernel (/proc/sys/net/mptcp/enabled absent)"
+	for m in "1 B..4 MiB echoed" "subflows kept off" "partial reads"; do
+		ok "MPTCP: $m # SKIP no MPTCP in this kernel (/proc/sys/net/mptcp/enabled absent)"
+	done
 fi
 
 # A peer outside the cgroup: the connecting end waits for a peer that never

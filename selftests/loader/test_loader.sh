@@ -4,6 +4,7 @@
 # coexistence with another XDP program.  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
+plan 57
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -45,7 +46,7 @@ check "status text names the pin folder" bash -c "nsenter --net=/run/netns/$(ns_
 
 # Real traffic from the test cgroup: flows are recorded.
 nsx b iperf3 -s -1 -D -p 5301 && sleep 0.3
-(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) iperf3 -c 10.201.0.2 -p 5301 -t 3 >/dev/null) &
+(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) timeout 30 iperf3 -c 10.201.0.2 -p 5301 -t 3 >/dev/null) &
 cli=$!
 sleep 1.5
 nflows=$(bpftool -j map dump pinned "$PIN/toe_flows" | jq '[.[] | select(.formatted.key.rport == 5301)] | length')

@@ -69,3 +69,27 @@ events_start() {
 	sleep 0.2
 }
 events_stop() { sleep 0.3; kill -TERM $EVPID; wait $EVPID 2>/dev/null; }
+
+# decided CGDIR ADDR PORT: connect from namespace a, from cgroup CGDIR (the
+# test cgroup or one below it, where opentoe's sock_ops also runs), to
+# ADDR:PORT (a server in b) and print the flow record of the connecting
+# side as policy decided it ({} if there is none).
+decided() {
+	local cg=$1 addr=$2 port=$3 out lp fam=2
+	[[ $addr == *:* ]] && fam=10
+	out=$CONF_DIR/decided.$RANDOM
+	: >"$out"
+	(echo $BASHPID >"$cg/cgroup.procs" &&
+		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 30) >"$out" &
+	local cpid=$!
+	if ! wait_for 10 grep -q held "$out"; then
+		kill $cpid 2>/dev/null; wait $cpid
+		echo "{\"error\": \"no connection: $(tr -d '"\n' <"$out")\"}"
+		return 1
+	fi
+	lp=$(head -1 "$out" | jq '.held[0]')
+	# held open until read: a closed connection's record is gone
+	flows | jq -c "[.[] | select(.family == $fam and .lport == $lp and .rport == $port)][0] // {}"
+	kill $cpid 2>/dev/null
+	wait $cpid 2>/dev/null
+}

@@ -3,6 +3,7 @@
 # Bad configurations: each rejected by toed --check and --apply with file,
 # line and column, and the policy in force stays in force.
 . "$(dirname "$0")/setup.sh"
+plan 44
 load_toe
 good=$(conf good <<'EOF2'
 device t3 type chelsio-t3 nconn 10
@@ -48,6 +49,9 @@ bad reversed-range "2:17: port range 90-80 is reversed" <<'EOF2'
 device t3 type chelsio-t3 nconn 10
 rule host rport 90-80
 EOF2
+bad reversed-by-one "1:17: port range 81-80 is reversed" <<'EOF2'
+rule host rport 81-80
+EOF2
 bad port-range "1:17: a port 65536 is out of range" <<'EOF2'
 rule host lport 65536
 EOF2
@@ -82,10 +86,28 @@ python3 -c "print('rule host rport 80 # ' + 'x' * 5000)" | bad long-line "1:4097
 python3 -c "
 for i in range(131073): print('rule host rport', i % 65536)" | bad too-many-rules "131073:1: too many rules (at most 131072)"
 
-# Policy files others can write are refused, as sshd refuses them.
-f=$(conf writable <"$good")
-chmod 0666 "$f"
-out=$(toed --check "$f" 2>&1)
-check "a world-writable file is refused" grep -q "must be owned by root and writable by no one else" <<<"$out"
+# Policy files others can write are refused, as sshd refuses them: by
+# others, by its group, or owned by anyone but root.  The error names the
+# file, its owner and its mode.  Root's own 0644 and 0640 are accepted.
+perm() { # NAME MODE UID WANT(refused|accepted)
+	local f out rc
+	f=$(conf "perm-$1" <"$good")
+	chmod "$2" "$f" && chown "$3" "$f"
+	out=$(toed --check "$f" 2>&1); rc=$?
+	if [ "$4" = accepted ]; then
+		check "mode $2, owner uid $3: accepted ($out)" test $rc = 0
+	elif [ $rc = 1 ] && grep -qF -- "$f: refusing it: it must be owned by root and writable by no one else (owner uid $3, mode $2)" <<<"$out"; then
+		ok "mode $2, owner uid $3: refused, naming the file, owner and mode"
+	else
+		fail "mode $2, owner uid $3: want refused (exit 1, file, owner, mode), got exit $rc: $out"
+	fi
+}
+perm world 0666 0 refused
+perm others 0602 0 refused
+perm group 0620 0 refused
+perm owner 0600 65534 refused
+perm owner-ro 0400 65534 refused
+perm readable 0644 0 accepted
+perm group-read 0640 0 accepted
 check "policy $serial is still in force after every rejection" test "$(policy_serial)" = "$serial"
 finish

@@ -8,6 +8,7 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
+plan 13
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
 rule bypass lport 5500-5501
@@ -44,15 +45,28 @@ echo "$txt"
 check "text: BYTES_OUT of the client's row counts the bypassed bytes" \
 	test "$(awk -v lp=":$lp" '$1 ~ lp"$" { print $7 }' <<<"$txt")" -ge $N
 wait $cpid
+check "the client completed (exit 0, every byte of the reply right)" test $? = 0
+# verified SERVER_OUT N: the tcpx server read exactly N bytes of the client's
+# pattern, every one in order (a lost or reordered byte prints MISMATCH).
+verified() {
+	wait_for 5 grep -q '"peer_port"' "$1" || return 1
+	! grep MISMATCH "$1" &&
+		jq -e -s --argjson n "$2" '[.[] | objects | select(.peer_port)] | length == 1 and .[0].ok and .[0].bytes == $n' \
+			< <(grep '^{' "$1")
+}
+check "the server read all $N bytes, each one in order" verified "$out" $N
 
-# Flow control: 8 MiB to a reader that waits 3 s before it reads.  Past the
-# peer's queue limit (4 MiB, include/opentoe.h) the writer goes over TCP,
-# whose window then blocks it.
+# Flow control: 32 MiB in 64 KiB writes to a reader that waits 3 s before
+# it reads.  Past the peer's queue limit (4 MiB, include/opentoe.h; checked
+# every 256 KiB sent) the writer goes over TCP, whose window then blocks
+# it; it is still writing when the reader drains the queue, and must not
+# come back to the peer before TCP's data is acked and read: the reader
+# checks every byte is in order.
 in_cg a python3 "$TCPX" server --port 5501 --delay 3 >"$CONF_DIR/slow.out" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$CONF_DIR/slow.out" || { fail "slow server"; finish; }
-M=$((8 << 20))
-in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5501 --send $M >"$CONF_DIR/slow.cli" &
+M=$((32 << 20))
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5501 --send $M --chunk 65536 >"$CONF_DIR/slow.cli" &
 cpid=$!
 switched() { ctl -j flows port 5501 | jq -e '[.[] | select(.bypass.to_tcp >= 1)] | length == 1' >/dev/null; }
 wait_for 2 switched
@@ -63,9 +77,14 @@ check "slow reader: the writer switched to TCP once, for the backlog" \
 		.to_tcp == 1 and .to_tcp_why == {"no_peer": 0, "refused": 0, "drain": 0, "backlog": 1}' <<<"$fl"
 check "  after redirecting at least the queue limit (4 MiB)" \
 	jq -e '.[] | select(.rport == 5501) | .bypass.bytes_out >= 4194304' <<<"$fl"
+check "  and its later sends went over TCP (tcp_bytes_out > 0), the peer's queue kept under 2 x its limit" \
+	jq -e '.[] | select(.rport == 5501) | .bypass.tcp_bytes_out > 0 and .bypass.bytes_out < 8388608' <<<"$fl"
 check "  the reader's row has no switch of its own" \
 	jq -e '.[] | select(.lport == 5501) | .bypass.to_tcp == 0 and .bypass.to_tcp_why.backlog == 0' <<<"$fl"
+timeout 60 tail --pid=$cpid -f /dev/null || fail "  the 32 MiB transfer did not end in 60 s"
 wait $cpid
-check "  all 8 MiB went through once the reader read" \
+check "  all 32 MiB went through once the reader read (client exit 0)" \
 	jq -e --argjson m $M '.conns[0].sent == $m' "$CONF_DIR/slow.cli"
+check "  and the reader got them in order, byte for byte (no reordering at the switches)" \
+	verified "$CONF_DIR/slow.out" $M
 finish

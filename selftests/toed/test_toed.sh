@@ -6,6 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
+plan 58
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -23,10 +24,25 @@ out=$(nsx a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$RUN" 2>&1); rc=$?
 check "a second toed refuses to start (exit 1): $out" \
 	test "$rc" = 1 -a -n "$(grep "another toed is running (pid $TOED_PID" <<<"$out")"
 
+# text: what each command's text form must show (its header, or a field
+# known here), matched as an extended regular expression on a line
+declare -A text_want=(
+	[status]="^toed: +running, pid $TOED_PID,"
+	[devices]="^DEVICE +TYPE"
+	[flows]="^LOCAL +REMOTE +DEVICE +DECISION +REASON"
+	[neigh]="^ADDRESS +INTERFACE +LLADDR"
+	[policy]="^rule offload dev t3 rport 5300"
+	[stats]="^daemon:"
+)
 for c in status devices flows neigh policy stats; do
 	check "toectl -j $c is one valid JSON document" \
 		jq -e -s 'length == 1' < <(ctl -j "$c")
-	check "toectl $c (text) exits 0 with output" test -n "$(ctl "$c")"
+	out=$(ctl "$c"); rc=$?
+	if [ $rc = 0 ] && grep -Eq -- "${text_want[$c]}" <<<"$out"; then
+		ok "toectl $c (text) exits 0 and shows /${text_want[$c]}/"
+	else
+		fail "toectl $c (text): exit $rc, want a line /${text_want[$c]}/, got: $(head -c 300 <<<"$out")"
+	fi
 done
 check "status: pid, policy, the XDP interface va tracked" \
 	jq -e ".pid == $TOED_PID and .policy.rules == 1 and (.interfaces | map(.name) | index(\"va\") != null)" \

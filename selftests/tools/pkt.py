@@ -14,6 +14,9 @@ Forward path (XDP steering):
   pkt.py tcp FILE FAM SRC DST SPORT DPORT FLAGS SEQ ACK TTL LEN [DMAC SMAC]
                           a TCP packet; FLAGS letters of SAFRP (or "-");
                           LEN payload bytes; IPv4 header checksum computed
+  pkt.py tcpext FILE FAM ...       the same with IPv4 options (3 words of NOP,
+                          IHL 8, checksum computed) or an IPv6 hop-by-hop
+                          header (8 bytes, PadN) before TCP
   pkt.py ctx FILE IFINDEX LEN      an xdp_md for bpftool prog run ctx_in
   pkt.py skbctx FILE IN OUT        a __sk_buff for bpftool prog run ctx_in of a
                                    tc program: ingress_ifindex IN, ifindex OUT
@@ -62,17 +65,22 @@ def csum(b):
     while t >> 16: t = (t & 0xffff) + (t >> 16)
     return ~t & 0xffff
 def mac(m): return bytes(int(x, 16) for x in m.split(":"))
-def tcpf(fam, src, dst, sp, dp, flags, seq, ack, ttl, n, dmac="02:00:00:00:00:01", smac="02:00:00:00:00:02"):
+def tcpf(fam, src, dst, sp, dp, flags, seq, ack, ttl, n, dmac="02:00:00:00:00:01", smac="02:00:00:00:00:02",
+         ext=False):
     fl = sum({"F": 1, "S": 2, "R": 4, "P": 8, "A": 16}[c] for c in flags if c != "-")
     l4 = struct.pack("!HHIIBBHHH", sp, dp, seq, ack, 5 << 4, fl, 65535, 0, 0) + b"d" * n
     if fam == 4:
-        h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 1, 0x4000, ttl, 6, 0,
-                                  socket.inet_pton(socket.AF_INET, src), socket.inet_pton(socket.AF_INET, dst)))
+        opts = b"\x01" * 12 if ext else b""  # NOPs
+        h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x40 | (5 + len(opts) // 4), 0, 20 + len(opts) + len(l4),
+                                  1, 0x4000, ttl, 6, 0,
+                                  socket.inet_pton(socket.AF_INET, src), socket.inet_pton(socket.AF_INET, dst)) + opts)
         h[10:12] = struct.pack("!H", csum(bytes(h)))
         l3, proto = bytes(h) + l4, 0x0800
     else:
-        l3 = struct.pack("!IHBB16s16s", 6 << 28, len(l4), 6, ttl, socket.inet_pton(socket.AF_INET6, src),
-                         socket.inet_pton(socket.AF_INET6, dst)) + l4
+        # hop-by-hop: next header TCP, length 0 (8 bytes), PadN of 4
+        hbh = bytes([6, 0, 1, 4, 0, 0, 0, 0]) if ext else b""
+        l3 = struct.pack("!IHBB16s16s", 6 << 28, len(hbh) + len(l4), 0 if ext else 6, ttl,
+                         socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)) + hbh + l4
         proto = 0x86dd
     return mac(dmac) + mac(smac) + struct.pack("!H", proto) + l3
 def ep(fam, a):
@@ -83,10 +91,10 @@ elif cmd == "flow": print(hexs(flow(int(sys.argv[2]))))
 elif cmd == "filter":
     slot = filter_slot(int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
     print("key hex", hexs(struct.pack("=I", slot)), "value hex", hexs(struct.pack("=II", 0, 1)))
-elif cmd == "tcp":
+elif cmd in ("tcp", "tcpext"):
     a = sys.argv[3:]
     open(sys.argv[2], "wb").write(tcpf(int(a[0]), a[1], a[2], int(a[3]), int(a[4]), a[5], int(a[6]), int(a[7]),
-                                       int(a[8]), int(a[9]), *a[10:12]))
+                                       int(a[8]), int(a[9]), *a[10:12], ext=cmd == "tcpext"))
 elif cmd == "ctx":
     open(sys.argv[2], "wb").write(struct.pack("<6I", 0, int(sys.argv[4]), 0, int(sys.argv[3]), 0, 0))
 elif cmd == "skbctx":

@@ -4,13 +4,24 @@
 
 server: listen on ports (dual-stack, so IPv4 arrives v4-mapped), for each
         connection wait --delay seconds, read to EOF, send --reply bytes,
-        close.  Prints "ready".
-client: open --count connections at once, send --send bytes on each, shut
-        down the write side, read the reply to EOF, hold them --hold
+        close.  Prints "ready", then a JSON line per connection:
+        {"port", "peer_port", "bytes", "ok"}.  Every byte read is checked
+        against the client's pattern (byte i of a stream is (3 + i) & 0xff):
+        a wrong, lost or reordered byte prints "MISMATCH ..." (and "ok":
+        false) and resets the connection, so the client fails too.
+client: open --count connections at once, send --send bytes on each (in
+        writes of --chunk bytes), shut
+        down the write side, read the reply to EOF (checking every byte of
+        it against the server's pattern, seed 7), hold them --hold
         seconds, then close (--rst: with SO_LINGER 0, a reset).  Prints one
         JSON document: per connection its local port, bytes sent and received,
-        and TCP_KEEPIDLE / SO_KEEPALIVE as the socket has them.
+        and TCP_KEEPIDLE / SO_KEEPALIVE as the socket has them.  A reply
+        with a wrong byte, a reset or an error: a message on stderr, no JSON,
+        exit 1.
 storm:  --count short connections, --parallel at a time, each sends 1 byte.
+
+Every socket operation has a time-out (--timeout, 30 s): a transfer that
+stalls fails instead of hanging the test.
 """
 import argparse
 import json
@@ -29,6 +40,32 @@ def pattern(n, seed):
     return bytes(out)
 
 
+class Mismatch(Exception):
+    pass
+
+
+class Checker:
+    """Checks a stream against pattern(seed) byte by byte, in order."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        self.off = 0
+        self.block = pattern(65536, seed)
+
+    def feed(self, b):
+        i = 0
+        while i < len(b):
+            o = self.off % 65536
+            n = min(len(b) - i, 65536 - o)
+            if b[i:i + n] != self.block[o:o + n]:
+                for j in range(n):
+                    if b[i + j] != self.block[o + j]:
+                        raise Mismatch("byte %d is 0x%02x, want 0x%02x" %
+                                       (self.off + j, b[i + j], self.block[o + j]))
+            self.off += n
+            i += n
+
+
 def serve(args):
     socks = []
     for port in args.port:
@@ -39,32 +76,47 @@ def serve(args):
         s.listen(4096)
         socks.append(s)
 
-    def handle(c):
+    out_lock = threading.Lock()
+
+    def say(line):
+        with out_lock:
+            print(line, flush=True)
+
+    def handle(c, port):
+        peer = c.getpeername()[1]
+        chk = Checker(3)
         try:
+            c.settimeout(args.timeout)
             time.sleep(args.delay)  # a slow reader: the sender's data waits
-            got = 0
             while True:
                 b = c.recv(1 << 16)
                 if not b:
                     break
-                got += len(b)
+                chk.feed(b)
+            say(json.dumps({"port": port, "peer_port": peer, "bytes": chk.off, "ok": True}))
             if args.reply:
                 c.sendall(pattern(args.reply, 7))
             c.shutdown(socket.SHUT_WR)
             while c.recv(1 << 16):
                 pass
-        except OSError:
-            pass
+        except Mismatch as e:
+            say("MISMATCH port %d peer %d: %s" % (port, peer, e))
+            say(json.dumps({"port": port, "peer_port": peer, "bytes": chk.off, "ok": False}))
+            # a reset: the client's read fails, it does not report success
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError as e:
+            say(json.dumps({"port": port, "peer_port": peer, "bytes": chk.off,
+                            "ok": False, "error": str(e)}))
         finally:
             c.close()
 
-    def accept_loop(s):
+    def accept_loop(s, port):
         while True:
             c, _ = s.accept()
-            threading.Thread(target=handle, args=(c,), daemon=True).start()
+            threading.Thread(target=handle, args=(c, port), daemon=True).start()
 
-    for s in socks:
-        threading.Thread(target=accept_loop, args=(s,), daemon=True).start()
+    for s, port in zip(socks, args.port):
+        threading.Thread(target=accept_loop, args=(s, port), daemon=True).start()
     print("ready", flush=True)
     while True:
         time.sleep(3600)
@@ -77,12 +129,14 @@ def client(args):
         s = socket.socket(fam, socket.SOCK_STREAM)
         s.settimeout(10)
         s.connect((args.addr, args.port))
+        s.settimeout(args.timeout)
         conns.append(s)
     out = []
     for s in conns:
         data = pattern(args.send, 3)
-        if data:
-            s.sendall(data)
+        step = args.chunk or len(data) or 1
+        for i in range(0, len(data), step):
+            s.sendall(data[i:i + step])
         rec = {
             "lport": s.getsockname()[1],
             "sent": len(data),
@@ -102,13 +156,17 @@ def client(args):
             rec["received"] = 0
             continue
         s.shutdown(socket.SHUT_WR)
-        got = 0
-        while True:
-            b = s.recv(1 << 16)
-            if not b:
-                break
-            got += len(b)
-        rec["received"] = got
+        chk = Checker(7)
+        try:
+            while True:
+                b = s.recv(1 << 16)
+                if not b:
+                    break
+                chk.feed(b)
+        except (OSError, Mismatch) as e:
+            sys.exit("tcpx client: connection from port %d, after %d bytes of the reply: %s"
+                     % (rec["lport"], chk.off, e))
+        rec["received"] = chk.off
         s.close()
     print(json.dumps({"conns": out}), flush=True)
 
@@ -125,7 +183,7 @@ def storm(args):
                 s = socket.socket(fam, socket.SOCK_STREAM)
                 s.settimeout(10)
                 s.connect((args.addr, args.port))
-                s.sendall(b"x")
+                s.sendall(pattern(1, 3))
                 s.shutdown(socket.SHUT_WR)
                 while s.recv(4096):
                     pass
@@ -154,6 +212,7 @@ def main():
     s.add_argument("--reply", type=int, default=0)
     s.add_argument("--delay", type=float, default=0,
                    help="seconds to wait after accept before reading")
+    s.add_argument("--timeout", type=float, default=30)
     c = sub.add_parser("client")
     c.add_argument("--addr", required=True)
     c.add_argument("--port", type=int, required=True)
@@ -161,6 +220,9 @@ def main():
     c.add_argument("--send", type=int, default=0)
     c.add_argument("--hold", type=float, default=0)
     c.add_argument("--rst", action="store_true")
+    c.add_argument("--chunk", type=int, default=0,
+                   help="send in writes of this many bytes (default: one)")
+    c.add_argument("--timeout", type=float, default=30)
     st = sub.add_parser("storm")
     st.add_argument("--addr", required=True)
     st.add_argument("--port", type=int, required=True)

@@ -10,6 +10,7 @@
 # XDP or tc, never both; unload leaves no tcx link behind.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 40
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -47,7 +48,11 @@ toed --apply "$work/c.conf" --pin-dir "$PIN" >/dev/null || { fail "apply"; finis
 (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name b) python3 "$XFER" server --port 7001 --port 7002) >"$work/server.out" 2>&1 &
 defer "kill $! 2>/dev/null"
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
-xfer() { nsx a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"; }
+# a transfer with a time-out: a wrong datapath fails it, does not hang the test
+xfer() {
+	nsx_t 90 a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"
+	[ $? != 124 ] || { fail "transfer $NAME ($*) timed out after 90 s"; return 1; }
+}
 
 N=40000000
 h0=$(stat_of "$PIN" $S_FLOW_HIT)

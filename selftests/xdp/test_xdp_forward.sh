@@ -13,6 +13,7 @@
 # it is admitted again.  Native XDP first, then generic (skb) mode.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 21
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables iperf3
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -39,10 +40,16 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 
 # xfer NAME ADDR PORT ARGS...: a client transfer; its JSON in $work/NAME.json,
-# and "intact" if the server hashed the same bytes.
+# and "intact" if the server hashed the same bytes.  Every transfer has a
+# time-out (XFER_TIMEOUT, 90 s: the largest, 30 MB, takes a few seconds): a
+# datapath that loses or stalls it fails here, it does not hang the test.
+XFER_TIMEOUT=90
 xfer() {
-	local name=$1 addr=$2 port=$3; shift 3
-	nsx c python3 "$XFER" client --addr "$addr" --port "$port" "$@" >"$work/$name.json"
+	local name=$1 addr=$2 port=$3 rc; shift 3
+	nsx_t $XFER_TIMEOUT c python3 "$XFER" client --addr "$addr" --port "$port" "$@" >"$work/$name.json"
+	rc=$?
+	[ $rc = 124 ] && fail "transfer $name ($addr port $port $*) timed out after $XFER_TIMEOUT s"
+	return $rc
 }
 fwd_live() { # PORT -> "packets bytes" of the one established toe_fwd entry of PORT
 	bpftool -j map dump pinned "$PIN/toe_fwd" |
@@ -91,7 +98,8 @@ check "IPv6 offloaded flow: 10 MB intact" intact off6
 check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 
 k0=$(ip_forwarded); x0=$(st $S_FORWARD)
-nsx c iperf3 -c $S4 -p 5301 -n 200M -J >"$work/iperf.json" 2>&1
+nsx_t $XFER_TIMEOUT c iperf3 -c $S4 -p 5301 -n 200M -J >"$work/iperf.json" 2>&1
+[ $? = 124 ] && fail "iperf3 -n 200M timed out after $XFER_TIMEOUT s"
 K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
 sent=$(jq .end.sum_sent.bytes "$work/iperf.json") recv=$(jq .end.sum_received.bytes "$work/iperf.json")
 echo "iperf3: sent $sent received $recv at $(jq '.end.sum_received.bits_per_second / 1e9 * 100 | floor / 100' "$work/iperf.json") Gbit/s; kernel forwarded $K, XDP forwarded $X"
@@ -121,7 +129,7 @@ nsx r iptables -D FORWARD -p tcp --dport 5202 -j DROP
 # An established fast-path flow, and a DROP-everything rule added under it:
 # no toed runs here, so no one vouches for the ruleset: the flow's admission
 # holds 1 s (TOE_FWD_UNWATCHED_NS), then it goes back through the stack.
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json"
+nsx_bg c timeout $XFER_TIMEOUT python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json"
 long=$NSX_PID
 sleep 1.5
 nsx r iptables -I FORWARD -j DROP

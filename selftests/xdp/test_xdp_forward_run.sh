@@ -10,6 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 42
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -45,6 +46,7 @@ eg() {
 		sed -n 's/^Return value: \([0-9]*\).*/\1/p'
 }
 pk() { local n=$1; shift; $PKT tcp "$work/$n.bin" "$@"; }
+pkext() { local n=$1; shift; $PKT tcpext "$work/$n.bin" "$@"; } # IPv4 options / IPv6 hop-by-hop
 show() { $PKT show "$work/$1.out"; }
 same() { cmp -s "$work/$1.bin" "$work/$1.out"; }
 st() { stat_of "$PIN" "$1"; }
@@ -131,6 +133,11 @@ check "  the stack forwards it both ways: forwarded again" test "$(run $IF0 data
 setgen 1 $FAR
 
 # ---- what goes to the stack
+# IPv4 options (record route, source route...): the stack's, on a fast-path flow
+pkext opts 4 $C4 $S4 $CP 5201 PA 1001 5001 64 100
+slow0=$(st $S_FWD_SLOW) fw0=$(st $S_FORWARD)
+check "IPv4 with options on the established flow: XDP_PASS, untouched" test "$(run $IF0 opts)" = 2 -a -n "$(same opts && echo y)"
+check "  counted as left to the stack, not as forwarded" test "$(st $S_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $S_FORWARD)" = "$fw0"
 pk ttl1 4 $C4 $S4 $CP 5201 A 2001 5001 1 100
 slow0=$(st $S_FWD_SLOW)
 check "TTL 1: XDP_PASS, untouched (the stack sends time exceeded)" test "$(run $IF0 ttl1)" = 2 -a -n "$(same ttl1 && echo y)"
@@ -182,6 +189,11 @@ check "IPv6 flow established through the stack" test "$(fwd_state 6 $C6 40005 $S
 check "IPv6 data: XDP_REDIRECT" test "$(run $IF0 data6)" = 4
 out=$(show data6)
 check "  hop limit 64 -> 63, MACs rewritten" test "$(jq .ttl <<<"$out")" = 63 -a "$(jq -r .dmac <<<"$out")" = $NMAC6 -a "$(jq -r .smac <<<"$out")" = "$MAC_R1"
+# an extension header (a routing header may name this host): the stack's
+pkext hbh6 6 $C6 $S6 40005 5201 PA 511 21 64 100
+slow0=$(st $S_FWD_SLOW) fw0=$(st $S_FORWARD)
+check "IPv6 with a hop-by-hop header on the established flow: XDP_PASS, untouched" test "$(run $IF0 hbh6)" = 2 -a -n "$(same hbh6 && echo y)"
+check "  counted as left to the stack, not as forwarded" test "$(st $S_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $S_FORWARD)" = "$fw0"
 
 # ---- no device in forward mode: the forward path is skipped altogether
 cat >"$work/acct.conf" <<EOF

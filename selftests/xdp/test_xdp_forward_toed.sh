@@ -12,6 +12,7 @@
 # throughout.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 9
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
 [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || cannot_run "not built (make)"
@@ -37,7 +38,7 @@ neigh_has() { ctl -j neigh | jq -e ".[] | select(.dst == \"$S4\" and .ifindex ==
 check "toed mirrored the server's neighbour entry on r1" wait_for 5 neigh_has
 
 x0=$(st $S_FORWARD)
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 8 >"$work/long.json"
+nsx_bg c timeout 60 python3 "$XFER" client --addr $S4 --port 5201 --seconds 8 >"$work/long.json"
 LONG=$NSX_PID
 fwd_listed() { ctl -j flows port 5201 | jq -e '.[] | select(.decision == "forward" and .state == "established" and .device == "fwd")' >/dev/null; }
 check "toectl flows lists the routed flow as forward, established" wait_for 3 fwd_listed

@@ -7,6 +7,7 @@
 # the redirect fails and XDP passes the packet instead.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 18
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -48,7 +49,11 @@ ticks() { awk '{ print $14 + $15 }' /proc/$kt/stat; }
 # The server in b, in the cgroup: sock_ops decides its side of the flow.
 (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name b) python3 "$XFER" server --port 7001 --port 7002) >"$work/server.out" 2>&1 &
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
-xfer() { nsx a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"; }
+# a transfer with a time-out: a wrong datapath fails it, does not hang the test
+xfer() {
+	nsx_t 90 a python3 "$XFER" client --addr $B4 "$@" >"$work/$NAME.json"
+	[ $? != 124 ] || { fail "transfer $NAME ($*) timed out after 90 s"; return 1; }
+}
 
 N=50000000
 r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT) t0=$(ticks)
