@@ -174,7 +174,8 @@ kmod:
 		echo "make kmod: no kernel headers at $(KDIR) (for the running kernel $$(uname -r));" >&2; \
 		echo "  install them (Debian: apt-get install linux-headers-$$(uname -r)) or name a build tree with KDIR=" >&2; \
 		exit 1; fi
-	$(MAKE) --no-print-directory -C kmod KDIR=$(KDIR) BUILD_DIR=$(abspath $(O))/kmod
+	@# O= : our build folder is not the kernel's output folder (O= of Kbuild)
+	$(MAKE) --no-print-directory -C kmod O= KDIR=$(KDIR) BUILD_DIR=$(abspath $(O))/kmod
 	@echo "built $(O)/kmod/kmod/opentoe.ko for $$(modinfo -F vermagic $(O)/kmod/kmod/opentoe.ko | cut -d' ' -f1)"
 
 install: all

@@ -14,8 +14,20 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/utsname.h>
 #include "loader.h"
 #include "util.h"
+
+/* tcx (BPF_TCX_EGRESS links) came with Linux 6.6. */
+static bool kernel_has_tcx(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 6);
+}
 
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 {
@@ -29,11 +41,20 @@ int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 		return err < 0 ? err : 0;
 	/* tcx keeps a list: programs others attached there stay and run too. */
 	link_fd = bpf_link_create(prog_fd, ifindex, TOE_TCX_EGRESS, NULL);
+	if (link_fd < 0 && errno == EINVAL && !kernel_has_tcx()) {
+		/*
+		 * No tcx (before 6.6, e.g. Debian 12's 6.1): nothing can admit a
+		 * routed flow, so the forward path forwards none (every packet
+		 * goes through the stack) and the rest of opentoe works.
+		 */
+		toe_err("warning: %s: this kernel has no tcx (Linux 6.6): the forward path admits no routed flow here, the stack forwards them all",
+			ifname);
+		return 0;
+	}
 	if (link_fd < 0) {
 		err = -errno;
-		toe_err("%s: cannot attach the forward path's admission to tc egress (tcx): %s%s",
-			ifname, strerror(errno),
-			errno == EINVAL ? " (tcx needs kernel 6.6)" : "");
+		toe_err("%s: cannot attach the forward path's admission to tc egress (tcx): %s",
+			ifname, strerror(errno));
 		return err;
 	}
 	return pin_new_link(link_fd, path);
