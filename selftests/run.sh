@@ -10,8 +10,9 @@
 #     (numbers optional, "# SKIP <reason>" allowed): each then counts as one
 #     test named "<script>: <desc>"; a non-zero exit with no "not ok" line adds
 #     one more failure for the script itself;
-#   - it may declare its plan, a line "1..N" (lib.sh: plan N): a script that
-#     then reports fewer or more than N sub-results fails (it stopped early);
+#   - it declares its plan, a line "1..N" (lib.sh: plan N) before its first
+#     sub-result: a script that then reports fewer or more than N fails (it
+#     stopped early), and one with sub-results and no plan fails too;
 #   - exit 4 after some sub-results skips the rest, with the SKIP reason;
 #   - every other output line is shown as a "# " diagnostic.
 # Before the tests it runs `make all` (unless TOE_NO_BUILD=1, as make check
@@ -96,6 +97,8 @@ for t in "${tests[@]}"; do
 		report skip "$name: the rest" "${reason:-no reason given}"
 	elif [ -n "$planned" ] && [ "$subs" != "$planned" ]; then
 		report fail "$name: planned $planned checks, ran $subs (exit $rc)"
+	elif [ -z "$planned" ] && [ $subs -gt 0 ]; then
+		report fail "$name: no plan (lib.sh: plan N before its first check)"
 	elif [ $rc -ne 0 ] && [ $rc -ne 4 ] && [ $subfail -eq 0 ]; then
 		[ $rc -eq 124 ] && echo "# $name: timed out"
 		report fail "$name"

@@ -6,6 +6,7 @@
 # MSG_PEEK and FIONREAD; non-blocking sockets with poll, epoll and
 # edge-triggered epoll; the same through plain TCP as a control.
 . "$(dirname "$0")/setup.sh"
+plan 27
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
 

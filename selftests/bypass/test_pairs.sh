@@ -5,6 +5,7 @@
 # namespaces at the same time do not cross either (the key carries both
 # ISNs).
 . "$(dirname "$0")/setup.sh"
+plan 3
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
 ulimit -n 8192 2>/dev/null || true

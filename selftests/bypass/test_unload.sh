@@ -7,6 +7,7 @@
 # bypass rule removed mid-stream (the open connection stays bypassed, a new
 # one takes TCP).
 . "$(dirname "$0")/setup.sh"
+plan 17
 
 # started STREAMOUT: wait for bypass_check's "connected" / "written" line
 started() { touch "$1"; wait_for 10 grep -q -e connected -e written "$1"; }

@@ -6,6 +6,7 @@
 # TOE_CONFIG_FUZZ_RUNS sets the number of inputs (default 300,000);
 # TOE_CONFIG_FUZZ_SECONDS runs for a time instead (make fuzz: 60 s).
 . "$(dirname "$0")/../lib.sh"
+plan 1
 f=$TOE_BUILD/config/fuzz_config
 [ -x "$f" ] || cannot_run "fuzz_config not built (needs clang's libFuzzer: libclang-rt-14-dev)"
 work=$(mktemp -d); defer "rm -rf $work"

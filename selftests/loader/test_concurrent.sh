@@ -8,6 +8,7 @@
 # A loader that cannot get the datapath's lock in time fails naming the
 # holder.
 . "$(dirname "$0")/../lib.sh"
+plan 4
 need_root
 need_cmd bpftool jq nsenter
 [ -x "$TOE_BUILD/toe-loader" ] || { fail "toe-loader not built (make)"; finish; }

@@ -8,6 +8,7 @@
 # Environment: TOE_PARSER_N random/mutated packets (default 500000, about 1 s),
 # TOE_PARSER_SEED to replay a run (its seed is printed).
 . "$(dirname "$0")/../lib.sh"
+plan 20
 
 need_root
 need_cmd make clang bpftool

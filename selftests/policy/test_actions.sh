@@ -4,6 +4,7 @@
 # action, first-match order, port and prefix edges, active and passive side,
 # keepalive set by a rule.
 . "$(dirname "$0")/setup.sh"
+plan 18
 load_toe
 cfg=$(conf actions <<'EOF2'
 # first match wins

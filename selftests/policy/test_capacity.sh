@@ -5,6 +5,7 @@
 # refused half-way leave the device count at 0.  Then LRU pressure: more
 # live offloaded flows than flow-table entries, and still no drift.
 . "$(dirname "$0")/setup.sh"
+plan 15
 load_toe --flows 16
 cfg=$(conf cap <<'EOF2'
 device small type chelsio-t1 nconn 10

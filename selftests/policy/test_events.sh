@@ -4,6 +4,7 @@
 # flow_offloaded / flow_closed with the connection's tuple, and the socket's
 # own counters at close equal to what the test sent and received.
 . "$(dirname "$0")/setup.sh"
+plan 12
 load_toe
 cfg=$(conf ev <<'EOF2'
 device t3 type chelsio-t3 nconn 100

@@ -4,6 +4,7 @@
 # over a range rule placed first), and the lookup cost does not depend on
 # the rule count: it is one hash lookup per shape (see `make bench`).
 . "$(dirname "$0")/setup.sh"
+plan 11
 load_toe
 f=$(python3 -c "
 print('device d0 type chelsio-t3 nconn 1000')

@@ -5,6 +5,7 @@
 # (odd serials) decides with rule 1 on device xa, set Y (even) with rule 0
 # on device yb; a mix would pair a rule of one with a device of the other.
 . "$(dirname "$0")/setup.sh"
+plan 6
 load_toe
 X=$(conf x <<'EOF2'
 device xa type chelsio-t3 nconn 100000

@@ -9,6 +9,7 @@
 #  - no pinned map's name is written outside include/toe_maps.h in C code.
 # Needs no root and no kernel feature: only the compilers `make` uses.
 . "$(dirname "$0")/../lib.sh"
+plan 4
 need_cmd gcc clang python3
 cd "$TOE_TOP" || exit 1
 

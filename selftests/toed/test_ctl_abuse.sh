@@ -8,6 +8,7 @@
 # counted; a flood past the client limit is refused with a clear message;
 # SIGTERM stops toed within a second with all of them still connected.
 . "$(dirname "$0")/setup.sh"
+plan 32
 need_cmd python3
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
 load_toe_xdp || { fail "load"; finish; }

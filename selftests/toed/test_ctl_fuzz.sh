@@ -6,6 +6,7 @@
 # while the line is short and has no newline.  20 s by default;
 # TOE_CTL_FUZZ_SECONDS sets the time (make fuzz: 60 s).
 . "$(dirname "$0")/../lib.sh"
+plan 1
 f=$TOE_BUILD/ctl/fuzz_ctl
 [ -x "$f" ] || cannot_run "fuzz_ctl not built (needs clang's libFuzzer: libclang-rt-14-dev)"
 work=$(mktemp -d); defer "rm -rf $work"

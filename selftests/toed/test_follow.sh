@@ -10,6 +10,7 @@
 # another uid's, or mode 0777 is refused.  Then the policy in force: after
 # a toed --apply from elsewhere, toectl policy and status describe it.
 . "$(dirname "$0")/setup.sh"
+plan 29
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf follow <<'EOF2'
 device t3 type chelsio-t3 nconn 100

@@ -7,6 +7,7 @@
 # connections its rules name on the host (reason nodev) until the module
 # gives the device; the kmod keyword is refused next to type/dev/nconn.
 . "$(dirname "$0")/setup.sh"
+plan 18
 if command -v genl >/dev/null && genl ctrl get name opentoe >/dev/null 2>&1; then
 	skip "the opentoe kernel module is loaded here"
 fi

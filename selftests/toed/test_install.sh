@@ -3,6 +3,7 @@
 # make install honours PREFIX and DESTDIR; the systemd units it installs
 # name the installed programs and pass systemd-analyze verify.
 . "$(dirname "$0")/../lib.sh"
+plan 16
 need_cmd make groff
 T=$(mktemp -d /tmp/opentoe-install.XXXXXX)
 defer "rm -rf $T"

@@ -8,6 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
+plan 17
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'

@@ -9,6 +9,7 @@
 # connections a second.  TOE_SOAK_LONG=1 (make soak): 60 s, 1,000 requests
 # a second, 1,000 connections a second.
 . "$(dirname "$0")/setup.sh"
+plan 8
 if [ -n "${TOE_SOAK_LONG:-}" ]; then
 	SECS=60 RATE=1000 CPS=1000
 else

@@ -4,6 +4,7 @@
 # bpftrace: a policy reload, neighbour updates and an offloaded connection
 # each show up in the script's output.
 . "$(dirname "$0")/setup.sh"
+plan 6
 need_cmd bpftrace
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf usdt <<'EOF2'

@@ -8,6 +8,7 @@
 # from `steer cpu`).  If tracefs is not mounted the test mounts it, for
 # itself, and unmounts it at the end (the scripts never mount anything).
 . "$(dirname "$0")/../toed/setup.sh"
+plan 10
 need_cmd bpftrace
 T=$TOE_TOP/scripts/trace
 if [ ! -d /sys/kernel/tracing/events ]; then

@@ -17,6 +17,7 @@
 #    forwards under 1 % of its packets), the SYNs never enter toe_fwd.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
+plan 26
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"

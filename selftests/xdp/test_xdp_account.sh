@@ -5,6 +5,7 @@
 # per-CPU packet and byte counters; packets of a host flow write no map;
 # malformed packets are passed untouched and counted per reason.
 . "$(dirname "$0")/../lib.sh"
+plan 15
 need_root
 need_cmd bpftool jq python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"

@@ -8,6 +8,7 @@
 # multi-buffer support): shown as a diagnostic, and its cost measured.  (The throughput side of the same
 # point is measured by make bench-hostflow, not asserted here.)
 . "$(dirname "$0")/../lib.sh"
+plan 11
 need_root
 need_cmd ethtool nsenter
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
