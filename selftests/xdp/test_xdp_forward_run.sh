@@ -10,7 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 42
+plan 56
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
