@@ -200,3 +200,21 @@ wait_for() {
 	for ((i = 0; i < t * 10; i++)); do "$@" && return 0; sleep 0.1; done
 	return 1
 }
+
+# run_fuzzer FUZZER CORPUS DICT MAX_LEN LIMIT: a libFuzzer target of build/
+# (ASan + UBSan) from a copy of the seed corpus CORPUS with the dictionary
+# DICT; LIMIT is -runs=N or -max_total_time=S.  One check: no crash, no
+# sanitizer report, no broken invariant (the failing input's log if not).
+run_fuzzer() {
+	local f=$TOE_BUILD/$1 work out
+	[ -x "$f" ] || cannot_run "$1 not built (needs clang's libFuzzer: libclang-rt-14-dev)"
+	work=$(mktemp -d); defer "rm -rf $work"
+	cp "$TOE_TOP/$2"/* "$work/"
+	out=$work/log
+	if "$f" "$5" -max_len="$4" -dict="$TOE_TOP/$3" "$work" >"$out" 2>&1; then
+		ok "libFuzzer: $(grep -o 'Done [0-9]* runs' "$out" | tail -1), no crash, no sanitizer report, no broken invariant"
+	else
+		tail -30 "$out"
+		fail "libFuzzer found a failing input"
+	fi
+}

@@ -30,13 +30,20 @@ jqcheck "the stream completes after the unload, every byte right both ways" "$ou
 jqcheck "  and it went on over TCP (client tcp bytes acked: $(jq .client.tcp_acked <<<"$out"))" "$out" \
 	'.client.tcp_acked > 65536 and .server.tcp_acked > 65536'
 
+# slow_reader PORT SECONDS OUT: opentoe loaded again with the bypass
+# policy, and a reader in the cgroup that naps SECONDS before reading 2 MiB
+# redirected to it (bypass_check slowreader, output in OUT); its pid in $pid.
+slow_reader() {
+	load_toe
+	apply "$BYPASS_CONF" || fail "bypass policy applies again"
+	in_cg a "$BC" --port "$1" --seconds "$2" slowreader >"$3" &
+	pid=$!
+	started "$3" || fail "slow reader started"
+	sleep 0.3
+}
+
 # --- unload while 2 MiB wait unread: unload waits for the reader
-load_toe
-apply "$BYPASS_CONF" || fail "bypass policy applies again"
-in_cg a "$BC" --port 7501 --seconds 2 slowreader >"$TMP/s2" &
-pid=$!
-started "$TMP/s2" || fail "slow reader started"
-sleep 0.3
+slow_reader 7501 2 "$TMP/s2"
 toe-loader unload --pin-dir "$PIN" >"$TMP/u2" 2>&1
 rc=$?
 check "unload with 2 MiB redirected and unread succeeds" test $rc = 0
@@ -48,12 +55,7 @@ jqcheck "the reader gets all 3 MiB (2 bypassed before the unload, 1 over TCP aft
 	'.ok and .server.recvd == 3145728'
 
 # --- the same with a drain timeout shorter than the reader's nap: refused
-load_toe
-apply "$BYPASS_CONF" || fail "bypass policy applies again"
-in_cg a "$BC" --port 7502 --seconds 3 slowreader >"$TMP/s3" &
-pid=$!
-started "$TMP/s3" || fail "slow reader started"
-sleep 0.3
+slow_reader 7502 3 "$TMP/s3"
 toe-loader unload --pin-dir "$PIN" --drain-timeout 0.5 >"$TMP/u3" 2>&1
 check "unload --drain-timeout 0.5 refuses while 2 MiB are unread" test $? = 1
 check "  and says why" grep -q "still hold data redirected to them and not read" "$TMP/u3"

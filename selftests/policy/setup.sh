@@ -31,6 +31,13 @@ conf() {
 	local f=$CONF_DIR/$1.conf
 	cat >"$f" && chmod 600 "$f" && echo "$f"
 }
+# conf_t3 NAME [NCONN [PORT]]: a configuration NAME with one T3 device t3
+# (nconn NCONN, 100 by default) and one rule offloading remote port PORT
+# (5300 by default); prints its path.
+conf_t3() {
+	printf 'device t3 type chelsio-t3 nconn %s\nrule offload dev t3 rport %s\n' \
+		"${2:-100}" "${3:-5300}" | conf "$1"
+}
 apply() { toed --apply "$1" --pin-dir "$PIN"; }
 
 # server PORT...: a tcpx server in b, in the cgroup, until the test ends.

@@ -5,11 +5,7 @@
 . "$(dirname "$0")/setup.sh"
 plan 44
 load_toe
-good=$(conf good <<'EOF2'
-device t3 type chelsio-t3 nconn 10
-rule offload dev t3 rport 5500
-EOF2
-)
+good=$(conf_t3 good 10 5500)
 apply "$good" >/dev/null || { fail "apply good"; finish; }
 serial=$(policy_serial)
 gen_before=$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq -c .)

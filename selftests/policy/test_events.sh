@@ -6,11 +6,7 @@
 . "$(dirname "$0")/setup.sh"
 plan 12
 load_toe
-cfg=$(conf ev <<'EOF2'
-device t3 type chelsio-t3 nconn 100
-rule offload dev t3 rport 5300
-EOF2
-)
+cfg=$(conf_t3 ev)
 apply "$cfg" >/dev/null || { fail "apply"; finish; }
 events_start
 SERVER_REPLY=123456 server 5300 || exit 1

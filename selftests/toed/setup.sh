@@ -24,3 +24,13 @@ start_toed() {
 }
 ctl() { toectl --run-dir "$RUN" "$@"; }
 stop_toed() { kill -"${1:-TERM}" "$TOED_PID" 2>/dev/null; wait "$TOED_PID" 2>/dev/null; }
+
+# toed_t3 NAME [NCONN]: opentoe loaded on va (load_toe_xdp) and toed started
+# on a configuration NAME (its path in $cfg) with one T3 device (nconn
+# NCONN, 100 by default) and one rule offloading remote port 5300.  If
+# either fails, the test ends with a failure.
+toed_t3() {
+	load_toe_xdp || { fail "load"; finish; }
+	cfg=$(conf_t3 "$1" "${2:-100}")
+	start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+}

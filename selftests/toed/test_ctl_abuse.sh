@@ -11,13 +11,7 @@
 plan 32
 need_cmd python3
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
-load_toe_xdp || { fail "load"; finish; }
-cfg=$(conf abuse <<'EOF2'
-device t3 type chelsio-t3 nconn 100
-rule offload dev t3 rport 5300
-EOF2
-)
-start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+toed_t3 abuse
 SOCK=$RUN/toed.sock
 # (jq 1.6 -e exits 0 on empty input: check toectl's own status first)
 alive() { local o; o=$(ctl -j status) && jq -e ".pid == $TOED_PID" <<<"$o" >/dev/null; }

@@ -11,13 +11,7 @@
 # a toed --apply from elsewhere, toectl policy and status describe it.
 . "$(dirname "$0")/setup.sh"
 plan 29
-load_toe_xdp || { fail "load"; finish; }
-cfg=$(conf follow <<'EOF2'
-device t3 type chelsio-t3 nconn 100
-rule offload dev t3 rport 5300
-EOF2
-)
-start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+toed_t3 follow
 server 5300 || { fail "server"; finish; }
 pin_id() { bpftool -j map show pinned "$PIN/$1" | jq .id; }
 st() { ctl -j status | jq -r "$1"; }

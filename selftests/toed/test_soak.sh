@@ -15,13 +15,7 @@ if [ -n "${TOE_SOAK_LONG:-}" ]; then
 else
 	SECS=10 RATE=0 CPS=200
 fi
-load_toe_xdp || { fail "load"; finish; }
-cfg=$(conf soak <<'EOF2'
-device t3 type chelsio-t3 nconn 1000
-rule offload dev t3 rport 5300
-EOF2
-)
-start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+toed_t3 soak 1000
 server 5300 || { fail "server"; finish; }
 fds() { ls "/proc/$TOED_PID/fd" | wc -l; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$TOED_PID/status"; }

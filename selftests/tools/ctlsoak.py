@@ -12,26 +12,20 @@ object: requests, bad (answers that were not), first few bad ones.
 """
 import argparse
 import json
-import socket
 import threading
 import time
+
+from ctlclient import conn, read_all  # the same raw client, one copy
 
 CMDS = ["status -j", "stats -j", "flows -j", "neigh -j", "devices -j", "policy -j",
         "flows -j port 5300", "status", "stats", "flows", "neigh", "devices", "policy"]
 
 
 def ask(path, req):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
+    s = conn(path)
     try:
-        s.connect(path)
         s.sendall(req.encode() + b"\n")
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
+        return read_all(s)
     finally:
         s.close()
 

@@ -90,3 +90,11 @@ ip_forwarded() {
 	nsx r awk '/^Ip: [0-9]/ { v4 = $7 } END { print v4 }' /proc/net/snmp |
 		{ read -r v4; echo $((v4 + $(nsx r awk '$1 == "Ip6OutForwDatagrams" { print $2 }' /proc/net/snmp6))); }
 }
+
+# fwd_conf FILE: the forward tests' policy (a software device that steers
+# forward, rules for the ports 5201 and 5301), private as toed wants it.
+fwd_conf() {
+	printf '%s\n' "device fwd type software nconn 100 steer forward" \
+		"rule offload dev fwd rport 5201" "rule offload dev fwd rport 5301" >"$1" &&
+		chmod 600 "$1"
+}

@@ -32,12 +32,7 @@ router_topology || exit 1
 endpoints_for_native || exit 1
 work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
-cat >"$work/fwd.conf" <<EOF
-device fwd type software nconn 100 steer forward
-rule offload dev fwd rport 5201
-rule offload dev fwd rport 5301
-EOF
-chmod 600 "$work/fwd.conf"
+fwd_conf "$work/fwd.conf" || exit 1
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 # A pin folder an older opentoe left: toe_fwd with its old 56-byte record.
 mkdir -p "$PIN" && bpftool map create "$PIN/toe_fwd" type lru_hash key 40 value 56 entries 16 name toe_fwd ||

@@ -22,12 +22,7 @@ cg_add fwd || skip "no cgroup v2 mount"
 router_topology || exit 1
 endpoints_for_native || exit 1
 work=$(mktemp -d); defer "rm -rf $work"
-cat >"$work/fwd.conf" <<EOF
-device fwd type software nconn 100 steer forward
-rule offload dev fwd rport 5201
-rule offload dev fwd rport 5301
-EOF
-chmod 600 "$work/fwd.conf"
+fwd_conf "$work/fwd.conf" || exit 1
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 load() { # [toe-loader args]
 	nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null &&
