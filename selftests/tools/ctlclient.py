@@ -17,21 +17,35 @@
       got it (after a one-line request each).
 """
 import socket
+import struct
 import sys
 import time
 
 
 def conn(path, timeout=5.0):
+    # A blocking connect waits while toed's listen backlog is full, as
+    # toectl's does (bounded by SO_SNDTIMEO, which AF_UNIX connect obeys);
+    # with settimeout() Python would connect non-blocking and get EAGAIN.
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
+    sec = int(timeout)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                 struct.pack("ll", sec, int((timeout - sec) * 1e6)))
     s.connect(path)
+    s.settimeout(timeout)
     return s
 
 
 def read_all(s):
     data = b""
     while True:
-        chunk = s.recv(65536)
+        try:
+            chunk = s.recv(65536)
+        except ConnectionResetError:
+            # toed refused us and closed before reading our request: the
+            # refusal came first; the reset only ends it (as for toectl).
+            if data:
+                return data
+            raise
         if not chunk:
             return data
         data += chunk
