@@ -6,7 +6,8 @@ server: listen on ports (dual-stack, so IPv4 arrives v4-mapped), for each
         connection wait --delay seconds, read to EOF, send --reply bytes,
         close.  Prints "ready", then a JSON line per connection:
         {"port", "peer_port", "bytes", "ok"}.  Every byte read is checked
-        against the client's pattern (byte i of a stream is (3 + i) & 0xff):
+        against the client's pattern (byte i of a stream is (3 + i) & 0xff, but
+        for a number of its 256-byte cell at the start of each cell):
         a wrong, lost or reordered byte prints "MISMATCH ..." (and "ok":
         false) and resets the connection, so the client fails too.
 client: open --count connections at once, send --send bytes on each (in
@@ -32,11 +33,33 @@ import threading
 import time
 
 
+CELL = 256
+BLOCK = 65536
+_BASE = {}  # seed -> the block before its cells are numbered
+
+
+def block(k, seed):
+    """Block k (bytes k*64 KiB on) of pattern(seed): byte i is (seed + i)
+    & 0xff, except that every 256-byte cell starts with its own number in
+    the stream (a 32-bit hash of it), so a piece of the stream read at the
+    wrong offset never matches, even when it moved by whole cells or
+    blocks (as a reordered 64 KiB write would)."""
+    if seed not in _BASE:
+        _BASE[seed] = bytes((seed + i) & 0xFF for i in range(BLOCK))
+    b = bytearray(_BASE[seed])
+    for c in range(BLOCK // CELL):
+        cell = k * (BLOCK // CELL) + c
+        b[c * CELL:c * CELL + 4] = struct.pack(
+            "<I", (cell * 2654435761 + seed) & 0xFFFFFFFF)
+    return bytes(b)
+
+
 def pattern(n, seed):
-    block = bytes((seed + i) & 0xFF for i in range(65536))
     out = bytearray()
+    k = 0
     while len(out) < n:
-        out += block[: n - len(out)]
+        out += block(k, seed)[: n - len(out)]
+        k += 1
     return bytes(out)
 
 
@@ -50,13 +73,17 @@ class Checker:
     def __init__(self, seed):
         self.seed = seed
         self.off = 0
-        self.block = pattern(65536, seed)
+        self.k = 0
+        self.block = block(0, seed)
 
     def feed(self, b):
         i = 0
         while i < len(b):
-            o = self.off % 65536
-            n = min(len(b) - i, 65536 - o)
+            o = self.off % BLOCK
+            if self.off // BLOCK != self.k:
+                self.k = self.off // BLOCK
+                self.block = block(self.k, self.seed)
+            n = min(len(b) - i, BLOCK - o)
             if b[i:i + n] != self.block[o:o + n]:
                 for j in range(n):
                     if b[i + j] != self.block[o + j]:
