@@ -466,6 +466,13 @@ struct toe_local {
 #define TOE_FWD_UNWATCHED_NS	1000000000ULL
 /* How far ahead toed keeps toe_fwd_gen.lease_ns (it renews every 2 s). */
 #define TOE_FWD_LEASE_NS	5000000000ULL
+/*
+ * toed bumps toe_fwd_gen again this long after a ruleset change: a packet
+ * the old ruleset forwarded just before the commit, still between FORWARD
+ * and tc egress when toed's first bump lands, could otherwise re-admit its
+ * flow under the new generation (README, "Firewall changes").
+ */
+#define TOE_FWD_AGAIN_MS	50
 
 enum toe_fwd_state {
 	TOE_FWD_SYN_SENT = 1,	/* toe_fwd_half: the stack forwarded the SYN */

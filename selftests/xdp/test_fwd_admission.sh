@@ -17,7 +17,7 @@
 #    forwards under 1 % of its packets), the SYNs never enter toe_fwd.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 26
+plan 27
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
@@ -66,6 +66,11 @@ fwd_entry() { # PORT -> "state packets" of the one toe_fwd entry of PORT
 g0=$(gen)
 nsx r iptables -A FORWARD -p tcp --dport 5201 -j DROP
 check "toed saw the ruleset change (toe_fwd_gen $g0 -> $(gen))" wait_for 2 test "$(gen)" -gt "$g0"
+# One commit: one bump at once and one TOE_FWD_AGAIN_MS (50 ms) later, for
+# a packet the old ruleset forwarded that was still on its way to egress.
+sleep 0.5
+check "  and bumped it a second time after it, two in all (toe_fwd_gen $g0 -> $(gen))" \
+	test "$(gen)" = $((g0 + 2))
 
 # forged NAME SIDE_NS IFACE PORT SETUP...: capture payload bytes to PORT on
 # IFACE in SIDE_NS (the other end) while SETUP's commands run; in $work/NAME.

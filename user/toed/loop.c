@@ -190,7 +190,9 @@ static int start_loop(void)
 	D->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 || timerfd_settime(D->tfd, 0, &its, NULL) ||
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
-	    (nft_open(D->pin_dir) >= 0 && ep_add(nft_fd(), SRC_NFT))) {
+	    (nft_open(D->pin_dir) >= 0 &&
+	     (ep_add(nft_fd(), SRC_NFT) ||
+	      (nft_again_fd() >= 0 && ep_add(nft_again_fd(), SRC_NFT_AGAIN))))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -297,6 +299,9 @@ static bool dispatch(const struct epoll_event *ev)
 		break;
 	case SRC_NFT:
 		nft_process();
+		break;
+	case SRC_NFT_AGAIN:
+		nft_again();
 		break;
 	case SRC_GENL:
 		if (toe_genl_process(&D->gl, on_genl, NULL))

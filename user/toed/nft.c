@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -37,7 +38,8 @@ static struct {
 	__u32 map_id; /* the map mapped, 0 if none */
 	struct toe_fwd_gen *g; /* its one value, mapped */
 	__u64 changes; /* ruleset changes seen */
-} N = { .fd = -1 };
+	int again_fd; /* timerfd: the second bump after a change, -1 if none */
+} N = { .fd = -1, .again_fd = -1 };
 
 static void unmap(void)
 {
@@ -123,6 +125,11 @@ int nft_open(const char *pin_dir)
 		N.fd = -1;
 		return -1;
 	}
+	N.again_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (N.again_fd < 0)
+		logm(LOG_WARN,
+		     "cannot make the second-bump timer (%s): a packet in flight at a ruleset change may re-admit its flow",
+		     strerror(errno));
 	bump(); /* what changed while no toed watched */
 	renew_lease();
 	return N.fd;
@@ -131,6 +138,37 @@ int nft_open(const char *pin_dir)
 int nft_fd(void)
 {
 	return N.fd;
+}
+
+int nft_again_fd(void)
+{
+	return N.again_fd;
+}
+
+/*
+ * A change was seen: bump again TOE_FWD_AGAIN_MS from now (re-armed by
+ * each change of a burst, so the last one gets its full delay).  Every
+ * admission between the two bumps is undone by the second; one after it
+ * needs a packet each way that the stack forwarded after it, so under the
+ * new ruleset unless that packet spent TOE_FWD_AGAIN_MS between FORWARD
+ * and tc egress (queued on an unresolved neighbour, or by NFQUEUE).
+ */
+static void arm_again(void)
+{
+	struct itimerspec its = {
+		.it_value.tv_nsec = TOE_FWD_AGAIN_MS * 1000000L,
+	};
+
+	if (N.again_fd >= 0)
+		timerfd_settime(N.again_fd, 0, &its, NULL);
+}
+
+void nft_again(void)
+{
+	__u64 ticks;
+
+	if (read(N.again_fd, &ticks, sizeof(ticks)) > 0)
+		bump();
 }
 
 /* Whether one netlink datagram (n bytes) announces a new generation. */
@@ -163,8 +201,10 @@ void nft_process(void)
 		if (has_newgen(buf, n))
 			changed = true;
 	}
-	if (changed)
+	if (changed) {
 		bump();
+		arm_again();
+	}
 }
 
 void nft_tick(void)
@@ -182,4 +222,7 @@ void nft_close(void)
 	unmap();
 	close(N.fd);
 	N.fd = -1;
+	if (N.again_fd >= 0)
+		close(N.again_fd);
+	N.again_fd = -1;
 }

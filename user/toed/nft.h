@@ -22,6 +22,12 @@ int nft_open(const char *pin_dir);
 int nft_fd(void);
 /* The socket is readable: read every message; a change bumps the generation. */
 void nft_process(void);
+/*
+ * The one-shot timer armed at each change (TOE_FWD_AGAIN_MS), for epoll,
+ * and what to do when it fires: bump the generation a second time.
+ */
+int nft_again_fd(void);
+void nft_again(void);
 /* The 2 s timer: renew the lease (and follow a datapath loaded anew). */
 void nft_tick(void);
 /* toed stops: give the lease back (the fast path stops trusting it now). */

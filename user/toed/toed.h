@@ -52,7 +52,8 @@ enum src {
 	SRC_MON,
 	SRC_GENL,
 	SRC_CLIENT,
-	SRC_NFT /* nftables' ruleset changes (nft.c) */
+	SRC_NFT, /* nftables' ruleset changes (nft.c) */
+	SRC_NFT_AGAIN /* the second bump after a change (nft.c) */
 };
 
 /* A control client (ctl.c): where it is in its one request. */
