@@ -10,6 +10,7 @@
 #   make kmod       the kernel module against the running kernel (KDIR=)
 #   make mutants    the mutation gate (root, long; MUTANTS=id,id for some)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        the Debian package, build/deb/opentoe_VERSION_ARCH.deb
 
 O        ?= build
 PREFIX   ?= /usr/local
@@ -28,6 +29,10 @@ CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O) $(DEPFLAGS)
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
+
+# The version, in one place: VERSION.  The programs' --version (through
+# $(O)/toe_version.h) and the Debian package's changelog (make deb) take it.
+VERSION   := $(shell cat VERSION)
 
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
@@ -58,6 +63,13 @@ $(O)/vmlinux.h: | $(O)
 	@test -r $(VMLINUX_BTF) || { echo "no kernel BTF at $(VMLINUX_BTF)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
+$(O)/toe_version.h: VERSION | $(O)
+	printf '#ifndef __TOE_VERSION_H\n#define __TOE_VERSION_H\n#define OPENTOE_VERSION "%s"\n#endif /* __TOE_VERSION_H */\n' \
+		"$$(cat VERSION)" > $@.tmp && mv $@.tmp $@
+
+# The files that include it (-MMD knows them after their first build).
+$(O)/loader/main.o $(O)/toed-objs/main.o: $(O)/toe_version.h
+
 $(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h | $(O)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -78,7 +90,7 @@ $(O)/toed-objs/%.o: user/toed/%.c
 $(O)/toed: $(TOED_OBJS) $(UTIL)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(O)/toectl: user/toectl.c $(UTIL)
+$(O)/toectl: user/toectl.c $(UTIL) $(O)/toe_version.h
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
 
 # libFuzzer + ASan + UBSan build of the configuration parser.
