@@ -49,11 +49,14 @@ FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem
-.PHONY: all deps check demo fuzz soak kmod install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+.PHONY: all progs deps check demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
 all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) $(FUZZERS) parser
+
+# The three programs only (what make install and the Debian package need).
+progs: $(PROGS)
 
 $(O):
 	@mkdir -p $@
@@ -81,17 +84,17 @@ $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
 $(O)/%.o: user/%.c | $(O)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(O)/toed-objs/%.o: user/toed/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iuser/toed -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Iuser/toed -c $< -o $@
 
 $(O)/toed: $(TOED_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(O)/toectl: user/toectl.c $(UTIL) $(O)/toe_version.h
-	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
 
 # libFuzzer + ASan + UBSan build of the configuration parser.
 $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c
@@ -123,10 +126,10 @@ $(LOADER_OBJS): $(SKELS)
 
 $(O)/loader/%.o: user/loader/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(O)/toe-loader: $(LOADER_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 .PHONY: parser
 parser: $(O)/vmlinux.h
@@ -190,7 +193,10 @@ kmod:
 	$(MAKE) --no-print-directory -C kmod O= KDIR=$(KDIR) BUILD_DIR=$(abspath $(O))/kmod
 	@echo "built $(O)/kmod/kmod/opentoe.ko for $$(modinfo -F vermagic $(O)/kmod/kmod/opentoe.ko | cut -d' ' -f1)"
 
-install: all
+# The Prometheus rules are installed when the tree has them.
+PROM_RULES := dist/prometheus/opentoe-rules.yml
+
+install: $(PROGS)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(PREFIX)/share/opentoe/trace $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
@@ -199,6 +205,15 @@ install: all
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service; done
 	install -m 0755 scripts/trace/*.bt $(DESTDIR)$(PREFIX)/share/opentoe/trace/
+	if [ -e $(PROM_RULES) ]; then \
+		install -d $(DESTDIR)$(PREFIX)/share/opentoe/prometheus && \
+		install -m 0644 $(PROM_RULES) $(DESTDIR)$(PREFIX)/share/opentoe/prometheus/; fi
+
+# The Debian package, built by dpkg-buildpackage from a copy of the tracked
+# files in $(O)/deb/opentoe-VERSION/; the .deb, .buildinfo and .changes go
+# to $(O)/deb/ (scripts/mkdeb.sh; needs debhelper, dpkg-dev: make deps).
+deb:
+	@O=$(O) sh scripts/mkdeb.sh
 
 clean:
 	rm -rf $(O)
