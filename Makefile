@@ -213,7 +213,7 @@ install: $(PROGS)
 # files in $(O)/deb/opentoe-VERSION/; the .deb, .buildinfo and .changes go
 # to $(O)/deb/ (scripts/mkdeb.sh; needs debhelper, dpkg-dev: make deps).
 deb:
-	@O=$(O) sh scripts/mkdeb.sh
+	@sh scripts/mkdeb.sh $(O)
 
 clean:
 	rm -rf $(O)

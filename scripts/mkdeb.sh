@@ -1,15 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# make deb: the Debian package, built by dpkg-buildpackage -us -uc -b
-# (debhelper, debian/) from a copy of the tree's tracked files, as they are
-# in the work tree, in $O/deb/opentoe-VERSION/.  dpkg-buildpackage writes
-# the .deb, .buildinfo and .changes to the copy's parent: $O/deb/.
+# make deb (scripts/mkdeb.sh [O]): the Debian package, built by
+# dpkg-buildpackage -us -uc -b (debhelper, debian/) from a copy of the work
+# tree's files (less those .gitignore names) in $O/deb/opentoe-VERSION/.
+# dpkg-buildpackage writes the .deb, .buildinfo and .changes to the copy's
+# parent: $O/deb/.
 # debian/changelog is written here from VERSION (the one version), dated
 # with the last commit's date so that a rebuild gives the same changelog.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-O=${O:-build}
+O=${1:-build}
 version=$(cat VERSION)
 out=$O/deb
 src=$out/opentoe-$version
@@ -22,8 +23,11 @@ done
 rm -rf "$out"
 mkdir -p "$src"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	# tracked files, with their work-tree changes (not build/, not untracked)
-	git ls-files -z | xargs -0 tar -cf - --no-recursion | tar -xf - -C "$src"
+	# the work tree's files, changes and new files included, less what
+	# .gitignore names (build/); a tracked file deleted stays out
+	git ls-files -z --cached --others --exclude-standard |
+		xargs -0 tar -cf - --no-recursion --ignore-failed-read 2>/dev/null |
+		tar -xf - -C "$src"
 	date=$(git log -1 --format=%aD)
 	desc=$(git describe --always --dirty 2>/dev/null || echo unknown)
 else
@@ -39,9 +43,10 @@ opentoe ($version) unstable; urgency=medium
 
  -- $maint  $date
 EOT
-# The package build sets its own flags (dpkg-buildflags); a make run
-# above us must not hand it ours.
-unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS LDFLAGS CPPFLAGS
+# The package build sets its own flags (dpkg-buildflags) and builds in the
+# copy's own build/: a make run above us (or the environment) must not hand
+# it ours (an O= from here would make its clean remove our build folder).
+unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS LDFLAGS CPPFLAGS O PREFIX DESTDIR UNITDIR
 (cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
 	echo "make deb: dpkg-buildpackage failed (log: $out/build.log)" >&2
