@@ -8,6 +8,7 @@
 # from there against the host's libraries.
 . "$(dirname "$0")/../lib.sh"
 plan 19
+need_root
 need_cmd make dpkg dpkg-deb dpkg-buildpackage dh lintian git
 T=$(mktemp -d /tmp/opentoe-deb.XXXXXX)
 defer "rm -rf $T"
