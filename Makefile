@@ -30,10 +30,6 @@ LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
 
-# The version, in one place: VERSION.  The programs' --version (through
-# $(O)/toe_version.h) and the Debian package's changelog (make deb) take it.
-VERSION   := $(shell cat VERSION)
-
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
@@ -66,6 +62,8 @@ $(O)/vmlinux.h: | $(O)
 	@test -r $(VMLINUX_BTF) || { echo "no kernel BTF at $(VMLINUX_BTF)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
+# The version, in one place: the file VERSION.  The programs' --version
+# (through this header) and the Debian package's changelog (make deb) take it.
 $(O)/toe_version.h: VERSION | $(O)
 	printf '#ifndef __TOE_VERSION_H\n#define __TOE_VERSION_H\n#define OPENTOE_VERSION "%s"\n#endif /* __TOE_VERSION_H */\n' \
 		"$$(cat VERSION)" > $@.tmp && mv $@.tmp $@
@@ -209,8 +207,8 @@ install: $(PROGS)
 		install -d $(DESTDIR)$(PREFIX)/share/opentoe/prometheus && \
 		install -m 0644 $(PROM_RULES) $(DESTDIR)$(PREFIX)/share/opentoe/prometheus/; fi
 
-# The Debian package, built by dpkg-buildpackage from a copy of the tracked
-# files in $(O)/deb/opentoe-VERSION/; the .deb, .buildinfo and .changes go
+# The Debian package, built by dpkg-buildpackage from a copy of the work
+# tree (less what .gitignore names) in $(O)/deb/opentoe-VERSION/; the .deb, .buildinfo and .changes go
 # to $(O)/deb/ (scripts/mkdeb.sh; needs debhelper, dpkg-dev: make deps).
 deb:
 	@sh scripts/mkdeb.sh $(O)
