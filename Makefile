@@ -10,6 +10,7 @@
 #   make kmod       the kernel module against the running kernel (KDIR=)
 #   make mutants    the mutation gate (root, long; MUTANTS=id,id for some)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        the Debian package, build/deb/opentoe_VERSION_ARCH.deb
 
 O        ?= build
 PREFIX   ?= /usr/local
@@ -44,11 +45,14 @@ FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem
-.PHONY: all deps check demo fuzz soak kmod install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+.PHONY: all progs deps check demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
 all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) $(FUZZERS) parser
+
+# The three programs only (what make install and the Debian package need).
+progs: $(PROGS)
 
 $(O):
 	@mkdir -p $@
@@ -57,6 +61,15 @@ $(O):
 $(O)/vmlinux.h: | $(O)
 	@test -r $(VMLINUX_BTF) || { echo "no kernel BTF at $(VMLINUX_BTF)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+# The version, in one place: the file VERSION.  The programs' --version
+# (through this header) and the Debian package's changelog (make deb) take it.
+$(O)/toe_version.h: VERSION | $(O)
+	printf '#ifndef __TOE_VERSION_H\n#define __TOE_VERSION_H\n#define OPENTOE_VERSION "%s"\n#endif /* __TOE_VERSION_H */\n' \
+		"$$(cat VERSION)" > $@.tmp && mv $@.tmp $@
+
+# The files that include it (-MMD knows them after their first build).
+$(O)/loader/main.o $(O)/toed-objs/main.o: $(O)/toe_version.h
 
 $(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h | $(O)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -69,17 +82,17 @@ $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
 $(O)/%.o: user/%.c | $(O)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(O)/toed-objs/%.o: user/toed/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iuser/toed -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Iuser/toed -c $< -o $@
 
 $(O)/toed: $(TOED_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(O)/toectl: user/toectl.c $(UTIL)
-	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
+$(O)/toectl: user/toectl.c $(UTIL) $(O)/toe_version.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
 
 # libFuzzer + ASan + UBSan build of the configuration parser.
 $(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c
@@ -111,10 +124,10 @@ $(LOADER_OBJS): $(SKELS)
 
 $(O)/loader/%.o: user/loader/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(O)/toe-loader: $(LOADER_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 .PHONY: parser
 parser: $(O)/vmlinux.h
@@ -178,7 +191,10 @@ kmod:
 	$(MAKE) --no-print-directory -C kmod O= KDIR=$(KDIR) BUILD_DIR=$(abspath $(O))/kmod
 	@echo "built $(O)/kmod/kmod/opentoe.ko for $$(modinfo -F vermagic $(O)/kmod/kmod/opentoe.ko | cut -d' ' -f1)"
 
-install: all
+# The Prometheus rules are installed when the tree has them.
+PROM_RULES := dist/prometheus/opentoe-rules.yml
+
+install: $(PROGS)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(PREFIX)/share/opentoe/trace $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
@@ -187,6 +203,15 @@ install: all
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service; done
 	install -m 0755 scripts/trace/*.bt $(DESTDIR)$(PREFIX)/share/opentoe/trace/
+	if [ -e $(PROM_RULES) ]; then \
+		install -d $(DESTDIR)$(PREFIX)/share/opentoe/prometheus && \
+		install -m 0644 $(PROM_RULES) $(DESTDIR)$(PREFIX)/share/opentoe/prometheus/; fi
+
+# The Debian package, built by dpkg-buildpackage from a copy of the work
+# tree (less what .gitignore names) in $(O)/deb/opentoe-VERSION/; the .deb, .buildinfo and .changes go
+# to $(O)/deb/ (scripts/mkdeb.sh; needs debhelper, dpkg-dev: make deps).
+deb:
+	@sh scripts/mkdeb.sh $(O)
 
 clean:
 	rm -rf $(O)

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "toe_ctl.h"
+#include "toe_version.h"
 #include "util.h"
 
 
@@ -79,6 +80,7 @@ static void usage(FILE *f)
 		"  -j, --json                 JSON: one document (monitor: one per line)\n"
 		"  -r, --run-dir DIR          toed's run folder (default " TOE_RUN_DIR
 		")\n"
+		"  -V, --version              print the version and exit\n"
 		"  -h, --help                 this text\n"
 		"\n"
 		"toed's socket is root's only (mode 0600, and toed checks the caller's uid).\n");
@@ -93,12 +95,13 @@ static int parse_opts(int argc, char **argv, bool *json, const char **run_dir)
 	static const struct option lopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "run-dir", required_argument, NULL, 'r' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+jr:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jr:Vh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			*json = true;
@@ -106,6 +109,9 @@ static int parse_opts(int argc, char **argv, bool *json, const char **run_dir)
 		case 'r':
 			*run_dir = optarg;
 			break;
+		case 'V':
+			printf("toectl %s\n", OPENTOE_VERSION);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

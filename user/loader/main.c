@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "loader.h"
+#include "toe_version.h"
 #include "util.h"
 
 static int set_pin_dir(struct opts *o, const char *arg)
@@ -105,6 +106,7 @@ static void usage(FILE *f)
 	for (c = cmds; c->name; c++)
 		fprintf(f, "%s toe-loader %s %s",
 			c == cmds ? "Usage:" : "      ", c->name, c->synopsis);
+	fprintf(f, "       toe-loader --version\n");
 	fprintf(f,
 		"\nLoad the opentoe datapath, attach it, pin it, inspect it, remove it.\n"
 		"\nCommands:\n");
@@ -313,6 +315,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("toe-loader %s\n", OPENTOE_VERSION);
 		return 0;
 	}
 	cmd = find_cmd(argv[1]);

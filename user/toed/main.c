@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "dplock.h"
 #include "toe_ctl.h"
+#include "toe_version.h"
 #include "toed.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
@@ -77,6 +78,7 @@ static void usage(FILE *f)
 		"                        SO_RCVBUFFORCE; an overrun costs a full resync)\n"
 		"  -l, --log-level L     error, warning, info (default) or debug\n"
 		"  -j, --json            JSON summary (with --apply)\n"
+		"  -V, --version         print the version and exit\n"
 		"  -h, --help            this text\n");
 }
 
@@ -143,10 +145,11 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		{ "rcvbuf", required_argument, NULL, 'R' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	static const char sopts[] = "c:Cap:r:i:l:jh";
+	static const char sopts[] = "c:Cap:r:i:l:jVh";
 	int c;
 
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
@@ -175,6 +178,9 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		case 'j':
 			o->json = true;
 			break;
+		case 'V':
+			printf("toed %s\n", OPENTOE_VERSION);
+			return PARSE_HELP;
 		case 'h':
 			usage(stdout);
 			return PARSE_HELP;
