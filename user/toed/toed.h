@@ -195,7 +195,17 @@ void ctl_close_all(void);
 bool dp_check(void);
 void dp_detach(void);
 
-/* views.c */
+/* views.c: what toectl shows; the metrics (metrics.c) gather the same way. */
+struct counter {
+	const char *name; /* as toectl stats names it */
+	__u64 v;
+};
+
+#define MAX_COUNTERS 64
+
+size_t daemon_counters(struct counter *out);
+size_t control_counters(struct counter *out);
+void kmod_view(struct toe_view_kmod *kv);
 void view_status(FILE *f, bool json);
 void view_stats(FILE *f, bool json);
 void view_policy(FILE *f, bool json);
