@@ -75,8 +75,13 @@ $(O)/toed-objs/%.o: user/toed/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iuser/toed -c $< -o $@
 
+# toed's metrics (user/toed/metrics.c): libmicrohttpd, and the version
+# opentoe_build_info reports.
+TOE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+$(O)/toed-objs/metrics.o: CFLAGS += -DTOE_VERSION='"$(TOE_VERSION)"'
+
 $(O)/toed: $(TOED_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lmicrohttpd
 
 $(O)/toectl: user/toectl.c $(UTIL)
 	$(CC) $(CFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
