@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Test helper: fill a pinned toe_flows map with N host-decided records
+ * (keys 10.99.x.x:port -> 10.98.x.x:port, all distinct), in batches, and
+ * print how many it wrote.  Usage: flowfill MAP_PATH N
+ * For measuring what a full flow table costs (selftests/metrics).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include "opentoe.h"
+
+#define BATCH 4096
+
+int main(int argc, char **argv)
+{
+	struct toe_flow_key *k = calloc(BATCH, sizeof(*k));
+	struct toe_flow *v = calloc(BATCH, sizeof(*v));
+	unsigned long n, i, done = 0;
+	__u32 cnt;
+	int fd, b;
+
+	if (argc != 3 || !k || !v) {
+		fprintf(stderr, "usage: flowfill MAP_PATH N\n");
+		return 2;
+	}
+	n = strtoul(argv[2], NULL, 10);
+	fd = bpf_obj_get(argv[1]);
+	if (fd < 0) {
+		fprintf(stderr, "flowfill: %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n; i += cnt) {
+		cnt = n - i < BATCH ? n - i : BATCH;
+		for (b = 0; b < (int)cnt; b++) {
+			unsigned long x = i + b;
+
+			memset(&k[b], 0, sizeof(k[b]));
+			k[b].family = TOE_AF_INET;
+			k[b].laddr[0] = htonl(0x0a630000 | (x >> 16));
+			k[b].raddr[0] = htonl(0x0a620000 | (x & 0xffff));
+			k[b].lport = 40000;
+			k[b].rport = 1 + (x & 0x7fff);
+			memset(&v[b], 0, sizeof(v[b]));
+			v[b].dev = TOE_DEV_NONE;
+			v[b].rule = TOE_RULE_NONE;
+			v[b].decision = TOE_ACT_HOST;
+			v[b].reason = TOE_R_DEFAULT;
+			v[b].state = 1;
+		}
+		if (bpf_map_update_batch(fd, k, v, &cnt, NULL)) {
+			fprintf(stderr, "flowfill: batch at %lu: %s\n", i, strerror(errno));
+			return 1;
+		}
+		done += cnt;
+	}
+	printf("%lu\n", done);
+	free(k);
+	free(v);
+	return 0;
+}
