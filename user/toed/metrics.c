@@ -469,6 +469,8 @@ static void render_counters(FILE *f, const struct counter *c, size_t n)
 			;
 		if (k < i || cmap_of(c[i].name))
 			continue;
+		fprintf(f, "# HELP opentoe_toed_%s toectl stats' %s (not mapped)\n", c[i].name,
+			c[i].name);
 		fprintf(f, "# TYPE opentoe_toed_%s untyped\nopentoe_toed_%s %llu\n", c[i].name,
 			c[i].name, (unsigned long long)c[i].v);
 	}
