@@ -21,17 +21,17 @@ int main(int argc, char **argv)
 	struct toe_flow *v = calloc(BATCH, sizeof(*v));
 	unsigned long n, i, done = 0;
 	__u32 cnt;
-	int fd, b;
+	int fd, b, ret = 1;
 
 	if (argc != 3 || !k || !v) {
 		fprintf(stderr, "usage: flowfill MAP_PATH N\n");
-		return 2;
+		goto out;
 	}
 	n = strtoul(argv[2], NULL, 10);
 	fd = bpf_obj_get(argv[1]);
 	if (fd < 0) {
 		fprintf(stderr, "flowfill: %s: %s\n", argv[1], strerror(errno));
-		return 1;
+		goto out;
 	}
 	for (i = 0; i < n; i += cnt) {
 		cnt = n - i < BATCH ? n - i : BATCH;
@@ -52,13 +52,16 @@ int main(int argc, char **argv)
 			v[b].state = 1;
 		}
 		if (bpf_map_update_batch(fd, k, v, &cnt, NULL)) {
-			fprintf(stderr, "flowfill: batch at %lu: %s\n", i, strerror(errno));
-			return 1;
+			fprintf(stderr, "flowfill: batch at %lu: %s\n", i,
+				strerror(errno));
+			goto out;
 		}
 		done += cnt;
 	}
 	printf("%lu\n", done);
+	ret = 0;
+out:
 	free(k);
 	free(v);
-	return 0;
+	return ret;
 }

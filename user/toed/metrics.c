@@ -59,16 +59,58 @@ static struct {
 /* ------------------------------------------------------------ families */
 
 enum fam {
-	F_BUILD, F_START, F_DP_LOADED, F_PARSE,
-	F_DEV_CAP, F_DEV_LIVE, F_DEV_OFF, F_DEV_REF, F_DEV_REL, F_DEV_TIDS_USED, F_DEV_TIDS_HELD,
-	F_POL_SERIAL, F_POL_RULES, F_POL_DUR, F_CLOSED, F_REFUSED, F_NLAT,
+	F_BUILD,
+	F_START,
+	F_DP_LOADED,
+	F_PARSE,
+	F_DEV_CAP,
+	F_DEV_LIVE,
+	F_DEV_OFF,
+	F_DEV_REF,
+	F_DEV_REL,
+	F_DEV_TIDS_USED,
+	F_DEV_TIDS_HELD,
+	F_POL_SERIAL,
+	F_POL_RULES,
+	F_POL_DUR,
+	F_CLOSED,
+	F_REFUSED,
+	F_NLAT,
 	/* from daemon_counters and control_counters, through cmaps[] */
-	F_EVENTS, F_EV_BAD, F_POL_APPLIES, F_NEIGH_UPD, F_ADDR_UPD, F_LINK, F_NL_MSG, F_NL_BAD,
-	F_NL_OVR, F_RESYNC, F_DUMP_RESTART, F_MAP_ERR, F_CTL_REQ, F_CTL_BAD, F_CTL_REFUSED,
-	F_CTL_TIMEOUT, F_CTL_OVER, F_MON_LOST, F_DP_RELOADS, F_DP_UNLOADS, F_KMOD_LOADED,
-	F_KMOD_DEVS, F_KMOD_TIDS_HELD, F_KMOD_TIDS_USED, F_KMOD_L2T_USED, F_KMOD_L2T,
-	F_KMOD_ALLOC, F_KMOD_NO_TID, F_KMOD_FREE, F_KMOD_ADOPTED, F_KMOD_ORPHANED, F_KMOD_LOST,
-	F_KMOD_EVENTS, F_KMOD_OVERRUNS,
+	F_EVENTS,
+	F_EV_BAD,
+	F_POL_APPLIES,
+	F_NEIGH_UPD,
+	F_ADDR_UPD,
+	F_LINK,
+	F_NL_MSG,
+	F_NL_BAD,
+	F_NL_OVR,
+	F_RESYNC,
+	F_DUMP_RESTART,
+	F_MAP_ERR,
+	F_CTL_REQ,
+	F_CTL_BAD,
+	F_CTL_REFUSED,
+	F_CTL_TIMEOUT,
+	F_CTL_OVER,
+	F_MON_LOST,
+	F_DP_RELOADS,
+	F_DP_UNLOADS,
+	F_KMOD_LOADED,
+	F_KMOD_DEVS,
+	F_KMOD_TIDS_HELD,
+	F_KMOD_TIDS_USED,
+	F_KMOD_L2T_USED,
+	F_KMOD_L2T,
+	F_KMOD_ALLOC,
+	F_KMOD_NO_TID,
+	F_KMOD_FREE,
+	F_KMOD_ADOPTED,
+	F_KMOD_ORPHANED,
+	F_KMOD_LOST,
+	F_KMOD_EVENTS,
+	F_KMOD_OVERRUNS,
 	F__MAX
 };
 
@@ -77,7 +119,8 @@ enum fam {
 static const struct family {
 	const char *name, *type, *help;
 } fams[F__MAX] = {
-	[F_BUILD] = { "opentoe_build_info", "gauge", "toed's version, as a label; always 1" },
+	[F_BUILD] = { "opentoe_build_info", "gauge",
+		      "toed's version, as a label; always 1" },
 	[F_START] = { "opentoe_toed_start_time_seconds", "gauge",
 		      "When toed started, in seconds since the epoch" },
 	[F_DP_LOADED] = { "opentoe_datapath_loaded", "gauge",
@@ -100,7 +143,8 @@ static const struct family {
 			      "Of those, the TIDs toed holds for its flows" },
 	[F_POL_SERIAL] = { "opentoe_policy_serial", "gauge",
 			   "Serial of the policy in force (counts applies since the maps were made)" },
-	[F_POL_RULES] = { "opentoe_policy_rules", "gauge", "Rules of the policy in force" },
+	[F_POL_RULES] = { "opentoe_policy_rules", "gauge",
+			  "Rules of the policy in force" },
 	[F_POL_DUR] = { "opentoe_policy_apply_duration_seconds", "gauge",
 			"How long toed's last successful apply took" },
 	[F_CLOSED] = { "opentoe_flows_closed_total", "counter",
@@ -119,8 +163,10 @@ static const struct family {
 			  "toe_neigh map writes (set) and deletes (delete)" },
 	[F_ADDR_UPD] = { "opentoe_local_address_updates_total", "counter",
 			 "toe_local_addr map writes (set) and deletes (delete)" },
-	[F_LINK] = { "opentoe_netlink_link_events_total", "counter", "rtnetlink link events" },
-	[F_NL_MSG] = { "opentoe_netlink_messages_total", "counter", "rtnetlink messages read" },
+	[F_LINK] = { "opentoe_netlink_link_events_total", "counter",
+		     "rtnetlink link events" },
+	[F_NL_MSG] = { "opentoe_netlink_messages_total", "counter",
+		       "rtnetlink messages read" },
 	[F_NL_BAD] = { "opentoe_netlink_malformed_total", "counter",
 		       "rtnetlink messages too short or without a key" },
 	[F_NL_OVR] = { "opentoe_netlink_overruns_total", "counter",
@@ -137,7 +183,8 @@ static const struct family {
 			"Control-socket requests refused as malformed" },
 	[F_CTL_REFUSED] = { "opentoe_control_clients_refused_total", "counter",
 			    "Control-socket clients refused (not root)" },
-	[F_CTL_TIMEOUT] = { "opentoe_control_clients_timed_out_total", "counter",
+	[F_CTL_TIMEOUT] = { "opentoe_control_clients_timed_out_total",
+			    "counter",
 			    "Control-socket clients dropped at their deadline" },
 	[F_CTL_OVER] = { "opentoe_control_clients_over_limit_total", "counter",
 			 "Control-socket clients refused: too many at once" },
@@ -147,8 +194,10 @@ static const struct family {
 			   "Datapath reloads toed noticed" },
 	[F_DP_UNLOADS] = { "opentoe_datapath_unloads_total", "counter",
 			   "Datapath unloads toed noticed" },
-	[F_KMOD_LOADED] = { "opentoe_kmod_loaded", "gauge", "1 while the kernel module is loaded" },
-	[F_KMOD_DEVS] = { "opentoe_kmod_devices", "gauge", "The kernel module's devices" },
+	[F_KMOD_LOADED] = { "opentoe_kmod_loaded", "gauge",
+			    "1 while the kernel module is loaded" },
+	[F_KMOD_DEVS] = { "opentoe_kmod_devices", "gauge",
+			  "The kernel module's devices" },
 	[F_KMOD_TIDS_HELD] = { "opentoe_kmod_tids_held", "gauge",
 			       "TIDs toed holds in the kernel module" },
 	[F_KMOD_TIDS_USED] = { "opentoe_kmod_tids_used", "gauge",
@@ -234,37 +283,54 @@ static const struct cmap {
 /* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */
 static const char *const stat_help[TOE_S__MAX - TOE_S_BASE] = {
 	[TOE_S_XDP_FLOW_HIT - TOE_S_BASE] = "XDP packets of an offloaded flow",
-	[TOE_S_XDP_CHAINED - TOE_S_BASE] = "XDP packets handed to the chained program",
-	[TOE_S_XDP_REDIRECT_CPU - TOE_S_BASE] = "XDP packets redirected to a CPU",
+	[TOE_S_XDP_CHAINED - TOE_S_BASE] =
+		"XDP packets handed to the chained program",
+	[TOE_S_XDP_REDIRECT_CPU - TOE_S_BASE] =
+		"XDP packets redirected to a CPU",
 	[TOE_S_XDP_FORWARD - TOE_S_BASE] = "Packets XDP forwarded",
-	[TOE_S_XDP_NEIGH_MISS - TOE_S_BASE] = "XDP forward packets without a usable neighbour",
+	[TOE_S_XDP_NEIGH_MISS - TOE_S_BASE] =
+		"XDP forward packets without a usable neighbour",
 	[TOE_S_ESTABLISHED - TOE_S_BASE] = "Connections decided by sock_ops",
 	[TOE_S_CLOSED - TOE_S_BASE] = "Tracked connections closed",
-	[TOE_S_FLOW_EVICTED - TOE_S_BASE] = "Closed connections no longer in toe_flows",
-	[TOE_S_EVENT_DROPPED - TOE_S_BASE] = "Events lost: the ring buffer was full",
+	[TOE_S_FLOW_EVICTED - TOE_S_BASE] =
+		"Closed connections no longer in toe_flows",
+	[TOE_S_EVENT_DROPPED - TOE_S_BASE] =
+		"Events lost: the ring buffer was full",
 	[TOE_S_LISTEN - TOE_S_BASE] = "listen_start events",
-	[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] = "Forwarded flows that entered the fast path",
+	[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] =
+		"Forwarded flows that entered the fast path",
 	[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "Fast paths ended by FIN or RST",
-	[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] = "Packets of a fast-path flow left to the stack",
+	[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] =
+		"Packets of a fast-path flow left to the stack",
 	[TOE_S_XDP_FWD_WRONG_IF - TOE_S_BASE] =
 		"Fast-path packets on the other side's interface",
-	[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] = "Fast paths sent back to the stack for re-admission",
-	[TOE_S_FWD_READMITTED - TOE_S_BASE] = "Fast paths admitted again by toe_egress",
-	[TOE_S_FWD_HALF - TOE_S_BASE] = "Handshakes the stack forwarded a SYN of",
+	[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] =
+		"Fast paths sent back to the stack for re-admission",
+	[TOE_S_FWD_READMITTED - TOE_S_BASE] =
+		"Fast paths admitted again by toe_egress",
+	[TOE_S_FWD_HALF - TOE_S_BASE] =
+		"Handshakes the stack forwarded a SYN of",
 	[TOE_S_BYP_SOCKS - TOE_S_BASE] = "Sockets put into toe_bypass",
-	[TOE_S_BYP_PAIRED - TOE_S_BASE] = "Accepting ends that found their peer in toe_bypass",
-	[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] = "Bypass asked, peer not local: left to TCP",
-	[TOE_S_BYP_UNSUPPORTED - TOE_S_BASE] = "Bypass asked, socket cannot take it: left to TCP",
-	[TOE_S_BYP_MSGS - TOE_S_BASE] = "sk_msg verdicts redirected to the peer",
+	[TOE_S_BYP_PAIRED - TOE_S_BASE] =
+		"Accepting ends that found their peer in toe_bypass",
+	[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] =
+		"Bypass asked, peer not local: left to TCP",
+	[TOE_S_BYP_UNSUPPORTED - TOE_S_BASE] =
+		"Bypass asked, socket cannot take it: left to TCP",
+	[TOE_S_BYP_MSGS - TOE_S_BASE] =
+		"sk_msg verdicts redirected to the peer",
 	[TOE_S_BYP_BYTES - TOE_S_BASE] = "Bytes redirected socket to socket",
-	[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] = "sk_msg verdicts of bypass sockets left to TCP",
+	[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] =
+		"sk_msg verdicts of bypass sockets left to TCP",
 	[TOE_S_BYP_TO_TCP - TOE_S_BASE] = "Bypass sockets switched to TCP",
-	[TOE_S_BYP_TO_PEER - TOE_S_BASE] = "Bypass sockets switched back to the peer",
+	[TOE_S_BYP_TO_PEER - TOE_S_BASE] =
+		"Bypass sockets switched back to the peer",
 };
 
 /* ----------------------------------------------------------- rendering */
 
-static void fam_head(FILE *f, const char *name, const char *type, const char *help)
+static void fam_head(FILE *f, const char *name, const char *type,
+		     const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -278,7 +344,8 @@ static void head(FILE *f, enum fam x)
 static void sample(FILE *f, enum fam x, const char *labels, __u64 v)
 {
 	if (labels)
-		fprintf(f, "%s{%s} %llu\n", fams[x].name, labels, (unsigned long long)v);
+		fprintf(f, "%s{%s} %llu\n", fams[x].name, labels,
+			(unsigned long long)v);
 	else
 		fprintf(f, "%s %llu\n", fams[x].name, (unsigned long long)v);
 }
@@ -316,6 +383,8 @@ static void render_datapath(FILE *f)
 	char name[96], l[64];
 	int i;
 
+	if (!D->dp.loaded)
+		return; /* absent, not zero: no counter seems to reset */
 	toe_stats_read(&D->m, v, TOE_STATS_MAX);
 	head(f, F_PARSE);
 	for (i = 0; i < TOE_S_BASE; i++) {
@@ -327,16 +396,18 @@ static void render_datapath(FILE *f)
 	for (i = TOE_S_BASE; i < TOE_S__MAX; i++) {
 		if (!toe_stat_name(i))
 			continue;
-		snprintf(name, sizeof(name), "opentoe_datapath_%s_total", toe_stat_name(i));
+		snprintf(name, sizeof(name), "opentoe_datapath_%s_total",
+			 toe_stat_name(i));
 		fam_head(f, name, "counter",
-			 stat_help[i - TOE_S_BASE] ? stat_help[i - TOE_S_BASE] : toe_stat_name(i));
+			 stat_help[i - TOE_S_BASE] ? stat_help[i - TOE_S_BASE] :
+						     toe_stat_name(i));
 		fprintf(f, "%s %llu\n", name, (unsigned long long)v[i]);
 	}
 }
 
 /* One per-device family: x's sample of every device. */
-static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r, int n,
-			  const struct toe_view_kmod *kv)
+static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r,
+			  int n, const struct toe_view_kmod *kv)
 {
 	char l[128], dn[40];
 	int i;
@@ -359,7 +430,9 @@ static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r, int 
 		else if (x == F_DEV_REL)
 			sample(f, x, l, r[i].l.released);
 		else if (k->valid && (r[i].d.flags & TOE_DEVF_KMOD))
-			sample(f, x, l, x == F_DEV_TIDS_USED ? k->tids_used : k->tids_held);
+			sample(f, x, l,
+			       x == F_DEV_TIDS_USED ? k->tids_used :
+						      k->tids_held);
 	}
 }
 
@@ -421,13 +494,14 @@ static void render_nlat(FILE *f)
 	head(f, F_NLAT);
 	for (i = 0; i < NLAT_BUCKETS; i++) {
 		cum += D->nlat.bucket[i];
-		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", fams[F_NLAT].name, nlat_le_ns[i] / 1e9,
-			(unsigned long long)cum);
+		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", fams[F_NLAT].name,
+			nlat_le_ns[i] / 1e9, (unsigned long long)cum);
 	}
 	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", fams[F_NLAT].name,
 		(unsigned long long)D->nlat.count);
 	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name, D->nlat.sum_ns / 1e9);
-	fprintf(f, "%s_count %llu\n", fams[F_NLAT].name, (unsigned long long)D->nlat.count);
+	fprintf(f, "%s_count %llu\n", fams[F_NLAT].name,
+		(unsigned long long)D->nlat.count);
 }
 
 static const struct cmap *cmap_of(const char *key)
@@ -452,13 +526,15 @@ static void render_counters(FILE *f, const struct counter *c, size_t n)
 
 	for (x = F_FIRST_MAPPED; x < F__MAX; x++) {
 		/* the module's TID and L2T gauges: only while it is loaded */
-		if (!kmod && (x == F_KMOD_TIDS_USED || x == F_KMOD_L2T_USED || x == F_KMOD_L2T))
+		if (!kmod && (x == F_KMOD_TIDS_USED || x == F_KMOD_L2T_USED ||
+			      x == F_KMOD_L2T))
 			continue;
 		head(f, x);
 		for (k = 0; k < sizeof(cmaps) / sizeof(cmaps[0]); k++) {
 			if (cmaps[k].f != (enum fam)x)
 				continue;
-			for (i = 0; i < n && strcmp(c[i].name, cmaps[k].key); i++)
+			for (i = 0; i < n && strcmp(c[i].name, cmaps[k].key);
+			     i++)
 				;
 			if (i < n)
 				sample(f, x, cmaps[k].labels, c[i].v);
@@ -469,10 +545,12 @@ static void render_counters(FILE *f, const struct counter *c, size_t n)
 			;
 		if (k < i || cmap_of(c[i].name))
 			continue;
-		fprintf(f, "# HELP opentoe_toed_%s toectl stats' %s (not mapped)\n", c[i].name,
-			c[i].name);
-		fprintf(f, "# TYPE opentoe_toed_%s untyped\nopentoe_toed_%s %llu\n", c[i].name,
-			c[i].name, (unsigned long long)c[i].v);
+		fprintf(f,
+			"# HELP opentoe_toed_%s toectl stats' %s (not mapped)\n",
+			c[i].name, c[i].name);
+		fprintf(f,
+			"# TYPE opentoe_toed_%s untyped\nopentoe_toed_%s %llu\n",
+			c[i].name, c[i].name, (unsigned long long)c[i].v);
 	}
 }
 
@@ -503,16 +581,20 @@ static ssize_t render(char **buf)
 
 /* ------------------------------------------------------------- serving */
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, char *body,
-			     size_t len, enum MHD_ResponseMemoryMode mode)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code,
+			     char *body, size_t len,
+			     enum MHD_ResponseMemoryMode mode)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				code == MHD_HTTP_OK ? CONTENT_TYPE : "text/plain; charset=utf-8");
+				code == MHD_HTTP_OK ?
+					CONTENT_TYPE :
+					"text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(c, code, r);
@@ -520,14 +602,16 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, char *
 	return ret;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int code, const char *t)
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int code,
+				  const char *t)
 {
 	return reply(c, code, (char *)t, strlen(t), MHD_RESPMEM_PERSISTENT);
 }
 
 /* MHD's request callback: GET /metrics, rendered now; 404 and 405 else. */
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *upload,
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
 				  size_t *upload_len, void **state)
 {
 	static int seen;
@@ -545,13 +629,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_len = 0; /* a body: ignored */
 		return MHD_YES;
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "only GET and HEAD\n");
 	if (strcmp(url, "/metrics"))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+		return reply_text(c, MHD_HTTP_NOT_FOUND,
+				  "not found: the metrics are at /metrics\n");
 	n = render(&buf);
 	if (n < 0)
-		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "out of memory\n");
 	return reply(c, MHD_HTTP_OK, buf, n, MHD_RESPMEM_MUST_FREE);
 }
 
@@ -582,8 +670,8 @@ int metrics_parse(const char *arg, char *err, size_t errlen)
 
 	errno = 0;
 	p = strtoul(port, &end, 10);
-	if (!*port || *end || errno || p == 0 || p > 65535 || *port == '-' || *port == '+' ||
-	    (colon && (size_t)(colon - arg) >= sizeof(addr)))
+	if (!*port || *end || errno || p == 0 || p > 65535 || *port == '-' ||
+	    *port == '+' || (colon && (size_t)(colon - arg) >= sizeof(addr)))
 		goto bad;
 	if (colon && colon > arg)
 		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - arg), arg);
@@ -607,9 +695,10 @@ int metrics_parse(const char *arg, char *err, size_t errlen)
 	M.arg = arg;
 	return 0;
 bad:
-	snprintf(err, errlen,
-		 "bad --metrics '%s' (expected [ADDR:]PORT: PORT 1-65535, ADDR an IPv4 address, [IPv6 address] or localhost; without ADDR, 127.0.0.1)",
-		 arg);
+	snprintf(
+		err, errlen,
+		"bad --metrics '%s' (expected [ADDR:]PORT: PORT 1-65535, ADDR an IPv4 address, [IPv6 address] or localhost; without ADDR, 127.0.0.1)",
+		arg);
 	return -1;
 }
 
@@ -618,10 +707,13 @@ static int metrics_socket(void)
 {
 	int one = 1, fd;
 
-	fd = socket(M.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	fd = socket(M.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, (struct sockaddr *)&M.sa, M.salen) || listen(fd, 64)) {
-		toe_err("--metrics %s: cannot listen: %s", M.arg, strerror(errno));
+		toe_err("--metrics %s: cannot listen: %s", M.arg,
+			strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -641,12 +733,14 @@ int metrics_open(void)
 	if (fd < 0)
 		return -1;
 	M.mhd = MHD_start_daemon(
-		MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			(M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT, MHD_OPTION_EXTERNAL_LOGGER,
-		mhd_log, NULL, MHD_OPTION_END);
-	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
+		       NULL;
 	if (!info || ep_add(info->epoll_fd, SRC_METRICS)) {
 		toe_err("--metrics %s: cannot start the HTTP server", M.arg);
 		if (M.mhd)
