@@ -31,8 +31,12 @@ mcurl() { nsx a curl -s --max-time 5 "$@"; }
 
 M=$CONF_DIR/metrics.txt
 hdr=$(mcurl -o "$M" -D - "$URL/metrics")
-check "GET /metrics: 200, text/plain; version=0.0.4" \
-	grep -qi '^content-type: text/plain; version=0.0.4' <<<"$hdr"
+if ! grep -qi '^content-type: text/plain; version=0.0.4' <<<"$hdr"; then
+	# nothing else can pass: stop now (short of the plan: a failure)
+	fail "GET /metrics: 200, text/plain; version=0.0.4; got: $(head -c 200 <<<"$hdr")"
+	finish
+fi
+ok "GET /metrics: 200, text/plain; version=0.0.4"
 # every sample's family has a HELP and a TYPE line (histograms: _bucket, _sum, _count)
 untyped=$(awk '/^# HELP /{h[$3]=1} /^# TYPE /{t[$3]=$4} /^[a-z]/{
 	n=$1; sub(/[{ ].*/, "", n); b=n; sub(/_(bucket|sum|count)$/, "", b)
