@@ -2,7 +2,8 @@
 /*
  * Test helper: fill a pinned toe_flows map with N host-decided records
  * (keys 10.99.x.x:port -> 10.98.x.x:port, all distinct), in batches, and
- * print how many it wrote.  Usage: flowfill MAP_PATH N
+ * print how many it wrote and how many records the map then holds (an
+ * LRU map may have evicted some).  Usage: flowfill MAP_PATH N
  * For measuring what a full flow table costs (selftests/metrics).
  */
 #include <errno.h>
@@ -14,6 +15,21 @@
 #include "opentoe.h"
 
 #define BATCH 4096
+
+/* The records the map holds now. */
+static unsigned long count(int fd)
+{
+	struct toe_flow_key k, next;
+	unsigned long n = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
 
 int main(int argc, char **argv)
 {
@@ -58,7 +74,7 @@ int main(int argc, char **argv)
 		}
 		done += cnt;
 	}
-	printf("%lu\n", done);
+	printf("%lu %lu\n", done, count(fd));
 	ret = 0;
 out:
 	free(k);
