@@ -39,7 +39,7 @@ UTIL      := $(O)/util.o $(O)/dplock.o
 TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
 TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o \
 	     $(O)/nlmsg.o $(O)/dplock.o
-TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check
+TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
@@ -88,8 +88,13 @@ $(O)/toed-objs/%.o: user/toed/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Iuser/toed -c $< -o $@
 
+# toed's metrics (user/toed/metrics.c): libmicrohttpd, and the version
+# opentoe_build_info reports.
+TOE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+$(O)/toed-objs/metrics.o: CFLAGS += -DTOE_VERSION='"$(TOE_VERSION)"'
+
 $(O)/toed: $(TOED_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lmicrohttpd
 
 $(O)/toectl: user/toectl.c $(UTIL) $(O)/toe_version.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(UTIL) -o $@ $(LDLIBS)

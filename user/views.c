@@ -121,11 +121,82 @@ static const char *module_str(const struct toe_dev *d, const struct toe_view_kmo
 	return "opentoe_kmod";
 }
 
+int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
+{
+	int n = 0;
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		struct toe_dev_row *r = &rows[n];
+
+		if (bpf_map_lookup_elem(m->devs, &i, &r->d) || !(r->d.flags & TOE_DEVF_PRESENT))
+			continue;
+		memset(&r->l, 0, sizeof(r->l));
+		bpf_map_lookup_elem(m->live, &i, &r->l);
+		r->index = i;
+		memcpy(r->name, r->d.name, 16);
+		r->name[16] = 0;
+		n++;
+	}
+	return n;
+}
+
+static void device_json(struct toe_json *j, const struct toe_dev_row *r,
+			const struct toe_view_kmod *k)
+{
+	char ifn[IF_NAMESIZE], st[16];
+
+	tj_obj(j);
+	tj_ku64(j, "index", r->index);
+	tj_kstr(j, "device", r->name);
+	tj_kstr(j, "type", toe_dev_type_name(r->d.type));
+	tj_kstr(j, "module", module_str(&r->d, k));
+	tj_key(j, "kmod");
+	tj_bool(j, r->d.flags & TOE_DEVF_KMOD);
+	tj_key(j, "interface");
+	if (r->d.ifindex)
+		tj_str(j, ifname(r->d.ifindex, ifn));
+	else
+		tj_null(j);
+	tj_ku64(j, "ifindex", r->d.ifindex);
+	tj_kstr(j, "steer", steer_str(&r->d, st, sizeof(st)));
+	tj_ku64(j, "nconn", r->d.nconn);
+	tj_ku64(j, "live", r->l.live);
+	tj_ku64(j, "offloaded", r->l.offloaded);
+	tj_ku64(j, "refused", r->l.refused);
+	tj_ku64(j, "released", r->l.released);
+	if (k) {
+		tj_ku64(j, "kmod_index", k->index);
+		tj_ku64(j, "tids_used", k->tids_used);
+		tj_ku64(j, "tids_held", k->tids_held);
+		tj_ku64(j, "l2t_used", k->l2t_used);
+		tj_ku64(j, "l2t_size", k->l2t_size);
+		tj_ku64(j, "listeners", k->listeners);
+	}
+	tj_obj_end(j);
+}
+
+static void device_text(FILE *f, const struct toe_dev_row *r, const struct toe_view_kmod *k)
+{
+	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-";
+
+	if (k) {
+		snprintf(tids, sizeof(tids), "%u", k->tids_used);
+		snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
+	}
+	fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s\n", r->name,
+		toe_dev_type_name(r->d.type), module_str(&r->d, k), ifname(r->d.ifindex, ifn),
+		steer_str(&r->d, st, sizeof(st)), r->d.nconn, (unsigned long long)r->l.live,
+		(unsigned long long)r->l.offloaded, (unsigned long long)r->l.refused,
+		(unsigned long long)r->l.released, tids, l2t);
+}
+
 void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		      const struct toe_view_kmod *kv)
 {
+	struct toe_dev_row rows[TOE_MAX_DEVS];
+	int n = toe_devs_read(m, rows), i;
 	struct toe_json j;
-	__u32 i;
 
 	if (json) {
 		tj_start(&j, f);
@@ -135,60 +206,15 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 			"TYPE", "MODULE", "INTERFACE", "STEER", "NCONN", "LIVE", "OFFLOADED",
 			"REFUSED", "RELEASED", "TIDS", "L2T");
 	}
-	for (i = 0; i < TOE_MAX_DEVS; i++) {
+	for (i = 0; i < n; i++) {
 		const struct toe_view_kmod *k = NULL;
-		struct toe_dev_live l = {};
-		struct toe_dev d;
-		char name[17], ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-";
 
-		if (bpf_map_lookup_elem(m->devs, &i, &d) || !(d.flags & TOE_DEVF_PRESENT))
-			continue;
-		if (kv && (d.flags & TOE_DEVF_KMOD) && kv[i].valid)
-			k = &kv[i];
-		bpf_map_lookup_elem(m->live, &i, &l);
-		memcpy(name, d.name, 16);
-		name[16] = 0;
-		if (json) {
-			tj_obj(&j);
-			tj_ku64(&j, "index", i);
-			tj_kstr(&j, "device", name);
-			tj_kstr(&j, "type", toe_dev_type_name(d.type));
-			tj_kstr(&j, "module", module_str(&d, k));
-			tj_key(&j, "kmod");
-			tj_bool(&j, d.flags & TOE_DEVF_KMOD);
-			tj_key(&j, "interface");
-			if (d.ifindex)
-				tj_str(&j, ifname(d.ifindex, ifn));
-			else
-				tj_null(&j);
-			tj_ku64(&j, "ifindex", d.ifindex);
-			tj_kstr(&j, "steer", steer_str(&d, st, sizeof(st)));
-			tj_ku64(&j, "nconn", d.nconn);
-			tj_ku64(&j, "live", l.live);
-			tj_ku64(&j, "offloaded", l.offloaded);
-			tj_ku64(&j, "refused", l.refused);
-			tj_ku64(&j, "released", l.released);
-			if (k) {
-				tj_ku64(&j, "kmod_index", k->index);
-				tj_ku64(&j, "tids_used", k->tids_used);
-				tj_ku64(&j, "tids_held", k->tids_held);
-				tj_ku64(&j, "l2t_used", k->l2t_used);
-				tj_ku64(&j, "l2t_size", k->l2t_size);
-				tj_ku64(&j, "listeners", k->listeners);
-			}
-			tj_obj_end(&j);
-		} else {
-			if (k) {
-				snprintf(tids, sizeof(tids), "%u", k->tids_used);
-				snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
-			}
-			fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s\n",
-				name, toe_dev_type_name(d.type), module_str(&d, k),
-				ifname(d.ifindex, ifn), steer_str(&d, st, sizeof(st)), d.nconn,
-				(unsigned long long)l.live, (unsigned long long)l.offloaded,
-				(unsigned long long)l.refused, (unsigned long long)l.released,
-				tids, l2t);
-		}
+		if (kv && (rows[i].d.flags & TOE_DEVF_KMOD) && kv[rows[i].index].valid)
+			k = &kv[rows[i].index];
+		if (json)
+			device_json(&j, &rows[i], k);
+		else
+			device_text(f, &rows[i], k);
 	}
 	if (json) {
 		tj_arr_end(&j);

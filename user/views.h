@@ -40,6 +40,20 @@ struct toe_view_kmod {
 	__u32 listeners;
 };
 
+/* A device of toe_devs as read once: its entry and its live counters. */
+struct toe_dev_row {
+	__u32 index;		/* in toe_devs */
+	char name[17];
+	struct toe_dev d;
+	struct toe_dev_live l;
+};
+
+/*
+ * The devices present, in index order, into rows (TOE_MAX_DEVS of them):
+ * how many.  What toectl devices and toed's metrics show.
+ */
+int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows);
+
 /*
  * The patch's /proc/net/toe/devices.  kv: TOE_MAX_DEVS entries by device
  * index, or NULL (no module).

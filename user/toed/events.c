@@ -214,6 +214,10 @@ int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	D->ev[e->type]++;
+	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
+		D->closed_by[e->decision]++;
+	if (e->type == TOE_EV_FLOW_REFUSED && e->reason < TOE_R__MAX)
+		D->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
 	/* A device of the kernel module: the flow takes a TID there, and gives it back. */
@@ -245,7 +249,7 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 {
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
-	(void)nl;
+	neigh_lat_observe(toe_now_ns() - nl->last_recv_ns);
 	if (!mon_any() && D->log_level < LOG_DEBUG)
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));

@@ -4,8 +4,8 @@
  * one per run folder), the configuration, the kernel module, rtnetlink,
  * the datapath if it is there (datapath.c), the control socket, then one
  * epoll loop over signals (signalfd), rtnetlink, the ring buffer, the
- * control socket, its clients and monitors, the module's events and a 2 s
- * timer, until SIGTERM or SIGINT; then one teardown (toed_teardown).
+ * control socket, its clients and monitors, the module's events, the
+ * metrics' HTTP server (metrics.c) and a 2 s timer, until SIGTERM or SIGINT; then one teardown (toed_teardown).
  * Nothing in the loop blocks on a client: it wakes for the next client
  * deadline too (ctl.c).
  */
@@ -205,9 +205,12 @@ static int start_loop(void)
  */
 static int start_sources(void)
 {
+	struct timespec rt;
 	char err[1200];
 
 	D->start_ns = toe_now_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	D->start_unix_ns = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
 	D->netns_ino = toe_netns_ino();
 	if (config_load(err, sizeof(err))) {
 		toe_err("%s", err);
@@ -239,7 +242,7 @@ static int start_sources(void)
 	if (toe_genl_up(&D->gl))
 		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs,
 		     D->nkdevs == 1 ? "" : "s");
-	return open_listen();
+	return open_listen() || metrics_open() ? -1 : 0;
 }
 
 /* SIGHUP reloads; SIGTERM and SIGINT stop toed.  True: stop. */
@@ -315,6 +318,8 @@ static bool dispatch(const struct epoll_event *ev)
 	case SRC_MON:
 		mon_input(ev->data.u64 & 0xffffffff, ev->events);
 		break;
+	case SRC_METRICS:
+		break; /* loop() runs MHD after every wake-up */
 	}
 	return false;
 }
@@ -327,7 +332,7 @@ static void loop(void)
 
 	while (!stop) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(D->epfd, evs, 16, ctl_timeout_ms());
+		int n = epoll_wait(D->epfd, evs, 16, metrics_timeout_ms(ctl_timeout_ms()));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -337,6 +342,7 @@ static void loop(void)
 			if (dispatch(&evs[i]))
 				stop = true;
 		ctl_expire();
+		metrics_run();
 	}
 }
 
@@ -347,6 +353,7 @@ static void loop(void)
  */
 static void toed_teardown(void)
 {
+	metrics_close();
 	mon_close_all();
 	ctl_close_all();
 	nft_close();

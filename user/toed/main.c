@@ -76,6 +76,10 @@ static void usage(FILE *f)
 		"                        network namespace and those the devices name\n"
 		"      --rcvbuf BYTES    rtnetlink receive buffer (default 4 MiB, set with\n"
 		"                        SO_RCVBUFFORCE; an overrun costs a full resync)\n"
+		"  -m, --metrics [ADDR:]PORT\n"
+		"                        serve /metrics for Prometheus on ADDR:PORT (off by\n"
+		"                        default; ADDR 127.0.0.1 unless named: an IPv4 address,\n"
+		"                        [IPv6] or localhost)\n"
 		"  -l, --log-level L     error, warning, info (default) or debug\n"
 		"  -j, --json            JSON summary (with --apply)\n"
 		"  -V, --version         print the version and exit\n"
@@ -92,13 +96,22 @@ struct opts {
 /* What parsing the command line gave. */
 enum parse { PARSE_OK, PARSE_HELP, PARSE_BAD };
 
-/* The options that take a value that can be wrong: --interface, --rcvbuf, --log-level. */
+/*
+ * The options that take a value that can be wrong: --interface, --rcvbuf,
+ * --log-level, --metrics.
+ */
 static enum parse parse_value(int c, const char *arg)
 {
-	char *end;
+	char *end, err[512];
 	int i;
 
 	switch (c) {
+	case 'm':
+		if (metrics_parse(arg, err, sizeof(err))) {
+			toe_err("%s", err);
+			return PARSE_BAD;
+		}
+		break;
 	case 'i':
 		if (D->nifaces == MAX_IFACES) {
 			toe_err("at most %d --interface", MAX_IFACES);
@@ -144,12 +157,13 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		{ "interface", required_argument, NULL, 'i' },
 		{ "rcvbuf", required_argument, NULL, 'R' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	static const char sopts[] = "c:Cap:r:i:l:jVh";
+	static const char sopts[] = "c:Cap:r:i:l:m:jVh";
 	int c;
 
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
@@ -172,6 +186,7 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		case 'i':
 		case 'R':
 		case 'l':
+		case 'm':
 			if (parse_value(c, optarg) != PARSE_OK)
 				return PARSE_BAD;
 			break;

@@ -15,6 +15,7 @@
  *   kmod.c    the kernel module: its devices, the TIDs toed holds there
  *   events.c  ring-buffer events, monitor clients, neighbour and link
  *             callbacks, which interfaces are mirrored
+ *   metrics.c --metrics: /metrics for Prometheus, served from the loop
  *
  * toed is one thread: every part reads and writes the state through D, set
  * once by main before anything else runs.
@@ -53,8 +54,11 @@ enum src {
 	SRC_GENL,
 	SRC_CLIENT,
 	SRC_NFT, /* nftables' ruleset changes (nft.c) */
-	SRC_NFT_AGAIN /* the second bump after a change (nft.c) */
+	SRC_NFT_AGAIN, /* the second bump after a change (nft.c) */
+	SRC_METRICS /* --metrics: libmicrohttpd's epoll fd (metrics.c) */
 };
+
+#define NLAT_BUCKETS 12 /* neighbour propagation latency histogram (metrics.c) */
 
 /* A control client (ctl.c): where it is in its one request. */
 enum client_state {
@@ -135,6 +139,7 @@ struct toed {
 	struct mon mon[MAX_MON]; /* monitor clients (events.c, ctl.c adds) */
 	struct client cl[MAX_CLIENTS]; /* control clients (ctl.c) */
 	__u64 start_ns;
+	__u64 start_unix_ns; /* the same moment, CLOCK_REALTIME */
 	unsigned long netns_ino; /* toed's network namespace */
 
 	/*
@@ -158,6 +163,12 @@ struct toed {
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
 	__u64 ev_bad;
+	__u64 closed_by[TOE_ACT_BYPASS + 1]; /* flow_closed events by decision */
+	__u64 refused_by[TOE_R__MAX]; /* flow_refused events by reason */
+	struct {
+		__u64 bucket[NLAT_BUCKETS]; /* not cumulative; over the last: count */
+		__u64 count, sum_ns;
+	} nlat; /* neighbour event read -> map write (events.c, metrics.c) */
 	__u64 reload_ok, reload_failed;
 	__u64 mon_lost;
 	struct {
@@ -196,7 +207,17 @@ void ctl_close_all(void);
 bool dp_check(void);
 void dp_detach(void);
 
-/* views.c */
+/* views.c: what toectl shows; the metrics (metrics.c) gather the same way. */
+struct counter {
+	const char *name; /* as toectl stats names it */
+	__u64 v;
+};
+
+#define MAX_COUNTERS 64
+
+size_t daemon_counters(struct counter *out);
+size_t control_counters(struct counter *out);
+void kmod_view(struct toe_view_kmod *kv);
 void view_status(FILE *f, bool json);
 void view_stats(FILE *f, bool json);
 void view_policy(FILE *f, bool json);
@@ -229,5 +250,13 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v);
 void on_link(struct toe_nl *nl, int ifindex, bool gone);
 void retrack(bool force);
+
+/* metrics.c */
+int metrics_parse(const char *arg, char *err, size_t errlen);
+int metrics_open(void);
+void metrics_run(void);
+int metrics_timeout_ms(int ms);
+void metrics_close(void);
+void neigh_lat_observe(__u64 ns);
 
 #endif /* __TOE_TOED_H */

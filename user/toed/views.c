@@ -29,16 +29,19 @@ static __u64 map_count(int fd, size_t ksz)
 	return n;
 }
 
-/* toectl devices: the datapath's devices, with the module's counts for its own. */
-void view_devices(FILE *f, bool json)
+/*
+ * What toed knows of the kernel module's devices, by toe_devs index (kv:
+ * TOE_MAX_DEVS entries, zeroed; valid where the module has the device):
+ * for toectl devices and the metrics.
+ */
+void kmod_view(struct toe_view_kmod *kv)
 {
-	struct toe_view_kmod kv[TOE_MAX_DEVS];
 	struct toe_genl_dev *kd = NULL;
 	char err[256];
 	int n = 0, i;
 	__u32 d;
 
-	memset(kv, 0, sizeof(kv));
+	memset(kv, 0, TOE_MAX_DEVS * sizeof(*kv));
 	if (toe_genl_up(&D->gl)) {
 		kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
 		if (kd && toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err,
@@ -62,6 +65,14 @@ void view_devices(FILE *f, bool json)
 		kv[d].listeners = kd[i].listeners;
 	}
 	free(kd);
+}
+
+/* toectl devices: the datapath's devices, with the module's counts for its own. */
+void view_devices(FILE *f, bool json)
+{
+	struct toe_view_kmod kv[TOE_MAX_DEVS];
+
+	kmod_view(kv);
 	toe_view_devices(f, json, &D->m, kv);
 }
 
@@ -312,16 +323,8 @@ static struct kuse {
 	return u;
 }
 
-/* One line of toectl stats. */
-struct counter {
-	const char *name;
-	__u64 v;
-};
-
-#define MAX_COUNTERS 64
-
 /* toed's own counters (the "daemon" section), in their order; how many. */
-static size_t daemon_counters(struct counter *out)
+size_t daemon_counters(struct counter *out)
 {
 	const struct toe_nl_stats *s = &D->nl.st;
 	struct kuse ku = kmod_usage();
@@ -387,23 +390,30 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 		fprintf(f, "  %-24s %llu\n", name, (unsigned long long)v);
 }
 
-/* The control socket's counters (ctl.c), and the datapath's reloads. */
-static void control_counters(FILE *f, struct toe_json *j, bool json)
+/* The control socket's counters (ctl.c), and the datapath's reloads; how many. */
+size_t control_counters(struct counter *out)
 {
-	put_counter(f, j, json, "requests", D->cst.requests);
-	put_counter(f, j, json, "requests_bad", D->cst.requests_bad);
-	put_counter(f, j, json, "clients_refused", D->cst.clients_refused);
-	put_counter(f, j, json, "clients_timed_out", D->cst.clients_timed_out);
-	put_counter(f, j, json, "clients_over_limit", D->cst.clients_over_limit);
-	put_counter(f, j, json, "monitor_lost", D->mon_lost);
-	put_counter(f, j, json, "datapath_reloads", D->dp.reloads);
-	put_counter(f, j, json, "datapath_unloads", D->dp.unloads);
+	const struct counter cc[] = {
+		{ "requests", D->cst.requests },
+		{ "requests_bad", D->cst.requests_bad },
+		{ "clients_refused", D->cst.clients_refused },
+		{ "clients_timed_out", D->cst.clients_timed_out },
+		{ "clients_over_limit", D->cst.clients_over_limit },
+		{ "monitor_lost", D->mon_lost },
+		{ "datapath_reloads", D->dp.reloads },
+		{ "datapath_unloads", D->dp.unloads },
+	};
+
+	_Static_assert(sizeof(cc) <= MAX_COUNTERS * sizeof(cc[0]),
+		       "MAX_COUNTERS too small");
+	memcpy(out, cc, sizeof(cc));
+	return sizeof(cc) / sizeof(cc[0]);
 }
 
 void view_stats(FILE *f, bool json)
 {
-	struct counter dm[MAX_COUNTERS];
-	size_t ndm = daemon_counters(dm);
+	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS];
+	size_t ndm = daemon_counters(dm), ncc = control_counters(cc);
 	__u64 v[TOE_STATS_MAX];
 	struct toe_json j;
 	unsigned int i;
@@ -443,7 +453,8 @@ void view_stats(FILE *f, bool json)
 	} else {
 		fprintf(f, "control:\n");
 	}
-	control_counters(f, &j, json);
+	for (i = 0; i < ncc; i++)
+		put_counter(f, &j, json, cc[i].name, cc[i].v);
 	if (json) {
 		tj_obj_end(&j);
 		tj_obj_end(&j);

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed --metrics ADDR:PORT: GET /metrics in Prometheus' text exposition
+ * format (version 0.0.4), served by libmicrohttpd.
+ *
+ * The design: MHD runs in toed's one thread, driven by the epoll loop.
+ * It is started with MHD_USE_EPOLL and no thread of its own; its epoll fd
+ * is one more source in toed's epoll set (SRC_METRICS), loop.c calls
+ * metrics_run after every wake-up and bounds epoll_wait by MHD's own
+ * timeout.  MHD's sockets are non-blocking: a slow or stalled scraper (half
+ * a request, then nothing) is only an entry in MHD's connection table until
+ * MHD_OPTION_CONNECTION_TIMEOUT closes it, and never holds the loop.  The
+ * answer is rendered in the request's callback from toed's state as it is,
+ * through the gathering functions toectl stats and devices use (views.c:
+ * daemon_counters, control_counters, kmod_view; user/views.c:
+ * toe_stats_read, toe_devs_read): no second thread, no lock, no snapshot
+ * to go stale.  A scrape reads the per-CPU stats map, the device maps and
+ * the policy header (never toe_flows), so its cost does not grow with the
+ * number of flows.
+ *
+ * Every metric's name is written once: in fams[] for toed's own, or made
+ * from toe_stat_name for the datapath's toe_stats counters.  A counter
+ * toectl stats has and cmaps[] does not map is still exported, untyped, as
+ * opentoe_toed_NAME.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "toed.h"
+
+#ifndef TOE_VERSION
+#define TOE_VERSION "unknown"
+#endif
+
+#define CONN_TIMEOUT_S 10 /* a scraper idle this long is dropped */
+#define CONN_LIMIT 16 /* scrapers at once */
+#define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* Neighbour propagation latency buckets (upper bounds, ns). */
+static const __u64 nlat_le_ns[NLAT_BUCKETS] = {
+	10000,	 25000,	  50000,   100000,   250000,	500000,
+	1000000, 2500000, 5000000, 10000000, 100000000, 1000000000,
+};
+
+static struct {
+	struct sockaddr_storage sa; /* --metrics, parsed */
+	socklen_t salen;
+	const char *arg; /* as given */
+	struct MHD_Daemon *mhd; /* NULL: not serving */
+} M;
+
+/* ------------------------------------------------------------ families */
+
+enum fam {
+	F_BUILD,
+	F_START,
+	F_DP_LOADED,
+	F_PARSE,
+	F_DEV_CAP,
+	F_DEV_LIVE,
+	F_DEV_OFF,
+	F_DEV_REF,
+	F_DEV_REL,
+	F_DEV_TIDS_USED,
+	F_DEV_TIDS_HELD,
+	F_POL_SERIAL,
+	F_POL_RULES,
+	F_POL_DUR,
+	F_CLOSED,
+	F_REFUSED,
+	F_NLAT,
+	/* from daemon_counters and control_counters, through cmaps[] */
+	F_EVENTS,
+	F_EV_BAD,
+	F_POL_APPLIES,
+	F_NEIGH_UPD,
+	F_ADDR_UPD,
+	F_LINK,
+	F_NL_MSG,
+	F_NL_BAD,
+	F_NL_OVR,
+	F_RESYNC,
+	F_DUMP_RESTART,
+	F_MAP_ERR,
+	F_CTL_REQ,
+	F_CTL_BAD,
+	F_CTL_REFUSED,
+	F_CTL_TIMEOUT,
+	F_CTL_OVER,
+	F_MON_LOST,
+	F_DP_RELOADS,
+	F_DP_UNLOADS,
+	F_KMOD_LOADED,
+	F_KMOD_DEVS,
+	F_KMOD_TIDS_HELD,
+	F_KMOD_TIDS_USED,
+	F_KMOD_L2T_USED,
+	F_KMOD_L2T,
+	F_KMOD_ALLOC,
+	F_KMOD_NO_TID,
+	F_KMOD_FREE,
+	F_KMOD_ADOPTED,
+	F_KMOD_ORPHANED,
+	F_KMOD_LOST,
+	F_KMOD_EVENTS,
+	F_KMOD_OVERRUNS,
+	F__MAX
+};
+
+#define F_FIRST_MAPPED F_EVENTS
+
+static const struct family {
+	const char *name, *type, *help;
+} fams[F__MAX] = {
+	[F_BUILD] = { "opentoe_build_info", "gauge",
+		      "toed's version, as a label; always 1" },
+	[F_START] = { "opentoe_toed_start_time_seconds", "gauge",
+		      "When toed started, in seconds since the epoch" },
+	[F_DP_LOADED] = { "opentoe_datapath_loaded", "gauge",
+			  "1 while toed has the datapath open (toe-loader load), else 0" },
+	[F_PARSE] = { "opentoe_xdp_parse_packets_total", "counter",
+		      "Packets XDP parsed, by the parser's result" },
+	[F_DEV_CAP] = { "opentoe_device_capacity_connections", "gauge",
+			"A device's capacity: the connections it may offload at once (nconn)" },
+	[F_DEV_LIVE] = { "opentoe_device_live_connections", "gauge",
+			 "Connections offloaded on a device now" },
+	[F_DEV_OFF] = { "opentoe_device_offloaded_total", "counter",
+			"Connections ever offloaded on a device" },
+	[F_DEV_REF] = { "opentoe_device_refused_total", "counter",
+			"Connections a device refused, by reason" },
+	[F_DEV_REL] = { "opentoe_device_released_total", "counter",
+			"A device's slots released at close" },
+	[F_DEV_TIDS_USED] = { "opentoe_device_kmod_tids_used", "gauge",
+			      "TIDs the kernel module has in use on its device" },
+	[F_DEV_TIDS_HELD] = { "opentoe_device_kmod_tids_held", "gauge",
+			      "Of those, the TIDs toed holds for its flows" },
+	[F_POL_SERIAL] = { "opentoe_policy_serial", "gauge",
+			   "Serial of the policy in force (counts applies since the maps were made)" },
+	[F_POL_RULES] = { "opentoe_policy_rules", "gauge",
+			  "Rules of the policy in force" },
+	[F_POL_DUR] = { "opentoe_policy_apply_duration_seconds", "gauge",
+			"How long toed's last successful apply took" },
+	[F_CLOSED] = { "opentoe_flows_closed_total", "counter",
+		       "Tracked connections closed (flow_closed events), by the decision they had" },
+	[F_REFUSED] = { "opentoe_flows_refused_total", "counter",
+			"Connections policy sent to a device that did not take them (flow_refused events), by reason" },
+	[F_NLAT] = { "opentoe_neigh_propagation_seconds", "histogram",
+		     "From reading a neighbour event off rtnetlink to its toe_neigh map write" },
+	[F_EVENTS] = { "opentoe_toed_events_total", "counter",
+		       "Datapath ring-buffer events toed read, by type" },
+	[F_EV_BAD] = { "opentoe_toed_events_malformed_total", "counter",
+		       "Ring-buffer events toed could not read" },
+	[F_POL_APPLIES] = { "opentoe_policy_applies_total", "counter",
+			    "Policy applies by toed (start, SIGHUP, toectl reload, module), by result" },
+	[F_NEIGH_UPD] = { "opentoe_neigh_updates_total", "counter",
+			  "toe_neigh map writes (set) and deletes (delete)" },
+	[F_ADDR_UPD] = { "opentoe_local_address_updates_total", "counter",
+			 "toe_local_addr map writes (set) and deletes (delete)" },
+	[F_LINK] = { "opentoe_netlink_link_events_total", "counter",
+		     "rtnetlink link events" },
+	[F_NL_MSG] = { "opentoe_netlink_messages_total", "counter",
+		       "rtnetlink messages read" },
+	[F_NL_BAD] = { "opentoe_netlink_malformed_total", "counter",
+		       "rtnetlink messages too short or without a key" },
+	[F_NL_OVR] = { "opentoe_netlink_overruns_total", "counter",
+		       "rtnetlink receive-queue overruns (ENOBUFS); each costs a resync" },
+	[F_RESYNC] = { "opentoe_neigh_resyncs_total", "counter",
+		       "Full neighbour and address dumps" },
+	[F_DUMP_RESTART] = { "opentoe_neigh_dump_restarts_total", "counter",
+			     "Dumps interrupted by a change (NLM_F_DUMP_INTR)" },
+	[F_MAP_ERR] = { "opentoe_neigh_map_errors_total", "counter",
+			"Failed neighbour or address map writes" },
+	[F_CTL_REQ] = { "opentoe_control_requests_total", "counter",
+			"Control-socket requests answered" },
+	[F_CTL_BAD] = { "opentoe_control_requests_bad_total", "counter",
+			"Control-socket requests refused as malformed" },
+	[F_CTL_REFUSED] = { "opentoe_control_clients_refused_total", "counter",
+			    "Control-socket clients refused (not root)" },
+	[F_CTL_TIMEOUT] = { "opentoe_control_clients_timed_out_total",
+			    "counter",
+			    "Control-socket clients dropped at their deadline" },
+	[F_CTL_OVER] = { "opentoe_control_clients_over_limit_total", "counter",
+			 "Control-socket clients refused: too many at once" },
+	[F_MON_LOST] = { "opentoe_monitor_lines_lost_total", "counter",
+			 "Monitor lines dropped because a client was slow" },
+	[F_DP_RELOADS] = { "opentoe_datapath_reloads_total", "counter",
+			   "Datapath reloads toed noticed" },
+	[F_DP_UNLOADS] = { "opentoe_datapath_unloads_total", "counter",
+			   "Datapath unloads toed noticed" },
+	[F_KMOD_LOADED] = { "opentoe_kmod_loaded", "gauge",
+			    "1 while the kernel module is loaded" },
+	[F_KMOD_DEVS] = { "opentoe_kmod_devices", "gauge",
+			  "The kernel module's devices" },
+	[F_KMOD_TIDS_HELD] = { "opentoe_kmod_tids_held", "gauge",
+			       "TIDs toed holds in the kernel module" },
+	[F_KMOD_TIDS_USED] = { "opentoe_kmod_tids_used", "gauge",
+			       "TIDs in use in the kernel module, all devices" },
+	[F_KMOD_L2T_USED] = { "opentoe_kmod_l2t_used", "gauge",
+			      "L2T entries in use in the kernel module" },
+	[F_KMOD_L2T] = { "opentoe_kmod_l2t_entries", "gauge",
+			 "The module's L2T entries that agree or differ with toe_neigh" },
+	[F_KMOD_ALLOC] = { "opentoe_kmod_tid_allocs_total", "counter",
+			   "TID allocations asked of the kernel module, by result" },
+	[F_KMOD_NO_TID] = { "opentoe_kmod_offloaded_no_tid_total", "counter",
+			    "Flows offloaded on a module device that got no TID" },
+	[F_KMOD_FREE] = { "opentoe_kmod_tid_frees_total", "counter",
+			  "TIDs given back to the kernel module, by result" },
+	[F_KMOD_ADOPTED] = { "opentoe_kmod_tids_adopted_total", "counter",
+			     "TIDs adopted from a previous toed" },
+	[F_KMOD_ORPHANED] = { "opentoe_kmod_tids_orphaned_total", "counter",
+			      "TIDs found without a flow and freed" },
+	[F_KMOD_LOST] = { "opentoe_kmod_tids_lost_total", "counter",
+			  "TIDs the module dropped under toed" },
+	[F_KMOD_EVENTS] = { "opentoe_kmod_events_total", "counter",
+			    "Kernel module genetlink events, by type" },
+	[F_KMOD_OVERRUNS] = { "opentoe_kmod_overruns_total", "counter",
+			      "Kernel module event-socket overruns" },
+};
+
+/* A toectl stats counter (views.c) and where it goes. */
+static const struct cmap {
+	const char *key; /* its name in toectl stats */
+	enum fam f;
+	const char *labels; /* NULL: none */
+} cmaps[] = {
+	{ "events_listen_start", F_EVENTS, "type=\"listen_start\"" },
+	{ "events_listen_stop", F_EVENTS, "type=\"listen_stop\"" },
+	{ "events_flow_offloaded", F_EVENTS, "type=\"flow_offloaded\"" },
+	{ "events_flow_refused", F_EVENTS, "type=\"flow_refused\"" },
+	{ "events_flow_closed", F_EVENTS, "type=\"flow_closed\"" },
+	{ "events_malformed", F_EV_BAD, NULL },
+	{ "policy_applied", F_POL_APPLIES, "result=\"ok\"" },
+	{ "policy_failed", F_POL_APPLIES, "result=\"failed\"" },
+	{ "neigh_set", F_NEIGH_UPD, "op=\"set\"" },
+	{ "neigh_del", F_NEIGH_UPD, "op=\"delete\"" },
+	{ "addr_set", F_ADDR_UPD, "op=\"set\"" },
+	{ "addr_del", F_ADDR_UPD, "op=\"delete\"" },
+	{ "link_events", F_LINK, NULL },
+	{ "netlink_messages", F_NL_MSG, NULL },
+	{ "netlink_malformed", F_NL_BAD, NULL },
+	{ "netlink_overruns", F_NL_OVR, NULL },
+	{ "resyncs", F_RESYNC, NULL },
+	{ "dump_restarts", F_DUMP_RESTART, NULL },
+	{ "map_errors", F_MAP_ERR, NULL },
+	{ "requests", F_CTL_REQ, NULL },
+	{ "requests_bad", F_CTL_BAD, NULL },
+	{ "clients_refused", F_CTL_REFUSED, NULL },
+	{ "clients_timed_out", F_CTL_TIMEOUT, NULL },
+	{ "clients_over_limit", F_CTL_OVER, NULL },
+	{ "monitor_lost", F_MON_LOST, NULL },
+	{ "datapath_reloads", F_DP_RELOADS, NULL },
+	{ "datapath_unloads", F_DP_UNLOADS, NULL },
+	{ "kmod_loaded", F_KMOD_LOADED, NULL },
+	{ "kmod_devices", F_KMOD_DEVS, NULL },
+	{ "kmod_tids_held", F_KMOD_TIDS_HELD, NULL },
+	{ "kmod_tids_used", F_KMOD_TIDS_USED, NULL },
+	{ "kmod_l2t_used", F_KMOD_L2T_USED, NULL },
+	{ "kmod_l2t_agree", F_KMOD_L2T, "state=\"agree\"" },
+	{ "kmod_l2t_differ", F_KMOD_L2T, "state=\"differ\"" },
+	{ "kmod_tid_alloc", F_KMOD_ALLOC, "result=\"ok\"" },
+	{ "kmod_tid_alloc_nospc", F_KMOD_ALLOC, "result=\"nospc\"" },
+	{ "kmod_tid_alloc_unreach", F_KMOD_ALLOC, "result=\"unreach\"" },
+	{ "kmod_tid_alloc_failed", F_KMOD_ALLOC, "result=\"failed\"" },
+	{ "kmod_offloaded_no_tid", F_KMOD_NO_TID, NULL },
+	{ "kmod_tid_free", F_KMOD_FREE, "result=\"ok\"" },
+	{ "kmod_tid_free_failed", F_KMOD_FREE, "result=\"failed\"" },
+	{ "kmod_tids_adopted", F_KMOD_ADOPTED, NULL },
+	{ "kmod_tids_orphaned", F_KMOD_ORPHANED, NULL },
+	{ "kmod_tids_lost", F_KMOD_LOST, NULL },
+	{ "kmod_dev_events", F_KMOD_EVENTS, "type=\"dev\"" },
+	{ "kmod_l2t_events", F_KMOD_EVENTS, "type=\"l2t\"" },
+	{ "kmod_family_events", F_KMOD_EVENTS, "type=\"family\"" },
+	{ "kmod_overruns", F_KMOD_OVERRUNS, NULL },
+};
+
+/* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */
+static const char *const stat_help[TOE_S__MAX - TOE_S_BASE] = {
+	[TOE_S_XDP_FLOW_HIT - TOE_S_BASE] = "XDP packets of an offloaded flow",
+	[TOE_S_XDP_CHAINED - TOE_S_BASE] =
+		"XDP packets handed to the chained program",
+	[TOE_S_XDP_REDIRECT_CPU - TOE_S_BASE] =
+		"XDP packets redirected to a CPU",
+	[TOE_S_XDP_FORWARD - TOE_S_BASE] = "Packets XDP forwarded",
+	[TOE_S_XDP_NEIGH_MISS - TOE_S_BASE] =
+		"XDP forward packets without a usable neighbour",
+	[TOE_S_ESTABLISHED - TOE_S_BASE] = "Connections decided by sock_ops",
+	[TOE_S_CLOSED - TOE_S_BASE] = "Tracked connections closed",
+	[TOE_S_FLOW_EVICTED - TOE_S_BASE] =
+		"Closed connections no longer in toe_flows",
+	[TOE_S_EVENT_DROPPED - TOE_S_BASE] =
+		"Events lost: the ring buffer was full",
+	[TOE_S_LISTEN - TOE_S_BASE] = "listen_start events",
+	[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] =
+		"Forwarded flows that entered the fast path",
+	[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "Fast paths ended by FIN or RST",
+	[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] =
+		"Packets of a fast-path flow left to the stack",
+	[TOE_S_XDP_FWD_WRONG_IF - TOE_S_BASE] =
+		"Fast-path packets on the other side's interface",
+	[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] =
+		"Fast paths sent back to the stack for re-admission",
+	[TOE_S_FWD_READMITTED - TOE_S_BASE] =
+		"Fast paths admitted again by toe_egress",
+	[TOE_S_FWD_HALF - TOE_S_BASE] =
+		"Handshakes the stack forwarded a SYN of",
+	[TOE_S_BYP_SOCKS - TOE_S_BASE] = "Sockets put into toe_bypass",
+	[TOE_S_BYP_PAIRED - TOE_S_BASE] =
+		"Accepting ends that found their peer in toe_bypass",
+	[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] =
+		"Bypass asked, peer not local: left to TCP",
+	[TOE_S_BYP_UNSUPPORTED - TOE_S_BASE] =
+		"Bypass asked, socket cannot take it: left to TCP",
+	[TOE_S_BYP_MSGS - TOE_S_BASE] =
+		"sk_msg verdicts redirected to the peer",
+	[TOE_S_BYP_BYTES - TOE_S_BASE] = "Bytes redirected socket to socket",
+	[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] =
+		"sk_msg verdicts of bypass sockets left to TCP",
+	[TOE_S_BYP_TO_TCP - TOE_S_BASE] = "Bypass sockets switched to TCP",
+	[TOE_S_BYP_TO_PEER - TOE_S_BASE] =
+		"Bypass sockets switched back to the peer",
+};
+
+/* ----------------------------------------------------------- rendering */
+
+static void fam_head(FILE *f, const char *name, const char *type,
+		     const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void head(FILE *f, enum fam x)
+{
+	fam_head(f, fams[x].name, fams[x].type, fams[x].help);
+}
+
+/* NAME{LABELS} V (labels: "k=\"v\"" pairs, or NULL) */
+static void sample(FILE *f, enum fam x, const char *labels, __u64 v)
+{
+	if (labels)
+		fprintf(f, "%s{%s} %llu\n", fams[x].name, labels,
+			(unsigned long long)v);
+	else
+		fprintf(f, "%s %llu\n", fams[x].name, (unsigned long long)v);
+}
+
+/* A label value as the format wants it: \, " and newline escaped. */
+static void label_value(char *out, size_t len, const char *v)
+{
+	size_t o = 0;
+
+	for (; *v && o + 3 < len; v++) {
+		if (*v == '\\' || *v == '"' || *v == '\n')
+			out[o++] = '\\';
+		out[o++] = *v == '\n' ? 'n' : *v;
+	}
+	out[o] = 0;
+}
+
+static void render_toed(FILE *f)
+{
+	char v[128];
+
+	label_value(v, sizeof(v), TOE_VERSION);
+	head(f, F_BUILD);
+	fprintf(f, "%s{version=\"%s\"} 1\n", fams[F_BUILD].name, v);
+	head(f, F_START);
+	fprintf(f, "%s %.3f\n", fams[F_START].name, D->start_unix_ns / 1e9);
+	head(f, F_DP_LOADED);
+	sample(f, F_DP_LOADED, NULL, D->dp.loaded);
+}
+
+/* Every toe_stats counter, per-CPU summed (toe_stats_read). */
+static void render_datapath(FILE *f)
+{
+	__u64 v[TOE_STATS_MAX];
+	char name[96], l[64];
+	int i;
+
+	if (!D->dp.loaded)
+		return; /* absent, not zero: no counter seems to reset */
+	toe_stats_read(&D->m, v, TOE_STATS_MAX);
+	head(f, F_PARSE);
+	for (i = 0; i < TOE_S_BASE; i++) {
+		if (!toe_stat_name(i))
+			continue;
+		snprintf(l, sizeof(l), "result=\"%s\"", toe_stat_name(i));
+		sample(f, F_PARSE, l, v[i]);
+	}
+	for (i = TOE_S_BASE; i < TOE_S__MAX; i++) {
+		if (!toe_stat_name(i))
+			continue;
+		snprintf(name, sizeof(name), "opentoe_datapath_%s_total",
+			 toe_stat_name(i));
+		fam_head(f, name, "counter",
+			 stat_help[i - TOE_S_BASE] ? stat_help[i - TOE_S_BASE] :
+						     toe_stat_name(i));
+		fprintf(f, "%s %llu\n", name, (unsigned long long)v[i]);
+	}
+}
+
+/* One per-device family: x's sample of every device. */
+static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r,
+			  int n, const struct toe_view_kmod *kv)
+{
+	char l[128], dn[40];
+	int i;
+
+	head(f, x);
+	for (i = 0; i < n; i++) {
+		const struct toe_view_kmod *k = &kv[r[i].index];
+
+		label_value(dn, sizeof(dn), r[i].name);
+		snprintf(l, sizeof(l), "device=\"%s\"%s", dn,
+			 x == F_DEV_REF ? ",reason=\"capacity\"" : "");
+		if (x == F_DEV_CAP)
+			sample(f, x, l, r[i].d.nconn);
+		else if (x == F_DEV_LIVE)
+			sample(f, x, l, r[i].l.live);
+		else if (x == F_DEV_OFF)
+			sample(f, x, l, r[i].l.offloaded);
+		else if (x == F_DEV_REF)
+			sample(f, x, l, r[i].l.refused);
+		else if (x == F_DEV_REL)
+			sample(f, x, l, r[i].l.released);
+		else if (k->valid && (r[i].d.flags & TOE_DEVF_KMOD))
+			sample(f, x, l,
+			       x == F_DEV_TIDS_USED ? k->tids_used :
+						      k->tids_held);
+	}
+}
+
+/* toectl devices' columns (toe_devs_read, kmod_view), by device. */
+static void render_devices(FILE *f)
+{
+	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
+	struct toe_view_kmod kv[TOE_MAX_DEVS];
+	int n = 0, x;
+
+	if (!rows)
+		return;
+	if (D->dp.loaded)
+		n = toe_devs_read(&D->m, rows);
+	kmod_view(kv);
+	for (x = F_DEV_CAP; x <= F_DEV_TIDS_HELD; x++) {
+		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&D->gl))
+			break;
+		device_family(f, x, rows, n, kv);
+	}
+	free(rows);
+}
+
+/* The policy in force, toed's applies, the flows' decisions and refusals. */
+static void render_policy(FILE *f)
+{
+	struct toe_pol_hdr h = {};
+	char l[64];
+	__u32 gen;
+	int i;
+
+	if (D->dp.loaded)
+		toe_policy_hdr(&D->m, &gen, &h);
+	head(f, F_POL_SERIAL);
+	sample(f, F_POL_SERIAL, NULL, h.serial);
+	head(f, F_POL_RULES);
+	sample(f, F_POL_RULES, NULL, h.nrules);
+	if (D->ast.serial) {
+		head(f, F_POL_DUR);
+		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name, D->ast.ms / 1e3);
+	}
+	head(f, F_CLOSED);
+	for (i = TOE_ACT_HOST; i <= TOE_ACT_BYPASS; i++) {
+		snprintf(l, sizeof(l), "decision=\"%s\"", toe_action_name(i));
+		sample(f, F_CLOSED, l, D->closed_by[i]);
+	}
+	head(f, F_REFUSED);
+	for (i = 0; i < TOE_R__MAX; i++) {
+		snprintf(l, sizeof(l), "reason=\"%s\"", toe_reason_name(i));
+		sample(f, F_REFUSED, l, D->refused_by[i]);
+	}
+}
+
+static void render_nlat(FILE *f)
+{
+	__u64 cum = 0;
+	int i;
+
+	head(f, F_NLAT);
+	for (i = 0; i < NLAT_BUCKETS; i++) {
+		cum += D->nlat.bucket[i];
+		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", fams[F_NLAT].name,
+			nlat_le_ns[i] / 1e9, (unsigned long long)cum);
+	}
+	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", fams[F_NLAT].name,
+		(unsigned long long)D->nlat.count);
+	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name, D->nlat.sum_ns / 1e9);
+	fprintf(f, "%s_count %llu\n", fams[F_NLAT].name,
+		(unsigned long long)D->nlat.count);
+}
+
+static const struct cmap *cmap_of(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cmaps) / sizeof(cmaps[0]); i++)
+		if (!strcmp(cmaps[i].key, key))
+			return &cmaps[i];
+	return NULL;
+}
+
+/*
+ * toectl stats' daemon and control counters (one list, c), family by
+ * family as cmaps[] maps them; those it does not map, untyped.
+ */
+static void render_counters(FILE *f, const struct counter *c, size_t n)
+{
+	bool kmod = toe_genl_up(&D->gl);
+	size_t i, k;
+	int x;
+
+	for (x = F_FIRST_MAPPED; x < F__MAX; x++) {
+		/* the module's TID and L2T gauges: only while it is loaded */
+		if (!kmod && (x == F_KMOD_TIDS_USED || x == F_KMOD_L2T_USED ||
+			      x == F_KMOD_L2T))
+			continue;
+		head(f, x);
+		for (k = 0; k < sizeof(cmaps) / sizeof(cmaps[0]); k++) {
+			if (cmaps[k].f != (enum fam)x)
+				continue;
+			for (i = 0; i < n && strcmp(c[i].name, cmaps[k].key);
+			     i++)
+				;
+			if (i < n)
+				sample(f, x, cmaps[k].labels, c[i].v);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i && strcmp(c[k].name, c[i].name); k++)
+			;
+		if (k < i || cmap_of(c[i].name))
+			continue;
+		fprintf(f,
+			"# HELP opentoe_toed_%s toectl stats' %s (not mapped)\n",
+			c[i].name, c[i].name);
+		fprintf(f,
+			"# TYPE opentoe_toed_%s untyped\nopentoe_toed_%s %llu\n",
+			c[i].name, c[i].name, (unsigned long long)c[i].v);
+	}
+}
+
+/* The whole exposition, into a malloc'd buffer; its length, or -1. */
+static ssize_t render(char **buf)
+{
+	struct counter c[2 * MAX_COUNTERS];
+	size_t len = 0, n;
+	FILE *f;
+
+	f = open_memstream(buf, &len);
+	if (!f)
+		return -1;
+	n = daemon_counters(c);
+	n += control_counters(c + n);
+	render_toed(f);
+	render_datapath(f);
+	render_devices(f);
+	render_policy(f);
+	render_nlat(f);
+	render_counters(f, c, n);
+	if (fclose(f)) {
+		free(*buf);
+		return -1;
+	}
+	return (ssize_t)len;
+}
+
+/* ------------------------------------------------------------- serving */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code,
+			     char *body, size_t len,
+			     enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				code == MHD_HTTP_OK ?
+					CONTENT_TYPE :
+					"text/plain; charset=utf-8");
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int code,
+				  const char *t)
+{
+	return reply(c, code, (char *)t, strlen(t), MHD_RESPMEM_PERSISTENT);
+}
+
+/* MHD's request callback: GET /metrics, rendered now; 404 and 405 else. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **state)
+{
+	static int seen;
+	char *buf = NULL;
+	ssize_t n;
+
+	(void)cls;
+	(void)version;
+	(void)upload;
+	if (!*state) { /* the headers: answer once the body (if any) is in */
+		*state = &seen;
+		return MHD_YES;
+	}
+	if (*upload_len) {
+		*upload_len = 0; /* a body: ignored */
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "only GET and HEAD\n");
+	if (strcmp(url, "/metrics"))
+		return reply_text(c, MHD_HTTP_NOT_FOUND,
+				  "not found: the metrics are at /metrics\n");
+	n = render(&buf);
+	if (n < 0)
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "out of memory\n");
+	return reply(c, MHD_HTTP_OK, buf, n, MHD_RESPMEM_MUST_FREE);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+
+	(void)cls;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = 0;
+	logm(LOG_DEBUG, "metrics: %s", line);
+}
+
+/* ---------------------------------------------------------------- API */
+
+/*
+ * --metrics [ADDR:]PORT: ADDR an IPv4 address, [IPv6] or localhost; none:
+ * 127.0.0.1.  Only the address named binds: a non-loopback one is served
+ * only because the operator wrote it.  0: parsed, -1: refused (err says).
+ */
+int metrics_parse(const char *arg, char *err, size_t errlen)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&M.sa;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&M.sa;
+	const char *colon = strrchr(arg, ':'), *port = colon ? colon + 1 : arg;
+	char addr[64] = "127.0.0.1", *end;
+	unsigned long p;
+
+	errno = 0;
+	p = strtoul(port, &end, 10);
+	if (!*port || *end || errno || p == 0 || p > 65535 || *port == '-' ||
+	    *port == '+' || (colon && (size_t)(colon - arg) >= sizeof(addr)))
+		goto bad;
+	if (colon && colon > arg)
+		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - arg), arg);
+	if (!strcmp(addr, "localhost"))
+		strcpy(addr, "127.0.0.1");
+	memset(&M.sa, 0, sizeof(M.sa));
+	if (addr[0] == '[' && addr[strlen(addr) - 1] == ']') {
+		addr[strlen(addr) - 1] = 0;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(p);
+		M.salen = sizeof(*s6);
+		if (inet_pton(AF_INET6, addr + 1, &s6->sin6_addr) != 1)
+			goto bad;
+	} else {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(p);
+		M.salen = sizeof(*s4);
+		if (inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
+			goto bad;
+	}
+	M.arg = arg;
+	return 0;
+bad:
+	snprintf(
+		err, errlen,
+		"bad --metrics '%s' (expected [ADDR:]PORT: PORT 1-65535, ADDR an IPv4 address, [IPv6 address] or localhost; without ADDR, 127.0.0.1)",
+		arg);
+	return -1;
+}
+
+/* The listening socket, bound to --metrics' address; -1 (said) if not. */
+static int metrics_socket(void)
+{
+	int one = 1, fd;
+
+	fd = socket(M.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&M.sa, M.salen) || listen(fd, 64)) {
+		toe_err("--metrics %s: cannot listen: %s", M.arg,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Serve /metrics if --metrics asked for it: 0, or -1 (said). */
+int metrics_open(void)
+{
+	const union MHD_DaemonInfo *info;
+	int fd;
+
+	if (!M.arg)
+		return 0;
+	fd = metrics_socket();
+	if (fd < 0)
+		return -1;
+	M.mhd = MHD_start_daemon(
+		MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			(M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
+		       NULL;
+	if (!info || ep_add(info->epoll_fd, SRC_METRICS)) {
+		toe_err("--metrics %s: cannot start the HTTP server", M.arg);
+		if (M.mhd)
+			MHD_stop_daemon(M.mhd);
+		else
+			close(fd);
+		M.mhd = NULL;
+		return -1;
+	}
+	logm(LOG_INFO, "metrics: http://%s/metrics", M.arg);
+	return 0;
+}
+
+/* After every wake-up of the loop: MHD's ready sockets and timeouts. */
+void metrics_run(void)
+{
+	if (M.mhd)
+		MHD_run(M.mhd);
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by MHD's next timeout. */
+int metrics_timeout_ms(int ms)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+
+	if (!M.mhd || MHD_get_timeout(M.mhd, &t) != MHD_YES)
+		return ms;
+	if (t > 60000)
+		t = 60000;
+	return ms < 0 || (int)t < ms ? (int)t : ms;
+}
+
+void metrics_close(void)
+{
+	if (M.mhd)
+		MHD_stop_daemon(M.mhd);
+	M.mhd = NULL;
+}
+
+/* A neighbour event's map write, ns after its message was read. */
+void neigh_lat_observe(__u64 ns)
+{
+	int i;
+
+	for (i = 0; i < NLAT_BUCKETS && ns > nlat_le_ns[i]; i++)
+		;
+	if (i < NLAT_BUCKETS)
+		D->nlat.bucket[i]++;
+	D->nlat.count++;
+	D->nlat.sum_ns += ns;
+}
