@@ -43,7 +43,7 @@ BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
-BENCHES := policy xdp forward neigh hostflow bypass apply mem
+BENCHES := policy xdp forward neigh hostflow bypass apply mem apps
 .PHONY: all deps check demo fuzz soak kmod install clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
