@@ -274,17 +274,26 @@ run_redis_p() { # PIPELINE VARIANT ROUND
 		        c.write('SET chk:%s:%d %s\n' % (sys.argv[3], i, val))
 		        w.write(val + '\n')
 	PY
-	[ "$(at "$v" timeout 60 redis-cli -p "$p" <"$TMP/rcmd" | grep -c '^OK$')" = 500 ] ||
-		{ WHY="redis-cli: 500 SETs not all OK"; return 1; }
-	cmp -s "$TMP/rwant" <(at "$v" timeout 60 redis-cli -p "$p" --raw MGET $(for ((i = 0; i < 500; i++)); do echo "chk:$v:$r:$i"; done)) ||
-		{ WHY="redis: MGET of 500 keys differs from what was set"; return 1; }
+	# Every redis-cli must succeed and print exactly what is expected
+	# (its errors, on stderr, are part of what is compared).
+	o=$(at "$v" timeout 60 redis-cli -p "$p" <"$TMP/rcmd" 2>&1)
+	[ "$(grep -c '^OK$' <<<"$o")" = 500 ] ||
+		{ WHY="redis-cli: 500 SETs not all OK: $(grep -v '^OK$' <<<"$o" | sort | uniq -c | head -3 | tr '\n' ' ')"; return 1; }
+	at "$v" timeout 60 redis-cli -p "$p" --raw MGET $(for ((i = 0; i < 500; i++)); do echo "chk:$v:$r:$i"; done) \
+		>"$TMP/rgot" 2>&1
+	cmp -s "$TMP/rwant" "$TMP/rgot" ||
+		{ WHY="redis: MGET of 500 keys differs from what was set: $(grep -a -m1 -i error "$TMP/rgot")"; return 1; }
 	for size in 1048576 8388608; do
 		head -c $size /dev/urandom >"$TMP/rval"
-		at "$v" timeout 60 redis-cli -p "$p" -x SET "big:$v:$r:$size" <"$TMP/rval" >/dev/null
-		at "$v" timeout 60 redis-cli -p "$p" --raw GET "big:$v:$r:$size" | head -c $size | cmp -s - "$TMP/rval" ||
-			{ WHY="redis: value of $size bytes came back different"; return 1; }
+		o=$(at "$v" timeout 60 redis-cli -p "$p" -x SET "big:$v:$r:$size" <"$TMP/rval" 2>&1)
+		[ "$o" = OK ] || { WHY="redis-cli SET of $size bytes: $o"; return 1; }
+		# --raw GET: the value, then a newline
+		at "$v" timeout 60 redis-cli -p "$p" --raw GET "big:$v:$r:$size" >"$TMP/rgot" 2>&1
+		cmp -s "$TMP/rgot" <(cat "$TMP/rval"; echo) ||
+			{ WHY="redis: GET of $size bytes differs from the value set: $(grep -a -m1 -i error "$TMP/rgot")"; return 1; }
 	done
-	at "$v" timeout 60 redis-cli -p "$p" FLUSHALL >/dev/null
+	o=$(at "$v" timeout 60 redis-cli -p "$p" FLUSHALL 2>&1)
+	[ "$o" = OK ] || { WHY="redis-cli FLUSHALL: $o"; return 1; }
 }
 run_redis() { run_redis_p 1 "$@"; }
 run_redis-P16() { run_redis_p 16 "$@"; }
