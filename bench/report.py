@@ -231,7 +231,9 @@ def main():
 def report_apps(path, md, plots, outdir):
     """apps.csv (make bench-apps): each real server's figure plain and
     through the bypass, the ratio bypass / plain, and a plot of the paired
-    ratios.  Its rows have their own units, so it is not a COMPARISONS
+    ratios (whiskers: the lowest and highest round, from apps_runs.csv; a
+    variant with a failed run is labelled FAILED, its passing rounds
+    shown).  Its rows have their own units, so it is not a COMPARISONS
     entry; its first line is a comment.  Returns the SVG drawn, or None."""
     with open(path) as f:
         rows = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
@@ -240,6 +242,7 @@ def report_apps(path, md, plots, outdir):
         by.setdefault(r["app"], {})[r["variant"]] = r
     if not by:
         return None
+    rounds = round_ratios(os.path.join(os.path.dirname(path), "apps_runs.csv"))
     head = ("app", "unit", "plain", "bypass", "ratio", "paired", "bypassed", "status")
     if md:
         print("\n**Real servers, plain and through the local bypass** (make bench-apps; higher is better)\n")
@@ -266,11 +269,37 @@ def report_apps(path, md, plots, outdir):
             v = float(b.get("paired_ratio") or b["ratio_plain"])
         except (KeyError, ValueError):
             v = None
-        if v is not None and not bad:
-            stats.append((app, v, v, v, v))
+        if v is not None:  # a failed variant's passing rounds, labelled
+            lo, hi = rounds.get(app, (v, v))
+            stats.append((app + (" (FAILED)" if bad else ""), v, lo, hi, v))
     if not plots or not stats:
         return None
-    return plot("apps", "Real servers: through the local bypass / plain (paired)", "x plain", stats, outdir)
+    # bars: the paired ratio, whiskers: the lowest and highest round
+    return plot("apps", "Real servers: through the local bypass / plain",
+                "bypass / plain per round", stats, outdir)
+
+
+def round_ratios(path):
+    """app -> (min, max) of the per-round ratios bypass / plain in
+    apps_runs.csv (one line per run; rounds where both variants passed)."""
+    try:
+        with open(path) as f:
+            runs = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
+    except OSError:
+        return {}
+    val = {}
+    for r in runs:
+        if r.get("status") == "ok":
+            try:
+                val[(r["app"], r["round"], r["variant"])] = float(r["value"])
+            except (KeyError, ValueError):
+                pass
+    out = {}
+    for (app, rnd, v), x in val.items():
+        p = val.get((app, rnd, "plain"))
+        if v == "bypass" and p:
+            out.setdefault(app, []).append(x / p)
+    return {a: (min(xs), max(xs)) for a, xs in out.items()}
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ check "paired ratio: median of per-round ratios, beside the ratio of medians" \
 	grep -qE "^  host_flow +60 +20-80 +3\.00 +2\.00$" <<<"$pr"
 check "paired ratio of the baseline is 1.00" grep -qE "^  floor +20 +10-40 +1\.00 +1\.00$" <<<"$pr"
 # apps.csv (make bench-apps): its own units per row, a comment first, a
-# failed variant reported as such and left out of the plot.
+# failed variant reported as such.
 mkdir "$T/a"
 cat >"$T/a/apps.csv" <<'EOC'
 "# bench-apps 2026-12-03, rounds 3 x 5 s"
