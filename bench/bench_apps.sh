@@ -58,6 +58,13 @@ cg_add apps || skip "no cgroup v2"
 ns_add a || exit 1
 NSN=$(ns_name a)
 NS=/run/netns/$NSN
+# "plain" runs in this shell's own cgroup: it is plain only if no sock_ops
+# program acts there (an opentoe attached higher up, say)
+own=$(cgroup2_root)$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+n=$(bpftool -j cgroup show "$own" effective 2>/dev/null |
+	command jq 'if type == "array" then [.[] | select(.attach_type | test("sock_ops"))] | length else 0 end' 2>/dev/null)
+[ "${n:-0}" = 0 ] ||
+	echo "bench-apps: warning: $n sock_ops program(s) act on $own: the plain variant is not without sock_ops" >&2
 conf=$TMP/bypass.conf
 printf 'default host\nrule bypass lport 7900-7999\nrule bypass rport 7900-7999\n' >"$conf"
 chmod 600 "$conf"
@@ -97,7 +104,7 @@ lo_bytes() { ip -n "$NSN" -s -j link show lo | jq '.[0].stats64.tx.bytes'; }
 # ---------------------------------------------------------------- servers
 # Each start_* starts the server of one variant and waits until it listens.
 start_pg() {
-	local v=$1 d=$TMP/pg-$v p; p=$(port "$1" 10)
+	local v=$1 d=$TMP/pg-$1 p; p=$(port "$1" 10)
 	cp -a "$TMP/pg-base" "$d" || return 1
 	defer "${AS_PG[*]} $PGBIN/pg_ctl -D $d/data -m immediate stop"
 	# fsync off: the disk is not what is measured
@@ -114,7 +121,7 @@ start_memcached() {
 	wait_for 10 listening "$p"
 }
 start_nginx() {
-	local v=$1 d=$TMP/ng-$v p; p=$(port "$1" 30)
+	local v=$1 d=$TMP/ng-$1 p; p=$(port "$1" 30)
 	mkdir -p "$d"
 	cat >"$d/nginx.conf" <<-EOC
 		daemon off;
@@ -139,7 +146,7 @@ start_nginx() {
 	wait_for 10 listening "$p"
 }
 start_redis() {
-	local v=$1 d=$TMP/redis-$v p; p=$(port "$1" 40)
+	local v=$1 d=$TMP/redis-$1 p; p=$(port "$1" 40)
 	mkdir -p "$d" && chown redis: "$d"
 	at "$v" "${AS_REDIS[@]}" redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no \
 		--daemonize no --dir "$d" --logfile "$d/log" &
@@ -336,7 +343,7 @@ loaded() { LOADED=$(snap); }
 # anything (its data checks included) did.
 measure() {
 	local w=$1 v=$2 r=$3 ok=1 s0 s1 s2 byp lo sw status row line got
-	OUT=() WHY= LOADED=
+	OUT=() WHY='' LOADED=''
 	read -ra s0 <<<"$(snap)"
 	"run_$w" "$v" "$r" || ok=0
 	read -ra s2 <<<"$(snap)"
