@@ -219,8 +219,87 @@ def main():
                            stats, outdir)
                 if svg:
                     made.append(svg)
+    apps = os.path.join(outdir, "apps.csv")
+    if os.path.exists(apps):
+        svg = report_apps(apps, md, plots, outdir)
+        if svg:
+            made.append(svg)
     for svg in made:
         print("plot: %s" % os.path.relpath(svg))
+
+
+def report_apps(path, md, plots, outdir):
+    """apps.csv (make bench-apps): each real server's figure plain and
+    through the bypass, the ratio bypass / plain, and a plot of the paired
+    ratios (whiskers: the lowest and highest round, from apps_runs.csv; a
+    variant with a failed run is labelled FAILED, its passing rounds
+    shown).  Its rows have their own units, so it is not a COMPARISONS
+    entry; its first line is a comment.  Returns the SVG drawn, or None."""
+    with open(path) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
+    by = {}
+    for r in rows:
+        by.setdefault(r["app"], {})[r["variant"]] = r
+    if not by:
+        return None
+    rounds = round_ratios(os.path.join(os.path.dirname(path), "apps_runs.csv"))
+    head = ("app", "unit", "plain", "bypass", "ratio", "paired", "bypassed", "status")
+    if md:
+        print("\n**Real servers, plain and through the local bypass** (make bench-apps; higher is better)\n")
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+    else:
+        print("\nReal servers, plain and through the local bypass (make bench-apps; higher is better)")
+        print("  %-15s %-7s %12s %12s %6s %6s %8s  %s" % head)
+    stats = []
+    for app, vs in by.items():
+        p, b = vs.get("plain", {}), vs.get("bypass", {})
+        bad = [v["status"] for v in (p, b) if v and v.get("status", "ok") != "ok"]
+        status = "; ".join("%s %s" % (v, s) for v, s in zip(("plain", "bypass"), (p.get("status"), b.get("status")))
+                           if s and s != "ok") or "ok"
+        share = b.get("byp_share") or ""
+        share = "%.0f%%" % (100 * float(share)) if share else "-"
+        cells = (app, b.get("unit") or p.get("unit", ""), p.get("median") or "-", b.get("median") or "-",
+                 b.get("ratio_plain") or "-", b.get("paired_ratio") or "-", share, status)
+        if md:
+            print("| " + " | ".join(cells) + " |")
+        else:
+            print("  %-15s %-7s %12s %12s %6s %6s %8s  %s" % cells)
+        try:
+            v = float(b.get("paired_ratio") or b["ratio_plain"])
+        except (KeyError, ValueError):
+            v = None
+        if v is not None:  # a failed variant's passing rounds, labelled
+            lo, hi = rounds.get(app, (v, v))
+            stats.append((app + (" (FAILED)" if bad else ""), v, lo, hi, v))
+    if not plots or not stats:
+        return None
+    # bars: the paired ratio, whiskers: the lowest and highest round
+    return plot("apps", "Real servers: through the local bypass / plain",
+                "bypass / plain per round", stats, outdir)
+
+
+def round_ratios(path):
+    """app -> (min, max) of the per-round ratios bypass / plain in
+    apps_runs.csv (one line per run; rounds where both variants passed)."""
+    try:
+        with open(path) as f:
+            runs = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
+    except OSError:
+        return {}
+    val = {}
+    for r in runs:
+        if r.get("status") == "ok":
+            try:
+                val[(r["app"], r["round"], r["variant"])] = float(r["value"])
+            except (KeyError, ValueError):
+                pass
+    out = {}
+    for (app, rnd, v), x in val.items():
+        p = val.get((app, rnd, "plain"))
+        if v == "bypass" and p:
+            out.setdefault(app, []).append(x / p)
+    return {a: (min(xs), max(xs)) for a, xs in out.items()}
 
 
 if __name__ == "__main__":

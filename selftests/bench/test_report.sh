@@ -4,7 +4,7 @@
 # ratios against the baseline each benchmark names, and an SVG per
 # comparison that gnuplot actually drew.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 16
 need_cmd python3 gnuplot
 T=$(mktemp -d /tmp/opentoe-report.XXXXXX)
 defer "rm -rf $T"
@@ -15,7 +15,7 @@ check "xdp: the floor is the baseline (ratio 1.00)" grep -qE "^  floor +[0-9.e+]
 check "policy: sock_ops off is the baseline" grep -qE "^  off +[0-9.e+]+ .* 1\.00$" <<<"$out"
 for f in "$T"/*.csv; do
 	n=$(basename "$f" .csv)
-	case $n in neigh_rate | mem) continue ;; esac	# tables, not comparisons
+	case $n in neigh_rate | mem | apps_runs) continue ;; esac	# tables, not comparisons
 	check "$n.svg drawn by gnuplot" grep -q "<svg" "$T/$n.svg"
 done
 check "markdown table for the README" grep -q "^| variant | median | min-max | ratio |" < <(python3 "$TOE_TOP/bench/report.py" "$T" --markdown --no-plots)
@@ -31,5 +31,21 @@ echo "$pr" | sed 's/^/# /'
 check "paired ratio: median of per-round ratios, beside the ratio of medians" \
 	grep -qE "^  host_flow +60 +20-80 +3\.00 +2\.00$" <<<"$pr"
 check "paired ratio of the baseline is 1.00" grep -qE "^  floor +20 +10-40 +1\.00 +1\.00$" <<<"$pr"
+# apps.csv (make bench-apps): its own units per row, a comment first, a
+# failed variant reported as such.
+mkdir "$T/a"
+cat >"$T/a/apps.csv" <<'EOC'
+"# bench-apps 2026-12-03, rounds 3 x 5 s"
+app,variant,unit,median,min,max,ratio_plain,paired_ratio,runs,secs,p50_ms,p99_ms,max_ms,errors,byp_share,to_tcp,status
+redis-get,plain,req/s,40000.0,39000.0,41000.0,1.0,1.0,3,5,0.6,5.0,9.0,0,0.0,0,ok
+redis-get,bypass,req/s,50000.0,48000.0,52000.0,1.25,1.3,3,5,0.4,4.0,8.0,0,0.99,0,ok
+iperf3-1,plain,Gbit/s,15.0,14.0,16.0,1.0,1.0,3,5,,,,,0.0,0,ok
+iperf3-1,bypass,Gbit/s,,,,,,0,5,,,,,,0,FAILED 3 of 3 runs (iperf3: x)
+EOC
+ap=$(python3 "$TOE_TOP/bench/report.py" "$T/a")
+echo "$ap" | sed 's/^/# /'
+check "apps: each server's plain and bypass figures, ratio, paired, bypassed share; a failed row says so; plot drawn" \
+	bash -c 'grep -qE "^  redis-get +req/s +40000.0 +50000.0 +1.25 +1.3 +99% +ok$" <<<"$1" &&
+		grep -qE "^  iperf3-1 .*bypass FAILED 3 of 3 runs" <<<"$1" && grep -q "<svg" "$2"' _ "$ap" "$T/a/apps.svg"
 check_not "--only with an unknown name fails" python3 "$TOE_TOP/bench/report.py" "$T" --only nope
 finish
