@@ -25,13 +25,15 @@ static __always_inline bool v4mapped(const __u32 *a)
 }
 
 /*
- * The flow key of a socket, from this host's side.  IPv4 traffic on a
- * dual-stack IPv6 socket is keyed as IPv4, as XDP sees it.
+ * The flow key of a socket, from this host's side, in its own network
+ * namespace.  IPv4 traffic on a dual-stack IPv6 socket is keyed as IPv4,
+ * as XDP sees it.
  */
 static __always_inline void skops_key(struct bpf_sock_ops *skops,
 				      struct toe_flow_key *k)
 {
 	__builtin_memset(k, 0, sizeof(*k));
+	k->netns = bpf_get_netns_cookie(skops);
 	k->lport = skops->local_port;
 	k->rport = bpf_ntohl(skops->remote_port) & 0xffff;
 	if (skops->family == AF_INET) {
@@ -95,7 +97,8 @@ static __always_inline void set_keepalive(struct bpf_sock_ops *skops,
 static __always_inline void filter_add(struct toe_sk_state *st,
 				       const struct toe_flow_key *k)
 {
-	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport,
+				     k->netns);
 	struct toe_filter *c;
 
 	if (st->filter)
@@ -172,6 +175,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	f.direction = dir;
 	f.state = BPF_TCP_ESTABLISHED;
 	f.policy = (__u32)d.serial;
+	f.netns_ino = sk_netns_ino(sk);
 	fill_counters(&f, skops);
 	bpf_map_update_elem(&toe_flows, &k, &f, BPF_ANY);
 	if (d.action == TOE_ACT_OFFLOAD)
@@ -259,7 +263,8 @@ static __always_inline void on_state(struct bpf_sock_ops *skops)
 static __always_inline struct toe_flow *
 flow_lookup(const struct toe_flow_key *k)
 {
-	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport,
+				     k->netns);
 	struct toe_filter *fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);
 
 	if (fc && !fc->live && !fc->loaded)
@@ -267,10 +272,14 @@ flow_lookup(const struct toe_flow_key *k)
 	return bpf_map_lookup_elem(&toe_flows, k);
 }
 
-/* The flow of a received packet: its destination is the local end. */
-static __always_inline void ingress_key(const struct toe_pkt *p,
+/*
+ * The flow of a received packet: its destination is the local end, in
+ * netns, the namespace (cookie) of the device it arrived on.
+ */
+static __always_inline void ingress_key(const struct toe_pkt *p, __u64 netns,
 					struct toe_flow_key *k)
 {
+	k->netns = netns;
 	k->family = p->family;
 	__builtin_memcpy(k->laddr, p->daddr, 16);
 	__builtin_memcpy(k->raddr, p->saddr, 16);

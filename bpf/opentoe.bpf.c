@@ -87,7 +87,7 @@ int toe_xdp(struct xdp_md *ctx)
 		stat_parse(res);
 		return xdp_next(ctx);
 	}
-	ingress_key(&p, &k);
+	ingress_key(&p, xdp_netns(ctx), &k);
 	f = flow_lookup(&k);
 	/* Not ours: perhaps routed (k: scratch). */
 	if (!f)
@@ -115,7 +115,7 @@ int toe_tc(struct __sk_buff *skb)
 		stat_parse(res);
 		return TCX_NEXT;
 	}
-	ingress_key(&p, &k);
+	ingress_key(&p, bpf_get_netns_cookie(skb), &k);
 	f = flow_lookup(&k);
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT; /* host flow: no map write */

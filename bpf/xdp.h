@@ -13,6 +13,20 @@
 #include "maps_xdp.h"
 #include "stats.h"
 
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/*
+ * The cookie of the network namespace of the device a frame arrived on:
+ * bpf_get_netns_cookie() is not allowed in XDP, so it is read from the
+ * frame's receive queue, as the kernel's helper reads it from a socket.
+ */
+static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
+{
+	struct xdp_buff *xb = bpf_cast_to_kern_ctx(ctx);
+
+	return BPF_CORE_READ(xb, rxq, dev, nd_net.net, net_cookie);
+}
+
 /* Pass a packet on: to the chained program of its interface, else the stack. */
 static __always_inline int xdp_next(struct xdp_md *ctx)
 {

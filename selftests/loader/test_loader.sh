@@ -4,7 +4,7 @@
 # coexistence with another XDP program.  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 57
+plan 61
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -158,10 +158,19 @@ bpftool map create "$PIN/toe_flow_pkts" type lru_percpu_hash key 40 value 16 ent
 out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
 check "load over an older opentoe's pins is refused (rc $rc)" test $rc = 1
 check "  naming the map, its layout and the way out" \
-	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 40, 80).*toe-loader unload" <<<"$out"
+	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
 check "  attaching nothing" test "$(cg_progs)" = 0 -a "$(xdp_id)" = 0
 check "  and pinning nothing" test "$(ls "$PIN" | tr '\n' ' ')" = "toe_flow_pkts toe_flows "
 check "unload removes the older pins, the retired toe_flow_pkts too" tl unload
+check "  and the folder" test ! -e "$PIN"
+# The layout before flow keys carried the network namespace (key 40, value 80).
+mkdir -p "$PIN"
+bpftool map create "$PIN/toe_flows" type lru_hash key 40 value 80 entries 64 name toe_flows
+out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
+check "load over pins from before the netns key is refused (rc $rc)" test $rc = 1 -a "$(cg_progs)" = 0
+check "  naming the old key size" \
+	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 80 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
+check "unload removes them" tl unload
 check "  and the folder" test ! -e "$PIN"
 
 # --- rollback: XDP fails on the second interface after sock_ops and the

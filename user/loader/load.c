@@ -174,7 +174,8 @@ static int count_offloaded(int flows, __u32 *cnt, __u32 *nrec)
 			if (vals[i].decision != TOE_ACT_OFFLOAD)
 				continue;
 			cnt[toe_filter_slot(keys[i].laddr, keys[i].raddr,
-					    keys[i].lport, keys[i].rport)]++;
+					    keys[i].lport, keys[i].rport,
+					    keys[i].netns)]++;
 			(*nrec)++;
 		}
 		in = &batch;
