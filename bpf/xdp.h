@@ -27,15 +27,23 @@ static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
 	return BPF_CORE_READ(xb, rxq, dev, nd_net.net, net_cookie);
 }
 
-/* Pass a packet on: to the chained program of its interface, else the stack. */
+/*
+ * Pass a packet on: to the chained program of its interface, else the
+ * stack.  The slot is the ifindex, taken only if its owner is the
+ * namespace of the device the frame arrived on: an interface of another
+ * namespace with the same ifindex never runs that program.
+ */
 static __always_inline int xdp_next(struct xdp_md *ctx)
 {
 	__u32 slot = ctx->ingress_ifindex;
+	__u64 *owner;
 
-	if (slot < TOE_XDP_CHAIN_SLOTS) {
+	if (slot >= TOE_XDP_CHAIN_SLOTS)
+		return XDP_PASS;
+	owner = bpf_map_lookup_elem(&toe_xdp_next_ns, &slot);
+	if (owner && *owner && *owner == xdp_netns(ctx))
 		bpf_tail_call(ctx, &toe_xdp_next, slot);
-		/* Empty slot: nothing chained on this interface. */
-	}
+	/* Empty slot (nothing chained here), or another namespace's. */
 	return XDP_PASS;
 }
 

@@ -150,5 +150,8 @@ else:
         "badihl": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl), ihl=4)),
         "baddoff": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl, doff=3))),
         "trunc": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)))[:40],
+        # UDP to port 9 (discard): what selftests/progs/xdp_count.bpf.c drops
+        "udp9": eth(0x0800, v4("10.0.0.2", "10.0.0.1", struct.pack("!HHHH", 40000, 9, 8 + len(pl), 0) + pl,
+                               proto=17)),
     }[cmd]
     out.write(pk)
