@@ -5,7 +5,7 @@
  * established, listening, closed, RTT/retransmit updates) which applies
  * policy's decision and keeps the connection's record in toe_flows, the
  * toe_flow_filter count of offloaded flows, and XDP's and tc's lookup of a
- * record through that filter (flow_lookup).
+ * record through that filter (flow_maybe).
  */
 #ifndef __TOE_FLOWS_H
 #define __TOE_FLOWS_H
@@ -97,8 +97,7 @@ static __always_inline void set_keepalive(struct bpf_sock_ops *skops,
 static __always_inline void filter_add(struct toe_sk_state *st,
 				       const struct toe_flow_key *k)
 {
-	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport,
-				     k->netns);
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
 	struct toe_filter *c;
 
 	if (st->filter)
@@ -257,29 +256,26 @@ static __always_inline void on_state(struct bpf_sock_ops *skops)
 }
 
 /*
- * The record of an offloaded flow, or NULL.  Nothing offloaded in the
- * flow's toe_flow_filter slot: no hash lookup, as a miss (host flows).
+ * Whether an offloaded flow may have k's tuple (in some namespace): its
+ * toe_flow_filter slot is not all zero.  If not, the packet is taken as a
+ * miss (host flows) without reading its namespace or looking it up.
  */
-static __always_inline struct toe_flow *
-flow_lookup(const struct toe_flow_key *k)
+static __always_inline bool flow_maybe(const struct toe_flow_key *k)
 {
-	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport,
-				     k->netns);
+	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
 	struct toe_filter *fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);
 
-	if (fc && !fc->live && !fc->loaded)
-		return NULL;
-	return bpf_map_lookup_elem(&toe_flows, k);
+	return !fc || fc->live || fc->loaded;
 }
 
 /*
- * The flow of a received packet: its destination is the local end, in
- * netns, the namespace (cookie) of the device it arrived on.
+ * The flow of a received packet: its destination is the local end.  Its
+ * namespace (k->netns) is the caller's to fill, once flow_maybe() says a
+ * lookup is worth it.
  */
-static __always_inline void ingress_key(const struct toe_pkt *p, __u64 netns,
+static __always_inline void ingress_key(const struct toe_pkt *p,
 					struct toe_flow_key *k)
 {
-	k->netns = netns;
 	k->family = p->family;
 	__builtin_memcpy(k->laddr, p->daddr, 16);
 	__builtin_memcpy(k->raddr, p->saddr, 16);

@@ -87,8 +87,12 @@ int toe_xdp(struct xdp_md *ctx)
 		stat_parse(res);
 		return xdp_next(ctx);
 	}
-	ingress_key(&p, xdp_netns(ctx), &k);
-	f = flow_lookup(&k);
+	ingress_key(&p, &k);
+	f = NULL;
+	if (flow_maybe(&k)) {
+		k.netns = xdp_netns(ctx);
+		f = bpf_map_lookup_elem(&toe_flows, &k);
+	}
 	/* Not ours: perhaps routed (k: scratch). */
 	if (!f)
 		return xdp_fwd(ctx, &p, &k);
@@ -115,8 +119,12 @@ int toe_tc(struct __sk_buff *skb)
 		stat_parse(res);
 		return TCX_NEXT;
 	}
-	ingress_key(&p, bpf_get_netns_cookie(skb), &k);
-	f = flow_lookup(&k);
+	ingress_key(&p, &k);
+	f = NULL;
+	if (flow_maybe(&k)) {
+		k.netns = skb_netns(skb);
+		f = bpf_map_lookup_elem(&toe_flows, &k);
+	}
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT; /* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;

@@ -13,18 +13,22 @@
 #include "maps_xdp.h"
 #include "stats.h"
 
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
-
 /*
- * The cookie of the network namespace of the device a frame arrived on:
- * bpf_get_netns_cookie() is not allowed in XDP, so it is read from the
- * frame's receive queue, as the kernel's helper reads it from a socket.
+ * The cookie of the network namespace of the device a frame arrived on,
+ * as bpf_get_netns_cookie() gives sock_ops.  XDP may not call that helper
+ * and bpf_cast_to_kern_ctx() came with 6.3 (libbpf 1.1 cannot make it
+ * optional), so it is read as the kernel would: ctx is the frame's struct
+ * xdp_buff, whose receive queue names the device (probe reads, CO-RE
+ * offsets; root only, as every opentoe program is).
  */
 static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
 {
-	struct xdp_buff *xb = bpf_cast_to_kern_ctx(ctx);
+	struct xdp_rxq_info *rxq = NULL;
 
-	return BPF_CORE_READ(xb, rxq, dev, nd_net.net, net_cookie);
+	bpf_probe_read_kernel(
+		&rxq, sizeof(rxq),
+		(char *)ctx + bpf_core_field_offset(struct xdp_buff, rxq));
+	return BPF_CORE_READ(rxq, dev, nd_net.net, net_cookie);
 }
 
 /*

@@ -259,18 +259,19 @@ struct toe_filter {
 
 /*
  * The filter slot of a flow key's fields (addresses in network order,
- * ports in host order, as in struct toe_flow_key): the addresses' words,
- * both ports and both halves of the namespace cookie folded into 32 bits,
- * Fibonacci hashing to 16.  The same in the datapath, in toe-loader and in
- * selftests/tools/pkt.py.
+ * ports in host order, as in struct toe_flow_key): the addresses' words
+ * and both ports folded into 32 bits, Fibonacci hashing to 16.  The same
+ * in the datapath, in toe-loader and in selftests/tools/pkt.py.  The
+ * namespace is left out on purpose: XDP reads a frame's namespace only
+ * when the slot says an offloaded flow may match, so a host flow costs no
+ * such read; namespaces with one tuple share a slot (a count may be high).
  */
 static inline __u32 toe_filter_slot(const __u32 *laddr, const __u32 *raddr,
-				    __u16 lport, __u16 rport, __u64 netns)
+				    __u16 lport, __u16 rport)
 {
 	__u32 h = laddr[0] ^ laddr[1] ^ laddr[2] ^ laddr[3] ^
 		  raddr[0] ^ raddr[1] ^ raddr[2] ^ raddr[3] ^
-		  ((__u32)lport << 16 | rport) ^ (__u32)netns ^
-		  (__u32)(netns >> 32);
+		  ((__u32)lport << 16 | rport);
 
 	return (h * 0x9e3779b1U) >> 16;
 }

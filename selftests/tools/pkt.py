@@ -44,14 +44,13 @@ def key(fam, l, r, lp, rp, ns):
     return la + ra + struct.pack("<HHB3xQ", lp, rp, 2 if fam == 4 else 10, ns)
 def filter_slot(fam, l, r, lp, rp, ns):
     # include/opentoe.h toe_filter_slot(): the key's address words (native
-    # order, as the datapath loads them), ports and the netns cookie's
-    # halves, folded, Fibonacci hashing
+    # order, as the datapath loads them) and ports, folded, Fibonacci
+    # hashing (not the namespace)
     k = key(fam, l, r, lp, rp, ns)
     h = 0
     for w in struct.unpack("=8I", k[:32]):
         h ^= w
     h ^= (lp << 16) | rp
-    h ^= (ns & 0xffffffff) ^ (ns >> 32)
     return ((h * 0x9e3779b1) & 0xffffffff) >> 16
 def flow(decision):
     # start, cookie, acked, received, segs_in, segs_out, retrans, srtt, dev, rule,

@@ -174,8 +174,7 @@ static int count_offloaded(int flows, __u32 *cnt, __u32 *nrec)
 			if (vals[i].decision != TOE_ACT_OFFLOAD)
 				continue;
 			cnt[toe_filter_slot(keys[i].laddr, keys[i].raddr,
-					    keys[i].lport, keys[i].rport,
-					    keys[i].netns)]++;
+					    keys[i].lport, keys[i].rport)]++;
 			(*nrec)++;
 		}
 		in = &batch;
