@@ -59,6 +59,7 @@ static __always_inline void bypass_start(struct bpf_sock_ops *skops,
 		goto unsupported;
 	}
 	st->self.flow = *k;
+	st->self.flow.netns = 0; /* the peer may be in another namespace */
 	st->self.lisn = skops->snd_una - 1;
 	st->self.risn = skops->rcv_nxt - 1;
 	st->peer.flow.family = k->family;
@@ -203,12 +204,26 @@ static __always_inline void set_state(struct toe_byp_sk *st, __u32 state,
 }
 
 /*
+ * The socket's record in toe_flows: its bypass key's tuple (netns 0) in
+ * its own namespace.
+ */
+static __always_inline struct toe_flow *own_flow(struct sk_msg_md *msg,
+						 struct toe_byp_sk *st)
+{
+	struct toe_flow_key k = st->self.flow;
+
+	k.netns = bpf_get_netns_cookie(msg);
+	return bpf_map_lookup_elem(&toe_flows, &k);
+}
+
+/*
  * A connecting end that never found its peer: the peer is not a socket of
  * this host's cgroup.  Said once, in the flow record.
  */
-static __always_inline void not_local(struct toe_byp_sk *st)
+static __always_inline void not_local(struct sk_msg_md *msg,
+				      struct toe_byp_sk *st)
 {
-	struct toe_flow *f = bpf_map_lookup_elem(&toe_flows, &st->self.flow);
+	struct toe_flow *f = own_flow(msg, st);
 
 	if (f) {
 		f->decision = TOE_ACT_HOST;
@@ -219,12 +234,13 @@ static __always_inline void not_local(struct toe_byp_sk *st)
 }
 
 /* Found after all (it established late): the flow is bypassed. */
-static __always_inline void is_local(struct toe_byp_sk *st)
+static __always_inline void is_local(struct sk_msg_md *msg,
+				     struct toe_byp_sk *st)
 {
 	struct toe_flow *f;
 
 	if (st->local == 2) {
-		f = bpf_map_lookup_elem(&toe_flows, &st->self.flow);
+		f = own_flow(msg, st);
 		if (f) {
 			f->decision = TOE_ACT_BYPASS;
 			f->reason = st->reason;
@@ -267,13 +283,13 @@ static __always_inline int bypass_msg(struct sk_msg_md *msg)
 		/* (re)check the peer: resume, or flow control */
 		if (peer_rx(st, &r) != PEER_RX_OK) {
 			if (st->state == TOE_BYP_WAITING && !st->local)
-				not_local(st);
+				not_local(msg, st);
 			if (st->state == TOE_BYP_PAIRED)
 				set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_NO_PEER);
 			goto tcp;
 		}
 		if (st->local != 1)
-			is_local(st);
+			is_local(msg, st);
 		if (st->state == TOE_BYP_PAIRED) {
 			if (r.queued > r.limit) {
 				set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_BACKLOG);

@@ -5,7 +5,7 @@
  * established, listening, closed, RTT/retransmit updates) which applies
  * policy's decision and keeps the connection's record in toe_flows, the
  * toe_flow_filter count of offloaded flows, and XDP's and tc's lookup of a
- * record through that filter (flow_lookup).
+ * record through that filter (flow_maybe).
  */
 #ifndef __TOE_FLOWS_H
 #define __TOE_FLOWS_H
@@ -25,13 +25,15 @@ static __always_inline bool v4mapped(const __u32 *a)
 }
 
 /*
- * The flow key of a socket, from this host's side.  IPv4 traffic on a
- * dual-stack IPv6 socket is keyed as IPv4, as XDP sees it.
+ * The flow key of a socket, from this host's side, in its own network
+ * namespace.  IPv4 traffic on a dual-stack IPv6 socket is keyed as IPv4,
+ * as XDP sees it.
  */
 static __always_inline void skops_key(struct bpf_sock_ops *skops,
 				      struct toe_flow_key *k)
 {
 	__builtin_memset(k, 0, sizeof(*k));
+	k->netns = bpf_get_netns_cookie(skops);
 	k->lport = skops->local_port;
 	k->rport = bpf_ntohl(skops->remote_port) & 0xffff;
 	if (skops->family == AF_INET) {
@@ -172,6 +174,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	f.direction = dir;
 	f.state = BPF_TCP_ESTABLISHED;
 	f.policy = (__u32)d.serial;
+	f.netns_ino = sk_netns_ino(sk);
 	fill_counters(&f, skops);
 	bpf_map_update_elem(&toe_flows, &k, &f, BPF_ANY);
 	if (d.action == TOE_ACT_OFFLOAD)
@@ -253,21 +256,23 @@ static __always_inline void on_state(struct bpf_sock_ops *skops)
 }
 
 /*
- * The record of an offloaded flow, or NULL.  Nothing offloaded in the
- * flow's toe_flow_filter slot: no hash lookup, as a miss (host flows).
+ * Whether an offloaded flow may have k's tuple (in some namespace): its
+ * toe_flow_filter slot is not all zero.  If not, the packet is taken as a
+ * miss (host flows) without reading its namespace or looking it up.
  */
-static __always_inline struct toe_flow *
-flow_lookup(const struct toe_flow_key *k)
+static __always_inline bool flow_maybe(const struct toe_flow_key *k)
 {
 	__u32 slot = toe_filter_slot(k->laddr, k->raddr, k->lport, k->rport);
 	struct toe_filter *fc = bpf_map_lookup_elem(&toe_flow_filter, &slot);
 
-	if (fc && !fc->live && !fc->loaded)
-		return NULL;
-	return bpf_map_lookup_elem(&toe_flows, k);
+	return !fc || fc->live || fc->loaded;
 }
 
-/* The flow of a received packet: its destination is the local end. */
+/*
+ * The flow of a received packet: its destination is the local end.  Its
+ * namespace (k->netns) is the caller's to fill, once flow_maybe() says a
+ * lookup is worth it.
+ */
 static __always_inline void ingress_key(const struct toe_pkt *p,
 					struct toe_flow_key *k)
 {

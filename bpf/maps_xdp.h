@@ -23,6 +23,19 @@ struct {
 	__type(value, __u32);
 } toe_xdp_next SEC(".maps");
 
+/*
+ * The network namespace (cookie) whose interface owns each chain slot of
+ * toe_xdp_next, written by toe-loader before it puts a program in the
+ * slot: ifindexes are per namespace, so the slot is taken only for frames
+ * that arrived on a device of that namespace.  0: no owner.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TOE_XDP_CHAIN_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} toe_xdp_next_ns SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
 	__uint(max_entries, 64);	/* toe-loader: the possible CPUs */

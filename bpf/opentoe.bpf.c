@@ -88,7 +88,11 @@ int toe_xdp(struct xdp_md *ctx)
 		return xdp_next(ctx);
 	}
 	ingress_key(&p, &k);
-	f = flow_lookup(&k);
+	f = NULL;
+	if (flow_maybe(&k)) {
+		k.netns = xdp_netns(ctx);
+		f = bpf_map_lookup_elem(&toe_flows, &k);
+	}
 	/* Not ours: perhaps routed (k: scratch). */
 	if (!f)
 		return xdp_fwd(ctx, &p, &k);
@@ -116,7 +120,11 @@ int toe_tc(struct __sk_buff *skb)
 		return TCX_NEXT;
 	}
 	ingress_key(&p, &k);
-	f = flow_lookup(&k);
+	f = NULL;
+	if (flow_maybe(&k)) {
+		k.netns = skb_netns(skb);
+		f = bpf_map_lookup_elem(&toe_flows, &k);
+	}
 	if (!f || f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT; /* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;

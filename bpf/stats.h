@@ -36,11 +36,23 @@ static __always_inline void stat_parse(int res)
 		stat_inc(res);
 }
 
+/* The inode of a socket's network namespace (ip netns, /proc/PID/ns/net). */
+static __always_inline __u64 sk_netns_ino(struct bpf_sock *sk)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+
+	if (!tp)
+		return 0;
+	return BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.__sk_common.skc_net.net,
+			     ns.inum);
+}
+
 /* One flow event to user space; one that finds the ring full is counted. */
 static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 				 const struct toe_flow *f,
 				 struct bpf_sock_ops *skops)
 {
+	struct bpf_sock *sk;
 	struct toe_event *e;
 
 	e = bpf_ringbuf_reserve(&toe_events, sizeof(*e), 0);
@@ -54,6 +66,11 @@ static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 	e->key = *k;
 	e->dev = TOE_DEV_NONE;
 	e->rule = TOE_RULE_NONE;
+	sk = skops ? skops->sk : NULL;
+	if (f)
+		e->netns_ino = f->netns_ino;
+	else if (sk)
+		e->netns_ino = sk_netns_ino(sk);
 	if (f) {
 		e->dev = f->dev;
 		e->rule = f->rule;

@@ -24,6 +24,21 @@
 #define TOE_TC_PULL 256 /* bytes made linear for the parser */
 
 /*
+ * The cookie of the network namespace of the device an skb arrived on.
+ * bpf_get_netns_cookie() takes an skb only from 6.15 on: read it as the
+ * kernel would, from the struct sk_buff ctx is (see xdp_netns()).
+ */
+static __always_inline __u64 skb_netns(struct __sk_buff *skb)
+{
+	struct net_device *dev = NULL;
+
+	bpf_probe_read_kernel(
+		&dev, sizeof(dev),
+		(char *)skb + bpf_core_field_offset(struct sk_buff, dev));
+	return BPF_CORE_READ(dev, nd_net.net, net_cookie);
+}
+
+/*
  * The skb's linear part may hold fewer bytes than the datagram (the
  * payload is in page fragments): "datagram longer than the frame" is
  * judged against skb->len.

@@ -13,15 +13,41 @@
 #include "maps_xdp.h"
 #include "stats.h"
 
-/* Pass a packet on: to the chained program of its interface, else the stack. */
+/*
+ * The cookie of the network namespace of the device a frame arrived on,
+ * as bpf_get_netns_cookie() gives sock_ops.  XDP may not call that helper
+ * and bpf_cast_to_kern_ctx() came with 6.3 (libbpf 1.1 cannot make it
+ * optional), so it is read as the kernel would: ctx is the frame's struct
+ * xdp_buff, whose receive queue names the device (probe reads, CO-RE
+ * offsets; root only, as every opentoe program is).
+ */
+static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
+{
+	struct xdp_rxq_info *rxq = NULL;
+
+	bpf_probe_read_kernel(
+		&rxq, sizeof(rxq),
+		(char *)ctx + bpf_core_field_offset(struct xdp_buff, rxq));
+	return BPF_CORE_READ(rxq, dev, nd_net.net, net_cookie);
+}
+
+/*
+ * Pass a packet on: to the chained program of its interface, else the
+ * stack.  The slot is the ifindex, taken only if its owner is the
+ * namespace of the device the frame arrived on: an interface of another
+ * namespace with the same ifindex never runs that program.
+ */
 static __always_inline int xdp_next(struct xdp_md *ctx)
 {
 	__u32 slot = ctx->ingress_ifindex;
+	__u64 *owner;
 
-	if (slot < TOE_XDP_CHAIN_SLOTS) {
+	if (slot >= TOE_XDP_CHAIN_SLOTS)
+		return XDP_PASS;
+	owner = bpf_map_lookup_elem(&toe_xdp_next_ns, &slot);
+	if (owner && *owner && *owner == xdp_netns(ctx))
 		bpf_tail_call(ctx, &toe_xdp_next, slot);
-		/* Empty slot: nothing chained on this interface. */
-	}
+	/* Empty slot (nothing chained here), or another namespace's. */
 	return XDP_PASS;
 }
 

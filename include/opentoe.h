@@ -90,7 +90,13 @@ struct toe_dev_live {
  * Flow key, from this host's point of view: l = local end, r = remote end.
  * Addresses in network order (IPv4 in addr[0], rest zero; IPv4-mapped
  * IPv6 sockets are keyed as IPv4 so that XDP, which sees IPv4 packets,
- * finds them); ports in host order.
+ * finds them); ports in host order.  netns is the cookie of the socket's
+ * network namespace (bpf_get_netns_cookie(), SO_NETNS_COOKIE): two
+ * namespaces may hold connections with the same addresses and ports
+ * (127.0.0.1 in every container), and each must have its own record.  XDP
+ * and tc key a packet with the cookie of the namespace of the device it
+ * arrived on.  Routed flows (toe_fwd, toe_fwd_half) carry netns 0: their
+ * namespace is in the value.
  */
 struct toe_flow_key {
 	__u32 laddr[4];
@@ -99,6 +105,7 @@ struct toe_flow_key {
 	__u16 rport;
 	__u8 family;		/* TOE_AF_INET or TOE_AF_INET6 */
 	__u8 pad[3];
+	__u64 netns;		/* network namespace cookie; 0 for routed flows */
 };
 
 enum toe_dir {
@@ -136,6 +143,7 @@ struct toe_flow {
 	 */
 	__u64 xdp_packets;
 	__u64 xdp_bytes;
+	__u64 netns_ino;	/* inode of the key's namespace, for display */
 };
 
 #define TOE_RULE_NONE		0xffffffffU
@@ -253,7 +261,10 @@ struct toe_filter {
  * The filter slot of a flow key's fields (addresses in network order,
  * ports in host order, as in struct toe_flow_key): the addresses' words
  * and both ports folded into 32 bits, Fibonacci hashing to 16.  The same
- * in the datapath, in toe-loader and in selftests/tools/pkt.py.
+ * in the datapath, in toe-loader and in selftests/tools/pkt.py.  The
+ * namespace is left out on purpose: XDP reads a frame's namespace only
+ * when the slot says an offloaded flow may match, so a host flow costs no
+ * such read; namespaces with one tuple share a slot (a count may be high).
  */
 static inline __u32 toe_filter_slot(const __u32 *laddr, const __u32 *raddr,
 				    __u16 lport, __u16 rport)
@@ -365,6 +376,7 @@ struct toe_event {
 	__u32 srtt_us;
 	__u32 policy;		/* serial of the policy that decided (low bits) */
 	__u32 pad2;
+	__u64 netns_ino;	/* inode of key.netns's namespace (0: unknown) */
 };
 
 /*
@@ -579,7 +591,12 @@ struct toe_iface {
 #define TOE_BYPASS_DEFAULT	65536	/* toe-loader --flows N */
 
 struct toe_bypass_key {
-	struct toe_flow_key flow;	/* this socket's view (l = itself) */
+	/*
+	 * This socket's view (l = itself), netns 0: the two ends may be in
+	 * different namespaces (the ISNs keep keys apart); sk_msg finds its
+	 * toe_flows record with bpf_get_netns_cookie().
+	 */
+	struct toe_flow_key flow;
 	__u32 lisn;		/* this end's initial sequence number */
 	__u32 risn;		/* the peer's */
 };

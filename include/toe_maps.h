@@ -21,6 +21,7 @@
 	X(EVENTS,	toe_events)		\
 	X(SK_STATE,	toe_sk_state)		\
 	X(XDP_NEXT,	toe_xdp_next)		\
+	X(XDP_NEXT_NS,	toe_xdp_next_ns)	\
 	X(POL_GEN,	toe_pol_gen)		\
 	X(POL_HDR,	toe_pol_hdr)		\
 	X(POL_TUPLES,	toe_pol_tuples)		\

@@ -36,7 +36,7 @@ static const struct ctl_cmd cmds[] = {
 	  .help = "offload devices: type, module, interface,\n"
 		  "capacity and use (the patch's /proc/net/toe)\n" },
 	{ .name = "flows",
-	  .args = " [dev NAME] [port N]",
+	  .args = " [dev NAME] [port N] [netns NAME|INODE]",
 	  .help = "tracked connections: tuple, device, decision,\n"
 		  "reason, bytes, segments, XDP packets, RTT, age\n" },
 	{ .name = "neigh",

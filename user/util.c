@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -168,6 +169,20 @@ unsigned long toe_netns_ino(void)
 	struct stat st;
 
 	return stat("/proc/self/ns/net", &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+__u64 toe_netns_cookie(void)
+{
+	__u64 c = 0;
+	socklen_t len = sizeof(c);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, TOE_SO_NETNS_COOKIE, &c, &len))
+		c = 0;
+	close(fd);
+	return c;
 }
 
 int toe_ensure_bpffs(const char *pin_dir)

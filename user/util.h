@@ -60,6 +60,12 @@ int toe_ensure_bpffs(const char *pin_dir);
 #define TOE_PIN_LINK_TC		"link_tc_n%lu_if%u"
 /* The inode of this process's network namespace (0 if unknown). */
 unsigned long toe_netns_ino(void);
+/*
+ * The cookie of this process's network namespace, as the datapath sees it
+ * (bpf_get_netns_cookie(), struct toe_flow_key's netns); 0 if unknown.
+ */
+#define TOE_SO_NETNS_COOKIE	71	/* <asm-generic/socket.h>, Linux 5.14 */
+__u64 toe_netns_cookie(void);
 
 /* Minimal streaming JSON writer (valid, one document). */
 struct toe_json {

@@ -2,6 +2,7 @@
 /* opentoe: devices, flows, neighbours and counters, as tables or JSON. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "config.h"
@@ -375,9 +377,10 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		if (bpf_map_lookup_elem(m->fwd, &k, &v))
 			continue;
 		dev_name(m, v.dev, dn);
-		if (flt->dev && strcmp(flt->dev, dn))
-			continue;
-		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
+		if ((flt->dev && strcmp(flt->dev, dn)) ||
+		    (flt->port >= 0 && k.lport != flt->port &&
+		     k.rport != flt->port) ||
+		    (flt->netns && v.netns != flt->netns))
 			continue;
 		ca = v.client ? k.raddr : k.laddr;
 		sa = v.client ? k.laddr : k.raddr;
@@ -392,6 +395,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 			tj_ku64(j, "lport", cp);
 			tj_kstr(j, "raddr", toe_nl_addr_str(k.family, sa, a, sizeof(a)));
 			tj_ku64(j, "rport", sp);
+			tj_ku64(j, "netns", v.netns);
 			tj_kstr(j, "device", dn);
 			tj_kstr(j, "decision", "forward");
 			tj_kstr(j, "reason", toe_reason_name(v.reason));
@@ -412,19 +416,82 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		} else {
 			toe_endpoint_str(k.family, ca, cp, c, sizeof(c));
 			toe_endpoint_str(k.family, sa, sp, sv, sizeof(sv));
-			fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s %6s\n",
-				c, sv, dn, "forward", fwd_state(v.state), v.rule, "-",
-				(unsigned long long)v.bytes, "-",
-				(unsigned long long)v.packets, "-", age, "-");
+			fprintf(f,
+				"%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s %-12llu %6s\n",
+				c, sv, dn, "forward", fwd_state(v.state),
+				v.rule, "-", (unsigned long long)v.bytes, "-",
+				(unsigned long long)v.packets, "-", age,
+				(unsigned long long)v.netns, "-");
 		}
 	}
 	return shown;
 }
 
-/* One connection of toe_flows as a JSON object; b its bypass record, or NULL. */
-static void flow_json(struct toe_json *j, const struct toe_flow_key *k, const struct toe_flow *v,
-		      const struct toe_byp_flow *b, const char *dn, long long tid, __u64 now)
+/* The names `ip netns` gave namespaces (/run/netns), by inode. */
+struct ns_name {
+	__u64 ino;
+	char name[NAME_MAX + 1];
+};
+
+struct ns_table {
+	struct ns_name *v;
+	size_t n;
+};
+
+static void ns_load(struct ns_table *t)
 {
+	DIR *d = opendir(TOE_NETNS_RUN_DIR);
+	char path[sizeof(TOE_NETNS_RUN_DIR) + NAME_MAX + 1];
+	struct ns_name *nv;
+	struct dirent *de;
+	struct stat st;
+
+	t->v = NULL;
+	t->n = 0;
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", TOE_NETNS_RUN_DIR,
+			 de->d_name);
+		/* stat follows the bind mount: the namespace's own inode */
+		if (de->d_name[0] == '.' || stat(path, &st))
+			continue;
+		nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+		if (!nv)
+			break;
+		t->v = nv;
+		t->v[t->n].ino = st.st_ino;
+		snprintf(t->v[t->n++].name, sizeof(nv->name), "%s", de->d_name);
+	}
+	if (d)
+		closedir(d);
+}
+
+static const char *ns_find(const struct ns_table *t, __u64 ino)
+{
+	size_t i;
+
+	for (i = 0; ino && i < t->n; i++)
+		if (t->v[i].ino == ino)
+			return t->v[i].name;
+	return NULL;
+}
+
+/* What a row of toe_flows shows besides the key and the record. */
+struct flow_row {
+	const struct toe_byp_flow *b; /* its bypass record, or NULL */
+	const char *dn; /* its device's name */
+	const char *ns; /* its namespace's name, or NULL */
+	long long tid; /* -1: none */
+	__u64 now;
+};
+
+/* One connection of toe_flows as a JSON object. */
+static void flow_json(struct toe_json *j, const struct toe_flow_key *k,
+		      const struct toe_flow *v, const struct flow_row *r)
+{
+	const struct toe_byp_flow *b = r->b;
+	const char *dn = r->dn;
+	long long tid = r->tid;
+	__u64 now = r->now;
 	char a[INET6_ADDRSTRLEN];
 
 	tj_obj(j);
@@ -433,6 +500,13 @@ static void flow_json(struct toe_json *j, const struct toe_flow_key *k, const st
 	tj_ku64(j, "lport", k->lport);
 	tj_kstr(j, "raddr", toe_nl_addr_str(k->family, k->raddr, a, sizeof(a)));
 	tj_ku64(j, "rport", k->rport);
+	tj_ku64(j, "netns", v->netns_ino);
+	tj_key(j, "netns_name");
+	if (r->ns)
+		tj_str(j, r->ns);
+	else
+		tj_null(j);
+	tj_ku64(j, "netns_cookie", k->netns);
 	tj_key(j, "device");
 	if (v->dev == TOE_DEV_NONE)
 		tj_null(j);
@@ -468,10 +542,13 @@ static void flow_json(struct toe_json *j, const struct toe_flow_key *k, const st
 }
 
 /* The same as a text row. */
-static void flow_text(FILE *f, const struct toe_flow_key *k, const struct toe_flow *v,
-		      const struct toe_byp_flow *b, const char *dn, long long tid, __u64 now)
+static void flow_text(FILE *f, const struct toe_flow_key *k,
+		      const struct toe_flow *v, const struct flow_row *row)
 {
-	char l[64], r[64], age[16], ts[24] = "-", rs[16] = "-";
+	const struct toe_byp_flow *b = row->b;
+	long long tid = row->tid;
+	__u64 now = row->now;
+	char l[64], r[64], age[16], ts[24] = "-", rs[16] = "-", ns[24] = "-";
 	/* What the application moved: over TCP, and socket to socket. */
 	__u64 out = v->bytes_acked + (b ? b->bytes_out : 0);
 	__u64 in = v->bytes_received + (b ? b->bytes_in : 0);
@@ -483,35 +560,43 @@ static void flow_text(FILE *f, const struct toe_flow_key *k, const struct toe_fl
 		snprintf(rs, sizeof(rs), "%u", v->rule);
 	if (tid >= 0)
 		snprintf(ts, sizeof(ts), "%lld", tid);
-	fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %6s\n",
-		l, r, dn, toe_action_name(v->decision), toe_reason_name(v->reason), rs,
-		(unsigned long long)out, (unsigned long long)in,
+	if (v->netns_ino)
+		snprintf(ns, sizeof(ns), "%llu",
+			 (unsigned long long)v->netns_ino);
+	fprintf(f,
+		"%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %-12s %6s\n",
+		l, r, row->dn, toe_action_name(v->decision),
+		toe_reason_name(v->reason), rs, (unsigned long long)out,
+		(unsigned long long)in,
 		(unsigned long long)v->segs_in + v->segs_out,
-		(unsigned long long)v->xdp_packets, v->srtt_us, age, ts);
+		(unsigned long long)v->xdp_packets, v->srtt_us, age,
+		row->ns ? row->ns : ns, ts);
 }
 
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		   const struct toe_flow_filter *flt, toe_tid_fn tid_of, void *ctx)
 {
 	struct toe_flow_key k, next;
-	__u64 now = toe_now_ns();
 	void *prev = NULL;
 	struct byp_table bt;
+	struct ns_table nt;
 	struct toe_json j;
 	int shown = 0;
 
 	byp_load(m, &bt);
+	ns_load(&nt);
 	if (json) {
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-22s %-22s %-10s %-8s %-9s %5s %11s %11s %8s %8s %8s %7s %6s\n",
-			"LOCAL", "REMOTE", "DEVICE", "DECISION", "REASON", "RULE", "BYTES_OUT",
-			"BYTES_IN", "SEGS", "XDP_PKTS", "RTT_US", "AGE", "TID");
+		fprintf(f,
+			"%-22s %-22s %-10s %-8s %-9s %5s %11s %11s %8s %8s %8s %7s %-12s %6s\n",
+			"LOCAL", "REMOTE", "DEVICE", "DECISION", "REASON",
+			"RULE", "BYTES_OUT", "BYTES_IN", "SEGS", "XDP_PKTS",
+			"RTT_US", "AGE", "NETNS", "TID");
 	}
 	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
-		const struct toe_byp_flow *b = NULL;
-		long long tid = -1;
+		struct flow_row row = { .tid = -1, .now = toe_now_ns() };
 		struct toe_flow v;
 		char dn[17];
 
@@ -520,22 +605,26 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		if (bpf_map_lookup_elem(m->flows, &k, &v))
 			continue;	/* closed meanwhile */
 		dev_name(m, v.dev, dn);
-		if (flt->dev && strcmp(flt->dev, dn))
-			continue;
-		if (flt->port >= 0 && k.lport != flt->port && k.rport != flt->port)
+		if ((flt->dev && strcmp(flt->dev, dn)) ||
+		    (flt->port >= 0 && k.lport != flt->port &&
+		     k.rport != flt->port) ||
+		    (flt->netns && v.netns_ino != flt->netns))
 			continue;
 		if (tid_of && v.decision == TOE_ACT_OFFLOAD)
-			tid = tid_of(&k, ctx);
+			row.tid = tid_of(&k, ctx);
 		if (v.decision == TOE_ACT_BYPASS)
-			b = byp_find(&bt, v.cookie);
+			row.b = byp_find(&bt, v.cookie);
+		row.dn = dn;
+		row.ns = ns_find(&nt, v.netns_ino);
 		shown++;
 		if (json)
-			flow_json(&j, &k, &v, b, dn, tid, now);
+			flow_json(&j, &k, &v, &row);
 		else
-			flow_text(f, &k, &v, b, dn, tid, now);
+			flow_text(f, &k, &v, &row);
 	}
-	shown += fwd_flows(f, json, &j, m, flt, now);
+	shown += fwd_flows(f, json, &j, m, flt, toe_now_ns());
 	free(bt.v);
+	free(nt.v);
 	if (json) {
 		tj_arr_end(&j);
 		tj_end(&j);

@@ -21,9 +21,13 @@ struct toe_maps {
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
 void toe_maps_close(struct toe_maps *m);
 
+/* Where `ip netns` names network namespaces (bind mounts of their nsfs files). */
+#define TOE_NETNS_RUN_DIR "/run/netns"
+
 struct toe_flow_filter {
 	const char *dev;	/* device name, NULL for any */
 	int port;		/* local or remote port, -1 for any */
+	__u64 netns; /* network namespace inode, 0 for any */
 };
 
 /*

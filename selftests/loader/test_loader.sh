@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # toe-loader: load / status / unload, double load, bad input, rollback,
-# coexistence with another XDP program.  Two namespaces joined by a veth;
+# coexistence with another XDP program (its chain slot only for its own
+# namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 57
+plan 64
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -158,10 +159,19 @@ bpftool map create "$PIN/toe_flow_pkts" type lru_percpu_hash key 40 value 16 ent
 out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
 check "load over an older opentoe's pins is refused (rc $rc)" test $rc = 1
 check "  naming the map, its layout and the way out" \
-	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 40, 80).*toe-loader unload" <<<"$out"
+	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
 check "  attaching nothing" test "$(cg_progs)" = 0 -a "$(xdp_id)" = 0
 check "  and pinning nothing" test "$(ls "$PIN" | tr '\n' ' ')" = "toe_flow_pkts toe_flows "
 check "unload removes the older pins, the retired toe_flow_pkts too" tl unload
+check "  and the folder" test ! -e "$PIN"
+# The layout before flow keys carried the network namespace (key 40, value 80).
+mkdir -p "$PIN"
+bpftool map create "$PIN/toe_flows" type lru_hash key 40 value 80 entries 64 name toe_flows
+out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
+check "load over pins from before the netns key is refused (rc $rc)" test $rc = 1 -a "$(cg_progs)" = 0
+check "  naming the old key size" \
+	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 80 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
+check "unload removes them" tl unload
 check "  and the folder" test ! -e "$PIN"
 
 # --- rollback: XDP fails on the second interface after sock_ops and the
@@ -197,6 +207,28 @@ check "the other program still sees traffic" test "$(cnt 0)" -ge $((before + 8))
 check "the other program still enforces its verdict (UDP/9 dropped)" test "$(cnt 1)" -ge $((dropped + 3))
 check "opentoe's XDP program runs too" test "$(bpftool -j prog show id "$toe_id" | jq '.run_cnt // 0')" -ge $((toe_runs + 8))
 check "ping still works through both" nsx b ping -c 2 -i 0.1 -W 1 -q 10.201.0.1
+# Chain slots are per namespace: a tun device of another namespace with
+# va's ifindex (not Ethernet: no forwarding entry keeps it out) gets
+# opentoe's XDP too; its frames must not run va's chained program.  A test
+# run of UDP/9 says which ran: xdp_count drops it, opentoe alone passes it.
+ns_add c
+ifidx() { nsx "$1" ip -j link show dev "$2" | jq '.[0].ifindex'; }
+va_idx=$(ifidx a va)
+for ((i = 0; i < 8; i++)); do
+	nsx c ip tuntap add dev "tunc$i" mode tun
+	[ "$(ifidx c "tunc$i")" -lt "$va_idx" ] || break
+done
+work=$(mktemp -d) && defer "rm -rf $work"
+python3 "$TOE_TOP/selftests/tools/pkt.py" udp9 "$work/udp9"
+python3 "$TOE_TOP/selftests/tools/pkt.py" ctx "$work/ctx" "$va_idx" "$(stat -c %s "$work/udp9")"
+check "load on tunc$i of another namespace, ifindex $(ifidx c "tunc$i") as va's $va_idx" \
+	nsx c toe-loader load --dev "tunc$i" --xdp-mode skb --cgroup "$CG" --pin-dir "$PIN"
+xdp_run() { # NS: opentoe's XDP program's verdict on UDP/9 arriving on ifindex $va_idx there
+	nsx "$1" bpftool prog run id "$(xdp_id)" data_in "$work/udp9" ctx_in "$work/ctx" 2>&1 |
+		sed -n 's/^Return value: \([0-9]*\).*/\1/p'
+}
+check "  UDP/9 on va (namespace a) runs the chained program: dropped" test "$(xdp_run a)" = 1
+check "  on tunc$i (namespace c, same ifindex) it does not: passed" test "$(xdp_run c)" = 2
 check "unload with a chained program" tl unload
 check "the other program is back on va" test "$(xdp_id)" = "$other"
 check "and opentoe left nothing" test ! -e "$PIN"

@@ -12,7 +12,7 @@
 # the kernel refuses BTF for (listed below, reported as skipped).
 # shellcheck source-path=SCRIPTDIR source=../toed/setup.sh
 . "$(dirname "$0")/../toed/setup.sh"
-plan 92
+plan 94
 need_cmd bpftool jq awk
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 # the datapath's sources: its maps are declared in bpf/maps_*.h
@@ -97,7 +97,7 @@ used_ids=$(for p in $prog_ids; do bpftool -j prog show id "$p" | jq '.map_ids[]?
 check "the loaded programs use maps ($(wc -w <<<"$used_ids"))" test -n "$used_ids"
 check "every map the loaded programs use is pinned" test -z "$(comm -23 <(echo "$used_ids") <(echo "$pinned_ids"))"
 check "the field list of struct toe_flow is read from include/opentoe.h" \
-	test "$(fields toe_flow | tr '\n' ' ')" = "start_ns cookie bytes_acked bytes_received segs_in segs_out total_retrans srtt_us dev rule decision reason direction state policy xdp_packets xdp_bytes "
+	test "$(fields toe_flow | tr '\n' ' ')" = "start_ns cookie bytes_acked bytes_received segs_in segs_out total_retrans srtt_us dev rule decision reason direction state policy xdp_packets xdp_bytes netns_ino "
 
 # zeroed_entry MAP INFO: add an entry of zero bytes (bpftool's hex syntax).
 zeroed_entry() {

@@ -37,11 +37,19 @@ static void check_req(const struct ctl_request *r)
 		fail("command");
 	if (r->port < -1 || r->port > 65535)
 		fail("port");
-	if (r->cmd != CTL_FLOWS && (r->dev || r->port != -1))
+	if (r->cmd != CTL_FLOWS && (r->dev || r->port != -1 || r->netns))
 		fail("filters on a command that takes none");
 	if (r->dev && (r->dev < r->line || r->dev >= r->line + TOE_CTL_REQ_MAX ||
 		       !memchr(r->dev, 0, r->line + TOE_CTL_REQ_MAX - r->dev)))
 		fail("dev outside the request");
+	if (r->netns &&
+	    (r->netns < r->line || r->netns >= r->line + TOE_CTL_REQ_MAX ||
+	     !memchr(r->netns, 0, r->line + TOE_CTL_REQ_MAX - r->netns)))
+		fail("netns outside the request");
+	/* toed makes a path of it: /run/netns/NAME */
+	if (r->netns && (!r->netns[0] || strchr(r->netns, '/') ||
+			 !strcmp(r->netns, ".") || !strcmp(r->netns, "..")))
+		fail("netns that is a path");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -70,7 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ctl_parse((const char *)data, end, &r2, err2) !=
 			    CTL_PARSE_OK ||
 		    r2.cmd != r.cmd || r2.json != r.json || r2.port != r.port ||
-		    !r2.dev != !r.dev || (r.dev && strcmp(r.dev, r2.dev)))
+		    !r2.dev != !r.dev || (r.dev && strcmp(r.dev, r2.dev)) ||
+		    !r2.netns != !r.netns ||
+		    (r.netns && strcmp(r.netns, r2.netns)))
 			fail("not the same without what follows");
 		break;
 	default:

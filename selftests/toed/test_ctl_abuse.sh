@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # toed's control socket used badly (issue 17): garbage requests (a NUL
 # before the newline, binary bytes, a 100 KB line, every command with bad
-# arguments) each get an error answer and toed keeps serving; 100 idle
-# clients and one that drips a byte a second do not slow `toectl status`
-# (it answers in well under a second) and are dropped at their deadline and
-# counted; a flood past the client limit is refused with a clear message;
-# SIGTERM stops toed within a second with all of them still connected.
+# arguments, a netns filter that is no inode or known name) each get an
+# error answer and toed keeps serving; 100 idle clients and one that drips
+# a byte a second do not slow `toectl status` (it answers in well under a
+# second) and are dropped at their deadline and counted; a flood past the
+# client limit is refused with a clear message; SIGTERM stops toed within
+# a second with all of them still connected.
 . "$(dirname "$0")/setup.sh"
-plan 32
+plan 39
 need_cmd python3
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
 toed_t3 abuse
@@ -44,6 +45,11 @@ done
 for p in abc -1 65536 99999999999999999999 4294967296 " "; do
 	send_err "flows port '$p'" "$(hex "flows port $p")0a" "bad port|needs a value"
 done
+for n in 0 18446744073709551616 a/b .. 'a%b' "$(printf 'n%.0s' {1..65})"; do
+	send_err "flows netns '${n:0:20}'" "$(hex "flows netns $n")0a" "bad netns '${n:0:20}"
+done
+send_err "flows netns of a name ip netns does not know" "$(hex 'flows netns toe-nosuchns')0a" \
+	"unknown netns 'toe-nosuchns'"
 send_err "flows with a filter and no value" "$(hex 'flows dev')0a" "needs a value"
 send_err "17 words" "$(hex "flows $(printf 'x %.0s' $(seq 16))")0a" "too many"
 # random bytes, 50 requests: every one answered or closed, toed alive

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Test packets and flow-map entries for the XDP tests and benchmarks.
 
-  pkt.py key FAM LADDR RADDR LPORT RPORT   a toe_flow_key as bpftool hex bytes
+  pkt.py key FAM LADDR RADDR LPORT RPORT [NETNS]
+                          a toe_flow_key as bpftool hex bytes; NETNS the
+                          namespace cookie, default this process's (XDP's
+                          test run keys a packet with its caller's)
   pkt.py flow DECISION                      a toe_flow value as bpftool hex bytes
-  pkt.py filter FAM LADDR RADDR LPORT RPORT "key hex .. value hex ..": the flow's
+  pkt.py filter FAM LADDR RADDR LPORT RPORT [NETNS] "key hex .. value hex ..": the flow's
                           toe_flow_filter slot with loaded = 1, for bpftool map
                           update (a toe_flows record written by hand with
                           decision offload needs it, or XDP skips the lookup)
@@ -25,20 +28,25 @@ Forward path (XDP steering):
   pkt.py nkey IFINDEX FAM ADDR      a toe_neigh_key as bpftool hex bytes
   pkt.py nval MAC [STATE [HAS_MAC]] a toe_neigh value (STATE default 0x02,
                                     NUD_REACHABLE; HAS_MAC default 1)
-  pkt.py ckey FAM A AP B BP         toe_fwd's canonical key of a flow
+  pkt.py ckey FAM A AP B BP         toe_fwd's canonical key of a flow (netns 0)
   pkt.py show FILE                  JSON: MACs, TTL, IPv4 checksum ok, flags
 """
 import socket, struct, sys
 def hexs(b): return " ".join("%02x" % x for x in b)
-def key(fam, l, r, lp, rp):
+SO_NETNS_COOKIE = 71
+def own_netns():
+    with socket.socket() as s:
+        return struct.unpack("=Q", s.getsockopt(socket.SOL_SOCKET, SO_NETNS_COOKIE, 8))[0]
+def key(fam, l, r, lp, rp, ns):
     af = socket.AF_INET if fam == 4 else socket.AF_INET6
     la = socket.inet_pton(af, l).ljust(16, b"\0")
     ra = socket.inet_pton(af, r).ljust(16, b"\0")
-    return la + ra + struct.pack("<HHB3x", lp, rp, 2 if fam == 4 else 10)
-def filter_slot(fam, l, r, lp, rp):
+    return la + ra + struct.pack("<HHB3xQ", lp, rp, 2 if fam == 4 else 10, ns)
+def filter_slot(fam, l, r, lp, rp, ns):
     # include/opentoe.h toe_filter_slot(): the key's address words (native
-    # order, as the datapath loads them) and ports, folded, Fibonacci hashing
-    k = key(fam, l, r, lp, rp)
+    # order, as the datapath loads them) and ports, folded, Fibonacci
+    # hashing (not the namespace)
+    k = key(fam, l, r, lp, rp, ns)
     h = 0
     for w in struct.unpack("=8I", k[:32]):
         h ^= w
@@ -46,8 +54,8 @@ def filter_slot(fam, l, r, lp, rp):
     return ((h * 0x9e3779b1) & 0xffffffff) >> 16
 def flow(decision):
     # start, cookie, acked, received, segs_in, segs_out, retrans, srtt, dev, rule,
-    # decision, reason, direction, state, policy, xdp_packets, xdp_bytes
-    return struct.pack("<QQQQIIIIIIBBBBIQQ", 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, decision, 0, 0, 1, 1, 0, 0)
+    # decision, reason, direction, state, policy, xdp_packets, xdp_bytes, netns_ino
+    return struct.pack("<QQQQIIIIIIBBBBIQQQ", 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, decision, 0, 0, 1, 1, 0, 0, 0)
 def tcp(sp, dp, payload, doff=5):
     return struct.pack("!HHIIBBHHH", sp, dp, 1, 1, doff << 4, 0x10, 65535, 0, 0) + b"\0" * (4 * (doff - 5)) + payload
 def v4(src, dst, l4, ihl=5, proto=6):
@@ -86,10 +94,14 @@ def tcpf(fam, src, dst, sp, dp, flags, seq, ack, ttl, n, dmac="02:00:00:00:00:01
 def ep(fam, a):
     return socket.inet_pton(socket.AF_INET if fam == 4 else socket.AF_INET6, a)
 cmd = sys.argv[1]
-if cmd == "key":  print(hexs(key(int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))))
+def keyargs():
+    a = sys.argv[2:]
+    ns = int(a[5], 0) if len(a) > 5 else own_netns()
+    return int(a[0]), a[1], a[2], int(a[3]), int(a[4]), ns
+if cmd == "key":  print(hexs(key(*keyargs())))
 elif cmd == "flow": print(hexs(flow(int(sys.argv[2]))))
 elif cmd == "filter":
-    slot = filter_slot(int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
+    slot = filter_slot(*keyargs())
     print("key hex", hexs(struct.pack("=I", slot)), "value hex", hexs(struct.pack("=II", 0, 1)))
 elif cmd in ("tcp", "tcpext"):
     a = sys.argv[3:]
@@ -114,7 +126,8 @@ elif cmd == "ckey":
     fam = int(sys.argv[2])
     a, ap, b, bp = ep(fam, sys.argv[3]), int(sys.argv[4]), ep(fam, sys.argv[5]), int(sys.argv[6])
     if (b, bp) < (a, ap): a, ap, b, bp = b, bp, a, ap
-    print(hexs(a.ljust(16, b"\0") + b.ljust(16, b"\0") + struct.pack("<HHB3x", ap, bp, 2 if fam == 4 else 10)))
+    # routed flows: netns 0 (include/opentoe.h)
+    print(hexs(a.ljust(16, b"\0") + b.ljust(16, b"\0") + struct.pack("<HHB3xQ", ap, bp, 2 if fam == 4 else 10, 0)))
 elif cmd == "show":
     import json
     d = open(sys.argv[2], "rb").read()
@@ -136,5 +149,8 @@ else:
         "badihl": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl), ihl=4)),
         "baddoff": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl, doff=3))),
         "trunc": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)))[:40],
+        # UDP to port 9 (discard): what selftests/progs/xdp_count.bpf.c drops
+        "udp9": eth(0x0800, v4("10.0.0.2", "10.0.0.1", struct.pack("!HHHH", 40000, 9, 8 + len(pl), 0) + pl,
+                               proto=17)),
     }[cmd]
     out.write(pk)

@@ -37,12 +37,14 @@ static int on_event(void *ctx, void *data, size_t len)
 	       "\"raddr\":\"%s\",\"rport\":%u,\"dev\":%d,\"rule\":%d,\"decision\":%u,"
 	       "\"reason\":%u,\"direction\":%u,\"bytes_acked\":%llu,"
 	       "\"bytes_received\":%llu,\"segs_in\":%u,\"segs_out\":%u,"
-	       "\"total_retrans\":%u,\"policy\":%u}\n",
-	       toe_event_name(e->type), e->key.family, l, e->key.lport, r, e->key.rport,
-	       (int)e->dev, (int)e->rule, e->decision, e->reason, e->direction,
-	       (unsigned long long)e->bytes_acked,
+	       "\"total_retrans\":%u,\"policy\":%u,\"netns_cookie\":%llu,"
+	       "\"netns\":%llu}\n",
+	       toe_event_name(e->type), e->key.family, l, e->key.lport, r,
+	       e->key.rport, (int)e->dev, (int)e->rule, e->decision, e->reason,
+	       e->direction, (unsigned long long)e->bytes_acked,
 	       (unsigned long long)e->bytes_received, e->segs_in, e->segs_out,
-	       e->total_retrans, e->policy);
+	       e->total_retrans, e->policy, (unsigned long long)e->key.netns,
+	       (unsigned long long)e->netns_ino);
 	fflush(stdout);
 	return 0;
 }

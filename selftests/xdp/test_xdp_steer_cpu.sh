@@ -71,8 +71,8 @@ check "  and arrives intact" intact host
 
 # BPF_PROG_TEST_RUN: the same decision on one packet.
 prog=$(nsx b toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp") | .id][0]')
-bpftool map update pinned "$PIN/toe_flows" key hex $($PKT key 4 $B4 $A4 7001 40000) value hex $($PKT flow 1)
-bpftool map update pinned "$PIN/toe_flow_filter" $($PKT filter 4 $B4 $A4 7001 40000)
+bpftool map update pinned "$PIN/toe_flows" key hex $(nsx b $PKT key 4 $B4 $A4 7001 40000) value hex $($PKT flow 1)
+bpftool map update pinned "$PIN/toe_flow_filter" $(nsx b $PKT filter 4 $B4 $A4 7001 40000)
 $PKT tcp "$work/p.bin" 4 $A4 $B4 40000 7001 A 1 1 64 100
 runp() { nsx b bpftool prog run id "$prog" data_in "$work/p.bin" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'; }
 check "test run: packet of the offloaded flow -> XDP_REDIRECT" test "$(runp)" = 4

@@ -278,14 +278,15 @@ static int take_over(__u32 ifindex, const char *ifname, int next_fd, int fd,
  * loader and is never displaced.
  */
 static int adopt_existing(const struct opts *o, __u32 ifindex,
-			  const char *ifname, int next_fd,
+			  const char *ifname, const struct chain_maps *cm,
 			  struct bpf_xdp_query_opts *q)
 {
 	char path[PATH_MAX];
 	struct bpf_prog_info pi = {};
 	__u32 len = sizeof(pi), mode_flags;
 	__u32 id = q->prog_id;
-	int fd, err;
+	__u64 ns = toe_netns_cookie();
+	int fd, err, next_fd = cm->next_fd;
 	struct undo *u;
 
 	err = check_chainable(o, ifindex, ifname, next_fd, q);
@@ -300,7 +301,9 @@ static int adopt_existing(const struct opts *o, __u32 ifindex,
 		return -errno;
 	}
 	mode_flags = mode_flags_of(q);
-	if (bpf_map_update_elem(next_fd, &ifindex, &fd, BPF_ANY)) {
+	/* The owner first: the slot only ever runs for its namespace. */
+	if (!ns || bpf_map_update_elem(cm->ns_fd, &ifindex, &ns, BPF_ANY) ||
+	    bpf_map_update_elem(next_fd, &ifindex, &fd, BPF_ANY)) {
 		err = -errno;
 		toe_err("%s: XDP program %s (id %u) cannot be chained after opentoe: %s",
 			ifname, pi.name, id, strerror(errno));
@@ -362,7 +365,7 @@ int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
  * first (chained after opentoe's).  Its fd, or -errno.
  */
 static int new_xdp_link(const struct opts *o, __u32 ifindex, const char *ifname,
-			int prog_fd, int next_fd)
+			int prog_fd, const struct chain_maps *cm)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
@@ -375,7 +378,7 @@ static int new_xdp_link(const struct opts *o, __u32 ifindex, const char *ifname,
 		return err;
 	}
 	if (q.prog_id) {
-		err = adopt_existing(o, ifindex, ifname, next_fd, &q);
+		err = adopt_existing(o, ifindex, ifname, cm, &q);
 		if (err)
 			return err;
 	}
@@ -415,7 +418,7 @@ static int new_tc_link(__u32 ifindex, const char *ifname, int prog_fd)
 }
 
 int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
-		 int next_fd)
+		 const struct chain_maps *cm)
 {
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
@@ -429,9 +432,8 @@ int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
 				   ifindex, prog_fd, ifname, "XDP", path);
 	if (err != IF_LINK_NONE)
 		return err < 0 ? err : 0;
-	link_fd = o->hook_tc ?
-			  new_tc_link(ifindex, ifname, prog_fd) :
-			  new_xdp_link(o, ifindex, ifname, prog_fd, next_fd);
+	link_fd = o->hook_tc ? new_tc_link(ifindex, ifname, prog_fd) :
+			       new_xdp_link(o, ifindex, ifname, prog_fd, cm);
 	return link_fd < 0 ? link_fd : pin_new_link(link_fd, path);
 }
 

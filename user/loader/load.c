@@ -368,7 +368,10 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 static int attach_all(const struct opts *o, struct opentoe *skel,
 		      bool flows_existed)
 {
-	int next_fd = bpf_map__fd(skel->maps.toe_xdp_next);
+	struct chain_maps cm = {
+		.next_fd = bpf_map__fd(skel->maps.toe_xdp_next),
+		.ns_fd = bpf_map__fd(skel->maps.toe_xdp_next_ns),
+	};
 	int prog_fd = bpf_program__fd(o->hook_tc ? skel->progs.toe_tc :
 						   skel->progs.toe_xdp);
 	int i, err;
@@ -386,7 +389,7 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 					 bpf_map__fd(skel->maps.toe_devmap),
 					 bpf_map__fd(skel->maps.toe_ifaces));
 		if (!err)
-			err = attach_iface(o, o->devs[i], prog_fd, next_fd);
+			err = attach_iface(o, o->devs[i], prog_fd, &cm);
 		if (!err && !o->hook_tc) /* the forward path's admission */
 			err = attach_egress(
 				o, o->devs[i],

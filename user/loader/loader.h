@@ -188,13 +188,22 @@ int check_pin_layout(const struct bpf_map *map, const char *path);
 int attach_sockops(const struct opts *o, int prog_fd);
 int attach_skmsg(const struct opts *o, int prog_fd, int map_fd);
 /*
+ * The XDP chain: toe_xdp_next (slot = ifindex) and toe_xdp_next_ns, the
+ * namespace that owns each slot.
+ */
+struct chain_maps {
+	int next_fd;
+	int ns_fd;
+};
+
+/*
  * XDP on the interface, or with --hook tc toe_tc on its tcx ingress: a
  * link an earlier load pinned gets prog_fd in place, else a new one is
- * made and pinned.  next_fd: toe_xdp_next, the chain an XDP program
- * already there goes into.  0 or -errno.
+ * made and pinned.  cm: the chain an XDP program already there goes into.
+ * 0 or -errno.
  */
 int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
-		 int next_fd);
+		 const struct chain_maps *cm);
 int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd);
 /* Pin a link just made (path); rollback detaches and unpins it.  0 or -errno. */
 int pin_new_link(int link_fd, const char *path);

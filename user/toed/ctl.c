@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "ctl_parse.h"
 #include "toed.h"
@@ -35,11 +36,38 @@ struct ctl_cmd {
 	bool needs_dp;
 };
 
-static void view_flows(FILE *f, const struct ctl_request *r)
+/*
+ * The inode of "flows netns X": digits are one (ctl_parse.c checked them),
+ * anything else a name in /run/netns; 0 when there is no such name.
+ */
+static __u64 netns_filter(const char *s)
+{
+	char path[sizeof(TOE_NETNS_RUN_DIR) + 80];
+	struct stat st;
+
+	if (strspn(s, "0123456789") == strlen(s))
+		return strtoull(s, NULL, 10);
+	snprintf(path, sizeof(path), "%s/%s", TOE_NETNS_RUN_DIR, s);
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+static bool cmd_flows(struct client *c, const struct ctl_request *r, FILE *out)
 {
 	struct toe_flow_filter flt = { .dev = r->dev, .port = r->port };
 
-	toe_view_flows(f, r->json, &D->m, &flt, tid_of, NULL);
+	(void)c;
+	if (r->netns) {
+		flt.netns = netns_filter(r->netns);
+		if (!flt.netns) {
+			fprintf(out,
+				"error unknown netns '%.64s' (no %s/%.64s)\n",
+				r->netns, TOE_NETNS_RUN_DIR, r->netns);
+			return true;
+		}
+	}
+	fprintf(out, "ok\n");
+	toe_view_flows(out, r->json, &D->m, &flt, tid_of, NULL);
+	return true;
 }
 
 static bool cmd_reload(struct client *c, const struct ctl_request *r, FILE *out)
@@ -86,7 +114,7 @@ static bool cmd_monitor(struct client *c, const struct ctl_request *r,
 static const struct ctl_cmd cmds[CTL__NCMDS] = {
 	[CTL_STATUS] = { view_status, NULL, false },
 	[CTL_DEVICES] = { view_devices, NULL, true },
-	[CTL_FLOWS] = { NULL, NULL, true }, /* view_flows: it takes filters */
+	[CTL_FLOWS] = { NULL, cmd_flows, true },
 	[CTL_NEIGH] = { view_neigh, NULL, true },
 	[CTL_POLICY] = { view_policy, NULL, true },
 	[CTL_STATS] = { view_stats, NULL, true },
@@ -218,10 +246,7 @@ static void client_run(struct client *c, const struct ctl_request *r)
 		answer = cmd->run(c, r, out);
 	} else {
 		fprintf(out, "ok\n");
-		if (cmd->view)
-			cmd->view(out, r->json);
-		else
-			view_flows(out, r);
+		cmd->view(out, r->json);
 	}
 	fclose(out);
 	if (answer)

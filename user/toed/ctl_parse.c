@@ -86,7 +86,34 @@ static int parse_port(const char *s)
 	return v <= 65535 ? v : -1;
 }
 
-/* flows [dev NAME] [port N]: the filters, from the words after the command. */
+/*
+ * A namespace of "flows netns X": an inode (1 to 20 digits, not 0, no
+ * wrap) or a name `ip netns` could have made (letters, digits, '.', '_',
+ * '-'; not "." or ".."; at most 64 bytes).  toed looks the name up.
+ */
+static bool good_netns(const char *s)
+{
+	size_t n = strlen(s), d = strspn(s, "0123456789");
+	unsigned long long v = 0;
+	size_t i;
+
+	if (n < 1 || n > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	if (d < n)
+		return strspn(s,
+			      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "0123456789._-") == n;
+	for (i = 0; i < n; i++) {
+		unsigned int c = s[i] - '0';
+
+		if (v > (~0ULL - c) / 10)
+			return false;
+		v = v * 10 + c;
+	}
+	return v != 0;
+}
+
+/* flows [dev NAME] [port N] [netns NAME|INODE]: the filters, after the command. */
 static enum ctl_parse_res parse_flows(char **w, int nw, struct ctl_request *req,
 				      char *err)
 {
@@ -104,10 +131,17 @@ static enum ctl_parse_res parse_flows(char **w, int nw, struct ctl_request *req,
 					err,
 					"bad port '%.64s' (expected 0-65535)",
 					w[i + 1]);
+		} else if (!strcmp(w[i], "netns")) {
+			req->netns = w[i + 1];
+			if (!good_netns(req->netns))
+				return perr(
+					err,
+					"bad netns '%.64s' (expected a namespace inode or a name in /run/netns)",
+					w[i + 1]);
 		} else {
 			return perr(
 				err,
-				"unknown filter '%.64s' (expected dev NAME or port N)",
+				"unknown filter '%.64s' (expected dev NAME, port N or netns NAME|INODE)",
 				w[i]);
 		}
 	}

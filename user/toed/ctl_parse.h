@@ -43,6 +43,8 @@ struct ctl_request {
 	/* flows filters */
 	const char *dev; /* NULL: any (points into line) */
 	int port; /* -1: any */
+	/* NULL: any; digits: a namespace inode, else a /run/netns name */
+	const char *netns;
 	char line[TOE_CTL_REQ_MAX]; /* the words, NUL-separated */
 };
 

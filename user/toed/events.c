@@ -149,7 +149,7 @@ static void event_json(const struct toe_event *e, const char *dn,
 		"{\"event\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
 		"\"direction\":\"%s\",\"decision\":\"%s\",\"reason\":\"%s\",\"device\":%s%s%s,"
 		"\"rule\":%d,\"policy\":%u,\"bytes_acked\":%llu,\"bytes_received\":%llu,"
-		"\"total_retrans\":%u,\"tid\":%s}\n",
+		"\"total_retrans\":%u,\"tid\":%s,\"netns\":%llu,\"netns_cookie\":%llu}\n",
 		toe_event_name(e->type), la, e->key.lport, ra, e->key.rport,
 		e->direction == TOE_DIR_PASSIVE ? "passive" : "active",
 		toe_action_name(e->decision), toe_reason_name(e->reason),
@@ -158,7 +158,8 @@ static void event_json(const struct toe_event *e, const char *dn,
 		e->dev == TOE_DEV_NONE ? "" : "\"", (int)e->rule, e->policy,
 		(unsigned long long)e->bytes_acked,
 		(unsigned long long)e->bytes_received, e->total_retrans,
-		tid >= 0 ? tids + 5 : "null");
+		tid >= 0 ? tids + 5 : "null", (unsigned long long)e->netns_ino,
+		(unsigned long long)e->key.netns);
 }
 
 /* The log's and the text monitor's line for a datapath event; its log level. */

@@ -14,7 +14,11 @@
 
 /*
  * The TIDs toed holds in the kernel module for its offloaded flows, by
- * flow key: a chained hash table that doubles as it fills.
+ * flow key: a chained hash table that doubles as it fills.  The hash is of
+ * the tuple alone, the match of the whole key (netns too): the module
+ * knows no namespaces, so its TID_GET dump gives tuples only, and the
+ * entries of one tuple in several namespaces share a chain where
+ * tid_of_tuple() finds them (by TID).
  */
 struct tident {
 	struct toe_flow_key k;
@@ -44,12 +48,18 @@ static __u64 key_hash(const struct toe_flow_key *k)
 	return h;
 }
 
-static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
+/* The same addresses and ports, in any namespace. */
+static bool tuple_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
 {
 	return a->family == b->family && a->lport == b->lport &&
 	       a->rport == b->rport &&
 	       !memcmp(a->laddr, b->laddr, sizeof(a->laddr)) &&
 	       !memcmp(a->raddr, b->raddr, sizeof(a->raddr));
+}
+
+static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
+{
+	return a->netns == b->netns && tuple_eq(a, b);
 }
 
 static struct tident **tid_slot(const struct toe_flow_key *k)
@@ -69,6 +79,21 @@ static struct tident *tid_find(const struct toe_flow_key *k)
 	struct tident **p = tid_slot(k);
 
 	return p ? *p : NULL;
+}
+
+/* The entry of a module TID (its dump's tuple, netns 0), in any namespace. */
+static struct tident *tid_of_tuple(const struct toe_flow_key *k, __u32 mdev,
+				   __u32 tid)
+{
+	struct tident *t;
+
+	if (!D->tid_nb)
+		return NULL;
+	for (t = D->tids[key_hash(k) & (D->tid_nb - 1)]; t; t = t->next)
+		if (tuple_eq(&t->k, k) && !t->refused && t->mdev == mdev &&
+		    t->tid == tid)
+			return t;
+	return NULL;
 }
 
 long long tid_of(const struct toe_flow_key *k, void *ctx)
@@ -366,6 +391,28 @@ void kmod_close(const struct toe_flow_key *k)
 }
 
 /*
+ * A flow of the module TID's tuple (in some namespace) still offloaded on
+ * toe_devs index dev that holds no TID in toed's table: its key in *out.
+ * A scan of toe_flows, only for TIDs toed does not know (after a restart).
+ */
+static bool adoptable(const struct toe_flow_key *tuple, __u32 dev,
+		      struct toe_flow_key *out)
+{
+	struct toe_flow_key next, *prev = NULL;
+	struct toe_flow f;
+
+	while (bpf_map_get_next_key(D->m.flows, prev, &next) == 0) {
+		*out = next;
+		prev = out;
+		if (tuple_eq(out, tuple) && !tid_find(out) &&
+		    bpf_map_lookup_elem(D->m.flows, out, &f) == 0 &&
+		    f.decision == TOE_ACT_OFFLOAD && f.dev == dev)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The TIDs the module says the host holds: kept when toed holds them,
  * adopted when their flow is still offloaded on that device, given back
  * when it is not.
@@ -377,23 +424,19 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		struct toe_flow f;
+		struct toe_flow_key k;
 		__u32 dev;
 
 		if (!(tl[i].state & OPENTOE_TID_F_HOST))
 			continue; /* the host let go; the device has yet to */
-		t = tid_find(&tl[i].key);
-		if (t && !t->refused && t->mdev == tl[i].dev &&
-		    t->tid == tl[i].tid) {
+		t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
+		if (t) {
 			t->seen = true;
 			continue;
 		}
 		dev = kmod_toe_index(tl[i].dev);
-		if (!t && dev != TOE_DEV_NONE &&
-		    bpf_map_lookup_elem(D->m.flows, &tl[i].key, &f) == 0 &&
-		    f.decision == TOE_ACT_OFFLOAD && f.dev == dev &&
-		    !tid_add(&tl[i].key, tl[i].dev, tl[i].tid, tl[i].l2t,
-			     false)) {
+		if (dev != TOE_DEV_NONE && adoptable(&tl[i].key, dev, &k) &&
+		    !tid_add(&k, tl[i].dev, tl[i].tid, tl[i].l2t, false)) {
 			D->kst.adopted++;
 			continue;
 		}
