@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench-policy: connection setup rate (connect, accept, close; 10,000 a
-# run) with sock_ops off, and on with 1, 100 and 10,000 policy rules.  The
+# run) with sock_ops off, and on with 1, 100 and 10,000 policy rules, the
+# last also with "track policy" (10000p: the unnamed connections get no
+# record, callbacks or events).  The
 # connections match no rule, so every rule shape is searched (the worst
 # case).  Each run gets a fresh network namespace, so no TIME_WAIT carries
 # over; the variants alternate within each round; median and min-max over
@@ -15,19 +17,23 @@ ROUNDS=${ROUNDS:-11} N=${N:-10000}
 PIN=$TOE_PIN_DIR
 cg_add bench || skip "no cgroup v2"
 conf_dir=$(mktemp -d); defer "rm -rf $conf_dir"
-mkconf() { # NRULES: rules of 4 shapes, none matching loopback port traffic
-	python3 - "$1" >"$conf_dir/r$1.conf" <<'PY'
+mkconf() { # NRULES [p]: rules of 4 shapes, none matching loopback port
+	# traffic; with p, "track policy" (the file is r<NRULES>p.conf)
+	python3 - "$1" "${2:-}" >"$conf_dir/r$1${2:-}.conf" <<'PY'
 import sys
 n = int(sys.argv[1])
 print('device d0 type chelsio-t3 nconn 1000000')
+if sys.argv[2] == 'p':
+    print('track policy')
 for i in range(n):
     m = ['remote 10.%d.%d.0/24' % ((i >> 8) & 255, i & 255), 'remote 192.0.2.%d/32' % (i & 255),
          'local fd00:%x::/64' % i, 'remote 198.51.%d.0/24' % (i & 255)][i % 4]
     print('rule offload dev d0 %s rport %d' % (m, 1 + i % 60000))
 PY
-	chmod 600 "$conf_dir/r$1.conf"
+	chmod 600 "$conf_dir/r$1${2:-}.conf"
 }
 for r in 1 100 10000; do mkconf $r; done
+mkconf 10000 p
 defer "toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
 
@@ -47,10 +53,10 @@ csv=$top/bench/results/policy.csv
 echo "variant,round,conn_per_s" >"$csv"
 # The order of the variants rotates from round to round, so none always
 # runs first; "off" unloads opentoe, and the next variant loads it again.
-order=(1 100 10000 off)
+order=(1 100 10000 10000p off)
 for ((r = 1; r <= ROUNDS; r++)); do
-	for ((i = 0; i < 4; i++)); do
-		v=${order[$(((i + r) % 4))]}
+	for ((i = 0; i < ${#order[@]}; i++)); do
+		v=${order[$(((i + r) % ${#order[@]}))]}
 		[ "$v" != off ] && { toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1; }
 		variant $v
 		echo "$v,$r,$(run)" >>"$csv"

@@ -125,6 +125,17 @@ static __always_inline void filter_del(struct toe_sk_state *st)
 }
 
 /*
+ * With "track policy", a connection no rule named and the default leaves
+ * to the host is only counted: no record, no callbacks, no events (what
+ * most of sock_ops' cost per connection is).
+ */
+static __always_inline bool untracked(const struct decision *d)
+{
+	return d->track == TOE_TRACK_POLICY && d->reason == TOE_R_DEFAULT &&
+	       d->action == TOE_ACT_HOST;
+}
+
+/*
  * A connection established (dir: which end this socket is): the decision,
  * a device slot or the bypass, the keepalive, its record and its event.
  */
@@ -141,6 +152,13 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		return;
 	skops_key(skops, &k);
 	decide(&k, sk_cgroup_id(sk), &d);
+	if (untracked(&d)) {
+		stat_inc(TOE_S_ESTABLISHED);
+		stat_inc(TOE_S_UNTRACKED);
+		/* none inherited from a listener: no close callback either */
+		bpf_sock_ops_cb_flags_set(skops, 0);
+		return;
+	}
 	if (d.action == TOE_ACT_OFFLOAD) {
 		st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
 					BPF_SK_STORAGE_GET_F_CREATE);

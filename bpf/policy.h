@@ -26,6 +26,7 @@ struct decision {
 	__u32 ka_idle;
 	__u32 ka_intvl;
 	__u32 ka_cnt;
+	__u32 track; /* enum toe_track of the generation decided under */
 	__u64 serial;
 };
 
@@ -109,6 +110,7 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	d->dev = TOE_DEV_NONE;
 	d->rule = TOE_RULE_NONE;
 	d->ka_idle = 0;
+	d->track = TOE_TRACK_ALL;
 	d->serial = 0;
 	genp = bpf_map_lookup_elem(&toe_pol_gen, &zero);
 	if (!genp)
@@ -119,6 +121,7 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	if (!hdr)
 		return;
 	d->serial = hdr->serial;
+	d->track = hdr->track;
 	idx = gen * TOE_POL_PORTS + k->lport;
 	lc = bpf_map_lookup_elem(&toe_pol_lclass, &idx);
 	idx = gen * TOE_POL_PORTS + k->rport;

@@ -222,6 +222,19 @@ struct toe_pol_hdr {
 	__u32 default_dev;	/* with a default of TOE_ACT_OFFLOAD */
 	__u64 applied_ns;	/* CLOCK_MONOTONIC when it was applied */
 	__u64 serial;		/* counts applies since the maps were made */
+	__u32 track;		/* enum toe_track */
+	__u32 pad;
+};
+
+/*
+ * Which connections sock_ops tracks (a toe_flows record, state callbacks,
+ * a close event): all of them, or only those the policy names (a rule
+ * matched, or the default is not host).  A connection the policy does not
+ * name is then only counted (TOE_S_UNTRACKED) and left alone.
+ */
+enum toe_track {
+	TOE_TRACK_ALL = 0,
+	TOE_TRACK_POLICY = 1,
 };
 
 /*
@@ -329,6 +342,7 @@ enum toe_stat {
 	TOE_S_XDP_FWD_READMIT,		/* fast paths sent back to the stack for re-admission */
 	TOE_S_FWD_READMITTED,		/* and admitted again by toe_egress */
 	TOE_S_FWD_HALF,			/* handshakes the stack forwarded a SYN of (toe_fwd_half) */
+	TOE_S_UNTRACKED,		/* connections left alone: track policy, none named them */
 	TOE_S__MAX
 };
 

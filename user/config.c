@@ -67,6 +67,16 @@ const char *toe_action_name(__u32 a)
 	}
 }
 
+static const char *const track_names[] = {
+	[TOE_TRACK_ALL] = "all",
+	[TOE_TRACK_POLICY] = "policy",
+};
+
+const char *toe_track_name(__u32 t)
+{
+	return t < sizeof(track_names) / sizeof(track_names[0]) ? track_names[t] : "?";
+}
+
 static const char *const dev_types[] = {
 	[TOE_DEV_SOFTWARE] = "software",
 	[TOE_DEV_CHELSIO_T1] = "chelsio-t1",
@@ -298,6 +308,26 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 		return perr(x, w[1].col, "'default offload' needs 'dev NAME'");
 	if (c->default_action != TOE_ACT_OFFLOAD && c->default_dev >= 0)
 		return perr(x, w[2].col, "'dev' goes only with 'offload'");
+	return 0;
+}
+
+/* track all|policy: which connections sock_ops tracks (enum toe_track). */
+static int st_track(struct ctx *x, struct word *w, int nw)
+{
+	int t;
+
+	if (nw < 2)
+		return perr(x, w[0].col, "'track' needs 'all' or 'policy'");
+	for (t = 0; t < (int)(sizeof(track_names) / sizeof(track_names[0])); t++)
+		if (!strcmp(w[1].s, track_names[t]))
+			break;
+	if (t == (int)(sizeof(track_names) / sizeof(track_names[0])))
+		return perr(x, w[1].col, "expected 'all' or 'policy', got '%s'",
+			    shown(w[1].s));
+	x->c->track = t;
+	if (nw > 2)
+		return perr(x, w[2].col, "expected the end of the line, got '%s'",
+			    shown(w[2].s));
 	return 0;
 }
 
@@ -651,7 +681,10 @@ static int parse_line(struct ctx *x, char *line)
 		return st_device(x, w, nw);
 	if (!strcmp(w[0].s, "rule"))
 		return st_rule(x, w, nw);
-	return perr(x, w[0].col, "expected default, device or rule, got '%s'", shown(w[0].s));
+	if (!strcmp(w[0].s, "track"))
+		return st_track(x, w, nw);
+	return perr(x, w[0].col, "expected default, device, rule or track, got '%s'",
+		    shown(w[0].s));
 }
 
 int toe_cfg_parse(const char *name, const char *buf, size_t len,

@@ -57,6 +57,7 @@ struct toe_cfg {
 	int cap;
 	__u32 default_action;
 	int default_dev;	/* index into devs, -1 */
+	__u32 track;		/* enum toe_track: "track all|policy" */
 };
 
 /*
@@ -76,6 +77,8 @@ void toe_cfg_free(struct toe_cfg *c);
 void toe_prefix_mask(__u8 family, __u8 plen, __u32 *mask);
 
 const char *toe_action_name(__u32 action);
+/* "all" or "policy" (enum toe_track), "?" for anything else. */
+const char *toe_track_name(__u32 track);
 const char *toe_dev_type_name(__u32 type);
 
 #endif /* __TOE_CONFIG_H */

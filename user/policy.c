@@ -531,6 +531,7 @@ static int write_hdr(const struct maps *m, const struct toe_cfg *c, __u32 gen,
 	hdr->ntuples = cp->nt;
 	hdr->nrules = c->nrules;
 	hdr->default_action = c->default_action;
+	hdr->track = c->track;
 	hdr->default_dev = c->default_dev >= 0 ? devidx[c->default_dev] :
 						 TOE_DEV_NONE;
 	hdr->applied_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;

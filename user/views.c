@@ -725,6 +725,7 @@ const char *toe_stat_name(int i)
 		[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] = "xdp_fwd_readmit",
 		[TOE_S_FWD_READMITTED - TOE_S_BASE] = "fwd_readmitted",
 		[TOE_S_FWD_HALF - TOE_S_BASE] = "fwd_half",
+		[TOE_S_UNTRACKED - TOE_S_BASE] = "untracked",
 		[TOE_S_BYP_SOCKS - TOE_S_BASE] = "bypass_sockets",
 		[TOE_S_BYP_PAIRED - TOE_S_BASE] = "bypass_paired",
 		[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] = "bypass_not_local",

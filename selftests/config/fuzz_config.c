@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.default_action > TOE_ACT_BYPASS || c.default_dev >= c.ndevs ||
 	    (c.default_action == TOE_ACT_OFFLOAD) != (c.default_dev >= 0))
 		fail("default");
+	if (c.track > TOE_TRACK_POLICY)
+		fail("track");
 	for (i = 0; i < c.ndevs; i++) {
 		const struct toe_cfg_dev *d = &c.devs[i];
 

@@ -60,7 +60,7 @@ EOF2
 bad unknown-word "1:11: expected dev, family, local" <<'EOF2'
 rule host colour blue
 EOF2
-bad unknown-statement "2:1: expected default, device or rule, got 'rules'" <<'EOF2'
+bad unknown-statement "2:1: expected default, device, rule or track, got 'rules'" <<'EOF2'
 default host
 rules host
 EOF2

@@ -310,6 +310,8 @@ static const char *const stat_help[TOE_S__MAX - TOE_S_BASE] = {
 		"Fast paths admitted again by toe_egress",
 	[TOE_S_FWD_HALF - TOE_S_BASE] =
 		"Handshakes the stack forwarded a SYN of",
+	[TOE_S_UNTRACKED - TOE_S_BASE] =
+		"Connections left untracked (track policy, no rule named them)",
 	[TOE_S_BYP_SOCKS - TOE_S_BASE] = "Sockets put into toe_bypass",
 	[TOE_S_BYP_PAIRED - TOE_S_BASE] =
 		"Accepting ends that found their peer in toe_bypass",

@@ -157,10 +157,11 @@ static void status_text(FILE *f, const struct status *s)
 	fprintf(f, "config:     %s\n", D->config);
 	if (s->h.serial)
 		fprintf(f,
-			"policy:     %llu (generation %u), applied %s ago by %s from %s: %u rules, default %s\n",
+			"policy:     %llu (generation %u), applied %s ago by %s from %s: %u rules, default %s, track %s\n",
 			(unsigned long long)s->h.serial, s->gen, age,
 			s->own ? "this toed" : "another program", s->source ? s->source : "(unknown)",
-			s->h.nrules, toe_action_name(s->h.default_action));
+			s->h.nrules, toe_action_name(s->h.default_action),
+			toe_track_name(s->h.track));
 	else
 		fprintf(f, "policy:     none in force\n");
 	fprintf(f, "interfaces:");
@@ -198,6 +199,7 @@ static void status_json_policy(struct toe_json *j, const struct status *s)
 	tj_ku64(j, "rules", s->h.nrules);
 	tj_ku64(j, "devices", D->cfg.ndevs);
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
+	tj_kstr(j, "track", toe_track_name(s->h.track));
 	tj_key(j, "source");
 	if (s->source)
 		tj_str(j, s->source);
@@ -517,6 +519,8 @@ static void policy_text_head(FILE *f, const struct toe_cfg *c, const struct toe_
 	if (c->default_dev >= 0)
 		fprintf(f, " dev %s", c->devs[c->default_dev].name);
 	fputc('\n', f);
+	if (c->track == TOE_TRACK_POLICY)
+		fprintf(f, "track policy\n");
 }
 
 /* The JSON document up to its "rules" array, opened. */
@@ -549,6 +553,7 @@ static void policy_json_head(struct toe_json *j, const struct toe_cfg *c, const 
 	}
 	tj_arr_end(j);
 	tj_kstr(j, "default", toe_action_name(c->default_action));
+	tj_kstr(j, "track", toe_track_name(c->track));
 	tj_key(j, "rules");
 	tj_arr(j);
 }
