@@ -13,7 +13,7 @@
 # afterwards every record, sockhash entry, filter count and slot is gone
 # and nothing was counted evicted.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 14
+plan 15
 need_cmd ping
 S_FLOW_EVICTED=41 # enum toe_stat
 SEND=3000000 REPLY=2000000
@@ -47,6 +47,9 @@ rule offload dev t3 cgroup $CG/p2 rport 8000
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+MON=$CONF_DIR/monitor # the text monitor: events name a namespace not toed's
+ctl monitor >"$MON" 2>&1 &
+defer "kill $!"
 in_pod 1 python3 "$TCPX" server --port 8000 --reply $REPLY >"$CONF_DIR/server" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$CONF_DIR/server" || { fail "server in p1"; finish; }
@@ -99,4 +102,9 @@ check "every record is gone once the connections closed" wait_for 10 gone
 check "toe_bypass holds no socket" test "$(bpftool map dump pinned "$PIN/toe_bypass" 2>/dev/null | grep -c '^key')" = 0
 check "toe_flow_filter counts nothing, t3's slots are free" test "$(filter_live)" = 0 -a "$(dev_live 0 live)" = 0
 check "no record was counted evicted" test "$(stat_sum $S_FLOW_EVICTED)" = 0
+closes() { # NS LPORT: the text monitor's flow_closed lines of that end
+	grep -F "[flow_closed]" "$MON" | grep -F ":$2 " | grep -c " netns $1\$"
+}
+check "the text monitor names each end's namespace in its close event (p0 $(closes "${INO[0]}" "${LP[0]}"), p1 $(closes "${INO[1]}" 8000))" \
+	test "$(closes "${INO[0]}" "${LP[0]}")" = 1 -a "$(closes "${INO[1]}" 8000)" = 3
 finish

@@ -166,8 +166,12 @@ static void event_json(const struct toe_event *e, const char *dn,
 static int event_text(const struct toe_event *e, const char *dn,
 		      const char *tids, char *text, size_t len)
 {
-	char l[64], r[64];
+	char l[64], r[64], ns[32] = "";
 
+	/* the namespace, when it is not toed's own (-j has it always) */
+	if (e->netns_ino && e->netns_ino != D->netns_ino)
+		snprintf(ns, sizeof(ns), " netns %llu",
+			 (unsigned long long)e->netns_ino);
 	toe_endpoint_str(e->key.family, e->key.laddr, e->key.lport, l,
 			 sizeof(l));
 	toe_endpoint_str(e->key.family, e->key.raddr, e->key.rport, r,
@@ -179,22 +183,22 @@ static int event_text(const struct toe_event *e, const char *dn,
 		return LOG_DEBUG;
 	case TOE_EV_FLOW_CLOSED:
 		snprintf(text, len,
-			 "[%s] %s %s %s dev %s out %llu in %llu retrans %u%s\n",
+			 "[%s] %s %s %s dev %s out %llu in %llu retrans %u%s%s\n",
 			 toe_event_name(e->type), l,
 			 e->direction == TOE_DIR_PASSIVE ? "<-" : "->", r, dn,
 			 (unsigned long long)e->bytes_acked,
 			 (unsigned long long)e->bytes_received,
-			 e->total_retrans, tids);
+			 e->total_retrans, tids, ns);
 		return LOG_DEBUG;
 	default:
 		snprintf(
 			text, len,
-			"[%s] %s %s %s %s dev %s reason %s rule %d policy %u%s\n",
+			"[%s] %s %s %s %s dev %s reason %s rule %d policy %u%s%s\n",
 			toe_event_name(e->type), l,
 			e->direction == TOE_DIR_PASSIVE ? "<-" : "->", r,
 			toe_action_name(e->decision), dn,
 			toe_reason_name(e->reason), (int)e->rule, e->policy,
-			tids);
+			tids, ns);
 		return e->type == TOE_EV_FLOW_REFUSED ? LOG_WARN : LOG_INFO;
 	}
 }
