@@ -39,7 +39,8 @@ UTIL      := $(O)/util.o $(O)/dplock.o
 TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
 TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o \
 	     $(O)/nlmsg.o $(O)/dplock.o
-TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill
+TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill \
+	$(O)/selftests/connstorm
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
