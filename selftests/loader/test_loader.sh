@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 64
+plan 67
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -173,6 +173,15 @@ check "  naming the old key size" \
 	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 80 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
 check "unload removes them" tl unload
 check "  and the folder" test ! -e "$PIN"
+# A record that grew with the key unchanged: toe_pol_hdr before the policy's
+# 'track' (key 4, value 32): the value size alone must refuse it.
+mkdir -p "$PIN"
+bpftool map create "$PIN/toe_pol_hdr" type array key 4 value 32 entries 2 name toe_pol_hdr
+out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
+check "load over a toe_pol_hdr of the old size is refused (rc $rc)" test $rc = 1 -a "$(cg_progs)" = 0
+check "  naming its value size" \
+	grep -q "pinned map $PIN/toe_pol_hdr is not this opentoe's (type 2, key 4, value 32 bytes; expected 2, 4, 40)" <<<"$out"
+check "unload removes it, and the folder" bash -c "$TOE_BUILD/toe-loader unload --pin-dir $PIN >/dev/null && test ! -e $PIN"
 
 # --- rollback: XDP fails on the second interface after sock_ops and the
 # first XDP attach succeeded (lo has no native XDP).
