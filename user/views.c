@@ -708,33 +708,9 @@ int toe_stats_read(const struct toe_maps *m, __u64 *out, int n)
 const char *toe_stat_name(int i)
 {
 	static const char *const n[TOE_S__MAX - TOE_S_BASE] = {
-		[TOE_S_XDP_FLOW_HIT - TOE_S_BASE] = "xdp_flow_hit",
-		[TOE_S_XDP_CHAINED - TOE_S_BASE] = "xdp_chained",
-		[TOE_S_XDP_REDIRECT_CPU - TOE_S_BASE] = "xdp_redirect_cpu",
-		[TOE_S_XDP_FORWARD - TOE_S_BASE] = "xdp_forward",
-		[TOE_S_XDP_NEIGH_MISS - TOE_S_BASE] = "xdp_neigh_miss",
-		[TOE_S_ESTABLISHED - TOE_S_BASE] = "established",
-		[TOE_S_CLOSED - TOE_S_BASE] = "closed",
-		[TOE_S_FLOW_EVICTED - TOE_S_BASE] = "flow_evicted",
-		[TOE_S_EVENT_DROPPED - TOE_S_BASE] = "event_dropped",
-		[TOE_S_LISTEN - TOE_S_BASE] = "listen",
-		[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] = "xdp_fwd_flows",
-		[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "xdp_fwd_ended",
-		[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] = "xdp_fwd_slow",
-		[TOE_S_XDP_FWD_WRONG_IF - TOE_S_BASE] = "xdp_fwd_wrong_if",
-		[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] = "xdp_fwd_readmit",
-		[TOE_S_FWD_READMITTED - TOE_S_BASE] = "fwd_readmitted",
-		[TOE_S_FWD_HALF - TOE_S_BASE] = "fwd_half",
-		[TOE_S_UNTRACKED - TOE_S_BASE] = "untracked",
-		[TOE_S_BYP_SOCKS - TOE_S_BASE] = "bypass_sockets",
-		[TOE_S_BYP_PAIRED - TOE_S_BASE] = "bypass_paired",
-		[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] = "bypass_not_local",
-		[TOE_S_BYP_UNSUPPORTED - TOE_S_BASE] = "bypass_unsupported",
-		[TOE_S_BYP_MSGS - TOE_S_BASE] = "bypass_msgs",
-		[TOE_S_BYP_BYTES - TOE_S_BASE] = "bypass_bytes",
-		[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] = "bypass_tcp_msgs",
-		[TOE_S_BYP_TO_TCP - TOE_S_BASE] = "bypass_to_tcp",
-		[TOE_S_BYP_TO_PEER - TOE_S_BASE] = "bypass_to_peer",
+#define STAT_NAME(id, name, help) [TOE_S_##id - TOE_S_BASE] = name,
+		TOE_STAT_TABLE(STAT_NAME)
+#undef STAT_NAME
 	};
 
 	if (i >= 0 && i < TOE_P__MAX)

@@ -13,18 +13,17 @@
 . "$(dirname "$0")/setup.sh"
 plan 19
 # stat NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe.h
+# (TOE_STAT_TABLE: one X(ID, ...) a counter, in order from TOE_S_BASE)
 stat() {
-	awk -v want="TOE_S_$1" '
-		/^enum toe_stat \{/ { on = 1; next }
-		on && /^\};/ { exit }
-		on && match($0, /^\tTOE_S_[A-Z0-9_]+/) {
-			name = substr($0, 2, RLENGTH - 1)
-			if (match($0, /= *[0-9]+/)) n = substr($0, RSTART + 1) + 0
-			else if (match($0, /= *TOE_S_[A-Z0-9_]+/)) { v = substr($0, RSTART + 1, RLENGTH - 1); gsub(/ /, "", v); n = val[v] }
-			else n++
-			val[name] = n
-			if (name == want) { print n; exit }
-		}' "$TOE_TOP/include/opentoe.h"
+	awk -v want="$1" '
+		/^#define TOE_STAT_TABLE/ { on = 1; next }
+		on && match($0, /X\([A-Z0-9_]+,/) {
+			if (substr($0, RSTART + 2, RLENGTH - 3) == want) { found = n }
+			n++
+		}
+		on && !/\\$/ { on = 0 }
+		/^\tTOE_S_BASE = [0-9]+/ { split($0, b, "= *"); base = b[2] + 0 }
+		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe.h"
 }
 S_EST=$(stat ESTABLISHED) S_UNTR=$(stat UNTRACKED) S_EVICT=$(stat FLOW_EVICTED) S_CLOSED=$(stat CLOSED)
 check "the counters' indexes are read from the header ($S_EST $S_UNTR $S_EVICT $S_CLOSED)" \

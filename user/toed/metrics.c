@@ -282,51 +282,9 @@ static const struct cmap {
 
 /* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */
 static const char *const stat_help[TOE_S__MAX - TOE_S_BASE] = {
-	[TOE_S_XDP_FLOW_HIT - TOE_S_BASE] = "XDP packets of an offloaded flow",
-	[TOE_S_XDP_CHAINED - TOE_S_BASE] =
-		"XDP packets handed to the chained program",
-	[TOE_S_XDP_REDIRECT_CPU - TOE_S_BASE] =
-		"XDP packets redirected to a CPU",
-	[TOE_S_XDP_FORWARD - TOE_S_BASE] = "Packets XDP forwarded",
-	[TOE_S_XDP_NEIGH_MISS - TOE_S_BASE] =
-		"XDP forward packets without a usable neighbour",
-	[TOE_S_ESTABLISHED - TOE_S_BASE] = "Connections decided by sock_ops",
-	[TOE_S_CLOSED - TOE_S_BASE] = "Tracked connections closed",
-	[TOE_S_FLOW_EVICTED - TOE_S_BASE] =
-		"Closed connections no longer in toe_flows",
-	[TOE_S_EVENT_DROPPED - TOE_S_BASE] =
-		"Events lost: the ring buffer was full",
-	[TOE_S_LISTEN - TOE_S_BASE] = "listen_start events",
-	[TOE_S_XDP_FWD_FLOWS - TOE_S_BASE] =
-		"Forwarded flows that entered the fast path",
-	[TOE_S_XDP_FWD_ENDED - TOE_S_BASE] = "Fast paths ended by FIN or RST",
-	[TOE_S_XDP_FWD_SLOW - TOE_S_BASE] =
-		"Packets of a fast-path flow left to the stack",
-	[TOE_S_XDP_FWD_WRONG_IF - TOE_S_BASE] =
-		"Fast-path packets on the other side's interface",
-	[TOE_S_XDP_FWD_READMIT - TOE_S_BASE] =
-		"Fast paths sent back to the stack for re-admission",
-	[TOE_S_FWD_READMITTED - TOE_S_BASE] =
-		"Fast paths admitted again by toe_egress",
-	[TOE_S_FWD_HALF - TOE_S_BASE] =
-		"Handshakes the stack forwarded a SYN of",
-	[TOE_S_UNTRACKED - TOE_S_BASE] =
-		"Connections left untracked (track policy, no rule named them)",
-	[TOE_S_BYP_SOCKS - TOE_S_BASE] = "Sockets put into toe_bypass",
-	[TOE_S_BYP_PAIRED - TOE_S_BASE] =
-		"Accepting ends that found their peer in toe_bypass",
-	[TOE_S_BYP_NOT_LOCAL - TOE_S_BASE] =
-		"Bypass asked, peer not local: left to TCP",
-	[TOE_S_BYP_UNSUPPORTED - TOE_S_BASE] =
-		"Bypass asked, socket cannot take it: left to TCP",
-	[TOE_S_BYP_MSGS - TOE_S_BASE] =
-		"sk_msg verdicts redirected to the peer",
-	[TOE_S_BYP_BYTES - TOE_S_BASE] = "Bytes redirected socket to socket",
-	[TOE_S_BYP_TCP_MSGS - TOE_S_BASE] =
-		"sk_msg verdicts of bypass sockets left to TCP",
-	[TOE_S_BYP_TO_TCP - TOE_S_BASE] = "Bypass sockets switched to TCP",
-	[TOE_S_BYP_TO_PEER - TOE_S_BASE] =
-		"Bypass sockets switched back to the peer",
+#define STAT_HELP(id, name, help) [TOE_S_##id - TOE_S_BASE] = help,
+	TOE_STAT_TABLE(STAT_HELP)
+#undef STAT_HELP
 };
 
 /* ----------------------------------------------------------- rendering */
