@@ -161,6 +161,20 @@ two_hosts() {
 	return 0
 }
 
+# stat_index NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe.h
+# (TOE_STAT_TABLE: one X(ID, ...) a counter, in order from TOE_S_BASE)
+stat_index() {
+	awk -v want="$1" '
+		/^#define TOE_STAT_TABLE/ { on = 1; next }
+		on && match($0, /X\([A-Z0-9_]+,/) {
+			if (substr($0, RSTART + 2, RLENGTH - 3) == want) { found = n }
+			n++
+		}
+		on && !/\\$/ { on = 0 }
+		/^\tTOE_S_BASE = [0-9]+/ { split($0, b, "= *"); base = b[2] + 0 }
+		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe.h"
+}
+
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit
 # with every process still in it.  (Not in $(...): the cleanup must be
 # registered in the test's own shell.)

@@ -12,20 +12,7 @@
 # And the statement's errors.
 . "$(dirname "$0")/setup.sh"
 plan 19
-# stat NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe.h
-# (TOE_STAT_TABLE: one X(ID, ...) a counter, in order from TOE_S_BASE)
-stat() {
-	awk -v want="$1" '
-		/^#define TOE_STAT_TABLE/ { on = 1; next }
-		on && match($0, /X\([A-Z0-9_]+,/) {
-			if (substr($0, RSTART + 2, RLENGTH - 3) == want) { found = n }
-			n++
-		}
-		on && !/\\$/ { on = 0 }
-		/^\tTOE_S_BASE = [0-9]+/ { split($0, b, "= *"); base = b[2] + 0 }
-		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe.h"
-}
-S_EST=$(stat ESTABLISHED) S_UNTR=$(stat UNTRACKED) S_EVICT=$(stat FLOW_EVICTED) S_CLOSED=$(stat CLOSED)
+S_EST=$(stat_index ESTABLISHED) S_UNTR=$(stat_index UNTRACKED) S_EVICT=$(stat_index FLOW_EVICTED) S_CLOSED=$(stat_index CLOSED)
 check "the counters' indexes are read from the header ($S_EST $S_UNTR $S_EVICT $S_CLOSED)" \
 	test -n "$S_EST" -a -n "$S_UNTR" -a -n "$S_EVICT" -a -n "$S_CLOSED"
 load_toe
