@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 67
+plan 68
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -164,24 +164,24 @@ check "  attaching nothing" test "$(cg_progs)" = 0 -a "$(xdp_id)" = 0
 check "  and pinning nothing" test "$(ls "$PIN" | tr '\n' ' ')" = "toe_flow_pkts toe_flows "
 check "unload removes the older pins, the retired toe_flow_pkts too" tl unload
 check "  and the folder" test ! -e "$PIN"
-# The layout before flow keys carried the network namespace (key 40, value 80).
-mkdir -p "$PIN"
-bpftool map create "$PIN/toe_flows" type lru_hash key 40 value 80 entries 64 name toe_flows
-out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
-check "load over pins from before the netns key is refused (rc $rc)" test $rc = 1 -a "$(cg_progs)" = 0
-check "  naming the old key size" \
-	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 80 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
-check "unload removes them" tl unload
-check "  and the folder" test ! -e "$PIN"
-# A record that grew with the key unchanged: toe_pol_hdr before the policy's
-# 'track' (key 4, value 32): the value size alone must refuse it.
-mkdir -p "$PIN"
-bpftool map create "$PIN/toe_pol_hdr" type array key 4 value 32 entries 2 name toe_pol_hdr
-out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
-check "load over a toe_pol_hdr of the old size is refused (rc $rc)" test $rc = 1 -a "$(cg_progs)" = 0
-check "  naming its value size" \
-	grep -q "pinned map $PIN/toe_pol_hdr is not this opentoe's (type 2, key 4, value 32 bytes; expected 2, 4, 40)" <<<"$out"
-check "unload removes it, and the folder" bash -c "$TOE_BUILD/toe-loader unload --pin-dir $PIN >/dev/null && test ! -e $PIN"
+# old_pin WHAT MAP TYPE TYPENO KEY VALUE WANTKEY WANTVALUE: one map pinned
+# with an older layout; load refuses it naming the layout, attaching
+# nothing; unload removes it and the folder.
+old_pin() {
+	local what=$1 map=$2 type=$3 tno=$4 key=$5 val=$6 wkey=$7 wval=$8 out rc
+	mkdir -p "$PIN"
+	bpftool map create "$PIN/$map" type "$type" key "$key" value "$val" entries 2 name "$map"
+	out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
+	check "load over $what is refused (rc $rc)" test $rc = 1 -a "$(cg_progs)" = 0
+	check "  naming its layout ($map: key $key, value $val)" \
+		grep -q "pinned map $PIN/$map is not this opentoe's (type $tno, key $key, value $val bytes; expected $tno, $wkey, $wval).*toe-loader unload" <<<"$out"
+	check "  unload removes it" tl unload
+	check "  and the folder" test ! -e "$PIN"
+}
+# The layout before flow keys carried the network namespace.
+old_pin "pins from before the netns key" toe_flows lru_hash 9 40 80 48 88
+# A record that grew with the key unchanged: the value size alone refuses it.
+old_pin "a toe_pol_hdr from before 'track'" toe_pol_hdr array 2 4 32 4 40
 
 # --- rollback: XDP fails on the second interface after sock_ops and the
 # first XDP attach succeeded (lo has no native XDP).
