@@ -33,23 +33,37 @@
  *                           TOM_NDEVS per registered TOM.
  *  OPENTOE_CMD_TID_ALLOC    DEV_INDEX*, FLOW_SADDR4+FLOW_DADDR4 or
  *                           FLOW_SADDR6+FLOW_DADDR6, FLOW_SPORT*, FLOW_DPORT*
- *                           -> DEV_INDEX, TID, L2T_INDEX.  Offloads the flow:
- *                           the route to DADDR must leave through the
- *                           device's net_device (ENETUNREACH), ENOSPC when
- *                           nconn TIDs (or the L2T) are used up, ENOPROTOOPT
- *                           when no TOM is attached.  The TID is the flow's
- *                           until OPENTOE_CMD_TID_FREE.
+ *                           [TID] -> DEV_INDEX, TID, L2T_INDEX.  Offloads
+ *                           the flow: the route to DADDR must leave through
+ *                           the device's net_device (ENETUNREACH), ENOSPC
+ *                           when nconn TIDs (or the L2T) are used up,
+ *                           ENOPROTOOPT when no TOM is attached.  The TID is
+ *                           the flow's until OPENTOE_CMD_TID_FREE.  With TID:
+ *                           binds that TID, reserved by TID_RESERVE, to the
+ *                           flow (ENOENT if it is not a reserved TID); when
+ *                           the device refuses, it stays reserved.
  *  OPENTOE_CMD_TID_FREE     DEV_INDEX*, TID* -> ack.  The host side lets go
  *                           of the TID; it is reused once the device has
  *                           released it too (asynchronously).  ENOENT if the
- *                           TID is not held by the host.
+ *                           TID is not held by the host.  A reserved TID
+ *                           is free again at once.
  *  OPENTOE_CMD_TID_GET      dump, optional DEV_INDEX filter -> one message
  *                           per TID in use: DEV_INDEX, TID, TID_STATE,
  *                           L2T_INDEX, FLOW_SADDR4/6, FLOW_DADDR4/6,
  *                           FLOW_SPORT, FLOW_DPORT.  A daemon that restarts
  *                           finds the TIDs it held here (they outlive its
  *                           socket: TIDs are freed by TID_FREE only, or
- *                           when the device goes).
+ *                           when the device goes).  A reserved TID has
+ *                           TID_STATE HOST|RESERVED and no FLOW_* or
+ *                           L2T_INDEX; one being bound has TID_STATE 0.
+ *  OPENTOE_CMD_TID_RESERVE  DEV_INDEX* -> DEV_INDEX, TID.  Takes a TID for a
+ *                           flow not yet known (ENOSPC when nconn are in
+ *                           use): the datapath's pool (toed keeps it filled)
+ *                           hands it to a connection at once, and toed binds
+ *                           it with TID_ALLOC + TID afterwards.  Reserved
+ *                           TIDs count in DEV_TIDS_RESERVED, not in
+ *                           DEV_TIDS_USED; DEV_DETACH frees them, as the
+ *                           device goes.
  *  OPENTOE_CMD_L2T_GET      dump, optional DEV_INDEX filter -> one message
  *                           per L2T entry in use: DEV_INDEX, L2T_INDEX,
  *                           L2T_ADDR4 or L2T_ADDR6, L2T_IFINDEX, L2T_LLADDR
@@ -109,6 +123,7 @@ enum opentoe_cmd {
 	OPENTOE_CMD_DEV_CHANGE_NTF,
 	OPENTOE_CMD_L2T_CHANGE_NTF,
 	OPENTOE_CMD_TID_GET,
+	OPENTOE_CMD_TID_RESERVE,
 
 	__OPENTOE_CMD_MAX,
 	OPENTOE_CMD_MAX = __OPENTOE_CMD_MAX - 1
@@ -124,7 +139,7 @@ enum opentoe_attr {
 	OPENTOE_A_DEV_TOM,		/* string: attached TOM's name */
 	OPENTOE_A_DEV_IFINDEX,		/* __u32: lower net_device */
 	OPENTOE_A_DEV_IFNAME,		/* string: lower net_device */
-	OPENTOE_A_DEV_TIDS_USED,	/* __u32 */
+	OPENTOE_A_DEV_TIDS_USED,	/* __u32: by connections */
 	OPENTOE_A_DEV_LISTENERS,	/* __u32 */
 	OPENTOE_A_DEV_L2T_SIZE,		/* __u32 */
 	OPENTOE_A_DEV_L2T_USED,		/* __u32 */
@@ -152,6 +167,7 @@ enum opentoe_attr {
 	OPENTOE_A_LISTEN_ADDR6,		/* 16 bytes */
 	OPENTOE_A_LISTEN_PORT,		/* __be16, != 0 */
 	OPENTOE_A_TID_STATE,		/* __u32: OPENTOE_TID_F_* */
+	OPENTOE_A_DEV_TIDS_RESERVED,	/* __u32: by TID_RESERVE, no flow yet */
 
 	__OPENTOE_A_MAX,
 	OPENTOE_A_MAX = __OPENTOE_A_MAX - 1
@@ -160,6 +176,7 @@ enum opentoe_attr {
 /* OPENTOE_A_TID_STATE: who still holds the TID */
 #define OPENTOE_TID_F_HOST	0x1	/* the host: until TID_FREE */
 #define OPENTOE_TID_F_DEVICE	0x2	/* the device: until it releases it */
+#define OPENTOE_TID_F_RESERVED	0x4	/* reserved, bound to no flow yet */
 
 /* Counters of a device's TOM, inside OPENTOE_A_DEV_STATS (__u64 each). */
 enum opentoe_stat {
@@ -174,6 +191,7 @@ enum opentoe_stat {
 	OPENTOE_STAT_RELEASES,		/* device released a TID */
 	OPENTOE_STAT_L2T_UPDATES,	/* neighbour updates applied */
 	OPENTOE_STAT_LISTENS,		/* listeners started */
+	OPENTOE_STAT_RESERVES,		/* TIDs reserved (TID_RESERVE) */
 
 	__OPENTOE_STAT_MAX,
 	OPENTOE_STAT_MAX = __OPENTOE_STAT_MAX - 1

@@ -384,7 +384,17 @@ static int opentoe_tid_alloc_doit(struct sk_buff *skb,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = toe_connect(dev, &flow, &tid, &l2t_idx);
+	if (info->attrs[OPENTOE_A_TID]) {
+		/* a reserved TID: refused, it stays reserved (the caller's) */
+		tid = nla_get_u32(info->attrs[OPENTOE_A_TID]);
+		ret = toe_bind(dev, tid, &flow, &l2t_idx);
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[OPENTOE_A_TID],
+					    "TID not reserved");
+	} else {
+		ret = toe_connect(dev, &flow, &tid, &l2t_idx);
+	}
 	if (ret) {
 		nlmsg_free(msg);
 		goto out;
@@ -422,6 +432,45 @@ static int opentoe_tid_free_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[OPENTOE_A_TID],
 				    "TID not held");
+	toedev_put(dev);
+	return ret;
+}
+
+static int opentoe_tid_reserve_doit(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	struct toedev *dev;
+	struct sk_buff *msg;
+	unsigned int tid;
+	void *hdr;
+	int ret;
+
+	dev = opentoe_get_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = toe_reserve(dev, &tid);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0,
+				OPENTOE_CMD_TID_RESERVE);
+	if (!hdr ||
+	    nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	    nla_put_u32(msg, OPENTOE_A_TID, tid)) {
+		toe_close(dev, tid);
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
 	toedev_put(dev);
 	return ret;
 }
@@ -610,6 +659,11 @@ static const struct genl_small_ops opentoe_ops[] = {
 	{
 		.cmd	= OPENTOE_CMD_TID_GET,
 		.dumpit	= opentoe_tid_get_dumpit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_TID_RESERVE,
+		.doit	= opentoe_tid_reserve_doit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{

@@ -69,6 +69,17 @@ static int null_close(struct toedev *dev, unsigned int tid)
 	return -ENOENT;
 }
 
+static int null_reserve(struct toedev *dev, unsigned int *tid)
+{
+	return -ENOPROTOOPT;
+}
+
+static int null_bind(struct toedev *dev, unsigned int tid,
+		     const struct toe_flow *flow, unsigned int *l2t_idx)
+{
+	return -ENOPROTOOPT;
+}
+
 static void null_tid_released(struct toedev *dev, unsigned int tid)
 {
 }
@@ -111,6 +122,8 @@ const struct tom_info toe_null_tom = {
 	.can_offload	= null_can_offload,
 	.connect	= null_connect,
 	.close		= null_close,
+	.reserve	= null_reserve,
+	.bind		= null_bind,
 	.tid_released	= null_tid_released,
 	.listen_start	= null_listen_start,
 	.listen_stop	= null_listen_stop,
@@ -542,6 +555,8 @@ static void tom_fill_defaults(struct tom_info *t)
 	TOM_DEFAULT(can_offload);
 	TOM_DEFAULT(connect);
 	TOM_DEFAULT(close);
+	TOM_DEFAULT(reserve);
+	TOM_DEFAULT(bind);
 	TOM_DEFAULT(tid_released);
 	TOM_DEFAULT(listen_start);
 	TOM_DEFAULT(listen_stop);
@@ -632,6 +647,30 @@ int toe_close(struct toedev *dev, unsigned int tid)
 
 	down_read(&dev->tom_sem);
 	ret = dev->offload_mod->close(dev, tid);
+	up_read(&dev->tom_sem);
+	return ret;
+}
+
+int toe_reserve(struct toedev *dev, unsigned int *tid)
+{
+	int ret;
+
+	down_read(&dev->tom_sem);
+	ret = dev->offload_mod->reserve(dev, tid);
+	up_read(&dev->tom_sem);
+	return ret;
+}
+
+/* A flow for reserved TID @tid: as toe_connect(), the route checked first. */
+int toe_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
+	     unsigned int *l2t_idx)
+{
+	int ret;
+
+	down_read(&dev->tom_sem);
+	ret = dev->offload_mod->can_offload(dev, flow);
+	if (!ret)
+		ret = dev->offload_mod->bind(dev, tid, flow, l2t_idx);
 	up_read(&dev->tom_sem);
 	return ret;
 }

@@ -137,6 +137,11 @@ struct tom_info {
 	int (*connect)(struct toedev *dev, const struct toe_flow *flow,
 		       unsigned int *tid, unsigned int *l2t_idx);
 	int (*close)(struct toedev *dev, unsigned int tid);
+	/* A TID held for a flow to come (close() gives it back). */
+	int (*reserve)(struct toedev *dev, unsigned int *tid);
+	/* connect() with a reserved TID; refused: it stays reserved. */
+	int (*bind)(struct toedev *dev, unsigned int tid,
+		    const struct toe_flow *flow, unsigned int *l2t_idx);
 	void (*tid_released)(struct toedev *dev, unsigned int tid);
 	int (*listen_start)(struct toedev *dev, const struct toe_listener *l);
 	void (*listen_stop)(struct toedev *dev, const struct toe_listener *l);
@@ -186,6 +191,9 @@ struct net *toedev_net(const struct toedev *dev);
 int toe_connect(struct toedev *dev, const struct toe_flow *flow,
 		unsigned int *tid, unsigned int *l2t_idx);
 int toe_close(struct toedev *dev, unsigned int tid);
+int toe_reserve(struct toedev *dev, unsigned int *tid);
+int toe_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
+	     unsigned int *l2t_idx);
 int toe_listen_start(struct net *net, const struct toe_listener *l);
 int toe_listen_stop(struct net *net, const struct toe_listener *l);
 

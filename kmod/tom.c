@@ -47,15 +47,22 @@ static const struct toe_id chelsio_ids[] = {
 	{ 0, 0 }
 };
 
-/* tom_conn::flags: who still owns the connection */
-#define TOM_CONN_HOST	BIT(0)
-#define TOM_CONN_DEVICE	BIT(1)
+/*
+ * tom_conn::flags: who still owns the connection.  0 while it is being
+ * set up (tom_connect(), tom_bind()): nobody may close it then.  A
+ * reserved TID is HOST | RESERVED, with no flow and no L2T entry.
+ */
+#define TOM_CONN_HOST		BIT(0)
+#define TOM_CONN_DEVICE		BIT(1)
+#define TOM_CONN_RESERVED	BIT(2)
+
+#define TOM_L2T_NONE		UINT_MAX
 
 struct tom_conn {
 	unsigned int tid;
 	unsigned int flags;		/* TOM_CONN_*, tom_dev::lock */
-	unsigned int l2t_idx;
-	struct toe_flow flow;
+	unsigned int l2t_idx;		/* or TOM_L2T_NONE */
+	struct toe_flow flow;		/* tom_dev::lock once published */
 };
 
 struct tom_listen {
@@ -80,12 +87,14 @@ struct tom_dev {
 	const struct tom_chip *chip;
 
 	/*
-	 * lock protects tom_conn::flags, removal from tids and ntids.
-	 * Process context only; taken before the xarray's own lock.
+	 * lock protects tom_conn::flags and ::flow, removal from tids, ntids
+	 * and nreserved.  Process context only; taken before the xarray's
+	 * own lock.
 	 */
 	spinlock_t lock;
 	struct xarray tids;		/* tid -> tom_conn */
 	unsigned int ntids;		/* TIDs in tids, closing ones too */
+	unsigned int nreserved;		/* of ntids: reserved, no flow yet */
 	wait_queue_head_t released;	/* ntids reached 0 */
 
 	/* listeners: changed under toedev_mutex + tom_sem (write) */
@@ -329,7 +338,8 @@ static int tom_can_offload(struct toedev *dev, const struct toe_flow *flow)
  */
 static void tom_conn_free(struct tom_dev *td, struct tom_conn *c)
 {
-	l2t_put(td, c->l2t_idx);
+	if (c->l2t_idx != TOM_L2T_NONE)
+		l2t_put(td, c->l2t_idx);
 	spin_lock(&td->lock);
 	xa_erase(&td->tids, c->tid);
 	td->ntids--;
@@ -357,6 +367,7 @@ static int tom_connect(struct toedev *dev, const struct toe_flow *flow,
 	if (!c)
 		return -ENOMEM;
 	c->flow = *flow;
+	c->l2t_idx = TOM_L2T_NONE;
 
 	/* flags stay 0 (nobody's yet) until the device has accepted it */
 	ret = xa_alloc(&td->tids, &tid, c, XA_LIMIT(0, dev->nconn - 1),
@@ -408,6 +419,115 @@ err_tid:
 	return ret;
 }
 
+/* A TID for a flow to come: HOST | RESERVED, no flow, no L2T entry. */
+static int tom_reserve(struct toedev *dev, unsigned int *tidp)
+{
+	struct tom_dev *td = TOM(dev);
+	struct tom_conn *c;
+	u32 tid;
+	int ret;
+
+	c = kmem_cache_zalloc(tom_conn_cache, GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->l2t_idx = TOM_L2T_NONE;
+	/* flags 0 (nobody's) until it is counted */
+	ret = xa_alloc(&td->tids, &tid, c, XA_LIMIT(0, dev->nconn - 1),
+		       GFP_KERNEL);
+	if (ret) {
+		kmem_cache_free(tom_conn_cache, c);
+		if (ret == -EBUSY) {
+			tom_stat(td, OPENTOE_STAT_NO_TID);
+			ret = -ENOSPC;
+		}
+		return ret;
+	}
+	spin_lock(&td->lock);
+	c->tid = tid;
+	c->flags = TOM_CONN_HOST | TOM_CONN_RESERVED;
+	td->ntids++;
+	td->nreserved++;
+	spin_unlock(&td->lock);
+	tom_stat(td, OPENTOE_STAT_RESERVES);
+	*tidp = tid;
+	return 0;
+}
+
+/*
+ * The flow of reserved TID @tid, as tom_connect() makes one.  While it is
+ * set up its flags are 0, so neither a TID_FREE nor a second bind can touch
+ * it; a detach cannot run meanwhile (toe_bind() holds tom_sem).  Refused,
+ * the TID is reserved again, for the caller to give back or reuse.
+ */
+static int tom_bind(struct toedev *dev, unsigned int tid,
+		    const struct toe_flow *flow, unsigned int *l2t_idx)
+{
+	struct tom_dev *td = TOM(dev);
+	struct in6_addr nh;
+	struct tom_conn *c;
+	int ret, l2t;
+
+	spin_lock(&td->lock);
+	c = xa_load(&td->tids, tid);
+	if (!c || c->flags != (TOM_CONN_HOST | TOM_CONN_RESERVED)) {
+		spin_unlock(&td->lock);
+		return -ENOENT;
+	}
+	c->flags = 0;
+	td->nreserved--;
+	spin_unlock(&td->lock);
+
+	ret = tom_route(td, flow, &nh);
+	if (ret) {
+		tom_stat(td, OPENTOE_STAT_NO_ROUTE);
+		goto err_reserved;
+	}
+	l2t = l2t_get(td, flow->family, &nh);
+	if (l2t < 0) {
+		ret = l2t;
+		if (ret == -ENOSPC)
+			tom_stat(td, OPENTOE_STAT_NO_L2T);
+		goto err_reserved;
+	}
+	ret = dev->connect(dev, tid, flow, l2t);
+	if (ret) {
+		tom_stat(td, OPENTOE_STAT_CONNECT_FAILS);
+		l2t_put(td, l2t);
+		goto err_reserved;
+	}
+	spin_lock(&td->lock);
+	c->flow = *flow;
+	c->l2t_idx = l2t;
+	c->flags = TOM_CONN_HOST | TOM_CONN_DEVICE;
+	spin_unlock(&td->lock);
+	tom_stat(td, OPENTOE_STAT_CONNECTS);
+	*l2t_idx = l2t;
+	return 0;
+
+err_reserved:
+	spin_lock(&td->lock);
+	c->flags = TOM_CONN_HOST | TOM_CONN_RESERVED;
+	td->nreserved++;
+	spin_unlock(&td->lock);
+	return ret;
+}
+
+/*
+ * The host's hold on @c goes, under td->lock: what is left of the flags.
+ * A reserved TID has no device side: nothing is left.
+ */
+static unsigned int tom_host_let_go(struct tom_dev *td, struct tom_conn *c)
+{
+	lockdep_assert_held(&td->lock);
+	if (c->flags & TOM_CONN_RESERVED) {
+		td->nreserved--;
+		c->flags = 0;
+		return 0;
+	}
+	c->flags &= ~TOM_CONN_HOST;
+	return c->flags;
+}
+
 /* The host lets go of @tid; the device's side follows. */
 static int tom_close(struct toedev *dev, unsigned int tid)
 {
@@ -421,8 +541,7 @@ static int tom_close(struct toedev *dev, unsigned int tid)
 		spin_unlock(&td->lock);
 		return -ENOENT;
 	}
-	c->flags &= ~TOM_CONN_HOST;
-	left = c->flags;
+	left = tom_host_let_go(td, c);
 	spin_unlock(&td->lock);
 
 	tom_stat(td, OPENTOE_STAT_CLOSES);
@@ -619,8 +738,7 @@ static void tom_shutdown(struct tom_dev *td)
 			spin_unlock(&td->lock);
 			continue;
 		}
-		c->flags &= ~TOM_CONN_HOST;
-		left = c->flags;
+		left = tom_host_let_go(td, c);
 		spin_unlock(&td->lock);
 		tom_stat(td, OPENTOE_STAT_CLOSES);
 		if (left & TOM_CONN_DEVICE)
@@ -664,13 +782,13 @@ static int tom_detach(struct toedev *dev, bool force)
 		bool busy;
 
 		spin_lock(&td->lock);
-		busy = td->ntids || td->nlisten;
+		busy = td->ntids != td->nreserved || td->nlisten;
 		spin_unlock(&td->lock);
 		if (busy)
 			return -EBUSY;
-	} else {
-		tom_shutdown(td);
 	}
+	/* forced: closes everything; else only reserved TIDs are left */
+	tom_shutdown(td);
 
 	spin_lock(&tom_devs_lock);
 	list_del_rcu(&td->list);
@@ -694,19 +812,21 @@ static int tom_detach(struct toedev *dev, bool force)
 static int tom_fill_dev(struct toedev *dev, struct sk_buff *skb)
 {
 	struct tom_dev *td = TOM(dev);
-	unsigned int ntids, l2t_used = 0;
+	unsigned int ntids, nreserved, l2t_used = 0;
 	struct nlattr *nest;
 	int i;
 
 	spin_lock(&td->lock);
 	ntids = td->ntids;
+	nreserved = td->nreserved;
 	spin_unlock(&td->lock);
 	spin_lock_bh(&td->l2t_lock);
 	for (i = 0; i < td->l2t_size; i++)
 		l2t_used += !!td->l2t[i].refcnt;
 	spin_unlock_bh(&td->l2t_lock);
 
-	if (nla_put_u32(skb, OPENTOE_A_DEV_TIDS_USED, ntids) ||
+	if (nla_put_u32(skb, OPENTOE_A_DEV_TIDS_USED, ntids - nreserved) ||
+	    nla_put_u32(skb, OPENTOE_A_DEV_TIDS_RESERVED, nreserved) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_LISTENERS, td->nlisten) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_L2T_SIZE, td->l2t_size) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_L2T_USED, l2t_used))
@@ -781,6 +901,15 @@ static int tom_fill_tid(struct toedev *dev, unsigned long *tid,
 		state |= OPENTOE_TID_F_HOST;
 	if (conn.flags & TOM_CONN_DEVICE)
 		state |= OPENTOE_TID_F_DEVICE;
+	if (conn.flags & TOM_CONN_RESERVED)
+		state |= OPENTOE_TID_F_RESERVED;
+	if (!conn.flow.family || conn.l2t_idx == TOM_L2T_NONE) {
+		/* reserved, or being bound: no flow to show yet */
+		if (nla_put_u32(skb, OPENTOE_A_TID, conn.tid) ||
+		    nla_put_u32(skb, OPENTOE_A_TID_STATE, state))
+			return -EMSGSIZE;
+		return 1;
+	}
 	if (conn.flow.family == AF_INET)
 		ret = nla_put_in_addr(skb, OPENTOE_A_FLOW_SADDR4,
 				      conn.flow.saddr.s6_addr32[3]) ||
@@ -809,6 +938,8 @@ static struct tom_info chelsio_tom = {
 	.can_offload	= tom_can_offload,
 	.connect	= tom_connect,
 	.close		= tom_close,
+	.reserve	= tom_reserve,
+	.bind		= tom_bind,
 	.tid_released	= tom_tid_released,
 	.listen_start	= tom_listen_start,
 	.listen_stop	= tom_listen_stop,

@@ -197,6 +197,7 @@ static int dev_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	toe_nla_get_str(tb[OPENTOE_A_DEV_IFNAME], d->ifname, sizeof(d->ifname));
 	toe_nla_get_str(tb[OPENTOE_A_DEV_TOM], d->tom, sizeof(d->tom));
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_USED], &d->tids_used);
+	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_RESERVED], &d->tids_reserved);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_LISTENERS], &d->listeners);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_L2T_SIZE], &d->l2t_size);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_L2T_USED], &d->l2t_used);
@@ -252,20 +253,27 @@ static void put_tuple(struct toe_nlmsg *r, const struct toe_flow_key *k)
 	put_be16(r, OPENTOE_A_FLOW_DPORT, k->rport);
 }
 
-int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
-		       __u32 *tid, __u32 *l2t, char *err, size_t errlen)
+/* TID_ALLOC; bind: of reserved TID *tid, else a new one. */
+static int tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
+		     bool bind, __u32 *tid, __u32 *l2t, char *err, size_t errlen)
 {
 	struct tid_reply t = { 0 };
 	struct toe_nlmsg r;
-	char what[64];
+	char what[80];
 	int ret;
 
-	snprintf(what, sizeof(what), "TID_ALLOC on module device %u", dev);
+	if (bind)
+		snprintf(what, sizeof(what), "TID_ALLOC of reserved TID %u on module device %u",
+			 *tid, dev);
+	else
+		snprintf(what, sizeof(what), "TID_ALLOC on module device %u", dev);
 	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
 	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_ALLOC, OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
+	if (bind)
+		toe_nla_put_u32(&r, OPENTOE_A_TID, *tid);
 	put_tuple(&r, k);
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
@@ -277,6 +285,42 @@ int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key 
 	*tid = t.tid;
 	if (l2t)
 		*l2t = t.l2t;
+	return 0;
+}
+
+int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
+		       __u32 *tid, __u32 *l2t, char *err, size_t errlen)
+{
+	return tid_alloc(g, dev, k, false, tid, l2t, err, errlen);
+}
+
+int toe_genl_tid_bind(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
+		      __u32 tid, __u32 *l2t, char *err, size_t errlen)
+{
+	return tid_alloc(g, dev, k, true, &tid, l2t, err, errlen);
+}
+
+int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err, size_t errlen)
+{
+	struct tid_reply t = { 0 };
+	struct toe_nlmsg r;
+	char what[64];
+	int ret;
+
+	snprintf(what, sizeof(what), "TID_RESERVE on module device %u", dev);
+	ret = need_family(g, what, err, errlen);
+	if (ret)
+		return ret;
+	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_RESERVE, OPENTOE_GENL_VERSION);
+	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
+	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
+	if (ret)
+		return ret;
+	if (!t.got) {
+		errf(err, errlen, "%s: no TID in the answer", what);
+		return -EPROTO;
+	}
+	*tid = t.tid;
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct toe_genl_dev {
 	char ifname[IF_NAMESIZE];
 	char tom[OPENTOE_TOM_NAMSIZ];	/* attached TOM, "" for none */
 	__u32 tids_used, listeners, l2t_size, l2t_used;
+	__u32 tids_reserved;		/* TID_RESERVE'd, bound to no flow yet */
 };
 
 /* A TID in use, from TID_GET; the tuple as a flow key of this host. */
@@ -103,6 +104,11 @@ int toe_genl_devs(struct toe_genl *g, struct toe_genl_dev *out, int max, int *n,
  */
 int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
 		       __u32 *tid, __u32 *l2t, char *err, size_t errlen);
+/* TID_ALLOC binding reserved TID tid to the flow k; refused, it stays reserved. */
+int toe_genl_tid_bind(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
+		      __u32 tid, __u32 *l2t, char *err, size_t errlen);
+/* TID_RESERVE: a TID for a flow to come, in *tid. */
+int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err, size_t errlen);
 int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err, size_t errlen);
 /* Every TID in use (dev 0: of every device); *out is malloc'd, free it. */
 int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int *n,

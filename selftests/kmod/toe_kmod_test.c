@@ -11,7 +11,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <linux/genetlink.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
@@ -230,6 +233,7 @@ struct devinfo {
 	int index;
 	char name[OPENTOE_NAMSIZ];
 	unsigned int ttid, nconn, tids_used, listeners, l2t_used;
+	unsigned int tids_reserved;
 	char tom[OPENTOE_TOM_NAMSIZ];
 	char ifname[32];
 	uint64_t stats[OPENTOE_STAT_MAX + 1];
@@ -260,6 +264,8 @@ static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
 		d->nconn = nla_u32(tb[OPENTOE_A_DEV_NCONN]);
 	if (tb[OPENTOE_A_DEV_TIDS_USED])
 		d->tids_used = nla_u32(tb[OPENTOE_A_DEV_TIDS_USED]);
+	if (tb[OPENTOE_A_DEV_TIDS_RESERVED])
+		d->tids_reserved = nla_u32(tb[OPENTOE_A_DEV_TIDS_RESERVED]);
 	if (tb[OPENTOE_A_DEV_LISTENERS])
 		d->listeners = nla_u32(tb[OPENTOE_A_DEV_LISTENERS]);
 	if (tb[OPENTOE_A_DEV_L2T_USED])
@@ -379,6 +385,40 @@ static int tid_alloc6(struct nl *nl, int index, const char *daddr,
 	if (l2t)
 		*l2t = r.l2t;
 	return r.tid;
+}
+
+/* A reserved TID, or -errno. */
+static int tid_reserve(struct nl *nl, int index)
+{
+	struct tidreply r = { -1, -1 };
+	struct toe_nlmsg m;
+	int ret;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_RESERVE);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	ret = nl_call(nl, &m, tid_cb, &r);
+	return ret ? ret : r.tid;
+}
+
+/* Reserved TID tid bound to 10.1.0.1:sport -> daddr:80: 0 or -errno. */
+static int tid_bind4(struct nl *nl, int index, int tid, const char *daddr,
+		     uint16_t sport)
+{
+	struct tidreply r = { -1, -1 };
+	struct toe_nlmsg m;
+	int ret;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_TID, tid);
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr(daddr));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(sport));
+	toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
+	ret = nl_call(nl, &m, tid_cb, &r);
+	if (!ret && r.tid != tid)
+		ret = -EPROTO;
+	return ret;
 }
 
 static int tid_free(struct nl *nl, int index, int tid)
@@ -871,6 +911,96 @@ static void test_tids(void)
 	tap(ret == -ENETUNREACH, "local destination: ENETUNREACH (%d)", ret);
 }
 
+/*
+ * TID_RESERVE (the datapath's pools): reserved TIDs count apart from used
+ * ones, bind to a flow with TID_ALLOC + TID, stay reserved when the device
+ * refuses, free at once, and leave a non-forced detach free to go.
+ */
+static void test_reserve(void)
+{
+	int idx = sim_index(1), t[5], i, ret, st = -1;
+	struct devinfo d = { 0 };
+	struct tidlist tl;
+	bool distinct = true;
+	double t0;
+
+	/* what test_tids left: every TID released */
+	t0 = now();
+	while (!dev_get(&nl, idx, &d) && d.tids_used && now() - t0 < 2)
+		msleep(20);
+	for (i = 0; i < 4; i++) {
+		t[i] = tid_reserve(&nl, idx);
+		if (t[i] < 0 || t[i] >= 4 || (i && t[i] == t[i - 1]))
+			distinct = false;
+	}
+	tap(distinct, "TID_RESERVE: 4 TIDs on nconn 4: %d %d %d %d", t[0],
+	    t[1], t[2], t[3]);
+	ret = tid_reserve(&nl, idx);
+	tap(ret == -ENOSPC, "5th TID_RESERVE: ENOSPC (%d)", ret);
+	ret = tid_alloc4(&nl, idx, "10.1.0.2", 2100, NULL);
+	tap(ret == -ENOSPC, "TID_ALLOC without TID: ENOSPC, all reserved (%d)",
+	    ret);
+	ret = dev_get(&nl, idx, &d);
+	tap(!ret && d.tids_used == 0 && d.tids_reserved == 4 &&
+	    d.stats[OPENTOE_STAT_RESERVES] >= 4,
+	    "DEV_GET: tids_used 0, tids_reserved 4 (%u, %u)", d.tids_used,
+	    d.tids_reserved);
+	ret = tid_dump(&nl, idx, &tl);
+	if (!ret && tid_find(&tl, t[0]))
+		st = tid_find(&tl, t[0])->state;
+	tap(!ret && tl.n == 4 &&
+	    st == (OPENTOE_TID_F_HOST | OPENTOE_TID_F_RESERVED) &&
+	    tid_find(&tl, t[0])->sport == -1,
+	    "TID_GET: reserved TIDs are HOST|RESERVED, with no flow (state %d)",
+	    st);
+
+	ret = tid_bind4(&nl, idx, t[0], "10.1.0.2", 2101);
+	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_used == 1 &&
+	    d.tids_reserved == 3 && d.l2t_used == 1,
+	    "TID_ALLOC + TID binds reserved TID %d: used 1, reserved 3 (%d)",
+	    t[0], ret);
+	ret = tid_bind4(&nl, idx, t[0], "10.1.0.2", 2102);
+	tap(ret == -ENOENT, "binding it again: ENOENT (%d)", ret);
+	ret = tid_bind4(&nl, idx, 77, "10.1.0.2", 2103);
+	tap(ret == -ENOENT, "binding a TID never reserved: ENOENT (%d)", ret);
+	ret = tid_bind4(&nl, idx, t[1], "10.2.0.9", 2104);
+	tap(ret == -ENETUNREACH && !dev_get(&nl, idx, &d) &&
+	    d.tids_reserved == 3,
+	    "bound to a flow routed elsewhere: ENETUNREACH, TID %d still reserved (%d)",
+	    t[1], ret);
+	sim_knob(1, "fail_connect", 1);
+	ret = tid_bind4(&nl, idx, t[1], "10.1.0.2", 2105);
+	sim_knob(1, "fail_connect", 0);
+	tap(ret == -EIO && !dev_get(&nl, idx, &d) && d.tids_used == 1 &&
+	    d.tids_reserved == 3 && d.l2t_used == 1,
+	    "the device refuses: EIO, still reserved, no L2T entry taken (%d)",
+	    ret);
+	ret = tid_bind4(&nl, idx, t[1], "10.1.0.2", 2106);
+	tap(!ret, "... and it binds afterwards (%d)", ret);
+
+	ret = tid_free(&nl, idx, t[2]);
+	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_reserved == 1 &&
+	    d.tids_used == 2,
+	    "TID_FREE of a reserved TID: free at once (reserved 1, used 2)");
+	ret = tid_reserve(&nl, idx);
+	tap(ret == t[2], "reserved again at once: TID %d (%d)", t[2], ret);
+	t[2] = ret;
+
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
+	tap(ret == -EBUSY, "detach with bound TIDs: EBUSY (%d)", ret);
+	tid_free(&nl, idx, t[0]);
+	tid_free(&nl, idx, t[1]);
+	t0 = now();
+	while (!dev_get(&nl, idx, &d) && d.tids_used && now() - t0 < 2)
+		msleep(20);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
+	tap(!ret, "detach with reserved TIDs only: they go with it (%d)", ret);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
+	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_used == 0 &&
+	    d.tids_reserved == 0 && d.l2t_used == 0,
+	    "attached again: no TID used or reserved, no L2T entry (%d)", ret);
+}
+
 static void test_l2t(void)
 {
 	struct l2tlist *l = calloc(1, sizeof(*l));
@@ -1267,7 +1397,17 @@ static void *race_releases(void *p)
 		return NULL;
 	}
 	while (!stop_race) {
-		tid = tid_alloc4(&n, a->idx, "10.1.0.2", 7100 + (i++ % 64), NULL);
+		/* in turn: a flow's TID, and a reserved one bound or given back */
+		if (i % 2) {
+			tid = tid_reserve(&n, a->idx);
+			if (tid >= 0 && i % 4 == 1)
+				tid_bind4(&n, a->idx, tid, "10.1.0.2",
+					  7100 + (i % 64));
+		} else {
+			tid = tid_alloc4(&n, a->idx, "10.1.0.2",
+					 7100 + (i % 64), NULL);
+		}
+		i++;
 		if (tid >= 0 && !tid_free(&n, a->idx, tid))
 			a->frees++;
 	}
@@ -1309,7 +1449,7 @@ static void test_detach_race(void)
 	pthread_join(th, NULL);
 	diag("detach race: %d detached, %d busy, %d TIDs released", detached, busy, a.frees);
 	tap(!bad && !a.errors && detached > 0 && a.frees > 0,
-	    "1,000 detaches racing with TID releases: %d detached, %d EBUSY, %d bad", detached, busy, bad);
+	    "1,000 detaches racing with TID releases, reserves and binds: %d detached, %d EBUSY, %d bad", detached, busy, bad);
 	ret = sim_del(61);
 	tap(!ret, "and the device is deleted (%d)", ret);
 }
@@ -1565,8 +1705,11 @@ static int fulltid_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR6]), a, sizeof(a));
 		snprintf(t.dst, sizeof(t.dst), "[%s]:%u", a, dp);
 	}
-	printf("tid %d dev %d state %d l2t %d src %s dst %s\n", t.tid, t.dev,
-	       t.state, t.l2t, t.src, t.dst);
+	if (t.state & OPENTOE_TID_F_RESERVED)
+		printf("tid %d dev %d state %d reserved\n", t.tid, t.dev, t.state);
+	else
+		printf("tid %d dev %d state %d l2t %d src %s dst %s\n", t.tid,
+		       t.dev, t.state, t.l2t, t.src, t.dst);
 	return 0;
 }
 
@@ -1587,6 +1730,16 @@ static int dump_mode(const char *what)
 	if (!strcmp(what, "tids")) {
 		msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TID_GET);
 		ret = nl_call(&nl, &m, fulltid_cb, NULL);
+	} else if (!strcmp(what, "devs")) {
+		struct devlist *dl = calloc(1, sizeof(*dl));
+
+		ret = dl ? dev_dump(&nl, dl) : -ENOMEM;
+		for (i = 0; !ret && i < dl->n; i++)
+			printf("dev %d name %s nconn %u used %u reserved %u listeners %u l2t %u\n",
+			       dl->d[i].index, dl->d[i].name, dl->d[i].nconn,
+			       dl->d[i].tids_used, dl->d[i].tids_reserved,
+			       dl->d[i].listeners, dl->d[i].l2t_used);
+		free(dl);
 	} else if (!strcmp(what, "l2t")) {
 		l = calloc(1, sizeof(*l));
 		ret = l ? l2t_dump(&nl, 0, l) : -ENOMEM;
@@ -1605,7 +1758,7 @@ static int dump_mode(const char *what)
 		}
 		free(l);
 	} else {
-		fprintf(stderr, "usage: toe_kmod_test [tids|l2t]\n");
+		fprintf(stderr, "usage: toe_kmod_test [tids|devs|l2t]\n");
 		return 1;
 	}
 	if (ret)
@@ -1613,11 +1766,90 @@ static int dump_mode(const char *what)
 	return ret ? 1 : 0;
 }
 
+/*
+ * toe_kmod_test serve PORT: accept connections on PORT and keep each open
+ * until its peer closes (what busybox nc -l cannot: one connection only).
+ */
+static int serve_mode(const char *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(atoi(port)) };
+	struct pollfd p[256];
+	int n = 1, i, one = 1;
+	char buf[4096];
+
+	p[0].fd = socket(AF_INET, SOCK_STREAM, 0);
+	p[0].events = POLLIN;
+	setsockopt(p[0].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (p[0].fd < 0 || bind(p[0].fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(p[0].fd, 128)) {
+		perror("toe_kmod_test serve");
+		return 1;
+	}
+	for (;;) {
+		if (poll(p, n, -1) < 0)
+			return 1;
+		if ((p[0].revents & POLLIN) && n < 256) {
+			p[n].fd = accept(p[0].fd, NULL, NULL);
+			p[n].events = POLLIN;
+			n += p[n].fd >= 0;
+		}
+		for (i = 1; i < n; i++) {
+			if (!p[i].revents || read(p[i].fd, buf, sizeof(buf)) > 0)
+				continue;
+			close(p[i].fd);
+			p[i--] = p[--n];
+		}
+	}
+}
+
+static volatile sig_atomic_t hold_stop;
+
+static void hold_sig(int sig)
+{
+	(void)sig;
+	hold_stop = 1;
+}
+
+/*
+ * toe_kmod_test hold ADDR PORT N: N connections to ADDR:PORT, each sending
+ * a line; "connected N" once they are up; closed at SIGTERM, then exit.
+ */
+static int hold_mode(const char *addr, const char *port, const char *count)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(atoi(port)) };
+	int n = atoi(count), i, fd[256], up = 0;
+
+	signal(SIGTERM, hold_sig);
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	for (i = 0; i < n && i < 256; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd[i] < 0 ||
+		    connect(fd[i], (struct sockaddr *)&a, sizeof(a))) {
+			perror("toe_kmod_test hold");
+			continue;
+		}
+		up += write(fd[i], "hello\n", 6) == 6;
+	}
+	printf("connected %d\n", up);
+	while (!hold_stop)
+		pause();
+	for (i = 0; i < n && i < 256; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "serve"))
+		return serve_mode(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "hold"))
+		return hold_mode(argv[2], argv[3], argv[4]);
 	if (argc > 1)
 		return dump_mode(argv[1]);
 	ret = nl_open(&nl);
@@ -1635,6 +1867,7 @@ int main(int argc, char **argv)
 	test_templates();
 	test_attach();
 	test_tids();
+	test_reserve();
 	test_l2t();
 	test_l2t_full();
 	test_listeners();
