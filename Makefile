@@ -126,7 +126,7 @@ $(O)/selftests/%: selftests/tools/%.c
 # pattern rule's only, make would pick $(O)/%.o: user/%.c instead).
 LOADER_OBJS := $(patsubst user/loader/%.c,$(O)/loader/%.o,$(wildcard user/loader/*.c))
 
-$(LOADER_OBJS): $(SKELS)
+$(LOADER_OBJS) $(O)/toed-objs/tidpool.o: $(SKELS)
 
 $(O)/loader/%.o: user/loader/%.c
 	@mkdir -p $(@D)

@@ -17,6 +17,7 @@
 #include "policy.h"
 #include "bypass.h"
 #include "stats.h"
+#include "tid.h"
 
 /* An IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
 static __always_inline bool v4mapped(const __u32 *a)
@@ -147,10 +148,12 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	struct toe_sk_state *st;
 	int cb = BPF_SOCK_OPS_STATE_CB_FLAG;
 	struct bpf_sock *sk = skops->sk;
+	__u64 cookie;
 
 	if (!sk)
 		return;
 	skops_key(skops, &k);
+	cookie = bpf_get_socket_cookie(skops);
 	decide(&k, sk_cgroup_id(sk), &d);
 	if (untracked(&d)) {
 		stat_inc(TOE_S_ESTABLISHED);
@@ -167,8 +170,17 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 			d.reason = TOE_R_NODEV;
 		} else {
 			take_slot(&d);
-			st->dev = d.action == TOE_ACT_OFFLOAD ? d.dev :
-								TOE_DEV_NONE;
+			if (d.action == TOE_ACT_OFFLOAD) {
+				if (take_tid(&d, sk, &k, cookie))
+					slot_offloaded(d.dev);
+				else
+					slot_refused(&d);
+			}
+			/* a module device's slot is toe_tid_held's (tid.h) */
+			st->dev = d.action == TOE_ACT_OFFLOAD &&
+						  d.tid == TOE_TID_NONE ?
+					  d.dev :
+					  TOE_DEV_NONE;
 			st->decision = d.action;
 			if (d.action == TOE_ACT_OFFLOAD)
 				filter_add(st, &k);
@@ -184,7 +196,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	stat_inc(TOE_S_ESTABLISHED);
 
 	f.start_ns = bpf_ktime_get_ns();
-	f.cookie = bpf_get_socket_cookie(skops);
+	f.cookie = cookie;
 	f.dev = d.dev;
 	f.rule = d.rule;
 	f.decision = d.action;
@@ -196,9 +208,10 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	fill_counters(&f, skops);
 	bpf_map_update_elem(&toe_flows, &k, &f, BPF_ANY);
 	if (d.action == TOE_ACT_OFFLOAD)
-		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL);
-	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV)
-		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL);
+		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL, d.tid);
+	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV ||
+		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE)
+		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL, TOE_TID_NONE);
 	bpf_sock_ops_cb_flags_set(skops, cb);
 }
 
@@ -210,6 +223,7 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 	struct toe_sk_state *st;
 	struct toe_byp_sk *bst;
 	struct bpf_sock *sk = skops->sk;
+	__u32 tid = TOE_TID_NONE;
 
 	if (!sk)
 		return;
@@ -218,6 +232,10 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 	if (st && st->dev != TOE_DEV_NONE) {
 		release_slot(st->dev);
 		st->dev = TOE_DEV_NONE;
+	} else if (st && st->decision == TOE_ACT_OFFLOAD) {
+		/* a module device's: its slot goes with its TID, if held */
+		st->decision = TOE_ACT_HOST;
+		tid = drop_tid(bpf_get_socket_cookie(skops));
 	}
 	bst = bpf_sk_storage_get(&toe_byp_sk, sk, 0, 0);
 	if (bst)
@@ -225,10 +243,10 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 	f = bpf_map_lookup_elem(&toe_flows, &k);
 	if (!f) {
 		stat_inc(TOE_S_FLOW_EVICTED);
-		emit(TOE_EV_FLOW_CLOSED, &k, NULL, skops);
+		emit(TOE_EV_FLOW_CLOSED, &k, NULL, skops, tid);
 	} else {
 		stat_inc(TOE_S_CLOSED);
-		emit(TOE_EV_FLOW_CLOSED, &k, f, skops);
+		emit(TOE_EV_FLOW_CLOSED, &k, f, skops, tid);
 		bpf_map_delete_elem(&toe_flows, &k);
 	}
 	if (st)
@@ -254,7 +272,7 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 
 	skops_key(skops, &k);
 	stat_inc(TOE_S_LISTEN);
-	emit(TOE_EV_LISTEN_START, &k, NULL, NULL);
+	emit(TOE_EV_LISTEN_START, &k, NULL, NULL, TOE_TID_NONE);
 	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
 }
 
@@ -267,7 +285,7 @@ static __always_inline void on_state(struct bpf_sock_ops *skops)
 		return;
 	if (skops->args[0] == BPF_TCP_LISTEN) {
 		skops_key(skops, &k);
-		emit(TOE_EV_LISTEN_STOP, &k, NULL, NULL);
+		emit(TOE_EV_LISTEN_STOP, &k, NULL, NULL, TOE_TID_NONE);
 	} else {
 		on_close(skops);
 	}

@@ -67,6 +67,23 @@ int toe_byp_probe(struct xdp_md *ctx)
 }
 
 /*
+ * Never attached: toed's demotion of a module device's flow (tid.h), run
+ * with BPF_PROG_TEST_RUN on a struct toe_tid_demote.
+ */
+SEC("xdp")
+int toe_tid_demote(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct toe_tid_demote *a = data;
+
+	if ((void *)(a + 1) > data_end)
+		return XDP_ABORTED;
+	tid_demote(a);
+	return XDP_PASS;
+}
+
+/*
  * Every received frame: a packet of an offloaded flow of this host is
  * counted in its record and steered (xdp.h); one of no local flow may be
  * of a flow this host routes (forward.h); everything else goes on

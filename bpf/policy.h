@@ -27,6 +27,7 @@ struct decision {
 	__u32 ka_intvl;
 	__u32 ka_cnt;
 	__u32 track; /* enum toe_track of the generation decided under */
+	__u32 tid; /* a module device's TID (tid.h), or TOE_TID_NONE */
 	__u64 serial;
 };
 
@@ -111,6 +112,7 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	d->rule = TOE_RULE_NONE;
 	d->ka_idle = 0;
 	d->track = TOE_TRACK_ALL;
+	d->tid = TOE_TID_NONE;
 	d->serial = 0;
 	genp = bpf_map_lookup_elem(&toe_pol_gen, &zero);
 	if (!genp)
@@ -179,7 +181,29 @@ static __always_inline void take_slot(struct decision *d)
 		d->reason = TOE_R_CAPACITY;
 		return;
 	}
-	__sync_fetch_and_add(&live->offloaded, 1);
+}
+
+/* The slot take_slot() took is the flow's: count it offloaded. */
+static __always_inline void slot_offloaded(__u32 idx)
+{
+	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+
+	if (live)
+		__sync_fetch_and_add(&live->offloaded, 1);
+}
+
+/* Or not (tid.h: no TID, another route): back, counted as refused. */
+static __always_inline void slot_refused(struct decision *d)
+{
+	__u32 idx = d->dev;
+	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+
+	if (live) {
+		__sync_fetch_and_add(&live->live, -1);
+		__sync_fetch_and_add(&live->refused, 1);
+	}
+	d->action = TOE_ACT_HOST;
+	d->dev = TOE_DEV_NONE;
 }
 
 static __always_inline void release_slot(__u32 idx)

@@ -50,7 +50,7 @@ static __always_inline __u64 sk_netns_ino(struct bpf_sock *sk)
 /* One flow event to user space; one that finds the ring full is counted. */
 static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 				 const struct toe_flow *f,
-				 struct bpf_sock_ops *skops)
+				 struct bpf_sock_ops *skops, __u32 tid)
 {
 	struct bpf_sock *sk;
 	struct toe_event *e;
@@ -66,11 +66,16 @@ static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 	e->key = *k;
 	e->dev = TOE_DEV_NONE;
 	e->rule = TOE_RULE_NONE;
+	e->tid = tid;
 	sk = skops ? skops->sk : NULL;
 	if (f)
 		e->netns_ino = f->netns_ino;
 	else if (sk)
 		e->netns_ino = sk_netns_ino(sk);
+	if (f)
+		e->cookie = f->cookie;
+	else if (skops)
+		e->cookie = bpf_get_socket_cookie(skops);
 	if (f) {
 		e->dev = f->dev;
 		e->rule = f->rule;

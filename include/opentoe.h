@@ -42,6 +42,9 @@ enum toe_reason {
 	TOE_R_NODEV = 3,	/* rule names a device that is not there */
 	TOE_R_NOT_LOCAL = 4,	/* bypass asked, but the peer is not local */
 	TOE_R_UNSUPPORTED = 5,	/* bypass asked, the socket cannot take it (MPTCP) */
+	TOE_R_NO_TID = 6,	/* the module device's pool of TIDs is empty */
+	TOE_R_ROUTE = 7,	/* its route leaves through another interface */
+	TOE_R_MODULE = 8,	/* the kernel module refused it (toed demoted it) */
 	TOE_R__MAX
 };
 
@@ -297,7 +300,8 @@ static inline __u32 toe_filter_slot(const __u32 *laddr, const __u32 *raddr,
  * filter_slot, taken back (filter = 0) once, at TCP_CLOSE.
  */
 struct toe_sk_state {
-	__u32 dev;
+	__u32 dev;		/* TOE_DEV_NONE for a module device's flow: */
+				/* its slot is toe_tid_held's (by cookie) */
 	__u8 decision;
 	__u8 filter;		/* 1: holds a count in toe_flow_filter */
 	__u16 filter_slot;	/* its slot there */
@@ -364,7 +368,15 @@ struct toe_sk_state {
 	X(FWD_HALF, "fwd_half",							\
 	  "Handshakes the stack forwarded a SYN of")				\
 	X(UNTRACKED, "untracked",						\
-	  "Connections left untracked (track policy, no rule named them)")
+	  "Connections left untracked (track policy, no rule named them)")	\
+	X(TID_TAKEN, "tid_taken",						\
+	  "TIDs taken from a module device's pool at offload")			\
+	X(TID_EMPTY, "tid_pool_empty",						\
+	  "Offloads refused: the module device's TID pool was empty")		\
+	X(TID_ROUTE, "tid_route_other_if",					\
+	  "Offloads refused: the route leaves through another interface")	\
+	X(TID_DEMOTED, "tid_demoted",						\
+	  "Offloaded flows toed demoted to the host (module refused, device gone)")
 
 enum toe_stat {
 	TOE_S_BASE = 32,
@@ -375,7 +387,8 @@ enum toe_stat {
 	TOE_S__MAX
 };
 
-#define TOE_STATS_MAX		64
+#define TOE_STATS_MAX		96
+_Static_assert(TOE_S__MAX <= TOE_STATS_MAX, "toe_stats is too small for TOE_STAT_TABLE");
 
 /* Ring buffer events (toe_events). */
 enum toe_event_type {
@@ -418,8 +431,9 @@ struct toe_event {
 	__u32 total_retrans;
 	__u32 srtt_us;
 	__u32 policy;		/* serial of the policy that decided (low bits) */
-	__u32 pad2;
+	__u32 tid;		/* module TID the flow took, or TOE_TID_NONE */
 	__u64 netns_ino;	/* inode of key.netns's namespace (0: unknown) */
+	__u64 cookie;		/* the socket's cookie (0: none) */
 };
 
 /*
@@ -713,6 +727,43 @@ struct toe_byp_probe {
 	__u32 queued;		/* out: messages redirected to it are unread */
 	__u32 bytes;		/* out: how many bytes (0 if the kernel does not say) */
 	__u32 pad;
+};
+
+/*
+ * The kernel module's TIDs, taken synchronously by sock_ops (issue: the
+ * datapath and the module agree at every instant).
+ *
+ * toe_tid_pool: ARRAY_OF_MAPS[TOE_MAX_DEVS] of QUEUE(__u32 TID,
+ * TOE_TID_POOL_MAX), index = toe_devs index of a module device.  toed
+ * fills each with TIDs the module reserved (TID_RESERVE) and keeps it
+ * topped up; sock_ops pops one when it offloads a connection on the
+ * device, and an empty pool is a refusal (TOE_R_NO_TID) decided there.
+ *
+ * toe_tid_held: HASH, socket cookie -> toe_tid_held.  The TID a live
+ * connection took, and with it the connection's device slot: whoever
+ * deletes the entry (sock_ops at close, or toe_tid_demote when the module
+ * refuses the flow or its device goes) releases the slot, exactly once.
+ * toed binds the TID to its flow (TID_ALLOC + TID) from the
+ * flow_offloaded event, or from this map after a restart.
+ */
+#define TOE_TID_NONE		0xffffffffU
+#define TOE_TID_POOL_MAX	1024
+#define TOE_TID_HELD_MAX	65536
+
+struct toe_tid_held {
+	struct toe_flow_key key;
+	__u32 dev;		/* toe_devs index */
+	__u32 tid;		/* the module's TID */
+};
+
+/* toe_tid_demote's argument (BPF_PROG_TEST_RUN data, as toe_byp_probe). */
+struct toe_tid_demote {
+	__u8 eth[16];		/* room for an Ethernet header, unused */
+	__u64 cookie;		/* in: the socket's cookie */
+	__u32 dev;		/* in: what its toe_tid_held entry must hold */
+	__u32 tid;
+	__u32 reason;		/* in: enum toe_reason for its record */
+	__u32 done;		/* out: 1 demoted; 0 no such entry (closed) */
 };
 
 struct toe_byp_conf {

@@ -42,7 +42,9 @@
 	X(BYPASS,	toe_bypass)		\
 	X(BYP_SK,	toe_byp_sk)		\
 	X(BYP_FLOWS,	toe_byp_flows)		\
-	X(BYP_CONF,	toe_byp_conf)
+	X(BYP_CONF,	toe_byp_conf)		\
+	X(TID_POOL,	toe_tid_pool)		\
+	X(TID_HELD,	toe_tid_held)
 /* clang-format on */
 
 enum toe_map_id {

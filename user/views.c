@@ -30,6 +30,8 @@ static const struct toe_pin view_pins[] = {
 	TOE_PIN(struct toe_maps, events, EVENTS),
 	TOE_PIN_OPT(struct toe_maps, fwd, FWD),
 	TOE_PIN_OPT(struct toe_maps, byp, BYP_FLOWS),
+	TOE_PIN_OPT(struct toe_maps, tid_pool, TID_POOL),
+	TOE_PIN_OPT(struct toe_maps, tid_held, TID_HELD),
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 
@@ -72,6 +74,8 @@ const char *toe_reason_name(__u32 r)
 		[TOE_R_RULE] = "rule", [TOE_R_DEFAULT] = "default",
 		[TOE_R_CAPACITY] = "capacity", [TOE_R_NODEV] = "nodev",
 		[TOE_R_NOT_LOCAL] = "not_local", [TOE_R_UNSUPPORTED] = "unsupported",
+		[TOE_R_NO_TID] = "no_tid", [TOE_R_ROUTE] = "route",
+		[TOE_R_MODULE] = "module",
 	};
 
 	return r < TOE_R__MAX ? n[r] : "?";
@@ -171,6 +175,7 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 		tj_ku64(j, "kmod_index", k->index);
 		tj_ku64(j, "tids_used", k->tids_used);
 		tj_ku64(j, "tids_held", k->tids_held);
+		tj_ku64(j, "tids_reserved", k->tids_reserved);
 		tj_ku64(j, "l2t_used", k->l2t_used);
 		tj_ku64(j, "l2t_size", k->l2t_size);
 		tj_ku64(j, "listeners", k->listeners);

@@ -16,6 +16,8 @@ struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;
 	int fwd;	/* optional (-1): a datapath without the forward path */
 	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
+	int tid_pool;	/* optional (-1): the module's TID pools (older datapath) */
+	int tid_held;	/* optional (-1): and the TIDs connections took */
 };
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
@@ -40,6 +42,7 @@ struct toe_view_kmod {
 	__u32 index;		/* the module's device index */
 	__u32 tids_used;	/* TIDs the module has in use on it */
 	__u32 tids_held;	/* of which toed holds for its flows */
+	__u32 tids_reserved;	/* in the datapath's pool, or being bound */
 	__u32 l2t_used, l2t_size;
 	__u32 listeners;
 };

@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 set -u
 
-plan 144
+plan 172
 need_root
 need_cmd qemu-system-x86_64 gcc make cpio gzip xz apt-get apt-cache dpkg dpkg-deb timeout perl
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
@@ -186,6 +186,11 @@ if [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUIL
 	cp "$TOE_BUILD/toe-loader" "$TOE_BUILD/toed" "$TOE_BUILD/toectl" "$rootfs/usr/sbin/"
 	cp "$here/toed_guest.sh" "$rootfs/bin/"
 	bins="$bins $TOE_BUILD/toe-loader $TOE_BUILD/toed $TOE_BUILD/toectl"
+	# bpftool: the datapath's counts while toed is away
+	if command -v bpftool >/dev/null; then
+		cp "$(command -v bpftool)" "$rootfs/usr/sbin/"
+		bins="$bins $(command -v bpftool)"
+	fi
 else
 	echo "toe-loader, toed or toectl not built (make): the guest runs the module test only"
 fi

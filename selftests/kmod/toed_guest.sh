@@ -6,15 +6,22 @@
 # namespace.  Prints TAP lines ("ok N - toed: ...") that test_kmod.sh relays.
 #
 #   toed starts without the module: one info line, toectl works;
-#   the module is loaded and a simulated T3 is made on veth6 while toed runs:
-#   toe0 joins toe_devs (TOE_DEVF_KMOD), toectl devices shows its TOM;
-#   a connection the rule offloads holds a TID (toectl flows and the
-#   module's TID_GET agree on it and on the tuple), the module's L2T entry
-#   for the peer has the MAC toed mirrored into toe_neigh, the TID is freed
-#   at close; a flow routed elsewhere is refused by the module (ENETUNREACH)
-#   and counted; toed killed with a flow open and restarted adopts its TID;
-#   killed, the flow closed meanwhile, restarted: the TID is freed; the
-#   module unloaded under toed: configuration devices only again.
+#   the module is loaded and a simulated T3 (nconn 16) is made on veth6
+#   while toed runs: toe0 joins toe_devs (TOE_DEVF_KMOD), toectl devices
+#   shows its TOM, and toed reserves its 16 TIDs into the datapath's pool;
+#   a connection the rule offloads takes one there, synchronously, and toed
+#   binds it to the flow (toectl flows and the module's TID_GET agree on it
+#   and on the tuple); the module's L2T entry for the peer has the MAC toed
+#   mirrored into toe_neigh; at close the TID goes back, and into the pool;
+#   a flow routed through lo is refused by the datapath itself (reason
+#   route); one the module refuses to bind (fail_connect) is demoted to the
+#   host before any "offloaded" is heard (reason module);
+#   then one truth, step by step: the datapath's live count, toed's TIDs and
+#   the module's TIDs in use are equal after offloading up to capacity,
+#   refusing past it, closing half, restarting toed, killing it, closing
+#   flows while it is away (the datapath knows at once; the module when
+#   toed is back), removing the device with flows open, a new device;
+#   the module unloaded under toed: configuration devices only again.
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 ip=/usr/sbin/ip
 n=0
@@ -137,7 +144,7 @@ check "... kmod, chelsio-t3, TOM chelsio_tom (the module's), on veth6, nconn 16"
 	sh -c "echo '$D' | grep -q '\"type\":\"chelsio-t3\",\"module\":\"chelsio_tom\",\"kmod\":true,\"interface\":\"veth6\".*\"nconn\":16'"
 check "toed logged the module's arrival" grep -q 'kernel module loaded' "$LOG"
 
-# ---- a real connection the rule offloads
+# ---- a real connection the rule offloads: the TID it took from the pool
 server 5300 peer
 (echo hello; sleep 6) | nc 10.7.0.2 5300 &
 CLI=$!
@@ -150,11 +157,13 @@ echo "# $F"
 TID=$(echo "$F" | field tid)
 LPORT=$(echo "$F" | field lport)
 toe_kmod_test tids >/tmp/tids
-sed 's/^/# module: /' /tmp/tids
+sed 's/^/# module: /' /tmp/tids | head -n 4
 check "the module has TID $TID for 10.7.0.1:$LPORT -> 10.7.0.2:5300, held by the host" \
 	grep -q "^tid $TID dev [0-9]* state [13] l2t [0-9]* src 10.7.0.1:$LPORT dst 10.7.0.2:5300$" /tmp/tids
-one_tid() { toe0 | grep -q '"tids_used":1,"tids_held":1,'; }
-check "toectl devices: toe0 has 1 TID in use, held by toed" one_tid
+check "... and the other 15 reserved, in the datapath's pool" \
+	test "$(grep -c '^tid [0-9]* dev [0-9]* state 5 reserved$' /tmp/tids)" = 15
+one_tid() { toe0 | grep -q '"tids_used":1,"tids_held":1,"tids_reserved":15,'; }
+check "toectl devices: toe0 has 1 TID in use, held by toed, 15 reserved" one_tid
 toe_kmod_test l2t >/tmp/l2t
 sed 's/^/# module: /' /tmp/l2t
 L2TMAC=$(sed -n 's/.* addr 10\.7\.0\.2 lladdr \([0-9a-f:]*\) .*/\1/p' /tmp/l2t)
@@ -167,52 +176,113 @@ check "toectl stats: toed finds the module's L2T in agreement with toe_neigh (1 
 wait "$CLI"
 wait "$SRV"
 check "the connection carried its data" grep -q hello /tmp/got5300
-tidgone() { ! toe_kmod_test tids | grep -q "^tid $TID "; }
+tidgone() { ! toe_kmod_test tids | grep -q "src 10.7.0.1:$LPORT "; }
 wait_for 50 tidgone
-tap $? "the TID is freed after close (gone from TID_GET)"
-check "... toectl stats: 1 allocated, 1 freed" \
+tap $? "its TID is freed after close (no TID of that flow in TID_GET)"
+check "... toectl stats: 1 bound, 1 freed" \
 	sh -c 'toectl -j stats | grep -q "\"kmod_tid_alloc\":1,.*\"kmod_tid_free\":1,"'
+refilled() { toe_kmod_test devs | grep -q ' used 0 reserved 16 '; }
+wait_for 50 refilled
+tap $? "... and reserved again into the pool (used 0, reserved 16)"
 
-# ---- a flow the datapath offloads that the module refuses: its route
-# leaves through lo, not veth6 (ENETUNREACH): logged and counted
+# ---- a flow routed through lo: the datapath refuses it itself, since its
+# route does not leave through veth6 (what the module would say), and the
+# module is never asked
 server 5301
 echo x | nc 127.0.0.1 5301
 wait "$SRV"
-unreach() { toectl -j stats | grep -q '"kmod_tid_alloc_unreach":1,.*"kmod_offloaded_no_tid":1,'; }
-wait_for 30 unreach
-tap $? "a flow routed through lo: the module refuses it (ENETUNREACH), counted as offloaded without a TID"
-check "... and logged with the module's reason" grep -q 'warning: flow 127.0.0.1:[0-9]* -> 127.0.0.1:5301: offloaded by the datapath, refused by the kernel module' "$LOG"
+routed() { grep -q 'warning: \[flow_refused\] 127.0.0.1:[0-9]* -> 127.0.0.1:5301 host dev - reason route ' "$LOG"; }
+wait_for 30 routed
+tap $? "a flow routed through lo: refused by the datapath, reason route (logged)"
+check "... counted (toe_stats tid_route_other_if), the module never asked" \
+	sh -c 'toectl -j stats | grep -q "\"tid_route_other_if\":1," &&
+		toectl -j stats | grep -q "\"kmod_tid_alloc_unreach\":0,"'
 
-# ---- toed restarts: adopts a held TID, frees one whose flow closed meanwhile
+# ---- the module refuses to bind a flow's TID (the simulated device's
+# fail_connect): toed demotes it to the host before anyone hears "offloaded"
+SIMDBG=$(ls -d /sys/kernel/debug/opentoe_sim/opentoe_sim1 2>/dev/null)
+[ -n "$SIMDBG" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+SIMDBG=/sys/kernel/debug/opentoe_sim/opentoe_sim1
+echo 1 >"$SIMDBG/fail_connect"
 server 5300 peer
-(echo a; sleep 5) | nc 10.7.0.2 5300 &
+(echo demoted; sleep 3) | nc 10.7.0.2 5300 &
 CLI=$!
-wait_for 50 held
-TID=$(flow | field tid)
-stop_toed 9
-start_toed
-tap $? "toed killed (SIGKILL) with a flow open, started again"
-check "... it adopts the flow's TID $TID" \
-	sh -c "toectl -j flows port 5300 | grep -q '\"tid\":$TID[,}]' && toectl -j stats | grep -q '\"kmod_tids_adopted\":1,'"
+demoted() { toectl -j flows port 5300 | objs | grep '"rport":5300' | grep -q '"decision":"host","reason":"module"'; }
+wait_for 50 demoted
+tap $? "the module refuses the TID (fail_connect): the flow is demoted, reason module" ||
+	toectl -j flows | sed 's/^/# /'
+check "... logged, and its event is flow_refused, not flow_offloaded" \
+	sh -c "grep -q 'refused TID [0-9]* (.*): demoted to the host' '$LOG' &&
+		grep -q 'warning: \[flow_refused\] 10.7.0.1:[0-9]* -> 10.7.0.2:5300 host dev toe0 reason module' '$LOG'"
+nolive() { toe0 | grep -q '"live":0,' && toe_kmod_test devs | grep -q ' used 0 reserved 16 '; }
+wait_for 30 nolive
+tap $? "... its slot released (live 0), its TID back in the pool (used 0, reserved 16)"
+echo 0 >"$SIMDBG/fail_connect"
 wait "$CLI"
 wait "$SRV"
-wait_for 50 tidgone
-tap $? "... and frees it when the flow closes"
+check "... and the connection carried its data, on the host" grep -q demoted /tmp/got5300
 
-server 5300 peer
-(echo a; sleep 3) | nc 10.7.0.2 5300 &
-CLI=$!
-wait_for 50 held
-TID=$(flow | field tid)
-stop_toed 9
-wait "$CLI"
-wait "$SRV"
-check "toed killed; the flow closes without it; its TID $TID stays held" \
-	sh -c "toe_kmod_test tids | grep -q '^tid $TID '"
+# ---- one truth: the datapath's live count, toed's TIDs and the module's
+# TIDs in use agree after every step
+SERVE=
+nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
+SERVE=$!
+usleep 300000
+counts() { # "live held used" of toe0 (index 0): the datapath's, toed's, the module's
+	l=$(bpftool -j map lookup pinned /sys/fs/bpf/opentoe/toe_dev_live key 0 0 0 0 |
+		sed -n 's/.*"live":\([0-9]*\),.*/\1/p')
+	h=$(toectl -j stats | sed -n 's/.*"kmod_tids_held":\([0-9]*\),.*/\1/p')
+	u=$(toe_kmod_test devs | sed -n 's/.* name toe0 .* used \([0-9]*\) .*/\1/p')
+	echo "$l $h ${u:-0}"
+}
+agree() { [ "$(counts)" = "$1 $1 $1" ]; }
+step() { # N DESC
+	wait_for 50 agree "$1"
+	tap $? "$2: live = toed's TIDs = the module's TIDs in use = $1 ($(counts))"
+}
+HOLD=
+hold() { # N: N connections to the peer, held open (one process)
+	toe_kmod_test hold 10.7.0.2 5300 "$1" >/dev/null &
+	HOLD="$HOLD $!"
+	usleep 500000
+}
+for g in 1 2 3 4; do hold 4; done
+set -- $HOLD
+G1=$1 G2=$2 G3=$3 G4=$4
+step 16 "16 connections offloaded, up to the capacity"
+hold 2
+G5=${HOLD##* }
+refused=$(toectl -j flows port 5300 | objs | grep '"rport":5300' | grep -c '"decision":"host","reason":"capacity"')
+tap "$([ "$refused" = 2 ] && echo 0 || echo 1)" "2 more refused for capacity ($refused)"
+step 16 "... and nothing else changed"
+kill "$G5" "$G1" "$G2"
+step 8 "half of them closed"
+stop_toed TERM
 start_toed
-wait_for 50 tidgone
-tap $? "toed started again frees the TID no flow holds"
-check "... counted as orphaned" sh -c 'toectl -j stats | grep -q "\"kmod_tids_orphaned\":1,"'
+step 8 "toed stopped (SIGTERM) and started with 8 open"
+stop_toed 9
+kill "$G3"
+usleep 500000
+dplive() { [ "$(counts | cut -d' ' -f1)" = "$1" ]; }
+wait_for 30 dplive 4
+tap $? "toed killed; 4 close while it is away: the datapath's live count is 4 at once"
+check "... the module, told by nobody, still has 8 in use" \
+	sh -c 'toe_kmod_test devs | grep -q " name toe0 .* used 8 "'
+start_toed
+step 4 "toed started again: the 4 TIDs no flow holds are freed"
+echo 1 >/sys/bus/opentoe_sim/del_device
+step 0 "the device removed with 4 flows open: they are demoted"
+check "... counted as demoted (toe_stats tid_demoted 4 + 1 before)" \
+	sh -c 'toectl -j stats | grep -q "\"tid_demoted\":5[,}]"'
+kill "$G4"
+echo "1 veth6 3 16 toe%d" >/sys/bus/opentoe_sim/new_device
+wait_for 50 toe0
+hold 3
+G6=${HOLD##* }
+step 3 "a new simulated device, 3 connections offloaded on it"
+kill "$SERVE" "$G6" 2>/dev/null
+wait "$SERVE" 2>/dev/null
+step 0 "... all closed"
 
 # ---- the module unloaded under toed
 echo 1 >/sys/bus/opentoe_sim/del_device && rmmod opentoe

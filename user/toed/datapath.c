@@ -96,6 +96,7 @@ void dp_detach(void)
 		ring_buffer__free(D->rb);
 		D->rb = NULL;
 	}
+	pool_close();
 	if (D->dp.loaded)
 		toe_maps_close(&D->m);
 	D->nl.neigh_map = D->nl.local_map = -1;
@@ -130,8 +131,7 @@ static int dp_attach(const struct dp_ids *ids, char *err, size_t len)
 	if (apply(false, "", e, sizeof(e)))
 		D->kmod_dirty = true;
 	retrack(true); /* neighbours and addresses into the new maps */
-	if (toe_genl_up(&D->gl))
-		kmod_reconcile(); /* the old datapath's flows are gone: their TIDs too */
+	kmod_reconcile(); /* the old datapath's flows are gone: their TIDs too */
 	return 0;
 }
 

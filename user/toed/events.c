@@ -206,18 +206,30 @@ static int event_text(const struct toe_event *e, const char *dn,
 /* ring_buffer__consume's callback: one datapath event. */
 int on_event(void *ctx, void *data, size_t len)
 {
-	const struct toe_event *e = data;
+	struct toe_event ev, *e = &ev;
 	char dn[17] = "-", text[512], json[768], tids[32] = "";
 	long long tid;
 	struct toe_dev d;
 	int level;
 
 	(void)ctx;
-	if (len < sizeof(*e) || e->type < TOE_EV_LISTEN_START ||
-	    e->type > TOE_EV_FLOW_CLOSED) {
+	if (len < sizeof(ev)) {
 		D->ev_bad++;
 		return 0;
 	}
+	memcpy(&ev, data, sizeof(ev));
+	if (e->type < TOE_EV_LISTEN_START || e->type > TOE_EV_FLOW_CLOSED) {
+		D->ev_bad++;
+		return 0;
+	}
+	/*
+	 * A device of the kernel module: the TID the flow took is bound to it
+	 * there before anyone hears "offloaded"; refused, the flow is demoted
+	 * and this becomes its flow_refused.  At close the TID goes back.
+	 */
+	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS &&
+	    D->kmod_idx[e->dev])
+		kmod_offload(e);
 	D->ev[e->type]++;
 	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
 		D->closed_by[e->decision]++;
@@ -225,13 +237,9 @@ int on_event(void *ctx, void *data, size_t len)
 		D->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
-	/* A device of the kernel module: the flow takes a TID there, and gives it back. */
-	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS &&
-	    D->kmod_idx[e->dev])
-		kmod_offload(&e->key, e->dev);
 	tid = tid_of(&e->key, NULL);
-	if (e->type == TOE_EV_FLOW_CLOSED && D->tid_n)
-		kmod_close(&e->key);
+	if (e->type == TOE_EV_FLOW_CLOSED && (D->tid_n || e->tid != TOE_TID_NONE))
+		kmod_close(e);
 	if (tid >= 0)
 		snprintf(tids, sizeof(tids), " tid %lld", tid);
 	if (e->dev != TOE_DEV_NONE &&

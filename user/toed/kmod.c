@@ -324,61 +324,118 @@ static __u32 kmod_toe_index(__u32 mdev)
 	return TOE_DEV_NONE;
 }
 
-/* A flow the datapath offloaded on a device of the module: take its TID. */
-void kmod_offload(const struct toe_flow_key *k, __u32 dev)
+/* Why the module would not take a flow, for the log. */
+static const char *refusal_hint(int ret)
 {
-	char err[512], l[64], r[64];
-	__u32 mdev = D->kmod_idx[dev], tid, l2t;
-	int ret;
+	return ret == -ENOSPC ? "; no TID or L2T entry free" :
+	       ret == -ENETUNREACH ?
+			       "; its route does not leave through the device's interface" :
+	       ret == -ENOENT ? "; the TID is no longer reserved (device gone?)" :
+				"";
+}
 
-	if (tid_find(k))
-		return; /* already held (adopted, or a replayed event) */
-	ret = toe_genl_tid_alloc(&D->gl, mdev, k, &tid, &l2t, err, sizeof(err));
-	if (!ret) {
-		if (tid_add(k, mdev, tid, l2t, false)) {
-			/* Cannot remember it: give it back rather than leak it. */
-			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
-			D->kst.alloc_failed++;
-			D->kst.no_tid++;
-			logm(LOG_ERR, "out of memory for the TID table");
-			return;
-		}
-		D->kst.alloc++;
-		logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u", tid, l2t,
-		     mdev);
-		return;
-	}
+static void count_refusal(int ret)
+{
 	D->kst.no_tid++;
-	tid_add(k, mdev, 0, 0, true); /* not asked again for this flow */
 	if (ret == -ENOSPC)
 		D->kst.alloc_nospc++;
 	else if (ret == -ENETUNREACH)
 		D->kst.alloc_unreach++;
 	else
 		D->kst.alloc_failed++;
+}
+
+/*
+ * Bind the TID a connection took from toe_devs index dev's pool to its
+ * flow in the module.  Refused, the connection is demoted to the host
+ * (its slot released, its record says why) and the TID, still reserved,
+ * goes back in the pool.  0, or the module's -errno.
+ */
+static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie,
+			  __u32 dev, __u32 tid)
+{
+	char err[512], l[64], r[64];
+	__u32 mdev = D->kmod_idx[dev], l2t;
+	int ret;
+
+	ret = mdev ? toe_genl_tid_bind(&D->gl, mdev, k, tid, &l2t, err,
+				       sizeof(err)) :
+		     -ENODEV;
+	if (!ret) {
+		if (tid_add(k, mdev, tid, l2t, false)) {
+			logm(LOG_ERR, "out of memory for the TID table");
+			ret = -ENOMEM;
+		} else {
+			D->kst.alloc++;
+			logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u",
+			     tid, l2t, mdev);
+			return 0;
+		}
+	}
+	if (ret == -ENODEV)
+		snprintf(err, sizeof(err), "device %u is no longer the module's", dev);
+	count_refusal(ret);
+	D->kst.bind_refused++;
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
 	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
 	logm(LOG_WARN,
-	     "flow %s -> %s: offloaded by the datapath, refused by the kernel module (%s%s)",
-	     l, r, err,
-	     ret == -ENOSPC ?
-		     "; no TID or L2T entry free" :
-	     ret == -ENETUNREACH ?
-		     "; its route does not leave through the device's interface" :
-		     "");
+	     "flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
+	     l, r, tid, err, refusal_hint(ret));
+	pool_demote(cookie, dev, tid,
+		    ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV : TOE_R_MODULE);
+	if (ret == -ENOMEM) {
+		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
+			D->kst.free_failed++;
+	} else if (ret != -ENOENT && ret != -ENODEV) {
+		pool_put(dev, tid); /* still reserved: for the next flow */
+	}
+	return ret;
 }
 
-void kmod_close(const struct toe_flow_key *k)
+/*
+ * A flow the datapath offloaded on a device of the module, with the TID it
+ * took from the pool: bound in the module, or demoted (e becomes the
+ * flow_refused event the monitors see instead).  The pool is topped up.
+ */
+bool kmod_offload(struct toe_event *e)
 {
-	struct tident *t = tid_find(k);
-	char err[512];
+	int ret;
 
+	if (tid_find(&e->key) || e->tid == TOE_TID_NONE)
+		return true; /* held already (a replayed event), or no pool */
+	ret = bind_or_demote(&e->key, e->cookie, e->dev, e->tid);
+	pool_fill(e->dev);
+	if (!ret)
+		return true;
+	e->type = TOE_EV_FLOW_REFUSED;
+	e->decision = TOE_ACT_HOST;
+	e->reason = ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV : TOE_R_MODULE;
+	e->tid = TOE_TID_NONE;
+	return false;
+}
+
+/* A flow closed: its TID back to the module, and the pool topped up. */
+void kmod_close(const struct toe_event *e)
+{
+	struct tident *t = tid_find(&e->key);
+	char err[512];
+	__u32 mdev;
+
+	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS &&
+	    (mdev = D->kmod_idx[e->dev])) {
+		/* taken from the pool, never bound: reserved still */
+		if (!toe_genl_tid_free(&D->gl, mdev, e->tid, err, sizeof(err)))
+			D->kst.unreserved++;
+		pool_fill(e->dev);
+		return;
+	}
 	if (!t)
 		return;
 	if (t->refused) {
-		tid_del(k);
+		tid_del(&e->key);
 		return;
 	}
+	mdev = t->mdev;
 	if (toe_genl_tid_free(&D->gl, t->mdev, t->tid, err, sizeof(err))) {
 		D->kst.free_failed++;
 		logm(LOG_WARN, "%s", err);
@@ -387,60 +444,102 @@ void kmod_close(const struct toe_flow_key *k)
 		logm(LOG_DEBUG, "TID %u on module device %u freed", t->tid,
 		     t->mdev);
 	}
-	tid_del(k);
+	tid_del(&e->key);
+	pool_fill(kmod_toe_index(mdev));
 }
 
-/*
- * A flow of the module TID's tuple (in some namespace) still offloaded on
- * toe_devs index dev that holds no TID in toed's table: its key in *out.
- * A scan of toe_flows, only for TIDs toed does not know (after a restart).
- */
-static bool adoptable(const struct toe_flow_key *tuple, __u32 dev,
-		      struct toe_flow_key *out)
-{
-	struct toe_flow_key next, *prev = NULL;
-	struct toe_flow f;
+/* The TIDs live connections took (toe_tid_held), read once. */
+struct held {
+	__u64 cookie;
+	struct toe_tid_held h;
+	bool known; /* in the module: reserved or bound */
+};
 
-	while (bpf_map_get_next_key(D->m.flows, prev, &next) == 0) {
-		*out = next;
-		prev = out;
-		if (tuple_eq(out, tuple) && !tid_find(out) &&
-		    bpf_map_lookup_elem(D->m.flows, out, &f) == 0 &&
-		    f.decision == TOE_ACT_OFFLOAD && f.dev == dev)
-			return true;
+static int held_read(struct held **out)
+{
+	struct held *v = NULL;
+	__u64 k, next, *prev = NULL;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	if (D->m.tid_held < 0)
+		return 0;
+	while (bpf_map_get_next_key(D->m.tid_held, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (n == cap) {
+			void *p = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+
+			if (!p)
+				break;
+			v = p;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].cookie = k;
+		if (bpf_map_lookup_elem(D->m.tid_held, &k, &v[n].h) == 0)
+			n++;
 	}
-	return false;
+	*out = v;
+	return n;
 }
 
-/*
- * The TIDs the module says the host holds: kept when toed holds them,
- * adopted when their flow is still offloaded on that device, given back
- * when it is not.
- */
-static void reconcile_held(const struct toe_genl_tid *tl, int n)
+static struct held *held_of(struct held *hv, int nh, __u32 mdev, __u32 tid)
 {
-	struct tident *t;
-	char err[512];
 	int i;
 
-	for (i = 0; i < n; i++) {
-		struct toe_flow_key k;
-		__u32 dev;
+	for (i = 0; i < nh; i++)
+		if (hv[i].h.dev < TOE_MAX_DEVS &&
+		    D->kmod_idx[hv[i].h.dev] == mdev && hv[i].h.tid == tid)
+			return &hv[i];
+	return NULL;
+}
 
+/*
+ * The TIDs the module says the host holds: bound ones kept when toed holds
+ * them, adopted when a live connection took them (toe_tid_held), given
+ * back when none did; reserved ones put back in their pool when they were
+ * there, left to the connection that took them, given back otherwise.
+ */
+static void reconcile_held(const struct toe_genl_tid *tl, int n,
+			   struct held *hv, int nh, __u32 (*pv)[2], int np)
+{
+	struct tident *t;
+	struct held *h;
+	char err[512];
+	int i, j;
+
+	for (i = 0; i < n; i++) {
 		if (!(tl[i].state & OPENTOE_TID_F_HOST))
 			continue; /* the host let go; the device has yet to */
-		t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
-		if (t) {
-			t->seen = true;
-			continue;
+		h = held_of(hv, nh, tl[i].dev, tl[i].tid);
+		if (h)
+			h->known = true;
+		if (tl[i].state & OPENTOE_TID_F_RESERVED) {
+			__u32 dev = kmod_toe_index(tl[i].dev);
+
+			for (j = 0; j < np; j++)
+				if (pv[j][0] == dev && pv[j][1] == tl[i].tid)
+					break;
+			if (j < np) {
+				pool_put(dev, tl[i].tid);
+				pv[j][0] = TOE_DEV_NONE; /* put back */
+				continue;
+			}
+			if (h)
+				continue; /* bound below */
+		} else {
+			t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
+			if (t) {
+				t->seen = true;
+				continue;
+			}
+			if (h && !tid_add(&h->h.key, tl[i].dev, tl[i].tid,
+					  tl[i].l2t, false)) {
+				D->kst.adopted++;
+				continue;
+			}
 		}
-		dev = kmod_toe_index(tl[i].dev);
-		if (dev != TOE_DEV_NONE && adoptable(&tl[i].key, dev, &k) &&
-		    !tid_add(&k, tl[i].dev, tl[i].tid, tl[i].l2t, false)) {
-			D->kst.adopted++;
-			continue;
-		}
-		/* Its flow is gone (or holds another TID): give it back. */
+		/* no connection holds it: give it back */
 		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err,
 				      sizeof(err))) {
 			D->kst.free_failed++;
@@ -485,53 +584,80 @@ static void forget_unseen(void)
 	}
 }
 
-/* Offloaded flows that never got a TID. */
-static void offload_missing(void)
+/*
+ * Connections that took a TID toed has not bound (offloaded while toed was
+ * away, or their event lost): bound now, or demoted; those whose TID the
+ * module no longer has (its device went) are demoted.
+ */
+static void bind_missing(struct held *hv, int nh)
 {
-	struct toe_flow_key k, next, *prev = NULL;
+	int i;
 
-	while (bpf_map_get_next_key(D->m.flows, prev, &next) == 0) {
-		struct toe_flow f;
+	for (i = 0; i < nh; i++) {
+		struct toe_tid_held *h = &hv[i].h;
 
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(D->m.flows, &k, &f) ||
-		    f.decision != TOE_ACT_OFFLOAD || f.dev >= TOE_MAX_DEVS ||
-		    !D->kmod_idx[f.dev] || tid_find(&k))
+		if (tid_find(&h->key))
 			continue;
-		kmod_offload(&k, f.dev);
+		if (!hv[i].known || h->dev >= TOE_MAX_DEVS ||
+		    !D->kmod_idx[h->dev]) {
+			char l[64], r[64];
+
+			toe_endpoint_str(h->key.family, h->key.laddr,
+					 h->key.lport, l, sizeof(l));
+			toe_endpoint_str(h->key.family, h->key.raddr,
+					 h->key.rport, r, sizeof(r));
+			if (pool_demote(hv[i].cookie, h->dev, h->tid, TOE_R_NODEV))
+				logm(LOG_INFO,
+				     "flow %s -> %s: its TID %u went with its module device: demoted to the host",
+				     l, r, h->tid);
+			continue;
+		}
+		bind_or_demote(&h->key, hv[i].cookie, h->dev, h->tid);
 	}
 }
 
 /*
- * Make toed's TID table and the module agree: TIDs the module says the host
- * holds are adopted when their flow is still offloaded on that device in
- * toe_flows (toed restarted), freed when it is gone; entries the module no
- * longer has are forgotten (the device went); offloaded flows on a module
- * device without a TID (offloaded while toed was away) get one.
+ * Make toed's TID table, the datapath's pools and held TIDs, and the
+ * module agree (after a restart, a lost event, the module or a device
+ * coming or going): see reconcile_held and bind_missing; with no module,
+ * every module flow goes to the host and the pools are emptied.
  */
 void kmod_reconcile(void)
 {
 	struct toe_genl_tid *tl = NULL;
+	__u32(*pv)[2] = NULL;
+	struct held *hv = NULL;
 	struct tident *t;
 	char err[512];
-	int n = 0, ret;
+	int n = 0, nh, np, ret;
 	size_t b;
 
-	if (!toe_genl_up(&D->gl))
+	if (!D->dp.loaded)
 		return;
+	np = pool_take(&pv);
+	nh = held_read(&hv);
+	if (!toe_genl_up(&D->gl)) {
+		bind_missing(hv, nh); /* none known: all demoted */
+		goto out;
+	}
 	ret = toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err));
 	if (ret) {
 		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
-		return;
+		while (np--) /* as they were: next time */
+			pool_put(pv[np][0], pv[np][1]);
+		goto out;
 	}
 	for (b = 0; b < D->tid_nb; b++)
 		for (t = D->tids[b]; t; t = t->next)
 			t->seen = t->refused;
-	reconcile_held(tl, n);
+	reconcile_held(tl, n, hv, nh, pv, np);
 	free(tl);
 	forget_unseen();
-	offload_missing();
+	bind_missing(hv, nh);
+	pool_fill_all();
+out:
+	free(hv);
+	free(pv);
 }
 
 /* The module's devices changed (or the module came or went). */

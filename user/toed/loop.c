@@ -350,9 +350,14 @@ static void loop(void)
  * The one teardown, for wherever start-up got to: toed's own state goes;
  * the datapath keeps running, the module keeps its TIDs for the next toed
  * (tid_clear forgets toed's copy only), the lock goes with the process.
+ * The pools' TIDs go back to the module: with nobody to bind them, new
+ * connections stay on the host until toed is back (a toed killed with
+ * SIGKILL leaves them; the next one binds what was taken meanwhile).
  */
 static void toed_teardown(void)
 {
+	__u32 i;
+
 	metrics_close();
 	mon_close_all();
 	ctl_close_all();
@@ -361,6 +366,9 @@ static void toed_teardown(void)
 		unlink(D->sock_path);
 		close(D->lsock);
 	}
+	if (D->dp.loaded && toe_genl_up(&D->gl))
+		for (i = 0; i < TOE_MAX_DEVS; i++)
+			pool_drain(i);
 	dp_detach();
 	toe_nl_close(&D->nl);
 	if (D->gl_open)

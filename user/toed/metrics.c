@@ -111,6 +111,8 @@ enum fam {
 	F_KMOD_LOST,
 	F_KMOD_EVENTS,
 	F_KMOD_OVERRUNS,
+	F_KMOD_POOL,
+	F_KMOD_DEMOTED,
 	F__MAX
 };
 
@@ -218,6 +220,10 @@ static const struct family {
 			      "TIDs found without a flow and freed" },
 	[F_KMOD_LOST] = { "opentoe_kmod_tids_lost_total", "counter",
 			  "TIDs the module dropped under toed" },
+	[F_KMOD_POOL] = { "opentoe_kmod_tid_pool_total", "counter",
+			  "TIDs toed reserved into the datapath's pools, and gave back unused" },
+	[F_KMOD_DEMOTED] = { "opentoe_kmod_flows_demoted_total", "counter",
+			     "Offloaded flows toed sent to the host: the module refused their TID, or their device went" },
 	[F_KMOD_EVENTS] = { "opentoe_kmod_events_total", "counter",
 			    "Kernel module genetlink events, by type" },
 	[F_KMOD_OVERRUNS] = { "opentoe_kmod_overruns_total", "counter",
@@ -278,6 +284,10 @@ static const struct cmap {
 	{ "kmod_l2t_events", F_KMOD_EVENTS, "type=\"l2t\"" },
 	{ "kmod_family_events", F_KMOD_EVENTS, "type=\"family\"" },
 	{ "kmod_overruns", F_KMOD_OVERRUNS, NULL },
+	{ "kmod_tids_reserved", F_KMOD_POOL, "op=\"reserved\"" },
+	{ "kmod_tids_unreserved", F_KMOD_POOL, "op=\"unreserved\"" },
+	{ "kmod_flows_demoted", F_KMOD_DEMOTED, NULL },
+	{ "kmod_tid_bind_refused", F_KMOD_ALLOC, "result=\"bind_refused\"" },
 };
 
 /* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */

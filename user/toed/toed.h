@@ -158,6 +158,9 @@ struct toed {
 		__u64 alloc, alloc_nospc, alloc_unreach, alloc_failed;
 		__u64 no_tid; /* offloaded by the datapath, no TID */
 		__u64 freed, free_failed, adopted, orphans, lost;
+		__u64 reserved, unreserved; /* TIDs into the pools, given back unused */
+		__u64 demoted; /* flows toe_tid_demote sent to the host */
+		__u64 bind_refused; /* of alloc_*: a pool's TID the module would not bind */
 	} kst;
 
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
@@ -232,11 +235,21 @@ size_t tids_held_all(void);
 bool kmod_read_devs(void);
 void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out);
 void kmod_map_refresh(void);
-void kmod_offload(const struct toe_flow_key *k, __u32 dev);
-void kmod_close(const struct toe_flow_key *k);
+bool kmod_offload(struct toe_event *e);
+void kmod_close(const struct toe_event *e);
 void kmod_reconcile(void);
 void kmod_changed(void);
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx);
+
+/* tidpool.c */
+void pool_close(void);
+int pool_fill(__u32 i);
+void pool_fill_all(void);
+void pool_drain(__u32 i);
+void pool_put(__u32 i, __u32 tid);
+int pool_take(__u32 (**out)[2]);
+int pool_queue_if_any(__u32 i);
+bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason);
 
 /* events.c */
 void mon_send(const char *text, const char *json);

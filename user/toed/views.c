@@ -60,6 +60,7 @@ void kmod_view(struct toe_view_kmod *kv)
 		kv[d].index = kd[i].index;
 		kv[d].tids_used = kd[i].tids_used;
 		kv[d].tids_held = tids_held(kd[i].index);
+		kv[d].tids_reserved = kd[i].tids_reserved;
 		kv[d].l2t_used = kd[i].l2t_used;
 		kv[d].l2t_size = kd[i].l2t_size;
 		kv[d].listeners = kd[i].listeners;
@@ -374,6 +375,10 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_l2t_events", D->gl.st.l2t_events },
 		{ "kmod_family_events", D->gl.st.family_events },
 		{ "kmod_overruns", D->gl.st.overruns },
+		{ "kmod_tids_reserved", D->kst.reserved },
+		{ "kmod_tids_unreserved", D->kst.unreserved },
+		{ "kmod_flows_demoted", D->kst.demoted },
+		{ "kmod_tid_bind_refused", D->kst.bind_refused },
 	};
 
 	_Static_assert(sizeof(dm) <= MAX_COUNTERS * sizeof(dm[0]),

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, the kernel module's TIDs: a connection offloaded on a
+ * module device takes a TID from the device's pool at the decision
+ * (take_tid), or stays on the host with the reason; it gives the TID and
+ * its device slot back at close (drop_tid), unless toed demoted it first
+ * (tid_demote: the module refused the flow, or the device went).  Whoever
+ * deletes the connection's toe_tid_held entry releases the slot: once.
+ */
+#ifndef __TOE_TID_H
+#define __TOE_TID_H
+
+#include "common.h"
+#include "maps_tid.h"
+#include "maps_flows.h"
+#include "policy.h"
+#include "stats.h"
+
+/* The interface the socket's cached route leaves through; 0: unknown. */
+static __always_inline __u32 sk_route_ifindex(struct bpf_sock *sk)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct dst_entry *dst;
+	struct net_device *nd;
+
+	if (!tp)
+		return 0;
+	dst = tp->inet_conn.icsk_inet.sk.sk_dst_cache;
+	if (!dst)
+		return 0;
+	nd = dst->dev;
+	if (!nd)
+		return 0;
+	return nd->ifindex;
+}
+
+/*
+ * A connection policy offloads on device d->dev, which holds a slot
+ * there: if the device is the module's, the route must leave through its
+ * interface (what the module checks at TID_ALLOC, checked here where the
+ * socket's route is at hand) and a TID must be in its pool.  The TID goes
+ * into toe_tid_held under the socket's cookie.  False, with d->reason
+ * set, if the connection must stay on the host.
+ */
+static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
+				     const struct toe_flow_key *k, __u64 cookie)
+{
+	struct toe_tid_held h = {};
+	__u32 idx = d->dev, ifindex;
+	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	void *pool;
+
+	d->tid = TOE_TID_NONE;
+	if (!dev || !(dev->flags & TOE_DEVF_KMOD))
+		return true;
+	ifindex = sk_route_ifindex(sk);
+	if (dev->ifindex && ifindex && ifindex != dev->ifindex) {
+		stat_inc(TOE_S_TID_ROUTE);
+		d->reason = TOE_R_ROUTE;
+		return false;
+	}
+	pool = bpf_map_lookup_elem(&toe_tid_pool, &idx);
+	if (!pool || bpf_map_pop_elem(pool, &h.tid)) {
+		stat_inc(TOE_S_TID_EMPTY);
+		d->reason = TOE_R_NO_TID;
+		return false;
+	}
+	h.key = *k;
+	h.dev = idx;
+	if (bpf_map_update_elem(&toe_tid_held, &cookie, &h, BPF_NOEXIST)) {
+		/* toe_tid_held full: the TID goes back, the flow stays home */
+		bpf_map_push_elem(pool, &h.tid, 0);
+		stat_inc(TOE_S_TID_EMPTY);
+		d->reason = TOE_R_NO_TID;
+		return false;
+	}
+	stat_inc(TOE_S_TID_TAKEN);
+	d->tid = h.tid;
+	return true;
+}
+
+/*
+ * A closing connection of a module device: its TID (for the close event,
+ * toed gives it back to the module) and its slot, if toed has not demoted
+ * it meanwhile.  TOE_TID_NONE if it held none.
+ */
+static __always_inline __u32 drop_tid(__u64 cookie)
+{
+	struct toe_tid_held *h = bpf_map_lookup_elem(&toe_tid_held, &cookie);
+	__u32 dev, tid;
+
+	if (!h)
+		return TOE_TID_NONE;
+	dev = h->dev;
+	tid = h->tid;
+	if (bpf_map_delete_elem(&toe_tid_held, &cookie))
+		return TOE_TID_NONE; /* toe_tid_demote won: it released */
+	release_slot(dev);
+	return tid;
+}
+
+/*
+ * toed demotes an offloaded flow of a module device to the host: the
+ * module refused to bind its TID (L2T full, route, device), or the device
+ * went.  Its slot is released and its record says host, with the reason.
+ */
+static __always_inline int tid_demote(struct toe_tid_demote *a)
+{
+	struct toe_tid_held *h;
+	struct toe_flow_key k;
+	struct toe_flow *f;
+	__u64 cookie = a->cookie;
+	__u32 dev;
+
+	a->done = 0;
+	h = bpf_map_lookup_elem(&toe_tid_held, &cookie);
+	if (!h || h->dev != a->dev || h->tid != a->tid)
+		return 0;
+	k = h->key;
+	dev = h->dev;
+	if (bpf_map_delete_elem(&toe_tid_held, &cookie))
+		return 0; /* the connection closed first: it released */
+	release_slot(dev);
+	f = bpf_map_lookup_elem(&toe_flows, &k);
+	if (f && f->cookie == cookie) {
+		f->decision = TOE_ACT_HOST;
+		f->reason = a->reason < TOE_R__MAX ? a->reason : TOE_R_MODULE;
+		f->dev = TOE_DEV_NONE;
+	}
+	stat_inc(TOE_S_TID_DEMOTED);
+	a->done = 1;
+	return 0;
+}
+
+#endif /* __TOE_TID_H */

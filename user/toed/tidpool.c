@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed and the datapath's TID pools (include/opentoe.h, toe_tid_pool and
+ * toe_tid_held): sock_ops takes a module TID when it offloads a
+ * connection, synchronously, from a pool toed fills ahead of time with
+ * TIDs the module reserved (TID_RESERVE).  Here:
+ *
+ *   pool_fill    keeps each module device's pool holding every TID the
+ *                module has free, up to TOE_TID_POOL_MAX: after an offload
+ *                took one, after a close gave one back, on the timer;
+ *   pool_drain   empties a pool whose device went or changed (its TIDs
+ *                given back to the module when it still has them);
+ *   pool_demote  runs toe_tid_demote: a flow the module will not bind (or
+ *                whose device went) goes to the host, its slot released;
+ *   pool_take    after a restart: the pools' contents, for reconciling.
+ *
+ * toe_tid_demote comes from the datapath's own object, loaded on the
+ * pinned maps it uses and nothing else (as toe-loader's bypass probe).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "toed.h"
+#include "opentoe.skel.h"
+
+static struct opentoe *demote_skel;
+static int qfd[TOE_MAX_DEVS]; /* toe_devs index -> its queue's fd, 0: not open */
+static __u32 qmdev[TOE_MAX_DEVS]; /* the module device its TIDs are of */
+
+/* Load toe_tid_demote on the pinned maps; false if this datapath has none. */
+static bool demote_open(void)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	struct opentoe *s;
+
+	if (demote_skel)
+		return true;
+	if (D->m.tid_held < 0)
+		return false;
+	s = opentoe__open();
+	if (!s)
+		return false;
+	bpf_object__for_each_map(map, s->obj) {
+		if (map == s->maps.toe_tid_held)
+			bpf_map__reuse_fd(map, D->m.tid_held);
+		else if (map == s->maps.toe_flows)
+			bpf_map__reuse_fd(map, D->m.flows);
+		else if (map == s->maps.toe_dev_live)
+			bpf_map__reuse_fd(map, D->m.live);
+		else if (map == s->maps.toe_stats)
+			bpf_map__reuse_fd(map, D->m.stats);
+		else
+			bpf_map__set_autocreate(map, false);
+	}
+	bpf_object__for_each_program(prog, s->obj)
+		bpf_program__set_autoload(prog, prog == s->progs.toe_tid_demote);
+	if (opentoe__load(s)) {
+		logm(LOG_ERR,
+		     "cannot load toe_tid_demote: flows the kernel module refuses stay counted offloaded");
+		opentoe__destroy(s);
+		return false;
+	}
+	demote_skel = s;
+	return true;
+}
+
+void pool_close(void)
+{
+	int i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		if (qfd[i] > 0)
+			close(qfd[i]);
+		qfd[i] = 0;
+		qmdev[i] = 0;
+	}
+	if (demote_skel)
+		opentoe__destroy(demote_skel);
+	demote_skel = NULL;
+}
+
+/* toe_devs index i's queue, created and put in toe_tid_pool if missing. */
+static int pool_queue(__u32 i)
+{
+	__u32 id;
+	int fd;
+
+	if (qfd[i] > 0)
+		return qfd[i];
+	if (D->m.tid_pool < 0)
+		return -1;
+	if (bpf_map_lookup_elem(D->m.tid_pool, &i, &id) == 0) {
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd >= 0)
+			return qfd[i] = fd;
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "toe_tid_queue", 0,
+			    sizeof(__u32), TOE_TID_POOL_MAX, NULL);
+	if (fd < 0 || bpf_map_update_elem(D->m.tid_pool, &i, &fd, BPF_ANY)) {
+		logm(LOG_ERR, "cannot make the TID pool of device %u: %s", i,
+		     strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return qfd[i] = fd;
+}
+
+/* The module's device mdev, as its DEV_GET says now. */
+static bool kdev_now(__u32 mdev, struct toe_genl_dev *out)
+{
+	int i;
+
+	if (!kmod_read_devs())
+		return false;
+	for (i = 0; i < D->nkdevs; i++)
+		if (D->kdevs[i].index == mdev) {
+			*out = D->kdevs[i];
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Pool i (a module device's) holds every TID the module has free, up to
+ * TOE_TID_POOL_MAX reserved at once; how many were added.
+ */
+int pool_fill(__u32 i)
+{
+	struct toe_genl_dev k;
+	__u32 mdev, tid, want, busy, n = 0;
+	char err[512];
+	int fd;
+
+	if (i >= TOE_MAX_DEVS)
+		return 0;
+	mdev = D->kmod_idx[i];
+	if (qmdev[i] && qmdev[i] != mdev)
+		pool_drain(i); /* the device went, or the index is another's */
+	if (!mdev || !demote_open())
+		return 0;
+	fd = pool_queue(i);
+	if (fd < 0 || !kdev_now(mdev, &k) || !k.tom[0])
+		return 0;
+	qmdev[i] = mdev;
+	busy = k.tids_used + k.tids_reserved;
+	want = k.nconn > TOE_TID_POOL_MAX ? TOE_TID_POOL_MAX : k.nconn;
+	while (k.tids_reserved + n < want && busy + n < k.nconn) {
+		if (toe_genl_tid_reserve(&D->gl, mdev, &tid, err, sizeof(err))) {
+			logm(LOG_DEBUG, "%s", err);
+			break;
+		}
+		if (bpf_map_update_elem(fd, NULL, &tid, BPF_ANY)) {
+			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
+			break;
+		}
+		D->kst.reserved++;
+		n++;
+	}
+	return n;
+}
+
+void pool_fill_all(void)
+{
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		if (D->kmod_idx[i] || qmdev[i])
+			pool_fill(i);
+}
+
+/*
+ * Empty pool i: its TIDs go back to the module device they were reserved
+ * on, when it still has them (a device that went took them along).
+ */
+void pool_drain(__u32 i)
+{
+	__u32 tid, mdev = qmdev[i] ? qmdev[i] : D->kmod_idx[i];
+	int fd = pool_queue_if_any(i);
+	char err[512];
+
+	if (fd < 0)
+		return;
+	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0)
+		if (mdev && toe_genl_up(&D->gl) &&
+		    toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)) == 0)
+			D->kst.unreserved++;
+	qmdev[i] = 0;
+}
+
+/* Put a reserved TID back in pool i (the module refused to bind it). */
+void pool_put(__u32 i, __u32 tid)
+{
+	char err[512];
+	int fd = pool_queue(i);
+
+	if (fd < 0 || qmdev[i] != D->kmod_idx[i] ||
+	    bpf_map_update_elem(fd, NULL, &tid, BPF_ANY))
+		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err, sizeof(err));
+}
+
+/*
+ * After a restart: take every TID out of every pool into *out (pairs of
+ * toe_devs index, TID); the caller puts back what the module still has
+ * reserved (pool_put) and frees the rest.  How many.
+ */
+int pool_take(__u32 (**out)[2])
+{
+	__u32(*v)[2] = NULL, tid;
+	int n = 0, cap = 0;
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		int fd = pool_queue_if_any(i);
+
+		if (fd < 0)
+			continue;
+		while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
+			if (n == cap) {
+				void *p = realloc(v, (cap = cap ? 2 * cap : 256) *
+							     sizeof(*v));
+
+				if (!p)
+					break;
+				v = p;
+			}
+			v[n][0] = i;
+			v[n][1] = tid;
+			n++;
+		}
+		qmdev[i] = D->kmod_idx[i];
+	}
+	*out = v;
+	return n;
+}
+
+/* Pool i's queue if it has one already (never creates it). */
+int pool_queue_if_any(__u32 i)
+{
+	__u32 id;
+	int fd;
+
+	if (qfd[i] > 0)
+		return qfd[i];
+	if (D->m.tid_pool < 0 || bpf_map_lookup_elem(D->m.tid_pool, &i, &id))
+		return -1;
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -1 : (qfd[i] = fd);
+}
+
+/*
+ * toe_tid_demote on the connection with cookie, holding tid of toe_devs
+ * index dev: to the host with reason.  True if it was demoted (false: it
+ * closed first, and released its slot itself).
+ */
+bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason)
+{
+	struct toe_tid_demote a = { .cookie = cookie, .dev = dev, .tid = tid,
+				    .reason = reason };
+	struct toe_tid_demote o;
+	LIBBPF_OPTS(bpf_test_run_opts, ro, .data_in = &a,
+		    .data_size_in = sizeof(a), .data_out = &o,
+		    .data_size_out = sizeof(o), .repeat = 1);
+
+	if (!demote_open() ||
+	    bpf_prog_test_run_opts(bpf_program__fd(demote_skel->progs.toe_tid_demote),
+				   &ro)) {
+		logm(LOG_ERR, "cannot demote the flow of TID %u on device %u: %s",
+		     tid, dev, strerror(errno));
+		return false;
+	}
+	if (o.done)
+		D->kst.demoted++;
+	return o.done;
+}
