@@ -12,7 +12,7 @@
 # the kernel refuses BTF for (listed below, reported as skipped).
 # shellcheck source-path=SCRIPTDIR source=../toed/setup.sh
 . "$(dirname "$0")/../toed/setup.sh"
-plan 94
+plan 98
 need_cmd bpftool jq awk
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 # the datapath's sources: its maps are declared in bpf/maps_*.h
@@ -23,7 +23,7 @@ HDR=$TOE_TOP/include/opentoe.h
 # ENOTSUPP for a sockhash, cpumap, devmap (hash) and map of maps, and a ring
 # buffer has no key or value type to describe.  libbpf creates them without
 # BTF.  NAME:TYPE, so that a new map without BTF fails even of these types.
-NO_BTF=" toe_events:ringbuf toe_rcu_sync:array_of_maps toe_devmap:devmap_hash toe_cpumap:cpumap toe_bypass:sockhash "
+NO_BTF=" toe_events:ringbuf toe_rcu_sync:array_of_maps toe_tid_pool:array_of_maps toe_devmap:devmap_hash toe_cpumap:cpumap toe_bypass:sockhash "
 # Types bpftool cannot walk (no get_next_key from user space): BTF only.
 NO_DUMP=" sk_storage "
 
