@@ -42,7 +42,8 @@
 	X(BYPASS,	toe_bypass)		\
 	X(BYP_SK,	toe_byp_sk)		\
 	X(BYP_FLOWS,	toe_byp_flows)		\
-	X(BYP_CONF,	toe_byp_conf)
+	X(BYP_CONF,	toe_byp_conf)		\
+	X(LISTENERS,	toe_listeners)
 /* clang-format on */
 
 enum toe_map_id {

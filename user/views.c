@@ -30,6 +30,7 @@ static const struct toe_pin view_pins[] = {
 	TOE_PIN(struct toe_maps, events, EVENTS),
 	TOE_PIN_OPT(struct toe_maps, fwd, FWD),
 	TOE_PIN_OPT(struct toe_maps, byp, BYP_FLOWS),
+	TOE_PIN_OPT(struct toe_maps, listeners, LISTENERS),
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 

@@ -16,6 +16,7 @@ struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;
 	int fwd;	/* optional (-1): a datapath without the forward path */
 	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
+	int listeners;	/* optional (-1): toe_listeners, an older datapath */
 };
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
