@@ -42,7 +42,8 @@ struct toe_view_kmod {
 	__u32 tids_used;	/* TIDs the module has in use on it */
 	__u32 tids_held;	/* of which toed holds for its flows */
 	__u32 l2t_used, l2t_size;
-	__u32 listeners;
+	__u32 listeners;	/* listeners (server TIDs) the module has on it */
+	__u32 listeners_held;	/* of which toed holds for offloaded listeners */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */

@@ -229,6 +229,9 @@ int on_event(void *ctx, void *data, size_t len)
 	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS &&
 	    D->kmod_idx[e->dev])
 		kmod_offload(&e->key, e->dev);
+	/* A listener offloaded on one: a server TID there, given back at its stop. */
+	if (e->type == TOE_EV_LISTEN_START || e->type == TOE_EV_LISTEN_STOP)
+		listen_event(e);
 	tid = tid_of(&e->key, NULL);
 	if (e->type == TOE_EV_FLOW_CLOSED && D->tid_n)
 		kmod_close(&e->key);

@@ -13,6 +13,7 @@
  *             by the ids behind the pins, and opening it again
  *   views.c   what toectl status, stats, policy and devices show
  *   kmod.c    the kernel module: its devices, the TIDs toed holds there
+ *   listen.c  the server TIDs toed holds there for offloaded listeners
  *   events.c  ring-buffer events, monitor clients, neighbour and link
  *             callbacks, which interfaces are mirrored
  *   metrics.c --metrics: /metrics for Prometheus, served from the loop
@@ -176,6 +177,11 @@ struct toed {
 		__u64 clients_refused; /* not root */
 		__u64 clients_timed_out, clients_over_limit;
 	} cst; /* the control socket (ctl.c) */
+	struct {
+		__u64 starts, stops; /* module LISTEN_START / STOP that succeeded */
+		__u64 failed; /* refused, or the table out of memory */
+		__u64 reconciled; /* of starts and stops, made by a reconcile */
+	} lst; /* listeners on module devices (listen.c) */
 };
 
 /* The daemon's state: main's, the one instance. */
@@ -237,6 +243,13 @@ void kmod_close(const struct toe_flow_key *k);
 void kmod_reconcile(void);
 void kmod_changed(void);
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx);
+
+/* listen.c */
+void listen_event(const struct toe_event *e);
+void listen_reconcile(void);
+void listen_clear(void);
+__u32 listeners_held(__u32 mdev);
+size_t listeners_held_all(void);
 
 /* events.c */
 void mon_send(const char *text, const char *json);
