@@ -1109,7 +1109,8 @@ static void test_listeners_dev(void)
 
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
 			     9000, err, sizeof(err));
-	tap(!ret && !lsn_dump(&nl, 0, l) && l->n == 1 && l->l[0].dev == idx &&
+	ret = ret ? ret : lsn_dump(&nl, 0, l);
+	tap(!ret && l->n == 1 && l->l[0].dev == idx &&
 	    l->l[0].family == AF_INET && !strcmp(l->l[0].addr, "10.1.0.1") &&
 	    l->l[0].port == 9000 && l->l[0].tid >= 0 &&
 	    !dev_get(&nl, idx, &d) && d.listeners == 1 &&
@@ -1127,8 +1128,8 @@ static void test_listeners_dev(void)
 	    "the same address for every device: EEXIST (%d: %s)", ret, err);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 0, "10.1.0.1",
 			     9001, err, sizeof(err));
-	tap(ret == -EINVAL && strstr(err, "out of range"),
-	    "DEV_INDEX 0: EINVAL with extack (%d: %s)", ret, err);
+	tap(ret == -ERANGE && strstr(err, "out of range"),
+	    "DEV_INDEX 0: ERANGE with extack (%d: %s)", ret, err);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 999999, "10.1.0.1",
 			     9001, err, sizeof(err));
 	tap(ret == -ENODEV && strstr(err, "no such TOE device"),
