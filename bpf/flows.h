@@ -265,30 +265,92 @@ static __always_inline void on_update(struct bpf_sock_ops *skops)
 		fill_counters(f, skops);
 }
 
-/* A listener: the patch's OFFLOAD_LISTEN_START (STOP: a state change). */
+/*
+ * A listener: the patch's OFFLOAD_LISTEN_START.  Policy decides it as a
+ * flow of its local address and port, remote 0, of its socket's cgroup;
+ * offloaded on a present device, it goes into toe_listeners (for toed,
+ * which asks the kernel module for a server TID).  Its event carries the
+ * decision either way.  Devices take no capacity slot for a listener: its
+ * connections take theirs when they are established.
+ */
 static __always_inline void on_listen(struct bpf_sock_ops *skops)
 {
 	struct toe_flow_key k;
+	struct toe_flow f = {};
+	struct toe_listen l = {};
+	struct bpf_sock *sk = skops->sk;
+	struct decision d;
+	struct toe_dev *dev;
 
 	skops_key(skops, &k);
 	stat_inc(TOE_S_LISTEN);
-	emit(TOE_EV_LISTEN_START, &k, NULL, NULL, TOE_TID_NONE);
+	decide(&k, sk ? sk_cgroup_id(sk) : 0, &d);
+	if (d.action == TOE_ACT_OFFLOAD) {
+		dev = bpf_map_lookup_elem(&toe_devs, &d.dev);
+		if (!dev || !(dev->flags & TOE_DEVF_PRESENT)) {
+			d.action = TOE_ACT_HOST;
+			d.reason = TOE_R_NODEV;
+			d.dev = TOE_DEV_NONE;
+		}
+	} else if (d.action != TOE_ACT_BYPASS) {
+		d.dev = TOE_DEV_NONE;
+	}
+	f.dev = d.dev;
+	f.rule = d.rule;
+	f.decision = d.action;
+	f.reason = d.reason;
+	f.direction = TOE_DIR_PASSIVE;
+	f.state = BPF_TCP_LISTEN;
+	f.policy = (__u32)d.serial;
+	f.netns_ino = sk ? sk_netns_ino(sk) : 0;
+	if (d.action == TOE_ACT_OFFLOAD) {
+		l.dev = d.dev;
+		l.rule = d.rule;
+		l.policy = f.policy;
+		l.cookie = bpf_get_socket_cookie(skops);
+		l.netns_ino = f.netns_ino;
+		bpf_map_update_elem(&toe_listeners, &k, &l, BPF_ANY);
+	}
+	emit(TOE_EV_LISTEN_START, &k, &f, NULL, TOE_TID_NONE);
 	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
+}
+
+/*
+ * A listener closed (LISTEN -> CLOSE): the patch's OFFLOAD_LISTEN_STOP.
+ * Its toe_listeners entry goes; the event carries the device it had.
+ */
+static __always_inline void on_listen_stop(struct bpf_sock_ops *skops)
+{
+	struct toe_flow_key k;
+	struct toe_flow f = {};
+	struct toe_listen *l;
+
+	skops_key(skops, &k);
+	l = bpf_map_lookup_elem(&toe_listeners, &k);
+	if (!l || l->cookie != bpf_get_socket_cookie(skops)) {
+		emit(TOE_EV_LISTEN_STOP, &k, NULL, skops, TOE_TID_NONE);
+		return;
+	}
+	f.dev = l->dev;
+	f.rule = l->rule;
+	f.decision = TOE_ACT_OFFLOAD;
+	f.reason = l->rule == TOE_RULE_NONE ? TOE_R_DEFAULT : TOE_R_RULE;
+	f.direction = TOE_DIR_PASSIVE;
+	f.policy = l->policy;
+	f.netns_ino = l->netns_ino;
+	bpf_map_delete_elem(&toe_listeners, &k);
+	emit(TOE_EV_LISTEN_STOP, &k, &f, NULL, TOE_TID_NONE);
 }
 
 /* A state change: only closes count, a listener's (LISTEN_STOP) or a flow's. */
 static __always_inline void on_state(struct bpf_sock_ops *skops)
 {
-	struct toe_flow_key k;
-
 	if (skops->args[1] != BPF_TCP_CLOSE)
 		return;
-	if (skops->args[0] == BPF_TCP_LISTEN) {
-		skops_key(skops, &k);
-		emit(TOE_EV_LISTEN_STOP, &k, NULL, NULL, TOE_TID_NONE);
-	} else {
+	if (skops->args[0] == BPF_TCP_LISTEN)
+		on_listen_stop(skops);
+	else
 		on_close(skops);
-	}
 }
 
 /*

@@ -2,8 +2,9 @@
 /*
  * opentoe datapath, maps of the flow records: one record per connection of
  * this host (toe_flows, written by sock_ops, counted by XDP and tc), the
- * prefilter XDP reads before it (toe_flow_filter), and each socket's own
- * state (toe_sk_state).  Layouts: include/opentoe.h.
+ * prefilter XDP reads before it (toe_flow_filter), each socket's own
+ * state (toe_sk_state) and the listening sockets offloaded on a device
+ * (toe_listeners).  Layouts: include/opentoe.h.
  */
 #ifndef __TOE_MAPS_FLOWS_H
 #define __TOE_MAPS_FLOWS_H
@@ -33,6 +34,14 @@ struct {
 	__type(key, int);
 	__type(value, struct toe_sk_state);
 } toe_sk_state SEC(".maps");
+
+/* Listening sockets offloaded on a device (include/opentoe.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TOE_LISTENERS_MAX);
+	__type(key, struct toe_flow_key);
+	__type(value, struct toe_listen);
+} toe_listeners SEC(".maps");
 /* clang-format on */
 
 #endif /* __TOE_MAPS_FLOWS_H */

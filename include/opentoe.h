@@ -771,4 +771,24 @@ struct toe_byp_conf {
 	__u32 pad;
 };
 
+/*
+ * toe_listeners: HASH, toe_flow_key -> toe_listen.  The listening sockets
+ * policy offloads on a device (the patch's OFFLOAD_LISTEN_START), keyed as
+ * sock_ops keys them: local address (0 or :: for a wildcard) and port,
+ * remote address and port 0, the socket's namespace cookie.  sock_ops
+ * writes an entry when a socket listens and policy says offload on a
+ * device, and deletes it when the socket leaves LISTEN; toed reads it to
+ * reconcile the kernel module's server TIDs after a restart.
+ */
+#define TOE_LISTENERS_MAX	16384
+
+struct toe_listen {
+	__u32 dev;		/* device index policy chose */
+	__u32 rule;		/* matching rule index or TOE_RULE_NONE */
+	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u32 pad;
+	__u64 cookie;		/* socket cookie */
+	__u64 netns_ino;	/* inode of the key's namespace, for display */
+};
+
 #endif /* __OPENTOE_H */

@@ -70,11 +70,27 @@
  *                           (when known), L2T_STATE (NUD_* bits of
  *                           <linux/neighbour.h>), L2T_REFCNT.
  *  OPENTOE_CMD_LISTEN_START LISTEN_ADDR4 or LISTEN_ADDR6 (absent: wildcard,
- *                           then LISTEN_FAMILY* is needed), LISTEN_PORT*
- *                           -> ack.  Tells every attached device (and every
- *                           device attached later) about a listening socket.
- *                           EEXIST if already known.
- *  OPENTOE_CMD_LISTEN_STOP  same attributes -> ack; ENOENT if unknown.
+ *                           then LISTEN_FAMILY* is needed), LISTEN_PORT*,
+ *                           DEV_INDEX -> ack.  Without DEV_INDEX: tells every
+ *                           attached device (and every device attached
+ *                           later) about a listening socket; a device
+ *                           without a free server TID does not offload it.
+ *                           With DEV_INDEX: that device alone, which must
+ *                           take it (ENODEV, ENOPROTOOPT without a TOM,
+ *                           ENOSPC without a free server TID); the listener
+ *                           then lasts until LISTEN_STOP or until the
+ *                           device's TOM is detached.  EEXIST if a listener
+ *                           of the address already reaches the device (one
+ *                           without DEV_INDEX reaches all of them).
+ *  OPENTOE_CMD_LISTEN_STOP  same attributes (DEV_INDEX as given to START)
+ *                           -> ack; ENOENT if unknown.
+ *  OPENTOE_CMD_LISTEN_GET   dump, optional DEV_INDEX filter -> one message
+ *                           per server TID in use: DEV_INDEX, TID (the
+ *                           server TID), LISTEN_FAMILY, LISTEN_ADDR4 or
+ *                           LISTEN_ADDR6 (0 / :: for a wildcard),
+ *                           LISTEN_PORT.  The module knows no namespaces
+ *                           beyond its devices': a daemon reconciles its
+ *                           listeners against this after a restart.
  *
  * Events, multicast on group OPENTOE_GENL_MCGRP_EVENTS in the namespace of
  * the device's net_device:
@@ -124,6 +140,7 @@ enum opentoe_cmd {
 	OPENTOE_CMD_L2T_CHANGE_NTF,
 	OPENTOE_CMD_TID_GET,
 	OPENTOE_CMD_TID_RESERVE,
+	OPENTOE_CMD_LISTEN_GET,
 
 	__OPENTOE_CMD_MAX,
 	OPENTOE_CMD_MAX = __OPENTOE_CMD_MAX - 1

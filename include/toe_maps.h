@@ -44,7 +44,8 @@
 	X(BYP_FLOWS,	toe_byp_flows)		\
 	X(BYP_CONF,	toe_byp_conf)		\
 	X(TID_POOL,	toe_tid_pool)		\
-	X(TID_HELD,	toe_tid_held)
+	X(TID_HELD,	toe_tid_held)		\
+	X(LISTENERS,	toe_listeners)
 /* clang-format on */
 
 enum toe_map_id {

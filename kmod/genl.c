@@ -607,19 +607,78 @@ static int opentoe_get_listener(struct genl_info *info,
 static int opentoe_listen_start_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
+	struct toedev *dev = NULL;
 	struct toe_listener l;
 	int ret = opentoe_get_listener(info, &l);
 
-	return ret ? ret : toe_listen_start(genl_info_net(info), &l);
+	if (ret)
+		return ret;
+	if (info->attrs[OPENTOE_A_DEV_INDEX]) {
+		dev = opentoe_get_dev(info);
+		if (IS_ERR(dev))
+			return PTR_ERR(dev);
+	}
+	ret = toe_listen_start(genl_info_net(info), &l, dev);
+	switch (ret) {
+	case -EEXIST:
+		NL_SET_ERR_MSG(info->extack,
+			       "a listener of this address already reaches the device");
+		break;
+	case -ENOPROTOOPT:
+		NL_SET_ERR_MSG(info->extack, "no TOM attached to the device");
+		break;
+	case -ENOSPC:
+		NL_SET_ERR_MSG(info->extack, "no server TID free on the device");
+		break;
+	}
+	if (dev)
+		toedev_put(dev);
+	return ret;
 }
 
 static int opentoe_listen_stop_doit(struct sk_buff *skb,
 				    struct genl_info *info)
 {
+	struct nlattr *da = info->attrs[OPENTOE_A_DEV_INDEX];
 	struct toe_listener l;
 	int ret = opentoe_get_listener(info, &l);
 
-	return ret ? ret : toe_listen_stop(genl_info_net(info), &l);
+	if (ret)
+		return ret;
+	/* no device lookup: a device that went took its listeners along */
+	l.dev_index = da ? nla_get_u32(da) : 0;
+	ret = toe_listen_stop(genl_info_net(info), &l);
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(info->extack, "no such listener");
+	return ret;
+}
+
+static int opentoe_listen_dump_dev(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct toedev *dev, int idx,
+				   unsigned long *pos)
+{
+	void *hdr;
+	int ret;
+
+	for (;; (*pos)++) {
+		hdr = opentoe_dump_dev_hdr(skb, cb, OPENTOE_CMD_LISTEN_GET,
+					   idx);
+		if (!hdr)
+			return -EMSGSIZE;
+		ret = dev->offload_mod->fill_listen(dev, pos, skb);
+		if (ret <= 0) {
+			genlmsg_cancel(skb, hdr);
+			return ret;
+		}
+		genlmsg_end(skb, hdr);
+	}
+}
+
+static int opentoe_listen_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	return opentoe_dump_devs(skb, cb, opentoe_listen_dump_dev);
 }
 
 /* ---- family ---- */
@@ -679,6 +738,11 @@ static const struct genl_small_ops opentoe_ops[] = {
 	{
 		.cmd	= OPENTOE_CMD_LISTEN_STOP,
 		.doit	= opentoe_listen_stop_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= OPENTOE_CMD_LISTEN_GET,
+		.dumpit	= opentoe_listen_get_dumpit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };

@@ -115,6 +115,12 @@ static int null_fill_tid(struct toedev *dev, unsigned long *tid,
 	return 0;
 }
 
+static int null_fill_listen(struct toedev *dev, unsigned long *stid,
+			    struct sk_buff *skb)
+{
+	return 0;
+}
+
 const struct tom_info toe_null_tom = {
 	.name		= "<None>",
 	.attach		= null_attach,
@@ -131,6 +137,7 @@ const struct tom_info toe_null_tom = {
 	.fill_l2t	= null_fill_l2t,
 	.l2t_size	= null_l2t_size,
 	.fill_tid	= null_fill_tid,
+	.fill_listen	= null_fill_listen,
 };
 
 /* ---- defaults: device methods a driver did not fill ---- */
@@ -282,8 +289,23 @@ static void toedev_replay_listeners(struct toedev *dev)
 
 	lockdep_assert_held(&toedev_mutex);
 	list_for_each_entry(l, &toe_listeners, list)
-		if (net_eq(l->net, net))
+		if (net_eq(l->net, net) &&
+		    (!l->dev_index || l->dev_index == dev->toe_index))
 			dev->offload_mod->listen_start(dev, l);
+}
+
+/* The device's TOM went: the listeners asked of that device alone go too. */
+static void toedev_drop_listeners(struct toedev *dev)
+{
+	struct toe_listener *l, *tmp;
+
+	lockdep_assert_held(&toedev_mutex);
+	list_for_each_entry_safe(l, tmp, &toe_listeners, list) {
+		if (l->dev_index == dev->toe_index) {
+			list_del(&l->list);
+			kfree(l);
+		}
+	}
 }
 
 static int toedev_attach(struct toedev *dev)
@@ -334,6 +356,8 @@ static int toedev_detach(struct toedev *dev, bool force)
 		ret = 0;
 	}
 	up_write(&dev->tom_sem);
+	if (!ret)
+		toedev_drop_listeners(dev);
 	if (!ret)
 		opentoe_notify_dev(dev, OPENTOE_CMD_DEV_CHANGE_NTF);
 	return ret;
@@ -564,6 +588,7 @@ static void tom_fill_defaults(struct tom_info *t)
 	TOM_DEFAULT(fill_l2t);
 	TOM_DEFAULT(l2t_size);
 	TOM_DEFAULT(fill_tid);
+	TOM_DEFAULT(fill_listen);
 #undef TOM_DEFAULT
 }
 
@@ -675,36 +700,71 @@ int toe_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
 	return ret;
 }
 
+/*
+ * The listener of @k's address in @net: with @exact, the one for the same
+ * device (or for every device); without, any that would reach a device @k
+ * reaches (one for every device meets every other).
+ */
 static struct toe_listener *__find_listener(struct net *net,
-					    const struct toe_listener *k)
+					    const struct toe_listener *k,
+					    bool exact)
 {
 	struct toe_listener *l;
 
-	list_for_each_entry(l, &toe_listeners, list)
-		if (net_eq(l->net, net) && l->family == k->family &&
-		    l->port == k->port && ipv6_addr_equal(&l->addr, &k->addr))
+	lockdep_assert_held(&toedev_mutex);
+	list_for_each_entry(l, &toe_listeners, list) {
+		if (!net_eq(l->net, net) || l->family != k->family ||
+		    l->port != k->port || !ipv6_addr_equal(&l->addr, &k->addr))
+			continue;
+		if (l->dev_index == k->dev_index ||
+		    (!exact && (!l->dev_index || !k->dev_index)))
 			return l;
+	}
 	return NULL;
 }
 
-/* A listening socket: kept, and told to every attached device in @net. */
-int toe_listen_start(struct net *net, const struct toe_listener *k)
+/*
+ * A listening socket: kept, and told to every attached device in @net
+ * (@dev NULL: a device without room simply does not offload it, and one
+ * attached later is told too), or to @dev alone, whose TOM must take it:
+ * its error is returned (ENOPROTOOPT without a TOM, ENOSPC without a free
+ * server TID) and nothing is kept.  EEXIST if a listener of the address
+ * already reaches one of the same devices.
+ */
+int toe_listen_start(struct net *net, const struct toe_listener *k,
+		     struct toedev *dev)
 {
 	struct toe_listener *l;
-	struct toedev *dev;
 	int ret = 0;
 
-	mutex_lock(&toedev_mutex);
-	if (__find_listener(net, k)) {
-		ret = -EEXIST;
-		goto out;
-	}
 	l = kmemdup(k, sizeof(*k), GFP_KERNEL);
-	if (!l) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!l)
+		return -ENOMEM;
 	l->net = net;
+	l->dev_index = dev ? dev->toe_index : 0;
+	mutex_lock(&toedev_mutex);
+	if (__find_listener(net, l, false)) {
+		ret = -EEXIST;
+		goto err;
+	}
+	if (dev) {
+		if (!test_bit(TOEDEV_F_REGISTERED, &dev->flags)) {
+			ret = -ENODEV;
+			goto err;
+		}
+		if (!toedev_attached(dev)) {
+			ret = -ENOPROTOOPT;
+			goto err;
+		}
+		down_write(&dev->tom_sem);
+		ret = dev->offload_mod->listen_start(dev, l);
+		up_write(&dev->tom_sem);
+		if (ret)
+			goto err;
+		list_add_tail(&l->list, &toe_listeners);
+		mutex_unlock(&toedev_mutex);
+		return 0;
+	}
 	list_add_tail(&l->list, &toe_listeners);
 	list_for_each_entry(dev, &toedev_list, toe_list) {
 		if (!toedev_attached(dev) || !net_eq(toedev_net(dev), net))
@@ -714,24 +774,30 @@ int toe_listen_start(struct net *net, const struct toe_listener *k)
 		dev->offload_mod->listen_start(dev, l);
 		up_write(&dev->tom_sem);
 	}
-out:
 	mutex_unlock(&toedev_mutex);
+	return 0;
+
+err:
+	mutex_unlock(&toedev_mutex);
+	kfree(l);
 	return ret;
 }
 
+/* The listener @k (same address and dev_index) goes; ENOENT if unknown. */
 int toe_listen_stop(struct net *net, const struct toe_listener *k)
 {
 	struct toe_listener *l;
 	struct toedev *dev;
 
 	mutex_lock(&toedev_mutex);
-	l = __find_listener(net, k);
+	l = __find_listener(net, k, true);
 	if (!l) {
 		mutex_unlock(&toedev_mutex);
 		return -ENOENT;
 	}
 	list_for_each_entry(dev, &toedev_list, toe_list) {
-		if (!toedev_attached(dev) || !net_eq(toedev_net(dev), net))
+		if (!toedev_attached(dev) || !net_eq(toedev_net(dev), net) ||
+		    (l->dev_index && l->dev_index != dev->toe_index))
 			continue;
 		down_write(&dev->tom_sem);
 		dev->offload_mod->listen_stop(dev, l);

@@ -39,13 +39,18 @@ struct toe_flow {
 	struct in6_addr daddr;
 };
 
-/* A listening socket the host told the registry about. */
+/*
+ * A listening socket the host told the registry about, for every device of
+ * its namespace (dev_index 0), or for one device, which must then give it a
+ * server TID (the listener lives as long as that device's TOM attachment).
+ */
 struct toe_listener {
 	struct list_head list;		/* on toe_listeners, toedev_mutex */
 	struct net *net;		/* namespace of the socket, no ref */
 	u8 family;
 	__be16 port;
 	struct in6_addr addr;		/* any: wildcard */
+	int dev_index;			/* 0: every device */
 };
 
 /* toedev::flags */
@@ -157,6 +162,12 @@ struct tom_info {
 	 */
 	int (*fill_tid)(struct toedev *dev, unsigned long *tid,
 			struct sk_buff *skb);
+	/*
+	 * Adds the first listener with server TID >= *stid (updated) to a
+	 * message: 1, 0 if there is none, -EMSGSIZE.  tom_sem held (read).
+	 */
+	int (*fill_listen)(struct toedev *dev, unsigned long *stid,
+			   struct sk_buff *skb);
 };
 
 extern const struct tom_info toe_null_tom;
@@ -194,7 +205,8 @@ int toe_close(struct toedev *dev, unsigned int tid);
 int toe_reserve(struct toedev *dev, unsigned int *tid);
 int toe_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
 	     unsigned int *l2t_idx);
-int toe_listen_start(struct net *net, const struct toe_listener *l);
+int toe_listen_start(struct net *net, const struct toe_listener *l,
+		     struct toedev *dev);
 int toe_listen_stop(struct net *net, const struct toe_listener *l);
 
 /* Visit the registered TOMs after the first @skip, under toedev_mutex. */

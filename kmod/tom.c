@@ -97,7 +97,11 @@ struct tom_dev {
 	unsigned int nreserved;		/* of ntids: reserved, no flow yet */
 	wait_queue_head_t released;	/* ntids reached 0 */
 
-	/* listeners: changed under toedev_mutex + tom_sem (write) */
+	/*
+	 * Listeners: stids and nlisten are changed with toedev_mutex and
+	 * tom_sem (write) held, read with tom_sem held (read: the
+	 * LISTEN_GET dump, DEV_GET's count).
+	 */
 	struct xarray stids;		/* stid -> tom_listen */
 	unsigned int nlisten;
 
@@ -609,6 +613,8 @@ static int tom_listen_start(struct toedev *dev, const struct toe_listener *l)
 	tl->key.addr = l->addr;
 	ret = xa_alloc(&td->stids, &stid, tl,
 		       XA_LIMIT(0, td->chip->nstids - 1), GFP_KERNEL);
+	if (ret == -EBUSY)
+		ret = -ENOSPC;	/* every server TID is taken */
 	if (ret)
 		goto err_free;
 	tl->stid = stid;
@@ -646,6 +652,31 @@ static void tom_listen_stop(struct toedev *dev, const struct toe_listener *l)
 			return;
 		}
 	}
+}
+
+/* The first listener with server TID >= *stid, put in a message. */
+static int tom_fill_listen(struct toedev *dev, unsigned long *stid,
+			   struct sk_buff *skb)
+{
+	struct tom_dev *td = TOM(dev);
+	struct tom_listen *tl;
+	int ret;
+
+	tl = xa_find(&td->stids, stid, ULONG_MAX, XA_PRESENT);
+	if (!tl)
+		return 0;
+	if (tl->key.family == AF_INET)
+		ret = nla_put_in_addr(skb, OPENTOE_A_LISTEN_ADDR4,
+				      tl->key.addr.s6_addr32[3]);
+	else
+		ret = nla_put_in6_addr(skb, OPENTOE_A_LISTEN_ADDR6,
+				       &tl->key.addr);
+	if (ret ||
+	    nla_put_u8(skb, OPENTOE_A_LISTEN_FAMILY, tl->key.family) ||
+	    nla_put_be16(skb, OPENTOE_A_LISTEN_PORT, tl->key.port) ||
+	    nla_put_u32(skb, OPENTOE_A_TID, tl->stid))
+		return -EMSGSIZE;
+	return 1;
 }
 
 /* ---- attach / detach ---- */
@@ -947,6 +978,7 @@ static struct tom_info chelsio_tom = {
 	.fill_l2t	= tom_fill_l2t,
 	.l2t_size	= tom_l2t_size,
 	.fill_tid	= tom_fill_tid,
+	.fill_listen	= tom_fill_listen,
 };
 
 int chelsio_tom_init(void)

@@ -121,7 +121,8 @@ order=(toe_flows toe_flow_filter toe_devs toe_dev_live toe_stats toe_events
 	toe_pol_gen toe_pol_hdr toe_pol_rules toe_pol_tuples toe_pol_cells
 	toe_pol_lclass toe_pol_rclass toe_rcu_sync toe_sk_state toe_xdp_next
 	toe_neigh toe_local_addr toe_fwd toe_devmap toe_ifaces toe_cpumap
-	toe_xdp_conf toe_bypass toe_byp_sk toe_byp_flows toe_byp_conf)
+	toe_xdp_conf toe_bypass toe_byp_sk toe_byp_flows toe_byp_conf
+	toe_listeners)
 if [ $# -gt 0 ]; then
 	maps=("$@")
 else

@@ -471,6 +471,83 @@ int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out, int *
 	return 0;
 }
 
+/* ------------------------------------------------------ listeners */
+
+int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
+		    const struct toe_flow_key *k, char *err, size_t errlen)
+{
+	struct toe_nlmsg r;
+	char what[64];
+	int ret;
+
+	snprintf(what, sizeof(what), "LISTEN_%s of port %u on module device %u",
+		 start ? "START" : "STOP", k->lport, dev);
+	ret = need_family(g, what, err, errlen);
+	if (ret)
+		return ret;
+	toe_nlmsg_init(&r, g->family, 0,
+		       start ? OPENTOE_CMD_LISTEN_START : OPENTOE_CMD_LISTEN_STOP,
+		       OPENTOE_GENL_VERSION);
+	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
+	/* the address always, 0 or :: for a wildcard: it carries the family */
+	if (k->family == TOE_AF_INET6)
+		toe_nla_put(&r, OPENTOE_A_LISTEN_ADDR6, k->laddr, 16);
+	else
+		toe_nla_put(&r, OPENTOE_A_LISTEN_ADDR4, k->laddr, 4);
+	put_be16(&r, OPENTOE_A_LISTEN_PORT, k->lport);
+	return call(g, &r, NULL, NULL, what, err, errlen);
+}
+
+static int listeners_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
+{
+	struct toe_genl_listener *l;
+	__u16 port;
+	__u8 fam = 0;
+
+	(void)nh;
+	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
+		return 0;
+	l = vec_add(ctx);
+	if (!l)
+		return -ENOMEM;
+	toe_nla_get_u32(tb[OPENTOE_A_DEV_INDEX], &l->dev);
+	toe_nla_get_u32(tb[OPENTOE_A_TID], &l->stid);
+	get_addr(tb[OPENTOE_A_LISTEN_ADDR4], tb[OPENTOE_A_LISTEN_ADDR6], &fam,
+		 l->key.laddr);
+	l->key.family = fam;
+	if (toe_nla_get_u16(tb[OPENTOE_A_LISTEN_PORT], &port))
+		l->key.lport = ntohs(port);
+	return 0;
+}
+
+int toe_genl_listeners(struct toe_genl *g, __u32 dev,
+		       struct toe_genl_listener **out, int *n, char *err,
+		       size_t errlen)
+{
+	struct vec a = { .sz = sizeof(struct toe_genl_listener) };
+	struct toe_nlmsg r;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = need_family(g, "listing the module's listeners", err, errlen);
+	if (ret)
+		return ret;
+	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_LISTEN_GET,
+		       OPENTOE_GENL_VERSION);
+	if (dev)
+		toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
+	ret = call(g, &r, listeners_cb, &a, "listing the module's listeners",
+		   err, errlen);
+	if (ret) {
+		free(a.v);
+		return ret;
+	}
+	*out = a.v;
+	*n = a.n;
+	return 0;
+}
+
 /* --------------------------------------------------------- events */
 
 /* After a family event or lost events: look again, say what changed. */

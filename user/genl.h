@@ -117,6 +117,24 @@ int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int 
 int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out, int *n,
 		 char *err, size_t errlen);
 
+/* A listener of the module's, from LISTEN_GET: a server TID in use. */
+struct toe_genl_listener {
+	__u32 dev;			/* the module's device index */
+	__u32 stid;			/* server TID */
+	struct toe_flow_key key;	/* local address and port; netns 0 */
+};
+
+/*
+ * LISTEN_START (start) or LISTEN_STOP of k's local address and port on
+ * module device dev alone: a server TID there.  0 or -errno, err set.
+ */
+int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
+		    const struct toe_flow_key *k, char *err, size_t errlen);
+/* Every listener (dev 0: of every device); *out is malloc'd, free it. */
+int toe_genl_listeners(struct toe_genl *g, __u32 dev,
+		       struct toe_genl_listener **out, int *n, char *err,
+		       size_t errlen);
+
 /* Read every pending event and report it through cb.  0 or -1. */
 int toe_genl_process(struct toe_genl *g, toe_genl_cb cb, void *ctx);
 

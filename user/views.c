@@ -32,6 +32,7 @@ static const struct toe_pin view_pins[] = {
 	TOE_PIN_OPT(struct toe_maps, byp, BYP_FLOWS),
 	TOE_PIN_OPT(struct toe_maps, tid_pool, TID_POOL),
 	TOE_PIN_OPT(struct toe_maps, tid_held, TID_HELD),
+	TOE_PIN_OPT(struct toe_maps, listeners, LISTENERS),
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 
@@ -179,23 +180,26 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 		tj_ku64(j, "l2t_used", k->l2t_used);
 		tj_ku64(j, "l2t_size", k->l2t_size);
 		tj_ku64(j, "listeners", k->listeners);
+		tj_ku64(j, "listeners_held", k->listeners_held);
 	}
 	tj_obj_end(j);
 }
 
 static void device_text(FILE *f, const struct toe_dev_row *r, const struct toe_view_kmod *k)
 {
-	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-";
+	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-", lsn[24] = "-";
 
 	if (k) {
 		snprintf(tids, sizeof(tids), "%u", k->tids_used);
 		snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
+		/* the module's listeners, and of them toed's */
+		snprintf(lsn, sizeof(lsn), "%u/%u", k->listeners, k->listeners_held);
 	}
-	fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s\n", r->name,
+	fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s %9s\n", r->name,
 		toe_dev_type_name(r->d.type), module_str(&r->d, k), ifname(r->d.ifindex, ifn),
 		steer_str(&r->d, st, sizeof(st)), r->d.nconn, (unsigned long long)r->l.live,
 		(unsigned long long)r->l.offloaded, (unsigned long long)r->l.refused,
-		(unsigned long long)r->l.released, tids, l2t);
+		(unsigned long long)r->l.released, tids, l2t, lsn);
 }
 
 void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
@@ -209,9 +213,9 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s\n", "DEVICE",
+		fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s %9s\n", "DEVICE",
 			"TYPE", "MODULE", "INTERFACE", "STEER", "NCONN", "LIVE", "OFFLOADED",
-			"REFUSED", "RELEASED", "TIDS", "L2T");
+			"REFUSED", "RELEASED", "TIDS", "L2T", "LISTEN");
 	}
 	for (i = 0; i < n; i++) {
 		const struct toe_view_kmod *k = NULL;

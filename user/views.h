@@ -18,6 +18,7 @@ struct toe_maps {
 	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
 	int tid_pool;	/* optional (-1): the module's TID pools (older datapath) */
 	int tid_held;	/* optional (-1): and the TIDs connections took */
+	int listeners;	/* optional (-1): toe_listeners, an older datapath */
 };
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
@@ -44,7 +45,8 @@ struct toe_view_kmod {
 	__u32 tids_held;	/* of which toed holds for its flows */
 	__u32 tids_reserved;	/* in the datapath's pool, or being bound */
 	__u32 l2t_used, l2t_size;
-	__u32 listeners;
+	__u32 listeners;	/* listeners (server TIDs) the module has on it */
+	__u32 listeners_held;	/* of which toed holds for offloaded listeners */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */

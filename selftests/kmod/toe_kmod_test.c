@@ -489,6 +489,77 @@ static int listen_cmd(struct nl *nl, uint8_t cmd, uint8_t family,
 	return nl_call(nl, &m, NULL, NULL);
 }
 
+/*
+ * LISTEN_START/STOP of addr:port (IPv4; NULL: the wildcard) on device
+ * index (0: none given, every device); err gets the extended ACK.
+ */
+static int listen_dev_cmd(struct nl *nl, uint8_t cmd, int index,
+			  const char *addr, uint16_t port, char *err,
+			  size_t errlen)
+{
+	struct toe_nlmsg m;
+
+	msg_init(&m, fam_id, 0, cmd);
+	if (addr)
+		toe_nla_put_u32(&m, OPENTOE_A_LISTEN_ADDR4, inet_addr(addr));
+	else
+		toe_nla_put_u8(&m, OPENTOE_A_LISTEN_FAMILY, AF_INET);
+	toe_nla_put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(port));
+	if (index >= 0)
+		toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	if (err)
+		err[0] = 0;
+	return toe_nlmsg_call(nl->fd, &nl->seq, &m, OPENTOE_A_MAX, NULL, NULL,
+			      "listen", err, errlen);
+}
+
+struct lsn {
+	int dev, tid, family, port;
+	char addr[INET6_ADDRSTRLEN];
+};
+
+struct lsnlist {
+	int n;
+	struct lsn l[80];
+};
+
+static int lsn_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
+{
+	struct lsnlist *l = arg;
+	struct lsn *e;
+
+	(void)nh;
+	if (l->n >= 80 || !tb[OPENTOE_A_TID])
+		return 0;
+	e = &l->l[l->n++];
+	e->dev = tb[OPENTOE_A_DEV_INDEX] ? (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) : -1;
+	e->tid = nla_u32(tb[OPENTOE_A_TID]);
+	e->family = tb[OPENTOE_A_LISTEN_FAMILY] ?
+		    *(uint8_t *)toe_nla_data(tb[OPENTOE_A_LISTEN_FAMILY]) : -1;
+	e->port = tb[OPENTOE_A_LISTEN_PORT] ?
+		  ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_LISTEN_PORT])) : -1;
+	strcpy(e->addr, "?");
+	if (tb[OPENTOE_A_LISTEN_ADDR4])
+		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_LISTEN_ADDR4]),
+			  e->addr, sizeof(e->addr));
+	else if (tb[OPENTOE_A_LISTEN_ADDR6])
+		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_LISTEN_ADDR6]),
+			  e->addr, sizeof(e->addr));
+	return 0;
+}
+
+/* LISTEN_GET of device index (0: every device). */
+static int lsn_dump(struct nl *nl, int index, struct lsnlist *l)
+{
+	struct toe_nlmsg m;
+
+	l->n = 0;
+	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_LISTEN_GET);
+	if (index)
+		toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	return nl_call(nl, &m, lsn_cb, l);
+}
+
 struct l2e {
 	int dev, idx, family, state, refcnt, has_ll;
 	unsigned char addr[16], ll[6];
@@ -1158,6 +1229,101 @@ static void test_listeners(void)
 	sim_del(31);
 }
 
+/* LISTEN_START/STOP with DEV_INDEX: one device's server TIDs; LISTEN_GET. */
+static void test_listeners_dev(void)
+{
+	int idx = sim_index(1), idx2, i, ret, tids;
+	struct devinfo d = { 0 };
+	struct lsnlist *l = calloc(1, sizeof(*l));
+	char err[512];
+
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
+			     9000, err, sizeof(err));
+	ret = ret ? ret : lsn_dump(&nl, 0, l);
+	tap(!ret && l->n == 1 && l->l[0].dev == idx &&
+	    l->l[0].family == AF_INET && !strcmp(l->l[0].addr, "10.1.0.1") &&
+	    l->l[0].port == 9000 && l->l[0].tid >= 0 &&
+	    !dev_get(&nl, idx, &d) && d.listeners == 1 &&
+	    sim_counter(1, "listens") == 1,
+	    "LISTEN_START 10.1.0.1:9000 DEV_INDEX %d: LISTEN_GET shows it with server TID %d (%d)",
+	    idx, l->n ? l->l[0].tid : -1, ret);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
+			     9000, err, sizeof(err));
+	tap(ret == -EEXIST && strstr(err, "already reaches"),
+	    "same listener on the same device: EEXIST with extack (%d: %s)",
+	    ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, -1, "10.1.0.1",
+			     9000, err, sizeof(err));
+	tap(ret == -EEXIST && strstr(err, "already reaches"),
+	    "the same address for every device: EEXIST (%d: %s)", ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 0, "10.1.0.1",
+			     9001, err, sizeof(err));
+	tap(ret == -ERANGE && strstr(err, "out of range"),
+	    "DEV_INDEX 0: ERANGE with extack (%d: %s)", ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 999999, "10.1.0.1",
+			     9001, err, sizeof(err));
+	tap(ret == -ENODEV && strstr(err, "no such TOE device"),
+	    "unknown DEV_INDEX: ENODEV with extack (%d: %s)", ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
+			     0, err, sizeof(err));
+	tap(ret == -EINVAL && strstr(err, "port 0"),
+	    "port 0 with DEV_INDEX: EINVAL with extack (%d: %s)", ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx + 1000,
+			     "10.1.0.1", 9000, err, sizeof(err));
+	tap(ret == -ENOENT && strstr(err, "no such listener"),
+	    "LISTEN_STOP on another DEV_INDEX: ENOENT with extack (%d: %s)",
+	    ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, -1, "10.1.0.1",
+			     9000, err, sizeof(err));
+	tap(ret == -ENOENT, "LISTEN_STOP without its DEV_INDEX: ENOENT (%d)",
+	    ret);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, "10.1.0.1",
+			     9000, err, sizeof(err));
+	tap(!ret && !lsn_dump(&nl, 0, l) && l->n == 0 &&
+	    !dev_get(&nl, idx, &d) && d.listeners == 0 &&
+	    sim_counter(1, "listens") == 0,
+	    "LISTEN_STOP with its DEV_INDEX: the server TID is gone (%d)", ret);
+
+	/* a T1: 16 server TIDs */
+	ret = sim_new(32, "veth0", 1, 4, "lsn%d");
+	idx2 = sim_index(32);
+	for (i = 0; !ret && i < 16; i++)
+		ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx2, NULL,
+				     9100 + i, err, sizeof(err));
+	tids = 0;
+	if (!lsn_dump(&nl, idx2, l))
+		for (i = 0; i < l->n; i++)
+			tids |= l->l[i].dev == idx2 && l->l[i].tid < 16 ?
+				1 << l->l[i].tid : 0;
+	tap(!ret && l->n == 16 && tids == 0xffff && !lsn_dump(&nl, idx, l) &&
+	    l->n == 0,
+	    "16 listeners on a T1: server TIDs 0-15, LISTEN_GET's filter (%d)",
+	    ret);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx2, NULL, 9116,
+			     err, sizeof(err));
+	tap(ret == -ENOSPC && strstr(err, "no server TID free"),
+	    "a 17th: ENOSPC with extack (%d: %s)", ret, err);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx2);
+	tap(ret == -EBUSY, "detach with listeners: EBUSY (%d)", ret);
+	for (i = 0; i < 8; i++)
+		listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx2, NULL,
+			       9100 + i, err, sizeof(err));
+	ret = sim_del(32);
+	ret |= listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx2, NULL, 9110,
+			      NULL, 0) != -ENOENT;
+	tap(!ret, "a device deleted with 8 listeners: they go with it (%d)",
+	    ret);
+	ret = sim_new(33, "veth0", 3, 4, "lsn%d");
+	idx2 = sim_index(33);
+	ret |= dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx2);
+	ret = ret ? ret : listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx2,
+					 NULL, 9200, err, sizeof(err));
+	tap(ret == -ENOPROTOOPT && strstr(err, "no TOM"),
+	    "a detached device: ENOPROTOOPT with extack (%d: %s)", ret, err);
+	sim_del(33);
+	free(l);
+}
+
 /* Requests that the attribute policies must refuse. */
 static void test_policy(void)
 {
@@ -1757,8 +1923,17 @@ static int dump_mode(const char *what)
 			printf(" state 0x%x refcnt %d\n", e->state, e->refcnt);
 		}
 		free(l);
+	} else if (!strcmp(what, "listeners")) {
+		struct lsnlist *ll = calloc(1, sizeof(*ll));
+
+		ret = ll ? lsn_dump(&nl, 0, ll) : -ENOMEM;
+		for (i = 0; !ret && i < ll->n; i++)
+			printf("listener dev %d tid %d family %d addr %s port %d\n",
+			       ll->l[i].dev, ll->l[i].tid, ll->l[i].family,
+			       ll->l[i].addr, ll->l[i].port);
+		free(ll);
 	} else {
-		fprintf(stderr, "usage: toe_kmod_test [tids|devs|l2t]\n");
+		fprintf(stderr, "usage: toe_kmod_test [tids|devs|l2t|listeners|listen-many N PORT|serve PORT|hold ADDR PORT N]\n");
 		return 1;
 	}
 	if (ret)
@@ -1838,6 +2013,34 @@ static int hold_mode(const char *addr, const char *port, const char *count)
 	for (i = 0; i < n && i < 256; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
+ * toe_kmod_test listen-many N PORT: N listening IPv4 sockets on ports
+ * PORT..PORT+N-1; "ready" once they listen, closed when stdin closes.
+ */
+static int listen_many(int n, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int *fds = calloc(n, sizeof(*fds)), i, one = 1;
+	char buf[64];
+
+	if (!fds)
+		return 1;
+	for (i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(fds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sa.sin_port = htons(port + i);
+		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(fds[i], 4)) {
+			fprintf(stderr, "toe_kmod_test: listen on %d: %s\n",
+				port + i, strerror(errno));
+			return 1;
+		}
+	}
+	printf("ready\n");
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
 	return 0;
 }
 
@@ -1850,6 +2053,8 @@ int main(int argc, char **argv)
 		return serve_mode(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "hold"))
 		return hold_mode(argv[2], argv[3], argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "listen-many"))
+		return listen_many(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1)
 		return dump_mode(argv[1]);
 	ret = nl_open(&nl);
@@ -1871,6 +2076,7 @@ int main(int argc, char **argv)
 	test_l2t();
 	test_l2t_full();
 	test_listeners();
+	test_listeners_dev();
 	test_policy();
 	test_unprivileged();
 	test_lldev_gone();

@@ -21,7 +21,11 @@
 #   refusing past it, closing half, restarting toed, killing it, closing
 #   flows while it is away (the datapath knows at once; the module when
 #   toed is back), removing the device with flows open, a new device;
-#   the module unloaded under toed: configuration devices only again.
+#   listeners a rule offloads on toe0 get a server TID each in the module
+#   (LISTEN_GET, toectl devices), given back at close, 100 of them on 64
+#   server TIDs, reconciled after a SIGKILL (closed meanwhile: stopped;
+#   still open: kept, once); the module unloaded under toed:
+#   configuration devices only again.
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 ip=/usr/sbin/ip
 n=0
@@ -118,6 +122,7 @@ cat >"$CONF" <<'EOF'
 device toe0 kmod
 rule offload dev toe0 rport 5300
 rule offload dev toe0 rport 5301
+rule offload dev toe0 lport 5400-5599
 EOF
 chmod 600 "$CONF"
 check "toed --check accepts a kmod device without the module" toed --check "$CONF"
@@ -283,6 +288,77 @@ step 3 "a new simulated device, 3 connections offloaded on it"
 kill "$SERVE" "$G6" 2>/dev/null
 wait "$SERVE" 2>/dev/null
 step 0 "... all closed"
+
+# ---- listeners the rule offloads (lport 5400-5599 on toe0): a server TID
+# each in the module, asked for by toed and given back when they close
+MIDX=$(toe0 | field kmod_index)
+nlsn() { toe_kmod_test listeners | grep -c "^listener dev $MIDX tid [0-9]* .* port ${1:-[0-9]*}\$"; }
+has_lsn() { [ "$(nlsn "$1")" = "$2" ]; }
+lsn_dev() { toe0 | grep -q "\"listeners\":$1,\"listeners_held\":$2[,}]"; }
+stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+sleep 30 | nc -l -p 5400 >/dev/null &
+LSN=$!
+wait_for 50 has_lsn 5400 1
+tap $? "a listener on port 5400: the module has it on toe0 ($MIDX) with a server TID" ||
+	{ toe_kmod_test listeners | sed 's/^/# module: /'; grep -i listen "$LOG" | tail -n 5 | sed 's/^/# toed: /'; }
+toe_kmod_test listeners | sed 's/^/# module: /'
+check "... the only one" has_lsn "" 1
+check "toectl devices: toe0 has 1 listener, held by toed" lsn_dev 1 1
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+wait_for 50 has_lsn "" 0
+tap $? "closed: the module's listener is gone"
+check "... toectl devices: 0 listeners, 0 held" lsn_dev 0 0
+
+# 100 listeners at once on a T3 (64 server TIDs): 64 held, 36 refused
+rm -f /tmp/lm /tmp/lm.out
+mkfifo /tmp/lm
+toe_kmod_test listen-many 100 5450 </tmp/lm >/tmp/lm.out 2>&1 &
+LM=$!
+exec 7>/tmp/lm
+wait_for 50 grep -q ready /tmp/lm.out
+wait_for 100 has_lsn "" 64
+tap $? "100 listeners: the module's 64 server TIDs all taken ($(nlsn) listeners)"
+F=$(stat_of kmod_listen_failed)
+check "... the other 36 refused and counted (kmod_listen_failed $F)" test "${F:-0}" -ge 36
+check "... toectl devices: 64 listeners, 64 held" lsn_dev 64 64
+exec 7>&-
+wait "$LM"
+wait_for 100 has_lsn "" 0
+tap $? "closed: none left in the module ($(nlsn))"
+none_held() { lsn_dev 0 0 && [ "$(stat_of kmod_listeners_held)" = 0 ]; }
+check "... none held by toed (toectl devices, kmod_listeners_held 0)" none_held
+
+# toed killed with a listener open, the listener closed meanwhile: the
+# restarted toed stops the module's listener that nothing backs
+sleep 30 | nc -l -p 5401 >/dev/null &
+LSN=$!
+wait_for 50 has_lsn 5401 1
+stop_toed 9
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+check "toed killed, the listener closed meanwhile: the module keeps its server TID" has_lsn 5401 1
+start_toed
+wait_for 50 has_lsn 5401 0
+tap $? "toed started again stops it (reconciled)"
+check "... counted (kmod_listen_reconciled $(stat_of kmod_listen_reconciled))" \
+	test "$(stat_of kmod_listen_reconciled)" = 1
+
+# toed restarted with a listener still open keeps exactly one
+sleep 30 | nc -l -p 5402 >/dev/null &
+LSN=$!
+wait_for 50 has_lsn 5402 1
+stop_toed 9
+start_toed
+tap $? "toed killed and started again with a listener open on port 5402"
+usleep 300000
+check "... the module has exactly one listener for it" has_lsn 5402 1
+kept() { lsn_dev 1 1 && [ "$(stat_of kmod_listen_reconciled)" = 0 ]; }
+check "... held by toed, nothing reconciled (toectl devices 1/1)" kept
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+wait_for 50 has_lsn 5402 0
+tap $? "... and stops it when the listener closes"
 
 # ---- the module unloaded under toed
 echo 1 >/sys/bus/opentoe_sim/del_device && rmmod opentoe

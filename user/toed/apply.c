@@ -53,6 +53,7 @@ static void applied(const struct toe_apply_stats *st,
 
 	D->kmod_dirty = false;
 	kmod_map_refresh();
+	listen_reconcile(); /* devices may have come, gone or moved */
 	D->ast = *st;
 	D->applied_ns = toe_now_ns();
 	D->reload_ok++;

@@ -237,6 +237,9 @@ int on_event(void *ctx, void *data, size_t len)
 		D->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
+	/* A listener offloaded on one: a server TID there, given back at its stop. */
+	if (e->type == TOE_EV_LISTEN_START || e->type == TOE_EV_LISTEN_STOP)
+		listen_event(e);
 	tid = tid_of(&e->key, NULL);
 	if (e->type == TOE_EV_FLOW_CLOSED && (D->tid_n || e->tid != TOE_TID_NONE))
 		kmod_close(e);

@@ -374,6 +374,7 @@ static void toed_teardown(void)
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
 	tid_clear();
+	listen_clear();
 	toe_cfg_free(&D->cfg);
 	free(D->cfg_text);
 	change_unlock();

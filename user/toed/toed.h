@@ -13,6 +13,7 @@
  *             by the ids behind the pins, and opening it again
  *   views.c   what toectl status, stats, policy and devices show
  *   kmod.c    the kernel module: its devices, the TIDs toed holds there
+ *   listen.c  the server TIDs toed holds there for offloaded listeners
  *   events.c  ring-buffer events, monitor clients, neighbour and link
  *             callbacks, which interfaces are mirrored
  *   metrics.c --metrics: /metrics for Prometheus, served from the loop
@@ -179,6 +180,11 @@ struct toed {
 		__u64 clients_refused; /* not root */
 		__u64 clients_timed_out, clients_over_limit;
 	} cst; /* the control socket (ctl.c) */
+	struct {
+		__u64 starts, stops; /* module LISTEN_START / STOP that succeeded */
+		__u64 failed; /* refused, or the table out of memory */
+		__u64 reconciled; /* of starts and stops, made by a reconcile */
+	} lst; /* listeners on module devices (listen.c) */
 };
 
 /* The daemon's state: main's, the one instance. */
@@ -250,6 +256,12 @@ void pool_put(__u32 i, __u32 tid);
 int pool_take(__u32 (**out)[2]);
 int pool_queue_if_any(__u32 i);
 bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason);
+/* listen.c */
+void listen_event(const struct toe_event *e);
+void listen_reconcile(void);
+void listen_clear(void);
+__u32 listeners_held(__u32 mdev);
+size_t listeners_held_all(void);
 
 /* events.c */
 void mon_send(const char *text, const char *json);

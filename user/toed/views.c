@@ -64,6 +64,7 @@ void kmod_view(struct toe_view_kmod *kv)
 		kv[d].l2t_used = kd[i].l2t_used;
 		kv[d].l2t_size = kd[i].l2t_size;
 		kv[d].listeners = kd[i].listeners;
+		kv[d].listeners_held = listeners_held(kd[i].index);
 	}
 	free(kd);
 }
@@ -379,6 +380,11 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_tids_unreserved", D->kst.unreserved },
 		{ "kmod_flows_demoted", D->kst.demoted },
 		{ "kmod_tid_bind_refused", D->kst.bind_refused },
+		{ "kmod_listeners_held", listeners_held_all() },
+		{ "kmod_listen_start", D->lst.starts },
+		{ "kmod_listen_stop", D->lst.stops },
+		{ "kmod_listen_failed", D->lst.failed },
+		{ "kmod_listen_reconciled", D->lst.reconciled },
 	};
 
 	_Static_assert(sizeof(dm) <= MAX_COUNTERS * sizeof(dm[0]),

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed and the listeners the datapath offloads on a device of the kernel
+ * module: a server TID there for each (the patch's OFFLOAD_LISTEN_START and
+ * STOP joined up).
+ *
+ * Two tables.  One entry per listener the datapath keeps in toe_listeners
+ * (its flow key: namespace cookie, local address and port), with the
+ * module device it is on; and one per module listener, (family, address,
+ * port, device), with how many of the first share it: the module knows no
+ * namespaces, so listeners of one address and port in several namespaces
+ * share one server TID, asked for by the first and given back by the last.
+ *
+ * Events keep them (listen_event); toe_listeners is the truth they are
+ * reconciled against (listen_reconcile, after every apply: toed's start,
+ * a lost-event resync, the module loaded or unloaded, a device changed),
+ * and the module's LISTEN_GET dump is what it holds: module listeners no
+ * entry backs are stopped, entries the module lacks are started.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "toed.h"
+
+/* A listener of toe_listeners on a module device. */
+struct lsn {
+	struct toe_flow_key k;
+	__u32 mdev; /* the module's device index */
+	bool seen; /* in toe_listeners at the last reconcile */
+};
+
+/* A listener of the module: one tuple on one device. */
+struct lsnmod {
+	struct toe_flow_key t; /* family, laddr, lport; the rest 0 */
+	__u32 mdev;
+	__u32 refs; /* struct lsn entries on it */
+	bool held; /* the module has it for toed */
+};
+
+static struct lsn *lsn;
+static size_t lsn_n, lsn_cap;
+static struct lsnmod *mods;
+static size_t mods_n, mods_cap;
+static bool reconciling; /* module requests count as reconciled */
+
+static void tuple_of(const struct toe_flow_key *k, struct toe_flow_key *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = k->family;
+	memcpy(t->laddr, k->laddr, sizeof(t->laddr));
+	t->lport = k->lport;
+}
+
+static bool tuple_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
+{
+	return a->family == b->family && a->lport == b->lport &&
+	       !memcmp(a->laddr, b->laddr, sizeof(a->laddr));
+}
+
+static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
+{
+	return a->netns == b->netns && tuple_eq(a, b);
+}
+
+static struct lsn *lsn_find(const struct toe_flow_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < lsn_n; i++)
+		if (key_eq(&lsn[i].k, k))
+			return &lsn[i];
+	return NULL;
+}
+
+static struct lsnmod *mod_find(const struct toe_flow_key *k, __u32 mdev)
+{
+	size_t i;
+
+	for (i = 0; i < mods_n; i++)
+		if (mods[i].mdev == mdev && tuple_eq(&mods[i].t, k))
+			return &mods[i];
+	return NULL;
+}
+
+static void *grow(void *v, size_t *cap, size_t n, size_t sz)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return v;
+	ncap = *cap ? *cap * 2 : 64;
+	p = realloc(v, ncap * sz);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
+static void lsn_name(const struct toe_flow_key *k, char *buf, size_t len)
+{
+	toe_endpoint_str(k->family, k->laddr, k->lport, buf, len);
+}
+
+/* A server TID for m on its module device. */
+static void mod_start(struct lsnmod *m)
+{
+	char err[512], l[64];
+	int ret;
+
+	ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t, err, sizeof(err));
+	lsn_name(&m->t, l, sizeof(l));
+	if (!ret || ret == -EEXIST) {
+		/* EEXIST: the module has it already (from a toed before) */
+		m->held = true;
+		if (ret)
+			return;
+		D->lst.starts++;
+		D->lst.reconciled += reconciling;
+		logm(LOG_DEBUG, "listener %s: a server TID on module device %u",
+		     l, m->mdev);
+		return;
+	}
+	m->held = false;
+	D->lst.failed++;
+	logm(LOG_WARN,
+	     "listener %s: offloaded by the datapath, refused by the kernel module (%s)",
+	     l, err);
+}
+
+/* Its server TID back. */
+static void mod_stop(struct lsnmod *m)
+{
+	char err[512];
+	int ret;
+
+	if (!m->held)
+		return;
+	m->held = false;
+	ret = toe_genl_listen(&D->gl, false, m->mdev, &m->t, err, sizeof(err));
+	if (!ret) {
+		D->lst.stops++;
+		D->lst.reconciled += reconciling;
+		logm(LOG_DEBUG, "listener port %u: server TID on module device %u given back",
+		     m->t.lport, m->mdev);
+	} else if (ret != -ENOENT) { /* ENOENT: the device took it along */
+		D->lst.failed++;
+		logm(LOG_WARN, "%s", err);
+	}
+}
+
+/* One entry fewer on m: the last one gives the module listener back. */
+static void mod_unref(struct lsnmod *m)
+{
+	if (m->refs && --m->refs)
+		return;
+	mod_stop(m);
+	*m = mods[--mods_n];
+}
+
+static void lsn_drop(struct lsn *e)
+{
+	struct lsnmod *m = mod_find(&e->k, e->mdev);
+
+	*e = lsn[--lsn_n];
+	if (m)
+		mod_unref(m);
+}
+
+/* A listener on module device mdev; ask: its server TID now if it is the first. */
+static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask)
+{
+	struct toe_flow_key t;
+	struct lsnmod *m;
+	struct lsn *e = lsn_find(k);
+	void *p;
+
+	if (e && e->mdev == mdev)
+		return e; /* already known: a replayed event, or reconciled */
+	if (e)
+		lsn_drop(e); /* policy moved it to another device */
+	tuple_of(k, &t);
+	m = mod_find(&t, mdev);
+	if (!m) {
+		p = grow(mods, &mods_cap, mods_n, sizeof(*mods));
+		if (!p)
+			goto nomem;
+		mods = p;
+		m = &mods[mods_n++];
+		memset(m, 0, sizeof(*m));
+		m->t = t;
+		m->mdev = mdev;
+	}
+	p = grow(lsn, &lsn_cap, lsn_n, sizeof(*lsn));
+	if (!p) {
+		if (!m->refs)
+			*m = mods[--mods_n];
+		goto nomem;
+	}
+	lsn = p;
+	e = &lsn[lsn_n++];
+	e->k = *k;
+	e->mdev = mdev;
+	e->seen = true;
+	if (m->refs++ == 0 && ask && toe_genl_up(&D->gl))
+		mod_start(m);
+	return e;
+nomem:
+	D->lst.failed++;
+	logm(LOG_ERR, "out of memory for the listener table");
+	return NULL;
+}
+
+/* Whether toe_listeners still has k (a sibling SO_REUSEPORT socket). */
+static bool still_listening(const struct toe_flow_key *k)
+{
+	struct toe_listen v;
+
+	return D->m.listeners >= 0 &&
+	       bpf_map_lookup_elem(D->m.listeners, k, &v) == 0;
+}
+
+void listen_event(const struct toe_event *e)
+{
+	struct lsn *l;
+
+	if (e->type == TOE_EV_LISTEN_START) {
+		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
+		    D->kmod_idx[e->dev])
+			lsn_add(&e->key, D->kmod_idx[e->dev], true);
+		return;
+	}
+	l = lsn_find(&e->key);
+	if (l && !still_listening(&e->key))
+		lsn_drop(l);
+}
+
+/* toe_listeners' entries on a module device into the table (seen). */
+static int read_map(void)
+{
+	struct toe_flow_key k, next, *prev = NULL;
+	struct toe_listen v;
+	struct lsn *e;
+	size_t i;
+
+	for (i = 0; i < lsn_n; i++)
+		lsn[i].seen = false;
+	if (D->m.listeners < 0)
+		return 0; /* a datapath without it: no listener is offloaded */
+	while (bpf_map_get_next_key(D->m.listeners, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(D->m.listeners, &k, &v) ||
+		    v.dev >= TOE_MAX_DEVS || !D->kmod_idx[v.dev])
+			continue;
+		e = lsn_add(&k, D->kmod_idx[v.dev], false);
+		if (!e)
+			return -1;
+		e->seen = true;
+	}
+	return 0;
+}
+
+void listen_reconcile(void)
+{
+	struct toe_genl_listener *ml = NULL;
+	char err[512];
+	int n = 0, i, ret;
+	size_t j;
+
+	if (!D->dp.loaded)
+		return;
+	if (!toe_genl_up(&D->gl)) {
+		/* the module went, its listeners with it */
+		for (j = 0; j < mods_n; j++)
+			mods[j].held = false;
+	} else {
+		ret = toe_genl_listeners(&D->gl, 0, &ml, &n, err, sizeof(err));
+		if (ret) {
+			logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
+			return;
+		}
+	}
+	reconciling = true;
+	if (read_map() == 0) {
+		/* listeners gone while toed was away (or no longer on the module) */
+		for (j = 0; j < lsn_n;) {
+			if (lsn[j].seen) {
+				j++;
+				continue;
+			}
+			lsn_drop(&lsn[j]);
+		}
+	}
+	/* the module has them (adopted), or they are started */
+	for (j = 0; j < mods_n; j++) {
+		struct lsnmod *m = &mods[j];
+
+		for (i = 0; i < n; i++)
+			if (ml[i].dev == m->mdev && tuple_eq(&ml[i].key, &m->t))
+				break;
+		m->held = i < n;
+		if (!m->held && toe_genl_up(&D->gl))
+			mod_start(m);
+	}
+	/* module listeners no entry backs: stopped */
+	for (i = 0; i < n; i++) {
+		struct lsnmod tmp = { .t = ml[i].key, .mdev = ml[i].dev,
+				      .held = true };
+
+		if (!mod_find(&ml[i].key, ml[i].dev))
+			mod_stop(&tmp);
+	}
+	reconciling = false;
+	free(ml);
+}
+
+/* toed stops: its tables go; the module keeps the listeners for the next. */
+void listen_clear(void)
+{
+	free(lsn);
+	free(mods);
+	lsn = NULL;
+	mods = NULL;
+	lsn_n = lsn_cap = mods_n = mods_cap = 0;
+}
+
+__u32 listeners_held(__u32 mdev)
+{
+	__u32 n = 0;
+	size_t i;
+
+	for (i = 0; i < mods_n; i++)
+		n += mods[i].mdev == mdev && mods[i].held;
+	return n;
+}
+
+size_t listeners_held_all(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < mods_n; i++)
+		n += mods[i].held;
+	return n;
+}
