@@ -2013,6 +2013,10 @@ static int hold_mode(const char *addr, const char *port, const char *count)
 	for (i = 0; i < n && i < 256; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
+	return 0;
+}
+
+/*
  * toe_kmod_test listen-many N PORT: N listening IPv4 sockets on ports
  * PORT..PORT+N-1; "ready" once they listen, closed when stdin closes.
  */
