@@ -148,6 +148,8 @@ echo "# $D"
 check "... kmod, chelsio-t3, TOM chelsio_tom (the module's), on veth6, nconn 16" \
 	sh -c "echo '$D' | grep -q '\"type\":\"chelsio-t3\",\"module\":\"chelsio_tom\",\"kmod\":true,\"interface\":\"veth6\".*\"nconn\":16'"
 check "toed logged the module's arrival" grep -q 'kernel module loaded' "$LOG"
+check "/proc/net/toe/devices agrees: toe0, chelsio_tom, veth6" \
+	grep -q '^toe0  *chelsio_tom  *veth6$' /proc/net/toe/devices
 
 # ---- a real connection the rule offloads: the TID it took from the pool
 server 5300 peer
