@@ -75,12 +75,13 @@ enum fib_rc {
  * MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED).  Returns the kernel's
  * BPF_FIB_LKUP_RET_* code, or FIB_NO_HDR.
  */
-static __always_inline long fib(struct xdp_md *ctx, const struct toe_pkt *p,
-				const void *ip, const void *data_end,
-				__u16 tot_len, struct bpf_fib_lookup *fp)
+static __always_inline long fib(struct xdp_md *ctx, __u32 ifin,
+				const struct toe_pkt *p, const void *ip,
+				const void *data_end, __u16 tot_len,
+				struct bpf_fib_lookup *fp)
 {
 	__builtin_memset(fp, 0, sizeof(*fp));
-	fp->ifindex = ctx->ingress_ifindex;
+	fp->ifindex = ifin;
 	fp->l4_protocol = TOE_IPPROTO_TCP;
 	fp->sport = p->sport;
 	fp->dport = p->dport;
@@ -128,6 +129,85 @@ enum fwd_xmit_rc {
 };
 
 /*
+ * The route of direction `from` cached in fs (struct toe_fwd_route), if
+ * it may be used: found under the route generation in force, in toed's
+ * namespace, with toed's lease running (a dead toed bumps nothing: then
+ * every packet is looked up), and the packet no longer than one that
+ * route already passed.  NULL: look it up.
+ */
+static __always_inline struct toe_fwd_route *
+route_cached(struct toe_fwd *fs, int from, const struct toe_fwd_gen *g,
+	     __u16 tot_len)
+{
+	struct toe_fwd_route *c = &fs->rt[from & 1];
+	__u32 rg = g->rt_gen;
+
+	if (!rg || c->gen != rg || tot_len > c->max_len ||
+	    fs->netns != g->rt_netns ||
+	    bpf_ktime_get_coarse_ns() >= g->lease_ns)
+		return NULL;
+	return c;
+}
+
+/*
+ * Remember the route just found (gen last), unless rt_gen moved while it
+ * was looked up; cleared if it moved while being written (two CPUs, one
+ * with the old generation: the old route never stays marked current).
+ */
+static __always_inline void route_remember(struct toe_fwd *fs, int from,
+					   const struct toe_fwd_gen *g,
+					   __u32 rg, __u32 ifout,
+					   const __u8 *dmac, const __u8 *smac,
+					   __u16 tot_len)
+{
+	struct toe_fwd_route *c = &fs->rt[from & 1];
+
+	if (!rg || fs->netns != g->rt_netns)
+		return;
+	if (c->gen == rg && c->ifout == ifout) {
+		if (tot_len > c->max_len)
+			c->max_len = tot_len; /* the same route, a longer packet */
+		return;
+	}
+	c->gen = 0;
+	c->ifout = ifout;
+	__builtin_memcpy(c->dmac, dmac, 6);
+	__builtin_memcpy(c->smac, smac, 6);
+	c->max_len = tot_len;
+	c->gen = rg;
+	if (g->rt_gen != rg)
+		c->gen = 0;
+}
+
+/* TTL or hop limit down by one (the stack's forwarding does it too). */
+static __always_inline int hop(void *data, void *data_end, __u8 family)
+{
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return FWD_SLOW;
+	if (family == TOE_AF_INET) {
+		struct iphdr *iph = (void *)(eth + 1);
+		__u32 check;
+
+		if ((void *)(iph + 1) > data_end)
+			return FWD_SLOW;
+		/* As ip_decrease_ttl(): RFC 1624 incremental update. */
+		check = iph->check;
+		check += bpf_htons(0x0100);
+		iph->check = (__u16)(check + (check >= 0xffff));
+		iph->ttl--;
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > data_end)
+			return FWD_SLOW;
+		ip6->hop_limit--;
+	}
+	return 0;
+}
+
+/*
  * The fast path proper, for an established flow: route, next hop's MAC,
  * TTL, redirect to the egress device.  Whatever it cannot do the way the
  * stack would (TTL expiring, IPv4 options, IPv6 extension headers, a frame
@@ -136,7 +216,8 @@ enum fwd_xmit_rc {
  * action, or a (negative) enum fwd_xmit_rc.
  */
 static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
-			       struct toe_fwd *fs)
+			       struct toe_fwd *fs, int from,
+			       const struct toe_fwd_gen *g)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -144,8 +225,9 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	struct bpf_fib_lookup fp;
 	struct toe_neigh_key nk = {};
 	struct toe_iface *in, *out;
+	struct toe_fwd_route *c;
 	struct toe_neigh *n;
-	__u32 ifin = ctx->ingress_ifindex, ifout;
+	__u32 ifin = ctx->ingress_ifindex, ifout, rg;
 	__u16 tot_len;
 
 	if (p->ttl <= 1)
@@ -159,7 +241,29 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 			return FWD_SLOW; /* a routing header may name this host */
 		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
 	}
-	if (fib(ctx, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) !=
+	c = route_cached(fs, from, g, tot_len);
+	if (c) {
+		__u8 dmac[6], smac[6];
+
+		ifout = c->ifout;
+		__builtin_memcpy(dmac, c->dmac, 6);
+		__builtin_memcpy(smac, c->smac, 6);
+		/* the egress may have left opentoe since (toe-loader) */
+		if (c->gen != g->rt_gen ||
+		    !bpf_map_lookup_elem(&toe_devmap, &ifout))
+			goto lookup;
+		if (hop(data, data_end, p->family))
+			return FWD_SLOW;
+		__builtin_memcpy(eth->h_dest, dmac, 6);
+		__builtin_memcpy(eth->h_source, smac, 6);
+		count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
+		stat_inc(TOE_S_XDP_FORWARD);
+		stat_inc(TOE_S_XDP_FWD_CACHED);
+		return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
+	}
+lookup:
+	rg = g->rt_gen; /* read before the lookup: a later bump wins */
+	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) !=
 	    BPF_FIB_LKUP_RET_SUCCESS)
 		return FWD_SLOW;
 	ifout = fp.ifindex;
@@ -185,26 +289,10 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 		return FWD_NEIGH_MISS; /* the stack resolves it; toed then mirrors it */
 	}
 
-	if ((void *)(eth + 1) > data_end)
+	route_remember(fs, from, g, rg, ifout, n->mac, out->mac, tot_len);
+	if (hop(data, data_end, p->family))
 		return FWD_SLOW;
-	if (p->family == TOE_AF_INET) {
-		struct iphdr *iph = (void *)(eth + 1);
-		__u32 check;
-
-		if ((void *)(iph + 1) > data_end)
-			return FWD_SLOW;
-		/* As ip_decrease_ttl(): RFC 1624 incremental update. */
-		check = iph->check;
-		check += bpf_htons(0x0100);
-		iph->check = (__u16)(check + (check >= 0xffff));
-		iph->ttl--;
-	} else {
-		struct ipv6hdr *ip6 = (void *)(eth + 1);
-
-		if ((void *)(ip6 + 1) > data_end)
-			return FWD_SLOW;
-		ip6->hop_limit--;
-	}
+	eth = data;
 	__builtin_memcpy(eth->h_dest, n->mac, 6);
 	__builtin_memcpy(eth->h_source, out->mac, 6);
 	count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
@@ -293,7 +381,7 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		}
 		return xdp_next(ctx);
 	}
-	rc = fwd_xmit(ctx, p, fs);
+	rc = fwd_xmit(ctx, p, fs, from, g);
 	if (rc >= 0)
 		return rc;
 	if (rc == FWD_SLOW)

@@ -376,7 +376,9 @@ struct toe_sk_state {
 	X(TID_ROUTE, "tid_route_other_if",					\
 	  "Offloads refused: the route leaves through another interface")	\
 	X(TID_DEMOTED, "tid_demoted",						\
-	  "Offloaded flows toed demoted to the host (module refused, device gone)")
+	  "Offloaded flows toed demoted to the host (module refused, device gone)")	\
+	X(XDP_FWD_CACHED, "xdp_fwd_route_cached",				\
+	  "Packets XDP forwarded by their flow's cached route")
 
 enum toe_stat {
 	TOE_S_BASE = 32,
@@ -554,6 +556,22 @@ enum toe_fwd_state {
 #define TOE_FWD_SEEN_C2S	1
 #define TOE_FWD_SEEN_S2C	2
 
+/*
+ * A routed flow's cached route, one direction's (issue 20): what
+ * bpf_fib_lookup, toe_ifaces and toe_neigh said for its packets, good
+ * while toe_fwd_gen.rt_gen is the one it was found under and toed vouches
+ * for it (its lease, in its own namespace).  gen 0: none.  Written by XDP
+ * on a miss, gen last (and cleared again if rt_gen moved meanwhile).
+ */
+struct toe_fwd_route {
+	__u32 gen;		/* toe_fwd_gen.rt_gen it was found under */
+	__u32 ifout;		/* egress ifindex */
+	__u8 dmac[6];		/* the next hop's MAC */
+	__u8 smac[6];		/* the egress interface's */
+	__u16 max_len;		/* longest IP packet that route took (the MTU check) */
+	__u16 pad;
+};
+
 struct toe_fwd {
 	__u64 start_ns;		/* the stack forwarded the SYN (bpf_ktime_get_ns) */
 	__u64 est_ns;		/* ... and the SYN-ACK: first admission */
@@ -574,6 +592,8 @@ struct toe_fwd {
 	__u64 netns;		/* inode of the router's network namespace */
 	__u64 packets;		/* forwarded by XDP, both directions (atomic) */
 	__u64 bytes;
+	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
+	struct toe_fwd_route rt[2];
 };
 
 struct toe_fwd_half {
@@ -595,7 +615,14 @@ struct toe_fwd_half {
 struct toe_fwd_gen {
 	__u64 lease_ns;		/* toed vouches for gen until then (CLOCK_MONOTONIC) */
 	__u32 gen;		/* bumped by toed at every firewall change */
-	__u32 pad;
+	/*
+	 * Bumped by toed at every route, rule, address, link and neighbour
+	 * change in its namespace (rt_netns, an inode): routes cached in
+	 * toe_fwd entries of that namespace found under another rt_gen, or
+	 * with the lease run out, are looked up again.  0: cache nothing.
+	 */
+	__u32 rt_gen;
+	__u64 rt_netns;
 };
 
 /*

@@ -219,7 +219,9 @@ int toe_nl_open(struct toe_nl *nl, int neigh_map, int local_map, int rcvbuf,
 		char *err, size_t errlen)
 {
 	unsigned int groups = RTMGRP_NEIGH | RTMGRP_LINK | RTMGRP_IPV4_IFADDR |
-			      RTMGRP_IPV6_IFADDR;
+			      RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE |
+			      RTMGRP_IPV6_ROUTE | RTMGRP_IPV4_RULE |
+			      (1U << (RTNLGRP_IPV6_RULE - 1));
 
 	nl->neigh_map = neigh_map;
 	nl->local_map = local_map;
@@ -482,9 +484,16 @@ static void dispatch(struct toe_nl *nl, const struct nlmsghdr *h, struct kset *n
 		if (!nseen)
 			link_apply(nl, h);
 		break;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+	case RTM_NEWRULE:
+	case RTM_DELRULE:
+		break; /* only routed: the cache below */
 	default:
-		break;
+		return;
 	}
+	if (nl->route_cb)
+		nl->route_cb(nl);
 }
 
 /* ------------------------------------------------------------ dumps */

@@ -37,9 +37,14 @@ typedef void (*toe_nl_neigh_cb)(struct toe_nl *nl, enum toe_nl_op op,
 				const struct toe_neigh *v);
 /* Called on a link event: the tracked set may need recomputing. */
 typedef void (*toe_nl_link_cb)(struct toe_nl *nl, int ifindex, bool gone);
+/*
+ * Called on every event that may change how a packet is routed: a route,
+ * rule, address, link or neighbour change (the forward path's route cache).
+ */
+typedef void (*toe_nl_route_cb)(struct toe_nl *nl);
 
 struct toe_nl {
-	int ev_fd;		/* subscribed to neigh/addr/link groups */
+	int ev_fd;		/* subscribed to neigh/addr/link/route/rule groups */
 	int dump_fd;		/* requests and their dumps */
 	int neigh_map;
 	int local_map;
@@ -49,6 +54,7 @@ struct toe_nl {
 	struct toe_nl_stats st;
 	toe_nl_neigh_cb neigh_cb;
 	toe_nl_link_cb link_cb;
+	toe_nl_route_cb route_cb;
 	void *ctx;
 	__u64 last_recv_ns;	/* CLOCK_MONOTONIC of the last event read */
 };

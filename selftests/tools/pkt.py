@@ -24,7 +24,7 @@ Forward path (XDP steering):
   pkt.py skbctx FILE IN OUT        a __sk_buff for bpftool prog run ctx_in of a
                                    tc program: ingress_ifindex IN, ifindex OUT
                                    (as if the stack forwarded it from IN out of OUT)
-  pkt.py gen GEN LEASE_NS          a toe_fwd_gen value as bpftool hex bytes
+  pkt.py gen GEN LEASE_NS [RT_GEN RT_NETNS]  a toe_fwd_gen value as bpftool hex bytes
   pkt.py nkey IFINDEX FAM ADDR      a toe_neigh_key as bpftool hex bytes
   pkt.py nval MAC [STATE [HAS_MAC]] a toe_neigh value (STATE default 0x02,
                                     NUD_REACHABLE; HAS_MAC default 1)
@@ -114,7 +114,10 @@ elif cmd == "skbctx":
     # ingress_ifindex, ifindex (struct __sk_buff)
     open(sys.argv[2], "wb").write(struct.pack("<9III", *([0] * 9), int(sys.argv[3]), int(sys.argv[4])))
 elif cmd == "gen":
-    print(hexs(struct.pack("<QII", int(sys.argv[3]), int(sys.argv[2]), 0)))
+    # lease_ns, gen, rt_gen, rt_netns (rt_gen 0 unless given: no route
+    # cached, for tests that write toe_neigh with no toed to bump it)
+    rt = [int(a) for a in sys.argv[4:6]] + [0, 0]
+    print(hexs(struct.pack("<QIIQ", int(sys.argv[3]), int(sys.argv[2]), rt[0], rt[1])))
 elif cmd == "nkey":
     fam = int(sys.argv[3])
     print(hexs(struct.pack("<IB3x", int(sys.argv[2]), 2 if fam == 4 else 10) + ep(fam, sys.argv[4]).ljust(16, b"\0")))

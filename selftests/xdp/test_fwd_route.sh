@@ -5,7 +5,8 @@
 # when the flow was admitted.  Client, router and server namespaces, with a
 # second link r2-s2 between router and server; opentoe's XDP and toe_egress
 # on the three router interfaces, toed mirroring the router's neighbours.
-# While one admitted flow runs client -> server:
+# While one admitted flow runs client -> server (XDP forwarding it by the
+# route it cached for the flow, which each change below must make stale):
 #  - a new, more specific route to the server via r2 (a changed next hop):
 #    the server's bytes move to s2 within 100 ms of the command;
 #  - that route deleted: they move back to s1 within 100 ms;
@@ -14,7 +15,7 @@
 # and the transfer arrives whole (sha256) through all of it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 10
+plan 11
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
@@ -60,7 +61,17 @@ est_5301() { test "$(fwd_est 5301)" = 1; }
 check "a real flow is admitted to the fast path (toe_fwd: established)" wait_for 3 est_5301
 nsx_bg s $FORGE rx s1 0.01 8 >"$work/rx1"
 nsx_bg s $FORGE rx s2 0.01 8 >"$work/rx2"
+S_CACHED=$(stat_index XDP_FWD_CACHED)
+f0=$(st $S_FORWARD) c0=$(st "$S_CACHED")
 sleep 0.7
+F=$(($(st $S_FORWARD) - f0)) C=$(($(st "$S_CACHED") - c0))
+if [ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ]; then
+	ok "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
+else
+	fail "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
+	bpftool -j map dump pinned "$PIN/toe_fwd_gen" | jq -c '.[0].formatted.value' | sed 's/^/# toe_fwd_gen /'
+	bpftool -j map dump pinned "$PIN/toe_fwd" | jq -c '.[].formatted.value | [.netns, .rt]' | sed 's/^/# toe_fwd /'
+fi
 
 # since FILE T: ms from T to the first 10 ms sample of FILE (an interface's
 # received bytes) that grew by more than 100 kB, or 9999 if none did.

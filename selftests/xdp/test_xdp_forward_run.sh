@@ -10,7 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 56
+plan 61
 need_root
 need_cmd bpftool jq python3 nsenter ethtool
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -109,6 +109,34 @@ cnt=$(bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey 4 $C4 $CP 
 	jq -r '.formatted.value | "\(.packets) \(.bytes)"')
 check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
 
+# ---- the route cache (issue 20): with toed's lease and a route generation
+# for the router's namespace, the flow's route is remembered; a change
+# toed did not announce (toe_neigh written here, no bump) is not seen until
+# rt_gen moves; another namespace's generation or the lease out: looked up
+RNS=$(nsx r stat -L -c %i /proc/self/ns/net)
+OMAC=02:00:00:00:00:99
+setgenrt() { # GEN LEASE_NS RT_GEN [RT_NETNS]
+	bpftool map update pinned "$PIN/toe_fwd_gen" key 0 0 0 0 value hex $($PKT gen "$1" "$2" "$3" "${4:-$RNS}")
+}
+dmac_of() { show "$1" | jq -r .dmac; }
+S_CACHED=$(stat_index XDP_FWD_CACHED)
+setgenrt 0 $FAR 7
+run $IF0 data >/dev/null
+c0=$(st $S_CACHED)
+check "route cache on: the next packet goes by the cached route (XDP_REDIRECT, counted)" \
+	test "$(run $IF0 data)" = 4 -a "$(st $S_CACHED)" = $((c0 + 1))
+nset $IF1 4 $S4 $OMAC
+r=$(run $IF0 data)
+check "  the next hop's MAC changed without a bump: still the cached one" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
+setgenrt 0 $FAR 8
+r=$(run $IF0 data)
+check "  rt_gen bumped: looked up again, the new MAC" test "$r" = 4 -a "$(dmac_of data)" = $OMAC
+nset $IF1 4 $S4 $NMAC
+setgenrt 0 $FAR 8 1
+r=$(run $IF0 data)
+check "  rt_gen of another namespace: not the cached route (toe_neigh's MAC)" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
+setgenrt 0 $FAR 8 # the cache holds $OMAC under 8: stale, unannounced
+
 # ---- the firewall changed (toed bumps the generation): re-admission
 pk back0 4 $S4 $C4 5201 $CP A 5001 1001 64 0
 setgen 1 $FAR
@@ -123,9 +151,10 @@ check "  a server packet the stack sends back out of r1: still READMIT" test "$(
 # TOE_FWD_UNWATCHED_NS, 1 s)
 # (the data packet runs right after the admission: the 1 s must not be
 # spent on bpftool look-ups first on a loaded machine)
-setgen 1 0; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
+setgenrt 1 0 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
 check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
 check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$r" = 4
+check "  with the lease out, not by the cached route: toe_neigh's MAC" test "$(dmac_of data)" = $NMAC
 sleep 1.2
 check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
 eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null

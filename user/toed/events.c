@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "toed.h"
+#include "nft.h"
 
 /* ---------------------------------------------------------- monitor */
 
@@ -258,6 +259,13 @@ int on_event(void *ctx, void *data, size_t len)
 	event_json(e, dn, tids, tid, json, sizeof(json));
 	mon_send(text, json);
 	return 0;
+}
+
+/* A change that may reroute packets: the forward path's cached routes go. */
+void on_route(struct toe_nl *nl)
+{
+	(void)nl;
+	nft_route_changed();
 }
 
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,

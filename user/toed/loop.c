@@ -179,6 +179,8 @@ static int start_loop(void)
 	struct itimerspec its = { .it_interval.tv_sec = 2, .it_value.tv_sec = 2 };
 	sigset_t mask;
 
+	/* before nft_open: the lease names the namespace whose routes toed follows */
+	D->netns_ino = toe_netns_ino();
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
@@ -211,7 +213,6 @@ static int start_sources(void)
 	D->start_ns = toe_now_ns();
 	clock_gettime(CLOCK_REALTIME, &rt);
 	D->start_unix_ns = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
-	D->netns_ino = toe_netns_ino();
 	if (config_load(err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;
@@ -225,6 +226,7 @@ static int start_sources(void)
 		logm(LOG_INFO, "kernel module not loaded: configuration devices only");
 	D->nl.neigh_cb = on_neigh;
 	D->nl.link_cb = on_link;
+	D->nl.route_cb = on_route;
 	if (toe_nl_open(&D->nl, -1, -1, D->rcvbuf, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;

@@ -38,6 +38,7 @@ static struct {
 	__u32 map_id; /* the map mapped, 0 if none */
 	struct toe_fwd_gen *g; /* its one value, mapped */
 	__u64 changes; /* ruleset changes seen */
+	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
 } N = { .fd = -1, .again_fd = -1 };
 
@@ -86,10 +87,31 @@ static bool map_gen(void)
 
 static void renew_lease(void)
 {
-	if (map_gen())
-		__atomic_store_n(&N.g->lease_ns,
-				 toe_now_ns() + TOE_FWD_LEASE_NS,
-				 __ATOMIC_RELEASE);
+	if (!map_gen())
+		return;
+	/* the namespace whose routes toed follows: its flows' routes may be cached */
+	if (N.g->rt_netns != D->netns_ino)
+		__atomic_store_n(&N.g->rt_netns, D->netns_ino, __ATOMIC_RELEASE);
+	if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
+		nft_route_changed();
+	__atomic_store_n(&N.g->lease_ns, toe_now_ns() + TOE_FWD_LEASE_NS,
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * A route, rule, address, link or neighbour changed (rtnetlink): every
+ * route the forward path cached is looked up again (never 0: "none").
+ */
+void nft_route_changed(void)
+{
+	__u32 g;
+
+	if (N.fd < 0 || (!N.g && !map_gen()))
+		return; /* no lease (no watch): the fast path caches no route */
+	g = __atomic_add_fetch(&N.g->rt_gen, 1, __ATOMIC_RELEASE);
+	if (!g)
+		__atomic_add_fetch(&N.g->rt_gen, 1, __ATOMIC_RELEASE);
+	N.route_changes++;
 }
 
 /* The ruleset changed: every fast-path flow is admitted again. */
@@ -131,6 +153,8 @@ int nft_open(const char *pin_dir)
 		     "cannot make the second-bump timer (%s): a packet in flight at a ruleset change may re-admit its flow",
 		     strerror(errno));
 	bump(); /* what changed while no toed watched */
+	if (map_gen())
+		nft_route_changed(); /* routes too */
 	renew_lease();
 	return N.fd;
 }
@@ -205,6 +229,11 @@ void nft_process(void)
 		bump();
 		arm_again();
 	}
+}
+
+__u64 nft_route_changes(void)
+{
+	return N.route_changes;
 }
 
 void nft_tick(void)

@@ -28,6 +28,9 @@ void nft_process(void);
  */
 int nft_again_fd(void);
 void nft_again(void);
+/* rtnetlink saw a change that may reroute: the cached routes go stale. */
+void nft_route_changed(void);
+__u64 nft_route_changes(void);
 /* The 2 s timer: renew the lease (and follow a datapath loaded anew). */
 void nft_tick(void);
 /* toed stops: give the lease back (the fast path stops trusting it now). */

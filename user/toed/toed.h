@@ -274,6 +274,7 @@ int on_event(void *ctx, void *data, size_t len);
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v);
 void on_link(struct toe_nl *nl, int ifindex, bool gone);
+void on_route(struct toe_nl *nl);
 void retrack(bool force);
 
 /* metrics.c */
