@@ -129,24 +129,16 @@ enum fwd_xmit_rc {
 };
 
 /*
- * The route of direction `from` cached in fs (struct toe_fwd_route), if
- * it may be used: found under the route generation in force, in toed's
- * namespace, with toed's lease running (a dead toed bumps nothing: then
- * every packet is looked up), and the packet no longer than one that
- * route already passed.  NULL: look it up.
+ * Whether fs's flow may use a cached route at all: toed keeps a route
+ * generation for the flow's namespace and its lease runs (a dead toed
+ * bumps nothing: then every packet is looked up).  Which cached route is
+ * current is fwd_xmit's check, under its generation.
  */
-static __always_inline struct toe_fwd_route *
-route_cached(struct toe_fwd *fs, int from, const struct toe_fwd_gen *g,
-	     __u16 tot_len)
+static __always_inline bool route_cache_on(const struct toe_fwd *fs,
+					   const struct toe_fwd_gen *g)
 {
-	struct toe_fwd_route *c = &fs->rt[from & 1];
-	__u32 rg = g->rt_gen;
-
-	if (!rg || c->gen != rg || tot_len > c->max_len ||
-	    fs->netns != g->rt_netns ||
-	    bpf_ktime_get_coarse_ns() >= g->lease_ns)
-		return NULL;
-	return c;
+	return g->rt_gen && fs->netns == g->rt_netns &&
+	       bpf_ktime_get_coarse_ns() < g->lease_ns;
 }
 
 /*
@@ -225,10 +217,10 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	struct bpf_fib_lookup fp;
 	struct toe_neigh_key nk = {};
 	struct toe_iface *in, *out;
-	struct toe_fwd_route *c;
+	struct toe_fwd_route *c = &fs->rt[from & 1];
 	struct toe_neigh *n;
-	__u32 ifin = ctx->ingress_ifindex, ifout, rg;
-	__u16 tot_len;
+	__u32 ifin = ctx->ingress_ifindex, ifout, rg, cg;
+	__u16 tot_len, max_len;
 
 	if (p->ttl <= 1)
 		return FWD_SLOW; /* the stack sends the ICMP time exceeded */
@@ -241,16 +233,23 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 			return FWD_SLOW; /* a routing header may name this host */
 		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
 	}
-	c = route_cached(fs, from, g, tot_len);
-	if (c) {
+	if (route_cache_on(fs, g)) {
 		__u8 dmac[6], smac[6];
 
+		/*
+		 * The cached route: its gen, its fields, its gen again (a CPU
+		 * may be rewriting it); current only if both gens are the one
+		 * in force and the packet no longer than the route passed.
+		 */
+		cg = c->gen;
 		ifout = c->ifout;
+		max_len = c->max_len;
 		__builtin_memcpy(dmac, c->dmac, 6);
 		__builtin_memcpy(smac, c->smac, 6);
+		if (cg != g->rt_gen || c->gen != cg || tot_len > max_len)
+			goto lookup;
 		/* the egress may have left opentoe since (toe-loader) */
-		if (c->gen != g->rt_gen ||
-		    !bpf_map_lookup_elem(&toe_devmap, &ifout))
+		if (!bpf_map_lookup_elem(&toe_devmap, &ifout))
 			goto lookup;
 		if (hop(data, data_end, p->family))
 			return FWD_SLOW;
