@@ -5,7 +5,10 @@
 #   xdp        opentoe's XDP fast path ("steer forward", native mode), with
 #              toed running as deployed (it watches the ruleset and holds
 #              the lease on the firewall generation: without it every
-#              fast-path flow is re-admitted through the stack each second)
+#              fast-path flow is re-admitted through the stack each second),
+#              each flow's route cached
+#   xdp_lookup the same with toed --no-route-cache: every packet's route
+#              looked up (bpf_fib_lookup, toe_ifaces, toe_neigh)
 #   kernel     the kernel, no rule
 #   conntrack  the kernel with a stateful rule loaded
 #              (iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT)
@@ -39,9 +42,10 @@ sleep 0.5
 
 on() {
 	case $1 in
-	xdp)
+	xdp | xdp_lookup)
 		nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
-		nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >/dev/null 2>&1
+		nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" \
+			$([ "$1" = xdp_lookup ] && echo --no-route-cache) >/dev/null 2>&1
 		TOED=$NSX_PID
 		wait_for 10 test -S "$work/run/toed.sock" && fill_neigh "$PIN" ;;
 	conntrack)
@@ -50,7 +54,7 @@ on() {
 }
 off() {
 	case $1 in
-	xdp)
+	xdp | xdp_lookup)
 		kill "$TOED" && wait "$TOED" 2>/dev/null
 		nsx r toe-loader unload --pin-dir "$PIN" >/dev/null ;;
 	conntrack) nsx r iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
@@ -70,14 +74,14 @@ hz=$(getconf CLK_TCK)
 
 csv=$top/bench/results/forward.csv
 echo "variant,round,gbit_s,cpu_s_per_gb,kernel_forwarded,xdp_forwarded,xdp_ns_per_pkt" >"$csv"
-order=(xdp kernel conntrack)
+order=(xdp kernel xdp_lookup conntrack)
 for ((r = 1; r <= ROUNDS; r++)); do
-	for ((i = 0; i < 3; i++)); do
-		v=${order[$(((i + r) % 3))]}
+	for ((i = 0; i < ${#order[@]}; i++)); do
+		v=${order[$(((i + r) % ${#order[@]}))]}
 		on $v || { echo "cannot set up $v" >&2; exit 1; }
 		k0=$(ip_forwarded); x0=0
 		rt0=0 rc0=0 rt1=0 rc1=0
-		if [ $v = xdp ]; then
+		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
 			x0=$(stat_of "$PIN" $S_FORWARD)
 			read -r rt0 rc0 < <(prog_stats)
 		fi
@@ -85,7 +89,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		nsx c iperf3 -c $S4 -p 5201 -t "$DURATION" -J >"$work/out.json"
 		b1=$(busy)
 		k=$(( $(ip_forwarded) - k0 )); x=0
-		if [ $v = xdp ]; then
+		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
 			x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
 			read -r rt1 rc1 < <(prog_stats)
 		fi
@@ -105,14 +109,14 @@ by = {}
 for r in rows:
     by.setdefault(r['variant'], []).append(r)
 med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
-print('%-10s %8s %13s %6s %11s %13s %6s %12s %12s %10s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
+print('%-11s %8s %13s %6s %11s %13s %6s %12s %12s %10s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
                                                           'kernel fwd', 'XDP fwd', 'XDP ns/pkt'))
-for v in ['kernel', 'conntrack', 'xdp']:
+for v in ['kernel', 'conntrack', 'xdp_lookup', 'xdp']:
     g = [float(x['gbit_s']) for x in by[v]]
     c = [float(x['cpu_s_per_gb']) for x in by[v]]
-    print('%-10s %8.2f %6.2f-%-6.2f %6.2f %11.2f %6.2f-%-6.2f %6.2f %12.0f %12.0f %10s' % (
+    print('%-11s %8.2f %6.2f-%-6.2f %6.2f %11.2f %6.2f-%-6.2f %6.2f %12.0f %12.0f %10s' % (
         v, med(v, 'gbit_s'), min(g), max(g), med(v, 'gbit_s') / med('kernel', 'gbit_s'),
         med(v, 'cpu_s_per_gb'), min(c), max(c), med(v, 'cpu_s_per_gb') / med('kernel', 'cpu_s_per_gb'),
         med(v, 'kernel_forwarded'), med(v, 'xdp_forwarded'),
-        '%.0f' % med(v, 'xdp_ns_per_pkt') if v == 'xdp' else '-'))
+        '%.0f' % med(v, 'xdp_ns_per_pkt') if v.startswith('xdp') else '-'))
 PY

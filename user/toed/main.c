@@ -27,6 +27,7 @@
 #include "toe_ctl.h"
 #include "toe_version.h"
 #include "toed.h"
+#include "nft.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
 
@@ -80,6 +81,9 @@ static void usage(FILE *f)
 		"                        serve /metrics for Prometheus on ADDR:PORT (off by\n"
 		"                        default; ADDR 127.0.0.1 unless named: an IPv4 address,\n"
 		"                        [IPv6] or localhost)\n"
+		"      --no-route-cache  the forward path looks every packet's route up (by\n"
+		"                        default it caches each routed flow's route, made\n"
+		"                        stale by every routing change toed sees)\n"
 		"  -l, --log-level L     error, warning, info (default) or debug\n"
 		"  -j, --json            JSON summary (with --apply)\n"
 		"  -V, --version         print the version and exit\n"
@@ -158,6 +162,7 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		{ "rcvbuf", required_argument, NULL, 'R' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "metrics", required_argument, NULL, 'm' },
+		{ "no-route-cache", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -192,6 +197,9 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'N':
+			nft_route_cache(false);
 			break;
 		case 'V':
 			printf("toed %s\n", OPENTOE_VERSION);

@@ -39,6 +39,7 @@ static struct {
 	struct toe_fwd_gen *g; /* its one value, mapped */
 	__u64 changes; /* ruleset changes seen */
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
+	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
 } N = { .fd = -1, .again_fd = -1 };
 
@@ -92,7 +93,9 @@ static void renew_lease(void)
 	/* the namespace whose routes toed follows: its flows' routes may be cached */
 	if (N.g->rt_netns != D->netns_ino)
 		__atomic_store_n(&N.g->rt_netns, D->netns_ino, __ATOMIC_RELEASE);
-	if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
+	if (N.no_route_cache)
+		__atomic_store_n(&N.g->rt_gen, 0, __ATOMIC_RELEASE);
+	else if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
 		nft_route_changed();
 	__atomic_store_n(&N.g->lease_ns, toe_now_ns() + TOE_FWD_LEASE_NS,
 			 __ATOMIC_RELEASE);
@@ -106,7 +109,7 @@ void nft_route_changed(void)
 {
 	__u32 g;
 
-	if (N.fd < 0 || (!N.g && !map_gen()))
+	if (N.no_route_cache || N.fd < 0 || (!N.g && !map_gen()))
 		return; /* no lease (no watch): the fast path caches no route */
 	g = __atomic_add_fetch(&N.g->rt_gen, 1, __ATOMIC_RELEASE);
 	if (!g)
@@ -229,6 +232,11 @@ void nft_process(void)
 		bump();
 		arm_again();
 	}
+}
+
+void nft_route_cache(bool on)
+{
+	N.no_route_cache = !on;
 }
 
 __u64 nft_route_changes(void)

@@ -12,6 +12,9 @@
 #ifndef __TOE_NFT_H
 #define __TOE_NFT_H
 
+#include <stdbool.h>
+#include <linux/types.h>
+
 /*
  * Join the nftables group and take the lease (bumping the generation once:
  * the ruleset may have changed while no toed watched).  The socket's fd
@@ -31,6 +34,8 @@ void nft_again(void);
 /* rtnetlink saw a change that may reroute: the cached routes go stale. */
 void nft_route_changed(void);
 __u64 nft_route_changes(void);
+/* --no-route-cache: keep rt_gen 0, so the forward path caches no route. */
+void nft_route_cache(bool on);
 /* The 2 s timer: renew the lease (and follow a datapath loaded anew). */
 void nft_tick(void);
 /* toed stops: give the lease back (the fast path stops trusting it now). */
