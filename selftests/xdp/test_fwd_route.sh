@@ -15,7 +15,7 @@
 # and the transfer arrives whole (sha256) through all of it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 11
+plan 12
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
@@ -36,6 +36,7 @@ defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 nsx r toe-loader load --dev r0 --dev r1 --dev r2 --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
 	{ fail "load"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --log-level debug >"$work/toed.log" 2>&1
+TOED=$NSX_PID
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 # every next hop resolved before the flow (toed mirrors them into toe_neigh)
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null && wait_for 5 nsx r ping -c1 -W1 $S4b >/dev/null ||
@@ -118,4 +119,14 @@ timeout 20 tail --pid=$FLOW -f /dev/null
 check "the transfer arrived whole through every change (sha256)" intact flow
 check "nothing but the flow's own entry in toe_fwd, and it ended ($(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length) left)" \
 	wait_for 3 test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = 0
+
+# toed --no-route-cache: route generation 0 kept, so nothing is cached
+rt_gen() { bpftool -j map lookup pinned "$PIN/toe_fwd_gen" key 0 0 0 0 | jq .formatted.value.rt_gen; }
+g1=$(rt_gen)
+kill "$TOED"; wait "$TOED" 2>/dev/null
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --no-route-cache >>"$work/toed.log" 2>&1
+wait_for 10 test -S "$RUN/toed.sock" && sleep 2.5
+nsx r ip route add $S4/32 via $S4b dev r2 && nsx r ip route del $S4/32 via $S4b dev r2
+check "toed --no-route-cache keeps the route generation 0 through route changes (was $g1, now $(rt_gen))" \
+	test "$g1" -gt 0 -a "$(rt_gen)" = 0
 finish
