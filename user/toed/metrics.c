@@ -113,6 +113,8 @@ enum fam {
 	F_KMOD_OVERRUNS,
 	F_KMOD_POOL,
 	F_KMOD_DEMOTED,
+	F_KMOD_LSN_HELD,
+	F_KMOD_LSN,
 	F__MAX
 };
 
@@ -222,6 +224,10 @@ static const struct family {
 			  "TIDs the module dropped under toed" },
 	[F_KMOD_POOL] = { "opentoe_kmod_tid_pool_total", "counter",
 			  "TIDs toed reserved into the datapath's pools, and gave back unused" },
+	[F_KMOD_LSN_HELD] = { "opentoe_kmod_listeners_held", "gauge",
+			      "Listeners toed holds a server TID for in the kernel module" },
+	[F_KMOD_LSN] = { "opentoe_kmod_listen_total", "counter",
+			 "Server TID requests to the kernel module, by result" },
 	[F_KMOD_DEMOTED] = { "opentoe_kmod_flows_demoted_total", "counter",
 			     "Offloaded flows toed sent to the host: the module refused their TID, or their device went" },
 	[F_KMOD_EVENTS] = { "opentoe_kmod_events_total", "counter",
@@ -288,6 +294,11 @@ static const struct cmap {
 	{ "kmod_tids_unreserved", F_KMOD_POOL, "op=\"unreserved\"" },
 	{ "kmod_flows_demoted", F_KMOD_DEMOTED, NULL },
 	{ "kmod_tid_bind_refused", F_KMOD_ALLOC, "result=\"bind_refused\"" },
+	{ "kmod_listeners_held", F_KMOD_LSN_HELD, NULL },
+	{ "kmod_listen_start", F_KMOD_LSN, "result=\"start\"" },
+	{ "kmod_listen_stop", F_KMOD_LSN, "result=\"stop\"" },
+	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
+	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 };
 
 /* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */
