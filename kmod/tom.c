@@ -353,6 +353,22 @@ static void tom_conn_free(struct tom_dev *td, struct tom_conn *c)
 	kmem_cache_free(tom_conn_cache, c);
 }
 
+/*
+ * A free TID for @c, whose flags are 0 (nobody's yet): 0, or -ENOSPC when
+ * nconn TIDs are in use.
+ */
+static int tom_tid_take(struct tom_dev *td, struct tom_conn *c, u32 *tid)
+{
+	int ret = xa_alloc(&td->tids, tid, c,
+			   XA_LIMIT(0, td->tdev->nconn - 1), GFP_KERNEL);
+
+	if (ret == -EBUSY) {
+		tom_stat(td, OPENTOE_STAT_NO_TID);
+		ret = -ENOSPC;
+	}
+	return ret;
+}
+
 static int tom_connect(struct toedev *dev, const struct toe_flow *flow,
 		       unsigned int *tidp, unsigned int *l2t_idx)
 {
@@ -374,14 +390,9 @@ static int tom_connect(struct toedev *dev, const struct toe_flow *flow,
 	c->l2t_idx = TOM_L2T_NONE;
 
 	/* flags stay 0 (nobody's yet) until the device has accepted it */
-	ret = xa_alloc(&td->tids, &tid, c, XA_LIMIT(0, dev->nconn - 1),
-		       GFP_KERNEL);
+	ret = tom_tid_take(td, c, &tid);
 	if (ret) {
 		kmem_cache_free(tom_conn_cache, c);
-		if (ret == -EBUSY) {
-			tom_stat(td, OPENTOE_STAT_NO_TID);
-			ret = -ENOSPC;
-		}
 		return ret;
 	}
 	c->tid = tid;
@@ -436,14 +447,9 @@ static int tom_reserve(struct toedev *dev, unsigned int *tidp)
 		return -ENOMEM;
 	c->l2t_idx = TOM_L2T_NONE;
 	/* flags 0 (nobody's) until it is counted */
-	ret = xa_alloc(&td->tids, &tid, c, XA_LIMIT(0, dev->nconn - 1),
-		       GFP_KERNEL);
+	ret = tom_tid_take(td, c, &tid);
 	if (ret) {
 		kmem_cache_free(tom_conn_cache, c);
-		if (ret == -EBUSY) {
-			tom_stat(td, OPENTOE_STAT_NO_TID);
-			ret = -ENOSPC;
-		}
 		return ret;
 	}
 	spin_lock(&td->lock);
