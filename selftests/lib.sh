@@ -232,3 +232,26 @@ run_fuzzer() {
 		fail "libFuzzer found a failing input"
 	fi
 }
+
+# How toe-loader attaches its tc programs on this kernel: "tcx" (Linux
+# 6.6+) or "clsact" (a classic filter: older kernels, or TOE_LOADER_NO_TCX=1,
+# the loader's knob for the tests), as toe-loader status names the mode.
+tc_mode() {
+	if [ "${TOE_LOADER_NO_TCX:-0}" = 1 ] ||
+		! toe-loader features -j | jq -e '.[] | select(.name == "tcx") | .present' >/dev/null; then
+		echo clsact
+	else
+		echo tcx
+	fi
+}
+
+# tc_runs NS DEV ingress|egress PROG_ID: how many times the program is on
+# that tc hook, as a tcx link or as a classic clsact filter.
+tc_runs() {
+	local links filters
+	links=$(bpftool -j link show | jq --argjson p "$4" \
+		'[.[] | select(.prog_id == $p and (.type == "tcx" or .type == 11))] | length')
+	filters=$(nsx "$1" tc -j filter show dev "$2" "$3" 2>/dev/null |
+		jq --argjson p "$4" '[.[]? | select(.options.prog.id == $p)] | length')
+	echo $((${links:-0} + ${filters:-0}))
+}

@@ -145,7 +145,8 @@ static int write_devices(const struct maps *m, const struct toe_cfg *c,
 /*
  * "steer cpu N" and "steer forward" are XDP's (cpumap and devmap redirects):
  * a device whose interface opentoe is on at tc ingress (toe-loader --hook
- * tc, pin link_tc_n<NETNS>_if<IFINDEX> in this network namespace) would
+ * tc, pin link_tc_n<NETNS>_if<IFINDEX>, or tc_ingress_n... without tcx, in
+ * this network namespace) would
  * only be accounted, so such a configuration is refused, not half applied.
  */
 static int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, size_t len)
@@ -168,8 +169,14 @@ static int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, 
 			continue;
 		snprintf(name, sizeof(name), TOE_PIN_LINK_TC, ns, ifindex);
 		toe_join(path, sizeof(path), pin_dir, name);
-		if (access(path, F_OK))
-			continue;
+		if (access(path, F_OK)) {
+			/* or its classic filter, on a kernel without tcx */
+			snprintf(name, sizeof(name), TOE_PIN_TC_INGRESS, ns,
+				 ifindex);
+			toe_join(path, sizeof(path), pin_dir, name);
+			if (access(path, F_OK))
+				continue;
+		}
 		if (!if_indextoname(ifindex, ifname))
 			snprintf(ifname, sizeof(ifname), "ifindex %u", ifindex);
 		return errf(err, len, "device '%s' (line %d): steer %s needs XDP on %s, where opentoe is at tc ingress (toe-loader --hook tc): load it with --hook xdp, or steer account",

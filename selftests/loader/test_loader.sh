@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 68
+plan 70
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -25,11 +25,18 @@ nothing_left() {
 }
 
 # --- load, status, unload
+# The sk_msg program is on a bpf_link pinned as link_skmsg (Linux 6.10+),
+# or held by the pinned toe_bypass itself on older kernels (Debian 12's 6.1)
+if toe-loader features -j | jq -e '.[] | select(.name == "sockmap_link") | .present' >/dev/null; then
+	SKPIN=link_skmsg
+else
+	SKPIN=toe_bypass
+fi
 check "load attaches sock_ops and XDP" tl load --dev va --cgroup "$CG"
 check "sock_ops is on the test cgroup" test "$(cg_progs)" = 1
 check "XDP is on va" test "$(xdp_id)" != 0
 for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_pol_cells toe_pol_gen link_sockops \
-	toe_bypass toe_byp_flows link_skmsg; do
+	toe_bypass toe_byp_flows $SKPIN; do
 	[ -e "$PIN/$m" ] || fail "pinned: $m"
 done
 check "every map and link is pinned" test "$(ls "$PIN" | wc -l)" -ge 11
@@ -39,8 +46,8 @@ check "status lists the sock_ops program on the cgroup" \
 	jq -e --arg cg "$CG" '.programs[] | select(.type == "sock_ops" and .attach == $cg)' <<<"$st"
 check "status lists XDP on va with its mode" \
 	jq -e '.programs[] | select(.type == "xdp" and .attach == "va" and (.xdp_mode == "native" or .xdp_mode == "skb"))' <<<"$st"
-check "status lists the bypass sk_msg program on its sockhash" \
-	jq -e '.programs[] | select(.type == "sk_msg" and .attach == "map toe_bypass" and .pin == "link_skmsg")' <<<"$st"
+check "status lists the bypass sk_msg program on its sockhash (pin $SKPIN)" \
+	jq -e --arg p $SKPIN '.programs[] | select(.type == "sk_msg" and .attach == "map toe_bypass" and .pin == $p)' <<<"$st"
 check "status lists the flow map with its size" \
 	jq -e '.maps[] | select(.name == "toe_flows" and .type == "lru_hash" and .max_entries == 262144)' <<<"$st"
 check "status text names the pin folder" bash -c "nsenter --net=/run/netns/$(ns_name a) $TOE_BUILD/toe-loader status --pin-dir $PIN | grep -q 'pin folder: $PIN'"
@@ -54,10 +61,19 @@ nflows=$(bpftool -j map dump pinned "$PIN/toe_flows" | jq '[.[] | select(.format
 check "a live iperf3 connection is in the flow table" test "$nflows" -ge 1
 wait $cli
 
+# --- features: every probe once, each with what opentoe does without it
+fj=$(tl features -j)
+check "features -j: one JSON array, every entry present true|false, refused or falls_back" \
+	jq -e 'length >= 20 and all(.[]; (.present | type) == "boolean" and (.without == "refused" or .without == "falls_back") and (.since | length) > 0)' <<<"$fj"
+check "features: the text table has the same rows, and tcx and sockmap_link fall back" \
+	test "$(tl features | tail -n +2 | wc -l)" = "$(jq length <<<"$fj")" -a \
+	"$(jq -r '[.[] | select(.without == "falls_back") | .name] | sort | join(",")' <<<"$fj")" = "sockmap_link,tcx"
+
 # --- double load: in place, maps kept
 sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
-skmsg_link=$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)
+skmsg_link=$(bpftool -j link show pinned "$PIN/link_skmsg" 2>/dev/null | jq .id)
+skmsg_prog=$(jq '.programs[] | select(.type == "sk_msg") | .id' <<<"$st")
 bpftool map update pinned "$PIN/toe_pol_gen" key 0 0 0 0 value 1 0 0 0
 # An offloaded record no socket counted in the XDP filter (as a sock_ops
 # program without the filter would have left it): the next load counts it.
@@ -69,8 +85,14 @@ check "second load succeeds" tl load --dev va --cgroup "$CG"
 check "it counted the offloaded record in the XDP filter (loaded)" test \
 	"$(bpftool -j map lookup pinned "$PIN/toe_flow_filter" $fslot | jq .formatted.value.loaded)" = 1
 check "no duplicate sock_ops attachment" test "$(cg_progs)" = 1
-check "sk_msg link kept across load" test \
-	"$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)" = "$skmsg_link"
+if [ $SKPIN = link_skmsg ]; then
+	check "sk_msg link kept across load" test \
+		"$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)" = "$skmsg_link"
+else
+	sk=$(tl status -j | jq -c '[.programs[] | select(.type == "sk_msg") | .id]')
+	check "sk_msg program on toe_bypass replaced in place: $sk (was $skmsg_prog)" \
+		jq -e --argjson o "$skmsg_prog" 'length == 1 and .[0] != $o' <<<"$sk"
+fi
 check "sock_ops link kept, program replaced" test \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)" = "$sock_link" -a \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)" != "$old_prog"
@@ -147,7 +169,7 @@ refused "unload -j (status's option) is refused, naming it" \
 refused "load --force (unload's option) is refused, naming it" \
 	"^toe-loader: --force is an option of 'toe-loader unload', not of 'load'" tl load --force --dev va --cgroup "$CG"
 refused "an unknown subcommand is refused, naming it" \
-	"^toe-loader: unknown command 'frobnicate' (load, status, unload; --help)" tl frobnicate
+	"^toe-loader: unknown command 'frobnicate' (load, status, features, unload; --help)" tl frobnicate
 refused "so is its --help" "^toe-loader: unknown command 'frobnicate'" tl frobnicate --help
 
 # --- pins an older opentoe left: toe_flows with the record as it was

@@ -409,9 +409,8 @@ static int new_tc_link(__u32 ifindex, const char *ifname, int prog_fd)
 	link_fd = bpf_link_create(prog_fd, ifindex, TOE_TCX_INGRESS, NULL);
 	if (link_fd < 0) {
 		err = -errno;
-		toe_err("%s: cannot attach to tc ingress (tcx): %s%s", ifname,
-			strerror(errno),
-			errno == EINVAL ? " (tcx needs kernel 6.6)" : "");
+		toe_err("%s: cannot attach to tc ingress (tcx): %s", ifname,
+			strerror(errno));
 		return err;
 	}
 	return link_fd;
@@ -424,6 +423,9 @@ int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
+	if (o->hook_tc && !kernel_has_tcx())
+		return attach_tc_classic(o, TOE_PIN_TC_INGRESS, ifindex, ifname,
+					 false, prog_fd);
 	if (o->hook_tc)
 		err = swap_if_link(o, TOE_PIN_LINK_TC, TOE_LINK_TYPE_TCX,
 				   ifindex, prog_fd, ifname, "tc", path);
@@ -478,6 +480,8 @@ int check_other_hook(const struct opts *o, const char *ifname)
 
 	pin_path(path, o->pin_dir,
 		 o->hook_tc ? TOE_PIN_LINK_XDP : TOE_PIN_LINK_TC, ifindex);
+	if (access(path, F_OK) && !o->hook_tc)
+		pin_path(path, o->pin_dir, TOE_PIN_TC_INGRESS, ifindex);
 	if (access(path, F_OK) == 0) {
 		toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
 			ifname, o->hook_tc ? "XDP" : "tc", path,

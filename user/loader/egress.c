@@ -2,7 +2,8 @@
 /*
  * toe-loader: the forward path's admission program.  toe_egress goes on
  * the tcx egress hook of every interface XDP is attached to (pin
- * link_egress_n<NS>_if<N>): it sees what the host stack forwards out of
+ * link_egress_n<NS>_if<N>; before Linux 6.6, a classic clsact filter:
+ * tcclassic.c): it sees what the host stack forwards out of
  * that interface, and only a handshake the stack forwarded both ways admits
  * a routed flow to the XDP fast path (bpf/egress.h).  Like every link of
  * ours, a pinned one gets the new program in place, a new one goes into
@@ -14,20 +15,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <sys/utsname.h>
 #include "loader.h"
 #include "util.h"
-
-/* tcx (BPF_TCX_EGRESS links) came with Linux 6.6. */
-static bool kernel_has_tcx(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return true;
-	return major > 6 || (major == 6 && minor >= 6);
-}
 
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 {
@@ -39,18 +28,12 @@ int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 			   prog_fd, ifname, "tc egress", path);
 	if (err != IF_LINK_NONE)
 		return err < 0 ? err : 0;
+	/* No tcx (before 6.6, e.g. Debian 12's 6.1): a classic filter. */
+	if (!kernel_has_tcx())
+		return attach_tc_classic(o, TOE_PIN_TC_EGRESS, ifindex, ifname,
+					 true, prog_fd);
 	/* tcx keeps a list: programs others attached there stay and run too. */
 	link_fd = bpf_link_create(prog_fd, ifindex, TOE_TCX_EGRESS, NULL);
-	if (link_fd < 0 && errno == EINVAL && !kernel_has_tcx()) {
-		/*
-		 * No tcx (before 6.6, e.g. Debian 12's 6.1): nothing can admit a
-		 * routed flow, so the forward path forwards none (every packet
-		 * goes through the stack) and the rest of opentoe works.
-		 */
-		toe_err("warning: %s: this kernel has no tcx (Linux 6.6): the forward path admits no routed flow here, the stack forwards them all",
-			ifname);
-		return 0;
-	}
 	if (link_fd < 0) {
 		err = -errno;
 		toe_err("%s: cannot attach the forward path's admission to tc egress (tcx): %s",

@@ -92,7 +92,8 @@ const struct loader_opt load_options[] = {
 	{ .name = "hook", .has_arg = required_argument, .key = 'H',
 	  .set = set_hook, .help =
 "  -H, --hook HOOK        xdp (default): account, steer and forward in XDP;\n"
-"                         tc: account only, on tc ingress (tcx link), after GRO:\n"
+"                         tc: account only, on tc ingress (a tcx link; before\n"
+"                         Linux 6.6 a clsact filter), after GRO:\n"
 "                         no cost to host flows on veths, whose peer loses TSO\n"
 "                         under native XDP; no 'steer cpu' or 'forward' there\n" },
 	{ .name = "xdp-mode", .has_arg = required_argument, .key = 'm',
@@ -230,7 +231,7 @@ static int load_checks(struct opts *o)
 	struct stat st;
 	int i;
 
-	if (check_root() || check_btf())
+	if (check_root() || check_btf() || check_features())
 		return 1;
 	for (i = 0; i < o->ndevs; i++) {
 		if (!if_nametoindex(o->devs[i])) {

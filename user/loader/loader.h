@@ -35,6 +35,13 @@
 /* toe_egress's link on an interface XDP is on (egress.c). */
 #define TOE_PIN_LINK_EGRESS "link_egress_n%lu_if%u"
 /*
+ * Without tcx (before 6.6): classic clsact filters (tcclassic.c), their
+ * programs pinned under these names, at opentoe's handle and priority.
+ */
+#define TOE_PIN_TC_EGRESS "tc_egress_n%lu_if%u"
+#define TOE_TC_HANDLE 0x70e
+#define TOE_TC_PRIO 0x70e
+/*
  * bpf_link_info of a tcx link: the union's tcx member starts with ifindex,
  * as its xdp member does; these headers only know the latter.
  */
@@ -104,6 +111,9 @@ int take_change_lock(const struct opts *o, const char *who);
 int cmd_load(struct opts *o);
 int cmd_status(struct opts *o);
 int cmd_unload(struct opts *o);
+int cmd_features(struct opts *o);
+/* Before a load: what the programs need that this kernel lacks (features.c). */
+int check_features(void);
 
 /*
  * The eBPF object, opened (skel.c: its one copy in the binary; every other
@@ -131,6 +141,7 @@ enum undo_kind {
 	UNDO_CHAIN, /* reattach prog fd on ifindex, clear slot, unpin id */
 	UNDO_EGRESS, /* delete or restore ifindex in devmap/ifaces */
 	UNDO_PROG_DETACH, /* bpf_prog_detach2 prog fd from map fd2 */
+	UNDO_TC, /* classic tc filter: old prog fd2 back, or delete id */
 };
 
 struct bpf_map;
@@ -220,6 +231,22 @@ enum if_link {
 int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
 		 __u32 ifindex, int prog_fd, const char *ifname,
 		 const char *what, char *path);
+
+/* ------------------------------------ tc without tcx (tcclassic.c) */
+
+/* Whether the kernel's BTF lists val in enum name. */
+bool kernel_enum_has(const char *name, const char *val);
+/* tcx links (Linux 6.6): BPF_TCX_EGRESS in the kernel's BTF. */
+bool kernel_has_tcx(void);
+__u32 tc_classic_prog(__u32 ifindex, bool egress);
+int tc_classic_set(__u32 ifindex, bool egress, int prog_fd, bool replace);
+int tc_classic_del(__u32 ifindex, bool egress, __u32 id);
+int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
+		      const char *ifname, bool egress, int prog_fd);
+void undo_tc_classic(const struct undo *u);
+int detach_tc_classic(const char *n, const char *path, int home);
+/* Enter the network namespace of inode ns (unload.c); 0 or -errno. */
+int enter_netns(unsigned long ns);
 
 /* ---------------------------- the forward path's admission (egress.c) */
 

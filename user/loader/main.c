@@ -15,6 +15,9 @@
  *   link_xdp_n<NS>_if<N>  the XDP link on interface index N of the
  *                         network namespace whose inode is NS
  *   link_tc_n<NS>_if<N>   the tcx ingress link there instead (--hook tc)
+ *   tc_ingress_n<NS>_if<N>, tc_egress_n<NS>_if<N>
+ *                         without tcx (before 6.6): the program of opentoe's
+ *                         clsact filter there (tcclassic.c)
  *   chain_n<NS>_if<N>_<mode>  an XDP program that was on that interface
  *                         before opentoe; it now runs after opentoe (tail
  *                         call) and is put back on unload
@@ -66,6 +69,12 @@ static const struct loader_cmd cmds[] = {
 	  "[-j] [--pin-dir DIR]\n",
 	  "programs (id, type, attach point, XDP mode) and maps (type, size,\n"
 	  "entries in use).  -j: JSON.\n" },
+	{ "features", cmd_features, status_options,
+	  "[-j]\n",
+	  "what this kernel offers of what opentoe uses (program, map and\n"
+	  "attach types, helpers), each probed, and what opentoe does\n"
+	  "without it: refuses to load, or falls back (and to what).\n"
+	  "-j: JSON.\n" },
 	{ "unload", cmd_unload, unload_options,
 	  "[--pin-dir DIR] [--drain-timeout S] [--force] [--wait SECONDS]\n",
 	  "detach and unpin everything opentoe attached and pinned.  Bypassed\n"

@@ -191,6 +191,31 @@ static void chain_row(struct prog_row *r, const char *name)
 		 strstr(name, "_skb") ? "skb" : "native");
 }
 
+/*
+ * A classic tc filter's row (tc_ingress_* / tc_egress_* pins, no tcx): the
+ * interface its pin name says; "(filter gone)" when our filter there no
+ * longer runs this program.
+ */
+static void tc_row(struct prog_row *r, const char *name)
+{
+	bool egress = !strncmp(name, "tc_egress_", 10);
+	char ifname[IF_NAMESIZE];
+	unsigned long ns;
+	__u32 ifindex;
+
+	parse_if_pin(name, egress ? "tc_egress_" : "tc_ingress_", &ns,
+		     &ifindex);
+	snprintf(r->mode, sizeof(r->mode), "%s",
+		 egress ? "clsact-egress" : "clsact");
+	if (ns != toe_netns_ino())
+		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %lu)",
+			 ifindex, ns);
+	else if (tc_classic_prog(ifindex, egress) != r->id)
+		snprintf(r->attach, sizeof(r->attach), "(filter gone)");
+	else if (if_indextoname(ifindex, ifname))
+		snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+}
+
 /* The rows of the pinned links and chained programs in d, at most max. */
 static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
 		     int max)
@@ -202,9 +227,10 @@ static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
 	while ((de = readdir(d)) && nrows < max) {
 		bool link = !strncmp(de->d_name, "link_", 5);
 		bool chain = !strncmp(de->d_name, "chain_", 6);
+		bool tc = !strncmp(de->d_name, "tc_", 3);
 		int fd;
 
-		if (!link && !chain)
+		if (!link && !chain && !tc)
 			continue;
 		toe_join(path, sizeof(path), o->pin_dir, de->d_name);
 		fd = bpf_obj_get(path);
@@ -213,11 +239,48 @@ static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
 		if (!read_prog_row(fd, link, de->d_name, &rows[nrows])) {
 			if (chain)
 				chain_row(&rows[nrows], de->d_name);
+			else if (tc)
+				tc_row(&rows[nrows], de->d_name);
 			nrows++;
 		}
 		close(fd);
 	}
 	return nrows;
+}
+
+/*
+ * Without sockmap links (before Linux 6.10) the sk_msg program has no pin
+ * of its own: the pinned toe_bypass holds it.  Its row (pin: the map's),
+ * appended when no link row named it; 1 if there is one, else 0.
+ */
+static int map_held_skmsg(const struct opts *o, struct prog_row *rows,
+			  int nrows)
+{
+	char path[PATH_MAX];
+	__u32 ids[4], cnt = 4, flags = 0;
+	int i, fd, pfd, ret = 0;
+
+	for (i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].type, "sk_msg"))
+			return 0;
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(BYPASS));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (!bpf_prog_query(fd, BPF_SK_MSG_VERDICT, 0, &flags, ids, &cnt) &&
+	    cnt) {
+		pfd = bpf_prog_get_fd_by_id(ids[0]);
+		if (pfd >= 0 &&
+		    !read_prog_row(pfd, false, TOE_MAP(BYPASS), &rows[nrows])) {
+			snprintf(rows[nrows].attach, sizeof(rows[nrows].attach),
+				 "map %s", TOE_MAP(BYPASS));
+			ret = 1;
+		}
+		if (pfd >= 0)
+			close(pfd);
+	}
+	close(fd);
+	return ret;
 }
 
 static void print_not_loaded(const struct opts *o)
@@ -356,6 +419,8 @@ int cmd_status(struct opts *o)
 	}
 	nrows = read_rows(o, d, rows, sizeof(rows) / sizeof(rows[0]));
 	closedir(d);
+	if (nrows < (int)(sizeof(rows) / sizeof(rows[0])))
+		nrows += map_held_skmsg(o, rows, nrows);
 	if (o->json)
 		json_programs(o, &j, rows, nrows);
 	else

@@ -110,6 +110,9 @@ static void undo_one(const struct undo *u, int next_fd)
 	case UNDO_EGRESS:
 		undo_egress(u);
 		break;
+	case UNDO_TC:
+		undo_tc_classic(u);
+		break;
 	}
 }
 

@@ -57,7 +57,7 @@ const struct loader_opt unload_options[] = {
  * Enter the network namespace with inode ns (to put a chained program
  * back on its interface): one named in /run/netns or one a process is in.
  */
-static int enter_netns(unsigned long ns)
+int enter_netns(unsigned long ns)
 {
 	const char *dirs[] = { "/run/netns", "/proc" };
 	char path[PATH_MAX];
@@ -331,7 +331,8 @@ static void put_back_chained(const char *n, const char *path, int home)
 }
 
 /*
- * One pass over the pin folder.  Pass 0: detach links.  1: put chained
+ * One pass over the pin folder.  Pass 0: detach links and delete classic
+ * tc filters.  1: put chained
  * programs back.  2: unpin maps (and count in *left what is not ours).
  * Every pin of the pass is removed.  Returns how many things failed.
  */
@@ -356,11 +357,14 @@ static int unload_pass(const struct opts *o, DIR *d, int pass, int home,
 			}
 			continue;
 		}
-		if ((pass == 0) != !strncmp(n, "link_", 5) ||
+		if ((pass == 0) != (!strncmp(n, "link_", 5) ||
+				    !strncmp(n, "tc_", 3)) ||
 		    (pass == 1) != !strncmp(n, "chain_", 6))
 			continue;
 		toe_join(path, sizeof(path), o->pin_dir, n);
-		if (pass == 0)
+		if (pass == 0 && n[0] == 't')
+			bad += detach_tc_classic(n, path, home);
+		else if (pass == 0)
 			bad += detach_link(path);
 		else if (pass == 1)
 			put_back_chained(n, path, home);

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Second stage of the opentoe datapath guest, run by init.sh as PID 1 in the
+# overlay of the host's root: mounts what a Debian system has mounted
+# (proc, sys, dev, run, tmp, bpffs, cgroup2, debugfs, tracefs), binds the
+# guest kernel's modules where modprobe looks, then runs selftests/run.sh
+# on the tests /opentoe-out/env names and writes its TAP to
+# /opentoe-out/tap, the kernel log to /opentoe-out/dmesg, and powers off.
+out=/opentoe-out
+. $out/env || exit 1
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs shm /dev/shm
+mount -t tmpfs run /run && mkdir -p /run/netns /run/lock
+mount -t tmpfs tmp /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p "/lib/modules/$(uname -r)" && mount --bind "$GUEST_MODDIR" "/lib/modules/$(uname -r)"
+hostname opentoe-guest
+# what udev and systemd-tmpfiles would have done: /dev/net/tun is made when
+# tun.ko loads (tests open it; nothing here autoloads from a static node)
+modprobe tun
+ip link set lo up
+ulimit -l unlimited
+export PATH HOME=/root TOE_NO_BUILD=1 TOE_BUILD TOE_CACHE TOE_GUEST=1
+echo "opentoe-guest: $(uname -r), running: $GUEST_TESTS" >/dev/console
+cd "$TOE_TOP" && bash selftests/run.sh $GUEST_TESTS >$out/tap 2>&1
+echo "rc=$?" >$out/done
+dmesg >$out/dmesg
+sync
+echo o >/proc/sysrq-trigger
+sleep 10

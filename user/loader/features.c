@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toe-loader features: what this kernel offers of what opentoe's programs
+ * use, probed the way bpftool feature probe does (libbpf_probe_bpf_*: load
+ * a tiny program or create a tiny map) or read from the kernel's BTF (attach
+ * and link types: no side effect), and what opentoe does without each:
+ * works, falls back (and to what), or refuses to load.  load runs the same
+ * probes first and refuses, naming the feature and the kernel it came
+ * with, before anything is pinned or attached.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "util.h"
+
+enum probe_kind { P_PROG, P_MAP, P_HELPER, P_ENUM };
+
+/* What opentoe does on a kernel without the feature. */
+enum without { W_REFUSE, W_FALLBACK };
+
+struct feature {
+	const char *name; /* as bpftool feature names it, where it does */
+	const char *since; /* the kernel it came with */
+	const char *used_by;
+	enum probe_kind kind;
+	int type; /* prog or map type; for P_HELPER the prog type */
+	int helper; /* P_HELPER */
+	const char *enum_name, *enum_val; /* P_ENUM */
+	enum without without;
+	const char *fallback; /* W_FALLBACK: what is done instead */
+};
+
+#define PROG(t, s, u) { NULL, s, u, P_PROG, BPF_PROG_TYPE_##t, 0, NULL, NULL, W_REFUSE, NULL }
+#define MAP(t, s, u) { NULL, s, u, P_MAP, BPF_MAP_TYPE_##t, 0, NULL, NULL, W_REFUSE, NULL }
+#define HELPER(p, h, s, u) { #h, s, u, P_HELPER, BPF_PROG_TYPE_##p, BPF_FUNC_##h, NULL, NULL, W_REFUSE, NULL }
+
+/* clang-format off */
+static const struct feature features[] = {
+	PROG(XDP, "4.8", "XDP accounting, steering, forwarding"),
+	PROG(SOCK_OPS, "4.13", "offload decisions (sock_ops)"),
+	PROG(SK_MSG, "4.17", "the local bypass"),
+	PROG(SCHED_CLS, "4.1", "--hook tc, the forward path's admission"),
+	MAP(HASH, "3.19", "flows, policy"),
+	MAP(ARRAY, "3.19", "devices, policy header"),
+	MAP(PERCPU_ARRAY, "4.6", "counters"),
+	MAP(LRU_HASH, "4.10", "forward flows"),
+	MAP(PROG_ARRAY, "4.2", "the XDP chain"),
+	MAP(DEVMAP_HASH, "5.4", "forward redirects"),
+	MAP(CPUMAP, "4.15", "steer cpu"),
+	MAP(SOCKHASH, "4.18", "the local bypass"),
+	MAP(SK_STORAGE, "5.2", "bypass socket state"),
+	MAP(RINGBUF, "5.8", "events to toed"),
+	MAP(QUEUE, "4.20", "module TID pools"),
+	MAP(ARRAY_OF_MAPS, "4.12", "module TID pools"),
+	HELPER(SOCK_OPS, get_netns_cookie, "5.15", "flow keys per network namespace"),
+	HELPER(SOCK_OPS, skc_to_tcp_sock, "5.9", "bypass flow control"),
+	HELPER(SOCK_OPS, sock_hash_update, "4.18", "the local bypass"),
+	HELPER(SOCK_OPS, sk_storage_get, "5.3", "bypass socket state"),
+	HELPER(SOCK_OPS, ktime_get_coarse_ns, "5.11", "flow times"),
+	HELPER(SK_MSG, msg_redirect_hash, "4.18", "the local bypass"),
+	HELPER(XDP, fib_lookup, "4.18", "the forward path"),
+	HELPER(XDP, redirect_map, "4.14", "steering, forwarding"),
+	HELPER(XDP, loop, "5.17", "the forward path's option walk"),
+	HELPER(XDP, ringbuf_reserve, "5.8", "events to toed"),
+	{ "tcx", "6.6", "--hook tc, the forward path's admission", P_ENUM, 0, 0,
+	  "bpf_attach_type", "BPF_TCX_EGRESS", W_FALLBACK,
+	  "a classic clsact filter (cls_bpf, direct action)" },
+	{ "sockmap_link", "6.10", "the local bypass", P_ENUM, 0, 0,
+	  "bpf_link_type", "BPF_LINK_TYPE_SOCKMAP", W_FALLBACK,
+	  "the program is attached to the pinned sockhash (no link)" },
+	{ "xdp_link", "5.9", "XDP on each --dev", P_ENUM, 0, 0,
+	  "bpf_link_type", "BPF_LINK_TYPE_XDP", W_REFUSE, NULL },
+	{ "cgroup_link", "5.7", "sock_ops on the cgroup", P_ENUM, 0, 0,
+	  "bpf_link_type", "BPF_LINK_TYPE_CGROUP", W_REFUSE, NULL },
+};
+/* clang-format on */
+
+#define N_FEATURES (sizeof(features) / sizeof(features[0]))
+
+/* bpftool's names: libbpf's for program and map types. */
+static const char *feature_name(const struct feature *f)
+{
+	const char *n = NULL;
+
+	if (f->kind == P_PROG)
+		n = libbpf_bpf_prog_type_str(f->type);
+	else if (f->kind == P_MAP)
+		n = libbpf_bpf_map_type_str(f->type);
+	return n ? n : f->name ? f->name : "?";
+}
+
+static bool probe(const struct feature *f)
+{
+	switch (f->kind) {
+	case P_PROG:
+		return libbpf_probe_bpf_prog_type(f->type, NULL) == 1;
+	case P_MAP:
+		return libbpf_probe_bpf_map_type(f->type, NULL) == 1;
+	case P_HELPER:
+		return libbpf_probe_bpf_helper(f->type, f->helper, NULL) == 1;
+	case P_ENUM:
+		return kernel_enum_has(f->enum_name, f->enum_val);
+	}
+	return false;
+}
+
+/* Before a load changes anything: 0, or 1 after naming what is missing. */
+int check_features(void)
+{
+	unsigned int i;
+	int missing = 0;
+
+	for (i = 0; i < N_FEATURES; i++) {
+		const struct feature *f = &features[i];
+
+		if (f->without != W_REFUSE || probe(f))
+			continue;
+		toe_err("this kernel lacks %s (%s, Linux %s), which opentoe needs for %s",
+			feature_name(f),
+			f->kind == P_PROG ? "program type" :
+			f->kind == P_MAP ? "map type" :
+			f->kind == P_HELPER ? "helper" : "attach type",
+			f->since, f->used_by);
+		missing++;
+	}
+	if (missing)
+		toe_err("not loaded: nothing was changed ('toe-loader features' lists what this kernel has)");
+	return missing ? 1 : 0;
+}
+
+int cmd_features(struct opts *o)
+{
+	struct toe_json j;
+	unsigned int i;
+
+	if (check_root())
+		return 1;
+	if (o->json) {
+		tj_start(&j, stdout);
+		tj_arr(&j);
+	} else {
+		printf("%-20s %-6s %-5s %-12s %s\n", "FEATURE", "SINCE", "HERE",
+		       "WITHOUT IT", "USED BY");
+	}
+	for (i = 0; i < N_FEATURES; i++) {
+		const struct feature *f = &features[i];
+		bool here = probe(f);
+		const char *without = f->without == W_REFUSE ? "refused" :
+							       "falls back";
+
+		if (!o->json) {
+			printf("%-20s %-6s %-5s %-12s %s%s%s\n", feature_name(f),
+			       f->since, here ? "yes" : "no", without,
+			       f->used_by, !here && f->fallback ? ": " : "",
+			       !here && f->fallback ? f->fallback : "");
+			continue;
+		}
+		tj_obj(&j);
+		tj_kstr(&j, "name", feature_name(f));
+		tj_kstr(&j, "kind", f->kind == P_PROG ? "prog_type" :
+				    f->kind == P_MAP ? "map_type" :
+				    f->kind == P_HELPER ? "helper" :
+							  "attach_type");
+		tj_kstr(&j, "since", f->since);
+		tj_key(&j, "present");
+		tj_bool(&j, here);
+		tj_kstr(&j, "without", f->without == W_REFUSE ? "refused" :
+								"falls_back");
+		if (f->fallback)
+			tj_kstr(&j, "fallback", f->fallback);
+		tj_kstr(&j, "used_by", f->used_by);
+		tj_obj_end(&j);
+	}
+	if (o->json) {
+		tj_arr_end(&j);
+		tj_end(&j);
+	}
+	return 0;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toe-loader: tc without tcx.  Before Linux 6.6 (Debian 12's 6.1) there
+ * are no tcx links; the tc programs (toe_tc for --hook tc, toe_egress for
+ * the forward path's admission) then go on the interface's clsact qdisc as
+ * classic cls_bpf filters in direct-action mode (libbpf's bpf_tc_*), with
+ * opentoe's own handle and priority.  Both programs return TC_ACT_UNSPEC
+ * (TCX_NEXT), so a filter others put on the same hook still runs after
+ * ours, as with tcx.
+ *
+ * A filter is not a link: the program is pinned as tc_ingress_n<NS>_if<N>
+ * or tc_egress_n<NS>_if<N>, which is how status finds it and how unload
+ * knows the filter is ours (its program id is the pinned one) before it
+ * deletes it.  A load over an earlier one replaces the program in place
+ * (BPF_TC_F_REPLACE); a filter at our handle and priority that is not ours
+ * is refused, never replaced.  The clsact qdisc is left on the interface
+ * at unload: other filters may be on it, and an empty one passes every
+ * packet.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "util.h"
+
+/* Whether the kernel's BTF lists val in enum name (no side effect). */
+bool kernel_enum_has(const char *name, const char *val)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	bool found = false;
+	int id, i;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0; t && i < btf_vlen(t) && !found; i++) {
+		e = btf_enum(t) + i;
+		found = !strcmp(btf__name_by_offset(btf, e->name_off), val);
+	}
+	btf__free(btf);
+	return found;
+}
+
+/*
+ * tcx (BPF_TCX_INGRESS/EGRESS attach types) came with Linux 6.6.  The
+ * tests set TOE_LOADER_NO_TCX=1 to take the classic path on a kernel that
+ * has tcx too (a fault knob, as netdevsim's).
+ */
+bool kernel_has_tcx(void)
+{
+	static int has = -1;
+	const char *knob = getenv("TOE_LOADER_NO_TCX");
+
+	if (has < 0)
+		has = !(knob && !strcmp(knob, "1")) &&
+		      kernel_enum_has("bpf_attach_type", "BPF_TCX_EGRESS");
+	return has;
+}
+
+static void tc_hook_of(struct bpf_tc_hook *h, __u32 ifindex, bool egress)
+{
+	memset(h, 0, sizeof(*h));
+	h->sz = sizeof(*h);
+	h->ifindex = ifindex;
+	h->attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS;
+}
+
+static void tc_opts_of(struct bpf_tc_opts *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->sz = sizeof(*t);
+	t->handle = TOE_TC_HANDLE;
+	t->priority = TOE_TC_PRIO;
+}
+
+/* The program id of our filter on the hook, 0 if there is none. */
+__u32 tc_classic_prog(__u32 ifindex, bool egress)
+{
+	struct bpf_tc_hook h;
+	struct bpf_tc_opts t;
+
+	tc_hook_of(&h, ifindex, egress);
+	tc_opts_of(&t);
+	if (bpf_tc_query(&h, &t))
+		return 0;
+	return t.prog_id;
+}
+
+/* Put prog_fd on the hook as our filter (replace: ours is there). */
+int tc_classic_set(__u32 ifindex, bool egress, int prog_fd, bool replace)
+{
+	struct bpf_tc_hook h;
+	struct bpf_tc_opts t;
+
+	tc_hook_of(&h, ifindex, egress);
+	tc_opts_of(&t);
+	t.prog_fd = prog_fd;
+	t.flags = replace ? BPF_TC_F_REPLACE : 0;
+	return bpf_tc_attach(&h, &t);
+}
+
+/* Delete our filter from the hook if it still runs program id. */
+int tc_classic_del(__u32 ifindex, bool egress, __u32 id)
+{
+	struct bpf_tc_hook h;
+	struct bpf_tc_opts t;
+
+	if (!id || tc_classic_prog(ifindex, egress) != id)
+		return 0; /* gone, or not ours any more */
+	tc_hook_of(&h, ifindex, egress);
+	tc_opts_of(&t);
+	return bpf_tc_detach(&h, &t);
+}
+
+/*
+ * prog_fd as our classic filter on ifname's ingress or egress, its program
+ * pinned at the pin name fmt.  The change goes into the rollback log
+ * first.  0 or -errno, with a message naming the interface.
+ */
+int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
+		      const char *ifname, bool egress, int prog_fd)
+{
+	const char *hook = egress ? "egress" : "ingress";
+	char path[PATH_MAX];
+	struct bpf_tc_hook h;
+	__u32 cur, mine;
+	struct undo *u;
+	int err;
+
+	pin_path(path, o->pin_dir, fmt, ifindex);
+	tc_hook_of(&h, ifindex, egress);
+	err = bpf_tc_hook_create(&h);
+	if (err && err != -EEXIST) {
+		toe_err("%s: cannot add a clsact qdisc for tc %s: %s", ifname,
+			hook, strerror(-err));
+		return err;
+	}
+	cur = tc_classic_prog(ifindex, egress);
+	mine = pinned_id(path);
+	if (cur && cur != mine) {
+		toe_err("%s: tc %s filter handle %#x priority %u (opentoe's) holds program id %u, not opentoe's: delete it first",
+			ifname, hook, TOE_TC_HANDLE, TOE_TC_PRIO, cur);
+		return -EBUSY;
+	}
+	u = undo_push(UNDO_TC, path);
+	if (!u)
+		return -ENOSPC;
+	u->ifindex = ifindex;
+	u->flags = egress;
+	if (cur)
+		u->fd2 = bpf_prog_get_fd_by_id(cur); /* put back on rollback */
+	err = tc_classic_set(ifindex, egress, prog_fd, cur != 0);
+	if (err) {
+		toe_err("%s: cannot attach to tc %s (clsact, no tcx in this kernel): %s",
+			ifname, hook, strerror(-err));
+		return err;
+	}
+	u->id = obj_id_of(prog_fd);
+	if (cur)
+		unlink(path);
+	if (bpf_obj_pin(prog_fd, path)) {
+		err = -errno;
+		toe_err("cannot pin %s: %s", path, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/* Rollback of attach_tc_classic (undo.c). */
+void undo_tc_classic(const struct undo *u)
+{
+	if (u->fd2 >= 0)
+		tc_classic_set(u->ifindex, u->flags, u->fd2, true);
+	else
+		tc_classic_del(u->ifindex, u->flags, u->id);
+	if (u->id && pinned_id(u->path) == u->id) {
+		unlink(u->path);
+		if (u->fd2 >= 0)
+			bpf_obj_pin(u->fd2, u->path);
+	}
+}
+
+/*
+ * Unload: delete the filter a tc_* pin (name n, at path) stands for, in
+ * its network namespace (home: the loader's own, entered back after).
+ * 1 if it failed.
+ */
+int detach_tc_classic(const char *n, const char *path, int home)
+{
+	bool egress = !strncmp(n, "tc_egress_", 10);
+	unsigned long ns = 0;
+	__u32 ifindex = 0;
+	int err, bad = 0;
+
+	if (!parse_if_pin(n, egress ? "tc_egress_" : "tc_ingress_", &ns,
+			  &ifindex))
+		return 0;
+	if (enter_netns(ns)) {
+		toe_err("%s: its network namespace (inode %lu) is gone: the filter went with it",
+			path, ns);
+		return 0;
+	}
+	err = tc_classic_del(ifindex, egress, pinned_id(path));
+	if (err && err != -ENODEV && err != -ENOENT && err != -EINVAL) {
+		toe_err("cannot delete the tc filter of %s: %s", path,
+			strerror(-err));
+		bad = 1;
+	}
+	setns(home, CLONE_NEWNET);
+	return bad;
+}
