@@ -4,6 +4,7 @@
 #   make            build the eBPF objects, skeletons and user programs
 #   make check      install what is missing, build, run every selftest (root)
 #   make demo       install what is missing, build, run the demo (root)
+#   make check-guest  the datapath tests on Debian 12's 6.1 in a qemu guest (root)
 #   make fuzz       differential parser fuzzing, 1,000,000 packets; the
 #                   configuration and control-request parsers, 60 s each
 #   make soak       toed under load for 60 s (root)
@@ -46,7 +47,7 @@ FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem apps
-.PHONY: all progs deps check demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+.PHONY: all progs deps check check-guest demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -146,6 +147,13 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all
 	@TOE_NO_BUILD=1 bash selftests/run.sh
+
+# The datapath's tests on Debian 12's own kernel (6.1) in a qemu guest, all
+# of selftests/guest/tests.txt (make check runs the part marked "check").
+check-guest: deps
+	@$(MAKE) --no-print-directory all
+	@TOE_GUEST_ALL=1 TOE_GUEST_TIMEOUT=2400 TOE_TEST_TIMEOUT=2500 TOE_NO_BUILD=1 \
+		bash selftests/run.sh selftests/guest/test_guest.sh
 
 # The mutation gate: every mutant of selftests/mutants/mutants.txt must be
 # caught by its tests.  Not part of check (it builds and tests once a mutant).

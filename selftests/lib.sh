@@ -255,3 +255,8 @@ tc_runs() {
 		jq --argjson p "$4" '[.[]? | select(.options.prog.id == $p)] | length')
 	echo $((${links:-0} + ${filters:-0}))
 }
+
+# slow SECONDS: SECONDS times TOE_SLOW (1; the qemu guest sets more, as
+# TCG runs the tests several times slower): for how long a test holds
+# something open while it looks, never a limit on how fast a thing is.
+slow() { awk -v t="$1" -v s="${TOE_SLOW:-1}" 'BEGIN { print t * s }'; }

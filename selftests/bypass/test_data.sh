@@ -35,7 +35,15 @@ run "1 B..4 MiB, sendfile, namespace a -> b over the veth" a bypass \
 	--addr 10.203.0.2 --srv-ns "$NSB" --cli-ns "$NSA" --port $((port++)) --method sendfile sizes
 run "1 B..4 MiB, writev, IPv6 namespace a -> b" a bypass \
 	--addr fd00:203::2 --srv-ns "$NSB" --cli-ns "$NSA" --port $((port++)) --method writev sizes
-run "partial reads, MSG_PEEK, FIONREAD" a bypass --port $((port++)) reads
+# FIONREAD on a bypassed socket: only where the kernel's sockmap has it
+# (toe-loader features: sockmap_fionread; not Debian 12's 6.1)
+if toe-loader features -j | jq -e '.[] | select(.name == "sockmap_fionread") | .present' >/dev/null; then
+	FIONREAD=1
+	run "partial reads, MSG_PEEK, FIONREAD" a bypass --port $((port++)) reads
+else
+	FIONREAD=0
+	run "partial reads, MSG_PEEK (no FIONREAD in this kernel's sockmap)" a bypass --port $((port++)) --no-fionread reads
+fi
 for p in poll epoll epollet; do
 	run "non-blocking, 16 MiB echoed, $p" a bypass --port $((port++)) --poller $p nonblock
 done
@@ -43,7 +51,11 @@ run "control: 1 B..4 MiB over TCP (host port)" a tcp --port 8100 --method more s
 run "control: reads over TCP" a tcp --port 8101 reads
 
 # FIONREAD must count what is queued to the socket (a known sockmap pitfall)
-out=$(bcheck a --port $((port++)) reads)
-jqcheck "FIONREAD reports all 10000 queued bytes on both ends" "$out" \
-	'.client.v[0] == 10000 and .server.v[0] == 10000'
+if [ $FIONREAD = 1 ]; then
+	out=$(bcheck a --port $((port++)) reads)
+	jqcheck "FIONREAD reports all 10000 queued bytes on both ends" "$out" \
+		'.client.v[0] == 10000 and .server.v[0] == 10000'
+else
+	ok "FIONREAD reports all 10000 queued bytes on both ends # SKIP this kernel's sockmap has no FIONREAD (toe-loader features: sockmap_fionread; it came after 6.1)"
+fi
 finish

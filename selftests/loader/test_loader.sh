@@ -63,8 +63,8 @@ wait $cli
 
 # --- features: every probe once, each with what opentoe does without it
 fj=$(tl features -j)
-check "features -j: one JSON array, every entry present true|false, refused or falls_back" \
-	jq -e 'length >= 20 and all(.[]; (.present | type) == "boolean" and (.without == "refused" or .without == "falls_back") and (.since | length) > 0)' <<<"$fj"
+check "features -j: one JSON array, every entry present true|false, refused, falls_back or limited" \
+	jq -e 'length >= 20 and all(.[]; (.present | type) == "boolean" and (.without == "refused" or .without == "falls_back" or .without == "limited") and (.since | length) > 0)' <<<"$fj"
 check "features: the text table has the same rows, and tcx and sockmap_link fall back" \
 	test "$(tl features | tail -n +2 | wc -l)" = "$(jq length <<<"$fj")" -a \
 	"$(jq -r '[.[] | select(.without == "falls_back") | .name] | sort | join(",")' <<<"$fj")" = "sockmap_link,tcx"

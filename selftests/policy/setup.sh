@@ -73,9 +73,9 @@ events_start() {
 	"$TOE_BUILD/selftests/toe_events" "$PIN" >"$EVENTS" &
 	EVPID=$!
 	defer "kill $EVPID"
-	sleep 0.2
+	sleep "$(slow 0.2)"
 }
-events_stop() { sleep 0.3; kill -TERM $EVPID; wait $EVPID 2>/dev/null; }
+events_stop() { sleep "$(slow 0.3)"; kill -TERM $EVPID; wait $EVPID 2>/dev/null; }
 
 # decided CGDIR ADDR PORT: connect from namespace a, from cgroup CGDIR (the
 # test cgroup or one below it, where opentoe's sock_ops also runs), to

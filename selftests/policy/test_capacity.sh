@@ -21,14 +21,14 @@ events_start
 run_held() { # PORT COUNT [--rst]: hold COUNT connections; ASSERT runs meanwhile
 	local port=$1 n=$2 out; shift 2
 	out=$CONF_DIR/held.$RANDOM
-	client --addr $B4 --port "$port" --count "$n" --hold 4 "$@" >"$out" &
+	client --addr $B4 --port "$port" --count "$n" --hold $(slow 4) "$@" >"$out" &
 	HELD_PID=$!
 	wait_for 10 grep -q held "$out"
 }
 
 run_held 5100 8 || fail "8 connections"
 run_held2_out=$CONF_DIR/held2
-client --addr $B6 --port 5100 --count 7 --hold 3.5 --rst >"$run_held2_out" &
+client --addr $B6 --port 5100 --count 7 --hold $(slow 3.5) --rst >"$run_held2_out" &
 pid2=$!
 wait_for 10 grep -q held "$run_held2_out" || fail "7 more connections"
 check "exactly nconn=10 live on the device" test "$(dev_live 0 live)" = 10

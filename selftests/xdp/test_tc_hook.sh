@@ -12,7 +12,7 @@
 # hold for the classic clsact filter toe-loader falls back to.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 40
+plan 45
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -66,14 +66,14 @@ check "offloaded flow: $N bytes intact" intact off
 check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((h1 - h0)) -ge $((N / 1500))
 
 # The per-flow counters live as long as the flow: read them while it runs.
-NAME=live xfer --port 7001 --seconds 3 &
+NAME=live xfer --port 7001 --seconds $(slow 3) &
 cpid=$!
 sample() { # -> "packets bytes" tc counted in the one offloaded flow of port 7001
 	bpftool -j map dump pinned "$PIN/toe_flows" |
 		jq -r '[.[] | select(.formatted.key.lport == 7001)] | select(length == 1) | .[0] |
 			.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"'
 }
-sleep 1.5
+sleep $(slow 1.5)
 set -- $(sample) ; p1=${1:-0} b1=${2:-0}
 sleep 0.5
 set -- $(sample) ; p2=${1:-0} b2=${2:-0}
@@ -88,9 +88,9 @@ check "  counted per segment: $((b2 / (p2 > 0 ? p2 : 1))) bytes a packet on aver
 check "  and arrives intact" intact live
 
 h0=$(stat_of "$PIN" $S_FLOW_HIT)
-NAME=host xfer --port 7002 --seconds 2 &
+NAME=host xfer --port 7002 --seconds $(slow 2) &
 cpid=$!
-sleep 1	# (while it runs: its record goes at close)
+sleep $(slow 1)	# (while it runs: its record goes at close)
 host=$(bpftool -j map dump pinned "$PIN/toe_flows" |
 	jq -r '[.[] | select(.formatted.key.lport == 7002) | .formatted.value] |
 		select(length == 1) | .[0] | "\(.decision) \(.xdp_packets) \(.xdp_bytes)"')
@@ -161,4 +161,31 @@ check "load --hook tc under 'steer cpu' on vb: refused: $err" \
 check "  no tc attachment made" test -z "$(ls -d "$PIN"/link_tc_* "$PIN"/tc_ingress_* 2>/dev/null)" -a \
 	-z "$(nsx b tc filter show dev vb ingress 2>/dev/null)"
 nsx b toe-loader unload --pin-dir "$PIN" >/dev/null
+
+# Without tcx (the path a 6.1 kernel takes; TOE_LOADER_NO_TCX=1 here): a
+# classic clsact filter, replaced in place by a reload, deleted by unload;
+# someone else's filter at opentoe's handle and priority is never replaced.
+ntl() { nsx b env TOE_LOADER_NO_TCX=1 toe-loader "$@" --pin-dir "$PIN"; }
+tcprog() { ntl status -j | jq '.programs[] | select(.name == "toe_tc") | .id'; }
+ntl load --dev vb --hook tc --cgroup "$CG" >/dev/null || fail "load --hook tc without tcx"
+id1=$(tcprog)
+check "no tcx: toe_tc is a clsact filter on vb (status mode clsact, in tc filter show)" \
+	test "$(tc_runs b vb ingress "${id1:-0}")" = 1 -a \
+	"$(ntl status -j | jq -r '.programs[] | select(.name == "toe_tc") | .xdp_mode')" = clsact
+ntl load --dev vb --hook tc --cgroup "$CG" >/dev/null
+id2=$(tcprog)
+check "  a reload replaces its program in place (one filter, the new program)" \
+	test "$(tc_runs b vb ingress "${id2:-0}")" = 1 -a "$(tc_runs b vb ingress "${id1:-0}")" = 0 -a \
+	"$(nsx b tc -j filter show dev vb ingress | jq '[.[] | select(.options.handle != null)] | length')" = 1
+ntl unload >/dev/null
+check "  unload deletes the filter" test -z "$(nsx b tc filter show dev vb ingress)"
+# a classic BPF filter (accept all) of someone else at 0x70e, prio 0x70e
+nsx b tc filter add dev vb ingress pref 1806 handle 0x70e bpf bytecode '1,6 0 0 4294967295,' 2>/dev/null
+err=$(ntl load --dev vb --hook tc --cgroup "$CG" 2>&1)
+check "  a foreign filter at opentoe's handle and priority: load refused: $err" \
+	grep -qE "vb: tc ingress filter handle 0x70e priority 1806 \(opentoe's\) (holds program id [0-9]+, not opentoe's|is taken by a filter that is not opentoe's)" <<<"$err"
+check "  and that filter is left as it was, nothing of opentoe's pinned" \
+	test "$(nsx b tc -j filter show dev vb ingress | jq '[.[] | select(.options.handle != null)] | length')" = 1 -a \
+	! -e "$PIN"
+nsx b tc filter del dev vb ingress pref 1806 2>/dev/null
 finish

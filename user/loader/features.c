@@ -4,7 +4,8 @@
  * use, probed the way bpftool feature probe does (libbpf_probe_bpf_*: load
  * a tiny program or create a tiny map) or read from the kernel's BTF (attach
  * and link types: no side effect), and what opentoe does without each:
- * works, falls back (and to what), or refuses to load.  load runs the same
+ * works, falls back (and to what), works with a stated limit, or refuses
+ * to load.  load runs the same
  * probes first and refuses, naming the feature and the kernel it came
  * with, before anything is pinned or attached.
  */
@@ -17,10 +18,10 @@
 #include "loader.h"
 #include "util.h"
 
-enum probe_kind { P_PROG, P_MAP, P_HELPER, P_ENUM };
+enum probe_kind { P_PROG, P_MAP, P_HELPER, P_ENUM, P_FUNC };
 
 /* What opentoe does on a kernel without the feature. */
-enum without { W_REFUSE, W_FALLBACK };
+enum without { W_REFUSE, W_FALLBACK, W_LIMITED };
 
 struct feature {
 	const char *name; /* as bpftool feature names it, where it does */
@@ -29,7 +30,7 @@ struct feature {
 	enum probe_kind kind;
 	int type; /* prog or map type; for P_HELPER the prog type */
 	int helper; /* P_HELPER */
-	const char *enum_name, *enum_val; /* P_ENUM */
+	const char *enum_name, *enum_val; /* P_ENUM; P_FUNC: val NULL */
 	enum without without;
 	const char *fallback; /* W_FALLBACK: what is done instead */
 };
@@ -72,6 +73,9 @@ static const struct feature features[] = {
 	{ "sockmap_link", "6.10", "the local bypass", P_ENUM, 0, 0,
 	  "bpf_link_type", "BPF_LINK_TYPE_SOCKMAP", W_FALLBACK,
 	  "the program is attached to the pinned sockhash (no link)" },
+	{ "sockmap_fionread", "after 6.1", "the local bypass", P_FUNC, 0, 0,
+	  "tcp_bpf_ioctl", NULL, W_LIMITED,
+	  "FIONREAD on a bypassed socket counts only what TCP queued, not what the bypass did" },
 	{ "xdp_link", "5.9", "XDP on each --dev", P_ENUM, 0, 0,
 	  "bpf_link_type", "BPF_LINK_TYPE_XDP", W_REFUSE, NULL },
 	{ "cgroup_link", "5.7", "sock_ops on the cgroup", P_ENUM, 0, 0,
@@ -104,6 +108,8 @@ static bool probe(const struct feature *f)
 		return libbpf_probe_bpf_helper(f->type, f->helper, NULL) == 1;
 	case P_ENUM:
 		return kernel_enum_has(f->enum_name, f->enum_val);
+	case P_FUNC:
+		return kernel_func_has(f->enum_name);
 	}
 	return false;
 }
@@ -143,17 +149,18 @@ int cmd_features(struct opts *o)
 		tj_start(&j, stdout);
 		tj_arr(&j);
 	} else {
-		printf("%-20s %-6s %-5s %-12s %s\n", "FEATURE", "SINCE", "HERE",
+		printf("%-20s %-9s %-5s %-12s %s\n", "FEATURE", "SINCE", "HERE",
 		       "WITHOUT IT", "USED BY");
 	}
 	for (i = 0; i < N_FEATURES; i++) {
 		const struct feature *f = &features[i];
 		bool here = probe(f);
-		const char *without = f->without == W_REFUSE ? "refused" :
-							       "falls back";
+		const char *without = f->without == W_REFUSE	 ? "refused" :
+				      f->without == W_FALLBACK ? "falls back" :
+								 "limited";
 
 		if (!o->json) {
-			printf("%-20s %-6s %-5s %-12s %s%s%s\n", feature_name(f),
+			printf("%-20s %-9s %-5s %-12s %s%s%s\n", feature_name(f),
 			       f->since, here ? "yes" : "no", without,
 			       f->used_by, !here && f->fallback ? ": " : "",
 			       !here && f->fallback ? f->fallback : "");
@@ -164,12 +171,14 @@ int cmd_features(struct opts *o)
 		tj_kstr(&j, "kind", f->kind == P_PROG ? "prog_type" :
 				    f->kind == P_MAP ? "map_type" :
 				    f->kind == P_HELPER ? "helper" :
+				    f->kind == P_FUNC	? "kernel_function" :
 							  "attach_type");
 		tj_kstr(&j, "since", f->since);
 		tj_key(&j, "present");
 		tj_bool(&j, here);
-		tj_kstr(&j, "without", f->without == W_REFUSE ? "refused" :
-								"falls_back");
+		tj_kstr(&j, "without", f->without == W_REFUSE	? "refused" :
+				       f->without == W_FALLBACK ? "falls_back" :
+								  "limited");
 		if (f->fallback)
 			tj_kstr(&j, "fallback", f->fallback);
 		tj_kstr(&j, "used_by", f->used_by);

@@ -236,6 +236,8 @@ int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
 
 /* Whether the kernel's BTF lists val in enum name. */
 bool kernel_enum_has(const char *name, const char *val);
+/* Whether the kernel's BTF has the function name. */
+bool kernel_func_has(const char *name);
 /* tcx links (Linux 6.6): BPF_TCX_EGRESS in the kernel's BTF. */
 bool kernel_has_tcx(void);
 __u32 tc_classic_prog(__u32 ifindex, bool egress);

@@ -50,6 +50,19 @@ bool kernel_enum_has(const char *name, const char *val)
 	return found;
 }
 
+/* Whether the kernel's BTF has the function name (no side effect). */
+bool kernel_func_has(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return found;
+}
+
 /*
  * tcx (BPF_TCX_INGRESS/EGRESS attach types) came with Linux 6.6.  The
  * tests set TOE_LOADER_NO_TCX=1 to take the classic path on a kernel that
@@ -159,6 +172,12 @@ int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
 	if (cur)
 		u->fd2 = bpf_prog_get_fd_by_id(cur); /* put back on rollback */
 	err = tc_classic_set(ifindex, egress, prog_fd, cur != 0);
+	if (err == -EEXIST) {
+		/* a filter there with no program id: classic BPF, say */
+		toe_err("%s: tc %s filter handle %#x priority %u (opentoe's) is taken by a filter that is not opentoe's: delete it first",
+			ifname, hook, TOE_TC_HANDLE, TOE_TC_PRIO);
+		return -EBUSY;
+	}
 	if (err) {
 		toe_err("%s: cannot attach to tc %s (clsact, no tcx in this kernel): %s",
 			ifname, hook, strerror(-err));

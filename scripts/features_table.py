@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The README's kernel table: feature x kernel x works / falls back /
+limited / refused, from `toe-loader features -j` as run on each kernel
+(the host's, and Debian 12's 6.1 in the guest: selftests/guest/test_guest.sh
+leaves build/features-<kernel>.json).
+
+usage: features_table.py KERNEL=FILE.json ...   (Markdown on stdout)
+"""
+import json
+import sys
+
+
+def verdict(f):
+    if f["present"]:
+        return "works"
+    return {"falls_back": "falls back", "limited": "limited"}.get(
+        f["without"], "refused")
+
+
+def main():
+    cols = []
+    for arg in sys.argv[1:]:
+        name, _, path = arg.partition("=")
+        with open(path) as fh:
+            cols.append((name, {f["name"]: f for f in json.load(fh)}))
+    if not cols:
+        sys.exit(__doc__)
+    order = list(cols[0][1])
+    print("| feature | since | used by | " +
+          " | ".join(n for n, _ in cols) + " | without it |")
+    print("|---|---|---|" + "---|" * len(cols) + "---|")
+    for name in order:
+        first = cols[0][1][name]
+        # only the rows where a kernel lacks something, and the attach types
+        cells = [verdict(c[name]) if name in c else "?" for _, c in cols]
+        if all(c == "works" for c in cells) and first["kind"] in (
+                "prog_type", "map_type", "helper"):
+            continue
+        without = first.get("fallback", "") or (
+            "load refused, naming it" if first["without"] == "refused" else "")
+        print(f"| {name} | {first['since']} | {first['used_by']} | " +
+              " | ".join(cells) + f" | {without} |")
+    hidden = [n for n in order if all(
+        c[n]["present"] for _, c in cols if n in c) and
+        cols[0][1][n]["kind"] in ("prog_type", "map_type", "helper")]
+    print(f"\nEvery program type, map type and helper opentoe uses "
+          f"({len(hidden)}: {', '.join(hidden)}) is present on every kernel "
+          "above; without one, `toe-loader load` refuses before it changes "
+          "anything, naming it and the kernel it came with.")
+
+
+if __name__ == "__main__":
+    main()
