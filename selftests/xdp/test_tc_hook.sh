@@ -12,7 +12,7 @@
 # hold for the classic clsact filter toe-loader falls back to.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 45
+plan 47
 need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
 [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
@@ -30,6 +30,7 @@ feat() { nsx "$1" ethtool -k "$2" | grep -v '\[fixed\]' | sort; }
 va0=$(feat a va) vb0=$(feat b vb)
 
 defer "nsx b toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
+defer "rm -rf $PIN-2"
 out=$(nsx b toe-loader load --dev vb --hook tc --cgroup "$CG" --pin-dir "$PIN") || { fail "load --hook tc"; finish; }
 check "load --hook tc says where: '$out'" grep -q 'tc ingress on vb' <<<"$out"
 st=$(nsx b toe-loader status -j --pin-dir "$PIN")
@@ -183,9 +184,17 @@ check "  unload deletes the filter" test -z "$(nsx b tc filter show dev vb ingre
 nsx b tc filter add dev vb ingress pref 1806 handle 0x70e bpf bytecode '1,6 0 0 4294967295,' 2>/dev/null
 err=$(ntl load --dev vb --hook tc --cgroup "$CG" 2>&1)
 check "  a foreign filter at opentoe's handle and priority: load refused: $err" \
-	grep -qE "vb: tc ingress filter handle 0x70e priority 1806 \(opentoe's\) (holds program id [0-9]+, not opentoe's|is taken by a filter that is not opentoe's)" <<<"$err"
+	grep -q "vb: tc ingress filter handle 0x70e priority 1806 (opentoe's) is taken by a filter that is not opentoe's" <<<"$err"
 check "  and that filter is left as it was, nothing of opentoe's pinned" \
 	test "$(nsx b tc -j filter show dev vb ingress | jq '[.[] | select(.options.handle != null)] | length')" = 1 -a \
 	! -e "$PIN"
 nsx b tc filter del dev vb ingress pref 1806 2>/dev/null
+# and an eBPF one: another opentoe's (its own pin folder) on the same hook
+ntl load --dev vb --hook tc --cgroup "$CG" >/dev/null
+id3=$(tcprog)
+err=$(nsx b env TOE_LOADER_NO_TCX=1 toe-loader load --dev vb --hook tc --cgroup "$CG" --pin-dir "$PIN-2" 2>&1)
+check "  another pin folder's filter there: refused, naming its program: $err" \
+	grep -q "vb: tc ingress filter handle 0x70e priority 1806 (opentoe's) holds program id ${id3:-x}, not the one pinned in $PIN-2" <<<"$err"
+check "  the first one's filter untouched" test "$(tc_runs b vb ingress "${id3:-0}")" = 1 -a ! -e "$PIN-2"
+ntl unload >/dev/null
 finish

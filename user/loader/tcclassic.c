@@ -160,8 +160,9 @@ int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
 	cur = tc_classic_prog(ifindex, egress);
 	mine = pinned_id(path);
 	if (cur && cur != mine) {
-		toe_err("%s: tc %s filter handle %#x priority %u (opentoe's) holds program id %u, not opentoe's: delete it first",
-			ifname, hook, TOE_TC_HANDLE, TOE_TC_PRIO, cur);
+		toe_err("%s: tc %s filter handle %#x priority %u (opentoe's) holds program id %u, not the one pinned in %s: delete it first",
+			ifname, hook, TOE_TC_HANDLE, TOE_TC_PRIO, cur,
+			o->pin_dir);
 		return -EBUSY;
 	}
 	u = undo_push(UNDO_TC, path);
