@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Second stage of the opentoe datapath guest, run by init.sh as PID 1 in the
 # overlay of the host's root: mounts what a Debian system has mounted
-# (proc, sys, dev, run, tmp, bpffs, cgroup2, debugfs, tracefs), binds the
+# (proc, sys, dev, run, bpffs, cgroup2, debugfs, tracefs), binds the
 # guest kernel's modules where modprobe looks, then runs selftests/run.sh
 # on the tests /opentoe-out/env names and writes its TAP to
 # /opentoe-out/tap, the kernel log to /opentoe-out/dmesg, and powers off.
@@ -13,7 +13,8 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs shm /dev/shm
 mount -t tmpfs run /run && mkdir -p /run/netns /run/lock
-mount -t tmpfs tmp /tmp
+# /tmp stays the overlay's (writable, in the guest's tmpfs upper layer):
+# a tree cloned under /tmp (as CI may) must stay visible
 mount -t bpf bpf /sys/fs/bpf
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t debugfs debugfs /sys/kernel/debug
