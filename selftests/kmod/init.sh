@@ -22,6 +22,9 @@ echo "opentoe-test: start" >/dev/kmsg
 ip=/usr/sbin/ip
 run() {
 	insmod /lib/modules/veth.ko || return 1
+	# clsact and cls_bpf: toe-loader's tc programs without tcx
+	insmod /lib/modules/sch_ingress.ko || return 1
+	insmod /lib/modules/cls_bpf.ko || return 1
 	insmod /lib/modules/opentoe.ko || return 1
 	$ip link add veth0 type veth peer name veth1 || return 1
 	$ip addr add 10.1.0.1/24 dev veth0

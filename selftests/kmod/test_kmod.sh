@@ -114,18 +114,22 @@ cp /bin/busybox "$rootfs/bin/"
 cp "$here/init.sh" "$rootfs/init"
 cp "$tmp/toe_kmod_test" "$rootfs/bin/"
 cp "$build/kmod/opentoe.ko" "$rootfs/lib/modules/"
-veth=$(find "$moddir/kernel" -name 'veth.ko*' | head -n 1)
-[ -n "$veth" ] || { fail "veth.ko in linux-image-$abi-amd64"; finish; }
-deps=$(/sbin/modinfo -F depends "$veth" 2>/dev/null || modinfo -F depends "$veth" 2>/dev/null)
-if [ -n "$deps" ]; then
-	fail "veth.ko has dependencies ($deps) the initramfs does not carry"
-	finish
-fi
-case $veth in
-*.xz) xz -dc "$veth" >"$rootfs/lib/modules/veth.ko" ;;
-*.zst) zstd -qdc "$veth" >"$rootfs/lib/modules/veth.ko" ;;
-*) cp "$veth" "$rootfs/lib/modules/veth.ko" ;;
-esac
+# veth, and clsact + cls_bpf: without tcx (6.1) toe-loader puts its tc
+# programs on a clsact qdisc, and nothing here loads modules on demand
+for m in veth sch_ingress cls_bpf; do
+	f=$(find "$moddir/kernel" -name "$m.ko*" | head -n 1)
+	[ -n "$f" ] || { fail "$m.ko in linux-image-$abi-amd64"; finish; }
+	deps=$(/sbin/modinfo -F depends "$f" 2>/dev/null || modinfo -F depends "$f" 2>/dev/null)
+	if [ -n "$deps" ]; then
+		fail "$m.ko has dependencies ($deps) the initramfs does not carry"
+		finish
+	fi
+	case $f in
+	*.xz) xz -dc "$f" >"$rootfs/lib/modules/$m.ko" ;;
+	*.zst) zstd -qdc "$f" >"$rootfs/lib/modules/$m.ko" ;;
+	*) cp "$f" "$rootfs/lib/modules/$m.ko" ;;
+	esac
+done
 # iproute2's ip, and opentoe's user side for the toed part (toed_guest.sh):
 # dynamically linked, so their shared libraries come along (ldd)
 ipbin=$(command -v ip)
