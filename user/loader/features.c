@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "util.h"
@@ -84,6 +85,50 @@ static const struct feature features[] = {
 /* clang-format on */
 
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
+
+/*
+ * The kernel's BTF, parsed once per run (several MB: every probe of an
+ * attach type or kernel function reads it), or NULL without one.
+ */
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+	}
+	return btf;
+}
+
+/* Whether the kernel's BTF lists val in enum name (no side effect). */
+bool kernel_enum_has(const char *name, const char *val)
+{
+	struct btf *btf = vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	bool found = false;
+	int id, i;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0; t && i < btf_vlen(t) && !found; i++) {
+		e = btf_enum(t) + i;
+		found = !strcmp(btf__name_by_offset(btf, e->name_off), val);
+	}
+	return found;
+}
+
+/* Whether the kernel's BTF has the function name (no side effect). */
+bool kernel_func_has(const char *name)
+{
+	struct btf *btf = vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
 
 /* bpftool's names: libbpf's for program and map types. */
 static const char *feature_name(const struct feature *f)

@@ -234,9 +234,9 @@ int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
 
 /* ------------------------------------ tc without tcx (tcclassic.c) */
 
-/* Whether the kernel's BTF lists val in enum name. */
+/* Whether the kernel's BTF lists val in enum name (features.c). */
 bool kernel_enum_has(const char *name, const char *val);
-/* Whether the kernel's BTF has the function name. */
+/* Whether the kernel's BTF has the function name (features.c). */
 bool kernel_func_has(const char *name);
 /* tcx links (Linux 6.6): BPF_TCX_EGRESS in the kernel's BTF. */
 bool kernel_has_tcx(void);

@@ -24,44 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "util.h"
-
-/* Whether the kernel's BTF lists val in enum name (no side effect). */
-bool kernel_enum_has(const char *name, const char *val)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	const struct btf_enum *e;
-	bool found = false;
-	int id, i;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	for (i = 0; t && i < btf_vlen(t) && !found; i++) {
-		e = btf_enum(t) + i;
-		found = !strcmp(btf__name_by_offset(btf, e->name_off), val);
-	}
-	btf__free(btf);
-	return found;
-}
-
-/* Whether the kernel's BTF has the function name (no side effect). */
-bool kernel_func_has(const char *name)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found;
-
-	if (!btf)
-		return false;
-	found = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
-	btf__free(btf);
-	return found;
-}
 
 /*
  * tcx (BPF_TCX_INGRESS/EGRESS attach types) came with Linux 6.6.  The
