@@ -22,8 +22,13 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p "/lib/modules/$(uname -r)" && mount --bind "$GUEST_MODDIR" "/lib/modules/$(uname -r)"
 hostname opentoe-guest
 # what udev and systemd-tmpfiles would have done: /dev/net/tun is made when
-# tun.ko loads (tests open it; nothing here autoloads from a static node)
+# tun.ko loads (tests open it; nothing here autoloads from a static node);
+# the /dev/fd links bash's process substitution (<(...)) opens
 modprobe tun
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
 ip link set lo up
 ulimit -l unlimited
 export PATH HOME=/root TOE_NO_BUILD=1 TOE_BUILD TOE_CACHE TOE_GUEST=1 TOE_SLOW=5
