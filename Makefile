@@ -133,8 +133,9 @@ $(O)/loader/%.o: user/loader/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# libxdp: toe_xdp in libxdp's multi-program dispatcher (xdpdisp.c).
 $(O)/toe-loader: $(LOADER_OBJS) $(UTIL)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lxdp
 
 .PHONY: parser
 parser: $(O)/vmlinux.h

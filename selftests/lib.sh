@@ -10,6 +10,12 @@ TOE_BUILD=${TOE_BUILD:-$TOE_TOP/build}
 export PATH=$TOE_BUILD:$PATH
 TOE_TEST_ID=${TOE_TEST_ID:-t$$}
 TOE_PIN_DIR=/sys/fs/bpf/opentoe-$TOE_TEST_ID
+# Where the kernel loads freplace programs (6.1), toe-loader puts toe_xdp
+# into libxdp's dispatcher; the tests run BPF_PROG_TEST_RUN and bpf_stats
+# on toe_xdp, which an extension program has neither of, so they take
+# opentoe's own XDP link with libxdp's knob (toe-loader honours it).
+# xdp/test_xdp_dispatcher.sh unsets it.
+export LIBXDP_SKIP_DISPATCHER=${LIBXDP_SKIP_DISPATCHER-1}
 
 _toe_cleanups=()
 _toe_failed=0

@@ -60,6 +60,11 @@ int toe_ensure_bpffs(const char *pin_dir);
 #define TOE_PIN_LINK_TC		"link_tc_n%lu_if%u"
 /* The same hook without tcx (before Linux 6.6): a classic clsact filter. */
 #define TOE_PIN_TC_INGRESS	"tc_ingress_n%lu_if%u"
+/*
+ * XDP through libxdp's dispatcher (kernels with freplace): toe_xdp's
+ * component program, not a link.
+ */
+#define TOE_PIN_XDP_DISP	"xdpd_n%lu_if%u"
 /* The inode of this process's network namespace (0 if unknown). */
 unsigned long toe_netns_ino(void);
 /*

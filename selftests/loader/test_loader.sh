@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 70
+plan 74
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -65,9 +65,9 @@ wait $cli
 fj=$(tl features -j)
 check "features -j: one JSON array, every entry present true|false, refused, falls_back or limited" \
 	jq -e 'length >= 20 and all(.[]; (.present | type) == "boolean" and (.without == "refused" or .without == "falls_back" or .without == "limited") and (.since | length) > 0)' <<<"$fj"
-check "features: the text table has the same rows, and tcx and sockmap_link fall back" \
+check "features: the text table has the same rows, and tcx, sockmap_link and ext fall back" \
 	test "$(tl features | tail -n +2 | wc -l)" = "$(jq length <<<"$fj")" -a \
-	"$(jq -r '[.[] | select(.without == "falls_back") | .name] | sort | join(",")' <<<"$fj")" = "sockmap_link,tcx"
+	"$(jq -r '[.[] | select(.without == "falls_back") | .name] | sort | join(",")' <<<"$fj")" = "ext,sockmap_link,tcx"
 
 # --- double load: in place, maps kept
 sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
@@ -108,6 +108,15 @@ check "sock_ops and XDP attached again" test "$(cg_progs)" = 1 -a "$(xdp_id)" !=
 check "unload succeeds" tl unload
 check "unload leaves no pin, link or attachment" nothing_left
 check_not "unload when not loaded fails" tl unload
+# A kernel without a feature load cannot do without (here: the ring buffer,
+# hidden by the loader's fault knob): refused before anything changes.
+err=$(TOE_LOADER_HIDE_FEATURE=ringbuf tl load --dev va --cgroup "$CG" 2>&1)
+check "a kernel without ringbuf: load refused, naming it and its kernel" \
+	grep -q "this kernel lacks ringbuf (map type, Linux 5.8), which opentoe needs for events to toed" <<<"$err"
+check "  and saying nothing was changed" grep -q "not loaded: nothing was changed" <<<"$err"
+check "  nothing left" nothing_left
+check "features lists it as absent and refused" \
+	bash -c "TOE_LOADER_HIDE_FEATURE=ringbuf toe-loader features -j | jq -e '.[] | select(.name == \"ringbuf\" and (.present | not) and .without == \"refused\")'"
 
 # --- bad input: one line, exit 1, nothing done
 expect_err() { # desc pattern cmd...

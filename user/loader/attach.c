@@ -434,6 +434,9 @@ int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
 				   ifindex, prog_fd, ifname, "XDP", path);
 	if (err != IF_LINK_NONE)
 		return err < 0 ? err : 0;
+	/* No link of ours there: libxdp's dispatcher where it works. */
+	if (!o->hook_tc && xdp_disp_wanted(ifindex))
+		return attach_xdp_disp(o, ifindex, ifname, cm->obj);
 	link_fd = o->hook_tc ? new_tc_link(ifindex, ifname, prog_fd) :
 			       new_xdp_link(o, ifindex, ifname, prog_fd, cm);
 	return link_fd < 0 ? link_fd : pin_new_link(link_fd, path);
@@ -482,6 +485,8 @@ int check_other_hook(const struct opts *o, const char *ifname)
 		 o->hook_tc ? TOE_PIN_LINK_XDP : TOE_PIN_LINK_TC, ifindex);
 	if (access(path, F_OK) && !o->hook_tc)
 		pin_path(path, o->pin_dir, TOE_PIN_TC_INGRESS, ifindex);
+	if (access(path, F_OK) && o->hook_tc)
+		pin_path(path, o->pin_dir, TOE_PIN_XDP_DISP, ifindex);
 	if (access(path, F_OK) == 0) {
 		toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
 			ifname, o->hook_tc ? "XDP" : "tc", path,

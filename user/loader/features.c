@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -77,6 +78,9 @@ static const struct feature features[] = {
 	{ "sockmap_fionread", "after 6.1", "the local bypass", P_FUNC, 0, 0,
 	  "tcp_bpf_ioctl", NULL, W_LIMITED,
 	  "FIONREAD on a bypassed socket counts only what TCP queued, not what the bypass did" },
+	{ NULL, "5.10", "XDP beside xdp-loader (libxdp's dispatcher)", P_PROG,
+	  BPF_PROG_TYPE_EXT, 0, NULL, NULL, W_FALLBACK,
+	  "opentoe's own XDP link; a program already on the interface is chained after it" },
 	{ "xdp_link", "5.9", "XDP on each --dev", P_ENUM, 0, 0,
 	  "bpf_link_type", "BPF_LINK_TYPE_XDP", W_REFUSE, NULL },
 	{ "cgroup_link", "5.7", "sock_ops on the cgroup", P_ENUM, 0, 0,
@@ -142,8 +146,21 @@ static const char *feature_name(const struct feature *f)
 	return n ? n : f->name ? f->name : "?";
 }
 
+/*
+ * TOE_LOADER_HIDE_FEATURE=NAME: probe NAME as absent (a fault knob, as
+ * netdevsim's: the tests check load's refusal on a kernel that has it).
+ */
+static bool hidden(const struct feature *f)
+{
+	const char *h = getenv("TOE_LOADER_HIDE_FEATURE");
+
+	return h && !strcmp(h, feature_name(f));
+}
+
 static bool probe(const struct feature *f)
 {
+	if (hidden(f))
+		return false;
 	switch (f->kind) {
 	case P_PROG:
 		return libbpf_probe_bpf_prog_type(f->type, NULL) == 1;
@@ -157,6 +174,16 @@ static bool probe(const struct feature *f)
 		return kernel_func_has(f->enum_name);
 	}
 	return false;
+}
+
+/* freplace programs (libxdp's dispatcher), probed once a run. */
+bool kernel_has_ext(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_EXT, NULL) == 1;
+	return has;
 }
 
 /* Before a load changes anything: 0, or 1 after naming what is missing. */

@@ -372,6 +372,7 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 	struct chain_maps cm = {
 		.next_fd = bpf_map__fd(skel->maps.toe_xdp_next),
 		.ns_fd = bpf_map__fd(skel->maps.toe_xdp_next_ns),
+		.obj = skel->obj,
 	};
 	int prog_fd = bpf_program__fd(o->hook_tc ? skel->progs.toe_tc :
 						   skel->progs.toe_xdp);

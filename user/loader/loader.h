@@ -142,9 +142,11 @@ enum undo_kind {
 	UNDO_EGRESS, /* delete or restore ifindex in devmap/ifaces */
 	UNDO_PROG_DETACH, /* bpf_prog_detach2 prog fd from map fd2 */
 	UNDO_TC, /* classic tc filter: old prog fd2 back, or delete id */
+	UNDO_XDP_DISP, /* take id out of the dispatcher, old prog fd2 back */
 };
 
 struct bpf_map;
+struct bpf_object;
 
 struct undo {
 	enum undo_kind kind;
@@ -205,6 +207,7 @@ int attach_skmsg(const struct opts *o, int prog_fd, int map_fd);
 struct chain_maps {
 	int next_fd;
 	int ns_fd;
+	const struct bpf_object *obj; /* the loaded object (xdpdisp.c) */
 };
 
 /*
@@ -247,6 +250,26 @@ int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
 		      const char *ifname, bool egress, int prog_fd);
 void undo_tc_classic(const struct undo *u);
 int detach_tc_classic(const char *n, const char *path, int home);
+/* ------------------------- XDP through libxdp's dispatcher (xdpdisp.c) */
+
+/*
+ * Run priority of toe_xdp in the dispatcher: after xdp-loader's default
+ * (50), so that a filter loaded there decides first.
+ */
+#define TOE_XDP_DISP_PRIO 100
+/* freplace (BPF_PROG_TYPE_EXT) programs load here (features.c). */
+bool kernel_has_ext(void);
+bool xdp_disp_possible(void);
+bool xdp_disp_wanted(__u32 ifindex);
+bool xdp_disp_holds(__u32 ifindex, __u32 id);
+const char *xdp_disp_mode(__u32 ifindex);
+int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
+		    const struct bpf_object *main);
+void undo_xdp_disp(const struct undo *u);
+int detach_xdp_disp(const char *n, const char *path, int home);
+/* The object's ELF image (skel.c). */
+const void *toe_skel_elf(size_t *sz);
+
 /* Enter the network namespace of inode ns (unload.c); 0 or -errno. */
 int enter_netns(unsigned long ns);
 

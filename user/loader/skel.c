@@ -23,3 +23,9 @@ struct opentoe *toe_skel_open(void)
 {
 	return opentoe__open();
 }
+
+/* The object's ELF image (a second copy of toe_xdp: xdpdisp.c). */
+const void *toe_skel_elf(size_t *sz)
+{
+	return opentoe__elf_bytes(sz);
+}

@@ -216,6 +216,33 @@ static void tc_row(struct prog_row *r, const char *name)
 		snprintf(r->attach, sizeof(r->attach), "%s", ifname);
 }
 
+/*
+ * toe_xdp in libxdp's dispatcher (xdpd_* pins): the interface its pin name
+ * says; "(not in the dispatcher)" when the interface's dispatcher no
+ * longer holds this program.
+ */
+static void disp_row(struct prog_row *r, const char *name)
+{
+	char ifname[IF_NAMESIZE];
+	unsigned long ns;
+	__u32 ifindex;
+
+	parse_if_pin(name, "xdpd_", &ns, &ifindex);
+	if (ns != toe_netns_ino()) {
+		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %lu)",
+			 ifindex, ns);
+		return;
+	}
+	if (!xdp_disp_holds(ifindex, r->id)) {
+		snprintf(r->attach, sizeof(r->attach),
+			 "(not in the dispatcher)");
+		return;
+	}
+	snprintf(r->mode, sizeof(r->mode), "%s", xdp_disp_mode(ifindex));
+	if (if_indextoname(ifindex, ifname))
+		snprintf(r->attach, sizeof(r->attach), "%s", ifname);
+}
+
 /* The rows of the pinned links and chained programs in d, at most max. */
 static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
 		     int max)
@@ -228,9 +255,10 @@ static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
 		bool link = !strncmp(de->d_name, "link_", 5);
 		bool chain = !strncmp(de->d_name, "chain_", 6);
 		bool tc = !strncmp(de->d_name, "tc_", 3);
+		bool disp = !strncmp(de->d_name, "xdpd_", 5);
 		int fd;
 
-		if (!link && !chain && !tc)
+		if (!link && !chain && !tc && !disp)
 			continue;
 		toe_join(path, sizeof(path), o->pin_dir, de->d_name);
 		fd = bpf_obj_get(path);
@@ -241,6 +269,8 @@ static int read_rows(const struct opts *o, DIR *d, struct prog_row *rows,
 				chain_row(&rows[nrows], de->d_name);
 			else if (tc)
 				tc_row(&rows[nrows], de->d_name);
+			else if (disp)
+				disp_row(&rows[nrows], de->d_name);
 			nrows++;
 		}
 		close(fd);

@@ -113,6 +113,9 @@ static void undo_one(const struct undo *u, int next_fd)
 	case UNDO_TC:
 		undo_tc_classic(u);
 		break;
+	case UNDO_XDP_DISP:
+		undo_xdp_disp(u);
+		break;
 	}
 }
 

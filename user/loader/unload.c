@@ -331,8 +331,8 @@ static void put_back_chained(const char *n, const char *path, int home)
 }
 
 /*
- * One pass over the pin folder.  Pass 0: detach links and delete classic
- * tc filters.  1: put chained
+ * One pass over the pin folder.  Pass 0: detach links, delete classic
+ * tc filters, take toe_xdp out of libxdp dispatchers.  1: put chained
  * programs back.  2: unpin maps (and count in *left what is not ours).
  * Every pin of the pass is removed.  Returns how many things failed.
  */
@@ -358,12 +358,15 @@ static int unload_pass(const struct opts *o, DIR *d, int pass, int home,
 			continue;
 		}
 		if ((pass == 0) != (!strncmp(n, "link_", 5) ||
-				    !strncmp(n, "tc_", 3)) ||
+				    !strncmp(n, "tc_", 3) ||
+				    !strncmp(n, "xdpd_", 5)) ||
 		    (pass == 1) != !strncmp(n, "chain_", 6))
 			continue;
 		toe_join(path, sizeof(path), o->pin_dir, n);
 		if (pass == 0 && n[0] == 't')
 			bad += detach_tc_classic(n, path, home);
+		else if (pass == 0 && n[0] == 'x')
+			bad += detach_xdp_disp(n, path, home);
 		else if (pass == 0)
 			bad += detach_link(path);
 		else if (pass == 1)

@@ -330,7 +330,8 @@ static __u32 named_index(int i)
 
 /*
  * The interfaces whose neighbours are mirrored: those toe-loader attached
- * opentoe's XDP to in this network namespace (pins link_xdp_n<NS>_if<N>),
+ * opentoe's XDP to in this network namespace (pins link_xdp_n<NS>_if<N>,
+ * or xdpd_n<NS>_if<N> through libxdp's dispatcher),
  * those the configuration's devices name, and --interface.
  */
 static int tracked_set(__u32 *out, int max)
@@ -345,8 +346,10 @@ static int tracked_set(__u32 *out, int max)
 		unsigned int ifindex;
 		char tail;
 
-		if (sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &ns, &ifindex,
-			   &tail) == 2 &&
+		if ((sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &ns, &ifindex,
+			    &tail) == 2 ||
+		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &ns, &ifindex,
+			    &tail) == 2) &&
 		    ns == D->netns_ino)
 			out[n++] = ifindex;
 	}
