@@ -5,8 +5,9 @@
 # libxdp's multi-program dispatcher: in either order of loading both run,
 # `xdp-loader status` lists both, xdp-filter's program decides first (it
 # runs at priority 10, opentoe at 100), a reload swaps only opentoe's,
-# unloading either leaves the other running, and a load that fails on a
-# later interface takes its program back out.  Where it cannot (this
+# unloading either leaves the other running, a load that fails on a
+# later interface takes its program back out, and loads killed at random
+# moments leave no toe_xdp behind.  Where it cannot (this
 # machine's 6.18: no freplace), libxdp falls back to a single program,
 # which opentoe chains after its own.  Two namespaces joined by a veth.
 . "$(dirname "$0")/../lib.sh"
@@ -17,7 +18,7 @@ unset LIBXDP_SKIP_DISPATCHER
 
 if toe-loader features -j | jq -e '.[] | select(.name == "ext") | .present' >/dev/null; then
 	DISP=1
-	plan 34
+	plan 43
 else
 	DISP=0
 	plan 12
@@ -161,4 +162,31 @@ check "a load on va and vx (vx held by another loader's link) fails there" \
 	grep -q "vx: XDP program toe_xdp .* bpf_link owned by another loader" <<<"$err"
 check "  rolled back: no toe_xdp in va's dispatcher, xdp-filter's kept" test -z "$(xids toe_xdp)" -a "$(xids xdpfilt)" = "$fids"
 check "  no pin folder left" test ! -e "$PIN"
+
+# ---- a load killed between libxdp's attach and its pin leaves toe_xdp in
+# the dispatcher with no pin: removing the pin by hand makes that state
+ptoe() { st | jq '.programs[] | select(.name == "toe_xdp") | .id'; }
+tl load --dev va >/dev/null
+rm -f "$PIN"/xdpd_*
+err=$(tl load --dev va 2>&1)
+check "an unpinned toe_xdp of this pin folder: the next load takes it out" \
+	test "$(xids toe_xdp)" = "$(ptoe)" -a -n "$(ptoe)"
+check "  saying so" grep -q "took toe_xdp of a killed load out of the XDP dispatcher" <<<"$err"
+rm -f "$PIN"/xdpd_*
+check "  and unload does too" tlu
+check "  no toe_xdp left, xdp-filter's kept" test -z "$(xids toe_xdp)" -a "$(xids xdpfilt)" = "$fids"
+
+# ---- loads killed with SIGKILL at random moments (within a load's time)
+t0=$(date +%s%N); tl load --dev va >/dev/null; ms=$((($(date +%s%N) - t0) / 1000000))
+for i in 1 2 3 4 5 6 7 8; do
+	nsenter --net=/run/netns/"$(ns_name a)" toe-loader load --dev va --pin-dir "$PIN" --cgroup "$CG" >/dev/null 2>&1 &
+	p=$!
+	sleep "$(awk -v ms=$ms -v r=$RANDOM 'BEGIN { print ms * (r % 100) / 100000 }')"
+	kill -9 $p 2>/dev/null; wait $p 2>/dev/null
+done
+check "after 8 loads killed at random moments (a load: $ms ms), a load completes" tl load --dev va
+check "  one toe_xdp in va's dispatcher, the pinned one" test "$(xids toe_xdp)" = "$(ptoe)" -a -n "$(ptoe)"
+check "  xdp-filter's program kept" test "$(xids xdpfilt)" = "$fids"
+check "unload" tlu
+check "  no toe_xdp left, xdp-filter's kept" test -z "$(xids toe_xdp)" -a "$(xids xdpfilt)" = "$fids"
 finish

@@ -257,6 +257,8 @@ int detach_tc_classic(const char *n, const char *path, int home);
  * (50), so that a filter loaded there decides first.
  */
 #define TOE_XDP_DISP_PRIO 100
+/* Programs a libxdp dispatcher holds at most (MAX_DISPATCHER_ACTIONS). */
+#define TOE_XDP_DISP_MAX 10
 /* freplace (BPF_PROG_TYPE_EXT) programs load here (features.c). */
 bool kernel_has_ext(void);
 bool xdp_disp_possible(void);
@@ -267,6 +269,7 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		    const struct bpf_object *main);
 void undo_xdp_disp(const struct undo *u);
 int detach_xdp_disp(const char *n, const char *path, int home);
+void xdp_disp_sweep_all(__u32 mid);
 /* The object's ELF image (skel.c). */
 const void *toe_skel_elf(size_t *sz);
 

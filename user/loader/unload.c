@@ -382,6 +382,8 @@ static int unload_pass(const struct opts *o, DIR *d, int pass, int home,
 int cmd_unload(struct opts *o)
 {
 	int pass, home, lock, bad = 0, left = 0;
+	char path[PATH_MAX];
+	__u32 flows_id;
 	DIR *d;
 
 	if (check_root())
@@ -403,8 +405,12 @@ int cmd_unload(struct opts *o)
 		return 1;
 	}
 	home = open("/proc/self/ns/net", O_RDONLY);
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(FLOWS));
+	flows_id = pinned_id(path);
 	for (pass = 0; pass < 3; pass++) {
 		if (pass == 1) {
+			/* toe_xdp a killed load left unpinned in a dispatcher */
+			xdp_disp_sweep_all(flows_id);
 			/* XDP detached: release the redirect targets' devices now. */
 			clear_pinned(o->pin_dir, TOE_MAP(IFACES));
 			clear_pinned(o->pin_dir, TOE_MAP(DEVMAP));

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/vfs.h>
 #include <linux/if_link.h>
 #include <linux/magic.h>
@@ -229,6 +230,74 @@ static int disp_del(__u32 ifindex, __u32 id)
 	return err;
 }
 
+/* Whether program id uses map id mid. */
+static bool prog_uses_map(__u32 id, __u32 mid)
+{
+	struct bpf_prog_info pi = {};
+	__u32 ids[64], len = sizeof(pi), i;
+	bool uses = false;
+	int fd;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return false;
+	pi.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	pi.map_ids = (__u64)(unsigned long)ids;
+	if (!bpf_obj_get_info_by_fd(fd, &pi, &len))
+		for (i = 0; i < pi.nr_map_ids && i < 64 && !uses; i++)
+			uses = ids[i] == mid;
+	close(fd);
+	return uses;
+}
+
+/*
+ * Take out of ifindex's dispatcher every toe_xdp of this pin folder (it
+ * uses its map mid) but keep: what a load killed between libxdp's attach
+ * and the pin left there, which nothing else would ever remove.  A toe_xdp
+ * of another pin folder (other maps) is not touched.  How many went.
+ */
+static int disp_sweep(__u32 ifindex, __u32 mid, __u32 keep)
+{
+	__u32 ids[TOE_XDP_DISP_MAX];
+	struct xdp_program *p = NULL;
+	struct xdp_multiprog *mp;
+	int n = 0, i, gone = 0;
+
+	if (!mid || disp_of(ifindex, &mp) != 1)
+		return 0;
+	while ((p = xdp_multiprog__next_prog(p, mp)) && n < TOE_XDP_DISP_MAX)
+		if (!strcmp(xdp_program__name(p), "toe_xdp") &&
+		    xdp_program__id(p) != keep)
+			ids[n++] = xdp_program__id(p);
+	xdp_multiprog__close(mp);
+	for (i = 0; i < n; i++)
+		if (prog_uses_map(ids[i], mid) && !disp_del(ifindex, ids[i]))
+			gone++;
+	return gone;
+}
+
+/*
+ * Unload, once the pinned programs are out: the sweep on every interface
+ * of this network namespace, for the pin folder's toe_flows (map id mid).
+ */
+void xdp_disp_sweep_all(__u32 mid)
+{
+	struct if_nameindex *ifs, *i;
+	int n;
+
+	if (!mid || !xdp_disp_possible())
+		return;
+	ifs = if_nameindex();
+	for (i = ifs; i && i->if_index; i++) {
+		n = disp_sweep(i->if_index, mid, 0);
+		if (n)
+			toe_err("%s: took %d toe_xdp of a killed load out of the XDP dispatcher",
+				i->if_name, n);
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+}
+
 /* The undo of a dispatcher change, as recorded by attach_xdp_disp. */
 void undo_xdp_disp(const struct undo *u)
 {
@@ -259,6 +328,7 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 {
 	struct xdp_program_opts po = { .sz = sizeof(po) };
 	char path[PATH_MAX], buf[128];
+	const struct bpf_map *flows;
 	struct xdp_program *p;
 	struct bpf_object *obj;
 	__u32 old;
@@ -271,6 +341,11 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		unlink(path); /* taken out by someone, or the interface went */
 		old = 0;
 	}
+	flows = bpf_object__find_map_by_name(main,
+					     toe_map_names[TOE_MAP_ID_FLOWS]);
+	if (flows && disp_sweep(ifindex, obj_id_of(bpf_map__fd(flows)), old))
+		toe_err("%s: took toe_xdp of a killed load out of the XDP dispatcher",
+			ifname);
 	obj = ext_object(main);
 	if (!obj)
 		return -EINVAL;
