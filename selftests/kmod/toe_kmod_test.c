@@ -1750,10 +1750,13 @@ static void *stress_chaos(void *p)
 		return NULL;
 	}
 	while (!stop_stress) {
-		int i, tid;
+		int i, tid, k;
 
-		if (dev_dump(&n, l))
+		k = dev_dump(&n, l);
+		if (k) {
+			diag("chaos: DEV_GET dump: %d", k);
 			a->errors++;
+		}
 		read_file("/proc/net/toe/devices", proc, sizeof(proc));
 		for (i = 0; i < l->n; i++) {
 			/* races attach with the device's unregistration */
