@@ -148,7 +148,7 @@ check "  and is admitted to the fast path again ($((a1 - a0)) admission, XDP for
 # ---- SYN flood while a fast-path flow runs
 nsx r iptables -A FORWARD -p tcp --dport 5301
 nsx r iptables -A FORWARD -p tcp --sport 5301
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 40 >"$work/flood_flow.json"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 40)" >"$work/flood_flow.json"
 FLOW=$NSX_PID
 wait_for 3 est_5301 || fail "the flow before the flood is admitted"
 sleep 0.5
