@@ -75,11 +75,11 @@ check "  XDP forwarded its packets (>= $((N / 1500)))" test $X -ge $((N / 1500))
 check "  the kernel forwarded only handshake and teardown (under 1% of XDP's: $K)" test $((K * 100)) -lt $X
 # The per-flow counters are in the toe_fwd entry, which FIN ends: read them
 # while a flow runs.
-xfer live4 $S4 5201 --seconds 2 &
+xfer live4 $S4 5201 --seconds "$(slow 2)" &
 cpid=$!
-sleep 1
+sleep "$(slow 1)"
 set -- $(fwd_live 5201); p1=${1:-0} b1=${2:-0}
-sleep 0.5
+sleep "$(slow 0.5)"
 set -- $(fwd_live 5201); p2=${1:-0} b2=${2:-0}
 wait $cpid
 echo "running flow's toe_fwd counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
@@ -124,9 +124,9 @@ nsx r iptables -D FORWARD -p tcp --dport 5202 -j DROP
 # An established fast-path flow, and a DROP-everything rule added under it:
 # no toed runs here, so no one vouches for the ruleset: the flow's admission
 # holds 1 s (TOE_FWD_UNWATCHED_NS), then it goes back through the stack.
-nsx_bg c timeout $XFER_TIMEOUT python3 "$XFER" client --addr $S4 --port 5201 --seconds 6 >"$work/long.json"
+nsx_bg c timeout $XFER_TIMEOUT python3 "$XFER" client --addr $S4 --port 5201 --seconds "$(slow 6)" >"$work/long.json"
 long=$NSX_PID
-sleep 1.5
+sleep "$(slow 1.5)"
 nsx r iptables -I FORWARD -j DROP
 xfer new_drop $S4 5201 --bytes 100000 --connect-timeout 2
 x0=$(st $S_FORWARD)
