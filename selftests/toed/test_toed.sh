@@ -176,7 +176,7 @@ check "the refusal is counted and logged" jq -e '.daemon.clients_refused == 1' <
 chmod 600 "$RUN/toed.sock"
 
 # --- SIGKILL: traffic keeps flowing, a restart adopts everything
-client --addr "$B4" --port 5300 --send 100000 --hold 6 >"$HELD" &
+client --addr "$B4" --port 5300 --send 100000 --hold "$(slow 6)" >"$HELD" &
 HELDPID=$!
 wait_for 5 nflows 1
 before=$(ctl -j devices | jq -c '.[] | select(.device == "t3")')

@@ -12,7 +12,8 @@ first half has been read by the server end it writes DIR/paused and waits
 for DIR/go; then it sends the rest, shuts down its write side, and the
 server end checks every byte it read against the pattern.  At the end it
 writes DIR/result (JSON: sent, received, ok) and exits 0 if every byte
-arrived right.  Every wait has a time-out (30 s; 90 s for go).
+arrived right.  Every wait has a time-out (30 s; 90 s for go; times
+TOE_SLOW).
 """
 import json
 import os
@@ -44,10 +45,13 @@ srv.listen(1)
 cli = socket.socket()
 cli.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 cli.bind((ADDR, CPORT))
-cli.settimeout(30)
+# TOE_SLOW (selftests/lib.sh slow()): every time-out scaled, as under TCG
+SLOW = float(os.environ.get("TOE_SLOW", "1"))
+cli.settimeout(30 * SLOW)
 cli.connect((ADDR, SPORT))
 conn, _ = srv.accept()
-conn.settimeout(30)
+# the server end waits through the pause too (up to the go time-out)
+conn.settimeout(120 * SLOW)
 got = {"n": 0, "ok": True}
 
 
@@ -66,18 +70,18 @@ t = threading.Thread(target=serve)
 t.start()
 half = total // 2
 cli.sendall(pattern(0, half))
-deadline = time.time() + 30
+deadline = time.time() + 30 * SLOW
 while got["n"] < half and time.time() < deadline:
     time.sleep(0.01)
 open(os.path.join(d, "paused"), "w").close()
 # its own time-out: the test checks all 32 tenants before saying go, which
 # on a loaded machine can outlast the first tenants' 30 s from the start
-deadline = time.time() + 90
+deadline = time.time() + 90 * SLOW
 while not os.path.exists(os.path.join(d, "go")) and time.time() < deadline:
     time.sleep(0.02)
 cli.sendall(pattern(half, total - half))
 cli.shutdown(socket.SHUT_WR)
-t.join(30)
+t.join(30 * SLOW)
 cli.close()
 res = {"sent": total, "received": got["n"], "ok": got["ok"] and got["n"] == total}
 with open(os.path.join(d, "result.tmp"), "w") as f:
