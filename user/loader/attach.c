@@ -435,8 +435,11 @@ int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
 	if (err != IF_LINK_NONE)
 		return err < 0 ? err : 0;
 	/* No link of ours there: libxdp's dispatcher where it works. */
-	if (!o->hook_tc && xdp_disp_wanted(ifindex))
-		return attach_xdp_disp(o, ifindex, ifname, cm->obj);
+	if (!o->hook_tc && xdp_disp_wanted(ifindex)) {
+		err = attach_xdp_disp(o, ifindex, ifname, cm->obj);
+		if (err != XDP_DISP_NONE)
+			return err;
+	}
 	link_fd = o->hook_tc ? new_tc_link(ifindex, ifname, prog_fd) :
 			       new_xdp_link(o, ifindex, ifname, prog_fd, cm);
 	return link_fd < 0 ? link_fd : pin_new_link(link_fd, path);

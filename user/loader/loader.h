@@ -265,6 +265,8 @@ bool xdp_disp_possible(void);
 bool xdp_disp_wanted(__u32 ifindex);
 bool xdp_disp_holds(__u32 ifindex, __u32 id);
 const char *xdp_disp_mode(__u32 ifindex);
+/* attach_xdp_disp: no dispatcher could be made, nothing changed. */
+#define XDP_DISP_NONE 1
 int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		    const struct bpf_object *main);
 void undo_xdp_disp(const struct undo *u);

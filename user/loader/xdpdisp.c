@@ -321,7 +321,9 @@ void undo_xdp_disp(const struct undo *u)
  * toe_xdp of the loaded object main on ifname through its dispatcher
  * (a new one if it has none), replacing the program an earlier load put
  * there.  The change goes into the rollback log first.  0 or -errno, with
- * a message naming the interface.
+ * a message naming the interface; XDP_DISP_NONE when the interface had no
+ * XDP program and libxdp cannot make a dispatcher (its files missing, say):
+ * nothing changed, the caller takes opentoe's own link.
  */
 int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		    const struct bpf_object *main)
@@ -329,13 +331,17 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 	struct xdp_program_opts po = { .sz = sizeof(po) };
 	char path[PATH_MAX], buf[128];
 	const struct bpf_map *flows;
+	struct xdp_multiprog *mp;
 	struct xdp_program *p;
+	bool had;
 	struct bpf_object *obj;
 	__u32 old;
 	struct undo *u;
 	int err, fd;
 
 	pin_path(path, o->pin_dir, TOE_PIN_XDP_DISP, ifindex);
+	had = disp_of(ifindex, &mp) == 1;
+	xdp_multiprog__close(mp);
 	old = pinned_id(path);
 	if (old && !xdp_disp_holds(ifindex, old)) {
 		unlink(path); /* taken out by someone, or the interface went */
@@ -378,6 +384,15 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		unlink(path);
 	}
 	err = disp_add(p, ifindex, o->xdp_flags);
+	if (err && !old && !had) {
+		/* nothing there to share: opentoe's own link will do */
+		libxdp_strerror(err, buf, sizeof(buf));
+		toe_err("%s: libxdp cannot set up its XDP dispatcher here (%s): opentoe's own XDP link instead",
+			ifname, buf);
+		undo_drop_last();
+		err = XDP_DISP_NONE;
+		goto out;
+	}
 	if (err) {
 		libxdp_strerror(err, buf, sizeof(buf));
 		toe_err("%s: cannot add toe_xdp to the XDP dispatcher (libxdp): %s",
@@ -388,10 +403,15 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 	u->id = obj_id_of(fd);
 	if (!xdp_disp_holds(ifindex, u->id)) {
 		/* libxdp fell back to a plain attach: not what was asked */
-		toe_err("%s: libxdp attached toe_xdp without a dispatcher; taking it off",
-			ifname);
 		xdp_program__detach(p, ifindex, XDP_MODE_UNSPEC, 0);
+		toe_err("%s: libxdp attached toe_xdp without a dispatcher; %s",
+			ifname, !old && !had ? "opentoe's own XDP link instead" :
+					       "taken off");
 		err = -EOPNOTSUPP;
+		if (!old && !had) {
+			undo_drop_last();
+			err = XDP_DISP_NONE;
+		}
 		goto out;
 	}
 	if (bpf_obj_pin(fd, path)) {
