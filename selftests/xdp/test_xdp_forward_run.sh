@@ -147,18 +147,32 @@ eg $IF0 $IF1 data >/dev/null
 check "the stack forwards it client -> server: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
 eg $IF1 $IF1 back0 >/dev/null
 check "  a server packet the stack sends back out of r1: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
-# (and toed gone from here on: the lease runs out; an admission then holds
-# TOE_FWD_UNWATCHED_NS, 1 s)
-# (the data packet runs right after the admission: the 1 s must not be
-# spent on bpftool look-ups first on a loaded machine)
-setgenrt 1 0 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
-check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
-check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$r" = 4
-check "  with the lease out, not by the cached route: toe_neigh's MAC" test "$(dmac_of data)" = $NMAC
-sleep 1.2
-check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
-eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
-check "  the stack forwards it both ways: forwarded again" test "$(run $IF0 data)" = 4
+if [ "${TOE_SLOW:-1}" = 1 ]; then
+	# (and toed gone from here on: the lease runs out; an admission then holds
+	# TOE_FWD_UNWATCHED_NS, 1 s)
+	# (the data packet runs right after the admission: the 1 s must not be
+	# spent on bpftool look-ups first on a loaded machine)
+	setgenrt 1 0 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
+	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
+	check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$r" = 4
+	check "  with the lease out, not by the cached route: toe_neigh's MAC" test "$(dmac_of data)" = $NMAC
+	sleep 1.2
+	check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
+	eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
+	check "  the stack forwards it both ways: forwarded again" test "$(run $IF0 data)" = 4
+else
+	# Under emulation (the 6.1 guest, TOE_SLOW > 1) one step takes longer
+	# than the 1 s an admission holds with the lease out: re-admit under a
+	# lease, and skip what only the lease-out window shows.
+	setgenrt 1 $FAR 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
+	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
+	check "  data: XDP_REDIRECT again" test "$r" = 4
+	for d in "  with the lease out, not by the cached route: toe_neigh's MAC" \
+		"lease out, admitted over 1 s ago: XDP_PASS, READMIT" \
+		"  the stack forwards it both ways: forwarded again"; do
+		ok "$d # SKIP a 1 s window of real time; under emulation (TOE_SLOW=$TOE_SLOW) one step takes longer"
+	done
+fi
 setgen 1 $FAR
 
 # ---- what goes to the stack
