@@ -318,6 +318,70 @@ void undo_xdp_disp(const struct undo *u)
 }
 
 /*
+ * The dispatcher's copy of toe_xdp (xdp_program, its object in *objp, both
+ * closed by the caller), or NULL with a message naming ifname.
+ */
+static struct xdp_program *ext_program(const struct bpf_object *main,
+				       const char *ifname,
+				       struct bpf_object **objp)
+{
+	struct xdp_program_opts po = { .sz = sizeof(po) };
+	struct xdp_program *p;
+	int err;
+
+	*objp = ext_object(main);
+	if (!*objp)
+		return NULL;
+	po.obj = *objp;
+	po.prog_name = "toe_xdp";
+	p = xdp_program__create(&po);
+	err = libxdp_get_error(p);
+	if (err || !p) {
+		toe_err("%s: cannot prepare toe_xdp for the XDP dispatcher: %s",
+			ifname, strerror(err ? -err : ENOMEM));
+		bpf_object__close(*objp);
+		*objp = NULL;
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Add p to ifindex's dispatcher, its id into u (the rollback entry).
+ * alone: the interface had no XDP program and no toe_xdp of ours was
+ * taken out, so where libxdp cannot make a dispatcher nothing is lost by
+ * taking opentoe's own link instead (XDP_DISP_NONE, u dropped).  0, that,
+ * or -errno, with a message naming ifname.
+ */
+static int disp_join(struct xdp_program *p, const struct opts *o,
+		     __u32 ifindex, const char *ifname, struct undo *u,
+		     bool alone)
+{
+	char buf[128];
+	int err;
+
+	err = disp_add(p, ifindex, o->xdp_flags);
+	if (!err) {
+		u->id = obj_id_of(xdp_program__fd(p));
+		if (xdp_disp_holds(ifindex, u->id))
+			return 0;
+		/* libxdp fell back to a plain attach: not what was asked */
+		xdp_program__detach(p, ifindex, XDP_MODE_UNSPEC, 0);
+		err = -EOPNOTSUPP;
+	}
+	libxdp_strerror(err, buf, sizeof(buf));
+	if (!alone) {
+		toe_err("%s: cannot add toe_xdp to the XDP dispatcher (libxdp): %s",
+			ifname, buf);
+		return err;
+	}
+	toe_err("%s: libxdp cannot set up its XDP dispatcher here (%s): opentoe's own XDP link instead",
+		ifname, buf);
+	undo_drop_last();
+	return XDP_DISP_NONE;
+}
+
+/*
  * toe_xdp of the loaded object main on ifname through its dispatcher
  * (a new one if it has none), replacing the program an earlier load put
  * there.  The change goes into the rollback log first.  0 or -errno, with
@@ -328,16 +392,15 @@ void undo_xdp_disp(const struct undo *u)
 int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		    const struct bpf_object *main)
 {
-	struct xdp_program_opts po = { .sz = sizeof(po) };
 	char path[PATH_MAX], buf[128];
 	const struct bpf_map *flows;
 	struct xdp_multiprog *mp;
-	struct xdp_program *p;
-	bool had;
 	struct bpf_object *obj;
-	__u32 old;
+	struct xdp_program *p;
 	struct undo *u;
-	int err, fd;
+	__u32 old;
+	bool had;
+	int err;
 
 	pin_path(path, o->pin_dir, TOE_PIN_XDP_DISP, ifindex);
 	had = disp_of(ifindex, &mp) == 1;
@@ -352,73 +415,34 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 	if (flows && disp_sweep(ifindex, obj_id_of(bpf_map__fd(flows)), old))
 		toe_err("%s: took toe_xdp of a killed load out of the XDP dispatcher",
 			ifname);
-	obj = ext_object(main);
-	if (!obj)
+	p = ext_program(main, ifname, &obj);
+	if (!p)
 		return -EINVAL;
-	po.obj = obj;
-	po.prog_name = "toe_xdp";
-	p = xdp_program__create(&po);
-	err = libxdp_get_error(p);
-	if (err || !p) {
-		toe_err("%s: cannot prepare toe_xdp for the XDP dispatcher: %s",
-			ifname, strerror(err ? -err : ENOMEM));
-		bpf_object__close(obj);
-		return err ? err : -ENOMEM;
-	}
 	u = undo_push(UNDO_XDP_DISP, path);
-	if (!u) {
-		err = -ENOSPC;
-		goto out;
+	err = u ? 0 : -ENOSPC;
+	if (u) {
+		u->ifindex = ifindex;
+		u->flags = o->xdp_flags;
 	}
-	u->ifindex = ifindex;
-	u->flags = o->xdp_flags;
-	if (old) {
+	if (u && old) {
 		u->fd2 = bpf_prog_get_fd_by_id(old); /* put back on rollback */
 		err = disp_del(ifindex, old);
 		if (err) {
 			libxdp_strerror(err, buf, sizeof(buf));
 			toe_err("%s: cannot take the earlier toe_xdp (id %u) out of the XDP dispatcher: %s",
 				ifname, old, buf);
-			goto out;
+			close(u->fd2); /* still in: nothing to put back */
+			u->fd2 = -1;
+		} else {
+			unlink(path);
 		}
-		unlink(path);
 	}
-	err = disp_add(p, ifindex, o->xdp_flags);
-	if (err && !old && !had) {
-		/* nothing there to share: opentoe's own link will do */
-		libxdp_strerror(err, buf, sizeof(buf));
-		toe_err("%s: libxdp cannot set up its XDP dispatcher here (%s): opentoe's own XDP link instead",
-			ifname, buf);
-		undo_drop_last();
-		err = XDP_DISP_NONE;
-		goto out;
-	}
-	if (err) {
-		libxdp_strerror(err, buf, sizeof(buf));
-		toe_err("%s: cannot add toe_xdp to the XDP dispatcher (libxdp): %s",
-			ifname, buf);
-		goto out;
-	}
-	fd = xdp_program__fd(p);
-	u->id = obj_id_of(fd);
-	if (!xdp_disp_holds(ifindex, u->id)) {
-		/* libxdp fell back to a plain attach: not what was asked */
-		xdp_program__detach(p, ifindex, XDP_MODE_UNSPEC, 0);
-		toe_err("%s: libxdp attached toe_xdp without a dispatcher; %s",
-			ifname, !old && !had ? "opentoe's own XDP link instead" :
-					       "taken off");
-		err = -EOPNOTSUPP;
-		if (!old && !had) {
-			undo_drop_last();
-			err = XDP_DISP_NONE;
-		}
-		goto out;
-	}
-	if (bpf_obj_pin(fd, path)) {
+	if (!err)
+		err = disp_join(p, o, ifindex, ifname, u, !old && !had);
+	if (!err && bpf_obj_pin(xdp_program__fd(p), path)) {
 		err = -errno;
 		toe_err("cannot pin %s: %s", path, strerror(errno));
 	}
-out:
 	xdp_program__close(p);
 	bpf_object__close(obj);
 	return err;
