@@ -21,6 +21,8 @@
  *   chain_n<NS>_if<N>_<mode>  an XDP program that was on that interface
  *                         before opentoe; it now runs after opentoe (tail
  *                         call) and is put back on unload
+ *   xdpd_n<NS>_if<N>      with freplace: toe_xdp in the interface's libxdp
+ *                         dispatcher instead of a link (xdpdisp.c)
  * Every interface XDP is attached to is also an egress of the forward path:
  * an entry in toe_devmap (the redirect target) and toe_ifaces (its MAC and
  * network namespace), written at load and removed at unload.
