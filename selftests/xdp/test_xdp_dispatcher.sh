@@ -15,6 +15,9 @@ need_root
 need_cmd bpftool jq xdp-loader xdp-filter nsenter python3 nstat
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
 unset LIBXDP_SKIP_DISPATCHER
+# libxdp's own folder (its lock, its dispatchers' pins): gone again, after
+# everything else, if this test made it (rmdir: only when empty)
+[ -e /sys/fs/bpf/xdp ] || defer "rmdir /sys/fs/bpf/xdp 2>/dev/null"
 
 if toe-loader features -j | jq -e '.[] | select(.name == "ext") | .present' >/dev/null; then
 	DISP=1
