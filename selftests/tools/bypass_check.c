@@ -839,13 +839,15 @@ static bool reset_errno(int e)
 /*
  * rst: the client waits for the reset with poll(), then reads.  rstblock:
  * the client is already blocked in read() when the reset comes (5 s
- * SO_RCVTIMEO: EAGAIN means the reset did not wake it).
+ * SO_RCVTIMEO: EAGAIN at once means the reset woke it without an error,
+ * EAGAIN after 5 s that it did not wake it).
  */
 static void cli_rst(int fd, struct side *s, bool block)
 {
 	char buf[RST_LEN];
 	struct timeval tv = { .tv_sec = 5 };
 	ssize_t n;
+	double t0;
 	int e;
 
 	pat_fill(&P, pat_phase(0), 0, buf, RST_LEN);
@@ -860,10 +862,13 @@ static void cli_rst(int fd, struct side *s, bool block)
 		s->v[2] = pf.revents;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	t0 = now();
 	n = read(fd, buf, sizeof(buf));
 	e = n < 0 ? errno : 0;
 	s->v[0] = n < 0 ? -e : n;
-	if (n < 0 && e == EAGAIN)
+	if (n < 0 && e == EAGAIN && now() - t0 < 4.5)
+		failf(s, "client: read after the reset: EAGAIN at once");
+	else if (n < 0 && e == EAGAIN)
 		failf(s, "client: read after the reset hangs (5 s)");
 	else if (n > 0)
 		failf(s, "client: read after the reset returned %zd bytes", n);
