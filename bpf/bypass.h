@@ -146,7 +146,7 @@ static __always_inline enum peer_rx_rc peer_rx(struct toe_byp_sk *st,
 	struct sk_psock *ps;
 	unsigned long ud;
 	__u32 rcv_nxt;
-	int rcvbuf;
+	int rcvbuf, rmem_max;
 
 	if (!pf || !pf->sk)
 		return PEER_RX_NO_PEER;
@@ -157,8 +157,14 @@ static __always_inline enum peer_rx_rc peer_rx(struct toe_byp_sk *st,
 	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
 	r->consumed = BPF_CORE_READ(tp, copied_seq) == rcv_nxt;
 	rcvbuf = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_rcvbuf);
+	/* clang-format off */
+	rmem_max = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.__sk_common.skc_net.net,
+				 ipv4.sysctl_tcp_rmem[2]);
+	/* clang-format on */
 	if (rcvbuf > (int)r->limit)
 		r->limit = rcvbuf;
+	if (rmem_max > (int)r->limit)
+		r->limit = rmem_max;
 	/* sk_user_data holds the psock, flags in its low bits */
 	/* clang-format off */
 	ud = (unsigned long)BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_user_data) & ~7UL;

@@ -704,15 +704,23 @@ enum toe_byp_why {
 
 /*
  * Flow control: a redirect does not wait for the reader (the kernel queues
- * it, charged to nothing the sender waits on), so the sender checks the
- * peer's queue (its psock's msg_tot_len) every TOE_BYP_CHECK_BYTES; over the
- * peer's receive buffer (at least TOE_BYP_QUEUE_MIN) it sends over TCP,
- * whose window then blocks it as TCP would.  It goes back to the peer once
- * TCP has delivered everything (write_seq == snd_una), the peer has read it
- * (copied_seq == rcv_nxt: nothing older than the next redirect is left) and
- * its queue is under half the limit.
+ * it, charged to the reader's receive memory, sk_rmem_alloc, but to nothing
+ * the sender waits on), so the sender checks the peer's queue (its psock's
+ * msg_tot_len) every TOE_BYP_CHECK_BYTES.  The limit is the most TCP lets
+ * the peer's receive buffer grow to: the peer namespace's
+ * net.ipv4.tcp_rmem[2] (autotuning and tcp_clamp_window stop there), or its
+ * sk_rcvbuf if set higher, at least TOE_BYP_QUEUE_MIN.  Not the current
+ * sk_rcvbuf: reads from the psock never drive TCP's receive autotuning, so a
+ * reader that keeps up would stay at tcp_rmem[1] (128 KiB) for ever.  Over
+ * the limit it sends over TCP, whose window then blocks it; a costly path
+ * (the queued bytes count against the peer's window, and psock reads send no
+ * window update, so the sender waits for zero-window probes, 200 ms and
+ * up), which the limit keeps for readers that really fall behind.  It goes
+ * back to the peer once TCP has delivered everything (write_seq ==
+ * snd_una), the peer has read it (copied_seq == rcv_nxt: nothing older than
+ * the next redirect is left) and its queue is under half the limit.
  */
-#define TOE_BYP_QUEUE_MIN	(4U << 20)
+#define TOE_BYP_QUEUE_MIN	(256U << 10)
 #define TOE_BYP_CHECK_BYTES	(256U << 10)
 
 struct toe_byp_sk {

@@ -57,11 +57,12 @@ verified() {
 check "the server read all $N bytes, each one in order" verified "$out" $N
 
 # Flow control: 32 MiB in 64 KiB writes to a reader that waits 3 s before
-# it reads.  Past the peer's queue limit (4 MiB, include/opentoe.h; checked
-# every 256 KiB sent) the writer goes over TCP, whose window then blocks
-# it; it is still writing when the reader drains the queue, and must not
-# come back to the peer before TCP's data is acked and read: the reader
-# checks every byte is in order.
+# it reads.  Past the peer's queue limit (the namespace's tcp_rmem[2], set
+# to 4 MiB here; include/opentoe.h; checked every 256 KiB sent) the writer
+# goes over TCP, whose window then blocks it; it is still writing when the
+# reader drains the queue, and must not come back to the peer before TCP's
+# data is acked and read: the reader checks every byte is in order.
+nsx a sysctl -qw net.ipv4.tcp_rmem="4096 131072 4194304" || fail "tcp_rmem set in namespace a"
 in_cg a python3 "$TCPX" server --port 5501 --delay 3 >"$CONF_DIR/slow.out" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$CONF_DIR/slow.out" || { fail "slow server"; finish; }
