@@ -42,7 +42,7 @@ TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o
 	     $(O)/nlmsg.o $(O)/dplock.o
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill \
 	$(O)/selftests/connstorm
-BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen
+BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen $(O)/bench/pktblast
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)

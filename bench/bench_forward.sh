@@ -21,6 +21,18 @@
 # For xdp, also the program's own time per packet it ran on (bpf_stats:
 # run_time_ns / run_cnt), to set against the router's whole cost.
 # CSV: bench/results/forward.csv.
+#
+# Then small packets (what the veth throughput cannot show: the kernel pays
+# for an skb per frame): bench/pktblast sends 64-byte TCP segments of an
+# open connection (client -> server port 5202, which the fast path knows)
+# from the client as fast as one thread can, PPS_SECS seconds each, PPS_ROUNDS
+# rounds alternating kernel and xdp; the frames per second the server's
+# interface received (the segments carry a wrong TCP checksum, so the
+# server drops them without an answer), and what the router's kernel and
+# XDP path forwarded.  Client, router and server share the CPUs: a frame's
+# whole path is paid for by the sender's CPU (veth hands each frame on in
+# the sender's softirq), so sent = delivered here.
+# CSV: bench/results/forward_pps.csv.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
@@ -29,12 +41,15 @@ export TOE_TOP=$top TOE_BUILD=$top/build
 need_root
 need_cmd iperf3 iptables ethtool jq
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5}
+PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-3}
+BLAST=$TOE_BUILD/bench/pktblast
+[ -x "$BLAST" ] || cannot_run "bench/pktblast not built (make)"
 PIN=$TOE_PIN_DIR
 cg_add bfwd || skip "no cgroup v2"
 router_topology || exit 1
 endpoints_for_native && endpoints_no_gso || exit 1
 work=$(mktemp -d); defer "rm -rf $work"
-printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\n' >"$work/fwd.conf"
+printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\nrule offload dev fwd rport 5202\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 nsx_bg s iperf3 -s -p 5201 >/dev/null 2>&1
@@ -119,4 +134,69 @@ for v in ['kernel', 'conntrack', 'xdp_lookup', 'xdp']:
         med(v, 'cpu_s_per_gb'), min(c), max(c), med(v, 'cpu_s_per_gb') / med('kernel', 'cpu_s_per_gb'),
         med(v, 'kernel_forwarded'), med(v, 'xdp_forwarded'),
         '%.0f' % med(v, 'xdp_ns_per_pkt') if v.startswith('xdp') else '-'))
+PY
+
+# ---- small packets: frames per second through the router
+# The server end of port 5202 accepts, echoes one message and holds the
+# connection; the client end opens one, has its 1,000 bytes echoed (the
+# stack forwards the handshake, which admits the flow to the fast path) and
+# holds it while pktblast sends its segments.
+nsx_bg s python3 -c '
+import socket, threading
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("0.0.0.0", 5202)); l.listen(16)
+def serve(c):
+    c.sendall(c.recv(4096))
+    while c.recv(65536): pass
+while True:
+    threading.Thread(target=serve, args=(l.accept()[0],), daemon=True).start()
+' >/dev/null 2>&1
+wait_for 5 bash -c "nsenter --net=/run/netns/$(ns_name s) ss -Hltn 'sport = :5202' | grep -q ." ||
+	{ echo "pps: server does not listen" >&2; exit 1; }
+cmac=$(nsx c ip -j link show c0 | jq -r '.[0].address') rmac=$(nsx r ip -j link show r0 | jq -r '.[0].address')
+pcsv=$top/bench/results/forward_pps.csv
+echo "variant,round,sent_pps,delivered_pps,kernel_forwarded,xdp_forwarded" >"$pcsv"
+rx_s1() { nsx s ip -s -j link show s1 | jq '.[0].stats64.rx.packets'; }
+porder=(xdp kernel)
+for ((r = 1; r <= PPS_ROUNDS; r++)); do
+	for ((i = 0; i < ${#porder[@]}; i++)); do
+		v=${porder[$(((i + r) % ${#porder[@]}))]}
+		on $v || { echo "cannot set up $v" >&2; exit 1; }
+		rm -f "$work/hold"
+		nsx c python3 -c '
+import socket, sys, time
+c = socket.create_connection(("'$S4'", 5202)); c.sendall(b"x" * 1000)
+got = 0
+while got < 1000: got += len(c.recv(4096))
+open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
+' "$work/hold" &
+		hold=$!
+		wait_for 5 test -s "$work/hold" || { echo "pps: no connection through the router ($v)" >&2; exit 1; }
+		k0=$(ip_forwarded); x0=0; s0=$(rx_s1)
+		[ $v = xdp ] && x0=$(stat_of "$PIN" $S_FORWARD)
+		out=$(nsx c "$BLAST" -i c0 -s "$cmac" -d "$rmac" -S $C4 -D $S4 -p "$(cat "$work/hold")" -P 5202 -t "$PPS_SECS") ||
+			{ echo "pps: pktblast failed ($v)" >&2; exit 1; }
+		sleep 0.2
+		k=$(( $(ip_forwarded) - k0 )); x=0; rx=$(( $(rx_s1) - s0 ))
+		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+		kill $hold; wait $hold 2>/dev/null
+		off $v
+		jq -r --arg v $v --argjson r $r --argjson k $k --argjson x $x --argjson rx $rx \
+			'"\($v),\($r),\(.pps),\(($rx / .secs) | floor),\($k),\($x)"' <<<"$out" >>"$pcsv"
+		echo "  sent $(jq .sent <<<"$out") in $(jq .secs <<<"$out") s" >&2
+		tail -n 1 "$pcsv"
+	done
+done
+python3 - "$pcsv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault(r['variant'], []).append(r)
+med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
+print('%-8s %14s %14s %21s %6s' % ('variant', 'sent pps', 'delivered pps', 'min-max', 'ratio'))
+for v in ['kernel', 'xdp']:
+    f = [float(x['delivered_pps']) for x in by[v]]
+    print('%-8s %14.0f %14.0f %10.0f-%-10.0f %6.2f' % (v, med(v, 'sent_pps'), med(v, 'delivered_pps'), min(f), max(f),
+                                               med(v, 'delivered_pps') / med('kernel', 'delivered_pps')))
 PY

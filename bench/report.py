@@ -24,6 +24,8 @@ COMPARISONS = {
     "policy": ("Connection setup rate, sock_ops off vs policy sizes", "conn_per_s", "conn/s", True, "off"),
     "xdp": ("XDP per-packet cost (BPF_PROG_TEST_RUN)", "ns_per_packet", "ns/packet", False, "floor"),
     "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
+    "forward_pps": ("Small packets through a router namespace (64-byte TCP segments)", "delivered_pps",
+                    "frames/s", True, "kernel"),
     "apply": ("Policy apply, atomically (toed --apply)", "ms", "ms", False, "rules_1"),
     "hostflow": ("iperf3 host flow across a veth, opentoe attached or not", "gbit_s", "Gbit/s", True, "without"),
 }
