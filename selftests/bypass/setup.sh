@@ -46,6 +46,37 @@ in_cg() {
 # inside the cgroup; its JSON line on stdout.
 bcheck() { local ns=$1; shift; in_cg "$ns" timeout 120 "$BC" "$@" | tail -1; }
 
+# nginx_start WORKERS PORT...: nginx (sendfile on, as root, files from
+# $TMP/www, its own folder $TMP/nginx) in namespace a inside the cgroup,
+# listening on 127.0.0.1 at each PORT; stopped on exit.  Waits until the
+# first PORT listens.
+nginx_start() {
+	local w=$1 l= p; shift
+	for p in "$@"; do l="$l listen 127.0.0.1:$p;"; done
+	mkdir -p "$TMP/nginx"
+	cat >"$TMP/nginx.conf" <<-EOC
+		daemon off;
+		user root;
+		worker_processes $w;
+		pid $TMP/nginx/pid;
+		error_log $TMP/nginx/error.log;
+		events { worker_connections 1024; }
+		http {
+			access_log off;
+			sendfile on;
+			client_body_temp_path $TMP/nginx;
+			proxy_temp_path $TMP/nginx;
+			fastcgi_temp_path $TMP/nginx;
+			uwsgi_temp_path $TMP/nginx;
+			scgi_temp_path $TMP/nginx;
+			server {$l root $TMP/www; }
+		}
+	EOC
+	in_cg a nginx -c "$TMP/nginx.conf" -p "$TMP/nginx" >/dev/null 2>&1 &
+	defer "kill $!"
+	wait_for 5 bash -c "nsenter --net=$NSA ss -ltn | grep -q :$1"
+}
+
 # toe_stats indexes (include/opentoe.h enum toe_stat)
 S_BYP_SOCKS=47 S_BYP_PAIRED=48 S_BYP_NOT_LOCAL=49 S_BYP_UNSUPPORTED=50
 S_BYP_MSGS=51 S_BYP_BYTES=52 S_BYP_TCP_MSGS=53 S_BYP_TO_TCP=54 S_BYP_TO_PEER=55

@@ -76,29 +76,9 @@ fi
 took "redis-cli round trips" "$b0" $((8 << 20))
 
 # --- nginx: a 256 MiB random file to curl
-mkdir -p "$TMP/www" "$TMP/nginx"
+mkdir -p "$TMP/www"
 head -c $((256 << 20)) /dev/urandom | tee "$TMP/www/big" | sha256sum | cut -d' ' -f1 >"$TMP/want"
-cat >"$TMP/nginx.conf" <<EOC
-daemon off;
-user root;
-worker_processes 1;
-pid $TMP/nginx/pid;
-error_log $TMP/nginx/error.log;
-events { worker_connections 64; }
-http {
-	access_log off;
-	sendfile on;
-	client_body_temp_path $TMP/nginx;
-	proxy_temp_path $TMP/nginx;
-	fastcgi_temp_path $TMP/nginx;
-	uwsgi_temp_path $TMP/nginx;
-	scgi_temp_path $TMP/nginx;
-	server { listen 127.0.0.1:7602; root $TMP/www; }
-}
-EOC
-in_cg a nginx -c "$TMP/nginx.conf" -p "$TMP/nginx" >/dev/null 2>&1 &
-defer "kill $!"
-wait_for 5 bash -c "nsenter --net=$NSA ss -ltn | grep -q :7602"
+nginx_start 1 7602
 b0=$(byp_bytes)
 in_cg a curl -sS --fail --max-time 120 -o "$TMP/got" http://127.0.0.1:7602/big
 got=$(sha256sum <"$TMP/got" | cut -d' ' -f1)

@@ -15,31 +15,11 @@ plan 14
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
 
-mkdir -p "$TMP/www" "$TMP/nginx"
+mkdir -p "$TMP/www"
 head -c $((10 << 20)) /dev/urandom >"$TMP/www/10m"
 want=$(sha256sum <"$TMP/www/10m" | cut -d' ' -f1)
 chmod -R a+rX "$TMP"
-cat >"$TMP/nginx.conf" <<EOC
-daemon off;
-user root;
-worker_processes 2;
-pid $TMP/nginx/pid;
-error_log $TMP/nginx/error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	sendfile on;
-	client_body_temp_path $TMP/nginx;
-	proxy_temp_path $TMP/nginx;
-	fastcgi_temp_path $TMP/nginx;
-	uwsgi_temp_path $TMP/nginx;
-	scgi_temp_path $TMP/nginx;
-	server { listen 127.0.0.1:7604; listen 127.0.0.1:8604; root $TMP/www; }
-}
-EOC
-in_cg a nginx -c "$TMP/nginx.conf" -p "$TMP/nginx" >/dev/null 2>&1 &
-defer "kill $!"
-wait_for 5 bash -c "nsenter --net=$NSA ss -ltn | grep -q :8604" || { fail "nginx listens"; finish; }
+nginx_start 2 8604 7604 || { fail "nginx listens"; finish; }
 
 # run PORT NAME: CLIENTS curls at once, EACH downloads each; one line
 # "seconds sha256" a download in $TMP/NAME
