@@ -1709,6 +1709,7 @@ static void *stress_create(void *p)
 	}
 	while (!stop_stress) {
 		int k, idx, tid;
+		double t0;
 
 		id = a->base + (a->iters % 4);
 		k = sim_new(id, "veth0", 1 + a->iters % 3, 4, "st%d");
@@ -1719,7 +1720,18 @@ static void *stress_create(void *p)
 		}
 		idx = sim_index(id);
 		sim_knob(id, "release_delay_ms", a->iters % 5);
-		tid = tid_alloc4(&n, idx, "10.1.0.2", 6000 + a->n, NULL);
+		/*
+		 * The chaos thread's TIDs on this device may all be in the
+		 * release delay (sim_disconnect): ENOSPC is the right answer
+		 * then, and a TID must come free once the releases ran.
+		 */
+		t0 = now();
+		do {
+			tid = tid_alloc4(&n, idx, "10.1.0.2", 6000 + a->n,
+					 NULL);
+			if (tid == -ENOSPC)
+				usleep(1000);
+		} while (tid == -ENOSPC && now() - t0 < 2);
 		if (tid < 0) {
 			diag("thread %d: TID_ALLOC on %d: %d", a->n, idx, tid);
 			a->errors++;

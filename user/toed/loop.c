@@ -299,6 +299,8 @@ static bool dispatch(const struct epoll_event *ev)
 		dp_check(); /* reloaded or unloaded under toed? */
 		if (D->kmod_dirty)
 			kmod_changed(); /* an apply that failed: again */
+		else if (D->dp.loaded && toe_genl_up(&D->gl))
+			pool_fill_all(); /* TIDs a device released late */
 		retrack(false);
 		nft_tick();
 		break;
