@@ -126,6 +126,7 @@ unsupported:
 struct peer_rx {
 	__u32 queued; /* psock msg_tot_len: redirected, unread */
 	__u32 limit; /* the most that may be queued */
+	__u32 room; /* sk_rcvbuf - sk_rmem_alloc: what TCP could take */
 	bool consumed; /* copied_seq == rcv_nxt */
 };
 
@@ -146,7 +147,7 @@ static __always_inline enum peer_rx_rc peer_rx(struct toe_byp_sk *st,
 	struct sk_psock *ps;
 	unsigned long ud;
 	__u32 rcv_nxt;
-	int rcvbuf, rmem_max;
+	int rcvbuf, rmem_max, rmem;
 
 	if (!pf || !pf->sk)
 		return PEER_RX_NO_PEER;
@@ -157,6 +158,10 @@ static __always_inline enum peer_rx_rc peer_rx(struct toe_byp_sk *st,
 	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
 	r->consumed = BPF_CORE_READ(tp, copied_seq) == rcv_nxt;
 	rcvbuf = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_rcvbuf);
+	/* clang-format off */
+	rmem = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_backlog.rmem_alloc.counter);
+	/* clang-format on */
+	r->room = rcvbuf > rmem ? rcvbuf - rmem : 0;
 	/* clang-format off */
 	rmem_max = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.__sk_common.skc_net.net,
 				 ipv4.sysctl_tcp_rmem[2]);
@@ -297,7 +302,9 @@ static __always_inline int bypass_msg(struct sk_msg_md *msg)
 		if (st->local != 1)
 			is_local(msg, st);
 		if (st->state == TOE_BYP_PAIRED) {
-			if (r.queued > r.limit) {
+			if (r.queued > r.limit ||
+			    (r.queued > TOE_BYP_QUEUE_SOFT &&
+			     r.room > TOE_BYP_QUEUE_SOFT)) {
 				set_state(st, TOE_BYP_TCP, TOE_BYP_WHY_BACKLOG);
 				goto tcp;
 			}

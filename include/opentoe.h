@@ -719,9 +719,20 @@ enum toe_byp_why {
  * back to the peer once TCP has delivered everything (write_seq ==
  * snd_una), the peer has read it (copied_seq == rcv_nxt: nothing older than
  * the next redirect is left) and its queue is under half the limit.
+ *
+ * A soft limit, TOE_BYP_QUEUE_SOFT, comes first when TCP can take over
+ * without stalling: the peer's receive buffer has more room than that left
+ * (sk_rcvbuf - sk_rmem_alloc, so its window is open).  A writer that
+ * outruns its reader (both on one CPU, say) then stops queueing at 4 MiB
+ * instead of tens: the reader copies the bytes out while they are still in
+ * the cache (the pinned stream of make bench-bypass: 80 % of its time was
+ * copies out of memory, with 32 MiB queued).  A reader without that room
+ * (sk_rcvbuf never autotuned: it only ever read the psock) would close its
+ * window on TCP, so it is queued up to the limit as before.
  */
 #define TOE_BYP_QUEUE_MIN	(256U << 10)
 #define TOE_BYP_CHECK_BYTES	(256U << 10)
+#define TOE_BYP_QUEUE_SOFT	(4096U << 10)
 
 struct toe_byp_sk {
 	struct toe_bypass_key self;

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # nginx (sendfile on) serving a 10 MiB file to 50 concurrent clients, over
 # plain TCP and through the bypass in the same test: 50 curl downloads at
-# once, every sha256 right; then wrk -c50 for 5 s, no error and no request
-# through the bypass slower than 3 times the slowest over TCP.  A correctness check with a generous margin (the
-# figures belong to make bench-apps): the flow-control switch to TCP once
-# stranded connections for seconds (README, "Local bypass").  The
-# namespace runs with Debian's default tcp_rmem (6 MiB at most), the
-# bypass's queue limit.
+# once, every sha256 right; then wrk -c50 for 5 s at tcp_rmem maxima of
+# 32 and 6 MiB, no error, no request through the bypass slower than 3 times
+# the slowest over TCP, and p99 within the ratio compare() is given.  A
+# correctness check with a margin (the figures belong to make bench-apps):
+# the flow-control switch to TCP once stranded connections for seconds
+# (README, "Local bypass"); tcp_rmem[2] is the bypass's hard queue limit.
 . "$(dirname "$0")/setup.sh"
 need_cmd nginx curl sha256sum wrk
 CLIENTS=50 EACH=1
@@ -64,9 +64,10 @@ check "TCP: $CLIENTS downloads at once, every sha256 right" right "$TMP/tcp"
 check "bypass: $CLIENTS downloads at once, every sha256 right" right "$TMP/byp"
 check "  they took the bypass ($((moved >> 20)) MiB redirected, at least half the bytes)" \
 	test "$moved" -ge $((CLIENTS * EACH * 5 << 20))
-# compare MAX: the wrk runs with the namespace's tcp_rmem[2] at MAX bytes
+# compare MAX TENTHS: the wrk runs with the namespace's tcp_rmem[2] at MAX
+# bytes; the bypass's p99 must be at most TENTHS/10 of TCP's
 compare() {
-	local n_tcp e_tcp max_tcp p99_tcp n_byp e_byp max_byp p99_byp moved b0 m=$(($1 >> 20))
+	local n_tcp e_tcp max_tcp p99_tcp n_byp e_byp max_byp p99_byp moved b0 m=$(($1 >> 20)) r=$2
 	nsx a sysctl -qw net.ipv4.tcp_rmem="4096 131072 $1" || { fail "tcp_rmem set in namespace a"; return; }
 	read -r n_tcp e_tcp max_tcp p99_tcp <<<"$(wrk_run 8604)"
 	b0=$(byp_bytes)
@@ -78,11 +79,13 @@ compare() {
 	check "  the bypass carried them ($((moved >> 20)) MiB redirected)" test "$moved" -ge $(( ${n_byp:-0} * 5 << 20 ))
 	check "  no request slower than 3 x the slowest over TCP (bypass $max_byp ms, TCP $max_tcp ms)" \
 		test "${max_byp:-999999}" -le $((3 * ${max_tcp:-0}))
-	check "  p99 at most 1.5 x TCP's (bypass $p99_byp ms, TCP $p99_tcp ms)" \
-		test $((2 * ${p99_byp:-999999})) -le $((3 * ${p99_tcp:-0}))
+	check "  p99 at most $((r / 10)).$((r % 10)) x TCP's (bypass $p99_byp ms, TCP $p99_tcp ms)" \
+		test $((10 * ${p99_byp:-999999})) -le $((r * ${p99_tcp:-0}))
 }
-compare $((32 << 20))
-compare $((6 << 20))
+# 32 MiB (this host's maximum): the issue's goal, p99 no worse than TCP's
+# (measured 0.4x); at Debian's 6 MiB the two are about equal: 1.5x
+compare $((32 << 20)) 10
+compare $((6 << 20)) 15
 check "nginx logged no error" test ! -s "$TMP/nginx/error.log"
 check "no bypass socket is left in toe_byp_flows" \
 	bash -c "[ \"\$(bpftool -j map dump pinned $PIN/toe_byp_flows | jq length)\" = 0 ]"

@@ -8,11 +8,11 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
-plan 13
+plan 16
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
-rule bypass lport 5500-5501
-rule bypass rport 5500-5501
+rule bypass lport 5500-5503
+rule bypass rport 5500-5503
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
@@ -88,4 +88,39 @@ check "  all 32 MiB went through once the reader read (client exit 0)" \
 	jq -e --argjson m $M '.conns[0].sent == $m' "$CONF_DIR/slow.cli"
 check "  and the reader got them in order, byte for byte (no reordering at the switches)" \
 	verified "$CONF_DIR/slow.out" $M
+
+# The soft limit (TOE_BYP_QUEUE_SOFT, 4 MiB): under tcp_rmem[2] of 32 MiB a
+# reader with room in its receive buffer for what TCP would carry (16 MiB
+# of SO_RCVBUFFORCE: sk_rcvbuf 32 MiB) makes the writer switch after about
+# 4 MiB, keeping the queue small enough to stay in cache; a reader without
+# room (the default 128 KiB) does not, since over TCP its closed window
+# would stall the writer: it queues up to the hard limit (32 MiB).
+nsx a sysctl -qw net.ipv4.tcp_rmem="4096 131072 33554432" || fail "tcp_rmem 32 MiB in namespace a"
+in_cg a python3 "$TCPX" server --port 5502 --delay 3 --rcvbuf $((16 << 20)) >"$CONF_DIR/room.out" 2>&1 &
+defer "kill $!"
+in_cg a python3 "$TCPX" server --port 5503 --delay 3 >"$CONF_DIR/noroom.out" 2>&1 &
+defer "kill $!"
+wait_for 5 grep -q ready "$CONF_DIR/room.out" && wait_for 5 grep -q ready "$CONF_DIR/noroom.out" ||
+	{ fail "servers for the soft limit"; finish; }
+M=$((24 << 20))
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5502 --send $M --chunk 65536 >"$CONF_DIR/room.cli" &
+rpid=$!
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5503 --send $M --chunk 65536 >"$CONF_DIR/noroom.cli" &
+npid=$!
+switched2() { ctl -j flows port 5502 | jq -e '[.[] | select(.bypass.to_tcp >= 1)] | length == 1' >/dev/null; }
+queued() { ctl -j flows port 5503 | jq -e '.[] | select(.rport == 5503) | .bypass.bytes_out >= 16777216' >/dev/null; }
+wait_for 2 switched2
+wait_for 2 queued
+fl=$(ctl -j flows)
+echo "$fl" | jq -c ".[] | select(.rport == 5502 or .rport == 5503) | {rport, bypass}"
+check "reader with room: the writer switched to TCP for the backlog after 4 to 8 MiB redirected" \
+	jq -e '.[] | select(.rport == 5502) | .bypass | .to_tcp_why.backlog == 1 and
+		.bytes_out >= 4194304 and .bytes_out < 8388608' <<<"$fl"
+check "reader without room: the writer kept redirecting past 16 MiB, no switch" \
+	jq -e '.[] | select(.rport == 5503) | .bypass | .to_tcp == 0 and .bytes_out >= 16777216' <<<"$fl"
+timeout 60 tail --pid=$rpid -f /dev/null && timeout 60 tail --pid=$npid -f /dev/null ||
+	fail "  the 24 MiB transfers did not end in 60 s"
+wait $rpid $npid
+both_verified() { verified "$CONF_DIR/room.out" $M && verified "$CONF_DIR/noroom.out" $M; }
+check "  both readers got all 24 MiB in order, byte for byte" both_verified
 finish

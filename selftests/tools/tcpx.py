@@ -99,6 +99,10 @@ def serve(args):
         s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        if args.rcvbuf:
+            # SO_RCVBUFFORCE (33): past net.core.rmem_max; the accepted
+            # sockets inherit it (and its lock: no autotuning)
+            s.setsockopt(socket.SOL_SOCKET, 33, args.rcvbuf)
         s.bind(("::", port))
         s.listen(4096)
         socks.append(s)
@@ -240,6 +244,8 @@ def main():
     s.add_argument("--delay", type=float, default=0,
                    help="seconds to wait after accept before reading")
     s.add_argument("--timeout", type=float, default=30)
+    s.add_argument("--rcvbuf", type=int, default=0,
+                   help="SO_RCVBUFFORCE on the listener (the kernel doubles it)")
     c = sub.add_parser("client")
     c.add_argument("--addr", required=True)
     c.add_argument("--port", type=int, required=True)
