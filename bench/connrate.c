@@ -22,6 +22,13 @@ int main(int argc, char **argv)
 	int n = 10000, v6 = 0, one = 1, i, l, c, s, opt;
 	double secs;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("usage: connrate [-n COUNT] [-6]\n\n"
+		       "COUNT (default 10000) connections over loopback, each connected,\n"
+		       "accepted and closed in turn; prints the connections per second.\n"
+		       "  -6   over ::1 instead of 127.0.0.1\n");
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "n:6")) != -1) {
 		if (opt == 'n')
 			n = atoi(optarg);

@@ -183,6 +183,14 @@ int main(int argc, char **argv)
 	char path[4096];
 	int map, ifindex, count;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("usage: neighlat latency PIN_DIR IFINDEX COUNT\n"
+		       "       neighlat rate PIN_DIR IFINDEX COUNT PER_SECOND\n\n"
+		       "latency: COUNT neighbour updates on IFINDEX, each timed from the\n"
+		       "request to its entry in PIN_DIR's toe_neigh; rate: COUNT updates\n"
+		       "paced at PER_SECOND, then the entries checked.\n");
+		return 0;
+	}
 	if (argc < 5 ||
 	    (strcmp(argv[1], "latency") && strcmp(argv[1], "rate")) ||
 	    (!strcmp(argv[1], "rate") && argc < 6)) {

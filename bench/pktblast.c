@@ -153,6 +153,14 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int fd, one = 1, i, n;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("usage: pktblast -i IFNAME -s SRC_MAC -d DST_MAC -S SRC_IP -D DST_IP -p SPORT -P DPORT [-q SEQ] [-t SECONDS]\n\n"
+		       "Sends 64-byte TCP segments (ACK, SEQ onwards, a deliberately wrong\n"
+		       "TCP checksum so the receiver drops them unanswered) out of IFNAME\n"
+		       "with AF_PACKET and sendmmsg for SECONDS (default 3); prints the\n"
+		       "frames sent and the rate (JSON).\n");
+		return 0;
+	}
 	if (parse(argc, argv, &o)) {
 		fprintf(stderr, "usage: pktblast -i IFNAME -s SRC_MAC -d DST_MAC -S SRC_IP -D DST_IP -p SPORT -P DPORT [-q SEQ] [-t SECONDS]\n");
 		return 2;

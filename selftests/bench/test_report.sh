@@ -4,7 +4,7 @@
 # ratios against the baseline each benchmark names, and an SVG per
 # comparison that gnuplot actually drew.
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 19
 need_cmd python3 gnuplot
 T=$(mktemp -d /tmp/opentoe-report.XXXXXX)
 defer "rm -rf $T"
@@ -48,4 +48,24 @@ check "apps: each server's plain and bypass figures, ratio, paired, bypassed sha
 	bash -c 'grep -qE "^  redis-get +req/s +40000.0 +50000.0 +1.25 +1.3 +99% +ok$" <<<"$1" &&
 		grep -qE "^  iperf3-1 .*bypass FAILED 3 of 3 runs" <<<"$1" && grep -q "<svg" "$2"' _ "$ap" "$T/a/apps.svg"
 check_not "--only with an unknown name fails" python3 "$TOE_TOP/bench/report.py" "$T" --only nope
+# the benchmarks' own tools: --help on stdout, exit 0, every option named
+helps() {
+	local t out
+	for t in loadgen connrate pktblast neighlat; do
+		out=$("$TOE_BUILD/bench/$t" --help) || { echo "$t --help failed"; return 1; }
+		grep -q "^usage: $t" <<<"$out" || { echo "$t --help: no usage line"; return 1; }
+	done
+}
+check "bench tools answer --help (exit 0, a usage line)" helps
+lg_opts() {
+	local out o
+	out=$("$TOE_BUILD/bench/loadgen" --help) || return 1
+	for o in --mode --size --seconds --type --addr --port --srv-ns --cli-ns --cpu --srv-cpu; do
+		grep -q -- "$o" <<<"$out" || { echo "loadgen --help lacks $o"; return 1; }
+	done
+	"$TOE_BUILD/bench/loadgen" --mode bogus 2>/dev/null
+	[ $? = 2 ] || { echo "loadgen --mode bogus: not exit status 2"; return 1; }
+}
+check "loadgen --help names each of its options; a bad --mode exits 2" lg_opts
+
 finish
