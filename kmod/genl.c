@@ -343,6 +343,29 @@ static int opentoe_tom_get_dumpit(struct sk_buff *skb,
 
 /* ---- TIDs ---- */
 
+/*
+ * The reply to a TID_ALLOC (with its L2T index) or TID_RESERVE, in msg
+ * (consumed): the device and the TID taken.
+ */
+static int opentoe_tid_reply(struct sk_buff *msg, struct genl_info *info,
+			     u8 cmd, struct toedev *dev, unsigned int tid,
+			     const unsigned int *l2t_idx)
+{
+	void *hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0, cmd);
+
+	if (!hdr ||
+	    nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	    nla_put_u32(msg, OPENTOE_A_TID, tid) ||
+	    (l2t_idx && nla_put_u32(msg, OPENTOE_A_L2T_INDEX, *l2t_idx))) {
+		/* nobody will ever know the TID: give it back */
+		toe_close(dev, tid);
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 static int opentoe_tid_alloc_doit(struct sk_buff *skb,
 				  struct genl_info *info)
 {
@@ -351,7 +374,6 @@ static int opentoe_tid_alloc_doit(struct sk_buff *skb,
 	u8 dfamily = 0;
 	struct toedev *dev;
 	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	ret = opentoe_get_addr(info, OPENTOE_A_FLOW_SADDR4,
@@ -399,20 +421,8 @@ static int opentoe_tid_alloc_doit(struct sk_buff *skb,
 		nlmsg_free(msg);
 		goto out;
 	}
-	hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0,
-				OPENTOE_CMD_TID_ALLOC);
-	if (!hdr ||
-	    nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
-	    nla_put_u32(msg, OPENTOE_A_TID, tid) ||
-	    nla_put_u32(msg, OPENTOE_A_L2T_INDEX, l2t_idx)) {
-		/* nobody will ever know the TID: give it back */
-		toe_close(dev, tid);
-		nlmsg_free(msg);
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	genlmsg_end(msg, hdr);
-	ret = genlmsg_reply(msg, info);
+	ret = opentoe_tid_reply(msg, info, OPENTOE_CMD_TID_ALLOC, dev, tid,
+				&l2t_idx);
 out:
 	toedev_put(dev);
 	return ret;
@@ -442,7 +452,6 @@ static int opentoe_tid_reserve_doit(struct sk_buff *skb,
 	struct toedev *dev;
 	struct sk_buff *msg;
 	unsigned int tid;
-	void *hdr;
 	int ret;
 
 	dev = opentoe_get_dev(info);
@@ -458,18 +467,8 @@ static int opentoe_tid_reserve_doit(struct sk_buff *skb,
 		nlmsg_free(msg);
 		goto out;
 	}
-	hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0,
-				OPENTOE_CMD_TID_RESERVE);
-	if (!hdr ||
-	    nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
-	    nla_put_u32(msg, OPENTOE_A_TID, tid)) {
-		toe_close(dev, tid);
-		nlmsg_free(msg);
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	genlmsg_end(msg, hdr);
-	ret = genlmsg_reply(msg, info);
+	ret = opentoe_tid_reply(msg, info, OPENTOE_CMD_TID_RESERVE, dev, tid,
+				NULL);
 out:
 	toedev_put(dev);
 	return ret;
@@ -549,19 +548,29 @@ static int opentoe_l2t_get_dumpit(struct sk_buff *skb,
 	return opentoe_dump_devs(skb, cb, opentoe_l2t_dump_dev);
 }
 
-static int opentoe_tid_dump_dev(struct sk_buff *skb,
-				struct netlink_callback *cb,
-				struct toedev *dev, int idx,
-				unsigned long *pos)
+/*
+ * One device's part of a TID_GET or LISTEN_GET dump: the TOM's method for
+ * the command (fill_tid, fill_listen) puts the first entry at *pos or after
+ * in a message, and moves *pos to it.
+ */
+static int opentoe_fill_dump_dev(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct toedev *dev, int idx,
+				 unsigned long *pos)
 {
+	u8 cmd = genl_dumpit_info(cb)->op.cmd;
+	int (*fill)(struct toedev *dev, unsigned long *pos,
+		    struct sk_buff *skb);
 	void *hdr;
 	int ret;
 
+	fill = cmd == OPENTOE_CMD_TID_GET ? dev->offload_mod->fill_tid :
+					    dev->offload_mod->fill_listen;
 	for (;; (*pos)++) {
-		hdr = opentoe_dump_dev_hdr(skb, cb, OPENTOE_CMD_TID_GET, idx);
+		hdr = opentoe_dump_dev_hdr(skb, cb, cmd, idx);
 		if (!hdr)
 			return -EMSGSIZE;
-		ret = dev->offload_mod->fill_tid(dev, pos, skb);
+		ret = fill(dev, pos, skb);
 		if (ret <= 0) {
 			genlmsg_cancel(skb, hdr);
 			return ret;
@@ -570,10 +579,11 @@ static int opentoe_tid_dump_dev(struct sk_buff *skb,
 	}
 }
 
-static int opentoe_tid_get_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
+/* TID_GET and LISTEN_GET */
+static int opentoe_fill_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
 {
-	return opentoe_dump_devs(skb, cb, opentoe_tid_dump_dev);
+	return opentoe_dump_devs(skb, cb, opentoe_fill_dump_dev);
 }
 
 /* ---- listeners ---- */
@@ -653,34 +663,6 @@ static int opentoe_listen_stop_doit(struct sk_buff *skb,
 	return ret;
 }
 
-static int opentoe_listen_dump_dev(struct sk_buff *skb,
-				   struct netlink_callback *cb,
-				   struct toedev *dev, int idx,
-				   unsigned long *pos)
-{
-	void *hdr;
-	int ret;
-
-	for (;; (*pos)++) {
-		hdr = opentoe_dump_dev_hdr(skb, cb, OPENTOE_CMD_LISTEN_GET,
-					   idx);
-		if (!hdr)
-			return -EMSGSIZE;
-		ret = dev->offload_mod->fill_listen(dev, pos, skb);
-		if (ret <= 0) {
-			genlmsg_cancel(skb, hdr);
-			return ret;
-		}
-		genlmsg_end(skb, hdr);
-	}
-}
-
-static int opentoe_listen_get_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
-{
-	return opentoe_dump_devs(skb, cb, opentoe_listen_dump_dev);
-}
-
 /* ---- family ---- */
 
 static const struct genl_small_ops opentoe_ops[] = {
@@ -717,7 +699,7 @@ static const struct genl_small_ops opentoe_ops[] = {
 	},
 	{
 		.cmd	= OPENTOE_CMD_TID_GET,
-		.dumpit	= opentoe_tid_get_dumpit,
+		.dumpit	= opentoe_fill_dumpit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
@@ -742,7 +724,7 @@ static const struct genl_small_ops opentoe_ops[] = {
 	},
 	{
 		.cmd	= OPENTOE_CMD_LISTEN_GET,
-		.dumpit	= opentoe_listen_get_dumpit,
+		.dumpit	= opentoe_fill_dumpit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };

@@ -167,7 +167,7 @@ two_hosts() {
 	return 0
 }
 
-# stat_index NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe.h
+# stat_index NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe_stats.h
 # (TOE_STAT_TABLE: one X(ID, ...) a counter, in order from TOE_S_BASE)
 stat_index() {
 	awk -v want="$1" '
@@ -178,7 +178,7 @@ stat_index() {
 		}
 		on && !/\\$/ { on = 0 }
 		/^\tTOE_S_BASE = [0-9]+/ { split($0, b, "= *"); base = b[2] + 0 }
-		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe.h"
+		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe_stats.h"
 }
 
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit

@@ -17,7 +17,8 @@ need_cmd bpftool jq awk
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 # the datapath's sources: its maps are declared in bpf/maps_*.h
 BPF_SRC=("$TOE_TOP"/bpf/*.bpf.c "$TOE_TOP"/bpf/*.h)
-HDR=$TOE_TOP/include/opentoe.h
+# the layouts: include/opentoe.h and the per-concern headers it includes
+HDR=("$TOE_TOP"/include/opentoe*.h)
 
 # The kernel refuses BTF for these map types: map_check_no_btf answers
 # ENOTSUPP for a sockhash, cpumap, devmap (hash) and map of maps, and a ring
@@ -80,7 +81,7 @@ fields() {
 	     on && match($0, /^[ \t]+(struct [a-z_0-9]+|__[us][0-9]+|char|int)[ \t]+[a-z_0-9]+(\[[^]]*\])?;/) {
 		f = substr($0, RSTART, RLENGTH); sub(/\[.*/, "", f); sub(/;.*/, "", f)
 		n = split(f, w, /[ \t]+/); print w[n]
-	     }' "$HDR"
+	     }' "${HDR[@]}"
 }
 declared=$(awk '/^\} [a-z_0-9]+ SEC\("\.maps"\)/ { print $2 }' "${BPF_SRC[@]}" | sort)
 pinned=$(find "$PIN" -maxdepth 1 -name 'toe_*' -printf '%f\n' | sort)

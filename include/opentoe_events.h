@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe: the datapath's ring buffer events (toe_events), shared by bpf/
+ * and user/ (include/opentoe.h).
+ */
+#ifndef __OPENTOE_EVENTS_H
+#define __OPENTOE_EVENTS_H
+
+#include "opentoe_flows.h"
+
+/* Ring buffer events (toe_events). */
+enum toe_event_type {
+	TOE_EV_LISTEN_START = 1,
+	TOE_EV_LISTEN_STOP = 2,
+	TOE_EV_FLOW_OFFLOADED = 3,
+	TOE_EV_FLOW_REFUSED = 4,
+	TOE_EV_FLOW_CLOSED = 5,
+};
+
+#ifndef __bpf__
+/* The event's name, as toed, toectl and the tools print it. */
+static inline const char *toe_event_name(__u32 type)
+{
+	switch (type) {
+	case TOE_EV_LISTEN_START: return "listen_start";
+	case TOE_EV_LISTEN_STOP: return "listen_stop";
+	case TOE_EV_FLOW_OFFLOADED: return "flow_offloaded";
+	case TOE_EV_FLOW_REFUSED: return "flow_refused";
+	case TOE_EV_FLOW_CLOSED: return "flow_closed";
+	default: return "unknown";
+	}
+}
+#endif
+
+struct toe_event {
+	__u64 ts_ns;
+	__u32 type;		/* enum toe_event_type */
+	__u32 dev;
+	struct toe_flow_key key;
+	__u8 decision;
+	__u8 reason;
+	__u8 direction;
+	__u8 pad;
+	__u32 rule;
+	__u64 bytes_acked;	/* final counters, with FLOW_CLOSED */
+	__u64 bytes_received;
+	__u32 segs_in;
+	__u32 segs_out;
+	__u32 total_retrans;
+	__u32 srtt_us;
+	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u32 tid;		/* module TID the flow took, or TOE_TID_NONE */
+	__u64 netns_ino;	/* inode of key.netns's namespace (0: unknown) */
+	__u64 cookie;		/* the socket's cookie (0: none) */
+};
+
+#endif /* __OPENTOE_EVENTS_H */

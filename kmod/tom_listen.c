@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opentoe: the Chelsio TOM's listeners, each on a server TID (stid) of the
+ * chip's table.
+ */
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/ipv6.h>
+#include <net/netlink.h>
+
+#include "tom.h"
+
+static bool listen_match(const struct toe_listener *a,
+			 const struct toe_listener *b)
+{
+	return a->family == b->family && a->port == b->port &&
+	       ipv6_addr_equal(&a->addr, &b->addr);
+}
+
+int tom_listen_start(struct toedev *dev, const struct toe_listener *l)
+{
+	struct tom_dev *td = TOM(dev);
+	struct tom_listen *tl;
+	u32 stid;
+	int ret;
+
+	tl = kzalloc(sizeof(*tl), GFP_KERNEL);
+	if (!tl)
+		return -ENOMEM;
+	tl->key.family = l->family;
+	tl->key.port = l->port;
+	tl->key.addr = l->addr;
+	ret = xa_alloc(&td->stids, &stid, tl,
+		       XA_LIMIT(0, td->chip->nstids - 1), GFP_KERNEL);
+	if (ret == -EBUSY)
+		ret = -ENOSPC;	/* every server TID is taken */
+	if (ret)
+		goto err_free;
+	tl->stid = stid;
+	ret = dev->listen_start(dev, stid, l);
+	if (ret)
+		goto err_erase;
+	td->nlisten++;
+	tom_stat(td, OPENTOE_STAT_LISTENS);
+	return 0;
+
+err_erase:
+	xa_erase(&td->stids, stid);
+err_free:
+	kfree(tl);
+	return ret;
+}
+
+void tom_listen_drop(struct tom_dev *td, struct tom_listen *tl)
+{
+	td->tdev->listen_stop(td->tdev, tl->stid);
+	xa_erase(&td->stids, tl->stid);
+	td->nlisten--;
+	kfree(tl);
+}
+
+void tom_listen_stop(struct toedev *dev, const struct toe_listener *l)
+{
+	struct tom_dev *td = TOM(dev);
+	struct tom_listen *tl;
+	unsigned long i;
+
+	xa_for_each(&td->stids, i, tl) {
+		if (listen_match(&tl->key, l)) {
+			tom_listen_drop(td, tl);
+			return;
+		}
+	}
+}
+
+/* The first listener with server TID >= *stid, put in a message. */
+int tom_fill_listen(struct toedev *dev, unsigned long *stid,
+		    struct sk_buff *skb)
+{
+	struct tom_dev *td = TOM(dev);
+	struct tom_listen *tl;
+	int ret;
+
+	tl = xa_find(&td->stids, stid, ULONG_MAX, XA_PRESENT);
+	if (!tl)
+		return 0;
+	if (tl->key.family == AF_INET)
+		ret = nla_put_in_addr(skb, OPENTOE_A_LISTEN_ADDR4,
+				      tl->key.addr.s6_addr32[3]);
+	else
+		ret = nla_put_in6_addr(skb, OPENTOE_A_LISTEN_ADDR6,
+				       &tl->key.addr);
+	if (ret ||
+	    nla_put_u8(skb, OPENTOE_A_LISTEN_FAMILY, tl->key.family) ||
+	    nla_put_be16(skb, OPENTOE_A_LISTEN_PORT, tl->key.port) ||
+	    nla_put_u32(skb, OPENTOE_A_TID, tl->stid))
+		return -EMSGSIZE;
+	return 1;
+}
