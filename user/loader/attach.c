@@ -21,7 +21,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/pinned.h"
+#include "lib/netns.h"
 
 /*
  * A pinned link of ours already exists: swap prog_fd into it in place,

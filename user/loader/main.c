@@ -37,7 +37,7 @@
 #include <string.h>
 #include "loader.h"
 #include "toe_version.h"
-#include "util.h"
+#include "lib/err.h"
 
 static int set_pin_dir(struct opts *o, const char *arg)
 {

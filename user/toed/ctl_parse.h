@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "toe_ctl.h"
+#include "lib/toe_ctl.h"
 
 #define CTL_MAX_WORDS 16 /* words of a request, -j left out */
 #define CTL_ERR_MAX 256 /* an error line, with its NUL */

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/err.h"
+#include "lib/path.h"
 #include "toed.h"
 
 #define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */

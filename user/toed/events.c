@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/pinned.h"
 #include "toed.h"
 #include "nft.h"
 

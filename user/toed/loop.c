@@ -25,8 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "dplock.h"
-#include "toe_ctl.h"
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/netns.h"
+#include "lib/dplock.h"
+#include "lib/toe_ctl.h"
 #include "toed.h"
 #include "nft.h"
 

@@ -23,9 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dplock.h"
-#include "toe_ctl.h"
+#include "lib/err.h"
+#include "lib/json.h"
+#include "lib/dplock.h"
+#include "lib/toe_ctl.h"
 #include "toe_version.h"
+#include "devices.h"
 #include "toed.h"
 #include "nft.h"
 
@@ -277,7 +280,7 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len, bool js
 		D->gl_open = true;
 		kmod_read_devs();
 	}
-	kmod_merge(cfg, &merged);
+	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, &merged);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
 	if (apply_locked(&merged, text, len, &st, err, sizeof(err))) {

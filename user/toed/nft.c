@@ -27,7 +27,7 @@
 #include <bpf/bpf.h>
 #include "toed.h"
 #include "nft.h"
-#include "util.h"
+#include "lib/path.h"
 
 /* Reads per readable event: the loop comes back (level-triggered) for more. */
 #define NFT_READS_MAX 64

@@ -11,7 +11,13 @@
  *   ctl_parse.c  a request's bytes to a command (no I/O: fuzzed)
  *   datapath.c   which datapath toed serves: noticing a reload or unload
  *             by the ids behind the pins, and opening it again
- *   views.c   what toectl status, stats, policy and devices show
+ *   show_state.c  what toectl status, stats, policy and devices show
+ *   show_maps.c   what toectl flows and neigh show, from the maps alone
+ *   config.c  the configuration file's parser (fuzzed)
+ *   policy.c  the configuration into the datapath's maps: devices.c,
+ *             cpumap.c, classify.c; srcrec.c records where it came from
+ *   neigh.c   rtnetlink: the neighbour table mirrored into toe_neigh
+ *   genl.c    the kernel module's generic netlink family
  *   kmod.c    the kernel module: its devices, the TIDs toed holds there
  *   listen.c  the server TIDs toed holds there for offloaded listeners
  *   events.c  ring-buffer events, monitor clients, neighbour and link
@@ -33,8 +39,9 @@
 #include "neigh.h"
 #include "opentoe.h"
 #include "policy.h"
-#include "toe_ctl.h"
-#include "views.h"
+#include "srcrec.h"
+#include "lib/toe_ctl.h"
+#include "show_maps.h"
 
 #define MAX_MON 32 /* monitor clients at once */
 #define MAX_IFACES 32 /* --interface */
@@ -109,7 +116,7 @@ struct toed {
 	struct toe_cfg cfg; /* the configuration in force */
 	char *cfg_text; /* its file's text, as parsed (recorded at each apply) */
 	size_t cfg_len;
-	char src_shown[4096]; /* views.c: the source of another's policy, shown */
+	char src_shown[4096]; /* show_state.c: the source of another's policy, shown */
 	struct toe_apply_stats ast; /* its last apply */
 	__u64 applied_ns;
 	/*
@@ -131,7 +138,7 @@ struct toed {
 	/* The datapath and the event sources: loop.c sets them up and tears them down. */
 	struct toe_maps m; /* the pinned maps; fds -1 while not loaded */
 	struct ring_buffer *rb; /* toe_events (events.c consumes) */
-	struct toe_nl nl; /* rtnetlink (user/neigh.c) */
+	struct toe_nl nl; /* rtnetlink (neigh.c) */
 	bool retrack; /* a link changed: recompute tracked (events.c) */
 	int epfd, sigfd, lsock, tfd;
 	int lockfd; /* the datapath's TOE_LOCK_DAEMON, held for toed's life */
@@ -144,7 +151,7 @@ struct toed {
 	unsigned long netns_ino; /* toed's network namespace */
 
 	/*
-	 * The kernel module (user/genl.c); gl.family 0 while it is not
+	 * The kernel module (user/toed/genl.c); gl.family 0 while it is not
 	 * loaded.  loop.c (and main's --apply) opens gl; kmod.c writes the rest.
 	 */
 	struct toe_genl gl;
@@ -216,7 +223,7 @@ void ctl_close_all(void);
 bool dp_check(void);
 void dp_detach(void);
 
-/* views.c: what toectl shows; the metrics (metrics.c) gather the same way. */
+/* show_state.c: what toectl shows; the metrics (metrics.c) gather the same way. */
 struct counter {
 	const char *name; /* as toectl stats names it */
 	__u64 v;
@@ -239,7 +246,6 @@ void tid_clear(void);
 __u32 tids_held(__u32 mdev);
 size_t tids_held_all(void);
 bool kmod_read_devs(void);
-void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out);
 void kmod_map_refresh(void);
 bool kmod_offload(struct toe_event *e);
 void kmod_close(const struct toe_event *e);

@@ -18,8 +18,8 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include "genl.h"
-#include "nlmsg.h"
-#include "util.h"
+#include "lib/nlmsg.h"
+#include "lib/err.h"
 
 #define RECV_BUF	(64 * 1024)	/* events */
 #define REQ_TIMEOUT_S	5

@@ -13,10 +13,12 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/pinned.h"
+#include "lib/json.h"
 #include "config.h"
 #include "neigh.h"
 #include "toe_parse.h"
-#include "views.h"
+#include "show_maps.h"
 
 static const struct toe_pin view_pins[] = {
 	TOE_PIN(struct toe_maps, devs, DEVS),

@@ -3,7 +3,7 @@
  * What toectl status, stats, policy and devices show: toed's own state
  * (the policy in force, its counters, the kernel module's devices and
  * TIDs) as a text table or one JSON document.  toectl flows and neigh,
- * read from the maps alone, are user/views.c's.
+ * read from the maps alone, are show_maps.c's.
  */
 #include <net/if.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/json.h"
 #include "toed.h"
 
 static __u64 map_count(int fd, size_t ksz)

@@ -30,7 +30,7 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include "neigh.h"
-#include "util.h"
+#include "lib/err.h"
 
 #define NL_BUF		(64 * 1024)
 #define DUMP_TRIES	8

@@ -13,9 +13,9 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "toe_ctl.h"
+#include "lib/toe_ctl.h"
 #include "toe_version.h"
-#include "util.h"
+#include "lib/err.h"
 
 
 /*
