@@ -18,7 +18,7 @@
 #include "lib/path.h"
 #include "lib/pinned.h"
 #include "devices.h"
-#include "toed.h"	/* logm */
+#include "log.h"
 
 #define errf toe_errf
 

@@ -11,14 +11,14 @@
  * restarted; a new toed adopts the pinned state as it finds it and resets
  * no counter and no flow.
  *
- * This file: the options, usage, toed --check and --apply (one shot), the
- * daemon's state (D) and its log; the daemon itself is loop.c's.  toed.h
+ * This file: the options, usage, toed --check and --apply (one shot); the
+ * daemon's state (D) is state.c's, its log log.c's, the daemon itself
+ * loop.c's.  toed.h
  * says which part owns what.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,25 +33,6 @@
 #include "nft.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
-
-#define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
-
-static const char *const log_names[] = { "error", "warning", "info", "debug" };
-
-struct toed *D;
-
-void logm(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level > D->log_level)
-		return;
-	fprintf(stderr, "toed: %s: ", log_names[level]);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {
@@ -140,14 +121,13 @@ static enum parse parse_value(int c, const char *arg)
 		}
 		break;
 	case 'l':
-		for (i = 0; i <= LOG_DEBUG && strcmp(arg, log_names[i]); i++)
-			;
-		if (i > LOG_DEBUG) {
+		i = log_level_parse(arg);
+		if (i < 0) {
 			toe_err("bad --log-level '%s' (expected error, warning, info or debug)",
 				arg);
 			return PARSE_BAD;
 		}
-		D->log_level = i;
+		log_set_level(i);
 		break;
 	}
 	return PARSE_OK;
@@ -302,36 +282,13 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len, bool js
 
 int main(int argc, char **argv)
 {
-	static struct toed d = {
-		.config = DEFAULT_CONFIG,
-		.pin_dir = TOE_PIN_DIR_DEFAULT,
-		.run_dir = TOE_RUN_DIR,
-		.log_level = LOG_INFO,
-		.rcvbuf = 4 << 20,
-		.epfd = -1,
-		.sigfd = -1,
-		.lsock = -1,
-		.tfd = -1,
-		.lockfd = -1,
-		.runlockfd = -1,
-		.change_lock = -1,
-		.m = { .devs = -1, .live = -1, .flows = -1, .stats = -1, .hdr = -1, .gen = -1,
-		       .neigh = -1, .local = -1, .events = -1, .fwd = -1, .byp = -1 },
-		.nl = { .ev_fd = -1, .dump_fd = -1 },
-		.cfg = { .default_dev = -1 },
-		.gl = { .fd = -1, .ev_fd = -1 },
-	};
 	struct opts o = { 0 };
 	struct toe_cfg cfg;
 	char err[1024], *text = NULL;
 	size_t len = 0;
-	int i, ret;
+	int ret;
 
-	D = &d;
-	for (i = 0; i < MAX_MON; i++)
-		d.mon[i].fd = -1;
-	for (i = 0; i < MAX_CLIENTS; i++)
-		d.cl[i].fd = -1;
+	toed_state_init();
 	toe_prog = "toed";
 	switch (parse_args(argc, argv, &o)) {
 	case PARSE_HELP:
@@ -343,7 +300,7 @@ int main(int argc, char **argv)
 	}
 	if (!o.check && !o.apply)
 		return daemon_run();
-	if (toe_cfg_load_text(d.config, &cfg, &text, &len, err, sizeof(err))) {
+	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, sizeof(err))) {
 		fprintf(stderr, "toed: %s\n", err);
 		toe_cfg_free(&cfg);
 		return 1;
@@ -354,7 +311,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	free(text);
-	printf("%s: valid: %d device%s, %d rule%s, default %s\n", d.config,
+	printf("%s: valid: %d device%s, %d rule%s, default %s\n", D->config,
 	       cfg.ndevs, cfg.ndevs == 1 ? "" : "s", cfg.nrules,
 	       cfg.nrules == 1 ? "" : "s", toe_action_name(cfg.default_action));
 	toe_cfg_free(&cfg);
