@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "lib/ctl_cmds.h"
 #include "lib/toe_ctl.h"
 #include "toe_version.h"
 #include "lib/err.h"
@@ -24,32 +25,17 @@
  */
 struct ctl_cmd {
 	const char *name;
-	const char *args; /* in the usage text, or NULL */
+	const char *args; /* in the usage text, "" for none */
 	const char *help; /* its lines in the usage text */
 	bool stream; /* monitor: answers until interrupted, line by line */
 };
 
+/* The name, args, help and stream columns of lib/ctl_cmds.h. */
 static const struct ctl_cmd cmds[] = {
-	{ .name = "status",
-	  .help = "daemon, policy, interfaces, event totals\n" },
-	{ .name = "devices",
-	  .help = "offload devices: type, module, interface,\n"
-		  "capacity and use (the patch's /proc/net/toe)\n" },
-	{ .name = "flows",
-	  .args = " [dev NAME] [port N] [netns NAME|INODE]",
-	  .help = "tracked connections: tuple, device, decision,\n"
-		  "reason, bytes, segments, XDP packets, RTT, age\n" },
-	{ .name = "neigh",
-	  .help = "the neighbour entries mirrored into the datapath\n" },
-	{ .name = "policy",
-	  .help = "the configuration in force, in its own syntax\n" },
-	{ .name = "stats", .help = "datapath and daemon counters\n" },
-	{ .name = "reload",
-	  .help = "re-read the configuration and apply it atomically;\n"
-		  "an invalid file is reported, the policy stays\n" },
-	{ .name = "monitor",
-	  .help = "print events as they happen (like ip monitor)\n",
-	  .stream = true },
+#define X(id, name, args, help, stream, view, run, needs_dp) \
+	{ name, args, help, stream },
+	TOE_CTL_CMDS(X)
+#undef X
 	{ NULL }
 };
 
@@ -65,8 +51,7 @@ static void usage(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (c = cmds; c->name; c++) {
-		snprintf(name, sizeof(name), "%s%s", c->name,
-			 c->args ? c->args : "");
+		snprintf(name, sizeof(name), "%s%s", c->name, c->args);
 		for (line = c->help; *line; line = nl + 1) {
 			nl = strchr(line, '\n');
 			fprintf(f, "  %-25s  %.*s\n",

@@ -9,14 +9,10 @@ static const struct {
 	const char *name;
 	bool args; /* takes arguments; the others refuse any */
 } cmds[CTL__NCMDS] = {
-	[CTL_STATUS] = { "status", false },
-	[CTL_DEVICES] = { "devices", false },
-	[CTL_FLOWS] = { "flows", true },
-	[CTL_NEIGH] = { "neigh", false },
-	[CTL_POLICY] = { "policy", false },
-	[CTL_STATS] = { "stats", false },
-	[CTL_RELOAD] = { "reload", false },
-	[CTL_MONITOR] = { "monitor", false },
+#define X(id, name, args, help, stream, view, run, needs_dp) \
+	[CTL_##id] = { name, TOE_CTL_TAKES_ARGS(args) },
+	TOE_CTL_CMDS(X)
+#undef X
 };
 
 const char *ctl_cmd_name(enum ctl_cmd_id id)
