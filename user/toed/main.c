@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/err.h"
+#include "lib/parse_rc.h"
 #include "lib/json.h"
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
@@ -81,14 +82,11 @@ struct opts {
 	bool json; /* -j: --apply's summary in JSON */
 };
 
-/* What parsing the command line gave. */
-enum parse { PARSE_OK, PARSE_HELP, PARSE_BAD };
-
 /*
  * The options that take a value that can be wrong: --interface, --rcvbuf,
  * --log-level, --metrics.
  */
-static enum parse parse_value(int c, const char *arg)
+static enum toe_parse_rc parse_value(int c, const char *arg)
 {
 	char *end, err[512];
 	int i;
@@ -97,17 +95,17 @@ static enum parse parse_value(int c, const char *arg)
 	case 'm':
 		if (metrics_parse(arg, err, sizeof(err))) {
 			toe_err("%s", err);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		break;
 	case 'i':
 		if (D->nifaces == MAX_IFACES) {
 			toe_err("at most %d --interface", MAX_IFACES);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		if (!if_nametoindex(arg)) {
 			toe_err("unknown interface '%s'", arg);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		D->ifaces[D->nifaces++] = arg;
 		break;
@@ -117,7 +115,7 @@ static enum parse parse_value(int c, const char *arg)
 		if (errno || *end || D->rcvbuf < 256) {
 			toe_err("bad --rcvbuf '%s' (expected a number of bytes, at least 256)",
 				arg);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		break;
 	case 'l':
@@ -125,15 +123,15 @@ static enum parse parse_value(int c, const char *arg)
 		if (i < 0) {
 			toe_err("bad --log-level '%s' (expected error, warning, info or debug)",
 				arg);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		log_set_level(i);
 		break;
 	}
-	return PARSE_OK;
+	return TOE_PARSE_OK;
 }
 
-static enum parse parse_args(int argc, char **argv, struct opts *o)
+static enum toe_parse_rc parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -175,8 +173,8 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		case 'R':
 		case 'l':
 		case 'm':
-			if (parse_value(c, optarg) != PARSE_OK)
-				return PARSE_BAD;
+			if (parse_value(c, optarg) != TOE_PARSE_OK)
+				return TOE_PARSE_BAD;
 			break;
 		case 'j':
 			o->json = true;
@@ -186,13 +184,13 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'V':
 			printf("toed %s\n", OPENTOE_VERSION);
-			return PARSE_HELP;
+			return TOE_PARSE_DONE;
 		case 'h':
 			usage(stdout);
-			return PARSE_HELP;
+			return TOE_PARSE_DONE;
 		default:
 			usage(stderr);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 	}
 	/* "toed --check FILE": the file may follow the flag. */
@@ -200,9 +198,9 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		D->config = argv[optind++];
 	if (optind < argc) {
 		toe_err("unexpected argument '%s'", argv[optind]);
-		return PARSE_BAD;
+		return TOE_PARSE_BAD;
 	}
-	return PARSE_OK;
+	return TOE_PARSE_OK;
 }
 
 /* toed --apply -j */
@@ -286,18 +284,14 @@ int main(int argc, char **argv)
 	struct toe_cfg cfg;
 	char err[1024], *text = NULL;
 	size_t len = 0;
+	enum toe_parse_rc rc;
 	int ret;
 
 	toed_state_init();
 	toe_prog = "toed";
-	switch (parse_args(argc, argv, &o)) {
-	case PARSE_HELP:
-		return 0;
-	case PARSE_BAD:
-		return 1;
-	case PARSE_OK:
-		break;
-	}
+	rc = parse_args(argc, argv, &o);
+	if (rc != TOE_PARSE_OK)
+		return toe_parse_exit(rc);
 	if (!o.check && !o.apply)
 		return daemon_run();
 	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, sizeof(err))) {
