@@ -36,6 +36,11 @@ void toe_close_pins(const struct toe_pin *pins, unsigned int n, void *base);
 void toe_close_fds(int *fds, unsigned int n);
 
 /*
+ * The cgroup sock_ops link (toe-loader pins it; toed follows a reload by
+ * the ids behind it, datapath.c).
+ */
+#define TOE_PIN_LINK_SOCKOPS	"link_sockops"
+/*
  * The pins of per-interface links (toe-loader): ifindexes are per network
  * namespace, so the name carries the namespace's inode too.
  */
