@@ -74,7 +74,7 @@ $(O)/toe_version.h: VERSION | $(O)
 		"$$(cat VERSION)" > $@.tmp && mv $@.tmp $@
 
 # The files that include it (-MMD knows them after their first build).
-$(O)/loader/main.o $(O)/toed-objs/main.o $(O)/toectl-objs/toectl.o: $(O)/toe_version.h
+$(O)/lib/parse_rc.o $(O)/loader/main.o: $(O)/toe_version.h
 
 $(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h | $(O)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@

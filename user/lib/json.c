@@ -107,3 +107,22 @@ void tj_end(struct toe_json *j)
 	fputc('\n', j->f);
 	fflush(j->f);
 }
+
+void tj_kstr_or_null(struct toe_json *j, const char *k, const char *s)
+{
+	tj_key(j, k);
+	if (s)
+		tj_str(j, s);
+	else
+		tj_null(j);
+}
+
+void tj_ku64_or_null(struct toe_json *j, const char *k, bool present,
+		     unsigned long long v)
+{
+	tj_key(j, k);
+	if (present)
+		tj_u64(j, v);
+	else
+		tj_null(j);
+}

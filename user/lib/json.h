@@ -29,5 +29,10 @@ void tj_end(struct toe_json *j);	/* newline */
 
 #define tj_kstr(j, k, v) do { tj_key(j, k); tj_str(j, v); } while (0)
 #define tj_ku64(j, k, v) do { tj_key(j, k); tj_u64(j, v); } while (0)
+/* Key k and the string s, or null when s is NULL. */
+void tj_kstr_or_null(struct toe_json *j, const char *k, const char *s);
+/* Key k and v, or null when there is none (!present). */
+void tj_ku64_or_null(struct toe_json *j, const char *k, bool present,
+		     unsigned long long v);
 
 #endif /* __TOE_JSON_H */

@@ -6,6 +6,8 @@
 #ifndef __TOE_PARSE_RC_H
 #define __TOE_PARSE_RC_H
 
+#include <stdio.h>
+
 enum toe_parse_rc {
 	TOE_PARSE_OK,	/* go on: run what was asked */
 	TOE_PARSE_DONE,	/* nothing more to do (--help, --version shown): exit 0 */
@@ -17,5 +19,12 @@ static inline int toe_parse_exit(enum toe_parse_rc rc)
 {
 	return rc == TOE_PARSE_BAD ? 1 : 0;
 }
+
+/*
+ * The end of a getopt switch that toed and toectl share: -V prints
+ * "PROG VERSION" and -h the usage to stdout (TOE_PARSE_DONE); any other
+ * option c, the usage to stderr (TOE_PARSE_BAD).
+ */
+enum toe_parse_rc toe_parse_common(int c, void (*usage)(FILE *f));
 
 #endif /* __TOE_PARSE_RC_H */

@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include "lib/ctl_cmds.h"
 #include "lib/toe_ctl.h"
-#include "toe_version.h"
 #include "lib/err.h"
 #include "lib/parse_rc.h"
 
@@ -93,15 +92,8 @@ static enum toe_parse_rc parse_opts(int argc, char **argv, bool *json,
 		case 'r':
 			*run_dir = optarg;
 			break;
-		case 'V':
-			printf("toectl %s\n", OPENTOE_VERSION);
-			return TOE_PARSE_DONE;
-		case 'h':
-			usage(stdout);
-			return TOE_PARSE_DONE;
-		default:
-			usage(stderr);
-			return TOE_PARSE_BAD;
+		default: /* -V, -h, or a wrong one */
+			return toe_parse_common(c, usage);
 		}
 	}
 	if (optind == argc) {

@@ -28,7 +28,6 @@
 #include "lib/json.h"
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
-#include "toe_version.h"
 #include "devices.h"
 #include "toed.h"
 #include "nft.h"
@@ -182,15 +181,8 @@ static enum toe_parse_rc parse_args(int argc, char **argv, struct opts *o)
 		case 'N':
 			nft_route_cache(false);
 			break;
-		case 'V':
-			printf("toed %s\n", OPENTOE_VERSION);
-			return TOE_PARSE_DONE;
-		case 'h':
-			usage(stdout);
-			return TOE_PARSE_DONE;
-		default:
-			usage(stderr);
-			return TOE_PARSE_BAD;
+		default: /* -V, -h, or a wrong one */
+			return toe_parse_common(c, usage);
 		}
 	}
 	/* "toed --check FILE": the file may follow the flag. */

@@ -203,11 +203,7 @@ static void status_json_policy(struct toe_json *j, const struct status *s)
 	tj_ku64(j, "devices", D->cfg.ndevs);
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
 	tj_kstr(j, "track", toe_track_name(s->h.track));
-	tj_key(j, "source");
-	if (s->source)
-		tj_str(j, s->source);
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "source", s->source);
 	tj_kstr(j, "applied_by", s->own ? "toed" : s->source ? "other" : "unknown");
 	tj_key(j, "applied_s_ago");
 	tj_f64(j, s->h.serial ? (s->now - s->h.applied_ns) / 1e9 : 0);
@@ -424,23 +420,36 @@ size_t control_counters(struct counter *out)
 	return sizeof(cc) / sizeof(cc[0]);
 }
 
+/* A group of counters begins: a JSON object under name, or a "name:" line. */
+static void stats_group(FILE *f, struct toe_json *j, bool json, const char *name)
+{
+	if (json) {
+		tj_key(j, name);
+		tj_obj(j);
+	} else {
+		fprintf(f, "%s:\n", name);
+	}
+}
+
 void view_stats(FILE *f, bool json)
 {
 	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS];
 	size_t ndm = daemon_counters(dm), ncc = control_counters(cc);
+	const struct {
+		const char *name;
+		const struct counter *c;
+		size_t n;
+	} groups[] = { { "daemon", dm, ndm }, { "control", cc, ncc } };
 	__u64 v[TOE_STATS_MAX];
 	struct toe_json j;
-	unsigned int i;
+	unsigned int i, g;
 
 	toe_stats_read(&D->m, v, TOE_STATS_MAX);
 	if (json) {
 		tj_start(&j, f);
 		tj_obj(&j);
-		tj_key(&j, "datapath");
-		tj_obj(&j);
-	} else {
-		fprintf(f, "datapath:\n");
 	}
+	stats_group(f, &j, json, "datapath");
 	for (i = 0; i < TOE_STATS_MAX; i++) {
 		const char *n = toe_stat_name(i);
 		char name[64];
@@ -451,24 +460,14 @@ void view_stats(FILE *f, bool json)
 			 i < TOE_S_BASE ? "xdp_parse_" : "", n);
 		put_counter(f, &j, json, name, v[i]);
 	}
-	if (json) {
-		tj_obj_end(&j);
-		tj_key(&j, "daemon");
-		tj_obj(&j);
-	} else {
-		fprintf(f, "daemon:\n");
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		if (json)
+			tj_obj_end(&j);
+		stats_group(f, &j, json, groups[g].name);
+		for (i = 0; i < groups[g].n; i++)
+			put_counter(f, &j, json, groups[g].c[i].name,
+				    groups[g].c[i].v);
 	}
-	for (i = 0; i < ndm; i++)
-		put_counter(f, &j, json, dm[i].name, dm[i].v);
-	if (json) {
-		tj_obj_end(&j);
-		tj_key(&j, "control");
-		tj_obj(&j);
-	} else {
-		fprintf(f, "control:\n");
-	}
-	for (i = 0; i < ncc; i++)
-		put_counter(f, &j, json, cc[i].name, cc[i].v);
 	if (json) {
 		tj_obj_end(&j);
 		tj_obj_end(&j);
@@ -544,11 +543,7 @@ static void policy_json_head(struct toe_json *j, const struct toe_cfg *c, const 
 	tj_obj(j);
 	tj_ku64(j, "serial", h->serial);
 	tj_ku64(j, "generation", gen);
-	tj_key(j, "config");
-	if (src)
-		tj_str(j, src);
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "config", src);
 	tj_key(j, "devices");
 	tj_arr(j);
 	for (i = 0; i < c->ndevs; i++) {
