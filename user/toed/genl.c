@@ -370,18 +370,35 @@ static void get_addr(const struct nlattr *a4, const struct nlattr *a6, __u8 *fam
 	}
 }
 
+/*
+ * A dump's entry for a TID on a device (TID_GET, LISTEN_GET): a new element
+ * of the vector ctx; NULL when the message names no TID or no device (*ret
+ * 0: skipped) or when memory ran out (*ret -ENOMEM).
+ */
+static void *tid_entry(struct nlattr **tb, void *ctx, int *ret)
+{
+	void *e;
+
+	*ret = 0;
+	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
+		return NULL;
+	e = vec_add(ctx);
+	if (!e)
+		*ret = -ENOMEM;
+	return e;
+}
+
 static int tids_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 {
 	struct toe_genl_tid *t;
 	__u16 port;
 	__u8 fam = 0;
+	int ret;
 
 	(void)nh;
-	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
-		return 0;
-	t = vec_add(ctx);
+	t = tid_entry(tb, ctx, &ret);
 	if (!t)
-		return -ENOMEM;
+		return ret;
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_INDEX], &t->dev);
 	toe_nla_get_u32(tb[OPENTOE_A_TID], &t->tid);
 	toe_nla_get_u32(tb[OPENTOE_A_TID_STATE], &t->state);
@@ -503,13 +520,12 @@ static int listeners_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx
 	struct toe_genl_listener *l;
 	__u16 port;
 	__u8 fam = 0;
+	int ret;
 
 	(void)nh;
-	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
-		return 0;
-	l = vec_add(ctx);
+	l = tid_entry(tb, ctx, &ret);
 	if (!l)
-		return -ENOMEM;
+		return ret;
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_INDEX], &l->dev);
 	toe_nla_get_u32(tb[OPENTOE_A_TID], &l->stid);
 	get_addr(tb[OPENTOE_A_LISTEN_ADDR4], tb[OPENTOE_A_LISTEN_ADDR6], &fam,
@@ -524,28 +540,13 @@ int toe_genl_listeners(struct toe_genl *g, __u32 dev,
 		       struct toe_genl_listener **out, int *n, char *err,
 		       size_t errlen)
 {
-	struct vec a = { .sz = sizeof(struct toe_genl_listener) };
-	struct toe_nlmsg r;
-	int ret;
+	void *v;
+	int ret = dump_table(g, OPENTOE_CMD_LISTEN_GET, dev, listeners_cb,
+			     sizeof(**out), "listing the module's listeners",
+			     &v, n, err, errlen);
 
-	*out = NULL;
-	*n = 0;
-	ret = need_family(g, "listing the module's listeners", err, errlen);
-	if (ret)
-		return ret;
-	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_LISTEN_GET,
-		       OPENTOE_GENL_VERSION);
-	if (dev)
-		toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
-	ret = call(g, &r, listeners_cb, &a, "listing the module's listeners",
-		   err, errlen);
-	if (ret) {
-		free(a.v);
-		return ret;
-	}
-	*out = a.v;
-	*n = a.n;
-	return 0;
+	*out = v;
+	return ret;
 }
 
 /* --------------------------------------------------------- events */

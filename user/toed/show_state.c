@@ -324,6 +324,19 @@ static struct kuse {
 	return u;
 }
 
+/* A table of counters fits in out (MAX_COUNTERS of them): checked at compile time. */
+#define COUNTERS_FIT(tbl)                                            \
+	_Static_assert(sizeof(tbl) <= MAX_COUNTERS * sizeof(tbl[0]), \
+		       "MAX_COUNTERS too small")
+
+/* counters c[0..n) into out; n. */
+static size_t counters_out(struct counter *out, const struct counter *c,
+			   size_t n)
+{
+	memcpy(out, c, n * sizeof(*c));
+	return n;
+}
+
 /* toed's own counters (the "daemon" section), in their order; how many. */
 size_t daemon_counters(struct counter *out)
 {
@@ -384,10 +397,8 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_listen_reconciled", D->lst.reconciled },
 	};
 
-	_Static_assert(sizeof(dm) <= MAX_COUNTERS * sizeof(dm[0]),
-		       "MAX_COUNTERS too small");
-	memcpy(out, dm, sizeof(dm));
-	return sizeof(dm) / sizeof(dm[0]);
+	COUNTERS_FIT(dm);
+	return counters_out(out, dm, sizeof(dm) / sizeof(dm[0]));
 }
 
 /* "  NAME    VALUE" in the text, "NAME": VALUE in JSON. */
@@ -414,10 +425,8 @@ size_t control_counters(struct counter *out)
 		{ "datapath_unloads", D->dp.unloads },
 	};
 
-	_Static_assert(sizeof(cc) <= MAX_COUNTERS * sizeof(cc[0]),
-		       "MAX_COUNTERS too small");
-	memcpy(out, cc, sizeof(cc));
-	return sizeof(cc) / sizeof(cc[0]);
+	COUNTERS_FIT(cc);
+	return counters_out(out, cc, sizeof(cc) / sizeof(cc[0]));
 }
 
 /* A group of counters begins: a JSON object under name, or a "name:" line. */
