@@ -249,7 +249,11 @@ clean:
 	rm -rf $(O)
 
 # The headers each object read, recorded by -MMD at its last build.  Not
-# $(O)/*.d: left by the objects of an older tree (user/*.c, now in rooms),
-# they name files that are gone.
--include $(filter-out $(O)/config/fuzz_config.d,$(wildcard $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d \
+# toe-loader.d, toed.d and toectl.d: left by the single-file programs of
+# older trees, they name user/toe-loader.c, user/toed.c and user/toectl.c,
+# now gone; nor config/fuzz_config.d, which names user/config.c (now
+# fuzz-config.d).  The other $(O)/*.d of objects an older tree built there
+# (user/*.c, now in rooms) name targets nothing asks for: no harm.
+-include $(filter-out $(O)/toe-loader.d $(O)/toed.d $(O)/toectl.d $(O)/config/fuzz_config.d,$(wildcard \
+	$(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d \
 	$(O)/lib/*.d $(O)/loader/*.d $(O)/toed-objs/*.d $(O)/toectl-objs/*.d))
