@@ -34,12 +34,15 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
-UTIL      := $(O)/util.o $(O)/dplock.o
-# toed: its own parts (user/toed/*.c, objects in $(O)/toed-objs/) and the
-# user/ files it shares.
-TOED_PARTS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
-TOED_OBJS := $(TOED_PARTS) $(O)/config.o $(O)/policy.o $(O)/neigh.o $(O)/views.o $(O)/genl.o \
-	     $(O)/nlmsg.o $(O)/dplock.o
+# user/ has one folder per program and one for what they share:
+#   user/lib/     linked into all three, as $(O)/lib/libtoe.a
+#   user/loader/  toe-loader (objects in $(O)/loader/)
+#   user/toed/    toed (objects in $(O)/toed-objs/: $(O)/toed is the program)
+#   user/toectl/  toectl (objects in $(O)/toectl-objs/)
+LIB_OBJS  := $(patsubst user/lib/%.c,$(O)/lib/%.o,$(wildcard user/lib/*.c))
+LIBTOE    := $(O)/lib/libtoe.a
+TOED_OBJS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
+TOECTL_OBJS := $(patsubst user/toectl/%.c,$(O)/toectl-objs/%.o,$(wildcard user/toectl/*.c))
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill \
 	$(O)/selftests/connstorm
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen $(O)/bench/pktblast
@@ -71,7 +74,7 @@ $(O)/toe_version.h: VERSION | $(O)
 		"$$(cat VERSION)" > $@.tmp && mv $@.tmp $@
 
 # The files that include it (-MMD knows them after their first build).
-$(O)/loader/main.o $(O)/toed-objs/main.o: $(O)/toe_version.h
+$(O)/lib/parse_rc.o $(O)/loader/main.o: $(O)/toe_version.h
 
 $(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h | $(O)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -83,29 +86,40 @@ $(O)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(O)/vmlinux.h
 $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(O)/%.o: user/%.c | $(O)
+$(O)/lib/%.o: user/lib/%.c
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIBTOE): $(LIB_OBJS)
+	$(AR) rcs $@ $^
 
 $(O)/toed-objs/%.o: user/toed/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Iuser/toed -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(O)/toectl-objs/%.o: user/toectl/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # toed's metrics (user/toed/metrics.c): libmicrohttpd, and the version
 # opentoe_build_info reports.
 TOE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 $(O)/toed-objs/metrics.o: CFLAGS += -DTOE_VERSION='"$(TOE_VERSION)"'
 
-$(O)/toed: $(TOED_OBJS) $(UTIL)
+$(O)/toed: $(TOED_OBJS) $(LIBTOE)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lmicrohttpd
 
-$(O)/toectl: user/toectl.c $(UTIL) $(O)/toe_version.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(UTIL) -o $@ $(LDLIBS)
+$(O)/toectl: $(TOECTL_OBJS) $(LIBTOE)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-# libFuzzer + ASan + UBSan build of the configuration parser.
-$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/config.c
+# libFuzzer + ASan + UBSan build of the configuration parser (toed's).  Its
+# headers are recorded in fuzz-config.d: the fuzz_config.d of an older tree
+# names user/config.c, now user/toed/config.c.
+$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/toed/config.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$(DEPFLAGS) -Iinclude -Iuser selftests/config/fuzz_config.c user/config.c -o $@
+		$(DEPFLAGS) -MF $(@D)/fuzz-config.d -Iinclude -Iuser \
+		selftests/config/fuzz_config.c user/toed/config.c -o $@
 
 # libFuzzer + ASan + UBSan build of toed's control-request parser.
 $(O)/ctl/fuzz_ctl: selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c
@@ -123,8 +137,8 @@ $(O)/selftests/%: selftests/tools/%.c
 
 # toe-loader: user/loader/ (main.c: the subcommand table; see each file's
 # header).  Every object waits for the skeleton, which skel.c and the
-# subcommands that use the object include (an explicit prerequisite: as a
-# pattern rule's only, make would pick $(O)/%.o: user/%.c instead).
+# subcommands that use the object include (an explicit prerequisite, not
+# one of the pattern rule's).
 LOADER_OBJS := $(patsubst user/loader/%.c,$(O)/loader/%.o,$(wildcard user/loader/*.c))
 
 $(LOADER_OBJS) $(O)/toed-objs/tidpool.o: $(SKELS)
@@ -134,7 +148,7 @@ $(O)/loader/%.o: user/loader/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # libxdp: toe_xdp in libxdp's multi-program dispatcher (xdpdisp.c).
-$(O)/toe-loader: $(LOADER_OBJS) $(UTIL)
+$(O)/toe-loader: $(LOADER_OBJS) $(LIBTOE)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lxdp
 
 .PHONY: parser
@@ -235,7 +249,11 @@ clean:
 	rm -rf $(O)
 
 # The headers each object read, recorded by -MMD at its last build.  Not
-# toe-loader.d and toed.d: left by the single-file programs of an older
-# tree, they name user/toe-loader.c and user/toed.c, now gone.
--include $(filter-out $(O)/toe-loader.d $(O)/toed.d,$(wildcard $(O)/*.d $(O)/bench/*.d \
-	$(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d $(O)/loader/*.d $(O)/toed-objs/*.d))
+# toe-loader.d, toed.d and toectl.d: left by the single-file programs of
+# older trees, they name user/toe-loader.c, user/toed.c and user/toectl.c,
+# now gone; nor config/fuzz_config.d, which names user/config.c (now
+# fuzz-config.d).  The other $(O)/*.d of objects an older tree built there
+# (user/*.c, now in rooms) name targets nothing asks for: no harm.
+-include $(filter-out $(O)/toe-loader.d $(O)/toed.d $(O)/toectl.d $(O)/config/fuzz_config.d,$(wildcard \
+	$(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d \
+	$(O)/lib/*.d $(O)/loader/*.d $(O)/toed-objs/*.d $(O)/toectl-objs/*.d))

@@ -42,7 +42,7 @@
 #include <unistd.h>
 #include "endpoint_opts.h"
 #include "pattern.h"
-#include "toe_setns.h"
+#include "lib/toe_setns.h"
 
 struct opts {
 	bool stream;

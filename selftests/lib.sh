@@ -33,7 +33,7 @@ _toe_run_cleanups() {
 trap 'trap "" INT TERM; _toe_run_cleanups' EXIT
 trap 'exit 130' INT TERM
 # The datapath locks of this test's pin folder (toe-loader and toed take
-# them, user/dplock.h); registered first, so removed last.
+# them, user/lib/dplock.h); registered first, so removed last.
 defer "rm -f /run/opentoe/locks/opentoe-$TOE_TEST_ID.*"
 
 # skip REASON: only for what this machine's kernel (or hardware) cannot do;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * libFuzzer target for the configuration parser (user/config.c): any input
+ * libFuzzer target for the configuration parser (user/toed/config.c): any input
  * either parses into a configuration that keeps every invariant the policy
  * compiler relies on, or fails with one "NAME:LINE:COL: message" line.
  * ASan/UBSan catch any read or write out of bounds on the way.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "toed/config.h"
 
 static void fail(const char *what)
 {

@@ -100,7 +100,7 @@ fi
 
 if ! gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-I"$TOE_TOP/include" -I"$TOE_TOP/user" -o "$tmp/toe_kmod_test" \
-	"$here/toe_kmod_test.c" "$TOE_TOP/user/nlmsg.c" 2>"$tmp/cc.log"; then
+	"$here/toe_kmod_test.c" "$TOE_TOP/user/lib/nlmsg.c" 2>"$tmp/cc.log"; then
 	cat "$tmp/cc.log"
 	fail "build the guest test program (static)"
 	finish

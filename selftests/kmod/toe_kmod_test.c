@@ -31,7 +31,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "nlmsg.h"
+#include "lib/nlmsg.h"
 #include "opentoe_genl.h"
 
 /* <net/neighbour.h>'s NUD_VALID, not in the UAPI header */

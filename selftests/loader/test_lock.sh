@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The datapath's change lock (issue 17, user/dplock.h): toe-loader load and
+# The datapath's change lock (issue 17, user/lib/dplock.h): toe-loader load and
 # unload wait --wait seconds for its holder, then fail naming it; the run
 # folder and the lock folder are refused when they are symbolic links,
 # writable by others or owned by another user, and so is a lock file that

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # First match across rule shapes.  The compiler makes one tuple (a hash
 # lookup) per shape: family x local and remote prefix lengths x which of
-# local port, remote port and cgroup the rule matches (user/policy.c
+# local port, remote port and cgroup the rule matches (user/toed/classify.c
 # find_tuple), sorted by the lowest rule of each; the search visits them in
 # that order and stops at a tuple whose lowest rule cannot beat its best
 # match.  For every ordered pair of eight shapes X, Y, one connection that

@@ -64,7 +64,7 @@
 #include <linux/tcp.h>
 #include "../../bench/endpoint_opts.h"
 #include "../../bench/pattern.h"
-#include "toe_setns.h"
+#include "lib/toe_setns.h"
 
 #define MAX_PAIRS 8192
 

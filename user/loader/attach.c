@@ -21,7 +21,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/pinned.h"
+#include "lib/netns.h"
 
 /*
  * A pinned link of ours already exists: swap prog_fd into it in place,
@@ -81,7 +84,7 @@ int attach_sockops(const struct opts *o, int prog_fd)
 	struct stat cst;
 	int cg_fd, link_fd, err;
 
-	toe_join(path, sizeof(path), o->pin_dir, "link_sockops");
+	toe_join(path, sizeof(path), o->pin_dir, TOE_PIN_LINK_SOCKOPS);
 	if (stat(o->cgroup, &cst)) {
 		toe_err("cgroup %s: %s", o->cgroup, strerror(errno));
 		return -errno;

@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
 
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 {

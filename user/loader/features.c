@@ -18,7 +18,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/json.h"
 
 enum probe_kind { P_PROG, P_MAP, P_HELPER, P_ENUM, P_FUNC };
 

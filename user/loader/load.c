@@ -18,7 +18,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/path.h"
 #include "opentoe.skel.h"
 
 #define STR_(x) #x

@@ -17,9 +17,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "dplock.h"
+#include "lib/dplock.h"
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
 
 #define WAIT_MAX_S 3600
 

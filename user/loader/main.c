@@ -37,7 +37,8 @@
 #include <string.h>
 #include "loader.h"
 #include "toe_version.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/parse_rc.h"
 
 static int set_pin_dir(struct opts *o, const char *arg)
 {
@@ -85,13 +86,6 @@ static const struct loader_cmd cmds[] = {
 	{ NULL }
 };
 /* clang-format on */
-
-/* How parse_opts ended. */
-enum parse_result {
-	PARSE_OK, /* run the subcommand */
-	PARSE_HELP, /* --help was shown: exit 0 */
-	PARSE_FAILED, /* a message was given: exit 1 */
-};
 
 #define MAX_OPTS 16 /* options of one subcommand, common ones included */
 
@@ -254,7 +248,7 @@ static void refuse_opt(const struct loader_cmd *cmd, char **argv)
 }
 
 /* The options after the subcommand's name (argv[1]), into o. */
-static enum parse_result parse_opts(const struct loader_cmd *cmd, int argc,
+static enum toe_parse_rc parse_opts(const struct loader_cmd *cmd, int argc,
 				    char **argv, struct opts *o)
 {
 	struct option lopts[MAX_OPTS + 1];
@@ -270,22 +264,22 @@ static enum parse_result parse_opts(const struct loader_cmd *cmd, int argc,
 		if (!lo) {
 			refuse_opt(cmd, argv);
 			cmd_usage(cmd, stderr);
-			return PARSE_FAILED;
+			return TOE_PARSE_BAD;
 		}
 		if (lo->flag) {
 			*(bool *)((char *)o + lo->flag) = true;
 		} else if (!lo->set) {
 			cmd_usage(cmd, stdout);
-			return PARSE_HELP;
+			return TOE_PARSE_DONE;
 		} else if (lo->set(o, optarg)) {
-			return PARSE_FAILED;
+			return TOE_PARSE_BAD;
 		}
 	}
 	if (optind < argc) {
 		toe_err("unexpected argument '%s'", argv[optind]);
-		return PARSE_FAILED;
+		return TOE_PARSE_BAD;
 	}
-	return PARSE_OK;
+	return TOE_PARSE_OK;
 }
 
 static const struct loader_cmd *find_cmd(const char *name)
@@ -317,6 +311,7 @@ int main(int argc, char **argv)
 			  .drain_timeout = 10,
 			  .wait_ms = 10000 };
 	const struct loader_cmd *cmd;
+	enum toe_parse_rc rc;
 
 	toe_prog = "toe-loader";
 	if (argc < 2) {
@@ -337,13 +332,8 @@ int main(int argc, char **argv)
 		unknown_cmd(argv[1]);
 		return 1;
 	}
-	switch (parse_opts(cmd, argc, argv, &o)) {
-	case PARSE_HELP:
-		return 0;
-	case PARSE_FAILED:
-		return 1;
-	case PARSE_OK:
-		break;
-	}
+	rc = parse_opts(cmd, argc, argv, &o);
+	if (rc != TOE_PARSE_OK)
+		return toe_parse_exit(rc);
 	return cmd->func(&o);
 }

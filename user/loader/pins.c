@@ -14,7 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/netns.h"
 
 /* Maps older opentoes pinned and this one does not: unload removes them. */
 static const char *retired_maps[] = {

@@ -16,7 +16,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/path.h"
+#include "lib/netns.h"
+#include "lib/json.h"
 
 /* clang-format off */
 const struct loader_opt status_options[] = {

@@ -26,7 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
 
 /*
  * tcx (BPF_TCX_INGRESS/EGRESS attach types) came with Linux 6.6.  The

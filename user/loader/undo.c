@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
 
 /*
  * A load records at most: the pin folder, one unpin per map, the sk_msg

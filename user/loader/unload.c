@@ -20,7 +20,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/netns.h"
 #include "opentoe.skel.h"
 
 #define OPT_FORCE 256 /* --force has no short option */

@@ -46,7 +46,8 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/pinned.h"
 
 static int libxdp_quiet(enum libxdp_print_level level, const char *fmt,
 			va_list ap)

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <sys/sdt.h>
 #include <unistd.h>
-#include "dplock.h"
+#include "lib/dplock.h"
+#include "devices.h"
 #include "toed.h"
 
 #define CHANGE_WAIT_MS 2000 /* for a loader or toed --apply to finish */
@@ -88,7 +89,7 @@ static int apply_locked(const struct toe_cfg *cfg, const char *text, size_t len,
 
 	if (change_lock("toed apply", CHANGE_WAIT_MS, e, elen))
 		return -1;
-	kmod_merge(cfg, merged);
+	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, merged);
 	ret = toe_policy_apply(D->pin_dir, merged, st, e, elen);
 	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
 					 text ? text : "", len, w, sizeof(w)))

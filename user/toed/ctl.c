@@ -111,15 +111,12 @@ static bool cmd_monitor(struct client *c, const struct ctl_request *r,
 	return false;
 }
 
+/* The dispatch: the view and run columns of lib/ctl_cmds.h. */
 static const struct ctl_cmd cmds[CTL__NCMDS] = {
-	[CTL_STATUS] = { view_status, NULL, false },
-	[CTL_DEVICES] = { view_devices, NULL, true },
-	[CTL_FLOWS] = { NULL, cmd_flows, true },
-	[CTL_NEIGH] = { view_neigh, NULL, true },
-	[CTL_POLICY] = { view_policy, NULL, true },
-	[CTL_STATS] = { view_stats, NULL, true },
-	[CTL_RELOAD] = { NULL, cmd_reload, true },
-	[CTL_MONITOR] = { NULL, cmd_monitor, false },
+#define X(id, name, args, help, stream, view, run, needs_dp) \
+	[CTL_##id] = { view, run, needs_dp },
+	TOE_CTL_CMDS(X)
+#undef X
 };
 
 /* ------------------------------------------------------------ clients */

@@ -9,14 +9,10 @@ static const struct {
 	const char *name;
 	bool args; /* takes arguments; the others refuse any */
 } cmds[CTL__NCMDS] = {
-	[CTL_STATUS] = { "status", false },
-	[CTL_DEVICES] = { "devices", false },
-	[CTL_FLOWS] = { "flows", true },
-	[CTL_NEIGH] = { "neigh", false },
-	[CTL_POLICY] = { "policy", false },
-	[CTL_STATS] = { "stats", false },
-	[CTL_RELOAD] = { "reload", false },
-	[CTL_MONITOR] = { "monitor", false },
+#define X(id, name, args, help, stream, view, run, needs_dp) \
+	[CTL_##id] = { name, TOE_CTL_TAKES_ARGS(args) },
+	TOE_CTL_CMDS(X)
+#undef X
 };
 
 const char *ctl_cmd_name(enum ctl_cmd_id id)
@@ -37,9 +33,16 @@ static enum ctl_parse_res perr(char *err, const char *fmt, ...)
 	return CTL_PARSE_ERR;
 }
 
+/* What line_end says besides a length. */
+enum {
+	LINE_MORE = -1, /* no newline yet */
+	LINE_BAD = -2, /* a byte that is not text, or too long: err says which */
+};
+
 /*
- * The first line's length (its newline's offset), or -1: no newline yet,
- * or -2: a byte that is not text, or no newline within TOE_CTL_REQ_MAX (err).
+ * The first line's length (its newline's offset), or LINE_MORE: no newline
+ * yet, or LINE_BAD: a byte that is not text, or no newline within
+ * TOE_CTL_REQ_MAX (err).
  */
 static long line_end(const char *buf, size_t len, char *err)
 {
@@ -52,22 +55,22 @@ static long line_end(const char *buf, size_t len, char *err)
 			return (long)i;
 		if (c == 0) {
 			perr(err, "request has a NUL byte at offset %zu", i);
-			return -2;
+			return LINE_BAD;
 		}
 		if (c < 0x20 || c >= 0x7f) {
 			perr(err,
 			     "request has a non-text byte 0x%02x at offset %zu",
 			     c, i);
-			return -2;
+			return LINE_BAD;
 		}
 	}
 	if (i == TOE_CTL_REQ_MAX) {
 		perr(err,
 		     "request too long (more than %d bytes without a newline)",
 		     TOE_CTL_REQ_MAX);
-		return -2;
+		return LINE_BAD;
 	}
-	return -1;
+	return LINE_MORE;
 }
 
 /* A port: 1 to 5 decimal digits, at most 65535; -1 if s is not one. */
@@ -205,9 +208,9 @@ enum ctl_parse_res ctl_parse(const char *buf, size_t len,
 	long end = line_end(buf, len, err);
 	int nw, c;
 
-	if (end == -1)
+	if (end == LINE_MORE)
 		return CTL_PARSE_MORE;
-	if (end < 0)
+	if (end == LINE_BAD)
 		return CTL_PARSE_ERR;
 	memset(req, 0, sizeof(*req));
 	req->port = -1;

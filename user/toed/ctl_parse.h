@@ -13,20 +13,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "toe_ctl.h"
+#include "lib/ctl_cmds.h"
+#include "lib/toe_ctl.h"
 
 #define CTL_MAX_WORDS 16 /* words of a request, -j left out */
 #define CTL_ERR_MAX 256 /* an error line, with its NUL */
 
+/* CTL_STATUS, ...: the commands of lib/ctl_cmds.h, in its order. */
 enum ctl_cmd_id {
-	CTL_STATUS,
-	CTL_DEVICES,
-	CTL_FLOWS,
-	CTL_NEIGH,
-	CTL_POLICY,
-	CTL_STATS,
-	CTL_RELOAD,
-	CTL_MONITOR,
+#define X(id, name, args, help, stream, view, run, needs_dp) CTL_##id,
+	TOE_CTL_CMDS(X)
+#undef X
 	CTL__NCMDS
 };
 

@@ -22,6 +22,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/pinned.h"
 #include "toed.h"
 
 #define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */
@@ -59,7 +62,7 @@ static void read_ids(struct dp_ids *ids)
 	ids->stats = pin_id(TOE_MAP(STATS), false, NULL);
 	ids->events = pin_id(TOE_MAP(EVENTS), false, NULL);
 	ids->neigh = pin_id(TOE_MAP(NEIGH), false, NULL);
-	ids->sockops_link = pin_id("link_sockops", true, &ids->sockops_prog);
+	ids->sockops_link = pin_id(TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog);
 }
 
 /* When the sock_ops program was loaded, in unix seconds (now if unknown). */

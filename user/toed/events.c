@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/pinned.h"
 #include "toed.h"
 #include "nft.h"
 
@@ -252,7 +253,7 @@ int on_event(void *ctx, void *data, size_t len)
 		dn[16] = 0;
 	}
 	level = event_text(e, dn, tids, text, sizeof(text));
-	if (level <= D->log_level)
+	if (log_on(level))
 		logm(level, "%.*s", (int)strlen(text) - 1, text);
 	if (!mon_any())
 		return 0;
@@ -274,7 +275,7 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
 	neigh_lat_observe(toe_now_ns() - nl->last_recv_ns);
-	if (!mon_any() && D->log_level < LOG_DEBUG)
+	if (!mon_any() && !log_on(LOG_DEBUG))
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));
 	if (!if_indextoname(k->ifindex, ifn))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * toed and the kernel module (user/genl.c): the module's devices merged
+ * toed and the kernel module (user/toed/genl.c): the module's devices merged
  * into the configuration, the TIDs toed takes for flows the datapath
  * offloads on them (tid_*: a table by flow key) and gives back when they
  * close, reconciled with the module after a restart or a lost event, and
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "devices.h"
 #include "toed.h"
 
 /*
@@ -196,16 +197,6 @@ size_t tids_held_all(void)
 	return n;
 }
 
-static const struct toe_genl_dev *kdev_by_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < D->nkdevs; i++)
-		if (!strncmp(D->kdevs[i].name, name, OPENTOE_NAMSIZ))
-			return &D->kdevs[i];
-	return NULL;
-}
-
 /* Read the module's devices again; false (and none) if it cannot be asked. */
 bool kmod_read_devs(void)
 {
@@ -226,74 +217,6 @@ bool kmod_read_devs(void)
 	return true;
 }
 
-/*
- * The configuration toed applies: the file's, with its 'kmod' devices
- * filled in from the module, and every other device of the module (with a
- * TOM attached) added, so that toe_devs shows all of them.  Shallow: the
- * rules are the file's.
- */
-void kmod_merge(const struct toe_cfg *file, struct toe_cfg *out)
-{
-	const struct toe_genl_dev *k;
-	int i, j;
-
-	*out = *file;
-	for (i = 0; i < out->ndevs; i++) {
-		struct toe_cfg_dev *d = &out->devs[i];
-
-		if (!d->kmod)
-			continue;
-		k = kdev_by_name(d->name);
-		if (!k || !k->tom[0]) {
-			d->absent = true;
-			logm(LOG_WARN,
-			     "device %s (line %d): %s; rules naming it leave connections on the host until it %s",
-			     d->name, d->line,
-			     !toe_genl_up(&D->gl) ?
-				     "the kernel module is not loaded" :
-			     !k ? "the kernel module has no such device" :
-				  "the kernel module has it, but no TOM attached",
-			     !k ? "appears" : "is attached");
-			continue;
-		}
-		d->type = toe_genl_dev_type(k->ttid);
-		d->nconn = k->nconn ? k->nconn : 1;
-		d->ifindex = k->ifindex;
-		d->absent = false;
-	}
-	for (j = 0; j < D->nkdevs; j++) {
-		struct toe_cfg_dev *d;
-
-		k = &D->kdevs[j];
-		if (!k->tom[0])
-			continue; /* registered, no TOM: it cannot take a connection */
-		for (i = 0;
-		     i < out->ndevs && strncmp(out->devs[i].name, k->name, 16);
-		     i++)
-			;
-		if (i < out->ndevs) {
-			if (!out->devs[i].kmod)
-				logm(LOG_WARN,
-				     "the kernel module's device %s is hidden by the configuration's device of the same name (line %d); declare it 'device %s kmod' to use the module's",
-				     k->name, out->devs[i].line, k->name);
-			continue;
-		}
-		if (out->ndevs == TOE_MAX_DEVS) {
-			logm(LOG_WARN,
-			     "the kernel module's device %s left out: %d devices already",
-			     k->name, TOE_MAX_DEVS);
-			continue;
-		}
-		d = &out->devs[out->ndevs++];
-		memset(d, 0, sizeof(*d));
-		snprintf(d->name, sizeof(d->name), "%s", k->name);
-		d->kmod = true;
-		d->type = toe_genl_dev_type(k->ttid);
-		d->nconn = k->nconn ? k->nconn : 1;
-		d->ifindex = k->ifindex;
-	}
-}
-
 /* After an apply: which toe_devs index is which device of the module. */
 void kmod_map_refresh(void)
 {
@@ -307,7 +230,7 @@ void kmod_map_refresh(void)
 		    (v.flags & (TOE_DEVF_KMOD | TOE_DEVF_PRESENT)) !=
 			    (TOE_DEVF_KMOD | TOE_DEVF_PRESENT))
 			continue;
-		k = kdev_by_name(v.name);
+		k = kdev_by_name(D->kdevs, D->nkdevs, v.name);
 		if (k && k->tom[0])
 			D->kmod_idx[i] = k->index;
 	}

@@ -25,8 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "dplock.h"
-#include "toe_ctl.h"
+#include "lib/err.h"
+#include "lib/path.h"
+#include "lib/netns.h"
+#include "lib/dplock.h"
+#include "lib/toe_ctl.h"
 #include "toed.h"
 #include "nft.h"
 
@@ -192,7 +195,7 @@ static int start_loop(void)
 	D->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 || timerfd_settime(D->tfd, 0, &its, NULL) ||
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
-	    (nft_open(D->pin_dir) >= 0 &&
+	    (nft_open(D->pin_dir, D->netns_ino) >= 0 &&
 	     (ep_add(nft_fd(), SRC_NFT) ||
 	      (nft_again_fd() >= 0 && ep_add(nft_again_fd(), SRC_NFT_AGAIN))))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));

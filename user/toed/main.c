@@ -11,44 +11,28 @@
  * restarted; a new toed adopts the pinned state as it finds it and resets
  * no counter and no flow.
  *
- * This file: the options, usage, toed --check and --apply (one shot), the
- * daemon's state (D) and its log; the daemon itself is loop.c's.  toed.h
+ * This file: the options, usage, toed --check and --apply (one shot); the
+ * daemon's state (D) is state.c's, its log log.c's, the daemon itself
+ * loop.c's.  toed.h
  * says which part owns what.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dplock.h"
-#include "toe_ctl.h"
-#include "toe_version.h"
+#include "lib/err.h"
+#include "lib/parse_rc.h"
+#include "lib/json.h"
+#include "lib/dplock.h"
+#include "lib/toe_ctl.h"
+#include "devices.h"
 #include "toed.h"
 #include "nft.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
-
-#define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
-
-static const char *const log_names[] = { "error", "warning", "info", "debug" };
-
-struct toed *D;
-
-void logm(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level > D->log_level)
-		return;
-	fprintf(stderr, "toed: %s: ", log_names[level]);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {
@@ -97,14 +81,11 @@ struct opts {
 	bool json; /* -j: --apply's summary in JSON */
 };
 
-/* What parsing the command line gave. */
-enum parse { PARSE_OK, PARSE_HELP, PARSE_BAD };
-
 /*
  * The options that take a value that can be wrong: --interface, --rcvbuf,
  * --log-level, --metrics.
  */
-static enum parse parse_value(int c, const char *arg)
+static enum toe_parse_rc parse_value(int c, const char *arg)
 {
 	char *end, err[512];
 	int i;
@@ -113,17 +94,17 @@ static enum parse parse_value(int c, const char *arg)
 	case 'm':
 		if (metrics_parse(arg, err, sizeof(err))) {
 			toe_err("%s", err);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		break;
 	case 'i':
 		if (D->nifaces == MAX_IFACES) {
 			toe_err("at most %d --interface", MAX_IFACES);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		if (!if_nametoindex(arg)) {
 			toe_err("unknown interface '%s'", arg);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		D->ifaces[D->nifaces++] = arg;
 		break;
@@ -133,24 +114,23 @@ static enum parse parse_value(int c, const char *arg)
 		if (errno || *end || D->rcvbuf < 256) {
 			toe_err("bad --rcvbuf '%s' (expected a number of bytes, at least 256)",
 				arg);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
 		break;
 	case 'l':
-		for (i = 0; i <= LOG_DEBUG && strcmp(arg, log_names[i]); i++)
-			;
-		if (i > LOG_DEBUG) {
+		i = log_level_parse(arg);
+		if (i < 0) {
 			toe_err("bad --log-level '%s' (expected error, warning, info or debug)",
 				arg);
-			return PARSE_BAD;
+			return TOE_PARSE_BAD;
 		}
-		D->log_level = i;
+		log_set_level(i);
 		break;
 	}
-	return PARSE_OK;
+	return TOE_PARSE_OK;
 }
 
-static enum parse parse_args(int argc, char **argv, struct opts *o)
+static enum toe_parse_rc parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -192,8 +172,8 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		case 'R':
 		case 'l':
 		case 'm':
-			if (parse_value(c, optarg) != PARSE_OK)
-				return PARSE_BAD;
+			if (parse_value(c, optarg) != TOE_PARSE_OK)
+				return TOE_PARSE_BAD;
 			break;
 		case 'j':
 			o->json = true;
@@ -201,15 +181,8 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		case 'N':
 			nft_route_cache(false);
 			break;
-		case 'V':
-			printf("toed %s\n", OPENTOE_VERSION);
-			return PARSE_HELP;
-		case 'h':
-			usage(stdout);
-			return PARSE_HELP;
-		default:
-			usage(stderr);
-			return PARSE_BAD;
+		default: /* -V, -h, or a wrong one */
+			return toe_parse_common(c, usage);
 		}
 	}
 	/* "toed --check FILE": the file may follow the flag. */
@@ -217,9 +190,9 @@ static enum parse parse_args(int argc, char **argv, struct opts *o)
 		D->config = argv[optind++];
 	if (optind < argc) {
 		toe_err("unexpected argument '%s'", argv[optind]);
-		return PARSE_BAD;
+		return TOE_PARSE_BAD;
 	}
-	return PARSE_OK;
+	return TOE_PARSE_OK;
 }
 
 /* toed --apply -j */
@@ -277,7 +250,7 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len, bool js
 		D->gl_open = true;
 		kmod_read_devs();
 	}
-	kmod_merge(cfg, &merged);
+	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, &merged);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
 	if (apply_locked(&merged, text, len, &st, err, sizeof(err))) {
@@ -299,48 +272,21 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len, bool js
 
 int main(int argc, char **argv)
 {
-	static struct toed d = {
-		.config = DEFAULT_CONFIG,
-		.pin_dir = TOE_PIN_DIR_DEFAULT,
-		.run_dir = TOE_RUN_DIR,
-		.log_level = LOG_INFO,
-		.rcvbuf = 4 << 20,
-		.epfd = -1,
-		.sigfd = -1,
-		.lsock = -1,
-		.tfd = -1,
-		.lockfd = -1,
-		.runlockfd = -1,
-		.change_lock = -1,
-		.m = { .devs = -1, .live = -1, .flows = -1, .stats = -1, .hdr = -1, .gen = -1,
-		       .neigh = -1, .local = -1, .events = -1, .fwd = -1, .byp = -1 },
-		.nl = { .ev_fd = -1, .dump_fd = -1 },
-		.cfg = { .default_dev = -1 },
-		.gl = { .fd = -1, .ev_fd = -1 },
-	};
 	struct opts o = { 0 };
 	struct toe_cfg cfg;
 	char err[1024], *text = NULL;
 	size_t len = 0;
-	int i, ret;
+	enum toe_parse_rc rc;
+	int ret;
 
-	D = &d;
-	for (i = 0; i < MAX_MON; i++)
-		d.mon[i].fd = -1;
-	for (i = 0; i < MAX_CLIENTS; i++)
-		d.cl[i].fd = -1;
+	toed_state_init();
 	toe_prog = "toed";
-	switch (parse_args(argc, argv, &o)) {
-	case PARSE_HELP:
-		return 0;
-	case PARSE_BAD:
-		return 1;
-	case PARSE_OK:
-		break;
-	}
+	rc = parse_args(argc, argv, &o);
+	if (rc != TOE_PARSE_OK)
+		return toe_parse_exit(rc);
 	if (!o.check && !o.apply)
 		return daemon_run();
-	if (toe_cfg_load_text(d.config, &cfg, &text, &len, err, sizeof(err))) {
+	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, sizeof(err))) {
 		fprintf(stderr, "toed: %s\n", err);
 		toe_cfg_free(&cfg);
 		return 1;
@@ -351,7 +297,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	free(text);
-	printf("%s: valid: %d device%s, %d rule%s, default %s\n", d.config,
+	printf("%s: valid: %d device%s, %d rule%s, default %s\n", D->config,
 	       cfg.ndevs, cfg.ndevs == 1 ? "" : "s", cfg.nrules,
 	       cfg.nrules == 1 ? "" : "s", toe_action_name(cfg.default_action));
 	toe_cfg_free(&cfg);

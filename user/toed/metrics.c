@@ -11,8 +11,8 @@
  * a request, then nothing) is only an entry in MHD's connection table until
  * MHD_OPTION_CONNECTION_TIMEOUT closes it, and never holds the loop.  The
  * answer is rendered in the request's callback from toed's state as it is,
- * through the gathering functions toectl stats and devices use (views.c:
- * daemon_counters, control_counters, kmod_view; user/views.c:
+ * through the gathering functions toectl stats and devices use (show_state.c:
+ * daemon_counters, control_counters, kmod_view; show_maps.c:
  * toe_stats_read, toe_devs_read): no second thread, no lock, no snapshot
  * to go stale.  A scrape reads the per-CPU stats map, the device maps and
  * the policy header (never toe_flows), so its cost does not grow with the
@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
+#include "lib/err.h"
 #include "toed.h"
 
 #ifndef TOE_VERSION
@@ -236,7 +237,7 @@ static const struct family {
 			      "Kernel module event-socket overruns" },
 };
 
-/* A toectl stats counter (views.c) and where it goes. */
+/* A toectl stats counter (show_state.c) and where it goes. */
 static const struct cmap {
 	const char *key; /* its name in toectl stats */
 	enum fam f;

@@ -3,14 +3,14 @@
  * opentoe: what toectl shows, read from the pinned maps and written as a
  * text table or as one JSON document.
  */
-#ifndef __TOE_VIEWS_H
-#define __TOE_VIEWS_H
+#ifndef __TOE_SHOW_MAPS_H
+#define __TOE_SHOW_MAPS_H
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "opentoe.h"
-#include "util.h"
+
 
 struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;
@@ -97,4 +97,4 @@ __u64 toe_now_ns(void);
 /* "3.2s", "5m", "2h" */
 const char *toe_age_str(__u64 ns, char *buf, size_t len);
 
-#endif /* __TOE_VIEWS_H */
+#endif /* __TOE_SHOW_MAPS_H */

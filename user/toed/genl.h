@@ -4,7 +4,7 @@
  * "opentoe" (ABI: include/opentoe_genl.h).  Devices, TIDs, the L2T, and the
  * module's events.
  *
- * Two NETLINK_GENERIC sockets, as user/neigh.c has two rtnetlink ones:
+ * Two NETLINK_GENERIC sockets, as neigh.c has two rtnetlink ones:
  * requests and their replies on one, events on the other (so a dump never
  * interleaves with an event).  The event socket also follows the genetlink
  * controller's "notify" group, so a module loaded or unloaded while toed

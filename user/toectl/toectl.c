@@ -13,9 +13,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "toe_ctl.h"
-#include "toe_version.h"
-#include "util.h"
+#include "lib/ctl_cmds.h"
+#include "lib/toe_ctl.h"
+#include "lib/err.h"
+#include "lib/parse_rc.h"
 
 
 /*
@@ -24,32 +25,17 @@
  */
 struct ctl_cmd {
 	const char *name;
-	const char *args; /* in the usage text, or NULL */
+	const char *args; /* in the usage text, "" for none */
 	const char *help; /* its lines in the usage text */
 	bool stream; /* monitor: answers until interrupted, line by line */
 };
 
+/* The name, args, help and stream columns of lib/ctl_cmds.h. */
 static const struct ctl_cmd cmds[] = {
-	{ .name = "status",
-	  .help = "daemon, policy, interfaces, event totals\n" },
-	{ .name = "devices",
-	  .help = "offload devices: type, module, interface,\n"
-		  "capacity and use (the patch's /proc/net/toe)\n" },
-	{ .name = "flows",
-	  .args = " [dev NAME] [port N] [netns NAME|INODE]",
-	  .help = "tracked connections: tuple, device, decision,\n"
-		  "reason, bytes, segments, XDP packets, RTT, age\n" },
-	{ .name = "neigh",
-	  .help = "the neighbour entries mirrored into the datapath\n" },
-	{ .name = "policy",
-	  .help = "the configuration in force, in its own syntax\n" },
-	{ .name = "stats", .help = "datapath and daemon counters\n" },
-	{ .name = "reload",
-	  .help = "re-read the configuration and apply it atomically;\n"
-		  "an invalid file is reported, the policy stays\n" },
-	{ .name = "monitor",
-	  .help = "print events as they happen (like ip monitor)\n",
-	  .stream = true },
+#define X(id, name, args, help, stream, view, run, needs_dp) \
+	{ name, args, help, stream },
+	TOE_CTL_CMDS(X)
+#undef X
 	{ NULL }
 };
 
@@ -65,8 +51,7 @@ static void usage(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (c = cmds; c->name; c++) {
-		snprintf(name, sizeof(name), "%s%s", c->name,
-			 c->args ? c->args : "");
+		snprintf(name, sizeof(name), "%s%s", c->name, c->args);
 		for (line = c->help; *line; line = nl + 1) {
 			nl = strchr(line, '\n');
 			fprintf(f, "  %-25s  %.*s\n",
@@ -86,11 +71,9 @@ static void usage(FILE *f)
 		"toed's socket is root's only (mode 0600, and toed checks the caller's uid).\n");
 }
 
-/* How a step ended: go on, or exit with this status. */
-#define GO_ON (-1)
-
-/* toectl's own options, before the command; GO_ON or an exit status. */
-static int parse_opts(int argc, char **argv, bool *json, const char **run_dir)
+/* toectl's own options, before the command. */
+static enum toe_parse_rc parse_opts(int argc, char **argv, bool *json,
+				    const char **run_dir)
 {
 	static const struct option lopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -109,26 +92,19 @@ static int parse_opts(int argc, char **argv, bool *json, const char **run_dir)
 		case 'r':
 			*run_dir = optarg;
 			break;
-		case 'V':
-			printf("toectl %s\n", OPENTOE_VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
+		default: /* -V, -h, or a wrong one */
+			return toe_parse_common(c, usage);
 		}
 	}
 	if (optind == argc) {
 		usage(stderr);
-		return 1;
+		return TOE_PARSE_BAD;
 	}
-	return GO_ON;
+	return TOE_PARSE_OK;
 }
 
-/* The command named name; NULL with the exit status in *rc if none. */
-static const struct ctl_cmd *find_cmd(const char *name, int *rc)
+/* The command named name; NULL if none, *rc saying how that ended. */
+static const struct ctl_cmd *find_cmd(const char *name, enum toe_parse_rc *rc)
 {
 	const struct ctl_cmd *c;
 
@@ -137,11 +113,11 @@ static const struct ctl_cmd *find_cmd(const char *name, int *rc)
 			return c;
 	if (!strcmp(name, "help")) {
 		usage(stdout);
-		*rc = 0;
+		*rc = TOE_PARSE_DONE;
 		return NULL;
 	}
 	toe_err("unknown command '%s' (toectl --help lists them)", name);
-	*rc = 1;
+	*rc = TOE_PARSE_BAD;
 	return NULL;
 }
 
@@ -265,27 +241,27 @@ static int connect_toed(const char *run_dir)
 }
 
 /*
- * The answer's first line says ok or error: buf[0..n) holds it.  GO_ON
- * (ok: *skip bytes of it are the line) or an exit status.
+ * The answer's first line says ok or error: buf[0..n) holds it.
+ * TOE_PARSE_OK (ok: *skip bytes of it are the line), or TOE_PARSE_BAD (said).
  */
-static int answer_status(const char *buf, int n, int *skip)
+static enum toe_parse_rc answer_status(const char *buf, int n, int *skip)
 {
 	const char *nl = memchr(buf, '\n', n);
 
 	if (!nl) {
 		toe_err("malformed answer from toed");
-		return 1;
+		return TOE_PARSE_BAD;
 	}
 	if (nl - buf == 2 && !strncmp(buf, "ok", 2)) {
 		*skip = nl + 1 - buf;
-		return GO_ON;
+		return TOE_PARSE_OK;
 	}
 	if (!strncmp(buf, "error ", 6)) {
 		fprintf(stderr, "toectl: %.*s\n", (int)(nl - buf - 6), buf + 6);
-		return 1;
+		return TOE_PARSE_BAD;
 	}
 	toe_err("malformed answer from toed");
-	return 1;
+	return TOE_PARSE_BAD;
 }
 
 /* Copy the rest of the answer to stdout; the exit status. */
@@ -293,14 +269,13 @@ static int copy_answer(int fd, bool stream)
 {
 	char buf[65536];
 	bool first = true;
-	int n, skip, rc;
+	int n, skip;
 
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		skip = 0;
 		if (first) {
-			rc = answer_status(buf, n, &skip);
-			if (rc != GO_ON)
-				return rc;
+			if (answer_status(buf, n, &skip) != TOE_PARSE_OK)
+				return 1;
 			first = false;
 		}
 		n -= skip;
@@ -327,15 +302,16 @@ int main(int argc, char **argv)
 	bool json = false;
 	char req[REQ_LINE];
 	size_t len;
-	int fd, rc;
+	enum toe_parse_rc rc;
+	int fd;
 
 	toe_prog = "toectl";
 	rc = parse_opts(argc, argv, &json, &run_dir);
-	if (rc != GO_ON)
-		return rc;
+	if (rc != TOE_PARSE_OK)
+		return toe_parse_exit(rc);
 	cmd = find_cmd(argv[optind], &rc);
 	if (!cmd)
-		return rc;
+		return toe_parse_exit(rc);
 	len = build_request(req, sizeof(req), cmd->name, json,
 			    argc - optind - 1, argv + optind + 1);
 	if (!len)

@@ -7,7 +7,7 @@
 #ifndef __TOE_CTL_H
 #define __TOE_CTL_H
 
-#include "dplock.h"	/* TOE_RUN_DIR: the default run folder */
+#include "lib/dplock.h"	/* TOE_RUN_DIR: the default run folder */
 
 #define TOE_CTL_SOCK	"toed.sock"
 #define TOE_CTL_REQ_MAX	512

@@ -18,8 +18,9 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include "genl.h"
-#include "nlmsg.h"
-#include "util.h"
+#include "lib/nlmsg.h"
+#include "lib/err.h"
+#include "lib/pinned.h"
 
 #define RECV_BUF	(64 * 1024)	/* events */
 #define REQ_TIMEOUT_S	5
@@ -156,11 +157,8 @@ fail:
 
 void toe_genl_close(struct toe_genl *g)
 {
-	if (g->fd >= 0)
-		close(g->fd);
-	if (g->ev_fd >= 0)
-		close(g->ev_fd);
-	g->fd = g->ev_fd = -1;
+	toe_close_fds(&g->fd, 1);
+	toe_close_fds(&g->ev_fd, 1);
 	g->family = 0;
 }
 
@@ -372,18 +370,35 @@ static void get_addr(const struct nlattr *a4, const struct nlattr *a6, __u8 *fam
 	}
 }
 
+/*
+ * A dump's entry for a TID on a device (TID_GET, LISTEN_GET): a new element
+ * of the vector ctx; NULL when the message names no TID or no device (*ret
+ * 0: skipped) or when memory ran out (*ret -ENOMEM).
+ */
+static void *tid_entry(struct nlattr **tb, void *ctx, int *ret)
+{
+	void *e;
+
+	*ret = 0;
+	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
+		return NULL;
+	e = vec_add(ctx);
+	if (!e)
+		*ret = -ENOMEM;
+	return e;
+}
+
 static int tids_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 {
 	struct toe_genl_tid *t;
 	__u16 port;
 	__u8 fam = 0;
+	int ret;
 
 	(void)nh;
-	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
-		return 0;
-	t = vec_add(ctx);
+	t = tid_entry(tb, ctx, &ret);
 	if (!t)
-		return -ENOMEM;
+		return ret;
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_INDEX], &t->dev);
 	toe_nla_get_u32(tb[OPENTOE_A_TID], &t->tid);
 	toe_nla_get_u32(tb[OPENTOE_A_TID_STATE], &t->state);
@@ -398,22 +413,27 @@ static int tids_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	return 0;
 }
 
-int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int *n,
-		  char *err, size_t errlen)
+/*
+ * A dump of one of the module's tables (cmd), of device dev or of all (0):
+ * its entries, sz bytes each, into *out (malloc'd) and *n.
+ */
+static int dump_table(struct toe_genl *g, __u8 cmd, __u32 dev, toe_nlmsg_cb cb,
+		      size_t sz, const char *what, void **out, int *n,
+		      char *err, size_t errlen)
 {
-	struct vec a = { .sz = sizeof(struct toe_genl_tid) };
+	struct vec a = { .sz = sz };
 	struct toe_nlmsg r;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
-	ret = need_family(g, "listing the module's TIDs", err, errlen);
+	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
-	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_TID_GET, OPENTOE_GENL_VERSION);
+	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, cmd, OPENTOE_GENL_VERSION);
 	if (dev)
 		toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
-	ret = call(g, &r, tids_cb, &a, "listing the module's TIDs", err, errlen);
+	ret = call(g, &r, cb, &a, what, err, errlen);
 	if (ret) {
 		free(a.v);
 		return ret;
@@ -421,6 +441,17 @@ int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int 
 	*out = a.v;
 	*n = a.n;
 	return 0;
+}
+
+int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int *n,
+		  char *err, size_t errlen)
+{
+	void *v;
+	int ret = dump_table(g, OPENTOE_CMD_TID_GET, dev, tids_cb, sizeof(**out),
+			     "listing the module's TIDs", &v, n, err, errlen);
+
+	*out = v;
+	return ret;
 }
 
 static int l2t_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
@@ -449,26 +480,12 @@ static int l2t_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out, int *n,
 		 char *err, size_t errlen)
 {
-	struct vec a = { .sz = sizeof(struct toe_genl_l2t) };
-	struct toe_nlmsg r;
-	int ret;
+	void *v;
+	int ret = dump_table(g, OPENTOE_CMD_L2T_GET, dev, l2t_cb, sizeof(**out),
+			     "listing the module's L2T", &v, n, err, errlen);
 
-	*out = NULL;
-	*n = 0;
-	ret = need_family(g, "listing the module's L2T", err, errlen);
-	if (ret)
-		return ret;
-	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_L2T_GET, OPENTOE_GENL_VERSION);
-	if (dev)
-		toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
-	ret = call(g, &r, l2t_cb, &a, "listing the module's L2T", err, errlen);
-	if (ret) {
-		free(a.v);
-		return ret;
-	}
-	*out = a.v;
-	*n = a.n;
-	return 0;
+	*out = v;
+	return ret;
 }
 
 /* ------------------------------------------------------ listeners */
@@ -503,13 +520,12 @@ static int listeners_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx
 	struct toe_genl_listener *l;
 	__u16 port;
 	__u8 fam = 0;
+	int ret;
 
 	(void)nh;
-	if (!tb[OPENTOE_A_TID] || !tb[OPENTOE_A_DEV_INDEX])
-		return 0;
-	l = vec_add(ctx);
+	l = tid_entry(tb, ctx, &ret);
 	if (!l)
-		return -ENOMEM;
+		return ret;
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_INDEX], &l->dev);
 	toe_nla_get_u32(tb[OPENTOE_A_TID], &l->stid);
 	get_addr(tb[OPENTOE_A_LISTEN_ADDR4], tb[OPENTOE_A_LISTEN_ADDR6], &fam,
@@ -524,28 +540,13 @@ int toe_genl_listeners(struct toe_genl *g, __u32 dev,
 		       struct toe_genl_listener **out, int *n, char *err,
 		       size_t errlen)
 {
-	struct vec a = { .sz = sizeof(struct toe_genl_listener) };
-	struct toe_nlmsg r;
-	int ret;
+	void *v;
+	int ret = dump_table(g, OPENTOE_CMD_LISTEN_GET, dev, listeners_cb,
+			     sizeof(**out), "listing the module's listeners",
+			     &v, n, err, errlen);
 
-	*out = NULL;
-	*n = 0;
-	ret = need_family(g, "listing the module's listeners", err, errlen);
-	if (ret)
-		return ret;
-	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_LISTEN_GET,
-		       OPENTOE_GENL_VERSION);
-	if (dev)
-		toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
-	ret = call(g, &r, listeners_cb, &a, "listing the module's listeners",
-		   err, errlen);
-	if (ret) {
-		free(a.v);
-		return ret;
-	}
-	*out = a.v;
-	*n = a.n;
-	return 0;
+	*out = v;
+	return ret;
 }
 
 /* --------------------------------------------------------- events */

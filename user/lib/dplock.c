@@ -13,8 +13,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-#include "dplock.h"
-#include "util.h"
+#include "lib/dplock.h"
+#include "lib/err.h"
 
 static const char *const kind_names[] = {
 	[TOE_LOCK_CHANGE] = "change",

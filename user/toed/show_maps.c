@@ -13,10 +13,12 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/pinned.h"
+#include "lib/json.h"
 #include "config.h"
 #include "neigh.h"
 #include "toe_parse.h"
-#include "views.h"
+#include "show_maps.h"
 
 static const struct toe_pin view_pins[] = {
 	TOE_PIN(struct toe_maps, devs, DEVS),
@@ -160,11 +162,8 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 	tj_kstr(j, "module", module_str(&r->d, k));
 	tj_key(j, "kmod");
 	tj_bool(j, r->d.flags & TOE_DEVF_KMOD);
-	tj_key(j, "interface");
-	if (r->d.ifindex)
-		tj_str(j, ifname(r->d.ifindex, ifn));
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "interface",
+			r->d.ifindex ? ifname(r->d.ifindex, ifn) : NULL);
 	tj_ku64(j, "ifindex", r->d.ifindex);
 	tj_kstr(j, "steer", steer_str(&r->d, st, sizeof(st)));
 	tj_ku64(j, "nconn", r->d.nconn);
@@ -335,11 +334,7 @@ static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 	why = byp_why(b->why);
 	tj_obj(j);
 	tj_kstr(j, "state", byp_state(b->state));
-	tj_key(j, "why");
-	if (why)
-		tj_str(j, why);
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "why", why);
 	tj_ku64(j, "bytes_out", b->bytes_out);
 	tj_ku64(j, "msgs_out", b->msgs_out);
 	tj_ku64(j, "bytes_in", b->bytes_in);
@@ -408,11 +403,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 			tj_kstr(j, "device", dn);
 			tj_kstr(j, "decision", "forward");
 			tj_kstr(j, "reason", toe_reason_name(v.reason));
-			tj_key(j, "rule");
-			if (v.rule == TOE_RULE_NONE)
-				tj_null(j);
-			else
-				tj_u64(j, v.rule);
+			tj_ku64_or_null(j, "rule", v.rule != TOE_RULE_NONE, v.rule);
 			tj_kstr(j, "direction", "routed");
 			tj_kstr(j, "state", fwd_state(v.state));
 			tj_ku64(j, "xdp_packets", v.packets);
@@ -510,24 +501,12 @@ static void flow_json(struct toe_json *j, const struct toe_flow_key *k,
 	tj_kstr(j, "raddr", toe_nl_addr_str(k->family, k->raddr, a, sizeof(a)));
 	tj_ku64(j, "rport", k->rport);
 	tj_ku64(j, "netns", v->netns_ino);
-	tj_key(j, "netns_name");
-	if (r->ns)
-		tj_str(j, r->ns);
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "netns_name", r->ns);
 	tj_ku64(j, "netns_cookie", k->netns);
-	tj_key(j, "device");
-	if (v->dev == TOE_DEV_NONE)
-		tj_null(j);
-	else
-		tj_str(j, dn);
+	tj_kstr_or_null(j, "device", v->dev == TOE_DEV_NONE ? NULL : dn);
 	tj_kstr(j, "decision", toe_action_name(v->decision));
 	tj_kstr(j, "reason", toe_reason_name(v->reason));
-	tj_key(j, "rule");
-	if (v->rule == TOE_RULE_NONE)
-		tj_null(j);
-	else
-		tj_u64(j, v->rule);
+	tj_ku64_or_null(j, "rule", v->rule != TOE_RULE_NONE, v->rule);
 	tj_kstr(j, "direction", v->direction == TOE_DIR_PASSIVE ? "passive" : "active");
 	tj_ku64(j, "bytes_acked", v->bytes_acked);
 	tj_ku64(j, "bytes_received", v->bytes_received);
@@ -542,11 +521,7 @@ static void flow_json(struct toe_json *j, const struct toe_flow_key *k,
 	tj_f64(j, now > v->start_ns ? (now - v->start_ns) / 1e9 : 0);
 	tj_ku64(j, "policy", v->policy);
 	tj_ku64(j, "cookie", v->cookie);
-	tj_key(j, "tid");
-	if (tid < 0)
-		tj_null(j);
-	else
-		tj_u64(j, tid);
+	tj_ku64_or_null(j, "tid", tid >= 0, tid);
 	tj_obj_end(j);
 }
 
@@ -671,11 +646,7 @@ void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 			tj_kstr(&j, "dst", a);
 			tj_kstr(&j, "dev", ifname(k.ifindex, ifn));
 			tj_ku64(&j, "ifindex", k.ifindex);
-			tj_key(&j, "lladdr");
-			if (v.has_mac)
-				tj_str(&j, mac);
-			else
-				tj_null(&j);
+			tj_kstr_or_null(&j, "lladdr", v.has_mac ? mac : NULL);
 			tj_kstr(&j, "state", toe_nl_nud_str(v.state));
 			tj_ku64(&j, "nud", v.state);
 			tj_key(&j, "updated_s_ago");

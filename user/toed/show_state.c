@@ -3,7 +3,7 @@
  * What toectl status, stats, policy and devices show: toed's own state
  * (the policy in force, its counters, the kernel module's devices and
  * TIDs) as a text table or one JSON document.  toectl flows and neigh,
- * read from the maps alone, are user/views.c's.
+ * read from the maps alone, are show_maps.c's.
  */
 #include <net/if.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/json.h"
 #include "toed.h"
 
 static __u64 map_count(int fd, size_t ksz)
@@ -202,11 +203,7 @@ static void status_json_policy(struct toe_json *j, const struct status *s)
 	tj_ku64(j, "devices", D->cfg.ndevs);
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
 	tj_kstr(j, "track", toe_track_name(s->h.track));
-	tj_key(j, "source");
-	if (s->source)
-		tj_str(j, s->source);
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "source", s->source);
 	tj_kstr(j, "applied_by", s->own ? "toed" : s->source ? "other" : "unknown");
 	tj_key(j, "applied_s_ago");
 	tj_f64(j, s->h.serial ? (s->now - s->h.applied_ns) / 1e9 : 0);
@@ -327,6 +324,19 @@ static struct kuse {
 	return u;
 }
 
+/* A table of counters fits in out (MAX_COUNTERS of them): checked at compile time. */
+#define COUNTERS_FIT(tbl)                                            \
+	_Static_assert(sizeof(tbl) <= MAX_COUNTERS * sizeof(tbl[0]), \
+		       "MAX_COUNTERS too small")
+
+/* counters c[0..n) into out; n. */
+static size_t counters_out(struct counter *out, const struct counter *c,
+			   size_t n)
+{
+	memcpy(out, c, n * sizeof(*c));
+	return n;
+}
+
 /* toed's own counters (the "daemon" section), in their order; how many. */
 size_t daemon_counters(struct counter *out)
 {
@@ -387,10 +397,8 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_listen_reconciled", D->lst.reconciled },
 	};
 
-	_Static_assert(sizeof(dm) <= MAX_COUNTERS * sizeof(dm[0]),
-		       "MAX_COUNTERS too small");
-	memcpy(out, dm, sizeof(dm));
-	return sizeof(dm) / sizeof(dm[0]);
+	COUNTERS_FIT(dm);
+	return counters_out(out, dm, sizeof(dm) / sizeof(dm[0]));
 }
 
 /* "  NAME    VALUE" in the text, "NAME": VALUE in JSON. */
@@ -417,29 +425,40 @@ size_t control_counters(struct counter *out)
 		{ "datapath_unloads", D->dp.unloads },
 	};
 
-	_Static_assert(sizeof(cc) <= MAX_COUNTERS * sizeof(cc[0]),
-		       "MAX_COUNTERS too small");
-	memcpy(out, cc, sizeof(cc));
-	return sizeof(cc) / sizeof(cc[0]);
+	COUNTERS_FIT(cc);
+	return counters_out(out, cc, sizeof(cc) / sizeof(cc[0]));
+}
+
+/* A group of counters begins: a JSON object under name, or a "name:" line. */
+static void stats_group(FILE *f, struct toe_json *j, bool json, const char *name)
+{
+	if (json) {
+		tj_key(j, name);
+		tj_obj(j);
+	} else {
+		fprintf(f, "%s:\n", name);
+	}
 }
 
 void view_stats(FILE *f, bool json)
 {
 	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS];
 	size_t ndm = daemon_counters(dm), ncc = control_counters(cc);
+	const struct {
+		const char *name;
+		const struct counter *c;
+		size_t n;
+	} groups[] = { { "daemon", dm, ndm }, { "control", cc, ncc } };
 	__u64 v[TOE_STATS_MAX];
 	struct toe_json j;
-	unsigned int i;
+	unsigned int i, g;
 
 	toe_stats_read(&D->m, v, TOE_STATS_MAX);
 	if (json) {
 		tj_start(&j, f);
 		tj_obj(&j);
-		tj_key(&j, "datapath");
-		tj_obj(&j);
-	} else {
-		fprintf(f, "datapath:\n");
 	}
+	stats_group(f, &j, json, "datapath");
 	for (i = 0; i < TOE_STATS_MAX; i++) {
 		const char *n = toe_stat_name(i);
 		char name[64];
@@ -450,24 +469,14 @@ void view_stats(FILE *f, bool json)
 			 i < TOE_S_BASE ? "xdp_parse_" : "", n);
 		put_counter(f, &j, json, name, v[i]);
 	}
-	if (json) {
-		tj_obj_end(&j);
-		tj_key(&j, "daemon");
-		tj_obj(&j);
-	} else {
-		fprintf(f, "daemon:\n");
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		if (json)
+			tj_obj_end(&j);
+		stats_group(f, &j, json, groups[g].name);
+		for (i = 0; i < groups[g].n; i++)
+			put_counter(f, &j, json, groups[g].c[i].name,
+				    groups[g].c[i].v);
 	}
-	for (i = 0; i < ndm; i++)
-		put_counter(f, &j, json, dm[i].name, dm[i].v);
-	if (json) {
-		tj_obj_end(&j);
-		tj_key(&j, "control");
-		tj_obj(&j);
-	} else {
-		fprintf(f, "control:\n");
-	}
-	for (i = 0; i < ncc; i++)
-		put_counter(f, &j, json, cc[i].name, cc[i].v);
 	if (json) {
 		tj_obj_end(&j);
 		tj_obj_end(&j);
@@ -543,11 +552,7 @@ static void policy_json_head(struct toe_json *j, const struct toe_cfg *c, const 
 	tj_obj(j);
 	tj_ku64(j, "serial", h->serial);
 	tj_ku64(j, "generation", gen);
-	tj_key(j, "config");
-	if (src)
-		tj_str(j, src);
-	else
-		tj_null(j);
+	tj_kstr_or_null(j, "config", src);
 	tj_key(j, "devices");
 	tj_arr(j);
 	for (i = 0; i < c->ndevs; i++) {

@@ -3,6 +3,7 @@
 #ifndef __TOE_POLICY_H
 #define __TOE_POLICY_H
 
+#include <stddef.h>
 #include <linux/types.h>
 #include "config.h"
 
@@ -25,24 +26,11 @@ struct toe_apply_stats {
 int toe_policy_apply(const char *pin_dir, const struct toe_cfg *c,
 		     struct toe_apply_stats *st, char *err, size_t errlen);
 
-/*
- * Where the policy in force came from, whoever applied it: recorded per
- * datapath at apply time, under the change lock, next to the datapath's
- * locks (TOE_LOCK_DIR/<name>.policy: mode 0600, written to a temporary
- * file and renamed, never through a symbolic link).
- */
-struct toe_policy_src {
-	__u64 serial;		/* the serial it was applied as */
-	char config[4096];	/* the file's path */
-	const char *text;	/* a copy of its text (in buf) */
-	size_t len;
-	char *buf;
+/* The maps an apply writes (policy.c opens them for devices.c, cpumap.c, classify.c). */
+struct pol_maps {
+	int devs, live, gen, hdr, tuples, rules, cells, lclass, rclass, rcu;
+	/* Optional: a datapath loaded by an older toe-loader has neither. */
+	int cpumap, xconf;
 };
-
-int toe_policy_src_write(const char *pin_dir, __u64 serial, const char *config,
-			 const char *text, size_t len, char *err, size_t errlen);
-/* 0, or -1: no record (or not a sound one). */
-int toe_policy_src_read(const char *pin_dir, struct toe_policy_src *s);
-void toe_policy_src_free(struct toe_policy_src *s);
 
 #endif /* __TOE_POLICY_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe: the one generic-netlink message builder and request loop, shared
- * by toed's client of the kernel module (user/genl.c) and the module's test
+ * by toed's client of the kernel module (user/toed/genl.c) and the module's test
  * program (selftests/kmod/toe_kmod_test.c, built static for the guest).
  *
  * It owns: a request buffer and its header (toe_nlmsg_init), attributes put

@@ -30,7 +30,8 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include "neigh.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/pinned.h"
 
 #define NL_BUF		(64 * 1024)
 #define DUMP_TRIES	8
@@ -241,11 +242,8 @@ int toe_nl_open(struct toe_nl *nl, int neigh_map, int local_map, int rcvbuf,
 
 void toe_nl_close(struct toe_nl *nl)
 {
-	if (nl->ev_fd >= 0)
-		close(nl->ev_fd);
-	if (nl->dump_fd >= 0)
-		close(nl->dump_fd);
-	nl->ev_fd = nl->dump_fd = -1;
+	toe_close_fds(&nl->ev_fd, 1);
+	toe_close_fds(&nl->dump_fd, 1);
 }
 
 /* ------------------------------------------------------ map writers */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "nlmsg.h"
+#include "lib/nlmsg.h"
 
 #define RECV_BUF (64 * 1024)
 

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe: the control commands, once.  toectl's command list and usage,
+ * toed's parser (user/toed/ctl_parse.c: the names, which take arguments)
+ * and toed's dispatch (user/toed/ctl.c) all come from this table, like the
+ * map and counter tables of include/.
+ *
+ * X(ID, name, args, help, stream, view, run, needs_dp)
+ *   ID       CTL_<ID> of enum ctl_cmd_id (ctl_parse.h)
+ *   name     the request's first word
+ *   args     its arguments in toectl's usage; "" for none: toed refuses any
+ *   help     its lines in toectl's usage, each ended by '\n'
+ *   stream   answers until interrupted, line by line (toectl copies as it reads)
+ *   view     toed: view(out, json) writes the answer after "ok\n", or NULL
+ *   run      toed: run(client, request, out) answers itself, or NULL
+ *   needs_dp toed: refused while the datapath is not loaded
+ * The order is toectl's usage and toed's "expected ..." list.
+ */
+#ifndef __TOE_CTL_CMDS_H
+#define __TOE_CTL_CMDS_H
+
+#define TOE_CTL_CMDS(X)							\
+	X(STATUS, "status", "",						\
+	  "daemon, policy, interfaces, event totals\n",			\
+	  false, view_status, NULL, false)				\
+	X(DEVICES, "devices", "",					\
+	  "offload devices: type, module, interface,\n"			\
+	  "capacity and use (the patch's /proc/net/toe)\n",		\
+	  false, view_devices, NULL, true)				\
+	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",	\
+	  "tracked connections: tuple, device, decision,\n"		\
+	  "reason, bytes, segments, XDP packets, RTT, age\n",		\
+	  false, NULL, cmd_flows, true)					\
+	X(NEIGH, "neigh", "",						\
+	  "the neighbour entries mirrored into the datapath\n",		\
+	  false, view_neigh, NULL, true)				\
+	X(POLICY, "policy", "",						\
+	  "the configuration in force, in its own syntax\n",		\
+	  false, view_policy, NULL, true)				\
+	X(STATS, "stats", "",						\
+	  "datapath and daemon counters\n",				\
+	  false, view_stats, NULL, true)				\
+	X(RELOAD, "reload", "",						\
+	  "re-read the configuration and apply it atomically;\n"	\
+	  "an invalid file is reported, the policy stays\n",		\
+	  false, NULL, cmd_reload, true)				\
+	X(MONITOR, "monitor", "",					\
+	  "print events as they happen (like ip monitor)\n",		\
+	  true, NULL, cmd_monitor, false)
+
+/* Whether a command's args (a string literal) say it takes arguments. */
+#define TOE_CTL_TAKES_ARGS(args) (sizeof(args) > 1)
+
+#endif /* __TOE_CTL_CMDS_H */

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* toed's one state (state.h): its defaults, before the options. */
+#include "lib/dplock.h"
+#include "state.h"
+
+static struct toed state = {
+	.config = DEFAULT_CONFIG,
+	.pin_dir = TOE_PIN_DIR_DEFAULT,
+	.run_dir = TOE_RUN_DIR,
+	.rcvbuf = 4 << 20,
+	.epfd = -1,
+	.sigfd = -1,
+	.lsock = -1,
+	.tfd = -1,
+	.lockfd = -1,
+	.runlockfd = -1,
+	.change_lock = -1,
+	.m = { .devs = -1, .live = -1, .flows = -1, .stats = -1, .hdr = -1, .gen = -1,
+	       .neigh = -1, .local = -1, .events = -1, .fwd = -1, .byp = -1 },
+	.nl = { .ev_fd = -1, .dump_fd = -1 },
+	.cfg = { .default_dev = -1 },
+	.gl = { .fd = -1, .ev_fd = -1 },
+};
+
+struct toed *D = &state;
+
+void toed_state_init(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_MON; i++)
+		state.mon[i].fd = -1;
+	for (i = 0; i < MAX_CLIENTS; i++)
+		state.cl[i].fd = -1;
+}
