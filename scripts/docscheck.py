@@ -96,15 +96,15 @@ def make_targets(root):
 
 
 def known_names(root):
-    """toe_* names that are not maps: eBPF programs, struct and enum types."""
+    """toe_* names that are not maps: the C functions (eBPF programs
+    included), struct, enum and union types of bpf/, include/, user/, kmod/."""
     names = set()
-    srcs = glob.glob(os.path.join(root, "bpf", "*")) + \
-        glob.glob(os.path.join(root, "include", "*.h"))
-    for s in srcs:
-        with open(s, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-        names.update(re.findall(r"SEC\(\"[^\"]+\"\)\s*\n?\s*int\s+(toe_\w+)", text))
-        names.update(re.findall(r"\b(?:struct|enum|union)\s+(toe_\w+)", text))
+    for d in ("bpf", "include", "user", "kmod"):
+        for s in glob.glob(os.path.join(root, d, "**", "*.[ch]"), recursive=True):
+            with open(s, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            names.update(re.findall(r"\b(toe_\w+)\s*\(", text))
+            names.update(re.findall(r"\b(?:struct|enum|union)\s+(toe_\w+)", text))
     return names
 
 
@@ -256,8 +256,12 @@ def check_links(f, lines, root, out):
 
 
 def check_file(f, root, ctx, out):
-    with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().split("\n")
+    try:
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().split("\n")
+    except OSError as e:
+        problem(out, f, 0, "path", "cannot read it: %s" % e.strerror)
+        return
     parts = code_parts(f, lines)
     check_paths(f, lines, root, out)
     check_targets(f, parts, ctx["targets"], out)
