@@ -12,8 +12,9 @@
  * in include/toe_parse.h).  From TOE_S_BASE on, one X(ID, name, help) a
  * counter in index order (NULL name: reserved, never counted; XDP counts
  * no packet of a host flow, not even in a global counter, so a host flow
- * costs no map write): the enum, toectl's names (user/views.c) and the
- * metrics' HELP (user/toed/metrics.c) all come from this one table.
+ * costs no map write): the enum, toectl's names (user/toed/show_maps.c)
+ * and the metrics' HELP (user/toed/metrics.c) all come from this one
+ * table.
  */
 #define TOE_STAT_TABLE(X)							\
 	X(RESERVED0, NULL, NULL)						\

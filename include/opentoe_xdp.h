@@ -16,7 +16,7 @@
  * XDP steering (enum toe_steer).
  *
  * toe_cpumap: CPUMAP, CPU -> struct bpf_cpumap_val.  Written by the policy
- * apply (user/policy.c) for the CPUs that devices with "steer cpu N" name,
+ * apply (user/toed/cpumap.c) for the CPUs that devices with "steer cpu N" name,
  * queue size TOE_CPUMAP_QSIZE; entries no device names are removed.
  */
 #define TOE_CPUMAP_QSIZE	2048

@@ -176,7 +176,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* ---- raw generic netlink (user/nlmsg.c) ---- */
+/* ---- raw generic netlink (user/lib/nlmsg.c) ---- */
 
 struct nl {
 	int fd;
