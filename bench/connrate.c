@@ -35,7 +35,9 @@ int main(int argc, char **argv)
 		else if (opt == '6')
 			v6 = 1;
 		else
-			return fprintf(stderr, "usage: connrate [-n COUNT] [-6]\n"), 1;
+			return fprintf(stderr,
+				       "usage: connrate [-n COUNT] [-6]\n"),
+			       1;
 	}
 	l = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -52,7 +54,8 @@ int main(int argc, char **argv)
 		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		len = sizeof(*s4);
 	}
-	if (bind(l, (void *)&ss, len) || listen(l, 1024) || getsockname(l, (void *)&ss, &len)) {
+	if (bind(l, (void *)&ss, len) || listen(l, 1024) ||
+	    getsockname(l, (void *)&ss, &len)) {
 		perror("listen");
 		return 1;
 	}

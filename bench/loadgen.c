@@ -53,8 +53,10 @@ struct opts {
 	int cpu, srv_cpu;
 };
 
-static struct opts O = { .seconds = 2, .ep = { .addr = "127.0.0.1", .port = 7700 },
-			 .cpu = -1, .srv_cpu = -1 };
+static struct opts O = { .seconds = 2,
+			 .ep = { .addr = "127.0.0.1", .port = 7700 },
+			 .cpu = -1,
+			 .srv_cpu = -1 };
 static struct pat P;
 
 static double now(void)
@@ -158,7 +160,8 @@ static void serve(int fd)
 	exit(0);
 }
 
-static int client(int fd, uint64_t *ops, uint64_t *bad, double *secs, uint64_t *srv)
+static int client(int fd, uint64_t *ops, uint64_t *bad, double *secs,
+		  uint64_t *srv)
 {
 	char *req = malloc(O.size), *ans = malloc(O.size), *block = NULL;
 	uint64_t off = 0, n = 0, out[2];
@@ -191,7 +194,7 @@ static int client(int fd, uint64_t *ops, uint64_t *bad, double *secs, uint64_t *
 	shutdown(fd, SHUT_WR);
 	if (readn(fd, out, sizeof(out)))
 		return -1;
-	*secs = now() - t0;	/* stream: until the server had read everything */
+	*secs = now() - t0; /* stream: until the server had read everything */
 	*ops = n;
 	*bad += out[0];
 	*srv = out[1];

@@ -58,7 +58,8 @@ static int neigh_replace(int ifindex, __u32 dst, const __u8 *mac)
 
 	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.nd));
 	req.h.nlmsg_type = RTM_NEWNEIGH;
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+			    NLM_F_REPLACE;
 	req.h.nlmsg_seq = ++seq;
 	req.nd.ndm_family = AF_INET;
 	req.nd.ndm_ifindex = ifindex;
@@ -90,7 +91,8 @@ static int neigh_replace(int ifindex, __u32 dst, const __u8 *mac)
 	return 0;
 }
 
-static bool has_mac(int map, int ifindex, __u32 dst, const __u8 *mac, __u64 *written)
+static bool has_mac(int map, int ifindex, __u32 dst, const __u8 *mac,
+		    __u64 *written)
 {
 	struct toe_neigh_key k = { .ifindex = ifindex, .family = TOE_AF_INET };
 	struct toe_neigh v;

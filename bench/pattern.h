@@ -14,10 +14,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PAT_PERIOD 65521U	/* prime: no write size lines up with it */
+#define PAT_PERIOD 65521U /* prime: no write size lines up with it */
 
 struct pat {
-	unsigned char tab[2 * PAT_PERIOD];	/* twice: any slice <= P is contiguous */
+	unsigned char
+		tab[2 * PAT_PERIOD]; /* twice: any slice <= P is contiguous */
 };
 
 static inline void pat_init(struct pat *p)

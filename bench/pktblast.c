@@ -14,7 +14,7 @@
  *                 -p SPORT -P DPORT [-q SEQ] [-t SECONDS]
  * Prints one JSON line: sent frames, seconds, frames per second.
  */
-#define _GNU_SOURCE	/* sendmmsg */
+#define _GNU_SOURCE /* sendmmsg */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_packet.h>
@@ -30,9 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FRAME_LEN	64	/* 14 + 20 + 20 + 10 */
-#define PAYLOAD		10
-#define BATCH		256
+#define FRAME_LEN 64 /* 14 + 20 + 20 + 10 */
+#define PAYLOAD 10
+#define BATCH 256
 
 struct opts {
 	const char *ifname;
@@ -45,8 +45,10 @@ struct opts {
 
 static int parse_mac(const char *s, unsigned char *m)
 {
-	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx",
-		      &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) == 6 ? 0 : -1;
+	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &m[0], &m[1], &m[2],
+		      &m[3], &m[4], &m[5]) == 6 ?
+		       0 :
+		       -1;
 }
 
 static uint16_t csum_fold(uint32_t sum)
@@ -108,7 +110,7 @@ static void build(const struct opts *o, unsigned char *f)
 	ph.len = htons(sizeof(*tcp) + PAYLOAD);
 	sum = csum_add(0, &ph, sizeof(ph));
 	sum = csum_add(sum, tcp, sizeof(*tcp) + PAYLOAD);
-	tcp->check = htons(csum_fold(sum) ^ 0x5a5a);	/* wrong: see the top */
+	tcp->check = htons(csum_fold(sum) ^ 0x5a5a); /* wrong: see the top */
 }
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -119,16 +121,46 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->secs = 3;
 	while ((c = getopt(argc, argv, "i:s:d:S:D:p:P:q:t:")) != -1) {
 		switch (c) {
-		case 'i': o->ifname = optarg; got |= 1; break;
-		case 's': if (parse_mac(optarg, o->smac)) return -1; got |= 2; break;
-		case 'd': if (parse_mac(optarg, o->dmac)) return -1; got |= 4; break;
-		case 'S': if (inet_pton(AF_INET, optarg, &o->src) != 1) return -1; got |= 8; break;
-		case 'D': if (inet_pton(AF_INET, optarg, &o->dst) != 1) return -1; got |= 16; break;
-		case 'p': o->sport = (uint16_t)atoi(optarg); got |= 32; break;
-		case 'P': o->dport = (uint16_t)atoi(optarg); got |= 64; break;
-		case 'q': o->seq = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 't': o->secs = atof(optarg); break;
-		default: return -1;
+		case 'i':
+			o->ifname = optarg;
+			got |= 1;
+			break;
+		case 's':
+			if (parse_mac(optarg, o->smac))
+				return -1;
+			got |= 2;
+			break;
+		case 'd':
+			if (parse_mac(optarg, o->dmac))
+				return -1;
+			got |= 4;
+			break;
+		case 'S':
+			if (inet_pton(AF_INET, optarg, &o->src) != 1)
+				return -1;
+			got |= 8;
+			break;
+		case 'D':
+			if (inet_pton(AF_INET, optarg, &o->dst) != 1)
+				return -1;
+			got |= 16;
+			break;
+		case 'p':
+			o->sport = (uint16_t)atoi(optarg);
+			got |= 32;
+			break;
+		case 'P':
+			o->dport = (uint16_t)atoi(optarg);
+			got |= 64;
+			break;
+		case 'q':
+			o->seq = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			o->secs = atof(optarg);
+			break;
+		default:
+			return -1;
 		}
 	}
 	return got == 127 && o->secs > 0 ? 0 : -1;
@@ -162,7 +194,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: pktblast -i IFNAME -s SRC_MAC -d DST_MAC -S SRC_IP -D DST_IP -p SPORT -P DPORT [-q SEQ] [-t SECONDS]\n");
+		fprintf(stderr,
+			"usage: pktblast -i IFNAME -s SRC_MAC -d DST_MAC -S SRC_IP -D DST_IP -p SPORT -P DPORT [-q SEQ] [-t SECONDS]\n");
 		return 2;
 	}
 	build(&o, frame);
@@ -198,7 +231,8 @@ int main(int argc, char **argv)
 			sent += (unsigned long long)n;
 		t1 = now();
 	} while (t1 - t0 < o.secs);
-	printf("{\"sent\": %llu, \"secs\": %.3f, \"pps\": %.0f}\n", sent, t1 - t0, sent / (t1 - t0));
+	printf("{\"sent\": %llu, \"secs\": %.3f, \"pps\": %.0f}\n", sent,
+	       t1 - t0, sent / (t1 - t0));
 	close(fd);
 	return 0;
 }

@@ -158,7 +158,8 @@ static __always_inline void route_remember(struct toe_fwd *fs, int from,
 		return;
 	if (c->gen == rg && c->ifout == ifout) {
 		if (tot_len > c->max_len)
-			c->max_len = tot_len; /* the same route, a longer packet */
+			c->max_len =
+				tot_len; /* the same route, a longer packet */
 		return;
 	}
 	c->gen = 0;

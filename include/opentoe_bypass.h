@@ -38,7 +38,7 @@
  * toe_byp_conf: ARRAY[1], written by toe-loader: draining = 1 (unload)
  * makes every socket send over TCP from then on.
  */
-#define TOE_BYPASS_DEFAULT	65536	/* toe-loader --flows N */
+#define TOE_BYPASS_DEFAULT 65536 /* toe-loader --flows N */
 
 struct toe_bypass_key {
 	/*
@@ -47,26 +47,28 @@ struct toe_bypass_key {
 	 * toe_flows record with bpf_get_netns_cookie().
 	 */
 	struct toe_flow_key flow;
-	__u32 lisn;		/* this end's initial sequence number */
-	__u32 risn;		/* the peer's */
+	__u32 lisn; /* this end's initial sequence number */
+	__u32 risn; /* the peer's */
 };
 
 enum toe_byp_state {
-	TOE_BYP_WAITING = 0,	/* connecting end: peer not seen yet */
-	TOE_BYP_PAIRED = 1,	/* sends are redirected to the peer */
-	TOE_BYP_TCP = 2,	/* sends go over TCP for now (see why) */
-	TOE_BYP_ENDED = 3,	/* sends go over TCP for good (unload) */
+	TOE_BYP_WAITING = 0, /* connecting end: peer not seen yet */
+	TOE_BYP_PAIRED = 1, /* sends are redirected to the peer */
+	TOE_BYP_TCP = 2, /* sends go over TCP for now (see why) */
+	TOE_BYP_ENDED = 3, /* sends go over TCP for good (unload) */
 };
 
 /* Why a socket's sends last went over TCP. */
 enum toe_byp_why {
 	TOE_BYP_WHY_NONE = 0,
-	TOE_BYP_WHY_NO_PEER = 1,	/* peer not (or no longer) in toe_bypass */
-	TOE_BYP_WHY_REFUSED = 2,	/* peer there but not established (half-closed) */
-	TOE_BYP_WHY_DRAIN = 3,		/* unload: toe_byp_conf.draining */
-	TOE_BYP_WHY_BACKLOG = 4,	/* the peer has not read its queue: flow control */
+	TOE_BYP_WHY_NO_PEER = 1, /* peer not (or no longer) in toe_bypass */
+	TOE_BYP_WHY_REFUSED =
+		2, /* peer there but not established (half-closed) */
+	TOE_BYP_WHY_DRAIN = 3, /* unload: toe_byp_conf.draining */
+	TOE_BYP_WHY_BACKLOG =
+		4, /* the peer has not read its queue: flow control */
 };
-#define TOE_BYP_WHY_N	4	/* reasons to leave the peer: 1 .. TOE_BYP_WHY_N */
+#define TOE_BYP_WHY_N 4 /* reasons to leave the peer: 1 .. TOE_BYP_WHY_N */
 
 /*
  * Flow control: a redirect does not wait for the reader (the kernel queues
@@ -96,53 +98,53 @@ enum toe_byp_why {
  * (sk_rcvbuf never autotuned: it only ever read the psock) would close its
  * window on TCP, so it is queued up to the limit as before.
  */
-#define TOE_BYP_QUEUE_MIN	(256U << 10)
-#define TOE_BYP_CHECK_BYTES	(256U << 10)
-#define TOE_BYP_QUEUE_SOFT	(4096U << 10)
+#define TOE_BYP_QUEUE_MIN (256U << 10)
+#define TOE_BYP_CHECK_BYTES (256U << 10)
+#define TOE_BYP_QUEUE_SOFT (4096U << 10)
 
 struct toe_byp_sk {
 	struct toe_bypass_key self;
-	struct toe_bypass_key peer;	/* self with the ends swapped */
-	__u32 state;		/* enum toe_byp_state */
-	__u32 why;		/* enum toe_byp_why */
-	__u64 budget;		/* bytes to redirect before the next queue check */
-	__u8 local;		/* 1: the peer was found; 2: said not_local */
-	__u8 reason;		/* the flow's reason (enum toe_reason) */
+	struct toe_bypass_key peer; /* self with the ends swapped */
+	__u32 state; /* enum toe_byp_state */
+	__u32 why; /* enum toe_byp_why */
+	__u64 budget; /* bytes to redirect before the next queue check */
+	__u8 local; /* 1: the peer was found; 2: said not_local */
+	__u8 reason; /* the flow's reason (enum toe_reason) */
 	__u8 pad[6];
 };
 
 struct toe_byp_flow {
-	__u64 start_ns;		/* put into toe_bypass (bpf_ktime_get_ns) */
-	__u64 bytes_out;	/* sent: redirected into the peer */
-	__u64 msgs_out;		/* sk_msg verdicts that did it */
-	__u64 bytes_in;		/* received: redirected from the peer */
+	__u64 start_ns; /* put into toe_bypass (bpf_ktime_get_ns) */
+	__u64 bytes_out; /* sent: redirected into the peer */
+	__u64 msgs_out; /* sk_msg verdicts that did it */
+	__u64 bytes_in; /* received: redirected from the peer */
 	__u64 msgs_in;
-	__u64 tcp_bytes_out;	/* sent over TCP while in toe_bypass */
+	__u64 tcp_bytes_out; /* sent over TCP while in toe_bypass */
 	__u64 tcp_msgs_out;
-	__u64 to_tcp;		/* switches to TCP (flow control, peer half-closed) */
-	__u64 to_peer;		/* switches back */
-	__u64 cookie;		/* socket cookie */
-	__u64 sk;		/* kernel address of the socket: its peer's sk_msg
+	__u64 to_tcp; /* switches to TCP (flow control, peer half-closed) */
+	__u64 to_peer; /* switches back */
+	__u64 cookie; /* socket cookie */
+	__u64 sk; /* kernel address of the socket: its peer's sk_msg
 				 * reads its receive state from it (flow control) */
-	__u32 state;		/* enum toe_byp_state */
-	__u32 why;		/* enum toe_byp_why */
-	__u8 direction;		/* enum toe_dir */
+	__u32 state; /* enum toe_byp_state */
+	__u32 why; /* enum toe_byp_why */
+	__u8 direction; /* enum toe_dir */
 	__u8 pad[7];
-	__u64 to_tcp_why[TOE_BYP_WHY_N];	/* to_tcp by reason: [why - 1] */
+	__u64 to_tcp_why[TOE_BYP_WHY_N]; /* to_tcp by reason: [why - 1] */
 };
 
 /* The packet of toe_byp_probe (BPF_PROG_TEST_RUN by toe-loader unload). */
 struct toe_byp_probe {
-	__u8 eth[16];		/* room for an Ethernet header, unused */
-	struct toe_bypass_key key;	/* in */
-	__u32 found;		/* out: the socket is in toe_bypass */
-	__u32 queued;		/* out: messages redirected to it are unread */
-	__u32 bytes;		/* out: how many bytes (0 if the kernel does not say) */
+	__u8 eth[16]; /* room for an Ethernet header, unused */
+	struct toe_bypass_key key; /* in */
+	__u32 found; /* out: the socket is in toe_bypass */
+	__u32 queued; /* out: messages redirected to it are unread */
+	__u32 bytes; /* out: how many bytes (0 if the kernel does not say) */
 	__u32 pad;
 };
 
 struct toe_byp_conf {
-	__u32 draining;		/* 1: redirect nothing, everything over TCP */
+	__u32 draining; /* 1: redirect nothing, everything over TCP */
 	__u32 pad;
 };
 

@@ -22,19 +22,25 @@ enum toe_event_type {
 static inline const char *toe_event_name(__u32 type)
 {
 	switch (type) {
-	case TOE_EV_LISTEN_START: return "listen_start";
-	case TOE_EV_LISTEN_STOP: return "listen_stop";
-	case TOE_EV_FLOW_OFFLOADED: return "flow_offloaded";
-	case TOE_EV_FLOW_REFUSED: return "flow_refused";
-	case TOE_EV_FLOW_CLOSED: return "flow_closed";
-	default: return "unknown";
+	case TOE_EV_LISTEN_START:
+		return "listen_start";
+	case TOE_EV_LISTEN_STOP:
+		return "listen_stop";
+	case TOE_EV_FLOW_OFFLOADED:
+		return "flow_offloaded";
+	case TOE_EV_FLOW_REFUSED:
+		return "flow_refused";
+	case TOE_EV_FLOW_CLOSED:
+		return "flow_closed";
+	default:
+		return "unknown";
 	}
 }
 #endif
 
 struct toe_event {
 	__u64 ts_ns;
-	__u32 type;		/* enum toe_event_type */
+	__u32 type; /* enum toe_event_type */
 	__u32 dev;
 	struct toe_flow_key key;
 	__u8 decision;
@@ -42,16 +48,16 @@ struct toe_event {
 	__u8 direction;
 	__u8 pad;
 	__u32 rule;
-	__u64 bytes_acked;	/* final counters, with FLOW_CLOSED */
+	__u64 bytes_acked; /* final counters, with FLOW_CLOSED */
 	__u64 bytes_received;
 	__u32 segs_in;
 	__u32 segs_out;
 	__u32 total_retrans;
 	__u32 srtt_us;
-	__u32 policy;		/* serial of the policy that decided (low bits) */
-	__u32 tid;		/* module TID the flow took, or TOE_TID_NONE */
-	__u64 netns_ino;	/* inode of key.netns's namespace (0: unknown) */
-	__u64 cookie;		/* the socket's cookie (0: none) */
+	__u32 policy; /* serial of the policy that decided (low bits) */
+	__u32 tid; /* module TID the flow took, or TOE_TID_NONE */
+	__u64 netns_ino; /* inode of key.netns's namespace (0: unknown) */
+	__u64 cookie; /* the socket's cookie (0: none) */
 };
 
 #endif /* __OPENTOE_EVENTS_H */

@@ -10,7 +10,7 @@
 
 #include "opentoe_common.h"
 
-#define TOE_FLOWS_DEFAULT	262144
+#define TOE_FLOWS_DEFAULT 262144
 
 /*
  * Flow key, from this host's point of view: l = local end, r = remote end.
@@ -29,14 +29,14 @@ struct toe_flow_key {
 	__u32 raddr[4];
 	__u16 lport;
 	__u16 rport;
-	__u8 family;		/* TOE_AF_INET or TOE_AF_INET6 */
+	__u8 family; /* TOE_AF_INET or TOE_AF_INET6 */
 	__u8 pad[3];
-	__u64 netns;		/* network namespace cookie; 0 for routed flows */
+	__u64 netns; /* network namespace cookie; 0 for routed flows */
 };
 
 enum toe_dir {
-	TOE_DIR_ACTIVE = 0,	/* this host connected */
-	TOE_DIR_PASSIVE = 1,	/* this host accepted */
+	TOE_DIR_ACTIVE = 0, /* this host connected */
+	TOE_DIR_PASSIVE = 1, /* this host accepted */
 };
 
 /*
@@ -47,21 +47,21 @@ enum toe_dir {
  * when the socket closes.
  */
 struct toe_flow {
-	__u64 start_ns;		/* bpf_ktime_get_ns() when established */
-	__u64 cookie;		/* socket cookie */
-	__u64 bytes_acked;	/* from the socket at the last callback */
+	__u64 start_ns; /* bpf_ktime_get_ns() when established */
+	__u64 cookie; /* socket cookie */
+	__u64 bytes_acked; /* from the socket at the last callback */
 	__u64 bytes_received;
 	__u32 segs_in;
 	__u32 segs_out;
 	__u32 total_retrans;
 	__u32 srtt_us;
-	__u32 dev;		/* device index or TOE_DEV_NONE */
-	__u32 rule;		/* matching rule index or TOE_RULE_NONE */
-	__u8 decision;		/* enum toe_action */
-	__u8 reason;		/* enum toe_reason */
-	__u8 direction;		/* enum toe_dir */
-	__u8 state;		/* last TCP state seen (TCP_ESTABLISHED = 1) */
-	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u32 dev; /* device index or TOE_DEV_NONE */
+	__u32 rule; /* matching rule index or TOE_RULE_NONE */
+	__u8 decision; /* enum toe_action */
+	__u8 reason; /* enum toe_reason */
+	__u8 direction; /* enum toe_dir */
+	__u8 state; /* last TCP state seen (TCP_ESTABLISHED = 1) */
+	__u32 policy; /* serial of the policy that decided (low bits) */
 	/*
 	 * Received packets and bytes XDP (or tc) counted for an offloaded
 	 * flow, added atomically in place: XDP finds the record anyway, so
@@ -69,7 +69,7 @@ struct toe_flow {
 	 */
 	__u64 xdp_packets;
 	__u64 xdp_bytes;
-	__u64 netns_ino;	/* inode of the key's namespace, for display */
+	__u64 netns_ino; /* inode of the key's namespace, for display */
 };
 
 /*
@@ -98,11 +98,11 @@ struct toe_flow {
  *     lost.  Tests that write toe_flows by hand set it too
  *     (selftests/tools/pkt.py filter).
  */
-#define TOE_FILTER_SLOTS	65536
+#define TOE_FILTER_SLOTS 65536
 
 struct toe_filter {
-	__u32 live;		/* open offloaded sockets (sock_ops, atomic) */
-	__u32 loaded;		/* offloaded records found by toe-loader's last load */
+	__u32 live; /* open offloaded sockets (sock_ops, atomic) */
+	__u32 loaded; /* offloaded records found by toe-loader's last load */
 };
 
 /*
@@ -117,9 +117,8 @@ struct toe_filter {
 static inline __u32 toe_filter_slot(const __u32 *laddr, const __u32 *raddr,
 				    __u16 lport, __u16 rport)
 {
-	__u32 h = laddr[0] ^ laddr[1] ^ laddr[2] ^ laddr[3] ^
-		  raddr[0] ^ raddr[1] ^ raddr[2] ^ raddr[3] ^
-		  ((__u32)lport << 16 | rport);
+	__u32 h = laddr[0] ^ laddr[1] ^ laddr[2] ^ laddr[3] ^ raddr[0] ^
+		  raddr[1] ^ raddr[2] ^ raddr[3] ^ ((__u32)lport << 16 | rport);
 
 	return (h * 0x9e3779b1U) >> 16;
 }
@@ -132,11 +131,11 @@ static inline __u32 toe_filter_slot(const __u32 *laddr, const __u32 *raddr,
  * filter_slot, taken back (filter = 0) once, at TCP_CLOSE.
  */
 struct toe_sk_state {
-	__u32 dev;		/* TOE_DEV_NONE for a module device's flow: */
-				/* its slot is toe_tid_held's (by cookie) */
+	__u32 dev; /* TOE_DEV_NONE for a module device's flow: */
+	/* its slot is toe_tid_held's (by cookie) */
 	__u8 decision;
-	__u8 filter;		/* 1: holds a count in toe_flow_filter */
-	__u16 filter_slot;	/* its slot there */
+	__u8 filter; /* 1: holds a count in toe_flow_filter */
+	__u16 filter_slot; /* its slot there */
 };
 
 /*
@@ -148,15 +147,15 @@ struct toe_sk_state {
  * device, and deletes it when the socket leaves LISTEN; toed reads it to
  * reconcile the kernel module's server TIDs after a restart.
  */
-#define TOE_LISTENERS_MAX	16384
+#define TOE_LISTENERS_MAX 16384
 
 struct toe_listen {
-	__u32 dev;		/* device index policy chose */
-	__u32 rule;		/* matching rule index or TOE_RULE_NONE */
-	__u32 policy;		/* serial of the policy that decided (low bits) */
+	__u32 dev; /* device index policy chose */
+	__u32 rule; /* matching rule index or TOE_RULE_NONE */
+	__u32 policy; /* serial of the policy that decided (low bits) */
 	__u32 pad;
-	__u64 cookie;		/* socket cookie */
-	__u64 netns_ino;	/* inode of the key's namespace, for display */
+	__u64 cookie; /* socket cookie */
+	__u64 netns_ino; /* inode of the key's namespace, for display */
 };
 
 #endif /* __OPENTOE_FLOWS_H */

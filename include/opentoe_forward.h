@@ -19,32 +19,32 @@
  * link-layer address (INCOMPLETE, FAILED) is kept with its state so that the
  * map equals `ip neigh show`; readers test toe_neigh_valid().
  */
-#define TOE_NEIGH_MAX		131072
+#define TOE_NEIGH_MAX 131072
 
 struct toe_neigh_key {
 	__u32 ifindex;
-	__u8 family;		/* TOE_AF_INET / TOE_AF_INET6 */
+	__u8 family; /* TOE_AF_INET / TOE_AF_INET6 */
 	__u8 pad[3];
-	__u32 addr[4];		/* network order; IPv4 in addr[0] */
+	__u32 addr[4]; /* network order; IPv4 in addr[0] */
 };
 
 struct toe_neigh {
-	__u8 mac[6];		/* link-layer address; zero if none */
-	__u16 state;		/* NUD_* bits, as rtnetlink reports them */
-	__u64 updated_ns;	/* CLOCK_MONOTONIC of toed's write (= ktime) */
-	__u32 flags;		/* NTF_* flags from rtnetlink */
-	__u32 has_mac;		/* 1 if the kernel gave an NDA_LLADDR */
+	__u8 mac[6]; /* link-layer address; zero if none */
+	__u16 state; /* NUD_* bits, as rtnetlink reports them */
+	__u64 updated_ns; /* CLOCK_MONOTONIC of toed's write (= ktime) */
+	__u32 flags; /* NTF_* flags from rtnetlink */
+	__u32 has_mac; /* 1 if the kernel gave an NDA_LLADDR */
 };
 
 /* NUD states in which the MAC may be used to send (<linux/neighbour.h>). */
-#define TOE_NUD_VALID	(0x02 | 0x04 | 0x08 | 0x10 | 0x40 | 0x80)
+#define TOE_NUD_VALID (0x02 | 0x04 | 0x08 | 0x10 | 0x40 | 0x80)
 
 /*
  * toe_local_addr: HASH, toe_local_key -> toe_local.  The addresses of this
  * host (toed's network namespace), from rtnetlink address events: the
  * "is this peer local?" test for the bypass decision.
  */
-#define TOE_LOCAL_MAX		4096
+#define TOE_LOCAL_MAX 4096
 
 struct toe_local_key {
 	__u8 family;
@@ -97,31 +97,31 @@ struct toe_local {
  * for TOE_FWD_UNWATCHED_NS only.
  */
 
-#define TOE_FWD_DEFAULT		65536
-#define TOE_FWD_HALF_DEFAULT	16384
-#define TOE_IFACES_MAX		1024
+#define TOE_FWD_DEFAULT 65536
+#define TOE_FWD_HALF_DEFAULT 16384
+#define TOE_IFACES_MAX 1024
 /* How long an admission holds when no toed vouches for the generation. */
-#define TOE_FWD_UNWATCHED_NS	1000000000ULL
+#define TOE_FWD_UNWATCHED_NS 1000000000ULL
 /* How far ahead toed keeps toe_fwd_gen.lease_ns (it renews every 2 s). */
-#define TOE_FWD_LEASE_NS	5000000000ULL
+#define TOE_FWD_LEASE_NS 5000000000ULL
 /*
  * toed bumps toe_fwd_gen again this long after a ruleset change: a packet
  * the old ruleset forwarded just before the commit, still between FORWARD
  * and tc egress when toed's first bump lands, could otherwise re-admit its
  * flow under the new generation (README, "Firewall changes").
  */
-#define TOE_FWD_AGAIN_MS	50
+#define TOE_FWD_AGAIN_MS 50
 
 enum toe_fwd_state {
-	TOE_FWD_SYN_SENT = 1,	/* toe_fwd_half: the stack forwarded the SYN */
-	TOE_FWD_ESTABLISHED = 3,/* and the SYN-ACK back: fast path */
-	TOE_FWD_READMIT = 4,	/* fast path suspended: the stack must forward it
+	TOE_FWD_SYN_SENT = 1, /* toe_fwd_half: the stack forwarded the SYN */
+	TOE_FWD_ESTABLISHED = 3, /* and the SYN-ACK back: fast path */
+	TOE_FWD_READMIT = 4, /* fast path suspended: the stack must forward it
 				 * both ways again (ruleset changed, lease out) */
 };
 
 /* toe_fwd.seen: the directions the stack forwarded while READMIT. */
-#define TOE_FWD_SEEN_C2S	1
-#define TOE_FWD_SEEN_S2C	2
+#define TOE_FWD_SEEN_C2S 1
+#define TOE_FWD_SEEN_S2C 2
 
 /*
  * A routed flow's cached route, one direction's (issue 20): what
@@ -131,57 +131,57 @@ enum toe_fwd_state {
  * on a miss, gen last (and cleared again if rt_gen moved meanwhile).
  */
 struct toe_fwd_route {
-	__u32 gen;		/* toe_fwd_gen.rt_gen it was found under */
-	__u32 ifout;		/* egress ifindex */
-	__u8 dmac[6];		/* the next hop's MAC */
-	__u8 smac[6];		/* the egress interface's */
-	__u16 max_len;		/* longest IP packet that route took (the MTU check) */
+	__u32 gen; /* toe_fwd_gen.rt_gen it was found under */
+	__u32 ifout; /* egress ifindex */
+	__u8 dmac[6]; /* the next hop's MAC */
+	__u8 smac[6]; /* the egress interface's */
+	__u16 max_len; /* longest IP packet that route took (the MTU check) */
 	__u16 pad;
 };
 
 struct toe_fwd {
-	__u64 start_ns;		/* the stack forwarded the SYN (bpf_ktime_get_ns) */
-	__u64 est_ns;		/* ... and the SYN-ACK: first admission */
-	__u64 adm_ns;		/* last admission (bpf_ktime_get_coarse_ns) */
-	__u32 client_isn;	/* sequence number of the SYN (host order) */
-	__u32 server_isn;	/* of the SYN-ACK */
-	__u32 dev;		/* device index policy chose */
-	__u32 rule;		/* matching rule or TOE_RULE_NONE */
-	__u32 policy;		/* serial of the policy that decided (low bits) */
-	__u32 client_if;	/* ifindex the SYN came in on: the client's side */
-	__u32 server_if;	/* ifindex the stack sent the SYN out of */
-	__u32 gen;		/* toe_fwd_gen.gen admitted under (READMIT: being proved under) */
-	__u32 readmits;		/* times admitted again after a READMIT */
-	__u8 state;		/* enum toe_fwd_state */
-	__u8 client;		/* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
-	__u8 reason;		/* enum toe_reason */
-	__u8 seen;		/* READMIT: TOE_FWD_SEEN_* the stack forwarded */
-	__u64 netns;		/* inode of the router's network namespace */
-	__u64 packets;		/* forwarded by XDP, both directions (atomic) */
+	__u64 start_ns; /* the stack forwarded the SYN (bpf_ktime_get_ns) */
+	__u64 est_ns; /* ... and the SYN-ACK: first admission */
+	__u64 adm_ns; /* last admission (bpf_ktime_get_coarse_ns) */
+	__u32 client_isn; /* sequence number of the SYN (host order) */
+	__u32 server_isn; /* of the SYN-ACK */
+	__u32 dev; /* device index policy chose */
+	__u32 rule; /* matching rule or TOE_RULE_NONE */
+	__u32 policy; /* serial of the policy that decided (low bits) */
+	__u32 client_if; /* ifindex the SYN came in on: the client's side */
+	__u32 server_if; /* ifindex the stack sent the SYN out of */
+	__u32 gen; /* toe_fwd_gen.gen admitted under (READMIT: being proved under) */
+	__u32 readmits; /* times admitted again after a READMIT */
+	__u8 state; /* enum toe_fwd_state */
+	__u8 client; /* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
+	__u8 reason; /* enum toe_reason */
+	__u8 seen; /* READMIT: TOE_FWD_SEEN_* the stack forwarded */
+	__u64 netns; /* inode of the router's network namespace */
+	__u64 packets; /* forwarded by XDP, both directions (atomic) */
 	__u64 bytes;
 	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
 	struct toe_fwd_route rt[2];
 };
 
 struct toe_fwd_half {
-	__u64 start_ns;		/* the stack forwarded the SYN */
+	__u64 start_ns; /* the stack forwarded the SYN */
 	__u32 client_isn;
 	__u32 dev;
 	__u32 rule;
 	__u32 policy;
-	__u32 client_if;	/* the SYN came in here */
-	__u32 server_if;	/* and the stack sent it out of here */
-	__u32 gen;		/* toe_fwd_gen.gen at the SYN */
-	__u8 state;		/* TOE_FWD_SYN_SENT */
-	__u8 client;		/* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
+	__u32 client_if; /* the SYN came in here */
+	__u32 server_if; /* and the stack sent it out of here */
+	__u32 gen; /* toe_fwd_gen.gen at the SYN */
+	__u8 state; /* TOE_FWD_SYN_SENT */
+	__u8 client; /* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason;
 	__u8 pad;
 	__u64 netns;
 };
 
 struct toe_fwd_gen {
-	__u64 lease_ns;		/* toed vouches for gen until then (CLOCK_MONOTONIC) */
-	__u32 gen;		/* bumped by toed at every firewall change */
+	__u64 lease_ns; /* toed vouches for gen until then (CLOCK_MONOTONIC) */
+	__u32 gen; /* bumped by toed at every firewall change */
 	/*
 	 * Bumped by toed at every route, rule, address, link and neighbour
 	 * change in its namespace (rt_netns, an inode): routes cached in
@@ -194,10 +194,10 @@ struct toe_fwd_gen {
 
 /* toe_ifaces value. */
 struct toe_iface {
-	__u8 mac[6];		/* source MAC of frames sent out of it */
+	__u8 mac[6]; /* source MAC of frames sent out of it */
 	__u16 pad;
-	__u32 flags;		/* reserved, 0 */
-	__u64 netns;		/* inode of its network namespace */
+	__u32 flags; /* reserved, 0 */
+	__u64 netns; /* inode of its network namespace */
 };
 
 #endif /* __OPENTOE_FORWARD_H */

@@ -106,14 +106,14 @@
 
 #include <linux/types.h>
 
-#define OPENTOE_GENL_NAME		"opentoe"
-#define OPENTOE_GENL_VERSION		1
-#define OPENTOE_GENL_MCGRP_EVENTS	"events"
+#define OPENTOE_GENL_NAME "opentoe"
+#define OPENTOE_GENL_VERSION 1
+#define OPENTOE_GENL_MCGRP_EVENTS "events"
 
 /* Longest TOE device name, with its NUL (the patch's TOENAMSIZ). */
-#define OPENTOE_NAMSIZ			16
+#define OPENTOE_NAMSIZ 16
 /* Longest TOM name, with its NUL. */
-#define OPENTOE_TOM_NAMSIZ		32
+#define OPENTOE_TOM_NAMSIZ 32
 
 /* TOE type ids (the patch's enum). */
 enum opentoe_ttid {
@@ -148,67 +148,67 @@ enum opentoe_cmd {
 
 enum opentoe_attr {
 	OPENTOE_A_UNSPEC,
-	OPENTOE_A_PAD,			/* alignment padding for __u64 */
-	OPENTOE_A_DEV_INDEX,		/* __u32, >= 1 */
-	OPENTOE_A_DEV_NAME,		/* string, < OPENTOE_NAMSIZ */
-	OPENTOE_A_DEV_TTID,		/* __u32, enum opentoe_ttid */
-	OPENTOE_A_DEV_NCONN,		/* __u32, size of the TID table */
-	OPENTOE_A_DEV_TOM,		/* string: attached TOM's name */
-	OPENTOE_A_DEV_IFINDEX,		/* __u32: lower net_device */
-	OPENTOE_A_DEV_IFNAME,		/* string: lower net_device */
-	OPENTOE_A_DEV_TIDS_USED,	/* __u32: by connections */
-	OPENTOE_A_DEV_LISTENERS,	/* __u32 */
-	OPENTOE_A_DEV_L2T_SIZE,		/* __u32 */
-	OPENTOE_A_DEV_L2T_USED,		/* __u32 */
-	OPENTOE_A_DEV_STATS,		/* nest: OPENTOE_STAT_* */
-	OPENTOE_A_TOM_NAME,		/* string */
-	OPENTOE_A_TOM_IDS,		/* nest: OPENTOE_A_TOM_ID, repeated */
-	OPENTOE_A_TOM_ID,		/* __u32, inside OPENTOE_A_TOM_IDS */
-	OPENTOE_A_TOM_NDEVS,		/* __u32: devices attached */
-	OPENTOE_A_FLOW_SADDR4,		/* __be32 */
-	OPENTOE_A_FLOW_DADDR4,		/* __be32 */
-	OPENTOE_A_FLOW_SADDR6,		/* 16 bytes */
-	OPENTOE_A_FLOW_DADDR6,		/* 16 bytes */
-	OPENTOE_A_FLOW_SPORT,		/* __be16, != 0 */
-	OPENTOE_A_FLOW_DPORT,		/* __be16, != 0 */
-	OPENTOE_A_TID,			/* __u32 */
-	OPENTOE_A_L2T_INDEX,		/* __u32 */
-	OPENTOE_A_L2T_ADDR4,		/* __be32: next hop */
-	OPENTOE_A_L2T_ADDR6,		/* 16 bytes: next hop */
-	OPENTOE_A_L2T_IFINDEX,		/* __u32 */
-	OPENTOE_A_L2T_LLADDR,		/* 6 bytes */
-	OPENTOE_A_L2T_STATE,		/* __u16: NUD_* */
-	OPENTOE_A_L2T_REFCNT,		/* __u32: TIDs using the entry */
-	OPENTOE_A_LISTEN_FAMILY,	/* __u8: AF_INET or AF_INET6 */
-	OPENTOE_A_LISTEN_ADDR4,		/* __be32 */
-	OPENTOE_A_LISTEN_ADDR6,		/* 16 bytes */
-	OPENTOE_A_LISTEN_PORT,		/* __be16, != 0 */
-	OPENTOE_A_TID_STATE,		/* __u32: OPENTOE_TID_F_* */
-	OPENTOE_A_DEV_TIDS_RESERVED,	/* __u32: by TID_RESERVE, no flow yet */
+	OPENTOE_A_PAD, /* alignment padding for __u64 */
+	OPENTOE_A_DEV_INDEX, /* __u32, >= 1 */
+	OPENTOE_A_DEV_NAME, /* string, < OPENTOE_NAMSIZ */
+	OPENTOE_A_DEV_TTID, /* __u32, enum opentoe_ttid */
+	OPENTOE_A_DEV_NCONN, /* __u32, size of the TID table */
+	OPENTOE_A_DEV_TOM, /* string: attached TOM's name */
+	OPENTOE_A_DEV_IFINDEX, /* __u32: lower net_device */
+	OPENTOE_A_DEV_IFNAME, /* string: lower net_device */
+	OPENTOE_A_DEV_TIDS_USED, /* __u32: by connections */
+	OPENTOE_A_DEV_LISTENERS, /* __u32 */
+	OPENTOE_A_DEV_L2T_SIZE, /* __u32 */
+	OPENTOE_A_DEV_L2T_USED, /* __u32 */
+	OPENTOE_A_DEV_STATS, /* nest: OPENTOE_STAT_* */
+	OPENTOE_A_TOM_NAME, /* string */
+	OPENTOE_A_TOM_IDS, /* nest: OPENTOE_A_TOM_ID, repeated */
+	OPENTOE_A_TOM_ID, /* __u32, inside OPENTOE_A_TOM_IDS */
+	OPENTOE_A_TOM_NDEVS, /* __u32: devices attached */
+	OPENTOE_A_FLOW_SADDR4, /* __be32 */
+	OPENTOE_A_FLOW_DADDR4, /* __be32 */
+	OPENTOE_A_FLOW_SADDR6, /* 16 bytes */
+	OPENTOE_A_FLOW_DADDR6, /* 16 bytes */
+	OPENTOE_A_FLOW_SPORT, /* __be16, != 0 */
+	OPENTOE_A_FLOW_DPORT, /* __be16, != 0 */
+	OPENTOE_A_TID, /* __u32 */
+	OPENTOE_A_L2T_INDEX, /* __u32 */
+	OPENTOE_A_L2T_ADDR4, /* __be32: next hop */
+	OPENTOE_A_L2T_ADDR6, /* 16 bytes: next hop */
+	OPENTOE_A_L2T_IFINDEX, /* __u32 */
+	OPENTOE_A_L2T_LLADDR, /* 6 bytes */
+	OPENTOE_A_L2T_STATE, /* __u16: NUD_* */
+	OPENTOE_A_L2T_REFCNT, /* __u32: TIDs using the entry */
+	OPENTOE_A_LISTEN_FAMILY, /* __u8: AF_INET or AF_INET6 */
+	OPENTOE_A_LISTEN_ADDR4, /* __be32 */
+	OPENTOE_A_LISTEN_ADDR6, /* 16 bytes */
+	OPENTOE_A_LISTEN_PORT, /* __be16, != 0 */
+	OPENTOE_A_TID_STATE, /* __u32: OPENTOE_TID_F_* */
+	OPENTOE_A_DEV_TIDS_RESERVED, /* __u32: by TID_RESERVE, no flow yet */
 
 	__OPENTOE_A_MAX,
 	OPENTOE_A_MAX = __OPENTOE_A_MAX - 1
 };
 
 /* OPENTOE_A_TID_STATE: who still holds the TID */
-#define OPENTOE_TID_F_HOST	0x1	/* the host: until TID_FREE */
-#define OPENTOE_TID_F_DEVICE	0x2	/* the device: until it releases it */
-#define OPENTOE_TID_F_RESERVED	0x4	/* reserved, bound to no flow yet */
+#define OPENTOE_TID_F_HOST 0x1 /* the host: until TID_FREE */
+#define OPENTOE_TID_F_DEVICE 0x2 /* the device: until it releases it */
+#define OPENTOE_TID_F_RESERVED 0x4 /* reserved, bound to no flow yet */
 
 /* Counters of a device's TOM, inside OPENTOE_A_DEV_STATS (__u64 each). */
 enum opentoe_stat {
 	OPENTOE_STAT_UNSPEC,
 	OPENTOE_STAT_PAD,
-	OPENTOE_STAT_CONNECTS,		/* TIDs handed out */
-	OPENTOE_STAT_CONNECT_FAILS,	/* refused by the device */
-	OPENTOE_STAT_NO_TID,		/* refused: nconn TIDs in use */
-	OPENTOE_STAT_NO_L2T,		/* refused: L2T full */
-	OPENTOE_STAT_NO_ROUTE,		/* refused by can_offload */
-	OPENTOE_STAT_CLOSES,		/* host released a TID */
-	OPENTOE_STAT_RELEASES,		/* device released a TID */
-	OPENTOE_STAT_L2T_UPDATES,	/* neighbour updates applied */
-	OPENTOE_STAT_LISTENS,		/* listeners started */
-	OPENTOE_STAT_RESERVES,		/* TIDs reserved (TID_RESERVE) */
+	OPENTOE_STAT_CONNECTS, /* TIDs handed out */
+	OPENTOE_STAT_CONNECT_FAILS, /* refused by the device */
+	OPENTOE_STAT_NO_TID, /* refused: nconn TIDs in use */
+	OPENTOE_STAT_NO_L2T, /* refused: L2T full */
+	OPENTOE_STAT_NO_ROUTE, /* refused by can_offload */
+	OPENTOE_STAT_CLOSES, /* host released a TID */
+	OPENTOE_STAT_RELEASES, /* device released a TID */
+	OPENTOE_STAT_L2T_UPDATES, /* neighbour updates applied */
+	OPENTOE_STAT_LISTENS, /* listeners started */
+	OPENTOE_STAT_RESERVES, /* TIDs reserved (TID_RESERVE) */
 
 	__OPENTOE_STAT_MAX,
 	OPENTOE_STAT_MAX = __OPENTOE_STAT_MAX - 1

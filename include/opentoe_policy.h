@@ -19,23 +19,23 @@ enum toe_dev_type {
 
 /* enum toe_steer: what XDP does with an offloaded flow's packets. */
 enum toe_steer {
-	TOE_STEER_ACCOUNT = 0,	/* count, XDP_PASS */
-	TOE_STEER_CPU = 1,	/* count, redirect to a cpumap entry */
-	TOE_STEER_FORWARD = 2,	/* count, rewrite L2, redirect to egress */
+	TOE_STEER_ACCOUNT = 0, /* count, XDP_PASS */
+	TOE_STEER_CPU = 1, /* count, redirect to a cpumap entry */
+	TOE_STEER_FORWARD = 2, /* count, rewrite L2, redirect to egress */
 };
 
-#define TOE_DEVF_PRESENT	(1U << 0)	/* entry in use */
-#define TOE_DEVF_KMOD		(1U << 1)	/* from the kernel module */
+#define TOE_DEVF_PRESENT (1U << 0) /* entry in use */
+#define TOE_DEVF_KMOD (1U << 1) /* from the kernel module */
 
 /* toe_devs: ARRAY[TOE_MAX_DEVS], index = device index. Written by toed. */
 struct toe_dev {
 	char name[16];
-	__u32 type;		/* enum toe_dev_type */
-	__u32 ifindex;		/* lower interface */
-	__u32 nconn;		/* capacity: max offloaded connections */
-	__u32 flags;		/* TOE_DEVF_* */
-	__u32 steer;		/* enum toe_steer */
-	__u32 steer_cpu;	/* with TOE_STEER_CPU */
+	__u32 type; /* enum toe_dev_type */
+	__u32 ifindex; /* lower interface */
+	__u32 nconn; /* capacity: max offloaded connections */
+	__u32 flags; /* TOE_DEVF_* */
+	__u32 steer; /* enum toe_steer */
+	__u32 steer_cpu; /* with TOE_STEER_CPU */
 };
 
 /*
@@ -44,10 +44,10 @@ struct toe_dev {
  * clobbers its live count.
  */
 struct toe_dev_live {
-	__u64 live;		/* offloaded connections open now */
-	__u64 offloaded;	/* total ever offloaded */
-	__u64 refused;		/* total refused for capacity */
-	__u64 released;		/* total slots released at close */
+	__u64 live; /* offloaded connections open now */
+	__u64 offloaded; /* total ever offloaded */
+	__u64 refused; /* total refused for capacity */
+	__u64 released; /* total slots released at close */
 };
 
 /*
@@ -76,15 +76,15 @@ struct toe_dev_live {
  * the kernel follows with synchronize_rcu) before it may touch the old
  * generation again.
  */
-#define TOE_POL_MAX_RULES	131072
-#define TOE_POL_MAX_TUPLES	64
-#define TOE_POL_CELLS_DEFAULT	(1U << 20)
+#define TOE_POL_MAX_RULES 131072
+#define TOE_POL_MAX_TUPLES 64
+#define TOE_POL_CELLS_DEFAULT (1U << 20)
 
 /* toe_pol_rules: ARRAY[2 * TOE_POL_MAX_RULES], index gen * MAX + rule. */
 struct toe_pol_rule {
-	__u32 action;		/* enum toe_action */
-	__u32 dev;		/* device index with TOE_ACT_OFFLOAD */
-	__u32 ka_idle;		/* keepalive (seconds); 0: leave it alone */
+	__u32 action; /* enum toe_action */
+	__u32 dev; /* device index with TOE_ACT_OFFLOAD */
+	__u32 ka_idle; /* keepalive (seconds); 0: leave it alone */
 	__u32 ka_intvl;
 	__u32 ka_cnt;
 	__u32 pad;
@@ -92,39 +92,39 @@ struct toe_pol_rule {
 
 /* toe_pol_tuples: ARRAY[2 * TOE_POL_MAX_TUPLES], index gen * MAX + t. */
 struct toe_pol_tuple {
-	__u32 lmask[4];		/* local address mask, network order */
-	__u32 rmask[4];		/* remote address mask */
-	__u8 family;		/* TOE_AF_INET / TOE_AF_INET6 */
-	__u8 use_cgroup;	/* key carries the cgroup id */
-	__u8 use_lport;		/* key carries the local port class */
-	__u8 use_rport;		/* key carries the remote port class */
-	__u32 min_rule;		/* lowest rule index with a cell here */
+	__u32 lmask[4]; /* local address mask, network order */
+	__u32 rmask[4]; /* remote address mask */
+	__u8 family; /* TOE_AF_INET / TOE_AF_INET6 */
+	__u8 use_cgroup; /* key carries the cgroup id */
+	__u8 use_lport; /* key carries the local port class */
+	__u8 use_rport; /* key carries the remote port class */
+	__u32 min_rule; /* lowest rule index with a cell here */
 };
 
 /* toe_pol_cells: HASH (no prealloc), toe_pol_key -> first rule index. */
 struct toe_pol_key {
 	__u32 laddr[4];
 	__u32 raddr[4];
-	__u64 cgroup;		/* 0 unless the tuple uses the cgroup */
-	__u32 lclass;		/* local port class, 0 unless used */
+	__u64 cgroup; /* 0 unless the tuple uses the cgroup */
+	__u32 lclass; /* local port class, 0 unless used */
 	__u32 rclass;
-	__u16 tuple;		/* tuple index within the generation */
+	__u16 tuple; /* tuple index within the generation */
 	__u8 gen;
 	__u8 pad[5];
 };
 
 /* toe_pol_lclass / toe_pol_rclass: ARRAY[2 * 65536] u32, gen * 65536 + port. */
-#define TOE_POL_PORTS		65536
+#define TOE_POL_PORTS 65536
 
 /* toe_pol_hdr: ARRAY[2], per generation. */
 struct toe_pol_hdr {
 	__u32 ntuples;
 	__u32 nrules;
-	__u32 default_action;	/* enum toe_action */
-	__u32 default_dev;	/* with a default of TOE_ACT_OFFLOAD */
-	__u64 applied_ns;	/* CLOCK_MONOTONIC when it was applied */
-	__u64 serial;		/* counts applies since the maps were made */
-	__u32 track;		/* enum toe_track */
+	__u32 default_action; /* enum toe_action */
+	__u32 default_dev; /* with a default of TOE_ACT_OFFLOAD */
+	__u64 applied_ns; /* CLOCK_MONOTONIC when it was applied */
+	__u64 serial; /* counts applies since the maps were made */
+	__u32 track; /* enum toe_track */
 	__u32 pad;
 };
 

@@ -16,68 +16,61 @@
  * and the metrics' HELP (user/toed/metrics.c) all come from this one
  * table.
  */
-#define TOE_STAT_TABLE(X)							\
-	X(RESERVED0, NULL, NULL)						\
-	X(XDP_FLOW_HIT, "xdp_flow_hit",						\
-	  "XDP packets of an offloaded flow")					\
-	X(RESERVED1, NULL, NULL)						\
-	X(XDP_CHAINED, "xdp_chained",						\
-	  "XDP packets handed to the chained program")				\
-	X(XDP_REDIRECT_CPU, "xdp_redirect_cpu",					\
-	  "XDP packets redirected to a CPU")					\
-	X(XDP_FORWARD, "xdp_forward", "Packets XDP forwarded")			\
-	X(XDP_NEIGH_MISS, "xdp_neigh_miss",					\
-	  "XDP forward packets without a usable neighbour")			\
-	X(ESTABLISHED, "established",						\
-	  "Connections decided by sock_ops")					\
-	X(CLOSED, "closed", "Tracked connections closed")			\
-	X(FLOW_EVICTED, "flow_evicted",						\
-	  "Closed connections no longer in toe_flows")				\
-	X(EVENT_DROPPED, "event_dropped",					\
-	  "Events lost: the ring buffer was full")				\
-	X(LISTEN, "listen", "listen_start events")				\
-	X(XDP_FWD_FLOWS, "xdp_fwd_flows",					\
-	  "Forwarded flows that entered the fast path")				\
-	X(XDP_FWD_ENDED, "xdp_fwd_ended",					\
-	  "Fast paths ended by FIN or RST")					\
-	X(XDP_FWD_SLOW, "xdp_fwd_slow",						\
-	  "Packets of a fast-path flow left to the stack")			\
-	X(BYP_SOCKS, "bypass_sockets", "Sockets put into toe_bypass")		\
-	X(BYP_PAIRED, "bypass_paired",						\
-	  "Accepting ends that found their peer in toe_bypass")			\
-	X(BYP_NOT_LOCAL, "bypass_not_local",					\
-	  "Bypass asked, peer not local: left to TCP")				\
-	X(BYP_UNSUPPORTED, "bypass_unsupported",				\
-	  "Bypass asked, socket cannot take it: left to TCP")			\
-	X(BYP_MSGS, "bypass_msgs",						\
-	  "sk_msg verdicts redirected to the peer")				\
-	X(BYP_BYTES, "bypass_bytes",						\
-	  "Bytes redirected socket to socket")					\
-	X(BYP_TCP_MSGS, "bypass_tcp_msgs",					\
-	  "sk_msg verdicts of bypass sockets left to TCP")			\
-	X(BYP_TO_TCP, "bypass_to_tcp",						\
-	  "Bypass sockets switched to TCP")					\
-	X(BYP_TO_PEER, "bypass_to_peer",					\
-	  "Bypass sockets switched back to the peer")				\
-	X(XDP_FWD_WRONG_IF, "xdp_fwd_wrong_if",					\
-	  "Fast-path packets on the other side's interface")			\
-	X(XDP_FWD_READMIT, "xdp_fwd_readmit",					\
-	  "Fast paths sent back to the stack for re-admission")			\
-	X(FWD_READMITTED, "fwd_readmitted",					\
-	  "Fast paths admitted again by toe_egress")				\
-	X(FWD_HALF, "fwd_half",							\
-	  "Handshakes the stack forwarded a SYN of")				\
-	X(UNTRACKED, "untracked",						\
-	  "Connections left untracked (track policy, no rule named them)")	\
-	X(TID_TAKEN, "tid_taken",						\
-	  "TIDs taken from a module device's pool at offload")			\
-	X(TID_EMPTY, "tid_pool_empty",						\
-	  "Offloads refused: the module device's TID pool was empty")		\
-	X(TID_ROUTE, "tid_route_other_if",					\
-	  "Offloads refused: the route leaves through another interface")	\
-	X(TID_DEMOTED, "tid_demoted",						\
-	  "Offloaded flows toed demoted to the host (module refused, device gone)")	\
-	X(XDP_FWD_CACHED, "xdp_fwd_route_cached",				\
+#define TOE_STAT_TABLE(X)                                                           \
+	X(RESERVED0, NULL, NULL)                                                    \
+	X(XDP_FLOW_HIT, "xdp_flow_hit", "XDP packets of an offloaded flow")         \
+	X(RESERVED1, NULL, NULL)                                                    \
+	X(XDP_CHAINED, "xdp_chained",                                               \
+	  "XDP packets handed to the chained program")                              \
+	X(XDP_REDIRECT_CPU, "xdp_redirect_cpu",                                     \
+	  "XDP packets redirected to a CPU")                                        \
+	X(XDP_FORWARD, "xdp_forward", "Packets XDP forwarded")                      \
+	X(XDP_NEIGH_MISS, "xdp_neigh_miss",                                         \
+	  "XDP forward packets without a usable neighbour")                         \
+	X(ESTABLISHED, "established", "Connections decided by sock_ops")            \
+	X(CLOSED, "closed", "Tracked connections closed")                           \
+	X(FLOW_EVICTED, "flow_evicted",                                             \
+	  "Closed connections no longer in toe_flows")                              \
+	X(EVENT_DROPPED, "event_dropped",                                           \
+	  "Events lost: the ring buffer was full")                                  \
+	X(LISTEN, "listen", "listen_start events")                                  \
+	X(XDP_FWD_FLOWS, "xdp_fwd_flows",                                           \
+	  "Forwarded flows that entered the fast path")                             \
+	X(XDP_FWD_ENDED, "xdp_fwd_ended", "Fast paths ended by FIN or RST")         \
+	X(XDP_FWD_SLOW, "xdp_fwd_slow",                                             \
+	  "Packets of a fast-path flow left to the stack")                          \
+	X(BYP_SOCKS, "bypass_sockets", "Sockets put into toe_bypass")               \
+	X(BYP_PAIRED, "bypass_paired",                                              \
+	  "Accepting ends that found their peer in toe_bypass")                     \
+	X(BYP_NOT_LOCAL, "bypass_not_local",                                        \
+	  "Bypass asked, peer not local: left to TCP")                              \
+	X(BYP_UNSUPPORTED, "bypass_unsupported",                                    \
+	  "Bypass asked, socket cannot take it: left to TCP")                       \
+	X(BYP_MSGS, "bypass_msgs", "sk_msg verdicts redirected to the peer")        \
+	X(BYP_BYTES, "bypass_bytes", "Bytes redirected socket to socket")           \
+	X(BYP_TCP_MSGS, "bypass_tcp_msgs",                                          \
+	  "sk_msg verdicts of bypass sockets left to TCP")                          \
+	X(BYP_TO_TCP, "bypass_to_tcp", "Bypass sockets switched to TCP")            \
+	X(BYP_TO_PEER, "bypass_to_peer",                                            \
+	  "Bypass sockets switched back to the peer")                               \
+	X(XDP_FWD_WRONG_IF, "xdp_fwd_wrong_if",                                     \
+	  "Fast-path packets on the other side's interface")                        \
+	X(XDP_FWD_READMIT, "xdp_fwd_readmit",                                       \
+	  "Fast paths sent back to the stack for re-admission")                     \
+	X(FWD_READMITTED, "fwd_readmitted",                                         \
+	  "Fast paths admitted again by toe_egress")                                \
+	X(FWD_HALF, "fwd_half", "Handshakes the stack forwarded a SYN of")          \
+	X(UNTRACKED, "untracked",                                                   \
+	  "Connections left untracked (track policy, no rule named them)")          \
+	X(TID_TAKEN, "tid_taken",                                                   \
+	  "TIDs taken from a module device's pool at offload")                      \
+	X(TID_EMPTY, "tid_pool_empty",                                              \
+	  "Offloads refused: the module device's TID pool was empty")               \
+	X(TID_ROUTE, "tid_route_other_if",                                          \
+	  "Offloads refused: the route leaves through another interface")           \
+	X(TID_DEMOTED, "tid_demoted",                                               \
+	  "Offloaded flows toed demoted to the host (module refused, device gone)") \
+	X(XDP_FWD_CACHED, "xdp_fwd_route_cached",                                   \
 	  "Packets XDP forwarded by their flow's cached route")
 
 enum toe_stat {
@@ -86,10 +79,11 @@ enum toe_stat {
 #define TOE_STAT_ENUM(id, name, help) TOE_S_##id,
 	TOE_STAT_TABLE(TOE_STAT_ENUM)
 #undef TOE_STAT_ENUM
-	TOE_S__MAX
+		TOE_S__MAX
 };
 
-#define TOE_STATS_MAX		96
-_Static_assert(TOE_S__MAX <= TOE_STATS_MAX, "toe_stats is too small for TOE_STAT_TABLE");
+#define TOE_STATS_MAX 96
+_Static_assert(TOE_S__MAX <= TOE_STATS_MAX,
+	       "toe_stats is too small for TOE_STAT_TABLE");
 
 #endif /* __OPENTOE_STATS_H */

@@ -26,24 +26,24 @@
  * toed binds the TID to its flow (TID_ALLOC + TID) from the
  * flow_offloaded event, or from this map after a restart.
  */
-#define TOE_TID_NONE		0xffffffffU
-#define TOE_TID_POOL_MAX	1024
-#define TOE_TID_HELD_MAX	65536
+#define TOE_TID_NONE 0xffffffffU
+#define TOE_TID_POOL_MAX 1024
+#define TOE_TID_HELD_MAX 65536
 
 struct toe_tid_held {
 	struct toe_flow_key key;
-	__u32 dev;		/* toe_devs index */
-	__u32 tid;		/* the module's TID */
+	__u32 dev; /* toe_devs index */
+	__u32 tid; /* the module's TID */
 };
 
 /* toe_tid_demote's argument (BPF_PROG_TEST_RUN data, as toe_byp_probe). */
 struct toe_tid_demote {
-	__u8 eth[16];		/* room for an Ethernet header, unused */
-	__u64 cookie;		/* in: the socket's cookie */
-	__u32 dev;		/* in: what its toe_tid_held entry must hold */
+	__u8 eth[16]; /* room for an Ethernet header, unused */
+	__u64 cookie; /* in: the socket's cookie */
+	__u32 dev; /* in: what its toe_tid_held entry must hold */
 	__u32 tid;
-	__u32 reason;		/* in: enum toe_reason for its record */
-	__u32 done;		/* out: 1 demoted; 0 no such entry (closed) */
+	__u32 reason; /* in: enum toe_reason for its record */
+	__u32 done; /* out: 1 demoted; 0 no such entry (closed) */
 };
 
 #endif /* __OPENTOE_TID_H */

@@ -9,8 +9,8 @@
 
 #include "opentoe_common.h"
 
-#define TOE_MAX_CHAIN		64	/* interfaces with a chained XDP program */
-#define TOE_XDP_CHAIN_SLOTS	1024	/* ifindexes below this may chain */
+#define TOE_MAX_CHAIN 64 /* interfaces with a chained XDP program */
+#define TOE_XDP_CHAIN_SLOTS 1024 /* ifindexes below this may chain */
 
 /*
  * XDP steering (enum toe_steer).
@@ -19,7 +19,7 @@
  * apply (user/toed/cpumap.c) for the CPUs that devices with "steer cpu N" name,
  * queue size TOE_CPUMAP_QSIZE; entries no device names are removed.
  */
-#define TOE_CPUMAP_QSIZE	2048
+#define TOE_CPUMAP_QSIZE 2048
 
 /*
  * toe_xdp_conf: ARRAY[1], written by the policy apply.  With no device in
@@ -27,8 +27,8 @@
  * no lookup for it.
  */
 struct toe_xdp_conf {
-	__u32 fwd_devs;		/* present devices with steer forward */
-	__u32 cpu_devs;		/* present devices with steer cpu */
+	__u32 fwd_devs; /* present devices with steer forward */
+	__u32 cpu_devs; /* present devices with steer cpu */
 };
 
 #endif /* __OPENTOE_XDP_H */

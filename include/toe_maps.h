@@ -52,16 +52,15 @@ enum toe_map_id {
 #define TOE_MAP_ENUM(id, name) TOE_MAP_ID_##id,
 	TOE_MAP_TABLE(TOE_MAP_ENUM)
 #undef TOE_MAP_ENUM
-	TOE_MAP__N
+		TOE_MAP__N
 };
 
 /* The pin name of map ID, e.g. TOE_MAP(FLOWS) is "toe_flows". */
-#define TOE_MAP(id)	(toe_map_names[TOE_MAP_ID_##id])
+#define TOE_MAP(id) (toe_map_names[TOE_MAP_ID_##id])
 
 #define TOE_MAP_NAME(id, name) [TOE_MAP_ID_##id] = #name,
-static const char *const toe_map_names[TOE_MAP__N] = {
-	TOE_MAP_TABLE(TOE_MAP_NAME)
-};
+static const char *const toe_map_names[TOE_MAP__N] = { TOE_MAP_TABLE(
+	TOE_MAP_NAME) };
 #undef TOE_MAP_NAME
 
 #endif /* __TOE_MAPS_H */

@@ -82,7 +82,7 @@
 #endif
 
 #if defined(__bpf__) || defined(__BPF__)
-#define TOE_PARSE_BPF 1		/* __u8 and friends come from vmlinux.h */
+#define TOE_PARSE_BPF 1 /* __u8 and friends come from vmlinux.h */
 #else
 #include <linux/types.h>
 #endif
@@ -102,84 +102,84 @@
 #error "toe_parse.h: __BYTE_ORDER__ not defined"
 #endif
 
-#define TOE_AF_INET		2	/* = AF_INET */
-#define TOE_AF_INET6		10	/* = AF_INET6 */
+#define TOE_AF_INET 2 /* = AF_INET */
+#define TOE_AF_INET6 10 /* = AF_INET6 */
 
-#define TOE_ETH_HLEN		14
-#define TOE_VLAN_HLEN		4
-#define TOE_ETH_P_IP		0x0800
-#define TOE_ETH_P_ARP		0x0806
-#define TOE_ETH_P_8021Q		0x8100
-#define TOE_ETH_P_8021AD	0x88a8
-#define TOE_ETH_P_IPV6		0x86dd
-#define TOE_VLAN_VID(tci)	((tci) & 0x0fff)
+#define TOE_ETH_HLEN 14
+#define TOE_VLAN_HLEN 4
+#define TOE_ETH_P_IP 0x0800
+#define TOE_ETH_P_ARP 0x0806
+#define TOE_ETH_P_8021Q 0x8100
+#define TOE_ETH_P_8021AD 0x88a8
+#define TOE_ETH_P_IPV6 0x86dd
+#define TOE_VLAN_VID(tci) ((tci)&0x0fff)
 
-#define TOE_IPV4_HLEN		20
-#define TOE_IPV6_HLEN		40
-#define TOE_TCP_HLEN		20
+#define TOE_IPV4_HLEN 20
+#define TOE_IPV6_HLEN 40
+#define TOE_TCP_HLEN 20
 
-#define TOE_IPPROTO_HOPOPTS	0
-#define TOE_IPPROTO_ICMP	1
-#define TOE_IPPROTO_TCP		6
-#define TOE_IPPROTO_UDP		17
-#define TOE_IPPROTO_ROUTING	43
-#define TOE_IPPROTO_FRAGMENT	44
-#define TOE_IPPROTO_ICMPV6	58
-#define TOE_IPPROTO_NONE	59
-#define TOE_IPPROTO_DSTOPTS	60
+#define TOE_IPPROTO_HOPOPTS 0
+#define TOE_IPPROTO_ICMP 1
+#define TOE_IPPROTO_TCP 6
+#define TOE_IPPROTO_UDP 17
+#define TOE_IPPROTO_ROUTING 43
+#define TOE_IPPROTO_FRAGMENT 44
+#define TOE_IPPROTO_ICMPV6 58
+#define TOE_IPPROTO_NONE 59
+#define TOE_IPPROTO_DSTOPTS 60
 
 /* TCP flags, byte 13 of the TCP header (tcp_flags below). */
-#define TOE_TCP_FIN		0x01
-#define TOE_TCP_SYN		0x02
-#define TOE_TCP_RST		0x04
-#define TOE_TCP_PSH		0x08
-#define TOE_TCP_ACK		0x10
-#define TOE_TCP_URG		0x20
-#define TOE_TCP_ECE		0x40
-#define TOE_TCP_CWR		0x80
+#define TOE_TCP_FIN 0x01
+#define TOE_TCP_SYN 0x02
+#define TOE_TCP_RST 0x04
+#define TOE_TCP_PSH 0x08
+#define TOE_TCP_ACK 0x10
+#define TOE_TCP_URG 0x20
+#define TOE_TCP_ECE 0x40
+#define TOE_TCP_CWR 0x80
 
 /* Bounds of the two loops. */
-#define TOE_MAX_VLAN		2
-#define TOE_IPV6_MAX_EXT	8
+#define TOE_MAX_VLAN 2
+#define TOE_IPV6_MAX_EXT 8
 
 enum toe_parse_result {
-	TOE_P_TCP = 0,		/* TCP segment, *p complete */
-	TOE_P_NOT_TCP,		/* well-formed, not TCP: ARP, UDP, ICMP, no-next-header... */
-	TOE_P_TRUNC_L2,		/* frame ends inside Ethernet header or a VLAN tag */
-	TOE_P_TRUNC_L3,		/* frame ends inside IPv4 header/options or IPv6 headers */
-	TOE_P_TRUNC_L4,		/* frame ends inside the TCP header (20 bytes or data offset) */
-	TOE_P_TRUNC_IP,		/* frame shorter than the IP datagram (total/payload length) */
-	TOE_P_BAD_VERSION,	/* IP version does not match the ethertype */
-	TOE_P_BAD_IHL,		/* IPv4 IHL < 5 */
-	TOE_P_BAD_IPLEN,	/* IP length shorter than the headers it must hold */
-	TOE_P_BAD_DOFF,		/* TCP data offset < 5 */
-	TOE_P_BAD_EXT,		/* IPv6 hop-by-hop header not first */
-	TOE_P_FRAG,		/* IP fragment, first or not */
-	TOE_P_UNKNOWN_ETHERTYPE,/* not IPv4, IPv6, ARP or VLAN */
-	TOE_P_TOO_MANY_VLAN,	/* 3 or more VLAN tags */
-	TOE_P_TOO_MANY_EXT,	/* more than TOE_IPV6_MAX_EXT IPv6 extension headers */
+	TOE_P_TCP = 0, /* TCP segment, *p complete */
+	TOE_P_NOT_TCP, /* well-formed, not TCP: ARP, UDP, ICMP, no-next-header... */
+	TOE_P_TRUNC_L2, /* frame ends inside Ethernet header or a VLAN tag */
+	TOE_P_TRUNC_L3, /* frame ends inside IPv4 header/options or IPv6 headers */
+	TOE_P_TRUNC_L4, /* frame ends inside the TCP header (20 bytes or data offset) */
+	TOE_P_TRUNC_IP, /* frame shorter than the IP datagram (total/payload length) */
+	TOE_P_BAD_VERSION, /* IP version does not match the ethertype */
+	TOE_P_BAD_IHL, /* IPv4 IHL < 5 */
+	TOE_P_BAD_IPLEN, /* IP length shorter than the headers it must hold */
+	TOE_P_BAD_DOFF, /* TCP data offset < 5 */
+	TOE_P_BAD_EXT, /* IPv6 hop-by-hop header not first */
+	TOE_P_FRAG, /* IP fragment, first or not */
+	TOE_P_UNKNOWN_ETHERTYPE, /* not IPv4, IPv6, ARP or VLAN */
+	TOE_P_TOO_MANY_VLAN, /* 3 or more VLAN tags */
+	TOE_P_TOO_MANY_EXT, /* more than TOE_IPV6_MAX_EXT IPv6 extension headers */
 	TOE_P__MAX
 };
 
 #ifndef TOE_PARSE_BPF
 static const char *const toe_parse_result_names[TOE_P__MAX]
 	__attribute__((unused)) = {
-	[TOE_P_TCP]		= "tcp",
-	[TOE_P_NOT_TCP]		= "not_tcp",
-	[TOE_P_TRUNC_L2]	= "trunc_l2",
-	[TOE_P_TRUNC_L3]	= "trunc_l3",
-	[TOE_P_TRUNC_L4]	= "trunc_l4",
-	[TOE_P_TRUNC_IP]	= "trunc_ip",
-	[TOE_P_BAD_VERSION]	= "bad_version",
-	[TOE_P_BAD_IHL]		= "bad_ihl",
-	[TOE_P_BAD_IPLEN]	= "bad_iplen",
-	[TOE_P_BAD_DOFF]	= "bad_doff",
-	[TOE_P_BAD_EXT]		= "bad_ext",
-	[TOE_P_FRAG]		= "frag",
-	[TOE_P_UNKNOWN_ETHERTYPE] = "unknown_ethertype",
-	[TOE_P_TOO_MANY_VLAN]	= "too_many_vlan",
-	[TOE_P_TOO_MANY_EXT]	= "too_many_ext",
-};
+		[TOE_P_TCP] = "tcp",
+		[TOE_P_NOT_TCP] = "not_tcp",
+		[TOE_P_TRUNC_L2] = "trunc_l2",
+		[TOE_P_TRUNC_L3] = "trunc_l3",
+		[TOE_P_TRUNC_L4] = "trunc_l4",
+		[TOE_P_TRUNC_IP] = "trunc_ip",
+		[TOE_P_BAD_VERSION] = "bad_version",
+		[TOE_P_BAD_IHL] = "bad_ihl",
+		[TOE_P_BAD_IPLEN] = "bad_iplen",
+		[TOE_P_BAD_DOFF] = "bad_doff",
+		[TOE_P_BAD_EXT] = "bad_ext",
+		[TOE_P_FRAG] = "frag",
+		[TOE_P_UNKNOWN_ETHERTYPE] = "unknown_ethertype",
+		[TOE_P_TOO_MANY_VLAN] = "too_many_vlan",
+		[TOE_P_TOO_MANY_EXT] = "too_many_ext",
+	};
 #endif
 
 /*
@@ -188,38 +188,42 @@ static const char *const toe_parse_result_names[TOE_P__MAX]
  * in network order; everything else in host order.
  */
 struct toe_pkt {
-	__u8	family;		/*  0 TOE_AF_INET / TOE_AF_INET6, 0 before IP */
-	__u8	l4proto;	/*  1 IPv4 protocol / final IPv6 next header */
-	__u8	nvlan;		/*  2 VLAN tags, 0..2 */
-	__u8	n_ext;		/*  3 IPv6 extension headers skipped */
-	__u8	ttl;		/*  4 IPv4 TTL / IPv6 hop limit */
-	__u8	tcp_flags;	/*  5 TOE_TCP_* */
-	__be16	eth_proto;	/*  6 ethertype after the VLAN tags */
-	__u16	vlan_tci[TOE_MAX_VLAN];	/* 8 TCIs, outer first */
-	__u16	ttl_off;	/* 12 offset of ttl/hop limit */
-	__u16	l3_off;		/* 14 IP header */
-	__u16	l4_off;		/* 16 TCP header (IPv6: after extension headers) */
-	__u16	payload_off;	/* 18 TCP payload */
-	__u16	ip_payload_len;	/* 20 IPv4 total length - IHL*4 / IPv6 payload length */
-	__u16	payload_len;	/* 22 TCP payload bytes (per IP length) */
-	__be16	sport;		/* 24 */
-	__be16	dport;		/* 26 */
-	__be32	seq;		/* 28 */
-	__be32	ack_seq;	/* 32 */
-	union {			/* 36 IPv4: first 4 bytes, rest zero */
-		__u8	saddr[16];
-		__be32	saddr32[4];
+	__u8 family; /*  0 TOE_AF_INET / TOE_AF_INET6, 0 before IP */
+	__u8 l4proto; /*  1 IPv4 protocol / final IPv6 next header */
+	__u8 nvlan; /*  2 VLAN tags, 0..2 */
+	__u8 n_ext; /*  3 IPv6 extension headers skipped */
+	__u8 ttl; /*  4 IPv4 TTL / IPv6 hop limit */
+	__u8 tcp_flags; /*  5 TOE_TCP_* */
+	__be16 eth_proto; /*  6 ethertype after the VLAN tags */
+	__u16 vlan_tci[TOE_MAX_VLAN]; /* 8 TCIs, outer first */
+	__u16 ttl_off; /* 12 offset of ttl/hop limit */
+	__u16 l3_off; /* 14 IP header */
+	__u16 l4_off; /* 16 TCP header (IPv6: after extension headers) */
+	__u16 payload_off; /* 18 TCP payload */
+	__u16 ip_payload_len; /* 20 IPv4 total length - IHL*4 / IPv6 payload length */
+	__u16 payload_len; /* 22 TCP payload bytes (per IP length) */
+	__be16 sport; /* 24 */
+	__be16 dport; /* 26 */
+	__be32 seq; /* 28 */
+	__be32 ack_seq; /* 32 */
+	union { /* 36 IPv4: first 4 bytes, rest zero */
+		__u8 saddr[16];
+		__be32 saddr32[4];
 	};
-	union {			/* 52 */
-		__u8	daddr[16];
-		__be32	daddr32[4];
+	union { /* 52 */
+		__u8 daddr[16];
+		__be32 daddr32[4];
 	};
 };
 
-_Static_assert(sizeof(struct toe_pkt) == 68, "struct toe_pkt has holes or padding");
-_Static_assert(__builtin_offsetof(struct toe_pkt, ttl_off) == 12, "toe_pkt layout");
-_Static_assert(__builtin_offsetof(struct toe_pkt, sport) == 24, "toe_pkt layout");
-_Static_assert(__builtin_offsetof(struct toe_pkt, saddr) == 36, "toe_pkt layout");
+_Static_assert(sizeof(struct toe_pkt) == 68,
+	       "struct toe_pkt has holes or padding");
+_Static_assert(__builtin_offsetof(struct toe_pkt, ttl_off) == 12,
+	       "toe_pkt layout");
+_Static_assert(__builtin_offsetof(struct toe_pkt, sport) == 24,
+	       "toe_pkt layout");
+_Static_assert(__builtin_offsetof(struct toe_pkt, saddr) == 36,
+	       "toe_pkt layout");
 
 /*
  * Unaligned loads of header fields, raw (network order).  Packet data is not
@@ -273,9 +277,12 @@ static __always_inline void toe_copy_addr(__be32 *dst, const __u8 *src, int n)
  * changes nothing (user space: the plain mask).
  */
 #ifdef TOE_PARSE_BPF
-#define toe_bound(x, mask) ({ __u32 __toe_v = (x);			\
-			      asm volatile("" : "+r"(__toe_v));		\
-			      __toe_v & (mask); })
+#define toe_bound(x, mask)                        \
+	({                                        \
+		__u32 __toe_v = (x);              \
+		asm volatile("" : "+r"(__toe_v)); \
+		__toe_v &(mask);                  \
+	})
 #else
 #define toe_bound(x, mask) ((x) & (mask))
 #endif

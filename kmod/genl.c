@@ -17,18 +17,18 @@ static struct genl_family opentoe_family;
 static bool opentoe_genl_ready;
 
 static const struct nla_policy opentoe_policy[OPENTOE_A_MAX + 1] = {
-	[OPENTOE_A_DEV_INDEX]		= NLA_POLICY_MIN(NLA_U32, 1),
-	[OPENTOE_A_TID]			= { .type = NLA_U32 },
-	[OPENTOE_A_FLOW_SADDR4]		= { .type = NLA_BE32 },
-	[OPENTOE_A_FLOW_DADDR4]		= { .type = NLA_BE32 },
-	[OPENTOE_A_FLOW_SADDR6]		= NLA_POLICY_EXACT_LEN(16),
-	[OPENTOE_A_FLOW_DADDR6]		= NLA_POLICY_EXACT_LEN(16),
-	[OPENTOE_A_FLOW_SPORT]		= { .type = NLA_BE16 },
-	[OPENTOE_A_FLOW_DPORT]		= { .type = NLA_BE16 },
-	[OPENTOE_A_LISTEN_FAMILY]	= { .type = NLA_U8 },
-	[OPENTOE_A_LISTEN_ADDR4]	= { .type = NLA_BE32 },
-	[OPENTOE_A_LISTEN_ADDR6]	= NLA_POLICY_EXACT_LEN(16),
-	[OPENTOE_A_LISTEN_PORT]		= { .type = NLA_BE16 },
+	[OPENTOE_A_DEV_INDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[OPENTOE_A_TID] = { .type = NLA_U32 },
+	[OPENTOE_A_FLOW_SADDR4] = { .type = NLA_BE32 },
+	[OPENTOE_A_FLOW_DADDR4] = { .type = NLA_BE32 },
+	[OPENTOE_A_FLOW_SADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[OPENTOE_A_FLOW_DADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[OPENTOE_A_FLOW_SPORT] = { .type = NLA_BE16 },
+	[OPENTOE_A_FLOW_DPORT] = { .type = NLA_BE16 },
+	[OPENTOE_A_LISTEN_FAMILY] = { .type = NLA_U8 },
+	[OPENTOE_A_LISTEN_ADDR4] = { .type = NLA_BE32 },
+	[OPENTOE_A_LISTEN_ADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[OPENTOE_A_LISTEN_PORT] = { .type = NLA_BE16 },
 	/* everything else is reply-only: refused in requests (strict) */
 };
 
@@ -110,7 +110,8 @@ void opentoe_notify_l2t(struct toedev *dev, unsigned int idx)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = opentoe_ntf_new(net, OPENTOE_CMD_L2T_CHANGE_NTF, GFP_ATOMIC, &hdr);
+	msg = opentoe_ntf_new(net, OPENTOE_CMD_L2T_CHANGE_NTF, GFP_ATOMIC,
+			      &hdr);
 	if (!msg)
 		return;
 	if (nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
@@ -125,9 +126,8 @@ void opentoe_notify_l2t(struct toedev *dev, unsigned int idx)
 static void *opentoe_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
 			      u8 cmd)
 {
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-			   cb->nlh->nlmsg_seq, &opentoe_family, NLM_F_MULTI,
-			   cmd);
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &opentoe_family, NLM_F_MULTI, cmd);
 }
 
 /* The same, about device idx (its DEV_INDEX put in). */
@@ -151,8 +151,9 @@ static struct toedev *opentoe_get_dev(struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, OPENTOE_A_DEV_INDEX))
 		return ERR_PTR(-EINVAL);
-	dev = toedev_get_by_index(genl_info_net(info),
-				  nla_get_u32(info->attrs[OPENTOE_A_DEV_INDEX]));
+	dev = toedev_get_by_index(
+		genl_info_net(info),
+		nla_get_u32(info->attrs[OPENTOE_A_DEV_INDEX]));
 	if (!dev) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[OPENTOE_A_DEV_INDEX],
@@ -163,8 +164,8 @@ static struct toedev *opentoe_get_dev(struct genl_info *info)
 }
 
 /* An IPv4 or IPv6 address from a pair of attributes, one of them set. */
-static int opentoe_get_addr(struct genl_info *info, int a4, int a6,
-			    u8 *family, struct in6_addr *addr)
+static int opentoe_get_addr(struct genl_info *info, int a4, int a6, u8 *family,
+			    struct in6_addr *addr)
 {
 	struct nlattr **tb = info->attrs;
 
@@ -197,8 +198,7 @@ static int opentoe_get_port(struct genl_info *info, int attr, __be16 *port)
 		return -EINVAL;
 	*port = nla_get_be16(info->attrs[attr]);
 	if (!*port) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
-				    "port 0");
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr], "port 0");
 		return -EINVAL;
 	}
 	return 0;
@@ -257,8 +257,7 @@ static int opentoe_dev_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-static int opentoe_dev_attach_doit(struct sk_buff *skb,
-				   struct genl_info *info)
+static int opentoe_dev_attach_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct toedev *dev = opentoe_get_dev(info);
 	int ret;
@@ -272,8 +271,7 @@ static int opentoe_dev_attach_doit(struct sk_buff *skb,
 	return ret;
 }
 
-static int opentoe_dev_detach_doit(struct sk_buff *skb,
-				   struct genl_info *info)
+static int opentoe_dev_detach_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct toedev *dev = opentoe_get_dev(info);
 	int ret;
@@ -353,8 +351,7 @@ static int opentoe_tid_reply(struct sk_buff *msg, struct genl_info *info,
 {
 	void *hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0, cmd);
 
-	if (!hdr ||
-	    nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
+	if (!hdr || nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
 	    nla_put_u32(msg, OPENTOE_A_TID, tid) ||
 	    (l2t_idx && nla_put_u32(msg, OPENTOE_A_L2T_INDEX, *l2t_idx))) {
 		/* nobody will ever know the TID: give it back */
@@ -366,8 +363,7 @@ static int opentoe_tid_reply(struct sk_buff *msg, struct genl_info *info,
 	return genlmsg_reply(msg, info);
 }
 
-static int opentoe_tid_alloc_doit(struct sk_buff *skb,
-				  struct genl_info *info)
+static int opentoe_tid_alloc_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct toe_flow flow = {};
 	unsigned int tid, l2t_idx;
@@ -386,9 +382,8 @@ static int opentoe_tid_alloc_doit(struct sk_buff *skb,
 			       OPENTOE_A_FLOW_DADDR6, &dfamily, &flow.daddr);
 	if (ret)
 		return ret;
-	if (!flow.family ||
-	    (!info->attrs[OPENTOE_A_FLOW_DADDR4] &&
-	     !info->attrs[OPENTOE_A_FLOW_DADDR6])) {
+	if (!flow.family || (!info->attrs[OPENTOE_A_FLOW_DADDR4] &&
+			     !info->attrs[OPENTOE_A_FLOW_DADDR6])) {
 		NL_SET_ERR_MSG(info->extack,
 			       "source and destination address needed");
 		return -EINVAL;
@@ -446,8 +441,7 @@ static int opentoe_tid_free_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int opentoe_tid_reserve_doit(struct sk_buff *skb,
-				    struct genl_info *info)
+static int opentoe_tid_reserve_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct toedev *dev;
 	struct sk_buff *msg;
@@ -515,9 +509,8 @@ static int opentoe_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 static int opentoe_l2t_dump_dev(struct sk_buff *skb,
-				struct netlink_callback *cb,
-				struct toedev *dev, int idx,
-				unsigned long *pos)
+				struct netlink_callback *cb, struct toedev *dev,
+				int idx, unsigned long *pos)
 {
 	unsigned int e, size = dev->offload_mod->l2t_size(dev);
 	void *hdr;
@@ -559,7 +552,7 @@ static int opentoe_fill_dump_dev(struct sk_buff *skb,
 				 unsigned long *pos)
 {
 	u8 cmd = genl_dumpit_info(cb)->op.cmd;
-	int (*fill)(struct toedev *dev, unsigned long *pos,
+	int (*fill)(struct toedev * dev, unsigned long *pos,
 		    struct sk_buff *skb);
 	void *hdr;
 	int ret;
@@ -580,16 +573,14 @@ static int opentoe_fill_dump_dev(struct sk_buff *skb,
 }
 
 /* TID_GET and LISTEN_GET */
-static int opentoe_fill_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
+static int opentoe_fill_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return opentoe_dump_devs(skb, cb, opentoe_fill_dump_dev);
 }
 
 /* ---- listeners ---- */
 
-static int opentoe_get_listener(struct genl_info *info,
-				struct toe_listener *l)
+static int opentoe_get_listener(struct genl_info *info, struct toe_listener *l)
 {
 	struct nlattr *fa = info->attrs[OPENTOE_A_LISTEN_FAMILY];
 	int ret;
@@ -631,14 +622,16 @@ static int opentoe_listen_start_doit(struct sk_buff *skb,
 	ret = toe_listen_start(genl_info_net(info), &l, dev);
 	switch (ret) {
 	case -EEXIST:
-		NL_SET_ERR_MSG(info->extack,
-			       "a listener of this address already reaches the device");
+		NL_SET_ERR_MSG(
+			info->extack,
+			"a listener of this address already reaches the device");
 		break;
 	case -ENOPROTOOPT:
 		NL_SET_ERR_MSG(info->extack, "no TOM attached to the device");
 		break;
 	case -ENOSPC:
-		NL_SET_ERR_MSG(info->extack, "no server TID free on the device");
+		NL_SET_ERR_MSG(info->extack,
+			       "no server TID free on the device");
 		break;
 	}
 	if (dev)
@@ -646,8 +639,7 @@ static int opentoe_listen_start_doit(struct sk_buff *skb,
 	return ret;
 }
 
-static int opentoe_listen_stop_doit(struct sk_buff *skb,
-				    struct genl_info *info)
+static int opentoe_listen_stop_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *da = info->attrs[OPENTOE_A_DEV_INDEX];
 	struct toe_listener l;
@@ -667,87 +659,87 @@ static int opentoe_listen_stop_doit(struct sk_buff *skb,
 
 static const struct genl_small_ops opentoe_ops[] = {
 	{
-		.cmd	= OPENTOE_CMD_DEV_GET,
-		.doit	= opentoe_dev_get_doit,
-		.dumpit	= opentoe_dev_get_dumpit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_DEV_GET,
+		.doit = opentoe_dev_get_doit,
+		.dumpit = opentoe_dev_get_dumpit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_DEV_ATTACH,
-		.doit	= opentoe_dev_attach_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_DEV_ATTACH,
+		.doit = opentoe_dev_attach_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_DEV_DETACH,
-		.doit	= opentoe_dev_detach_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_DEV_DETACH,
+		.doit = opentoe_dev_detach_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_TOM_GET,
-		.dumpit	= opentoe_tom_get_dumpit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_TOM_GET,
+		.dumpit = opentoe_tom_get_dumpit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_TID_ALLOC,
-		.doit	= opentoe_tid_alloc_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_TID_ALLOC,
+		.doit = opentoe_tid_alloc_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_TID_FREE,
-		.doit	= opentoe_tid_free_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_TID_FREE,
+		.doit = opentoe_tid_free_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_TID_GET,
-		.dumpit	= opentoe_fill_dumpit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_TID_GET,
+		.dumpit = opentoe_fill_dumpit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_TID_RESERVE,
-		.doit	= opentoe_tid_reserve_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_TID_RESERVE,
+		.doit = opentoe_tid_reserve_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_L2T_GET,
-		.dumpit	= opentoe_l2t_get_dumpit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_L2T_GET,
+		.dumpit = opentoe_l2t_get_dumpit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_LISTEN_START,
-		.doit	= opentoe_listen_start_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_LISTEN_START,
+		.doit = opentoe_listen_start_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_LISTEN_STOP,
-		.doit	= opentoe_listen_stop_doit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_LISTEN_STOP,
+		.doit = opentoe_listen_stop_doit,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= OPENTOE_CMD_LISTEN_GET,
-		.dumpit	= opentoe_fill_dumpit,
-		.flags	= GENL_ADMIN_PERM,
+		.cmd = OPENTOE_CMD_LISTEN_GET,
+		.dumpit = opentoe_fill_dumpit,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 
 static const struct genl_multicast_group opentoe_mcgrps[] = {
 	{
-		.name	= OPENTOE_GENL_MCGRP_EVENTS,
-		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+		.name = OPENTOE_GENL_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
 	},
 };
 
 static struct genl_family opentoe_family __ro_after_init = {
-	.name		= OPENTOE_GENL_NAME,
-	.version	= OPENTOE_GENL_VERSION,
-	.maxattr	= OPENTOE_A_MAX,
-	.policy		= opentoe_policy,
-	.netnsok	= true,
-	.parallel_ops	= true,
-	.module		= THIS_MODULE,
-	.small_ops	= opentoe_ops,
-	.n_small_ops	= ARRAY_SIZE(opentoe_ops),
-	.mcgrps		= opentoe_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(opentoe_mcgrps),
+	.name = OPENTOE_GENL_NAME,
+	.version = OPENTOE_GENL_VERSION,
+	.maxattr = OPENTOE_A_MAX,
+	.policy = opentoe_policy,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.small_ops = opentoe_ops,
+	.n_small_ops = ARRAY_SIZE(opentoe_ops),
+	.mcgrps = opentoe_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(opentoe_mcgrps),
 };
 
 int opentoe_genl_init(void)

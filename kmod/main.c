@@ -50,5 +50,6 @@ module_init(opentoe_init);
 module_exit(opentoe_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("opentoe: TOE device registry, Chelsio TOM, simulated adapter");
+MODULE_DESCRIPTION(
+	"opentoe: TOE device registry, Chelsio TOM, simulated adapter");
 MODULE_ALIAS_GENL_FAMILY(OPENTOE_GENL_NAME);

@@ -27,14 +27,14 @@
 
 #include "toedev.h"
 
-#define TOE_SIM_MAX_NCONN	65536
+#define TOE_SIM_MAX_NCONN 65536
 /* a release never waits longer: del_device and rmmod wait for it */
-#define TOE_SIM_MAX_DELAY_MS	10000
+#define TOE_SIM_MAX_DELAY_MS 10000
 
 struct toe_sim {
 	struct device dev;
 	unsigned int id;
-	struct list_head list;		/* on toe_sim_list, toe_sim_lock */
+	struct list_head list; /* on toe_sim_list, toe_sim_lock */
 	struct toedev *tdev;
 	struct dentry *ddir;
 	/* knobs, written from debugfs at any time */
@@ -99,9 +99,8 @@ static int sim_connect(struct toedev *tdev, unsigned int tid,
 
 static void sim_release_work(struct work_struct *work)
 {
-	struct toe_sim_release *r =
-		container_of(to_delayed_work(work), struct toe_sim_release,
-			     dwork);
+	struct toe_sim_release *r = container_of(to_delayed_work(work),
+						 struct toe_sim_release, dwork);
 
 	atomic_dec(&r->sim->conns);
 	toedev_tid_released(r->sim->tdev, r->tid);
@@ -123,9 +122,10 @@ static void sim_disconnect(struct toedev *tdev, unsigned int tid)
 	r->sim = sim;
 	r->tid = tid;
 	INIT_DELAYED_WORK(&r->dwork, sim_release_work);
-	queue_delayed_work(toe_sim_wq, &r->dwork,
-			   msecs_to_jiffies(min_t(u32, TOE_SIM_MAX_DELAY_MS,
-						  READ_ONCE(sim->release_delay_ms))));
+	queue_delayed_work(
+		toe_sim_wq, &r->dwork,
+		msecs_to_jiffies(min_t(u32, TOE_SIM_MAX_DELAY_MS,
+				       READ_ONCE(sim->release_delay_ms))));
 }
 
 static int sim_listen_start(struct toedev *tdev, unsigned int stid,
@@ -155,15 +155,15 @@ static void sim_neigh_update(struct toedev *tdev, unsigned int l2t_idx,
 
 /* ---- sysfs: the device's attributes ---- */
 
-static ssize_t toe_name_show(struct device *dev,
-			     struct device_attribute *attr, char *buf)
+static ssize_t toe_name_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
 {
 	return sysfs_emit(buf, "%s\n", to_sim(dev)->tdev->name);
 }
 static DEVICE_ATTR_RO(toe_name);
 
-static ssize_t toe_index_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
+static ssize_t toe_index_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
 {
 	return sysfs_emit(buf, "%d\n", to_sim(dev)->tdev->toe_index);
 }
@@ -221,17 +221,16 @@ static void toe_sim_debugfs(struct toe_sim *sim)
 	sim->ddir = d;
 	debugfs_create_bool("fail_attach", 0600, d, &sim->fail_attach);
 	debugfs_create_bool("fail_connect", 0600, d, &sim->fail_connect);
-	debugfs_create_u32("release_delay_ms", 0600, d,
-			   &sim->release_delay_ms);
+	debugfs_create_u32("release_delay_ms", 0600, d, &sim->release_delay_ms);
 	debugfs_create_atomic_t("l2t_writes", 0400, d, &sim->l2t_writes);
 	debugfs_create_atomic_t("conns", 0400, d, &sim->conns);
 	debugfs_create_atomic_t("listens", 0400, d, &sim->listens);
 }
 
 /* toe_sim_lock held */
-static int toe_sim_create(struct net *net, unsigned int id,
-			  const char *ifname, unsigned int ttid,
-			  unsigned int nconn, const char *template)
+static int toe_sim_create(struct net *net, unsigned int id, const char *ifname,
+			  unsigned int ttid, unsigned int nconn,
+			  const char *template)
 {
 	struct net_device *lldev;
 	struct toedev *tdev;
@@ -281,7 +280,7 @@ static int toe_sim_create(struct net *net, unsigned int id,
 	}
 	tdev->mtu = lldev->mtu;
 	toe_set_lldev(tdev, lldev);
-	dev_put(lldev);		/* toe_set_lldev() holds its own */
+	dev_put(lldev); /* toe_set_lldev() holds its own */
 
 	ret = register_toedev(tdev, template);
 	if (ret)
@@ -295,8 +294,8 @@ static int toe_sim_create(struct net *net, unsigned int id,
 	/* no TOM for the type id (or the device fails): stays unattached */
 	ret = activate_toedev(tdev);
 	if (ret)
-		dev_info(&sim->dev, "%s: no TOM attached (%d)\n",
-			 tdev->name, ret);
+		dev_info(&sim->dev, "%s: no TOM attached (%d)\n", tdev->name,
+			 ret);
 	return 0;
 
 err_unregister:
@@ -339,8 +338,8 @@ static ssize_t new_device_store(struct bus_type *bus, const char *buf,
 	if (!toe_sim_enabled)
 		ret = -EBUSY;
 	else
-		ret = toe_sim_create(current->nsproxy->net_ns, id, ifname,
-				     ttid, nconn, template);
+		ret = toe_sim_create(current->nsproxy->net_ns, id, ifname, ttid,
+				     nconn, template);
 	mutex_unlock(&toe_sim_lock);
 	return ret ? ret : count;
 }
@@ -375,9 +374,9 @@ static struct attribute *toe_sim_bus_attrs[] = {
 ATTRIBUTE_GROUPS(toe_sim_bus);
 
 static struct bus_type toe_sim_bus = {
-	.name		= "opentoe_sim",
-	.dev_name	= "opentoe_sim",
-	.bus_groups	= toe_sim_bus_groups,
+	.name = "opentoe_sim",
+	.dev_name = "opentoe_sim",
+	.bus_groups = toe_sim_bus_groups,
 };
 
 int toe_sim_init(void)

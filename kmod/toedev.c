@@ -122,22 +122,22 @@ static int null_fill_listen(struct toedev *dev, unsigned long *stid,
 }
 
 const struct tom_info toe_null_tom = {
-	.name		= "<None>",
-	.attach		= null_attach,
-	.detach		= null_detach,
-	.can_offload	= null_can_offload,
-	.connect	= null_connect,
-	.close		= null_close,
-	.reserve	= null_reserve,
-	.bind		= null_bind,
-	.tid_released	= null_tid_released,
-	.listen_start	= null_listen_start,
-	.listen_stop	= null_listen_stop,
-	.fill_dev	= null_fill_dev,
-	.fill_l2t	= null_fill_l2t,
-	.l2t_size	= null_l2t_size,
-	.fill_tid	= null_fill_tid,
-	.fill_listen	= null_fill_listen,
+	.name = "<None>",
+	.attach = null_attach,
+	.detach = null_detach,
+	.can_offload = null_can_offload,
+	.connect = null_connect,
+	.close = null_close,
+	.reserve = null_reserve,
+	.bind = null_bind,
+	.tid_released = null_tid_released,
+	.listen_start = null_listen_start,
+	.listen_stop = null_listen_stop,
+	.fill_dev = null_fill_dev,
+	.fill_l2t = null_fill_l2t,
+	.l2t_size = null_l2t_size,
+	.fill_tid = null_fill_tid,
+	.fill_listen = null_fill_listen,
 };
 
 /* ---- defaults: device methods a driver did not fill ---- */
@@ -208,8 +208,7 @@ static void toedev_fill_defaults(struct toedev *dev)
 
 /* ---- lookups ---- */
 
-static const struct toe_id *id_find(unsigned int id,
-				    const struct toe_id *table)
+static const struct toe_id *id_find(unsigned int id, const struct toe_id *table)
 {
 	const struct toe_id *p;
 
@@ -573,7 +572,11 @@ EXPORT_SYMBOL_GPL(toedev_tid_released);
 
 static void tom_fill_defaults(struct tom_info *t)
 {
-#define TOM_DEFAULT(m) do { if (!t->m) t->m = toe_null_tom.m; } while (0)
+#define TOM_DEFAULT(m)                         \
+	do {                                   \
+		if (!t->m)                     \
+			t->m = toe_null_tom.m; \
+	} while (0)
 	TOM_DEFAULT(attach);
 	TOM_DEFAULT(detach);
 	TOM_DEFAULT(can_offload);
@@ -705,9 +708,8 @@ int toe_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
  * device (or for every device); without, any that would reach a device @k
  * reaches (one for every device meets every other).
  */
-static struct toe_listener *__find_listener(struct net *net,
-					    const struct toe_listener *k,
-					    bool exact)
+static struct toe_listener *
+__find_listener(struct net *net, const struct toe_listener *k, bool exact)
 {
 	struct toe_listener *l;
 
@@ -811,8 +813,8 @@ int toe_listen_stop(struct net *net, const struct toe_listener *k)
 
 /* ---- lower devices going away ---- */
 
-static int toedev_netdev_event(struct notifier_block *nb,
-			       unsigned long event, void *ptr)
+static int toedev_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct toedev *dev;
@@ -868,8 +870,7 @@ static int __net_init toe_net_init(struct net *net)
 	dir = proc_net_mkdir(net, "toe", net->proc_net);
 	if (!dir)
 		return -ENOMEM;
-	if (!proc_create_net_single("devices", 0444, dir, devices_show,
-				    NULL)) {
+	if (!proc_create_net_single("devices", 0444, dir, devices_show, NULL)) {
 		remove_proc_entry("toe", net->proc_net);
 		return -ENOMEM;
 	}

@@ -22,9 +22,9 @@
 
 #include "../include/opentoe_genl.h"
 
-#define TOENAMSIZ		OPENTOE_NAMSIZ
+#define TOENAMSIZ OPENTOE_NAMSIZ
 /* Units tried for a name template's %d before giving up (ENFILE). */
-#define TOE_MAX_NAME_UNITS	1024
+#define TOE_MAX_NAME_UNITS 1024
 
 struct sk_buff;
 struct toedev;
@@ -32,10 +32,10 @@ struct tom_info;
 
 /* A TCP flow offered for offload; addresses and ports in network order. */
 struct toe_flow {
-	u8 family;			/* AF_INET or AF_INET6 */
+	u8 family; /* AF_INET or AF_INET6 */
 	__be16 sport;
 	__be16 dport;
-	struct in6_addr saddr;		/* IPv4: s6_addr32[3] only */
+	struct in6_addr saddr; /* IPv4: s6_addr32[3] only */
 	struct in6_addr daddr;
 };
 
@@ -45,27 +45,27 @@ struct toe_flow {
  * server TID (the listener lives as long as that device's TOM attachment).
  */
 struct toe_listener {
-	struct list_head list;		/* on toe_listeners, toedev_mutex */
-	struct net *net;		/* namespace of the socket, no ref */
+	struct list_head list; /* on toe_listeners, toedev_mutex */
+	struct net *net; /* namespace of the socket, no ref */
 	u8 family;
 	__be16 port;
-	struct in6_addr addr;		/* any: wildcard */
-	int dev_index;			/* 0: every device */
+	struct in6_addr addr; /* any: wildcard */
+	int dev_index; /* 0: every device */
 };
 
 /* toedev::flags */
 enum {
-	TOEDEV_F_REGISTERED,		/* in the registry */
+	TOEDEV_F_REGISTERED, /* in the registry */
 };
 
 struct toedev {
-	char name[TOENAMSIZ];		/* final name, template expanded */
-	struct list_head toe_list;	/* on toedev_list, toedev_mutex */
-	int toe_index;			/* unique, >= 1, not reused soon */
-	unsigned int ttid;		/* TOE type id */
-	unsigned long flags;		/* TOEDEV_F_* */
-	unsigned int mtu;		/* max size of TX offloaded data */
-	unsigned int nconn;		/* max # of offloaded connections */
+	char name[TOENAMSIZ]; /* final name, template expanded */
+	struct list_head toe_list; /* on toedev_list, toedev_mutex */
+	int toe_index; /* unique, >= 1, not reused soon */
+	unsigned int ttid; /* TOE type id */
+	unsigned long flags; /* TOEDEV_F_* */
+	unsigned int mtu; /* max size of TX offloaded data */
+	unsigned int nconn; /* max # of offloaded connections */
 
 	/*
 	 * Lower (link-layer) device and its tracker.  Set by the driver
@@ -106,7 +106,7 @@ struct toedev {
 	void (*neigh_update)(struct toedev *dev, unsigned int l2t_idx,
 			     const u8 *lladdr, u16 nud_state);
 	int (*ctl)(struct toedev *dev, unsigned int req, void *data);
-	void *priv;			/* driver private data */
+	void *priv; /* driver private data */
 
 	/*
 	 * Users: the registration holds one reference; lookups take more.
@@ -131,9 +131,9 @@ struct toe_id {
  */
 struct tom_info {
 	const char *name;
-	const struct toe_id *id_table;	/* ends with id 0 */
-	struct list_head list_node;	/* on tom_list, toedev_mutex */
-	unsigned int ndevs;		/* attached devices, toedev_mutex */
+	const struct toe_id *id_table; /* ends with id 0 */
+	struct list_head list_node; /* on tom_list, toedev_mutex */
+	unsigned int ndevs; /* attached devices, toedev_mutex */
 
 	int (*attach)(struct toedev *dev, const struct toe_id *entry);
 	/* !force: EBUSY while connections, listeners or releases remain */

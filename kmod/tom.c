@@ -96,8 +96,9 @@ static int tom_attach(struct toedev *dev, const struct toe_id *entry)
  */
 static unsigned int detach_timeout_ms = 5000;
 module_param(detach_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(detach_timeout_ms,
-		 "forced detach: longest wait for the device's TID releases (ms)");
+MODULE_PARM_DESC(
+	detach_timeout_ms,
+	"forced detach: longest wait for the device's TID releases (ms)");
 
 /*
  * ntids == 0, read under td->lock: once it is seen, the tom_conn_free()
@@ -124,8 +125,7 @@ static void tom_shutdown(struct tom_dev *td)
 	struct tom_conn *c;
 	unsigned long i;
 
-	xa_for_each(&td->stids, i, tl)
-		tom_listen_drop(td, tl);
+	xa_for_each(&td->stids, i, tl) tom_listen_drop(td, tl);
 
 	for (i = 0; i < dev->nconn; i++) {
 		unsigned int left;
@@ -154,9 +154,9 @@ static void tom_shutdown(struct tom_dev *td)
 	 * what is left; a late release finds no TOM (tom_tid_released()).
 	 */
 	spin_lock(&td->lock);
-	xa_for_each(&td->tids, i, c)
-		pr_warn("opentoe: %s: detach gave up after %u ms: TID %lu still held by the device (flags %#x)\n",
-			dev->name, detach_timeout_ms, i, c->flags);
+	xa_for_each(&td->tids, i, c) pr_warn(
+		"opentoe: %s: detach gave up after %u ms: TID %lu still held by the device (flags %#x)\n",
+		dev->name, detach_timeout_ms, i, c->flags);
 	spin_unlock(&td->lock);
 }
 
@@ -166,7 +166,8 @@ static void tom_free_left(struct tom_dev *td)
 	struct tom_conn *c;
 	unsigned long i;
 
-	xa_for_each(&td->tids, i, c) {
+	xa_for_each(&td->tids, i, c)
+	{
 		xa_erase(&td->tids, i);
 		kmem_cache_free(tom_conn_cache, c);
 	}
@@ -243,23 +244,23 @@ static int tom_fill_dev(struct toedev *dev, struct sk_buff *skb)
 }
 
 static struct tom_info chelsio_tom = {
-	.name		= "chelsio_tom",
-	.id_table	= chelsio_ids,
-	.attach		= tom_attach,
-	.detach		= tom_detach,
-	.can_offload	= tom_can_offload,
-	.connect	= tom_connect,
-	.close		= tom_close,
-	.reserve	= tom_reserve,
-	.bind		= tom_bind,
-	.tid_released	= tom_tid_released,
-	.listen_start	= tom_listen_start,
-	.listen_stop	= tom_listen_stop,
-	.fill_dev	= tom_fill_dev,
-	.fill_l2t	= tom_fill_l2t,
-	.l2t_size	= tom_l2t_size,
-	.fill_tid	= tom_fill_tid,
-	.fill_listen	= tom_fill_listen,
+	.name = "chelsio_tom",
+	.id_table = chelsio_ids,
+	.attach = tom_attach,
+	.detach = tom_detach,
+	.can_offload = tom_can_offload,
+	.connect = tom_connect,
+	.close = tom_close,
+	.reserve = tom_reserve,
+	.bind = tom_bind,
+	.tid_released = tom_tid_released,
+	.listen_start = tom_listen_start,
+	.listen_stop = tom_listen_stop,
+	.fill_dev = tom_fill_dev,
+	.fill_l2t = tom_fill_l2t,
+	.l2t_size = tom_l2t_size,
+	.fill_tid = tom_fill_tid,
+	.fill_listen = tom_fill_listen,
 };
 
 int chelsio_tom_init(void)
@@ -267,8 +268,7 @@ int chelsio_tom_init(void)
 	int ret;
 
 	tom_conn_cache = kmem_cache_create("opentoe_conn",
-					   sizeof(struct tom_conn), 0, 0,
-					   NULL);
+					   sizeof(struct tom_conn), 0, 0, NULL);
 	if (!tom_conn_cache)
 		return -ENOMEM;
 	ret = register_netevent_notifier(&tom_netevent_nb);

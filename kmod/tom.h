@@ -25,8 +25,8 @@
 
 struct tom_chip {
 	const char *name;
-	unsigned int l2t_size;		/* L2T entries */
-	unsigned int nstids;		/* server TIDs (listeners) */
+	unsigned int l2t_size; /* L2T entries */
+	unsigned int nstids; /* server TIDs (listeners) */
 };
 
 /*
@@ -34,34 +34,34 @@ struct tom_chip {
  * set up (tom_connect(), tom_bind()): nobody may close it then.  A
  * reserved TID is HOST | RESERVED, with no flow and no L2T entry.
  */
-#define TOM_CONN_HOST		BIT(0)
-#define TOM_CONN_DEVICE		BIT(1)
-#define TOM_CONN_RESERVED	BIT(2)
+#define TOM_CONN_HOST BIT(0)
+#define TOM_CONN_DEVICE BIT(1)
+#define TOM_CONN_RESERVED BIT(2)
 
-#define TOM_L2T_NONE		UINT_MAX
+#define TOM_L2T_NONE UINT_MAX
 
 struct tom_conn {
 	unsigned int tid;
-	unsigned int flags;		/* TOM_CONN_*, tom_dev::lock */
-	unsigned int l2t_idx;		/* or TOM_L2T_NONE */
-	struct toe_flow flow;		/* tom_dev::lock once published */
+	unsigned int flags; /* TOM_CONN_*, tom_dev::lock */
+	unsigned int l2t_idx; /* or TOM_L2T_NONE */
+	struct toe_flow flow; /* tom_dev::lock once published */
 };
 
 struct tom_listen {
 	unsigned int stid;
-	struct toe_listener key;	/* list and net unused */
+	struct toe_listener key; /* list and net unused */
 };
 
 struct tom_l2e {
-	unsigned int refcnt;		/* TIDs using it, 0: free */
+	unsigned int refcnt; /* TIDs using it, 0: free */
 	u8 family;
-	struct in6_addr addr;		/* next hop */
-	u16 state;			/* NUD_* */
+	struct in6_addr addr; /* next hop */
+	u16 state; /* NUD_* */
 	u8 lladdr[ETH_ALEN];
 };
 
 struct tom_dev {
-	struct list_head list;		/* on tom_devs (RCU) */
+	struct list_head list; /* on tom_devs (RCU) */
 	struct rcu_head rcu;
 	struct toedev *tdev;
 	/* the toedev's lower device: stable while attached */
@@ -74,17 +74,17 @@ struct tom_dev {
 	 * own lock.
 	 */
 	spinlock_t lock;
-	struct xarray tids;		/* tid -> tom_conn */
-	unsigned int ntids;		/* TIDs in tids, closing ones too */
-	unsigned int nreserved;		/* of ntids: reserved, no flow yet */
-	wait_queue_head_t released;	/* ntids reached 0 */
+	struct xarray tids; /* tid -> tom_conn */
+	unsigned int ntids; /* TIDs in tids, closing ones too */
+	unsigned int nreserved; /* of ntids: reserved, no flow yet */
+	wait_queue_head_t released; /* ntids reached 0 */
 
 	/*
 	 * Listeners: stids and nlisten are changed with toedev_mutex and
 	 * tom_sem (write) held, read with tom_sem held (read: the
 	 * LISTEN_GET dump, DEV_GET's count).
 	 */
-	struct xarray stids;		/* stid -> tom_listen */
+	struct xarray stids; /* stid -> tom_listen */
 	unsigned int nlisten;
 
 	/* l2t_lock protects l2t[] (taken from netevent, softirq too) */
@@ -125,8 +125,8 @@ void tom_conn_free(struct tom_dev *td, struct tom_conn *c);
 int tom_connect(struct toedev *dev, const struct toe_flow *flow,
 		unsigned int *tidp, unsigned int *l2t_idx);
 int tom_reserve(struct toedev *dev, unsigned int *tidp);
-int tom_bind(struct toedev *dev, unsigned int tid,
-	     const struct toe_flow *flow, unsigned int *l2t_idx);
+int tom_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
+	     unsigned int *l2t_idx);
 unsigned int tom_host_let_go(struct tom_dev *td, struct tom_conn *c);
 int tom_close(struct toedev *dev, unsigned int tid);
 void tom_tid_released(struct toedev *dev, unsigned int tid);

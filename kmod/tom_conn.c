@@ -55,8 +55,8 @@ void tom_conn_free(struct tom_dev *td, struct tom_conn *c)
  */
 static int tom_tid_take(struct tom_dev *td, struct tom_conn *c, u32 *tid)
 {
-	int ret = xa_alloc(&td->tids, tid, c,
-			   XA_LIMIT(0, td->tdev->nconn - 1), GFP_KERNEL);
+	int ret = xa_alloc(&td->tids, tid, c, XA_LIMIT(0, td->tdev->nconn - 1),
+			   GFP_KERNEL);
 
 	if (ret == -EBUSY) {
 		tom_stat(td, OPENTOE_STAT_NO_TID);
@@ -165,8 +165,8 @@ int tom_reserve(struct toedev *dev, unsigned int *tidp)
  * it; a detach cannot run meanwhile (toe_bind() holds tom_sem).  Refused,
  * the TID is reserved again, for the caller to give back or reuse.
  */
-int tom_bind(struct toedev *dev, unsigned int tid,
-	     const struct toe_flow *flow, unsigned int *l2t_idx)
+int tom_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
+	     unsigned int *l2t_idx)
 {
 	struct tom_dev *td = TOM(dev);
 	struct in6_addr nh;
@@ -252,7 +252,7 @@ int tom_close(struct toedev *dev, unsigned int tid)
 
 	tom_stat(td, OPENTOE_STAT_CLOSES);
 	if (left & TOM_CONN_DEVICE)
-		dev->disconnect(dev, tid);	/* -> tom_tid_released() */
+		dev->disconnect(dev, tid); /* -> tom_tid_released() */
 	else
 		tom_conn_free(td, c);
 	return 0;
@@ -270,8 +270,9 @@ void tom_tid_released(struct toedev *dev, unsigned int tid)
 
 	if (!td) {
 		/* a detach that gave up waiting freed it already */
-		pr_info_ratelimited("opentoe: %s released TID %u after its TOM let go\n",
-				    dev->name, tid);
+		pr_info_ratelimited(
+			"opentoe: %s released TID %u after its TOM let go\n",
+			dev->name, tid);
 		return;
 	}
 	spin_lock(&td->lock);
@@ -291,8 +292,7 @@ void tom_tid_released(struct toedev *dev, unsigned int tid)
 		tom_conn_free(td, c);
 }
 
-int tom_fill_tid(struct toedev *dev, unsigned long *tid,
-		 struct sk_buff *skb)
+int tom_fill_tid(struct toedev *dev, unsigned long *tid, struct sk_buff *skb)
 {
 	struct tom_dev *td = TOM(dev);
 	unsigned int state = 0;
@@ -330,8 +330,7 @@ int tom_fill_tid(struct toedev *dev, unsigned long *tid,
 				       &conn.flow.saddr) ||
 		      nla_put_in6_addr(skb, OPENTOE_A_FLOW_DADDR6,
 				       &conn.flow.daddr);
-	if (ret ||
-	    nla_put_u32(skb, OPENTOE_A_TID, conn.tid) ||
+	if (ret || nla_put_u32(skb, OPENTOE_A_TID, conn.tid) ||
 	    nla_put_u32(skb, OPENTOE_A_TID_STATE, state) ||
 	    nla_put_u32(skb, OPENTOE_A_L2T_INDEX, conn.l2t_idx) ||
 	    nla_put_be16(skb, OPENTOE_A_FLOW_SPORT, conn.flow.sport) ||

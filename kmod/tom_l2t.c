@@ -16,7 +16,6 @@
 
 #include "tom.h"
 
-
 /* The next hop of @flow if its route leaves through the lower device. */
 int tom_route(struct tom_dev *td, const struct toe_flow *flow,
 	      struct in6_addr *nh)
@@ -35,8 +34,7 @@ int tom_route(struct tom_dev *td, const struct toe_flow *flow,
 
 		if (IS_ERR(rt))
 			return -ENETUNREACH;
-		if (rt->dst.dev != td->lldev ||
-		    rt->rt_type != RTN_UNICAST) {
+		if (rt->dst.dev != td->lldev || rt->rt_type != RTN_UNICAST) {
 			ip_rt_put(rt);
 			return -ENETUNREACH;
 		}
@@ -60,7 +58,8 @@ int tom_route(struct tom_dev *td, const struct toe_flow *flow,
 		if (!err && dst->dev != td->lldev)
 			err = -ENETUNREACH;
 		if (!err)
-			*nh = *rt6_nexthop((struct rt6_info *)dst, &flow->daddr);
+			*nh = *rt6_nexthop((struct rt6_info *)dst,
+					   &flow->daddr);
 		dst_release(dst);
 		return err ? -ENETUNREACH : 0;
 	}
@@ -132,7 +131,7 @@ int tom_l2t_get(struct tom_dev *td, u8 family, const struct in6_addr *nh)
 	spin_unlock_bh(&td->l2t_lock);
 
 	if (idx >= 0 && !(READ_ONCE(n->nud_state) & NUD_VALID))
-		neigh_event_send(n, NULL);	/* start resolving it */
+		neigh_event_send(n, NULL); /* start resolving it */
 	neigh_release(n);
 	return idx >= 0 ? idx : -ENOSPC;
 }
@@ -200,8 +199,7 @@ struct notifier_block tom_netevent_nb = {
 	.notifier_call = tom_netevent,
 };
 
-int tom_fill_l2t(struct toedev *dev, unsigned int idx,
-		 struct sk_buff *skb)
+int tom_fill_l2t(struct toedev *dev, unsigned int idx, struct sk_buff *skb)
 {
 	struct tom_dev *td = TOM(dev);
 	struct tom_l2e e;
@@ -220,8 +218,7 @@ int tom_fill_l2t(struct toedev *dev, unsigned int idx,
 				      e.addr.s6_addr32[3]);
 	else
 		ret = nla_put_in6_addr(skb, OPENTOE_A_L2T_ADDR6, &e.addr);
-	if (ret ||
-	    nla_put_u32(skb, OPENTOE_A_L2T_INDEX, idx) ||
+	if (ret || nla_put_u32(skb, OPENTOE_A_L2T_INDEX, idx) ||
 	    nla_put_u32(skb, OPENTOE_A_L2T_IFINDEX, td->lldev->ifindex) ||
 	    nla_put_u16(skb, OPENTOE_A_L2T_STATE, e.state) ||
 	    nla_put_u32(skb, OPENTOE_A_L2T_REFCNT, e.refcnt))

@@ -30,10 +30,10 @@ int tom_listen_start(struct toedev *dev, const struct toe_listener *l)
 	tl->key.family = l->family;
 	tl->key.port = l->port;
 	tl->key.addr = l->addr;
-	ret = xa_alloc(&td->stids, &stid, tl,
-		       XA_LIMIT(0, td->chip->nstids - 1), GFP_KERNEL);
+	ret = xa_alloc(&td->stids, &stid, tl, XA_LIMIT(0, td->chip->nstids - 1),
+		       GFP_KERNEL);
 	if (ret == -EBUSY)
-		ret = -ENOSPC;	/* every server TID is taken */
+		ret = -ENOSPC; /* every server TID is taken */
 	if (ret)
 		goto err_free;
 	tl->stid = stid;
@@ -65,7 +65,8 @@ void tom_listen_stop(struct toedev *dev, const struct toe_listener *l)
 	struct tom_listen *tl;
 	unsigned long i;
 
-	xa_for_each(&td->stids, i, tl) {
+	xa_for_each(&td->stids, i, tl)
+	{
 		if (listen_match(&tl->key, l)) {
 			tom_listen_drop(td, tl);
 			return;
@@ -90,8 +91,7 @@ int tom_fill_listen(struct toedev *dev, unsigned long *stid,
 	else
 		ret = nla_put_in6_addr(skb, OPENTOE_A_LISTEN_ADDR6,
 				       &tl->key.addr);
-	if (ret ||
-	    nla_put_u8(skb, OPENTOE_A_LISTEN_FAMILY, tl->key.family) ||
+	if (ret || nla_put_u8(skb, OPENTOE_A_LISTEN_FAMILY, tl->key.family) ||
 	    nla_put_be16(skb, OPENTOE_A_LISTEN_PORT, tl->key.port) ||
 	    nla_put_u32(skb, OPENTOE_A_TID, tl->stid))
 		return -EMSGSIZE;

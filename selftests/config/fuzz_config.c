@@ -24,15 +24,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int line, col;
 	int i;
 
-	if (toe_cfg_parse("fuzz.conf", (const char *)data, size, &c, err, sizeof(err))) {
-		if (sscanf(err, "fuzz.conf:%u:%u: ", &line, &col) != 2 || !line || !col)
+	if (toe_cfg_parse("fuzz.conf", (const char *)data, size, &c, err,
+			  sizeof(err))) {
+		if (sscanf(err, "fuzz.conf:%u:%u: ", &line, &col) != 2 ||
+		    !line || !col)
 			fail("error without file:line:col");
 		if (strchr(err, '\n'))
 			fail("error longer than one line");
 		toe_cfg_free(&c);
 		return 0;
 	}
-	if (c.ndevs < 0 || c.ndevs > TOE_MAX_DEVS || c.nrules < 0 || c.nrules > TOE_POL_MAX_RULES)
+	if (c.ndevs < 0 || c.ndevs > TOE_MAX_DEVS || c.nrules < 0 ||
+	    c.nrules > TOE_POL_MAX_RULES)
 		fail("counts");
 	if (c.default_action > TOE_ACT_BYPASS || c.default_dev >= c.ndevs ||
 	    (c.default_action == TOE_ACT_OFFLOAD) != (c.default_dev >= 0))
@@ -49,8 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * (toed fills them in); until then it is absent, never written
 		 * as present with nconn 0.
 		 */
-		if (d->kmod ? !d->absent || d->nconn || d->ifname[0] || d->type || d->ifindex
-			    : !d->nconn || d->absent || d->ifindex)
+		if (d->kmod ? !d->absent || d->nconn || d->ifname[0] ||
+				      d->type || d->ifindex :
+			      !d->nconn || d->absent || d->ifindex)
 			fail("device");
 	}
 	for (i = 0; i < c.nrules; i++) {

@@ -35,12 +35,13 @@
 #include "opentoe_genl.h"
 
 /* <net/neighbour.h>'s NUD_VALID, not in the UAPI header */
-#define NUD_VALID (NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | \
-		   NUD_STALE | NUD_DELAY)
+#define NUD_VALID                                                            \
+	(NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | \
+	 NUD_DELAY)
 
-#define MODULE_PATH	"/lib/modules/opentoe.ko"
-#define BUS		"/sys/bus/opentoe_sim"
-#define DBG		"/sys/kernel/debug/opentoe_sim"
+#define MODULE_PATH "/lib/modules/opentoe.ko"
+#define BUS "/sys/bus/opentoe_sim"
+#define DBG "/sys/kernel/debug/opentoe_sim"
 
 static int ntest, nfail;
 
@@ -216,8 +217,8 @@ static uint32_t nla_u32(struct nlattr *a)
 static int nl_call(struct nl *nl, struct toe_nlmsg *m, toe_nlmsg_cb cb,
 		   void *arg)
 {
-	return toe_nlmsg_call(nl->fd, &nl->seq, m, OPENTOE_A_MAX, cb, arg,
-			      NULL, NULL, 0);
+	return toe_nlmsg_call(nl->fd, &nl->seq, m, OPENTOE_A_MAX, cb, arg, NULL,
+			      NULL, 0);
 }
 
 static int resolve_family(struct nl *nl)
@@ -274,8 +275,9 @@ static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
 		struct nlattr *s[OPENTOE_STAT_MAX + 1];
 		int i;
 
-		toe_nla_parse(s, OPENTOE_STAT_MAX, toe_nla_data(tb[OPENTOE_A_DEV_STATS]),
-		      tb[OPENTOE_A_DEV_STATS]->nla_len - NLA_HDRLEN);
+		toe_nla_parse(s, OPENTOE_STAT_MAX,
+			      toe_nla_data(tb[OPENTOE_A_DEV_STATS]),
+			      tb[OPENTOE_A_DEV_STATS]->nla_len - NLA_HDRLEN);
 		for (i = 0; i <= OPENTOE_STAT_MAX; i++)
 			if (s[i] && s[i]->nla_len == NLA_HDRLEN + 8)
 				memcpy(&d->stats[i], toe_nla_data(s[i]), 8);
@@ -450,11 +452,15 @@ static int tidlist_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 	t = &l->t[l->n++];
 	t->tid = nla_u32(tb[OPENTOE_A_TID]);
 	t->state = tb[OPENTOE_A_TID_STATE] ?
-		   (int)nla_u32(tb[OPENTOE_A_TID_STATE]) : -1;
+			   (int)nla_u32(tb[OPENTOE_A_TID_STATE]) :
+			   -1;
 	t->l2t = tb[OPENTOE_A_L2T_INDEX] ?
-		 (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) : -1;
+			 (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) :
+			 -1;
 	t->sport = tb[OPENTOE_A_FLOW_SPORT] && tb[OPENTOE_A_FLOW_DADDR4] ?
-		   ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_FLOW_SPORT])) : -1;
+			   ntohs(*(uint16_t *)toe_nla_data(
+				   tb[OPENTOE_A_FLOW_SPORT])) :
+			   -1;
 	return 0;
 }
 
@@ -478,8 +484,7 @@ static struct tidinfo *tid_find(struct tidlist *l, int tid)
 	return NULL;
 }
 
-static int listen_cmd(struct nl *nl, uint8_t cmd, uint8_t family,
-		      uint16_t port)
+static int listen_cmd(struct nl *nl, uint8_t cmd, uint8_t family, uint16_t port)
 {
 	struct toe_nlmsg m;
 
@@ -532,12 +537,18 @@ static int lsn_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 	if (l->n >= 80 || !tb[OPENTOE_A_TID])
 		return 0;
 	e = &l->l[l->n++];
-	e->dev = tb[OPENTOE_A_DEV_INDEX] ? (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) : -1;
+	e->dev = tb[OPENTOE_A_DEV_INDEX] ?
+			 (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) :
+			 -1;
 	e->tid = nla_u32(tb[OPENTOE_A_TID]);
-	e->family = tb[OPENTOE_A_LISTEN_FAMILY] ?
-		    *(uint8_t *)toe_nla_data(tb[OPENTOE_A_LISTEN_FAMILY]) : -1;
+	e->family =
+		tb[OPENTOE_A_LISTEN_FAMILY] ?
+			*(uint8_t *)toe_nla_data(tb[OPENTOE_A_LISTEN_FAMILY]) :
+			-1;
 	e->port = tb[OPENTOE_A_LISTEN_PORT] ?
-		  ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_LISTEN_PORT])) : -1;
+			  ntohs(*(uint16_t *)toe_nla_data(
+				  tb[OPENTOE_A_LISTEN_PORT])) :
+			  -1;
 	strcpy(e->addr, "?");
 	if (tb[OPENTOE_A_LISTEN_ADDR4])
 		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_LISTEN_ADDR4]),
@@ -651,8 +662,8 @@ static int ev_open(struct nl *ev)
 }
 
 /* Waits (2 s at most) for a notification @cmd, optionally for @index. */
-static bool ev_wait(struct nl *ev, uint8_t cmd, int index,
-		    struct nlattr **want, void *out, size_t outlen)
+static bool ev_wait(struct nl *ev, uint8_t cmd, int index, struct nlattr **want,
+		    void *out, size_t outlen)
 {
 	static __thread char buf[65536];
 	double end = now() + 2;
@@ -663,21 +674,24 @@ static bool ev_wait(struct nl *ev, uint8_t cmd, int index,
 
 		if (n < 0)
 			continue;
-		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+		for (nh = (void *)buf; NLMSG_OK(nh, n);
+		     nh = NLMSG_NEXT(nh, n)) {
 			struct genlmsghdr *g = NLMSG_DATA(nh);
 			struct nlattr *tb[OPENTOE_A_MAX + 1];
 
 			if (nh->nlmsg_type != fam_id || g->cmd != cmd)
 				continue;
-			toe_nla_parse(tb, OPENTOE_A_MAX, (char *)g + GENL_HDRLEN,
-			      nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-			if (index && (!tb[OPENTOE_A_DEV_INDEX] ||
-				      (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) !=
-				      index))
+			toe_nla_parse(
+				tb, OPENTOE_A_MAX, (char *)g + GENL_HDRLEN,
+				nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+			if (index &&
+			    (!tb[OPENTOE_A_DEV_INDEX] ||
+			     (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) != index))
 				continue;
 			if (out && outlen)
-				memcpy(out, nh, nh->nlmsg_len < outlen ?
-				       nh->nlmsg_len : outlen);
+				memcpy(out, nh,
+				       nh->nlmsg_len < outlen ? nh->nlmsg_len :
+								outlen);
 			(void)want;
 			return true;
 		}
@@ -695,8 +709,7 @@ static void test_family(void)
 
 	tap(!ret && fam_id && mcgrp_events,
 	    "genl family \"%s\" and group \"%s\" resolve (id %u, group %u)",
-	    OPENTOE_GENL_NAME, OPENTOE_GENL_MCGRP_EVENTS, fam_id,
-	    mcgrp_events);
+	    OPENTOE_GENL_NAME, OPENTOE_GENL_MCGRP_EVENTS, fam_id, mcgrp_events);
 }
 
 struct tomlist {
@@ -738,11 +751,11 @@ static void test_tom_dump(void)
 	msg_init(&m, fam_id, NLM_F_DUMP, OPENTOE_CMD_TOM_GET);
 	ret = nl_call(&nl, &m, tom_cb, &l);
 	tap(!ret && l.n == 1 && !strcmp(l.name[0], "chelsio_tom") &&
-	    l.nids[0] == 3 && l.ids[0][0] == OPENTOE_ID_CHELSIO_T1 &&
-	    l.ids[0][1] == OPENTOE_ID_CHELSIO_T1C &&
-	    l.ids[0][2] == OPENTOE_ID_CHELSIO_T3,
-	    "TOM dump: chelsio_tom with ids T1, T1C, T3 (ret %d, n %d)",
-	    ret, l.n);
+		    l.nids[0] == 3 && l.ids[0][0] == OPENTOE_ID_CHELSIO_T1 &&
+		    l.ids[0][1] == OPENTOE_ID_CHELSIO_T1C &&
+		    l.ids[0][2] == OPENTOE_ID_CHELSIO_T3,
+	    "TOM dump: chelsio_tom with ids T1, T1C, T3 (ret %d, n %d)", ret,
+	    l.n);
 }
 
 static void test_create_basic(void)
@@ -758,22 +771,24 @@ static void test_create_basic(void)
 
 	ret = sim_new(1, "veth0", OPENTOE_ID_CHELSIO_T3, 4, NULL);
 	idx = sim_index(1);
-	tap(!ret && idx > 0, "new_device 1 on veth0, T3, nconn 4 (ret %d, index %d)",
-	    ret, idx);
+	tap(!ret && idx > 0,
+	    "new_device 1 on veth0, T3, nconn 4 (ret %d, index %d)", ret, idx);
 	ret = dev_get(&nl, idx, &d);
 	tap(!ret && !strcmp(d.name, "toe0") && !strcmp(d.tom, "chelsio_tom") &&
-	    !strcmp(d.ifname, "veth0") && d.nconn == 4 &&
-	    d.ttid == OPENTOE_ID_CHELSIO_T3 && d.tids_used == 0,
+		    !strcmp(d.ifname, "veth0") && d.nconn == 4 &&
+		    d.ttid == OPENTOE_ID_CHELSIO_T3 && d.tids_used == 0,
 	    "DEV_GET: toe0 attached to chelsio_tom on veth0 (ret %d, %s, %s)",
 	    ret, d.name, d.tom);
 	read_file("/proc/net/toe/devices", proc, sizeof(proc));
 	snprintf(line, sizeof(line), "%-16s %-20s %s\n", "toe0", "chelsio_tom",
 		 "veth0");
-	tap(strstr(proc, "Device           Offload Module       Interfaces\n") &&
-	    strstr(proc, line),
+	tap(strstr(proc,
+		   "Device           Offload Module       Interfaces\n") &&
+		    strstr(proc, line),
 	    "/proc/net/toe/devices in the patch's format");
 	if (!ret)
-		evok = ev_wait(&ev, OPENTOE_CMD_DEV_NEW_NTF, idx, NULL, NULL, 0);
+		evok = ev_wait(&ev, OPENTOE_CMD_DEV_NEW_NTF, idx, NULL, NULL,
+			       0);
 	tap(evok, "DEV_NEW_NTF event for the new device");
 	close(ev.fd);
 }
@@ -838,10 +853,11 @@ static void test_attach(void)
 	tap(!ret && !dev_get(&nl, idx, &d) && !d.tom[0],
 	    "unknown type id 99: registered, no TOM attached");
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
-	tap(ret == -ENOPROTOOPT, "attach with unknown type id: ENOPROTOOPT (%d)",
-	    ret);
+	tap(ret == -ENOPROTOOPT,
+	    "attach with unknown type id: ENOPROTOOPT (%d)", ret);
 	ret = tid_alloc4(&nl, idx, "10.1.0.2", 1000, NULL);
-	tap(ret == -ENOPROTOOPT, "TID_ALLOC without TOM: ENOPROTOOPT (%d)", ret);
+	tap(ret == -ENOPROTOOPT, "TID_ALLOC without TOM: ENOPROTOOPT (%d)",
+	    ret);
 	tap(dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx) == -ENOTCONN,
 	    "detach without TOM: ENOTCONN");
 	sim_del(10);
@@ -850,7 +866,8 @@ static void test_attach(void)
 		ret = sim_new(10 + i, "veth0", i, 4, "id%d");
 		idx = sim_index(10 + i);
 		tap(!ret && !dev_get(&nl, idx, &d) &&
-		    !strcmp(d.tom, "chelsio_tom"), "type id %d attaches", i);
+			    !strcmp(d.tom, "chelsio_tom"),
+		    "type id %d attaches", i);
 		sim_del(10 + i);
 	}
 
@@ -905,8 +922,8 @@ static void test_tids(void)
 	tap(ret == -ENOSPC, "5th TID: ENOSPC (%d)", ret);
 	ret = dev_get(&nl, idx, &d);
 	tap(!ret && d.tids_used == 4 && d.stats[OPENTOE_STAT_NO_TID] == 1 &&
-	    d.stats[OPENTOE_STAT_CONNECTS] == 4 && d.l2t_used == 1 &&
-	    sim_counter(1, "conns") == 4,
+		    d.stats[OPENTOE_STAT_CONNECTS] == 4 && d.l2t_used == 1 &&
+		    sim_counter(1, "conns") == 4,
 	    "counters: tids_used 4, connects 4, no_tid 1, l2t_used 1");
 
 	ret = tid_dump(&nl, idx, &tl);
@@ -914,7 +931,8 @@ static void test_tids(void)
 		struct tidinfo *ti = tid_find(&tl, t[i]);
 
 		both += ti && ti->sport == 2000 + i && ti->l2t == l2t &&
-			ti->state == (OPENTOE_TID_F_HOST | OPENTOE_TID_F_DEVICE);
+			ti->state ==
+				(OPENTOE_TID_F_HOST | OPENTOE_TID_F_DEVICE);
 	}
 	tap(!ret && tl.n == 4 && both == 4,
 	    "TID_GET dump: 4 TIDs with their flows, held by host and device");
@@ -944,7 +962,7 @@ static void test_tids(void)
 	    "release_delay_ms 600: freed TID still held by the device");
 	ret = tid_dump(&nl, idx, &tl);
 	tap(!ret && tid_find(&tl, t[1]) &&
-	    tid_find(&tl, t[1])->state == OPENTOE_TID_F_DEVICE,
+		    tid_find(&tl, t[1])->state == OPENTOE_TID_F_DEVICE,
 	    "TID_GET shows it held by the device only");
 	t0 = now();
 	do {
@@ -964,14 +982,15 @@ static void test_tids(void)
 	while (!dev_get(&nl, idx, &d) && d.tids_used && now() - t0 < 2)
 		msleep(20);
 	tap(d.tids_used == 0 && d.l2t_used == 0 &&
-	    d.stats[OPENTOE_STAT_RELEASES] == d.stats[OPENTOE_STAT_CONNECTS],
+		    d.stats[OPENTOE_STAT_RELEASES] ==
+			    d.stats[OPENTOE_STAT_CONNECTS],
 	    "all TIDs and the L2T entry released (releases %llu)",
 	    (unsigned long long)d.stats[OPENTOE_STAT_RELEASES]);
 
 	sim_knob(1, "fail_connect", 1);
 	ret = tid_alloc4(&nl, idx, "10.1.0.2", 2050, NULL);
 	tap(ret == -EIO && !dev_get(&nl, idx, &d) && d.tids_used == 0 &&
-	    d.l2t_used == 0 && d.stats[OPENTOE_STAT_CONNECT_FAILS] == 1,
+		    d.l2t_used == 0 && d.stats[OPENTOE_STAT_CONNECT_FAILS] == 1,
 	    "fail_connect: EIO, TID and L2T entry rolled back (%d)", ret);
 	sim_knob(1, "fail_connect", 0);
 
@@ -1004,8 +1023,8 @@ static void test_reserve(void)
 		if (t[i] < 0 || t[i] >= 4 || (i && t[i] == t[i - 1]))
 			distinct = false;
 	}
-	tap(distinct, "TID_RESERVE: 4 TIDs on nconn 4: %d %d %d %d", t[0],
-	    t[1], t[2], t[3]);
+	tap(distinct, "TID_RESERVE: 4 TIDs on nconn 4: %d %d %d %d", t[0], t[1],
+	    t[2], t[3]);
 	ret = tid_reserve(&nl, idx);
 	tap(ret == -ENOSPC, "5th TID_RESERVE: ENOSPC (%d)", ret);
 	ret = tid_alloc4(&nl, idx, "10.1.0.2", 2100, NULL);
@@ -1013,21 +1032,21 @@ static void test_reserve(void)
 	    ret);
 	ret = dev_get(&nl, idx, &d);
 	tap(!ret && d.tids_used == 0 && d.tids_reserved == 4 &&
-	    d.stats[OPENTOE_STAT_RESERVES] >= 4,
+		    d.stats[OPENTOE_STAT_RESERVES] >= 4,
 	    "DEV_GET: tids_used 0, tids_reserved 4 (%u, %u)", d.tids_used,
 	    d.tids_reserved);
 	ret = tid_dump(&nl, idx, &tl);
 	if (!ret && tid_find(&tl, t[0]))
 		st = tid_find(&tl, t[0])->state;
 	tap(!ret && tl.n == 4 &&
-	    st == (OPENTOE_TID_F_HOST | OPENTOE_TID_F_RESERVED) &&
-	    tid_find(&tl, t[0])->sport == -1,
+		    st == (OPENTOE_TID_F_HOST | OPENTOE_TID_F_RESERVED) &&
+		    tid_find(&tl, t[0])->sport == -1,
 	    "TID_GET: reserved TIDs are HOST|RESERVED, with no flow (state %d)",
 	    st);
 
 	ret = tid_bind4(&nl, idx, t[0], "10.1.0.2", 2101);
 	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_used == 1 &&
-	    d.tids_reserved == 3 && d.l2t_used == 1,
+		    d.tids_reserved == 3 && d.l2t_used == 1,
 	    "TID_ALLOC + TID binds reserved TID %d: used 1, reserved 3 (%d)",
 	    t[0], ret);
 	ret = tid_bind4(&nl, idx, t[0], "10.1.0.2", 2102);
@@ -1036,14 +1055,14 @@ static void test_reserve(void)
 	tap(ret == -ENOENT, "binding a TID never reserved: ENOENT (%d)", ret);
 	ret = tid_bind4(&nl, idx, t[1], "10.2.0.9", 2104);
 	tap(ret == -ENETUNREACH && !dev_get(&nl, idx, &d) &&
-	    d.tids_reserved == 3,
+		    d.tids_reserved == 3,
 	    "bound to a flow routed elsewhere: ENETUNREACH, TID %d still reserved (%d)",
 	    t[1], ret);
 	sim_knob(1, "fail_connect", 1);
 	ret = tid_bind4(&nl, idx, t[1], "10.1.0.2", 2105);
 	sim_knob(1, "fail_connect", 0);
 	tap(ret == -EIO && !dev_get(&nl, idx, &d) && d.tids_used == 1 &&
-	    d.tids_reserved == 3 && d.l2t_used == 1,
+		    d.tids_reserved == 3 && d.l2t_used == 1,
 	    "the device refuses: EIO, still reserved, no L2T entry taken (%d)",
 	    ret);
 	ret = tid_bind4(&nl, idx, t[1], "10.1.0.2", 2106);
@@ -1051,7 +1070,7 @@ static void test_reserve(void)
 
 	ret = tid_free(&nl, idx, t[2]);
 	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_reserved == 1 &&
-	    d.tids_used == 2,
+		    d.tids_used == 2,
 	    "TID_FREE of a reserved TID: free at once (reserved 1, used 2)");
 	ret = tid_reserve(&nl, idx);
 	tap(ret == t[2], "reserved again at once: TID %d (%d)", t[2], ret);
@@ -1068,7 +1087,7 @@ static void test_reserve(void)
 	tap(!ret, "detach with reserved TIDs only: they go with it (%d)", ret);
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
 	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_used == 0 &&
-	    d.tids_reserved == 0 && d.l2t_used == 0,
+		    d.tids_reserved == 0 && d.l2t_used == 0,
 	    "attached again: no TID used or reserved, no L2T entry (%d)", ret);
 }
 
@@ -1088,7 +1107,7 @@ static void test_l2t(void)
 	ret = l2t_dump(&nl, idx, l);
 	e = l2t_find4(l, idx, "10.1.0.2");
 	tap(tid >= 0 && !ret && e && e->idx == l2t && ll_is(e, 2) &&
-	    (e->state & NUD_PERMANENT) && e->refcnt == 1,
+		    (e->state & NUD_PERMANENT) && e->refcnt == 1,
 	    "L2T entry for 10.1.0.2 with 02:00:00:00:00:02 from the neighbour table");
 
 	writes = sim_counter(1, "l2t_writes");
@@ -1105,7 +1124,7 @@ static void test_l2t(void)
 	tap(got, "L2T_CHANGE_NTF event");
 	ret = dev_get(&nl, idx, &d);
 	tap(sim_counter(1, "l2t_writes") > writes && !ret &&
-	    d.stats[OPENTOE_STAT_L2T_UPDATES] >= 1,
+		    d.stats[OPENTOE_STAT_L2T_UPDATES] >= 1,
 	    "L2T write reached the device; l2t_updates %llu",
 	    (unsigned long long)d.stats[OPENTOE_STAT_L2T_UPDATES]);
 
@@ -1136,8 +1155,8 @@ static void test_l2t(void)
 	for (ret = 0; ret < l->n; ret++)
 		if (l->e[ret].family == AF_INET6 && l->e[ret].idx == l2t)
 			e = &l->e[ret];
-	tap(tid6 >= 0 && ll_is(e, 0x62), "IPv6 flow: TID %d, L2T entry with 02:00:00:00:00:62",
-	    tid6);
+	tap(tid6 >= 0 && ll_is(e, 0x62),
+	    "IPv6 flow: TID %d, L2T entry with 02:00:00:00:00:62", tid6);
 
 	tid_free(&nl, idx, tid);
 	tid_free(&nl, idx, tidgw);
@@ -1172,13 +1191,13 @@ static void test_l2t_full(void)
 	tap(!ret && ok == 64, "T1: 64 flows to 64 next hops (%d ok)", ok);
 	ret = tid_alloc4(&nl, idx, "10.1.0.200", 10100, NULL);
 	tap(ret == -ENOSPC && !dev_get(&nl, idx, &d) &&
-	    d.stats[OPENTOE_STAT_NO_L2T] == 1 && d.tids_used == 64,
+		    d.stats[OPENTOE_STAT_NO_L2T] == 1 && d.tids_used == 64,
 	    "65th next hop: L2T full, ENOSPC, TID given back (%d)", ret);
 	shared = tid_alloc4(&nl, idx, "10.1.0.100", 10101, NULL);
 	l2t_dump(&nl, idx, l);
 	e = l2t_find4(l, idx, "10.1.0.100");
 	tap(shared >= 0 && e && e->refcnt == 2 && !e->has_ll &&
-	    !(e->state & NUD_VALID),
+		    !(e->state & NUD_VALID),
 	    "known next hop shares its entry (refcnt %d), unresolved (state 0x%x)",
 	    e ? e->refcnt : -1, e ? e->state : -1);
 	for (i = 0; i < 64; i++)
@@ -1201,7 +1220,8 @@ static void test_listeners(void)
 
 	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_START, AF_INET, 8080);
 	tap(!ret && !dev_get(&nl, idx, &d) && d.listeners == 1 &&
-	    sim_counter(1, "listens") == 1, "LISTEN_START *:8080 reaches toe0");
+		    sim_counter(1, "listens") == 1,
+	    "LISTEN_START *:8080 reaches toe0");
 	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_START, AF_INET, 8080);
 	tap(ret == -EEXIST, "same listener again: EEXIST (%d)", ret);
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
@@ -1209,7 +1229,7 @@ static void test_listeners(void)
 
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx2);
 	tap(!ret && !dev_get(&nl, idx2, &d) && d.listeners == 1 &&
-	    sim_counter(30, "listens") == 1,
+		    sim_counter(30, "listens") == 1,
 	    "a device attached late gets the listener replayed");
 	ret = sim_new(31, "veth0", 2, 4, "late%d");
 	idx3 = sim_index(31);
@@ -1218,8 +1238,9 @@ static void test_listeners(void)
 
 	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, AF_INET, 8080);
 	tap(!ret && !dev_get(&nl, idx, &d) && d.listeners == 0 &&
-	    !dev_get(&nl, idx2, &d) && d.listeners == 0 &&
-	    sim_counter(1, "listens") == 0 && sim_counter(30, "listens") == 0,
+		    !dev_get(&nl, idx2, &d) && d.listeners == 0 &&
+		    sim_counter(1, "listens") == 0 &&
+		    sim_counter(30, "listens") == 0,
 	    "LISTEN_STOP reaches every device");
 	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, AF_INET, 8080);
 	tap(ret == -ENOENT, "stop an unknown listener: ENOENT (%d)", ret);
@@ -1241,10 +1262,10 @@ static void test_listeners_dev(void)
 			     9000, err, sizeof(err));
 	ret = ret ? ret : lsn_dump(&nl, 0, l);
 	tap(!ret && l->n == 1 && l->l[0].dev == idx &&
-	    l->l[0].family == AF_INET && !strcmp(l->l[0].addr, "10.1.0.1") &&
-	    l->l[0].port == 9000 && l->l[0].tid >= 0 &&
-	    !dev_get(&nl, idx, &d) && d.listeners == 1 &&
-	    sim_counter(1, "listens") == 1,
+		    l->l[0].family == AF_INET &&
+		    !strcmp(l->l[0].addr, "10.1.0.1") && l->l[0].port == 9000 &&
+		    l->l[0].tid >= 0 && !dev_get(&nl, idx, &d) &&
+		    d.listeners == 1 && sim_counter(1, "listens") == 1,
 	    "LISTEN_START 10.1.0.1:9000 DEV_INDEX %d: LISTEN_GET shows it with server TID %d (%d)",
 	    idx, l->n ? l->l[0].tid : -1, ret);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
@@ -1256,16 +1277,16 @@ static void test_listeners_dev(void)
 			     9000, err, sizeof(err));
 	tap(ret == -EEXIST && strstr(err, "already reaches"),
 	    "the same address for every device: EEXIST (%d: %s)", ret, err);
-	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 0, "10.1.0.1",
-			     9001, err, sizeof(err));
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 0, "10.1.0.1", 9001,
+			     err, sizeof(err));
 	tap(ret == -ERANGE && strstr(err, "out of range"),
 	    "DEV_INDEX 0: ERANGE with extack (%d: %s)", ret, err);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, 999999, "10.1.0.1",
 			     9001, err, sizeof(err));
 	tap(ret == -ENODEV && strstr(err, "no such TOE device"),
 	    "unknown DEV_INDEX: ENODEV with extack (%d: %s)", ret, err);
-	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
-			     0, err, sizeof(err));
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1", 0,
+			     err, sizeof(err));
 	tap(ret == -EINVAL && strstr(err, "port 0"),
 	    "port 0 with DEV_INDEX: EINVAL with extack (%d: %s)", ret, err);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx + 1000,
@@ -1273,15 +1294,15 @@ static void test_listeners_dev(void)
 	tap(ret == -ENOENT && strstr(err, "no such listener"),
 	    "LISTEN_STOP on another DEV_INDEX: ENOENT with extack (%d: %s)",
 	    ret, err);
-	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, -1, "10.1.0.1",
-			     9000, err, sizeof(err));
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, -1, "10.1.0.1", 9000,
+			     err, sizeof(err));
 	tap(ret == -ENOENT, "LISTEN_STOP without its DEV_INDEX: ENOENT (%d)",
 	    ret);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, "10.1.0.1",
 			     9000, err, sizeof(err));
 	tap(!ret && !lsn_dump(&nl, 0, l) && l->n == 0 &&
-	    !dev_get(&nl, idx, &d) && d.listeners == 0 &&
-	    sim_counter(1, "listens") == 0,
+		    !dev_get(&nl, idx, &d) && d.listeners == 0 &&
+		    sim_counter(1, "listens") == 0,
 	    "LISTEN_STOP with its DEV_INDEX: the server TID is gone (%d)", ret);
 
 	/* a T1: 16 server TIDs */
@@ -1294,9 +1315,10 @@ static void test_listeners_dev(void)
 	if (!lsn_dump(&nl, idx2, l))
 		for (i = 0; i < l->n; i++)
 			tids |= l->l[i].dev == idx2 && l->l[i].tid < 16 ?
-				1 << l->l[i].tid : 0;
+					1 << l->l[i].tid :
+					0;
 	tap(!ret && l->n == 16 && tids == 0xffff && !lsn_dump(&nl, idx, l) &&
-	    l->n == 0,
+		    l->n == 0,
 	    "16 listeners on a T1: server TIDs 0-15, LISTEN_GET's filter (%d)",
 	    ret);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx2, NULL, 9116,
@@ -1316,8 +1338,9 @@ static void test_listeners_dev(void)
 	ret = sim_new(33, "veth0", 3, 4, "lsn%d");
 	idx2 = sim_index(33);
 	ret |= dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx2);
-	ret = ret ? ret : listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx2,
-					 NULL, 9200, err, sizeof(err));
+	ret = ret ? ret :
+		    listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx2, NULL,
+				   9200, err, sizeof(err));
 	tap(ret == -ENOPROTOOPT && strstr(err, "no TOM"),
 	    "a detached device: ENOPROTOOPT with extack (%d: %s)", ret, err);
 	sim_del(33);
@@ -1437,8 +1460,8 @@ static void test_policy(void)
 
 	msg_init(&m, fam_id, 0, OPENTOE_CMD_DEV_NEW_NTF);
 	ret = nl_call(&nl, &m, NULL, NULL);
-	tap(ret == -EOPNOTSUPP, "notification command as a request: EOPNOTSUPP (%d)",
-	    ret);
+	tap(ret == -EOPNOTSUPP,
+	    "notification command as a request: EOPNOTSUPP (%d)", ret);
 }
 
 static void test_unprivileged(void)
@@ -1457,7 +1480,8 @@ static void test_unprivileged(void)
 		r2 = tid_alloc4(&u, sim_index(1), "10.1.0.2", 4000, NULL);
 		r3 = setsockopt(u.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
 				&mcgrp_events, sizeof(mcgrp_events)) < 0 ?
-			-errno : 0;
+			     -errno :
+			     0;
 		printf("# unprivileged: dump %d, alloc %d, join %d\n", r1, r2,
 		       r3);
 		fflush(stdout);
@@ -1486,8 +1510,10 @@ static void test_lldev_gone(void)
 
 		msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
 		toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-		toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.3.0.1"));
-		toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.3.0.2"));
+		toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4,
+				inet_addr("10.3.0.1"));
+		toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4,
+				inet_addr("10.3.0.2"));
 		toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(5000));
 		toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
 		tid = nl_call(&nl, &m, tid_cb, &r);
@@ -1523,19 +1549,23 @@ static void test_detach_bounded(void)
 	sh("/usr/sbin/ip addr add 10.4.0.1/24 dev veth4; /usr/sbin/ip link set veth4 up; /usr/sbin/ip link set veth5 up");
 	sh("/usr/sbin/ip neigh replace 10.4.0.2 lladdr 02:00:00:00:04:02 nud permanent dev veth4");
 	ret = write_file(DETACH_TIMEOUT, "300");
-	tap(!ret, "detach_timeout_ms is a module parameter, set to 300 (%d)", ret);
+	tap(!ret, "detach_timeout_ms is a module parameter, set to 300 (%d)",
+	    ret);
 	ret = sim_new(60, "veth4", 3, 8, "late%d");
 	idx = sim_index(60);
 	sim_knob(60, "release_delay_ms", 3000);
 	tid = ret ? ret : tid_alloc4(&nl, idx, "10.4.0.2", 7000, NULL);
 	ret = tid < 0 ? tid : tid_free(&nl, idx, tid);
-	tap(!ret, "a TID closed by the host, held by the device for 3 s (TID %d, %d)", tid, ret);
+	tap(!ret,
+	    "a TID closed by the host, held by the device for 3 s (TID %d, %d)",
+	    tid, ret);
 	t0 = now();
 	ret = sh("/usr/sbin/ip link del veth4");
 	secs = now() - t0;
 	tap(!ret && secs < 2.0 && !dev_get(&nl, idx, &d) && !d.tom[0],
-	    "net_device deleted meanwhile: the forced detach gave up after %.2f s (limit 0.3 s) and let it go", secs);
-	msleep(3500);		/* the late release comes: no TOM any more */
+	    "net_device deleted meanwhile: the forced detach gave up after %.2f s (limit 0.3 s) and let it go",
+	    secs);
+	msleep(3500); /* the late release comes: no TOM any more */
 	ret = sim_del(60);
 	tap(!ret, "after the late release the device is deleted (%d)", ret);
 	write_file(DETACH_TIMEOUT, "5000");
@@ -1613,9 +1643,11 @@ static void test_detach_race(void)
 	}
 	stop_race = 1;
 	pthread_join(th, NULL);
-	diag("detach race: %d detached, %d busy, %d TIDs released", detached, busy, a.frees);
+	diag("detach race: %d detached, %d busy, %d TIDs released", detached,
+	     busy, a.frees);
 	tap(!bad && !a.errors && detached > 0 && a.frees > 0,
-	    "1,000 detaches racing with TID releases, reserves and binds: %d detached, %d EBUSY, %d bad", detached, busy, bad);
+	    "1,000 detaches racing with TID releases, reserves and binds: %d detached, %d EBUSY, %d bad",
+	    detached, busy, bad);
 	ret = sim_del(61);
 	tap(!ret, "and the device is deleted (%d)", ret);
 }
@@ -1629,16 +1661,19 @@ static void test_netns(void)
 	struct devinfo d;
 	pid_t pid;
 
-	ret = sh("/usr/sbin/ip netns add ns1 && /usr/sbin/ip link add veth4 netns ns1 type veth peer name veth5 && "
-		 "/usr/sbin/ip -n ns1 addr add 10.4.0.1/24 dev veth4 && /usr/sbin/ip -n ns1 link set veth4 up");
-	ret |= sh("/usr/sbin/ip netns exec ns1 /bin/sh -c 'echo 70 veth4 3 4 ns%%d > " BUS "/new_device'");
+	ret = sh(
+		"/usr/sbin/ip netns add ns1 && /usr/sbin/ip link add veth4 netns ns1 type veth peer name veth5 && "
+		"/usr/sbin/ip -n ns1 addr add 10.4.0.1/24 dev veth4 && /usr/sbin/ip -n ns1 link set veth4 up");
+	ret |= sh(
+		"/usr/sbin/ip netns exec ns1 /bin/sh -c 'echo 70 veth4 3 4 ns%%d > " BUS
+		"/new_device'");
 	idx = sim_index(70);
 	tap(!ret && idx > 0, "device created from netns ns1 on its veth4 (%d)",
 	    idx);
 	ret = dev_dump(&nl, l);
 	read_file("/proc/net/toe/devices", proc, sizeof(proc));
 	tap(!ret && l->n > 0 && !strstr(proc, "ns0 ") &&
-	    dev_get(&nl, idx, &d) == -ENODEV,
+		    dev_get(&nl, idx, &d) == -ENODEV,
 	    "not seen from the initial namespace (dump, DEV_GET, procfs)");
 
 	pid = fork();
@@ -1658,8 +1693,10 @@ static void test_netns(void)
 
 			msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_ALLOC);
 			toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, idx);
-			toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4, inet_addr("10.4.0.1"));
-			toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4, inet_addr("10.4.0.2"));
+			toe_nla_put_u32(&m, OPENTOE_A_FLOW_SADDR4,
+					inet_addr("10.4.0.1"));
+			toe_nla_put_u32(&m, OPENTOE_A_FLOW_DADDR4,
+					inet_addr("10.4.0.2"));
 			toe_nla_put_u16(&m, OPENTOE_A_FLOW_SPORT, htons(9000));
 			toe_nla_put_u16(&m, OPENTOE_A_FLOW_DPORT, htons(80));
 			tid = nl_call(&n, &m, tid_cb, &r);
@@ -1736,7 +1773,7 @@ static void *stress_create(void *p)
 			diag("thread %d: TID_ALLOC on %d: %d", a->n, idx, tid);
 			a->errors++;
 		} else if (a->iters & 1) {
-			tid_free(&n, idx, tid);	/* odd: close before delete */
+			tid_free(&n, idx, tid); /* odd: close before delete */
 		}
 		k = sim_del(id);
 		if (k) {
@@ -1795,8 +1832,8 @@ static void test_stress(void)
 
 	for (i = 0; i < 5; i++) {
 		a[i] = (struct stress_arg){ .n = i, .base = 1000 + 100 * i };
-		pthread_create(&th[i], NULL, i < 4 ? stress_create :
-			       stress_chaos, &a[i]);
+		pthread_create(&th[i], NULL,
+			       i < 4 ? stress_create : stress_chaos, &a[i]);
 	}
 	sleep(6);
 	stop_stress = 1;
@@ -1867,27 +1904,38 @@ static int fulltid_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *arg)
 	(void)arg;
 	if (!tb[OPENTOE_A_TID])
 		return 0;
-	t.dev = tb[OPENTOE_A_DEV_INDEX] ? (int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) : -1;
+	t.dev = tb[OPENTOE_A_DEV_INDEX] ?
+			(int)nla_u32(tb[OPENTOE_A_DEV_INDEX]) :
+			-1;
 	t.tid = nla_u32(tb[OPENTOE_A_TID]);
-	t.state = tb[OPENTOE_A_TID_STATE] ? (int)nla_u32(tb[OPENTOE_A_TID_STATE]) : -1;
-	t.l2t = tb[OPENTOE_A_L2T_INDEX] ? (int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) : -1;
+	t.state = tb[OPENTOE_A_TID_STATE] ?
+			  (int)nla_u32(tb[OPENTOE_A_TID_STATE]) :
+			  -1;
+	t.l2t = tb[OPENTOE_A_L2T_INDEX] ?
+			(int)nla_u32(tb[OPENTOE_A_L2T_INDEX]) :
+			-1;
 	if (tb[OPENTOE_A_FLOW_SPORT])
 		sp = ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_FLOW_SPORT]));
 	if (tb[OPENTOE_A_FLOW_DPORT])
 		dp = ntohs(*(uint16_t *)toe_nla_data(tb[OPENTOE_A_FLOW_DPORT]));
 	if (tb[OPENTOE_A_FLOW_SADDR4] && tb[OPENTOE_A_FLOW_DADDR4]) {
-		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_FLOW_SADDR4]), a, sizeof(a));
+		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_FLOW_SADDR4]), a,
+			  sizeof(a));
 		snprintf(t.src, sizeof(t.src), "%s:%u", a, sp);
-		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR4]), a, sizeof(a));
+		inet_ntop(AF_INET, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR4]), a,
+			  sizeof(a));
 		snprintf(t.dst, sizeof(t.dst), "%s:%u", a, dp);
 	} else if (tb[OPENTOE_A_FLOW_SADDR6] && tb[OPENTOE_A_FLOW_DADDR6]) {
-		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_SADDR6]), a, sizeof(a));
+		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_SADDR6]), a,
+			  sizeof(a));
 		snprintf(t.src, sizeof(t.src), "[%s]:%u", a, sp);
-		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR6]), a, sizeof(a));
+		inet_ntop(AF_INET6, toe_nla_data(tb[OPENTOE_A_FLOW_DADDR6]), a,
+			  sizeof(a));
 		snprintf(t.dst, sizeof(t.dst), "[%s]:%u", a, dp);
 	}
 	if (t.state & OPENTOE_TID_F_RESERVED)
-		printf("tid %d dev %d state %d reserved\n", t.tid, t.dev, t.state);
+		printf("tid %d dev %d state %d reserved\n", t.tid, t.dev,
+		       t.state);
 	else
 		printf("tid %d dev %d state %d l2t %d src %s dst %s\n", t.tid,
 		       t.dev, t.state, t.l2t, t.src, t.dst);
@@ -1929,10 +1977,12 @@ static int dump_mode(const char *what)
 			struct l2e *e = &l->e[i];
 
 			inet_ntop(e->family, e->addr, a, sizeof(a));
-			printf("l2t %d dev %d addr %s lladdr ", e->idx, e->dev, a);
+			printf("l2t %d dev %d addr %s lladdr ", e->idx, e->dev,
+			       a);
 			if (e->has_ll)
-				printf("%02x:%02x:%02x:%02x:%02x:%02x", e->ll[0], e->ll[1],
-				       e->ll[2], e->ll[3], e->ll[4], e->ll[5]);
+				printf("%02x:%02x:%02x:%02x:%02x:%02x",
+				       e->ll[0], e->ll[1], e->ll[2], e->ll[3],
+				       e->ll[4], e->ll[5]);
 			else
 				printf("-");
 			printf(" state 0x%x refcnt %d\n", e->state, e->refcnt);
@@ -1948,11 +1998,13 @@ static int dump_mode(const char *what)
 			       ll->l[i].addr, ll->l[i].port);
 		free(ll);
 	} else {
-		fprintf(stderr, "usage: toe_kmod_test [tids|devs|l2t|listeners|listen-many N PORT|serve PORT|hold ADDR PORT N]\n");
+		fprintf(stderr,
+			"usage: toe_kmod_test [tids|devs|l2t|listeners|listen-many N PORT|serve PORT|hold ADDR PORT N]\n");
 		return 1;
 	}
 	if (ret)
-		fprintf(stderr, "toe_kmod_test: %s dump: %s\n", what, strerror(-ret));
+		fprintf(stderr, "toe_kmod_test: %s dump: %s\n", what,
+			strerror(-ret));
 	return ret ? 1 : 0;
 }
 
@@ -1985,7 +2037,8 @@ static int serve_mode(const char *port)
 			n += p[n].fd >= 0;
 		}
 		for (i = 1; i < n; i++) {
-			if (!p[i].revents || read(p[i].fd, buf, sizeof(buf)) > 0)
+			if (!p[i].revents ||
+			    read(p[i].fd, buf, sizeof(buf)) > 0)
 				continue;
 			close(p[i].fd);
 			p[i--] = p[--n];
@@ -2047,7 +2100,8 @@ static int listen_many(int n, int port)
 		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
 		setsockopt(fds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		sa.sin_port = htons(port + i);
-		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, sizeof(sa)) ||
+		if (fds[i] < 0 ||
+		    bind(fds[i], (struct sockaddr *)&sa, sizeof(sa)) ||
 		    listen(fds[i], 4)) {
 			fprintf(stderr, "toe_kmod_test: listen on %d: %s\n",
 				port + i, strerror(errno));

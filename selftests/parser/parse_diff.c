@@ -45,14 +45,14 @@
 #include "toe_parse.h"
 #include "parse_test.skel.h"
 
-#define MAXPKT		3072	/* XDP test_run takes up to 3520 linear bytes */
-#define MAX_SHOWN	8	/* mismatches printed in full */
-#define MAX_EXT		12
+#define MAXPKT 3072 /* XDP test_run takes up to 3520 linear bytes */
+#define MAX_SHOWN 8 /* mismatches printed in full */
+#define MAX_EXT 12
 
 static struct parse_test_bpf *skel;
 static int prog_fd;
 static bool verbose;
-static int failed;		/* any "not ok" */
+static int failed; /* any "not ok" */
 
 /* ------------------------------------------------------------------ */
 /* PRNG: splitmix64, deterministic for a given seed.                   */
@@ -68,7 +68,7 @@ static __u64 rnd64(void)
 	return z ^ (z >> 31);
 }
 
-static __u32 rnd(__u32 n)	/* uniform-enough in [0, n) */
+static __u32 rnd(__u32 n) /* uniform-enough in [0, n) */
 {
 	return n ? (__u32)(rnd64() % n) : 0;
 }
@@ -121,11 +121,8 @@ static void dump_pkt(const char *who, const struct toe_pkt *p)
 
 static int run_bpf(const __u8 *pkt, __u32 len, int *res, struct toe_pkt *out)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = pkt,
-		.data_size_in = len,
-		.repeat = 1,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+		    .data_size_in = len, .repeat = 1, );
 	__u64 before = skel->bss->runs;
 
 	if (bpf_prog_test_run_opts(prog_fd, &opts)) {
@@ -218,13 +215,15 @@ static void group_end(struct group *g, const char *fmt, ...)
 		printf("  %s:", g->name);
 		for (i = 0; i < TOE_P__MAX; i++)
 			if (g->hist[i])
-				printf(" %s=%ld", toe_parse_result_names[i], g->hist[i]);
+				printf(" %s=%ld", toe_parse_result_names[i],
+				       g->hist[i]);
 		printf("\n");
 	}
 	if (g->n == 0 || g->bad)
 		failed = 1;
 	if (g->ref_only)
-		snprintf(only, sizeof(only), ", %ld of them user-space only", g->ref_only);
+		snprintf(only, sizeof(only), ", %ld of them user-space only",
+			 g->ref_only);
 	printf("%s - %s: %s (%ld packets%s, %ld bad)\n",
 	       g->n && !g->bad ? "ok" : "not ok", g->name, desc, g->n, only,
 	       g->bad);
@@ -233,24 +232,33 @@ static void group_end(struct group *g, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* Packet builder: a header spec -> bytes, expected result and struct.  */
 
-enum ext_kind { X_HBH, X_RT, X_DST, X_FRAG_ATOMIC, X_FRAG_FIRST, X_FRAG_LATER, X__N };
-static const char *const ext_names[X__N] = { "hbh", "rt", "dst", "frag0", "frag1st", "fragN" };
+enum ext_kind {
+	X_HBH,
+	X_RT,
+	X_DST,
+	X_FRAG_ATOMIC,
+	X_FRAG_FIRST,
+	X_FRAG_LATER,
+	X__N
+};
+static const char *const ext_names[X__N] = { "hbh",   "rt",	 "dst",
+					     "frag0", "frag1st", "fragN" };
 
 struct spec {
-	int nvlan;		/* 0..4 tags written */
+	int nvlan; /* 0..4 tags written */
 	__u16 tpid[4], tci[4];
-	int ipv;		/* 4, 6, or 0: ethertype below, no IP */
-	__u16 ethertype;	/* ipv == 0 */
-	int ihl;		/* IPv4: 5..15 */
-	__u16 frag_off;		/* IPv4 flags + offset, host order */
+	int ipv; /* 4, 6, or 0: ethertype below, no IP */
+	__u16 ethertype; /* ipv == 0 */
+	int ihl; /* IPv4: 5..15 */
+	__u16 frag_off; /* IPv4 flags + offset, host order */
 	__u8 ttl;
-	int n_ext;		/* IPv6 extension headers */
-	__u8 ext[MAX_EXT];	/* enum ext_kind */
-	__u8 ext_len[MAX_EXT];	/* hdr ext len field (not fragment) */
-	__u8 l4;		/* IPPROTO_* after IP / last ext header */
-	int doff;		/* TCP: 5..15 */
-	int payload;		/* bytes after the L4 header */
-	int pad;		/* bytes after the IP datagram */
+	int n_ext; /* IPv6 extension headers */
+	__u8 ext[MAX_EXT]; /* enum ext_kind */
+	__u8 ext_len[MAX_EXT]; /* hdr ext len field (not fragment) */
+	__u8 l4; /* IPPROTO_* after IP / last ext header */
+	int doff; /* TCP: 5..15 */
+	int payload; /* bytes after the L4 header */
+	int pad; /* bytes after the IP datagram */
 	__u8 flags;
 	__u16 sport, dport;
 	__u32 seq, ack;
@@ -304,7 +312,7 @@ static __u16 ip_csum(const __u8 *b, int len)
 static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 {
 	__u32 off = 0, l3, l4len, iplen, i, j;
-	int r = -1;		/* verdict, once known; e is then frozen */
+	int r = -1; /* verdict, once known; e is then frozen */
 	__u8 next;
 
 	memset(e, 0, sizeof(*e));
@@ -321,7 +329,8 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		}
 	}
 	put16(b + off, s->ipv == 4 ? TOE_ETH_P_IP :
-		       s->ipv == 6 ? TOE_ETH_P_IPV6 : s->ethertype);
+		       s->ipv == 6 ? TOE_ETH_P_IPV6 :
+				     s->ethertype);
 	off += 2;
 	l3 = off;
 	if (s->nvlan > TOE_MAX_VLAN) {
@@ -330,7 +339,8 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		r = TOE_P_TOO_MANY_VLAN;
 	} else {
 		e->eth_proto = toe_htons(s->ipv == 4 ? TOE_ETH_P_IP :
-					 s->ipv == 6 ? TOE_ETH_P_IPV6 : s->ethertype);
+					 s->ipv == 6 ? TOE_ETH_P_IPV6 :
+						       s->ethertype);
 		e->l3_off = l3;
 	}
 
@@ -347,8 +357,9 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		for (i = 0; i < 46; i++)
 			b[off + i] = 0xa0 + i;
 		if (r < 0)
-			r = s->ethertype == TOE_ETH_P_ARP ? TOE_P_NOT_TCP :
-							    TOE_P_UNKNOWN_ETHERTYPE;
+			r = s->ethertype == TOE_ETH_P_ARP ?
+				    TOE_P_NOT_TCP :
+				    TOE_P_UNKNOWN_ETHERTYPE;
 		*res = r;
 		return off + 46;
 	}
@@ -366,7 +377,7 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		put32(b + off + 12, 0x0a000001);
 		put32(b + off + 16, 0xc0a80102);
 		for (i = 20; i < hl; i++)
-			b[off + i] = 1;		/* NOP options */
+			b[off + i] = 1; /* NOP options */
 		put16(b + off + 10, ip_csum(b + off, hl));
 		if (r < 0) {
 			e->family = TOE_AF_INET;
@@ -387,10 +398,12 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		__u32 extlen = 0, ip6 = off;
 
 		for (i = 0; i < (__u32)s->n_ext; i++)
-			extlen += s->ext[i] >= X_FRAG_ATOMIC ? 8 : (s->ext_len[i] + 1) * 8;
+			extlen += s->ext[i] >= X_FRAG_ATOMIC ?
+					  8 :
+					  (s->ext_len[i] + 1) * 8;
 		iplen = 40 + extlen + l4len;
 		b[off] = 0x60;
-		b[off + 1] = 0x0a;		/* traffic class / flow label */
+		b[off + 1] = 0x0a; /* traffic class / flow label */
 		b[off + 3] = 0x42;
 		put16(b + off + 4, extlen + l4len);
 		b[off + 7] = s->ttl;
@@ -410,15 +423,18 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		off += 40;
 		for (i = 0; i <= (__u32)s->n_ext; i++) {
 			static const __u8 proto[X__N] = {
-				TOE_IPPROTO_HOPOPTS, TOE_IPPROTO_ROUTING,
-				TOE_IPPROTO_DSTOPTS, TOE_IPPROTO_FRAGMENT,
-				TOE_IPPROTO_FRAGMENT, TOE_IPPROTO_FRAGMENT };
+				TOE_IPPROTO_HOPOPTS,  TOE_IPPROTO_ROUTING,
+				TOE_IPPROTO_DSTOPTS,  TOE_IPPROTO_FRAGMENT,
+				TOE_IPPROTO_FRAGMENT, TOE_IPPROTO_FRAGMENT
+			};
 			__u32 hl;
 
 			next = i < (__u32)s->n_ext ? proto[s->ext[i]] : s->l4;
 			/* "next header" of the previous header */
-			b[i ? off - (s->ext[i - 1] >= X_FRAG_ATOMIC ? 8 :
-				     (s->ext_len[i - 1] + 1) * 8) : ip6 + 6] = next;
+			b[i ? off - (s->ext[i - 1] >= X_FRAG_ATOMIC ?
+					     8 :
+					     (s->ext_len[i - 1] + 1) * 8) :
+			      ip6 + 6] = next;
 			if (i == 0 && r < 0)
 				e->l4proto = next;
 			if (i == (__u32)s->n_ext)
@@ -436,29 +452,35 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 			case X_FRAG_FIRST:
 			case X_FRAG_LATER:
 				hl = 8;
-				put16(b + off + 2, s->ext[i] == X_FRAG_ATOMIC ? 0 :
-						   s->ext[i] == X_FRAG_FIRST ? 1 :
-						   (185 << 3) | (i & 1));
+				put16(b + off + 2,
+				      s->ext[i] == X_FRAG_ATOMIC ?
+					      0 :
+				      s->ext[i] == X_FRAG_FIRST ?
+					      1 :
+					      (185 << 3) | (i & 1));
 				put32(b + off + 4, 0xdeadbeef);
 				break;
 			case X_RT:
 				hl = (s->ext_len[i] + 1) * 8;
 				b[off + 1] = s->ext_len[i];
-				b[off + 2] = 4;		/* segment routing */
-				b[off + 3] = 0;		/* segments left */
+				b[off + 2] = 4; /* segment routing */
+				b[off + 3] = 0; /* segments left */
 				break;
 			default:
 				hl = (s->ext_len[i] + 1) * 8;
 				b[off + 1] = s->ext_len[i];
-				b[off + 2] = 1;		/* PadN */
+				b[off + 2] = 1; /* PadN */
 				b[off + 3] = hl - 4;
 				break;
 			}
 			if (r < 0) {
 				e->n_ext = i + 1;
-				if (s->ext[i] == X_FRAG_FIRST || s->ext[i] == X_FRAG_LATER) {
-					e->l4proto = i + 1 < (__u32)s->n_ext ?
-						proto[s->ext[i + 1]] : s->l4;
+				if (s->ext[i] == X_FRAG_FIRST ||
+				    s->ext[i] == X_FRAG_LATER) {
+					e->l4proto =
+						i + 1 < (__u32)s->n_ext ?
+							proto[s->ext[i + 1]] :
+							s->l4;
 					e->l4_off = off + 8;
 					r = TOE_P_FRAG;
 				}
@@ -485,7 +507,7 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		b[off + 13] = s->flags;
 		put16(b + off + 14, 65535);
 		for (i = 20; i < hl; i++)
-			b[off + i] = 1;		/* NOP options */
+			b[off + i] = 1; /* NOP options */
 		if (r < 0) {
 			e->l4proto = TOE_IPPROTO_TCP;
 			e->sport = toe_htons(s->sport);
@@ -499,7 +521,7 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 		}
 		off += hl;
 	} else if (s->l4 != TOE_IPPROTO_NONE) {
-		put16(b + off, s->sport);	/* UDP-like 8 bytes */
+		put16(b + off, s->sport); /* UDP-like 8 bytes */
 		put16(b + off + 2, s->dport);
 		put16(b + off + 4, 8 + s->payload);
 		off += 8;
@@ -518,8 +540,9 @@ static __u32 build(const struct spec *s, __u8 *b, int *res, struct toe_pkt *e)
 /* End of the IP datagram of a packet built from a valid spec. */
 static __u32 ip_end_of(const struct toe_pkt *e)
 {
-	return e->family == TOE_AF_INET ? e->l4_off + e->ip_payload_len :
-					  e->l3_off + TOE_IPV6_HLEN + e->ip_payload_len;
+	return e->family == TOE_AF_INET ?
+		       e->l4_off + e->ip_payload_len :
+		       e->l3_off + TOE_IPV6_HLEN + e->ip_payload_len;
 }
 
 /* ------------------------------------------------------------------ */
@@ -527,7 +550,10 @@ static __u32 ip_end_of(const struct toe_pkt *e)
 
 /* Kept for the mutation fuzzer. */
 #define CORPUS_MAX 20000
-static struct { __u8 *b; __u32 len; } corpus[CORPUS_MAX];
+static struct {
+	__u8 *b;
+	__u32 len;
+} corpus[CORPUS_MAX];
 static int ncorpus;
 
 static void corpus_add(const __u8 *b, __u32 len)
@@ -556,8 +582,8 @@ static void set_vlan(struct spec *s, int layout)
 		s->tpid[0] = tpids[(layout - 3) >> 1];
 		s->tpid[1] = tpids[(layout - 3) & 1];
 	}
-	s->tci[0] = 0x2000 | (100 + layout);	/* PCP 1, VID 100+ */
-	s->tci[1] = 0xe000 | (200 + layout);	/* PCP 7 */
+	s->tci[0] = 0x2000 | (100 + layout); /* PCP 1, VID 100+ */
+	s->tci[1] = 0xe000 | (200 + layout); /* PCP 7 */
 }
 
 /* Build, check against the builder's expectation, keep in the corpus. */
@@ -586,12 +612,19 @@ static void corpus_valid_ipv4(void)
 					set_vlan(&s, v);
 					s.ihl = ihl;
 					s.doff = doff;
-					s.payload = pl == 0 ? 0 : pl == 1 ? 1 : 1400 - 60;
-					s.frag_off = pl == 1 ? 0x4000 : 0;	/* DF: not a fragment */
+					s.payload = pl == 0 ? 0 :
+						    pl == 1 ? 1 :
+							      1400 - 60;
+					s.frag_off =
+						pl == 1 ?
+							0x4000 :
+							0; /* DF: not a fragment */
 					s.flags = 1 << pl;
 					check_spec(&g, &s, "valid IPv4 TCP");
 				}
-	group_end(&g, "VLAN 0/1/2 (802.1Q/802.1ad) x IHL 5..15 x doff 5..15 x payload -> tcp, tuple as built");
+	group_end(
+		&g,
+		"VLAN 0/1/2 (802.1Q/802.1ad) x IHL 5..15 x doff 5..15 x payload -> tcp, tuple as built");
 }
 
 static void chain_name(const struct spec *s, char *buf, size_t size)
@@ -622,16 +655,22 @@ static void corpus_ipv6_ext(void)
 					set_vlan(&s, v);
 					s.ipv = 6;
 					s.n_ext = len;
-					for (i = 0, k = code; i < len; i++, k /= X__N) {
+					for (i = 0, k = code; i < len;
+					     i++, k /= X__N) {
 						s.ext[i] = k % X__N;
-						s.ext_len[i] = lenvar ? (i * 7 + 1) % 5 : 0;
+						s.ext_len[i] = lenvar ?
+								       (i * 7 +
+									1) % 5 :
+								       0;
 					}
 					s.doff = lenvar ? 8 : 5;
 					chain_name(&s, what, sizeof(what));
 					check_spec(&g, &s, what);
 				}
 		}
-	group_end(&g, "VLAN 0/1/2 x every chain of <= 3 of {hbh,rt,dst,frag atomic/first/non-first} -> tcp/frag/bad_ext as built");
+	group_end(
+		&g,
+		"VLAN 0/1/2 x every chain of <= 3 of {hbh,rt,dst,frag atomic/first/non-first} -> tcp/frag/bad_ext as built");
 }
 
 static void corpus_ipv6_chain_len(void)
@@ -650,7 +689,8 @@ static void corpus_ipv6_chain_len(void)
 		}
 		r = check_spec(&g, &s, "IPv6 chain length");
 		/* Explicit, beyond the builder: the bound itself. */
-		if (r != (n <= TOE_IPV6_MAX_EXT ? TOE_P_TCP : TOE_P_TOO_MANY_EXT))
+		if (r !=
+		    (n <= TOE_IPV6_MAX_EXT ? TOE_P_TCP : TOE_P_TOO_MANY_EXT))
 			bad = 1;
 	}
 	g.bad += bad;
@@ -660,15 +700,18 @@ static void corpus_ipv6_chain_len(void)
 
 static void corpus_ipv4_frag(void)
 {
-	static const struct { __u16 frag_off; int want; } cases[] = {
-		{ 0x0000, TOE_P_TCP },	/* not a fragment */
-		{ 0x4000, TOE_P_TCP },	/* DF */
-		{ 0x8000, TOE_P_TCP },	/* reserved bit: not a fragment */
-		{ 0x2000, TOE_P_FRAG },	/* MF, offset 0: first fragment */
-		{ 0x6000, TOE_P_FRAG },	/* DF|MF (bogus) */
-		{ 0x0001, TOE_P_FRAG },	/* last fragment, offset 8 */
-		{ 0x2001, TOE_P_FRAG },	/* middle fragment */
-		{ 0x1fff, TOE_P_FRAG },	/* max offset */
+	static const struct {
+		__u16 frag_off;
+		int want;
+	} cases[] = {
+		{ 0x0000, TOE_P_TCP }, /* not a fragment */
+		{ 0x4000, TOE_P_TCP }, /* DF */
+		{ 0x8000, TOE_P_TCP }, /* reserved bit: not a fragment */
+		{ 0x2000, TOE_P_FRAG }, /* MF, offset 0: first fragment */
+		{ 0x6000, TOE_P_FRAG }, /* DF|MF (bogus) */
+		{ 0x0001, TOE_P_FRAG }, /* last fragment, offset 8 */
+		{ 0x2001, TOE_P_FRAG }, /* middle fragment */
+		{ 0x1fff, TOE_P_FRAG }, /* max offset */
 	};
 	struct group g = { .name = "corpus IPv4 frag" };
 	struct spec s;
@@ -681,20 +724,29 @@ static void corpus_ipv4_frag(void)
 				set_vlan(&s, v);
 				s.ihl = 5 + i;
 				s.frag_off = cases[i].frag_off;
-				s.l4 = proto ? TOE_IPPROTO_UDP : TOE_IPPROTO_TCP;
+				s.l4 = proto ? TOE_IPPROTO_UDP :
+					       TOE_IPPROTO_TCP;
 				r = check_spec(&g, &s, "IPv4 fragment");
-				if (r != (cases[i].want == TOE_P_FRAG ? TOE_P_FRAG :
-					  proto ? TOE_P_NOT_TCP : TOE_P_TCP))
+				if (r != (cases[i].want == TOE_P_FRAG ?
+						  TOE_P_FRAG :
+					  proto ? TOE_P_NOT_TCP :
+						  TOE_P_TCP))
 					g.bad++;
 			}
-	group_end(&g, "MF or offset -> frag (first fragment too); DF, reserved bit -> tcp");
+	group_end(
+		&g,
+		"MF or offset -> frag (first fragment too); DF, reserved bit -> tcp");
 }
 
 static void corpus_not_tcp(void)
 {
-	static const __u8 l4s[] = { TOE_IPPROTO_UDP, TOE_IPPROTO_ICMP,
-				    TOE_IPPROTO_ICMPV6, TOE_IPPROTO_NONE,
-				    50 /* ESP */, 51 /* AH */, 132 /* SCTP */ };
+	static const __u8 l4s[] = { TOE_IPPROTO_UDP,
+				    TOE_IPPROTO_ICMP,
+				    TOE_IPPROTO_ICMPV6,
+				    TOE_IPPROTO_NONE,
+				    50 /* ESP */,
+				    51 /* AH */,
+				    132 /* SCTP */ };
 	struct group g = { .name = "corpus not TCP" };
 	struct spec s;
 	int v, i, ipv, r;
@@ -707,7 +759,8 @@ static void corpus_not_tcp(void)
 				s.ipv = ipv;
 				s.l4 = l4s[i];
 				s.payload = s.l4 == TOE_IPPROTO_NONE ? 0 : 20;
-				if (ipv == 6 && i % 2) {	/* behind ext headers */
+				if (ipv == 6 &&
+				    i % 2) { /* behind ext headers */
 					s.n_ext = 2;
 					s.ext[0] = X_HBH;
 					s.ext[1] = X_DST;
@@ -723,17 +776,31 @@ static void corpus_not_tcp(void)
 		if (check_spec(&g, &s, "ARP") != TOE_P_NOT_TCP)
 			g.bad++;
 	}
-	group_end(&g, "UDP, ICMP, ICMPv6, no-next-header, ESP, AH, SCTP, ARP -> not_tcp, fields as built");
+	group_end(
+		&g,
+		"UDP, ICMP, ICMPv6, no-next-header, ESP, AH, SCTP, ARP -> not_tcp, fields as built");
 }
 
 static void corpus_ethertypes(void)
 {
-	static const __u16 types[] = { 0x0000, 0x0001, 0x05dc /* 802.3 length */,
-				       0x0600, 0x0805, 0x0807, 0x0801, 0x86dc,
-				       0x86de, 0x8847 /* MPLS */, 0x8848,
-				       0x88cc /* LLDP */, 0x88e5 /* MACsec */,
-				       0x8906 /* FCoE */, 0x9100 /* old QinQ */,
-				       0x8101, 0x88a9, 0xffff };
+	static const __u16 types[] = { 0x0000,
+				       0x0001,
+				       0x05dc /* 802.3 length */,
+				       0x0600,
+				       0x0805,
+				       0x0807,
+				       0x0801,
+				       0x86dc,
+				       0x86de,
+				       0x8847 /* MPLS */,
+				       0x8848,
+				       0x88cc /* LLDP */,
+				       0x88e5 /* MACsec */,
+				       0x8906 /* FCoE */,
+				       0x9100 /* old QinQ */,
+				       0x8101,
+				       0x88a9,
+				       0xffff };
 	struct group g = { .name = "corpus ethertype" };
 	struct spec s;
 	int v, i;
@@ -744,10 +811,13 @@ static void corpus_ethertypes(void)
 			set_vlan(&s, v);
 			s.ipv = 0;
 			s.ethertype = types[i];
-			if (check_spec(&g, &s, "unknown ethertype") != TOE_P_UNKNOWN_ETHERTYPE)
+			if (check_spec(&g, &s, "unknown ethertype") !=
+			    TOE_P_UNKNOWN_ETHERTYPE)
 				g.bad++;
 		}
-	group_end(&g, "18 non-IP/ARP/VLAN ethertypes (incl. 0x9100, 802.3 lengths) x VLAN 0/1/2 -> unknown_ethertype");
+	group_end(
+		&g,
+		"18 non-IP/ARP/VLAN ethertypes (incl. 0x9100, 802.3 lengths) x VLAN 0/1/2 -> unknown_ethertype");
 }
 
 static void corpus_vlan(void)
@@ -764,10 +834,12 @@ static void corpus_vlan(void)
 				s.tpid[i] = tpids[(combo >> i) & 1];
 				s.tci[i] = 10 * (i + 1);
 			}
-			if (check_spec(&g, &s, "3+ VLAN tags") != TOE_P_TOO_MANY_VLAN)
+			if (check_spec(&g, &s, "3+ VLAN tags") !=
+			    TOE_P_TOO_MANY_VLAN)
 				g.bad++;
 		}
-	group_end(&g, "3 and 4 tags, every 802.1Q/802.1ad order -> too_many_vlan");
+	group_end(&g,
+		  "3 and 4 tags, every 802.1Q/802.1ad order -> too_many_vlan");
 }
 
 /* A valid spec for the malformation groups, by index: v4/v6, VLANs, options. */
@@ -807,7 +879,7 @@ static void corpus_malformed_ip(void)
 		len = build(&s, b, &r, &e);
 		l3 = e.l3_off;
 		l4 = e.l4_off;
-		hl = e.payload_off - l4;	/* TCP header length */
+		hl = e.payload_off - l4; /* TCP header length */
 		ipend = ip_end_of(&e);
 
 		/* Version nibble that does not match the ethertype. */
@@ -815,7 +887,8 @@ static void corpus_malformed_ip(void)
 			if (x == s.ipv)
 				continue;
 			b[l3] = (x << 4) | (b[l3] & 0x0f);
-			check_pkt(&gv, b, len, TOE_P_BAD_VERSION, NULL, "version");
+			check_pkt(&gv, b, len, TOE_P_BAD_VERSION, NULL,
+				  "version");
 		}
 		b[l3] = (s.ipv << 4) | (b[l3] & 0x0f);
 
@@ -823,26 +896,32 @@ static void corpus_malformed_ip(void)
 			/* IHL 0..4 */
 			for (x = 0; x < 5; x++) {
 				b[l3] = 0x40 | x;
-				check_pkt(&gi, b, len, TOE_P_BAD_IHL, NULL, "IHL < 5");
+				check_pkt(&gi, b, len, TOE_P_BAD_IHL, NULL,
+					  "IHL < 5");
 			}
 			b[l3] = 0x40 | s.ihl;
 			/* total length < IHL*4: every value */
 			for (x = 0; x < s.ihl * 4; x++) {
 				put16(b + l3 + 2, x);
-				check_pkt(&gl, b, len, TOE_P_BAD_IPLEN, NULL, "tot_len < IHL*4");
+				check_pkt(&gl, b, len, TOE_P_BAD_IPLEN, NULL,
+					  "tot_len < IHL*4");
 			}
 			/* total length that ends inside the TCP header */
 			for (x = s.ihl * 4; x < (int)(s.ihl * 4 + hl); x++) {
 				put16(b + l3 + 2, x);
-				check_pkt(&gl, b, len, TOE_P_BAD_IPLEN, NULL, "tot_len < IHL*4 + doff*4");
+				check_pkt(&gl, b, len, TOE_P_BAD_IPLEN, NULL,
+					  "tot_len < IHL*4 + doff*4");
 			}
 			/* total length beyond the frame */
-			for (x = ipend - l3 + 1; x < (int)(ipend - l3 + 40); x++) {
+			for (x = ipend - l3 + 1; x < (int)(ipend - l3 + 40);
+			     x++) {
 				put16(b + l3 + 2, x);
-				check_pkt(&gt, b, len, TOE_P_TRUNC_IP, NULL, "tot_len > frame");
+				check_pkt(&gt, b, len, TOE_P_TRUNC_IP, NULL,
+					  "tot_len > frame");
 			}
 			put16(b + l3 + 2, 0xffff);
-			check_pkt(&gt, b, len, TOE_P_TRUNC_IP, NULL, "tot_len 65535");
+			check_pkt(&gt, b, len, TOE_P_TRUNC_IP, NULL,
+				  "tot_len 65535");
 			put16(b + l3 + 2, ipend - l3);
 		} else {
 			__u32 plen = ipend - l3 - 40;
@@ -851,11 +930,13 @@ static void corpus_malformed_ip(void)
 			/* payload length ends inside an ext header or the TCP header */
 			for (x = 0; x < (int)(extlen + hl); x++) {
 				put16(b + l3 + 4, x);
-				check_pkt(&gl, b, len, TOE_P_BAD_IPLEN, NULL, "plen < headers");
+				check_pkt(&gl, b, len, TOE_P_BAD_IPLEN, NULL,
+					  "plen < headers");
 			}
 			for (x = plen + 1; x < (int)plen + 40; x++) {
 				put16(b + l3 + 4, x);
-				check_pkt(&gt, b, len, TOE_P_TRUNC_IP, NULL, "plen > frame");
+				check_pkt(&gt, b, len, TOE_P_TRUNC_IP, NULL,
+					  "plen > frame");
 			}
 			put16(b + l3 + 4, plen);
 		}
@@ -863,10 +944,12 @@ static void corpus_malformed_ip(void)
 		/* TCP data offset 0..4, and larger than the frame */
 		for (x = 0; x < 5; x++) {
 			b[l4 + 12] = x << 4;
-			check_pkt(&gd, b, len, TOE_P_BAD_DOFF, NULL, "doff < 5");
+			check_pkt(&gd, b, len, TOE_P_BAD_DOFF, NULL,
+				  "doff < 5");
 		}
 		b[l4 + 12] = s.doff << 4;
-		if (check_pkt(&gd, b, len, TOE_P_TCP, &e, "restored") != TOE_P_TCP)
+		if (check_pkt(&gd, b, len, TOE_P_TCP, &e, "restored") !=
+		    TOE_P_TCP)
 			printf("  base %d not valid after restore\n", i);
 		/*
 		 * A data offset pointing past the frame: truncation.  One
@@ -875,8 +958,9 @@ static void corpus_malformed_ip(void)
 		for (x = s.doff + 1; x <= 15; x++) {
 			b[l4 + 12] = x << 4;
 			check_pkt(&gd, b, len,
-				  l4 + 4 * x > len ? TOE_P_TRUNC_L4 :
-				  l4 + 4 * x > ipend ? TOE_P_BAD_IPLEN : TOE_P_TCP,
+				  l4 + 4 * x > len   ? TOE_P_TRUNC_L4 :
+				  l4 + 4 * x > ipend ? TOE_P_BAD_IPLEN :
+						       TOE_P_TCP,
 				  NULL, "doff > header");
 		}
 		b[l4 + 12] = s.doff << 4;
@@ -884,8 +968,12 @@ static void corpus_malformed_ip(void)
 	}
 	group_end(&gv, "IP version nibble != ethertype's -> bad_version");
 	group_end(&gi, "IPv4 IHL 0..4 -> bad_ihl");
-	group_end(&gl, "IPv4 total length < IHL*4 or < IHL*4+doff*4, IPv6 payload length < ext+TCP headers -> bad_iplen");
-	group_end(&gd, "TCP doff 0..4 -> bad_doff; doff past frame -> trunc_l4, past IP length -> bad_iplen");
+	group_end(
+		&gl,
+		"IPv4 total length < IHL*4 or < IHL*4+doff*4, IPv6 payload length < ext+TCP headers -> bad_iplen");
+	group_end(
+		&gd,
+		"TCP doff 0..4 -> bad_doff; doff past frame -> trunc_l4, past IP length -> bad_iplen");
 	group_end(&gt, "IP length > frame -> trunc_ip");
 }
 
@@ -919,7 +1007,7 @@ static void corpus_ipv6_special(void)
 	/* Ethernet padding after a short datagram is ignored. */
 	default_spec(&s);
 	s.payload = 0;
-	s.pad = 6;		/* 54 + 6: minimum frame */
+	s.pad = 6; /* 54 + 6: minimum frame */
 	s.flags = TOE_TCP_SYN;
 	if (check_spec(&g, &s, "IPv4 SYN padded to 60 bytes") != TOE_P_TCP)
 		g.bad++;
@@ -929,7 +1017,9 @@ static void corpus_ipv6_special(void)
 	s.pad = 17;
 	if (check_spec(&g, &s, "IPv6 with trailing padding") != TOE_P_TCP)
 		g.bad++;
-	group_end(&g, "jumbogram -> bad_iplen, empty no-next-header -> not_tcp, Ethernet padding ignored");
+	group_end(
+		&g,
+		"jumbogram -> bad_iplen, empty no-next-header -> not_tcp, Ethernet padding ignored");
 }
 
 /* Truncation at every length of valid packets. */
@@ -945,7 +1035,7 @@ static void corpus_truncation(void)
 	for (i = 0; i < N_BASES + 2; i++) {
 		if (i < N_BASES) {
 			base_spec(&s, i);
-		} else {	/* the largest headers: 2 tags, IHL 15 / 8 ext, doff 15 */
+		} else { /* the largest headers: 2 tags, IHL 15 / 8 ext, doff 15 */
 			default_spec(&s);
 			set_vlan(&s, 6);
 			s.ipv = i == N_BASES ? 4 : 6;
@@ -961,15 +1051,18 @@ static void corpus_truncation(void)
 		len = build(&s, b, &r, &e);
 		ipend = ip_end_of(&e);
 		for (n = 0; n <= len; n++) {
-			want = n < e.l3_off ? TOE_P_TRUNC_L2 :
-			       n < e.l4_off ? TOE_P_TRUNC_L3 :
+			want = n < e.l3_off	 ? TOE_P_TRUNC_L2 :
+			       n < e.l4_off	 ? TOE_P_TRUNC_L3 :
 			       n < e.payload_off ? TOE_P_TRUNC_L4 :
-			       n < ipend ? TOE_P_TRUNC_IP : TOE_P_TCP;
+			       n < ipend	 ? TOE_P_TRUNC_IP :
+						   TOE_P_TCP;
 			check_pkt(&g, b, n, want, want == TOE_P_TCP ? &e : NULL,
 				  "truncated");
 		}
 	}
-	group_end(&g, "every length 0..len of 14 valid packets -> trunc_l2/l3/l4/ip, tcp once whole");
+	group_end(
+		&g,
+		"every length 0..len of 14 valid packets -> trunc_l2/l3/l4/ip, tcp once whole");
 }
 
 /* ------------------------------------------------------------------ */
@@ -977,10 +1070,18 @@ static void corpus_truncation(void)
 
 static void random_spec(struct spec *s)
 {
-	static const __u8 l4s[] = { TOE_IPPROTO_TCP, TOE_IPPROTO_TCP, TOE_IPPROTO_TCP,
-				    TOE_IPPROTO_TCP, TOE_IPPROTO_UDP, TOE_IPPROTO_ICMP,
-				    TOE_IPPROTO_ICMPV6, TOE_IPPROTO_NONE, 50, 51 };
-	static const __u16 ethertypes[] = { TOE_ETH_P_ARP, 0x88cc, 0x8847, 0x9100, 0x0042 };
+	static const __u8 l4s[] = { TOE_IPPROTO_TCP,
+				    TOE_IPPROTO_TCP,
+				    TOE_IPPROTO_TCP,
+				    TOE_IPPROTO_TCP,
+				    TOE_IPPROTO_UDP,
+				    TOE_IPPROTO_ICMP,
+				    TOE_IPPROTO_ICMPV6,
+				    TOE_IPPROTO_NONE,
+				    50,
+				    51 };
+	static const __u16 ethertypes[] = { TOE_ETH_P_ARP, 0x88cc, 0x8847,
+					    0x9100, 0x0042 };
 	int i;
 
 	default_spec(s);
@@ -991,14 +1092,14 @@ static void random_spec(struct spec *s)
 	}
 	i = rnd(20);
 	s->ipv = i < 9 ? 4 : i < 18 ? 6 : 0;
-	s->ethertype = ethertypes[rnd(sizeof(ethertypes) / sizeof(ethertypes[0]))];
+	s->ethertype =
+		ethertypes[rnd(sizeof(ethertypes) / sizeof(ethertypes[0]))];
 	s->ihl = 5 + (rnd(3) ? 0 : rnd(11));
 	s->frag_off = rnd(8) ? (rnd(2) ? 0x4000 : 0) : rnd(65536);
 	s->ttl = rnd(256);
 	s->n_ext = rnd(3) ? rnd(4) : rnd(11);
 	for (i = 0; i < s->n_ext; i++) {
-		s->ext[i] = rnd(4) ? (rnd(3) ? X_DST : X_RT) :
-				     (__u8)rnd(X__N);
+		s->ext[i] = rnd(4) ? (rnd(3) ? X_DST : X_RT) : (__u8)rnd(X__N);
 		if (i == 0 && rnd(2))
 			s->ext[i] = X_HBH;
 		s->ext_len[i] = rnd(4) ? rnd(3) : rnd(16);
@@ -1017,9 +1118,10 @@ static void random_spec(struct spec *s)
 /* Bytes that matter to the parser, to write at random header positions. */
 static __u8 interesting_byte(void)
 {
-	static const __u8 v[] = { 0x00, 0x01, 0x04, 0x05, 0x06, 0x08, 0x11, 0x2b,
-				  0x2c, 0x3a, 0x3b, 0x3c, 0x40, 0x45, 0x4f, 0x50,
-				  0x60, 0x81, 0x86, 0x88, 0xa8, 0xdd, 0xf0, 0xff };
+	static const __u8 v[] = { 0x00, 0x01, 0x04, 0x05, 0x06, 0x08,
+				  0x11, 0x2b, 0x2c, 0x3a, 0x3b, 0x3c,
+				  0x40, 0x45, 0x4f, 0x50, 0x60, 0x81,
+				  0x86, 0x88, 0xa8, 0xdd, 0xf0, 0xff };
 
 	return rnd(2) ? v[rnd(sizeof(v))] : rnd(256);
 }
@@ -1034,19 +1136,19 @@ static __u32 mutate(__u8 *b, __u32 len)
 		span = len && rnd(4) ? (len < 120 ? len : 120) : len;
 		pos = rnd(span ? span : 1);
 		switch (rnd(7)) {
-		case 0:		/* flip a bit */
+		case 0: /* flip a bit */
 			if (len)
 				b[pos] ^= 1 << rnd(8);
 			break;
-		case 1:		/* write an interesting byte */
+		case 1: /* write an interesting byte */
 		case 2:
 			if (len)
 				b[pos] = interesting_byte();
 			break;
-		case 3:		/* truncate */
+		case 3: /* truncate */
 			len = rnd(len + 1);
 			break;
-		case 4:		/* insert bytes */
+		case 4: /* insert bytes */
 			n = 1 + rnd(rnd(2) ? 4 : 16);
 			if (len + n > MAXPKT)
 				break;
@@ -1055,14 +1157,14 @@ static __u32 mutate(__u8 *b, __u32 len)
 				b[pos + k] = interesting_byte();
 			len += n;
 			break;
-		case 5:		/* delete bytes */
+		case 5: /* delete bytes */
 			n = 1 + rnd(8);
 			if (pos + n > len)
 				break;
 			memmove(b + pos, b + pos + n, len - pos - n);
 			len -= n;
 			break;
-		case 6:		/* random 16-bit value (length fields, tags) */
+		case 6: /* random 16-bit value (length fields, tags) */
 			if (pos + 2 <= len)
 				put16(b + pos, rnd(8) ? rnd(65536) : rnd(128));
 			break;
@@ -1084,19 +1186,20 @@ static void fuzz(long count, __u64 seed)
 	rng_state = seed;
 	for (i = 0; i < count; i++) {
 		c = rnd(100);
-		if (c < 5) {		/* pure noise, sometimes with an IP ethertype */
+		if (c < 5) { /* pure noise, sometimes with an IP ethertype */
 			len = rnd(200);
 			for (__u32 k = 0; k < len; k++)
 				b[k] = rnd(256);
 			if (len >= 14 && rnd(2))
-				put16(b + 12, rnd(2) ? TOE_ETH_P_IP : TOE_ETH_P_IPV6);
-		} else if (c < 40 && ncorpus) {	/* mutated corpus packet */
+				put16(b + 12,
+				      rnd(2) ? TOE_ETH_P_IP : TOE_ETH_P_IPV6);
+		} else if (c < 40 && ncorpus) { /* mutated corpus packet */
 			int k = rnd(ncorpus);
 
 			len = corpus[k].len;
 			memcpy(b, corpus[k].b, len);
 			len = mutate(b, len);
-		} else {		/* random spec, mutated or not */
+		} else { /* random spec, mutated or not */
 			random_spec(&s);
 			len = build(&s, b, &r, &e);
 			if (len > MAXPKT - 32)
@@ -1106,14 +1209,16 @@ static void fuzz(long count, __u64 seed)
 		}
 		check_pkt(&g, b, len, -1, NULL, "fuzz");
 	}
-	group_end(&g, "%ld random/mutated packets, seed %llu, BPF == user space",
+	group_end(&g,
+		  "%ld random/mutated packets, seed %llu, BPF == user space",
 		  count, (unsigned long long)seed);
 
 	/* The agreement means little unless every verdict was exercised. */
 	if (count >= 10000) {
 		for (c = 0; c < TOE_P__MAX; c++)
 			if (!g.hist[c]) {
-				printf("  fuzz never produced %s\n", toe_parse_result_names[c]);
+				printf("  fuzz never produced %s\n",
+				       toe_parse_result_names[c]);
 				missing++;
 			}
 		printf("  fuzz verdicts:");
@@ -1122,8 +1227,8 @@ static void fuzz(long count, __u64 seed)
 		printf("\n");
 		if (missing)
 			failed = 1;
-		printf("%s - fuzz: reached all %d verdicts\n", missing ? "not ok" : "ok",
-		       TOE_P__MAX);
+		printf("%s - fuzz: reached all %d verdicts\n",
+		       missing ? "not ok" : "ok", TOE_P__MAX);
 	}
 }
 
@@ -1135,16 +1240,14 @@ static void fuzz(long count, __u64 seed)
  */
 static int time_prog(int fd, const __u8 *b, __u32 len, __u32 *ns)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = b,
-		.data_size_in = len,
-		.repeat = 1000000,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = b, .data_size_in = len,
+		    .repeat = 1000000, );
 	int i;
 
 	*ns = ~0U;
 	for (i = 0; i < 3; i++) {
-		if (bpf_prog_test_run_opts(fd, &opts) || opts.retval != XDP_PASS)
+		if (bpf_prog_test_run_opts(fd, &opts) ||
+		    opts.retval != XDP_PASS)
 			return -1;
 		if (opts.duration < *ns)
 			*ns = opts.duration;
@@ -1199,7 +1302,8 @@ static int bench(void)
 	return 0;
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
 {
 	if (level == LIBBPF_DEBUG)
 		return 0;
@@ -1244,7 +1348,8 @@ int main(int argc, char **argv)
 
 	skel = parse_test_bpf__open_and_load();
 	if (!skel) {
-		printf("not ok - XDP program with toe_parse.h loads: %s\n", strerror(errno));
+		printf("not ok - XDP program with toe_parse.h loads: %s\n",
+		       strerror(errno));
 		return 1;
 	}
 	prog_fd = bpf_program__fd(skel->progs.parse_test);
@@ -1269,7 +1374,8 @@ int main(int argc, char **argv)
 
 	if (count > 0) {
 		printf("  fuzz seed: %llu (rerun with -s %llu -n %ld)\n",
-		       (unsigned long long)seed, (unsigned long long)seed, count);
+		       (unsigned long long)seed, (unsigned long long)seed,
+		       count);
 		fuzz(count, seed);
 	}
 	if (do_bench && bench())

@@ -50,7 +50,8 @@ int parse_bench(struct xdp_md *ctx)
 
 	r = toe_parse(data, data_end, &pkt);
 	if (r == TOE_P_TCP) {
-		h = pkt.family ^ pkt.l4proto ^ pkt.sport ^ ((__u32)pkt.dport << 16);
+		h = pkt.family ^ pkt.l4proto ^ pkt.sport ^
+		    ((__u32)pkt.dport << 16);
 		for (i = 0; i < 4; i++)
 			h ^= pkt.saddr32[i] ^ pkt.daddr32[i];
 		h ^= pkt.seq ^ pkt.tcp_flags ^ pkt.payload_len ^ pkt.ttl_off;

@@ -14,7 +14,7 @@ struct {
 	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
-} cnt SEC(".maps");	/* [0] packets seen, [1] packets dropped */
+} cnt SEC(".maps"); /* [0] packets seen, [1] packets dropped */
 
 SEC("xdp")
 int xdp_count(struct xdp_md *ctx)

@@ -39,8 +39,9 @@ static void check_req(const struct ctl_request *r)
 		fail("port");
 	if (r->cmd != CTL_FLOWS && (r->dev || r->port != -1 || r->netns))
 		fail("filters on a command that takes none");
-	if (r->dev && (r->dev < r->line || r->dev >= r->line + TOE_CTL_REQ_MAX ||
-		       !memchr(r->dev, 0, r->line + TOE_CTL_REQ_MAX - r->dev)))
+	if (r->dev &&
+	    (r->dev < r->line || r->dev >= r->line + TOE_CTL_REQ_MAX ||
+	     !memchr(r->dev, 0, r->line + TOE_CTL_REQ_MAX - r->dev)))
 		fail("dev outside the request");
 	if (r->netns &&
 	    (r->netns < r->line || r->netns >= r->line + TOE_CTL_REQ_MAX ||

@@ -76,7 +76,7 @@ struct opts {
 	int count;
 	double seconds;
 	bool mptcp;
-	bool no_fionread;	/* --no-fionread: a kernel whose sockmap lacks it */
+	bool no_fionread; /* --no-fionread: a kernel whose sockmap lacks it */
 	int family;
 	struct sockaddr_storage sa;
 	socklen_t salen;
@@ -88,7 +88,7 @@ struct side {
 	char err[400];
 	uint64_t sent, recvd;
 	uint64_t tcp_acked, tcp_received;
-	int64_t v[8];		/* test-specific numbers */
+	int64_t v[8]; /* test-specific numbers */
 	char note[200];
 };
 
@@ -204,7 +204,8 @@ static ssize_t read_eof(int fd, struct side *s)
 	ssize_t n;
 
 	while ((n = read(fd, &c, 1)) < 0 &&
-	       (errno == EINTR || (errno == EAGAIN && !(fcntl(fd, F_GETFL) & O_NONBLOCK))))
+	       (errno == EINTR ||
+		(errno == EAGAIN && !(fcntl(fd, F_GETFL) & O_NONBLOCK))))
 		if (errno == EAGAIN)
 			__atomic_add_fetch(&s->v[7], 1, __ATOMIC_RELAXED);
 	return n;
@@ -223,13 +224,15 @@ static int read_check(int fd, uint64_t ph, uint64_t *off, int echo_fd,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN && !(fcntl(fd, F_GETFL) & O_NONBLOCK)) {
+			if (errno == EAGAIN &&
+			    !(fcntl(fd, F_GETFL) & O_NONBLOCK)) {
 				/*
 				 * A blocking read said EAGAIN: a known kernel issue
 				 * of sockmap sockets (tcp_bpf_recvmsg returns it when
 				 * a wakeup finds no data).  Counted, read again.
 				 */
-				__atomic_add_fetch(&s->v[7], 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&s->v[7], 1,
+						   __ATOMIC_RELAXED);
 				continue;
 			}
 			return -errno;
@@ -303,8 +306,8 @@ static void *reader_fn(void *arg)
 /* ---------------------------------------------------------------- sizes */
 
 static const size_t sizes[] = {
-	1, 2, 3, 7, 64, 100, 1000, 1448, 4095, 4096, 4097, 65535, 65536, 65537,
-	262144, 1 << 20, 4 << 20,
+	1,    2,    3,	   7,	  64,	 100,	 1000,	  1448,	   4095,
+	4096, 4097, 65535, 65536, 65537, 262144, 1 << 20, 4 << 20,
 };
 #define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -373,7 +376,8 @@ static void cli_sizes(int fd, struct side *s)
 			err = send_iov(fd, iov, n, 0);
 		} else if (!strcmp(O.method, "more")) {
 			/* first half corked with MSG_MORE, the rest pushes it */
-			struct iovec h1 = { p, len / 2 }, h2 = { p + len / 2, len - len / 2 };
+			struct iovec h1 = { p, len / 2 },
+				     h2 = { p + len / 2, len - len / 2 };
 
 			if (h1.iov_len)
 				err = send_iov(fd, &h1, 1, MSG_MORE);
@@ -409,8 +413,8 @@ static void cli_sizes(int fd, struct side *s)
 	if (r.err && r.err != -EBADMSG)
 		failf(s, "client: read: %s", strerror(-r.err));
 	if (r.got != total)
-		failf(s, "client: echo has %llu bytes, sent %llu", (unsigned long long)r.got,
-		      (unsigned long long)total);
+		failf(s, "client: echo has %llu bytes, sent %llu",
+		      (unsigned long long)r.got, (unsigned long long)total);
 	tcpinfo(fd, s);
 	if (mfd >= 0)
 		close(mfd);
@@ -441,47 +445,57 @@ static void check_reads(int fd, uint64_t ph, struct side *s, const char *who)
 	ssize_t n;
 
 	/* FIONREAD must come to the whole write (sockmap's known pitfall) */
-	while (now() - t0 < 3 && (q = O.no_fionread ?
-			(int)recv(fd, buf, READS_LEN, MSG_PEEK | MSG_DONTWAIT) :
-			fionread(fd)) < READS_LEN)
+	while (now() - t0 < 3 &&
+	       (q = O.no_fionread ? (int)recv(fd, buf, READS_LEN,
+					      MSG_PEEK | MSG_DONTWAIT) :
+				    fionread(fd)) < READS_LEN)
 		usleep(1000);
 	s->v[0] = q;
 	if (O.no_fionread)
-		s->v[0] = -1;	/* not asked */
+		s->v[0] = -1; /* not asked */
 	else if (q != READS_LEN)
-		failf(s, "%s: FIONREAD says %d with %d bytes queued", who, q, READS_LEN);
+		failf(s, "%s: FIONREAD says %d with %d bytes queued", who, q,
+		      READS_LEN);
 	n = recv(fd, buf, 100, MSG_PEEK);
 	if (n != 100 || pat_check(&P, ph, 0, buf, 100) >= 0)
-		failf(s, "%s: MSG_PEEK of 100 returned %zd or wrong bytes", who, n);
+		failf(s, "%s: MSG_PEEK of 100 returned %zd or wrong bytes", who,
+		      n);
 	n = recv(fd, buf, 50, MSG_PEEK);
 	if (n != 50 || pat_check(&P, ph, 0, buf, 50) >= 0)
-		failf(s, "%s: second MSG_PEEK returned %zd or wrong bytes", who, n);
+		failf(s, "%s: second MSG_PEEK returned %zd or wrong bytes", who,
+		      n);
 	if (!O.no_fionread && fionread(fd) != READS_LEN)
 		failf(s, "%s: FIONREAD after peeking is %d", who, fionread(fd));
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		n = recv(fd, buf, steps[i], 0);
 		if (n != steps[i] || pat_check(&P, ph, off, buf, n) >= 0) {
-			failf(s, "%s: read of %d at %llu returned %zd or wrong bytes", who,
-			      steps[i], (unsigned long long)off, n);
+			failf(s,
+			      "%s: read of %d at %llu returned %zd or wrong bytes",
+			      who, steps[i], (unsigned long long)off, n);
 			return;
 		}
 		off += n;
 		if (!O.no_fionread && fionread(fd) != (int)(READS_LEN - off))
-			failf(s, "%s: FIONREAD %d after reading %llu", who, fionread(fd),
-			      (unsigned long long)off);
+			failf(s, "%s: FIONREAD %d after reading %llu", who,
+			      fionread(fd), (unsigned long long)off);
 	}
 	n = recv(fd, buf, 10, MSG_PEEK);
 	if (n != 10 || pat_check(&P, ph, off, buf, n) >= 0)
-		failf(s, "%s: MSG_PEEK after partial reads returned %zd or wrong bytes", who, n);
+		failf(s,
+		      "%s: MSG_PEEK after partial reads returned %zd or wrong bytes",
+		      who, n);
 	n = recv(fd, buf, READS_LEN - off, MSG_WAITALL);
-	if (n != (ssize_t)(READS_LEN - off) || pat_check(&P, ph, off, buf, n) >= 0)
-		failf(s, "%s: MSG_WAITALL read returned %zd (want %llu) or wrong bytes", who, n,
-		      (unsigned long long)(READS_LEN - off));
+	if (n != (ssize_t)(READS_LEN - off) ||
+	    pat_check(&P, ph, off, buf, n) >= 0)
+		failf(s,
+		      "%s: MSG_WAITALL read returned %zd (want %llu) or wrong bytes",
+		      who, n, (unsigned long long)(READS_LEN - off));
 	else
 		off += n;
 	s->recvd = off;
 	if (fionread(fd) != 0)
-		failf(s, "%s: FIONREAD %d after reading everything", who, fionread(fd));
+		failf(s, "%s: FIONREAD %d after reading everything", who,
+		      fionread(fd));
 }
 
 static void cli_reads(int fd, struct side *s)
@@ -528,19 +542,21 @@ static void srv_reads(int fd, struct side *s)
 struct nb {
 	int fd, ep;
 	bool client;
-	char *buf;		/* server: echo buffer */
+	char *buf; /* server: echo buffer */
 	size_t bstart, bend;
 	uint64_t written, rd;
 	bool wr_done, rd_eof;
 	long spurious, waits;
 };
 
-static int nb_wait(struct nb *b, bool want_in, bool want_out, bool *in, bool *out)
+static int nb_wait(struct nb *b, bool want_in, bool want_out, bool *in,
+		   bool *out)
 {
 	*in = *out = false;
 	if (!strcmp(O.poller, "poll")) {
 		struct pollfd p = { .fd = b->fd,
-				    .events = (want_in ? POLLIN : 0) | (want_out ? POLLOUT : 0) };
+				    .events = (want_in ? POLLIN : 0) |
+					      (want_out ? POLLOUT : 0) };
 		int n = poll(&p, 1, 5000);
 
 		if (n <= 0)
@@ -549,19 +565,24 @@ static int nb_wait(struct nb *b, bool want_in, bool want_out, bool *in, bool *ou
 		*out = p.revents & (POLLOUT | POLLERR);
 		return 0;
 	} else {
-		struct epoll_event ev = { .events = (want_in ? EPOLLIN : 0) |
-						    (want_out ? EPOLLOUT : 0) |
-						    (!strcmp(O.poller, "epollet") ? EPOLLET : 0),
-					  .data.fd = b->fd };
+		struct epoll_event ev = {
+			.events = (want_in ? EPOLLIN : 0) |
+				  (want_out ? EPOLLOUT : 0) |
+				  (!strcmp(O.poller, "epollet") ? EPOLLET : 0),
+			.data.fd = b->fd
+		};
 		int n;
 
 		/* level: refresh the interest; edge: set once and keep it */
 		if (!strcmp(O.poller, "epollet")) {
 			if (!b->waits)
 				ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
-			if (!b->waits && epoll_ctl(b->ep, EPOLL_CTL_ADD, b->fd, &ev))
+			if (!b->waits &&
+			    epoll_ctl(b->ep, EPOLL_CTL_ADD, b->fd, &ev))
 				return -1;
-		} else if (epoll_ctl(b->ep, b->waits ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, b->fd, &ev)) {
+		} else if (epoll_ctl(b->ep,
+				     b->waits ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+				     b->fd, &ev)) {
 			return -1;
 		}
 		n = epoll_wait(b->ep, &ev, 1, 5000);
@@ -580,7 +601,7 @@ static void nb_loop(struct nb *b, struct side *s)
 	char *src = NULL;
 	unsigned int wi = 0;
 	bool in, out, et = !strcmp(O.poller, "epollet");
-	bool rd_again = false, wr_again = false;	/* the last try hit EAGAIN */
+	bool rd_again = false, wr_again = false; /* the last try hit EAGAIN */
 
 	if (b->client) {
 		src = malloc(NB_TOTAL);
@@ -589,7 +610,8 @@ static void nb_loop(struct nb *b, struct side *s)
 	b->ep = epoll_create1(0);
 	set_nb(b->fd);
 	while (!(b->rd_eof && b->wr_done)) {
-		bool have_out = b->client ? b->written < NB_TOTAL : b->bend > b->bstart;
+		bool have_out = b->client ? b->written < NB_TOTAL :
+					    b->bend > b->bstart;
 		bool room = b->client || b->bend < NB_BUF;
 
 		if (!b->wr_done && !have_out && (b->client || b->rd_eof)) {
@@ -601,12 +623,16 @@ static void nb_loop(struct nb *b, struct side *s)
 		 * Edge-triggered: an edge only comes for new data or new room,
 		 * so wait only once both directions ran into EAGAIN.
 		 */
-		if (et && ((room && !b->rd_eof && !rd_again) || (have_out && !wr_again))) {
+		if (et && ((room && !b->rd_eof && !rd_again) ||
+			   (have_out && !wr_again))) {
 			in = out = false;
 		} else {
-			if (nb_wait(b, room && !b->rd_eof, have_out, &in, &out)) {
-				failf(s, "%s: no readiness for 5 s (read %llu, written %llu): a missed wakeup",
-				      b->client ? "client" : "server", (unsigned long long)b->rd,
+			if (nb_wait(b, room && !b->rd_eof, have_out, &in,
+				    &out)) {
+				failf(s,
+				      "%s: no readiness for 5 s (read %llu, written %llu): a missed wakeup",
+				      b->client ? "client" : "server",
+				      (unsigned long long)b->rd,
 				      (unsigned long long)b->written);
 				break;
 			}
@@ -618,7 +644,8 @@ static void nb_loop(struct nb *b, struct side *s)
 
 			while (!b->rd_eof) {
 				char *dst = b->client ? rbuf : b->buf + b->bend;
-				size_t cap = b->client ? sizeof(rbuf) : NB_BUF - b->bend;
+				size_t cap = b->client ? sizeof(rbuf) :
+							 NB_BUF - b->bend;
 				ssize_t n;
 
 				if (!cap)
@@ -637,9 +664,12 @@ static void nb_loop(struct nb *b, struct side *s)
 					b->rd_eof = true;
 					break;
 				}
-				if (pat_check(&P, pat_phase(0), b->rd, dst, n) >= 0) {
-					failf(s, "%s: wrong byte near offset %llu",
-					      b->client ? "client" : "server", (unsigned long long)b->rd);
+				if (pat_check(&P, pat_phase(0), b->rd, dst,
+					      n) >= 0) {
+					failf(s,
+					      "%s: wrong byte near offset %llu",
+					      b->client ? "client" : "server",
+					      (unsigned long long)b->rd);
 					goto out;
 				}
 				b->rd += n;
@@ -684,7 +714,8 @@ static void nb_loop(struct nb *b, struct side *s)
 				}
 			}
 			if (!b->client && b->bstart && b->bend == NB_BUF) {
-				memmove(b->buf, b->buf + b->bstart, b->bend - b->bstart);
+				memmove(b->buf, b->buf + b->bstart,
+					b->bend - b->bstart);
 				b->bend -= b->bstart;
 				b->bstart = 0;
 			}
@@ -696,7 +727,8 @@ out:
 	s->v[0] = b->spurious;
 	s->v[1] = b->waits;
 	if (b->client && b->rd != NB_TOTAL)
-		failf(s, "client: echo has %llu bytes, want %u", (unsigned long long)b->rd, NB_TOTAL);
+		failf(s, "client: echo has %llu bytes, want %u",
+		      (unsigned long long)b->rd, NB_TOTAL);
 	tcpinfo(b->fd, s);
 	free(src);
 	close(b->ep);
@@ -753,11 +785,13 @@ static void srv_halfclose(int fd, struct side *s)
 		failf(s, "server: read: %s", strerror(-err));
 	s->recvd = off;
 	if (off != HC_LEN)
-		failf(s, "server: EOF after %llu bytes, want %u", (unsigned long long)off, HC_LEN);
+		failf(s, "server: EOF after %llu bytes, want %u",
+		      (unsigned long long)off, HC_LEN);
 	/* the client's half is closed; ours is open: answer */
 	pat_fill(&P, pat_phase(1), 0, buf, HC_LEN);
 	if (writen(fd, buf, HC_LEN))
-		failf(s, "server: write after the client's shutdown: %s", strerror(errno));
+		failf(s, "server: write after the client's shutdown: %s",
+		      strerror(errno));
 	s->sent = HC_LEN;
 	tcpinfo(fd, s);
 	free(buf);
@@ -794,10 +828,13 @@ static void srv_waitall(int fd, struct side *s)
 		failf(s, "server: recv returned %zd or wrong bytes", n);
 	m = n > 0 ? recv_all(fd, buf + n, sizeof(buf) - n) : 0;
 	s->recvd = n + (m > 0 ? m : 0);
-	if (s->recvd != sizeof(buf) || pat_check(&P, pat_phase(0), 0, buf, sizeof(buf)) >= 0)
-		failf(s, "server: got %llu bytes or wrong ones", (unsigned long long)s->recvd);
+	if (s->recvd != sizeof(buf) ||
+	    pat_check(&P, pat_phase(0), 0, buf, sizeof(buf)) >= 0)
+		failf(s, "server: got %llu bytes or wrong ones",
+		      (unsigned long long)s->recvd);
 	if (n != (ssize_t)sizeof(buf))
-		snprintf(s->note, sizeof(s->note), "MSG_WAITALL returned %zd of 2000", n);
+		snprintf(s->note, sizeof(s->note),
+			 "MSG_WAITALL returned %zd of 2000", n);
 	shutdown(fd, SHUT_WR);
 	tcpinfo(fd, s);
 }
@@ -858,7 +895,8 @@ static void cli_rst(int fd, struct side *s, bool block)
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 
 		if (poll(&pf, 1, 5000) != 1)
-			failf(s, "client: poll saw nothing of the reset in 5 s");
+			failf(s,
+			      "client: poll saw nothing of the reset in 5 s");
 		s->v[2] = pf.revents;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -877,7 +915,8 @@ static void cli_rst(int fd, struct side *s, bool block)
 	e = write_until_error(fd, s);
 	s->v[1] = -e;
 	if (!reset_errno(e))
-		failf(s, "client: writes after the reset: %s", e ? strerror(e) : "no error in 10 s");
+		failf(s, "client: writes after the reset: %s",
+		      e ? strerror(e) : "no error in 10 s");
 	tcpinfo(fd, s);
 }
 
@@ -890,7 +929,7 @@ static void srv_rst(int fd, struct side *s)
 	if (n != RST_LEN / 2 || pat_check(&P, pat_phase(0), 0, buf, n) >= 0)
 		failf(s, "server: read %zd or wrong bytes", n);
 	s->recvd = n > 0 ? n : 0;
-	usleep(100 * 1000);	/* the rest is queued, unread */
+	usleep(100 * 1000); /* the rest is queued, unread */
 	tcpinfo(fd, s);
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 }
@@ -921,7 +960,7 @@ static void srv_closewrite(int fd, struct side *s)
 }
 
 /* killreader: the server signals after 1 MiB and keeps reading; killed. */
-static int sig_fd = -1;	/* server -> client: progress, in the kill tests */
+static int sig_fd = -1; /* server -> client: progress, in the kill tests */
 
 static void srv_killreader(int fd, struct side *s)
 {
@@ -933,7 +972,7 @@ static void srv_killreader(int fd, struct side *s)
 	if (write(sig_fd, &c, 1) != 1)
 		failf(s, "server: cannot signal");
 	for (;;)
-		pause();	/* killed here */
+		pause(); /* killed here */
 }
 
 static void cli_killwriter(int fd, struct side *s, pid_t child, int prog_fd)
@@ -952,7 +991,8 @@ static void cli_killwriter(int fd, struct side *s, pid_t child, int prog_fd)
 			break;
 		}
 		if (pat_check(&P, pat_phase(0), off, buf, n) >= 0) {
-			failf(s, "client: wrong byte near %llu", (unsigned long long)off);
+			failf(s, "client: wrong byte near %llu",
+			      (unsigned long long)off);
 			break;
 		}
 		off += n;
@@ -970,7 +1010,8 @@ static void cli_killwriter(int fd, struct side *s, pid_t child, int prog_fd)
 	if (err && !reset_errno(err))
 		failf(s, "client: read: %s", strerror(err));
 	if (off < last)
-		failf(s, "client: got %llu bytes, the killed writer had written %llu",
+		failf(s,
+		      "client: got %llu bytes, the killed writer had written %llu",
 		      (unsigned long long)off, (unsigned long long)last);
 	tcpinfo(fd, s);
 }
@@ -1024,20 +1065,22 @@ static void srv_splice(int fd, struct side *s)
 	}
 	set_nb(fd);
 	for (;;) {
-		ssize_t n = splice(fd, NULL, p[1], NULL, sizeof(buf), SPLICE_F_NONBLOCK);
+		ssize_t n = splice(fd, NULL, p[1], NULL, sizeof(buf),
+				   SPLICE_F_NONBLOCK);
 
 		if (n < 0 && errno == EAGAIN) {
 			struct pollfd pf = { .fd = fd, .events = POLLIN };
 
 			if (now() - last > 3) {
-				s->v[0] = 1;	/* stalled */
-				failf(s, "server: splice sees no data for 3 s after %llu bytes (FIONREAD %d)",
+				s->v[0] = 1; /* stalled */
+				failf(s,
+				      "server: splice sees no data for 3 s after %llu bytes (FIONREAD %d)",
 				      (unsigned long long)off, fionread(fd));
 				break;
 			}
 			poll(&pf, 1, 100);
 			if (pf.revents & POLLIN)
-				usleep(1000);	/* readable, yet splice finds nothing */
+				usleep(1000); /* readable, yet splice finds nothing */
 			continue;
 		}
 		if (n < 0) {
@@ -1046,7 +1089,8 @@ static void srv_splice(int fd, struct side *s)
 		}
 		if (n == 0)
 			break;
-		if (read(p[0], buf, n) != n || pat_check(&P, pat_phase(0), off, buf, n) >= 0) {
+		if (read(p[0], buf, n) != n ||
+		    pat_check(&P, pat_phase(0), off, buf, n) >= 0) {
 			failf(s, "server: wrong bytes through splice near %llu",
 			      (unsigned long long)off);
 			break;
@@ -1056,7 +1100,8 @@ static void srv_splice(int fd, struct side *s)
 	}
 	s->recvd = off;
 	if (!s->v[0] && off != SP_LEN)
-		failf(s, "server: spliced %llu bytes, want %u", (unsigned long long)off, SP_LEN);
+		failf(s, "server: spliced %llu bytes, want %u",
+		      (unsigned long long)off, SP_LEN);
 	tcpinfo(fd, s);
 	close(p[0]);
 	close(p[1]);
@@ -1074,8 +1119,8 @@ static void srv_splice(int fd, struct side *s)
  */
 struct conn {
 	int fd;
-	uint32_t id;		/* server: learnt from the first 4 bytes */
-	uint32_t idb;		/* bytes of the id received */
+	uint32_t id; /* server: learnt from the first 4 bytes */
+	uint32_t idb; /* bytes of the id received */
 	uint64_t wr, rd;
 	bool rd_done;
 	bool bypassed;
@@ -1088,7 +1133,8 @@ static void pairs_loop(struct conn *c, int n, bool client, struct side *s)
 	struct epoll_event ev[256];
 
 	for (i = 0; i < n; i++) {
-		struct epoll_event e = { .events = EPOLLIN | EPOLLOUT, .data.u32 = i };
+		struct epoll_event e = { .events = EPOLLIN | EPOLLOUT,
+					 .data.u32 = i };
 
 		set_nb(c[i].fd);
 		epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &e);
@@ -1097,18 +1143,22 @@ static void pairs_loop(struct conn *c, int n, bool client, struct side *s)
 		int k = epoll_wait(ep, ev, 256, 10000);
 
 		if (k <= 0) {
-			failf(s, "%s: %d connections stuck for 10 s", client ? "client" : "server", left);
+			failf(s, "%s: %d connections stuck for 10 s",
+			      client ? "client" : "server", left);
 			break;
 		}
 		for (i = 0; i < k; i++) {
 			struct conn *x = &c[ev[i].data.u32];
-			uint64_t wph = client ? pat_phase(x->id) : pat_phase(x->id + O.count);
-			uint64_t rph = client ? pat_phase(x->id + O.count) : pat_phase(x->id);
+			uint64_t wph = client ? pat_phase(x->id) :
+						pat_phase(x->id + O.count);
+			uint64_t rph = client ? pat_phase(x->id + O.count) :
+						pat_phase(x->id);
 			bool can_write = client || x->idb == 4;
 			ssize_t r;
 
 			/* write what is due */
-			while (can_write && x->wr < PAIR_LEN + (client ? 4 : 0)) {
+			while (can_write &&
+			       x->wr < PAIR_LEN + (client ? 4 : 0)) {
 				size_t hdr = client ? 4 : 0, len;
 				char *p = buf;
 
@@ -1118,13 +1168,15 @@ static void pairs_loop(struct conn *c, int n, bool client, struct side *s)
 					p = buf + x->wr;
 					len = PAIR_LEN + 4 - x->wr;
 				} else {
-					pat_fill(&P, wph, x->wr - hdr, buf, PAIR_LEN + hdr - x->wr);
+					pat_fill(&P, wph, x->wr - hdr, buf,
+						 PAIR_LEN + hdr - x->wr);
 					len = PAIR_LEN + hdr - x->wr;
 				}
 				r = write(x->fd, p, len);
 				if (r < 0) {
 					if (errno != EAGAIN)
-						failf(s, "write: %s", strerror(errno));
+						failf(s, "write: %s",
+						      strerror(errno));
 					break;
 				}
 				x->wr += r;
@@ -1132,33 +1184,41 @@ static void pairs_loop(struct conn *c, int n, bool client, struct side *s)
 			/* read */
 			while (!x->rd_done) {
 				if (!client && x->idb < 4) {
-					r = read(x->fd, (char *)&x->id + x->idb, 4 - x->idb);
+					r = read(x->fd, (char *)&x->id + x->idb,
+						 4 - x->idb);
 					if (r <= 0)
 						break;
 					x->idb += r;
-					if (x->idb == 4 && x->id >= (uint32_t)O.count) {
-						failf(s, "server: bad connection id %u", x->id);
+					if (x->idb == 4 &&
+					    x->id >= (uint32_t)O.count) {
+						failf(s,
+						      "server: bad connection id %u",
+						      x->id);
 						x->rd_done = true;
 						left--;
 					}
 					continue;
 				}
-				rph = client ? pat_phase(x->id + O.count) : pat_phase(x->id);
+				rph = client ? pat_phase(x->id + O.count) :
+					       pat_phase(x->id);
 				r = read(x->fd, buf, PAIR_LEN - x->rd);
 				if (r < 0 && errno == EAGAIN)
 					break;
 				if (r <= 0) {
-					failf(s, "%s: connection %u ended after %llu bytes: %s",
-					      client ? "client" : "server", x->id,
-					      (unsigned long long)x->rd, r ? strerror(errno) : "EOF");
+					failf(s,
+					      "%s: connection %u ended after %llu bytes: %s",
+					      client ? "client" : "server",
+					      x->id, (unsigned long long)x->rd,
+					      r ? strerror(errno) : "EOF");
 					x->rd_done = true;
 					left--;
 					break;
 				}
 				if (pat_check(&P, rph, x->rd, buf, r) >= 0) {
-					failf(s, "%s: connection %u got another's bytes near %llu",
-					      client ? "client" : "server", x->id,
-					      (unsigned long long)x->rd);
+					failf(s,
+					      "%s: connection %u got another's bytes near %llu",
+					      client ? "client" : "server",
+					      x->id, (unsigned long long)x->rd);
 					s->v[2]++;
 					x->rd_done = true;
 					left--;
@@ -1179,15 +1239,17 @@ static void pairs_loop(struct conn *c, int n, bool client, struct side *s)
 
 		if (!client && c[i].idb == 4 && c[i].wr < PAIR_LEN) {
 			/* finish our answer (blocking) */
-			fcntl(c[i].fd, F_SETFL, fcntl(c[i].fd, F_GETFL) & ~O_NONBLOCK);
-			pat_fill(&P, pat_phase(c[i].id + O.count), c[i].wr, buf, PAIR_LEN - c[i].wr);
+			fcntl(c[i].fd, F_SETFL,
+			      fcntl(c[i].fd, F_GETFL) & ~O_NONBLOCK);
+			pat_fill(&P, pat_phase(c[i].id + O.count), c[i].wr, buf,
+				 PAIR_LEN - c[i].wr);
 			if (writen(c[i].fd, buf, PAIR_LEN - c[i].wr))
 				failf(s, "server: write: %s", strerror(errno));
 			c[i].wr = PAIR_LEN;
 		}
 		tcpinfo(c[i].fd, &t);
 		if (t.tcp_acked <= 2 && t.tcp_received <= 2)
-			s->v[0]++;	/* data moved without TCP */
+			s->v[0]++; /* data moved without TCP */
 		s->sent += c[i].wr;
 	}
 	if (!client) {
@@ -1195,9 +1257,11 @@ static void pairs_loop(struct conn *c, int n, bool client, struct side *s)
 		for (i = 0; i < n; i++) {
 			char ch;
 
-			fcntl(c[i].fd, F_SETFL, fcntl(c[i].fd, F_GETFL) & ~O_NONBLOCK);
+			fcntl(c[i].fd, F_SETFL,
+			      fcntl(c[i].fd, F_GETFL) & ~O_NONBLOCK);
 			if (read(c[i].fd, &ch, 1) != 0)
-				failf(s, "server: connection %u: no EOF", c[i].id);
+				failf(s, "server: connection %u: no EOF",
+				      c[i].id);
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -1268,8 +1332,8 @@ static void cli_stream(int fd, struct side *s)
 	if (r.err && r.err != -EBADMSG)
 		failf(s, "client: read: %s", strerror(-r.err));
 	if (r.got != s->sent)
-		failf(s, "client: echo has %llu bytes, sent %llu", (unsigned long long)r.got,
-		      (unsigned long long)s->sent);
+		failf(s, "client: echo has %llu bytes, sent %llu",
+		      (unsigned long long)r.got, (unsigned long long)s->sent);
 	tcpinfo(fd, s);
 }
 
@@ -1314,8 +1378,8 @@ static void srv_slowreader(int fd, struct side *s)
 		failf(s, "server: read: %s", strerror(-err));
 	s->recvd = off;
 	if (off != SR_FIRST + SR_SECOND)
-		failf(s, "server: got %llu bytes, want %u", (unsigned long long)off,
-		      SR_FIRST + SR_SECOND);
+		failf(s, "server: got %llu bytes, want %u",
+		      (unsigned long long)off, SR_FIRST + SR_SECOND);
 	shutdown(fd, SHUT_WR);
 	tcpinfo(fd, s);
 }
@@ -1327,9 +1391,10 @@ static void print_side(const char *name, const struct side *s)
 	int i;
 
 	printf("\"%s\":{\"ok\":%s,\"sent\":%llu,\"recvd\":%llu,\"tcp_acked\":%llu,"
-	       "\"tcp_received\":%llu,\"v\":[", name, s->ok ? "true" : "false",
-	       (unsigned long long)s->sent, (unsigned long long)s->recvd,
-	       (unsigned long long)s->tcp_acked, (unsigned long long)s->tcp_received);
+	       "\"tcp_received\":%llu,\"v\":[",
+	       name, s->ok ? "true" : "false", (unsigned long long)s->sent,
+	       (unsigned long long)s->recvd, (unsigned long long)s->tcp_acked,
+	       (unsigned long long)s->tcp_received);
 	for (i = 0; i < 8; i++)
 		printf("%s%lld", i ? "," : "", (long long)s->v[i]);
 	printf("],\"err\":\"");
@@ -1417,13 +1482,26 @@ static void parse_opts(int argc, char **argv)
 		if (endpoint_opt(&O.ep, c, optarg))
 			continue;
 		switch (c) {
-		case 'm': O.method = optarg; break;
-		case 'P': O.poller = optarg; break;
-		case 'n': O.count = atoi(optarg); break;
-		case 's': O.seconds = atof(optarg); break;
-		case 'M': O.mptcp = true; break;
-		case 'F': O.no_fionread = true; break;
-		default: usage();
+		case 'm':
+			O.method = optarg;
+			break;
+		case 'P':
+			O.poller = optarg;
+			break;
+		case 'n':
+			O.count = atoi(optarg);
+			break;
+		case 's':
+			O.seconds = atof(optarg);
+			break;
+		case 'M':
+			O.mptcp = true;
+			break;
+		case 'F':
+			O.no_fionread = true;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc - 1 || O.count < 1 || O.count > MAX_PAIRS)
@@ -1455,7 +1533,8 @@ static void cli_killreader(int fd, struct side *cs, pid_t pid, int sig_fd0)
 		if (read(sig_fd0, &ch, 1) == 1)
 			break;
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			failf(cs, "client: write before the kill: %s", strerror(errno));
+			failf(cs, "client: write before the kill: %s",
+			      strerror(errno));
 			break;
 		}
 	}
@@ -1544,8 +1623,9 @@ int main(int argc, char **argv)
 	if (strcmp(O.test, "pairs")) {
 		fd = connect_sock();
 		if (fd < 0) {
-			fprintf(stderr, "bypass_check: connect %s port %d: %s\n", O.ep.addr, O.ep.port,
-				strerror(errno));
+			fprintf(stderr,
+				"bypass_check: connect %s port %d: %s\n",
+				O.ep.addr, O.ep.port, strerror(errno));
 			kill(pid, SIGKILL);
 			return 2;
 		}
@@ -1555,12 +1635,14 @@ int main(int argc, char **argv)
 		close(fd);
 	waitpid(pid, &st, 0);
 	if (!strncmp(O.test, "kill", 4)) {
-		ss.ok = 1;	/* killed on purpose: nothing to report */
+		ss.ok = 1; /* killed on purpose: nothing to report */
 	} else if (read(res[0], &ss, sizeof(ss)) != sizeof(ss)) {
 		ss.ok = 0;
-		snprintf(ss.err, sizeof(ss.err), "server exited without a report (status %d)", st);
+		snprintf(ss.err, sizeof(ss.err),
+			 "server exited without a report (status %d)", st);
 	}
-	printf("{\"test\":\"%s\",\"ok\":%s,", O.test, cs.ok && ss.ok ? "true" : "false");
+	printf("{\"test\":\"%s\",\"ok\":%s,", O.test,
+	       cs.ok && ss.ok ? "true" : "false");
 	print_side("client", &cs);
 	putchar(',');
 	print_side("server", &ss);

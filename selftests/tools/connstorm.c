@@ -133,29 +133,44 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "a:p:r:s:t:h")) != -1) {
 		switch (opt) {
-		case 'a': addr = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'r': rate = atof(optarg); break;
-		case 's': seconds = atof(optarg); break;
-		case 't': nthreads = atoi(optarg); break;
+		case 'a':
+			addr = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'r':
+			rate = atof(optarg);
+			break;
+		case 's':
+			seconds = atof(optarg);
+			break;
+		case 't':
+			nthreads = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: connstorm -a ADDR -p PORT -r PER_SECOND -s SECONDS [-t THREADS]\n");
+			fprintf(stderr,
+				"usage: connstorm -a ADDR -p PORT -r PER_SECOND -s SECONDS [-t THREADS]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
 	if (!addr || parse_addr(addr, port)) {
-		fprintf(stderr, "connstorm: need -a ADDR and -p PORT (1-65535)\n");
+		fprintf(stderr,
+			"connstorm: need -a ADDR and -p PORT (1-65535)\n");
 		return 2;
 	}
-	if (rate <= 0 || seconds <= 0 || nthreads < 1 || nthreads > MAX_THREADS) {
-		fprintf(stderr, "connstorm: -r and -s must be > 0, -t 1-%d\n", MAX_THREADS);
+	if (rate <= 0 || seconds <= 0 || nthreads < 1 ||
+	    nthreads > MAX_THREADS) {
+		fprintf(stderr, "connstorm: -r and -s must be > 0, -t 1-%d\n",
+			MAX_THREADS);
 		return 2;
 	}
 	t0 = now();
 	for (i = 0; i < nthreads; i++) {
 		w[i].idx = i;
 		if (pthread_create(&w[i].th, NULL, run, &w[i])) {
-			fprintf(stderr, "connstorm: pthread_create: %s\n", strerror(errno));
+			fprintf(stderr, "connstorm: pthread_create: %s\n",
+				strerror(errno));
 			return 1;
 		}
 	}

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-extern const char *toe_prog;	/* program name for messages */
+extern const char *toe_prog; /* program name for messages */
 
 /* One line to stderr, "prog: message". */
 void toe_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -37,10 +37,22 @@ static void close_(struct toe_json *j, char c)
 	fputc(c, j->f);
 }
 
-void tj_obj(struct toe_json *j) { open_(j, '{'); }
-void tj_obj_end(struct toe_json *j) { close_(j, '}'); }
-void tj_arr(struct toe_json *j) { open_(j, '['); }
-void tj_arr_end(struct toe_json *j) { close_(j, ']'); }
+void tj_obj(struct toe_json *j)
+{
+	open_(j, '{');
+}
+void tj_obj_end(struct toe_json *j)
+{
+	close_(j, '}');
+}
+void tj_arr(struct toe_json *j)
+{
+	open_(j, '[');
+}
+void tj_arr_end(struct toe_json *j)
+{
+	close_(j, ']');
+}
 
 static void quote(FILE *f, const char *s)
 {

@@ -11,7 +11,7 @@ unsigned long toe_netns_ino(void);
  * The cookie of this process's network namespace, as the datapath sees it
  * (bpf_get_netns_cookie(), struct toe_flow_key's netns); 0 if unknown.
  */
-#define TOE_SO_NETNS_COOKIE	71	/* <asm-generic/socket.h>, Linux 5.14 */
+#define TOE_SO_NETNS_COOKIE 71 /* <asm-generic/socket.h>, Linux 5.14 */
 __u64 toe_netns_cookie(void);
 
 #endif /* __TOE_NETNS_H */

@@ -9,9 +9,9 @@
 #include <stdio.h>
 
 enum toe_parse_rc {
-	TOE_PARSE_OK,	/* go on: run what was asked */
-	TOE_PARSE_DONE,	/* nothing more to do (--help, --version shown): exit 0 */
-	TOE_PARSE_BAD,	/* a message was given: exit 1 */
+	TOE_PARSE_OK, /* go on: run what was asked */
+	TOE_PARSE_DONE, /* nothing more to do (--help, --version shown): exit 0 */
+	TOE_PARSE_BAD, /* a message was given: exit 1 */
 };
 
 /* The exit status of a parse that ended otherwise than TOE_PARSE_OK. */

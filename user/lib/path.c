@@ -88,9 +88,9 @@ int toe_cgroup_path(__u64 id, char *buf, size_t len)
 	want_ino = id;
 	found_path = buf;
 	found_len = len;
-	return nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT) == 1 ? 0 : -ENOENT;
+	return nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT) == 1 ? 0 :
+								     -ENOENT;
 }
-
 
 int toe_ensure_bpffs(const char *pin_dir)
 {
@@ -109,7 +109,8 @@ int toe_ensure_bpffs(const char *pin_dir)
 	if (!strcmp(parent, "/sys/fs/bpf")) {
 		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700") == 0)
 			return 0;
-		toe_err("cannot mount bpffs on /sys/fs/bpf: %s", strerror(errno));
+		toe_err("cannot mount bpffs on /sys/fs/bpf: %s",
+			strerror(errno));
 		return -errno;
 	}
 	toe_err("pin folder %s is not on a bpf filesystem (mount -t bpf bpf %s)",

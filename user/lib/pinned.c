@@ -46,8 +46,10 @@ int toe_open_pins(const char *dir, const struct toe_pin *pins, unsigned int n,
 		toe_join(path, sizeof(path), dir, toe_map_names[pins[i].id]);
 		*fd = bpf_obj_get(path);
 		if (*fd < 0 && !pins[i].optional) {
-			toe_errf(err, len, "opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
-				 path, strerror(errno));
+			toe_errf(
+				err, len,
+				"opentoe is not loaded: cannot open %s: %s (run toe-loader load)",
+				path, strerror(errno));
 			toe_close_pins(pins, n, base);
 			return -1;
 		}

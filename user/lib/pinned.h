@@ -20,10 +20,14 @@ struct toe_pin {
 	size_t off;
 	bool optional;
 };
-#define TOE_PIN(type, field, id) \
-	{ TOE_MAP_ID_##id, offsetof(type, field), false }
-#define TOE_PIN_OPT(type, field, id) \
-	{ TOE_MAP_ID_##id, offsetof(type, field), true }
+#define TOE_PIN(type, field, id)                              \
+	{                                                     \
+		TOE_MAP_ID_##id, offsetof(type, field), false \
+	}
+#define TOE_PIN_OPT(type, field, id)                         \
+	{                                                    \
+		TOE_MAP_ID_##id, offsetof(type, field), true \
+	}
 /*
  * Open dir's pins of pins[0..n) into the fds of base.  On failure every fd
  * is closed and set to -1, err says which pin is missing, and -1 is returned.
@@ -39,19 +43,19 @@ void toe_close_fds(int *fds, unsigned int n);
  * The cgroup sock_ops link (toe-loader pins it; toed follows a reload by
  * the ids behind it, datapath.c).
  */
-#define TOE_PIN_LINK_SOCKOPS	"link_sockops"
+#define TOE_PIN_LINK_SOCKOPS "link_sockops"
 /*
  * The pins of per-interface links (toe-loader): ifindexes are per network
  * namespace, so the name carries the namespace's inode too.
  */
-#define TOE_PIN_LINK_XDP	"link_xdp_n%lu_if%u"
-#define TOE_PIN_LINK_TC		"link_tc_n%lu_if%u"
+#define TOE_PIN_LINK_XDP "link_xdp_n%lu_if%u"
+#define TOE_PIN_LINK_TC "link_tc_n%lu_if%u"
 /* The same hook without tcx (before Linux 6.6): a classic clsact filter. */
-#define TOE_PIN_TC_INGRESS	"tc_ingress_n%lu_if%u"
+#define TOE_PIN_TC_INGRESS "tc_ingress_n%lu_if%u"
 /*
  * XDP through libxdp's dispatcher (kernels with freplace): toe_xdp's
  * component program, not a link.
  */
-#define TOE_PIN_XDP_DISP	"xdpd_n%lu_if%u"
+#define TOE_PIN_XDP_DISP "xdpd_n%lu_if%u"
 
 #endif /* __TOE_PINNED_H */

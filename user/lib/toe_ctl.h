@@ -7,9 +7,9 @@
 #ifndef __TOE_CTL_H
 #define __TOE_CTL_H
 
-#include "lib/dplock.h"	/* TOE_RUN_DIR: the default run folder */
+#include "lib/dplock.h" /* TOE_RUN_DIR: the default run folder */
 
-#define TOE_CTL_SOCK	"toed.sock"
-#define TOE_CTL_REQ_MAX	512
+#define TOE_CTL_SOCK "toed.sock"
+#define TOE_CTL_REQ_MAX 512
 
 #endif /* __TOE_CTL_H */

@@ -38,9 +38,21 @@ struct feature {
 	const char *fallback; /* W_FALLBACK: what is done instead */
 };
 
-#define PROG(t, s, u) { NULL, s, u, P_PROG, BPF_PROG_TYPE_##t, 0, NULL, NULL, W_REFUSE, NULL }
-#define MAP(t, s, u) { NULL, s, u, P_MAP, BPF_MAP_TYPE_##t, 0, NULL, NULL, W_REFUSE, NULL }
-#define HELPER(p, h, s, u) { #h, s, u, P_HELPER, BPF_PROG_TYPE_##p, BPF_FUNC_##h, NULL, NULL, W_REFUSE, NULL }
+#define PROG(t, s, u)                                                 \
+	{                                                             \
+		NULL, s, u, P_PROG, BPF_PROG_TYPE_##t, 0, NULL, NULL, \
+			W_REFUSE, NULL                                \
+	}
+#define MAP(t, s, u)                                                          \
+	{                                                                     \
+		NULL, s, u, P_MAP, BPF_MAP_TYPE_##t, 0, NULL, NULL, W_REFUSE, \
+			NULL                                                  \
+	}
+#define HELPER(p, h, s, u)                                                 \
+	{                                                                  \
+#h, s, u, P_HELPER, BPF_PROG_TYPE_##p, BPF_FUNC_##h, NULL, \
+			NULL, W_REFUSE, NULL                               \
+	}
 
 /* clang-format off */
 static const struct feature features[] = {
@@ -200,9 +212,10 @@ int check_features(void)
 			continue;
 		toe_err("this kernel lacks %s (%s, Linux %s), which opentoe needs for %s",
 			feature_name(f),
-			f->kind == P_PROG ? "program type" :
-			f->kind == P_MAP ? "map type" :
-			f->kind == P_HELPER ? "helper" : "attach type",
+			f->kind == P_PROG   ? "program type" :
+			f->kind == P_MAP    ? "map type" :
+			f->kind == P_HELPER ? "helper" :
+					      "attach type",
 			f->since, f->used_by);
 		missing++;
 	}
@@ -228,30 +241,33 @@ int cmd_features(struct opts *o)
 	for (i = 0; i < N_FEATURES; i++) {
 		const struct feature *f = &features[i];
 		bool here = probe(f);
-		const char *without = f->without == W_REFUSE	 ? "refused" :
+		const char *without = f->without == W_REFUSE   ? "refused" :
 				      f->without == W_FALLBACK ? "falls back" :
 								 "limited";
 
 		if (!o->json) {
-			printf("%-20s %-9s %-5s %-12s %s%s%s\n", feature_name(f),
-			       f->since, here ? "yes" : "no", without,
-			       f->used_by, !here && f->fallback ? ": " : "",
+			printf("%-20s %-9s %-5s %-12s %s%s%s\n",
+			       feature_name(f), f->since, here ? "yes" : "no",
+			       without, f->used_by,
+			       !here && f->fallback ? ": " : "",
 			       !here && f->fallback ? f->fallback : "");
 			continue;
 		}
 		tj_obj(&j);
 		tj_kstr(&j, "name", feature_name(f));
-		tj_kstr(&j, "kind", f->kind == P_PROG ? "prog_type" :
-				    f->kind == P_MAP ? "map_type" :
-				    f->kind == P_HELPER ? "helper" :
-				    f->kind == P_FUNC	? "kernel_function" :
-							  "attach_type");
+		tj_kstr(&j, "kind",
+			f->kind == P_PROG   ? "prog_type" :
+			f->kind == P_MAP    ? "map_type" :
+			f->kind == P_HELPER ? "helper" :
+			f->kind == P_FUNC   ? "kernel_function" :
+					      "attach_type");
 		tj_kstr(&j, "since", f->since);
 		tj_key(&j, "present");
 		tj_bool(&j, here);
-		tj_kstr(&j, "without", f->without == W_REFUSE	? "refused" :
-				       f->without == W_FALLBACK ? "falls_back" :
-								  "limited");
+		tj_kstr(&j, "without",
+			f->without == W_REFUSE	 ? "refused" :
+			f->without == W_FALLBACK ? "falls_back" :
+						   "limited");
 		if (f->fallback)
 			tj_kstr(&j, "fallback", f->fallback);
 		tj_kstr(&j, "used_by", f->used_by);

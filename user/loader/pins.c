@@ -85,7 +85,8 @@ bool is_ours(const char *name)
 	unsigned int k;
 
 	if (!strncmp(name, "link_", 5) || !strncmp(name, "chain_", 6) ||
-	    !strncmp(name, "tc_ingress_", 11) || !strncmp(name, "tc_egress_", 10) || !strncmp(name, "xdpd_", 5))
+	    !strncmp(name, "tc_ingress_", 11) ||
+	    !strncmp(name, "tc_egress_", 10) || !strncmp(name, "xdpd_", 5))
 		return true;
 	for (k = 0; k < TOE_MAP__N; k++)
 		if (!strcmp(name, toe_map_names[k]))

@@ -359,9 +359,9 @@ static int unload_pass(const struct opts *o, DIR *d, int pass, int home,
 			}
 			continue;
 		}
-		if ((pass == 0) != (!strncmp(n, "link_", 5) ||
-				    !strncmp(n, "tc_", 3) ||
-				    !strncmp(n, "xdpd_", 5)) ||
+		if ((pass == 0) !=
+			    (!strncmp(n, "link_", 5) || !strncmp(n, "tc_", 3) ||
+			     !strncmp(n, "xdpd_", 5)) ||
 		    (pass == 1) != !strncmp(n, "chain_", 6))
 			continue;
 		toe_join(path, sizeof(path), o->pin_dir, n);

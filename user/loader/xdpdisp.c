@@ -173,8 +173,8 @@ static struct bpf_object *ext_object(const struct bpf_object *main)
 		return NULL;
 	}
 	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(
-			p, !strcmp(bpf_program__name(p), "toe_xdp"));
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p),
+						     "toe_xdp"));
 	bpf_object__for_each_map(m, obj) {
 		const struct bpf_map *mm =
 			bpf_object__find_map_by_name(main, bpf_map__name(m));
@@ -192,8 +192,8 @@ static struct bpf_object *ext_object(const struct bpf_object *main)
 		if (!mm || bpf_map__fd(mm) < 0 ||
 		    bpf_map__reuse_fd(m, bpf_map__fd(mm))) {
 			toe_err("cannot share map %s with the dispatcher's copy of toe_xdp: %s",
-				bpf_map__name(m), mm ? strerror(errno) :
-						       "not in the object");
+				bpf_map__name(m),
+				mm ? strerror(errno) : "not in the object");
 			bpf_object__close(obj);
 			return NULL;
 		}
@@ -354,9 +354,8 @@ static struct xdp_program *ext_program(const struct bpf_object *main,
  * taking opentoe's own link instead (XDP_DISP_NONE, u dropped).  0, that,
  * or -errno, with a message naming ifname.
  */
-static int disp_join(struct xdp_program *p, const struct opts *o,
-		     __u32 ifindex, const char *ifname, struct undo *u,
-		     bool alone)
+static int disp_join(struct xdp_program *p, const struct opts *o, __u32 ifindex,
+		     const char *ifname, struct undo *u, bool alone)
 {
 	char buf[128];
 	int err;

@@ -18,7 +18,6 @@
 #include "lib/err.h"
 #include "lib/parse_rc.h"
 
-
 /*
  * The commands, as toed's control socket knows them: toectl checks the
  * name, passes the arguments on, and copies the answer.
@@ -36,7 +35,7 @@ static const struct ctl_cmd cmds[] = {
 	{ name, args, help, stream },
 	TOE_CTL_CMDS(X)
 #undef X
-	{ NULL }
+		{ NULL }
 };
 
 static void usage(FILE *f)

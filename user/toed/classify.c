@@ -16,7 +16,6 @@
 
 #define errf toe_errf
 
-
 /*
  * Port classes: the boundaries of every non-wildcard range cut 0-65535 into
  * intervals; cls[p] is the number of p's interval.  Every range is then a
@@ -51,7 +50,8 @@ static void port_classes(const struct toe_cfg *c, bool local, __u32 *cls)
 	}
 }
 
-static int write_classes(int fd, __u32 gen, const __u32 *cls, char *err, size_t len)
+static int write_classes(int fd, __u32 gen, const __u32 *cls, char *err,
+			 size_t len)
 {
 	static __u32 keys[TOE_POL_PORTS];
 	__u32 p, n = TOE_POL_PORTS;
@@ -62,7 +62,8 @@ static int write_classes(int fd, __u32 gen, const __u32 *cls, char *err, size_t 
 		/* Older kernels: one by one. */
 		for (p = 0; p < TOE_POL_PORTS; p++)
 			if (bpf_map_update_elem(fd, &keys[p], &cls[p], BPF_ANY))
-				return errf(err, len, "cannot write port classes: %s",
+				return errf(err, len,
+					    "cannot write port classes: %s",
 					    strerror(errno));
 	}
 	return 0;
@@ -75,9 +76,12 @@ static int find_tuple(struct compiled *cp, const struct toe_pol_tuple *want)
 	for (i = 0; i < cp->nt; i++) {
 		struct toe_pol_tuple *t = &cp->t[i];
 
-		if (t->family == want->family && t->use_cgroup == want->use_cgroup &&
-		    t->use_lport == want->use_lport && t->use_rport == want->use_rport &&
-		    !memcmp(t->lmask, want->lmask, 16) && !memcmp(t->rmask, want->rmask, 16))
+		if (t->family == want->family &&
+		    t->use_cgroup == want->use_cgroup &&
+		    t->use_lport == want->use_lport &&
+		    t->use_rport == want->use_rport &&
+		    !memcmp(t->lmask, want->lmask, 16) &&
+		    !memcmp(t->rmask, want->rmask, 16))
 			return i;
 	}
 	if (cp->nt == TOE_POL_MAX_TUPLES)
@@ -92,12 +96,15 @@ static int find_tuple(struct compiled *cp, const struct toe_pol_tuple *want)
  * of their lowest rule: sorted as the lookup needs them.
  */
 static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
-			__u32 ri, const struct toe_cfg_rule *r, char *err, size_t len)
+			__u32 ri, const struct toe_cfg_rule *r, char *err,
+			size_t len)
 {
 	bool ul = !is_wild(r->lport_lo, r->lport_hi);
 	bool ur = !is_wild(r->rport_lo, r->rport_hi);
-	__u32 l0 = ul ? cp->lcls[r->lport_lo] : 0, l1 = ul ? cp->lcls[r->lport_hi] : 0;
-	__u32 r0 = ur ? cp->rcls[r->rport_lo] : 0, r1 = ur ? cp->rcls[r->rport_hi] : 0;
+	__u32 l0 = ul ? cp->lcls[r->lport_lo] : 0,
+	      l1 = ul ? cp->lcls[r->lport_hi] : 0;
+	__u32 r0 = ur ? cp->rcls[r->rport_lo] : 0,
+	      r1 = ur ? cp->rcls[r->rport_hi] : 0;
 	__u8 fams[2] = { TOE_AF_INET, TOE_AF_INET6 };
 	int nf = 2, f, i, ti;
 	__u32 a, b;
@@ -119,8 +126,10 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 		t.min_rule = ri;
 		ti = find_tuple(cp, &t);
 		if (ti < 0)
-			return errf(err, len, "rule on line %d needs more than %d distinct rule shapes (family x prefix lengths x which of ports and cgroup it matches); merge or simplify rules",
-				    r->line, TOE_POL_MAX_TUPLES);
+			return errf(
+				err, len,
+				"rule on line %d needs more than %d distinct rule shapes (family x prefix lengths x which of ports and cgroup it matches); merge or simplify rules",
+				r->line, TOE_POL_MAX_TUPLES);
 		for (i = 0; i < 4; i++) {
 			k.laddr[i] = r->laddr[i] & t.lmask[i];
 			k.raddr[i] = r->raddr[i] & t.rmask[i];
@@ -132,11 +141,14 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 			for (b = r0; b <= r1; b++) {
 				k.lclass = a;
 				k.rclass = b;
-				if (bpf_map_update_elem(m->cells, &k, &ri, BPF_NOEXIST) == 0)
+				if (bpf_map_update_elem(m->cells, &k, &ri,
+							BPF_NOEXIST) == 0)
 					cp->cells++;
 				else if (errno != EEXIST)
-					return errf(err, len, "policy too large: toe_pol_cells is full after %u cells (%s)",
-						    cp->cells, strerror(errno));
+					return errf(
+						err, len,
+						"policy too large: toe_pol_cells is full after %u cells (%s)",
+						cp->cells, strerror(errno));
 			}
 		}
 	}
@@ -154,7 +166,9 @@ int clear_gen(const struct pol_maps *m, __u8 gen, char *err, size_t len)
 	while (bpf_map_get_next_key(m->cells, prev, &next) == 0) {
 		if (next.gen == gen) {
 			if (n == cap) {
-				void *p = realloc(dead, (cap = cap ? 2 * cap : 1024) * sizeof(*dead));
+				void *p = realloc(dead,
+						  (cap = cap ? 2 * cap : 1024) *
+							  sizeof(*dead));
 
 				if (!p) {
 					free(dead);
@@ -173,11 +187,9 @@ int clear_gen(const struct pol_maps *m, __u8 gen, char *err, size_t len)
 	return ret;
 }
 
-
 /* The rules of c into generation gen: port classes, rules, cells, tuples. */
 int fill_gen(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
-	     const __u32 *devidx, struct compiled *cp, char *err,
-	     size_t len)
+	     const __u32 *devidx, struct compiled *cp, char *err, size_t len)
 {
 	__u32 i;
 
@@ -217,8 +229,8 @@ int fill_gen(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 /* Generation gen's header, the serial one past the one in force (old). */
 int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	      const __u32 *devidx, const struct compiled *cp,
-	      const struct toe_pol_hdr *old, struct toe_pol_hdr *hdr,
-	      char *err, size_t len)
+	      const struct toe_pol_hdr *old, struct toe_pol_hdr *hdr, char *err,
+	      size_t len)
 {
 	struct timespec ts;
 

@@ -26,7 +26,7 @@ int fill_gen(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 /* Generation gen's header, the serial one past the one in force (old). */
 int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	      const __u32 *devidx, const struct compiled *cp,
-	      const struct toe_pol_hdr *old, struct toe_pol_hdr *hdr,
-	      char *err, size_t len);
+	      const struct toe_pol_hdr *old, struct toe_pol_hdr *hdr, char *err,
+	      size_t len);
 
 #endif /* __TOE_CLASSIFY_H */

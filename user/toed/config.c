@@ -60,10 +60,14 @@ static int perr(struct ctx *x, int col, const char *fmt, ...)
 const char *toe_action_name(__u32 a)
 {
 	switch (a) {
-	case TOE_ACT_HOST: return "host";
-	case TOE_ACT_OFFLOAD: return "offload";
-	case TOE_ACT_BYPASS: return "bypass";
-	default: return "?";
+	case TOE_ACT_HOST:
+		return "host";
+	case TOE_ACT_OFFLOAD:
+		return "offload";
+	case TOE_ACT_BYPASS:
+		return "bypass";
+	default:
+		return "?";
 	}
 }
 
@@ -74,7 +78,9 @@ static const char *const track_names[] = {
 
 const char *toe_track_name(__u32 t)
 {
-	return t < sizeof(track_names) / sizeof(track_names[0]) ? track_names[t] : "?";
+	return t < sizeof(track_names) / sizeof(track_names[0]) ?
+		       track_names[t] :
+		       "?";
 }
 
 static const char *const dev_types[] = {
@@ -86,7 +92,8 @@ static const char *const dev_types[] = {
 
 const char *toe_dev_type_name(__u32 t)
 {
-	return t < sizeof(dev_types) / sizeof(dev_types[0]) ? dev_types[t] : "?";
+	return t < sizeof(dev_types) / sizeof(dev_types[0]) ? dev_types[t] :
+							      "?";
 }
 
 /* Shown in messages: a word, cut to a readable length. */
@@ -110,11 +117,13 @@ static int parse_u32(struct ctx *x, const struct word *w, __u32 lo, __u32 hi,
 	const char *p = w->s;
 
 	if (!*p)
-		return perr(x, w->col, "expected %s (%u to %u), got nothing", what, lo, hi);
+		return perr(x, w->col, "expected %s (%u to %u), got nothing",
+			    what, lo, hi);
 	for (; *p; p++) {
 		if (!isdigit((unsigned char)*p) || v > 0xffffffffULL)
-			return perr(x, w->col, "expected %s (%u to %u), got '%s'",
-				    what, lo, hi, shown(w->s));
+			return perr(x, w->col,
+				    "expected %s (%u to %u), got '%s'", what,
+				    lo, hi, shown(w->s));
 		v = v * 10 + (*p - '0');
 	}
 	if (v < lo || v > hi)
@@ -133,8 +142,10 @@ static int parse_action(struct ctx *x, const struct word *w, __u32 *a)
 	else if (!strcmp(w->s, "host"))
 		*a = TOE_ACT_HOST;
 	else
-		return perr(x, w->col, "expected an action (offload, bypass or host), got '%s'",
-			    shown(w->s));
+		return perr(
+			x, w->col,
+			"expected an action (offload, bypass or host), got '%s'",
+			shown(w->s));
 	return 0;
 }
 
@@ -152,19 +163,24 @@ static int find_dev(struct ctx *x, const struct word *w)
 	for (i = 0; i < x->c->ndevs; i++)
 		if (!strcmp(x->c->devs[i].name, w->s))
 			return i;
-	return perr(x, w->col, "unknown device '%s' (declare it with 'device' before using it)",
-		    shown(w->s)), DEV_UNDECLARED;
+	return perr(x, w->col,
+		    "unknown device '%s' (declare it with 'device' before using it)",
+		    shown(w->s)),
+	       DEV_UNDECLARED;
 }
 
-static int parse_range(struct ctx *x, const struct word *w, __u16 *lo, __u16 *hi)
+static int parse_range(struct ctx *x, const struct word *w, __u16 *lo,
+		       __u16 *hi)
 {
 	char a[16], *dash;
 	struct word part = { a, w->col };
 	__u32 l, h;
 
 	if (strlen(w->s) >= sizeof(a))
-		return perr(x, w->col, "expected a port or port range (P or P-Q), got '%s'",
-			    shown(w->s));
+		return perr(
+			x, w->col,
+			"expected a port or port range (P or P-Q), got '%s'",
+			shown(w->s));
 	strcpy(a, w->s);
 	dash = strchr(a, '-');
 	if (dash)
@@ -178,8 +194,10 @@ static int parse_range(struct ctx *x, const struct word *w, __u16 *lo, __u16 *hi
 		if (parse_u32(x, &part, 0, 65535, "a port", &h))
 			return -1;
 		if (h < l)
-			return perr(x, w->col, "port range %s is reversed (expected P-Q with P <= Q)",
-				    shown(w->s));
+			return perr(
+				x, w->col,
+				"port range %s is reversed (expected P-Q with P <= Q)",
+				shown(w->s));
 	}
 	*lo = l;
 	*hi = h;
@@ -209,8 +227,10 @@ static int parse_prefix(struct ctx *x, const struct word *w, __u8 *family,
 	int i;
 
 	if (strlen(w->s) >= sizeof(a))
-		return perr(x, w->col, "expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
-			    shown(w->s));
+		return perr(
+			x, w->col,
+			"expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
+			shown(w->s));
 	strcpy(a, w->s);
 	slash = strchr(a, '/');
 	if (slash)
@@ -221,8 +241,10 @@ static int parse_prefix(struct ctx *x, const struct word *w, __u8 *family,
 	else if (inet_pton(AF_INET6, a, addr) == 1)
 		fam = TOE_AF_INET6;
 	else
-		return perr(x, w->col, "expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
-			    shown(w->s));
+		return perr(
+			x, w->col,
+			"expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
+			shown(w->s));
 	max = fam == TOE_AF_INET ? 32 : 128;
 	l = max;
 	if (slash) {
@@ -234,12 +256,13 @@ static int parse_prefix(struct ctx *x, const struct word *w, __u8 *family,
 	toe_prefix_mask(fam, l, mask);
 	for (i = 0; i < 4; i++) {
 		if (addr[i] & ~mask[i])
-			return perr(x, w->col, "prefix %s has host bits set beyond /%u",
+			return perr(x, w->col,
+				    "prefix %s has host bits set beyond /%u",
 				    shown(w->s), l);
 	}
 	if (*family && *family != fam)
-		return perr(x, w->col, "prefix %s is %s, but the rule is %s", shown(w->s),
-			    fam == TOE_AF_INET ? "IPv4" : "IPv6",
+		return perr(x, w->col, "prefix %s is %s, but the rule is %s",
+			    shown(w->s), fam == TOE_AF_INET ? "IPv4" : "IPv6",
 			    *family == TOE_AF_INET ? "IPv4" : "IPv6");
 	*family = fam;
 	*plen = l;
@@ -278,10 +301,12 @@ static bool valid_name(const char *s)
 }
 
 /* "key value" words after the statement's fixed part. */
-#define NEED(n, what) do {						\
-	if (i + (n) >= nw)						\
-		return perr(x, w[i].col, "'%s' needs %s", w[i].s, what); \
-} while (0)
+#define NEED(n, what)                                                     \
+	do {                                                              \
+		if (i + (n) >= nw)                                        \
+			return perr(x, w[i].col, "'%s' needs %s", w[i].s, \
+				    what);                                \
+	} while (0)
 
 static int st_default(struct ctx *x, struct word *w, int nw)
 {
@@ -289,7 +314,9 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 	int i;
 
 	if (nw < 2)
-		return perr(x, w[0].col, "'default' needs an action (offload, bypass or host)");
+		return perr(
+			x, w[0].col,
+			"'default' needs an action (offload, bypass or host)");
 	if (parse_action(x, &w[1], &c->default_action))
 		return -1;
 	c->default_dev = -1;
@@ -300,8 +327,10 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 			if (c->default_dev < 0)
 				return -1;
 		} else {
-			return perr(x, w[i].col, "expected 'dev' or the end of the line, got '%s'",
-				    shown(w[i].s));
+			return perr(
+				x, w[i].col,
+				"expected 'dev' or the end of the line, got '%s'",
+				shown(w[i].s));
 		}
 	}
 	if (c->default_action == TOE_ACT_OFFLOAD && c->default_dev < 0)
@@ -318,7 +347,8 @@ static int st_track(struct ctx *x, struct word *w, int nw)
 
 	if (nw < 2)
 		return perr(x, w[0].col, "'track' needs 'all' or 'policy'");
-	for (t = 0; t < (int)(sizeof(track_names) / sizeof(track_names[0])); t++)
+	for (t = 0; t < (int)(sizeof(track_names) / sizeof(track_names[0]));
+	     t++)
 		if (!strcmp(w[1].s, track_names[t]))
 			break;
 	if (t == (int)(sizeof(track_names) / sizeof(track_names[0])))
@@ -326,7 +356,8 @@ static int st_track(struct ctx *x, struct word *w, int nw)
 			    shown(w[1].s));
 	x->c->track = t;
 	if (nw > 2)
-		return perr(x, w[2].col, "expected the end of the line, got '%s'",
+		return perr(x, w[2].col,
+			    "expected the end of the line, got '%s'",
 			    shown(w[2].s));
 	return 0;
 }
@@ -659,7 +690,8 @@ static int parse_line(struct ctx *x, char *line)
 		if (!*p || *p == '#')
 			break;
 		if (nw == MAX_WORDS)
-			return perr(x, (int)(p - line) + 1, "too many words on one line (at most %d)",
+			return perr(x, (int)(p - line) + 1,
+				    "too many words on one line (at most %d)",
 				    MAX_WORDS);
 		w[nw].s = p;
 		w[nw].col = (int)(p - line) + 1;
@@ -683,7 +715,8 @@ static int parse_line(struct ctx *x, char *line)
 		return st_rule(x, w, nw);
 	if (!strcmp(w[0].s, "track"))
 		return st_track(x, w, nw);
-	return perr(x, w[0].col, "expected default, device, rule or track, got '%s'",
+	return perr(x, w[0].col,
+		    "expected default, device, rule or track, got '%s'",
 		    shown(w[0].s));
 }
 
@@ -703,11 +736,13 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 		n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
 		x.line++;
 		if (n > MAX_LINE)
-			return perr(&x, MAX_LINE + 1, "line longer than %d characters", MAX_LINE);
+			return perr(&x, MAX_LINE + 1,
+				    "line longer than %d characters", MAX_LINE);
 		memcpy(line, buf + pos, n);
 		line[n] = '\0';
 		if (strlen(line) != n)
-			return perr(&x, (int)strlen(line) + 1, "unexpected NUL byte");
+			return perr(&x, (int)strlen(line) + 1,
+				    "unexpected NUL byte");
 		if (parse_line(&x, line))
 			return -1;
 		pos += n + 1;
@@ -725,8 +760,8 @@ int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen)
 	return ret;
 }
 
-int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text, size_t *len,
-		      char *err, size_t errlen)
+int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text,
+		      size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf;
@@ -747,13 +782,16 @@ int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text, size_t *
 	}
 	/* As sshd does: a policy file others can write is not trusted. */
 	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(err, errlen, "%s: refusing it: it must be owned by root and writable by no one else (owner uid %u, mode %04o)",
-			 path, st.st_uid, st.st_mode & 07777);
+		snprintf(
+			err, errlen,
+			"%s: refusing it: it must be owned by root and writable by no one else (owner uid %u, mode %04o)",
+			path, st.st_uid, st.st_mode & 07777);
 		close(fd);
 		return -1;
 	}
 	if (st.st_size > MAX_FILE) {
-		snprintf(err, errlen, "%s: larger than %d MiB", path, MAX_FILE >> 20);
+		snprintf(err, errlen, "%s: larger than %d MiB", path,
+			 MAX_FILE >> 20);
 		close(fd);
 		return -1;
 	}

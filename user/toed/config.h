@@ -14,12 +14,12 @@
 
 struct toe_cfg_dev {
 	char name[16];
-	__u32 type;		/* enum toe_dev_type */
-	char ifname[IF_NAMESIZE];	/* lower interface, "" for none */
+	__u32 type; /* enum toe_dev_type */
+	char ifname[IF_NAMESIZE]; /* lower interface, "" for none */
 	__u32 nconn;
-	__u32 steer;		/* enum toe_steer */
+	__u32 steer; /* enum toe_steer */
 	__u32 steer_cpu;
-	int line;		/* 0: not from the file (a module device toed added) */
+	int line; /* 0: not from the file (a module device toed added) */
 	/*
 	 * A device of the kernel module ("device NAME kmod", or one toed
 	 * found in the module): written with TOE_DEVF_KMOD.  type, nconn and
@@ -30,21 +30,21 @@ struct toe_cfg_dev {
 	 */
 	bool kmod;
 	bool absent;
-	__u32 ifindex;		/* lower interface by index (kmod), 0: use ifname */
+	__u32 ifindex; /* lower interface by index (kmod), 0: use ifname */
 };
 
 struct toe_cfg_rule {
-	__u32 action;		/* enum toe_action */
-	int dev;		/* index into toe_cfg.devs, -1 for none */
-	__u8 family;		/* 0: both, or TOE_AF_INET / TOE_AF_INET6 */
-	__u8 lplen;		/* local prefix length (0 with no prefix) */
+	__u32 action; /* enum toe_action */
+	int dev; /* index into toe_cfg.devs, -1 for none */
+	__u8 family; /* 0: both, or TOE_AF_INET / TOE_AF_INET6 */
+	__u8 lplen; /* local prefix length (0 with no prefix) */
 	__u8 rplen;
 	__u8 pad;
-	__u32 laddr[4];		/* network order */
+	__u32 laddr[4]; /* network order */
 	__u32 raddr[4];
 	__u16 lport_lo, lport_hi;
 	__u16 rport_lo, rport_hi;
-	__u64 cgroup;		/* cgroup v2 id, 0 for any */
+	__u64 cgroup; /* cgroup v2 id, 0 for any */
 	__u32 ka_idle, ka_intvl, ka_cnt;
 	int line;
 };
@@ -56,8 +56,8 @@ struct toe_cfg {
 	int nrules;
 	int cap;
 	__u32 default_action;
-	int default_dev;	/* index into devs, -1 */
-	__u32 track;		/* enum toe_track: "track all|policy" */
+	int default_dev; /* index into devs, -1 */
+	__u32 track; /* enum toe_track: "track all|policy" */
 };
 
 /*
@@ -69,8 +69,8 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 /* Read and parse a file; refuses one not owned by root or writable by others. */
 int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen);
 /* toe_cfg_load, and the text it parsed (*text malloc'd) when it succeeds. */
-int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text, size_t *len,
-		      char *err, size_t errlen);
+int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text,
+		      size_t *len, char *err, size_t errlen);
 void toe_cfg_free(struct toe_cfg *c);
 
 /* Network-order mask of a prefix length (IPv4 in word 0). */

@@ -18,7 +18,8 @@
  * packet).  An entry that is already there is left alone, so a re-apply
  * does not restart the CPU's thread under live traffic.
  */
-int setup_cpumap(const struct pol_maps *m, const struct toe_cfg *c, char *err, size_t len)
+int setup_cpumap(const struct pol_maps *m, const struct toe_cfg *c, char *err,
+		 size_t len)
 {
 	struct bpf_cpumap_val want = { .qsize = TOE_CPUMAP_QSIZE }, cur;
 	int d;
@@ -30,13 +31,19 @@ int setup_cpumap(const struct pol_maps *m, const struct toe_cfg *c, char *err, s
 		if (cd->steer != TOE_STEER_CPU)
 			continue;
 		if (m->cpumap < 0)
-			return errf(err, len, "device '%s' (line %d): steer cpu needs toe_cpumap, which the loaded datapath lacks (reload it with this toe-loader)",
-				    cd->name, cd->line);
-		if (bpf_map_lookup_elem(m->cpumap, &cpu, &cur) == 0 && cur.qsize == want.qsize)
+			return errf(
+				err, len,
+				"device '%s' (line %d): steer cpu needs toe_cpumap, which the loaded datapath lacks (reload it with this toe-loader)",
+				cd->name, cd->line);
+		if (bpf_map_lookup_elem(m->cpumap, &cpu, &cur) == 0 &&
+		    cur.qsize == want.qsize)
 			continue;
 		if (bpf_map_update_elem(m->cpumap, &cpu, &want, BPF_ANY))
-			return errf(err, len, "device '%s' (line %d): steer cpu %u: cannot make its cpumap entry: %s (this machine has %d possible CPUs)",
-				    cd->name, cd->line, cpu, strerror(errno), libbpf_num_possible_cpus());
+			return errf(
+				err, len,
+				"device '%s' (line %d): steer cpu %u: cannot make its cpumap entry: %s (this machine has %d possible CPUs)",
+				cd->name, cd->line, cpu, strerror(errno),
+				libbpf_num_possible_cpus());
 	}
 	return 0;
 }
@@ -53,9 +60,11 @@ void prune_cpumap(const struct pol_maps *m, const struct toe_cfg *c)
 		return;
 	for (cpu = 0; cpu < mi.max_entries; cpu++) {
 		for (d = 0; d < c->ndevs; d++)
-			if (c->devs[d].steer == TOE_STEER_CPU && c->devs[d].steer_cpu == cpu)
+			if (c->devs[d].steer == TOE_STEER_CPU &&
+			    c->devs[d].steer_cpu == cpu)
 				break;
-		if (d == c->ndevs && bpf_map_lookup_elem(m->cpumap, &cpu, &cur) == 0)
+		if (d == c->ndevs &&
+		    bpf_map_lookup_elem(m->cpumap, &cpu, &cur) == 0)
 			bpf_map_delete_elem(m->cpumap, &cpu);
 	}
 }

@@ -8,7 +8,8 @@
 #include "policy.h"
 
 /* Before the switch: an entry for every CPU a device of c steers to. */
-int setup_cpumap(const struct pol_maps *m, const struct toe_cfg *c, char *err, size_t len);
+int setup_cpumap(const struct pol_maps *m, const struct toe_cfg *c, char *err,
+		 size_t len);
 /* After it: the entries no device names any more go. */
 void prune_cpumap(const struct pol_maps *m, const struct toe_cfg *c);
 

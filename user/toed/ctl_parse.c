@@ -36,7 +36,8 @@ static enum ctl_parse_res perr(char *err, const char *fmt, ...)
 /* What line_end says besides a length. */
 enum {
 	LINE_MORE = -1, /* no newline yet */
-	LINE_BAD = -2, /* a byte that is not text, or too long: err says which */
+	LINE_BAD =
+		-2, /* a byte that is not text, or too long: err says which */
 };
 
 /*

@@ -24,7 +24,7 @@ enum ctl_cmd_id {
 #define X(id, name, args, help, stream, view, run, needs_dp) CTL_##id,
 	TOE_CTL_CMDS(X)
 #undef X
-	CTL__NCMDS
+		CTL__NCMDS
 };
 
 /* What ctl_parse made of the bytes so far. */

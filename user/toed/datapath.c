@@ -62,7 +62,8 @@ static void read_ids(struct dp_ids *ids)
 	ids->stats = pin_id(TOE_MAP(STATS), false, NULL);
 	ids->events = pin_id(TOE_MAP(EVENTS), false, NULL);
 	ids->neigh = pin_id(TOE_MAP(NEIGH), false, NULL);
-	ids->sockops_link = pin_id(TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog);
+	ids->sockops_link =
+		pin_id(TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog);
 }
 
 /* When the sock_ops program was loaded, in unix seconds (now if unknown). */

@@ -27,8 +27,8 @@
  * device is gone is not given to a new one while connections still hold
  * slots on it (the slot is released by index at close).
  */
-int place_devices(const struct pol_maps *m, const struct toe_cfg *c,
-		  __u32 *idx, char *err, size_t len)
+int place_devices(const struct pol_maps *m, const struct toe_cfg *c, __u32 *idx,
+		  char *err, size_t len)
 {
 	struct toe_dev cur[TOE_MAX_DEVS];
 	bool used[TOE_MAX_DEVS] = { false };
@@ -38,12 +38,14 @@ int place_devices(const struct pol_maps *m, const struct toe_cfg *c,
 
 	for (i = 0; i < TOE_MAX_DEVS; i++)
 		if (bpf_map_lookup_elem(m->devs, &i, &cur[i]))
-			return errf(err, len, "cannot read toe_devs: %s", strerror(errno));
+			return errf(err, len, "cannot read toe_devs: %s",
+				    strerror(errno));
 	for (d = 0; d < c->ndevs; d++) {
 		idx[d] = TOE_DEV_NONE;
 		for (i = 0; i < TOE_MAX_DEVS; i++) {
 			if (!used[i] && cur[i].name[0] &&
-			    !strncmp(cur[i].name, c->devs[d].name, sizeof(cur[i].name))) {
+			    !strncmp(cur[i].name, c->devs[d].name,
+				     sizeof(cur[i].name))) {
 				idx[d] = i;
 				used[i] = true;
 				break;
@@ -57,13 +59,15 @@ int place_devices(const struct pol_maps *m, const struct toe_cfg *c,
 			if (used[j])
 				continue;
 			if (cur[j].flags & TOE_DEVF_PRESENT)
-				continue;	/* another device's, kept below */
-			if (bpf_map_lookup_elem(m->live, &j, &live) == 0 && live.live)
-				continue;	/* gone, but slots still held */
+				continue; /* another device's, kept below */
+			if (bpf_map_lookup_elem(m->live, &j, &live) == 0 &&
+			    live.live)
+				continue; /* gone, but slots still held */
 			break;
 		}
 		if (j == TOE_MAX_DEVS)
-			return errf(err, len, "no free device index for '%s' (%d in use)",
+			return errf(err, len,
+				    "no free device index for '%s' (%d in use)",
 				    c->devs[d].name, TOE_MAX_DEVS);
 		idx[d] = j;
 		used[j] = true;
@@ -93,11 +97,14 @@ int write_devices(const struct pol_maps *m, const struct toe_cfg *c,
 		} else if (cd->ifname[0]) {
 			v.ifindex = if_nametoindex(cd->ifname);
 			if (!v.ifindex)
-				return errf(err, len, "device '%s' (line %d): unknown interface '%s'",
-					    cd->name, cd->line, cd->ifname);
+				return errf(
+					err, len,
+					"device '%s' (line %d): unknown interface '%s'",
+					cd->name, cd->line, cd->ifname);
 		}
 		if (bpf_map_update_elem(m->devs, &idx[d], &v, BPF_ANY))
-			return errf(err, len, "cannot write toe_devs: %s", strerror(errno));
+			return errf(err, len, "cannot write toe_devs: %s",
+				    strerror(errno));
 	}
 	return 0;
 }
@@ -109,7 +116,8 @@ int write_devices(const struct pol_maps *m, const struct toe_cfg *c,
  * this network namespace) would
  * only be accounted, so such a configuration is refused, not half applied.
  */
-int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, size_t len)
+int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err,
+		size_t len)
 {
 	char name[64], path[PATH_MAX], ifname[IF_NAMESIZE + 16];
 	unsigned long ns = toe_netns_ino();
@@ -139,9 +147,11 @@ int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, size_t 
 		}
 		if (!if_indextoname(ifindex, ifname))
 			snprintf(ifname, sizeof(ifname), "ifindex %u", ifindex);
-		return errf(err, len, "device '%s' (line %d): steer %s needs XDP on %s, where opentoe is at tc ingress (toe-loader --hook tc): load it with --hook xdp, or steer account",
-			    cd->name, cd->line, cd->steer == TOE_STEER_CPU ? "cpu" : "forward",
-			    ifname);
+		return errf(
+			err, len,
+			"device '%s' (line %d): steer %s needs XDP on %s, where opentoe is at tc ingress (toe-loader --hook tc): load it with --hook xdp, or steer account",
+			cd->name, cd->line,
+			cd->steer == TOE_STEER_CPU ? "cpu" : "forward", ifname);
 	}
 	return 0;
 }
@@ -176,7 +186,8 @@ void retire_devices(const struct pol_maps *m, const struct toe_cfg *c,
 				break;
 		if (d < c->ndevs)
 			continue;
-		if (bpf_map_lookup_elem(m->devs, &i, &v) || !(v.flags & TOE_DEVF_PRESENT))
+		if (bpf_map_lookup_elem(m->devs, &i, &v) ||
+		    !(v.flags & TOE_DEVF_PRESENT))
 			continue;
 		v.flags &= ~TOE_DEVF_PRESENT;
 		bpf_map_update_elem(m->devs, &i, &v, BPF_ANY);
@@ -219,8 +230,7 @@ void kmod_merge(const struct toe_genl_dev *kdevs, int nkdevs, bool module_up,
 			logm(LOG_WARN,
 			     "device %s (line %d): %s; rules naming it leave connections on the host until it %s",
 			     d->name, d->line,
-			     !module_up ?
-				     "the kernel module is not loaded" :
+			     !module_up ? "the kernel module is not loaded" :
 			     !k ? "the kernel module has no such device" :
 				  "the kernel module has it, but no TOM attached",
 			     !k ? "appears" : "is attached");

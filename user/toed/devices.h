@@ -11,12 +11,13 @@
 #include "policy.h"
 
 /* Each device of c its toe_devs index, idx[0..c->ndevs): stable by name. */
-int place_devices(const struct pol_maps *m, const struct toe_cfg *c,
-		  __u32 *idx, char *err, size_t len);
+int place_devices(const struct pol_maps *m, const struct toe_cfg *c, __u32 *idx,
+		  char *err, size_t len);
 int write_devices(const struct pol_maps *m, const struct toe_cfg *c,
 		  const __u32 *idx, char *err, size_t len);
 /* Refuses "steer cpu|forward" on an interface opentoe is on at tc ingress. */
-int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err, size_t len);
+int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err,
+		size_t len);
 void write_xdp_conf(const struct pol_maps *m, const struct toe_cfg *c);
 void retire_devices(const struct pol_maps *m, const struct toe_cfg *c,
 		    const __u32 *idx);

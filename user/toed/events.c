@@ -184,13 +184,14 @@ static int event_text(const struct toe_event *e, const char *dn,
 		snprintf(text, len, "[%s] %s\n", toe_event_name(e->type), l);
 		return LOG_DEBUG;
 	case TOE_EV_FLOW_CLOSED:
-		snprintf(text, len,
-			 "[%s] %s %s %s dev %s out %llu in %llu retrans %u%s%s\n",
-			 toe_event_name(e->type), l,
-			 e->direction == TOE_DIR_PASSIVE ? "<-" : "->", r, dn,
-			 (unsigned long long)e->bytes_acked,
-			 (unsigned long long)e->bytes_received,
-			 e->total_retrans, tids, ns);
+		snprintf(
+			text, len,
+			"[%s] %s %s %s dev %s out %llu in %llu retrans %u%s%s\n",
+			toe_event_name(e->type), l,
+			e->direction == TOE_DIR_PASSIVE ? "<-" : "->", r, dn,
+			(unsigned long long)e->bytes_acked,
+			(unsigned long long)e->bytes_received, e->total_retrans,
+			tids, ns);
 		return LOG_DEBUG;
 	default:
 		snprintf(
@@ -243,7 +244,8 @@ int on_event(void *ctx, void *data, size_t len)
 	if (e->type == TOE_EV_LISTEN_START || e->type == TOE_EV_LISTEN_STOP)
 		listen_event(e);
 	tid = tid_of(&e->key, NULL);
-	if (e->type == TOE_EV_FLOW_CLOSED && (D->tid_n || e->tid != TOE_TID_NONE))
+	if (e->type == TOE_EV_FLOW_CLOSED &&
+	    (D->tid_n || e->tid != TOE_TID_NONE))
 		kmod_close(e);
 	if (tid >= 0)
 		snprintf(tids, sizeof(tids), " tid %lld", tid);

@@ -22,19 +22,23 @@
 #include "lib/err.h"
 #include "lib/pinned.h"
 
-#define RECV_BUF	(64 * 1024)	/* events */
-#define REQ_TIMEOUT_S	5
-#define EV_RCVBUF	(1 << 20)
+#define RECV_BUF (64 * 1024) /* events */
+#define REQ_TIMEOUT_S 5
+#define EV_RCVBUF (1 << 20)
 
 #define errf toe_errf
 
 __u32 toe_genl_dev_type(__u32 ttid)
 {
 	switch (ttid) {
-	case OPENTOE_ID_CHELSIO_T1: return TOE_DEV_CHELSIO_T1;
-	case OPENTOE_ID_CHELSIO_T1C: return TOE_DEV_CHELSIO_T1C;
-	case OPENTOE_ID_CHELSIO_T3: return TOE_DEV_CHELSIO_T3;
-	default: return TOE_DEV_SOFTWARE;
+	case OPENTOE_ID_CHELSIO_T1:
+		return TOE_DEV_CHELSIO_T1;
+	case OPENTOE_ID_CHELSIO_T1C:
+		return TOE_DEV_CHELSIO_T1C;
+	case OPENTOE_ID_CHELSIO_T3:
+		return TOE_DEV_CHELSIO_T3;
+	default:
+		return TOE_DEV_SOFTWARE;
 	}
 }
 
@@ -77,7 +81,8 @@ static enum family_found resolve(struct toe_genl *g, const char *name,
 
 static int join(int fd, __u32 grp)
 {
-	return setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp));
+	return setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
+			  sizeof(grp));
 }
 
 /* Look the family up again; subscribes to its events when it is there. */
@@ -122,28 +127,36 @@ int toe_genl_open(struct toe_genl *g, char *err, size_t errlen)
 	g->seq = (__u32)time(NULL);
 	g->fd = toe_nlmsg_socket(false);
 	if (g->fd < 0)
-		return errf(err, errlen, "cannot open a generic netlink socket: %s", strerror(errno));
+		return errf(err, errlen,
+			    "cannot open a generic netlink socket: %s",
+			    strerror(errno));
 	setsockopt(g->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	g->ev_fd = toe_nlmsg_socket(true);
 	if (g->ev_fd < 0) {
-		errf(err, errlen, "cannot open a generic netlink socket: %s", strerror(errno));
+		errf(err, errlen, "cannot open a generic netlink socket: %s",
+		     strerror(errno));
 		goto fail;
 	}
-	if (setsockopt(g->ev_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
-		setsockopt(g->ev_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (setsockopt(g->ev_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		setsockopt(g->ev_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			   sizeof(rcvbuf));
 	/* The controller's notifications first: a module loaded from now on is seen. */
 	if (resolve(g, "nlctrl", "notify", &ctrl_id, &ctrl_grp, err, errlen) !=
 	    FAMILY_FOUND) {
 		if (!ctrl_id)
-			errf(err, errlen, "no genetlink controller (nlctrl) in this kernel");
+			errf(err, errlen,
+			     "no genetlink controller (nlctrl) in this kernel");
 		goto fail;
 	}
 	if (!ctrl_grp) {
-		errf(err, errlen, "the genetlink controller has no 'notify' group");
+		errf(err, errlen,
+		     "the genetlink controller has no 'notify' group");
 		goto fail;
 	}
 	if (join(g->ev_fd, ctrl_grp)) {
-		errf(err, errlen, "cannot follow the genetlink controller: %s", strerror(errno));
+		errf(err, errlen, "cannot follow the genetlink controller: %s",
+		     strerror(errno));
 		goto fail;
 	}
 	g->ctrl_grp = ctrl_grp;
@@ -162,7 +175,8 @@ void toe_genl_close(struct toe_genl *g)
 	g->family = 0;
 }
 
-static int need_family(const struct toe_genl *g, const char *what, char *err, size_t errlen)
+static int need_family(const struct toe_genl *g, const char *what, char *err,
+		       size_t errlen)
 {
 	if (g->family)
 		return 0;
@@ -215,8 +229,10 @@ int toe_genl_devs(struct toe_genl *g, struct toe_genl_dev *out, int max, int *n,
 	ret = need_family(g, "listing the module's devices", err, errlen);
 	if (ret)
 		return ret;
-	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_DEV_GET, OPENTOE_GENL_VERSION);
-	ret = call(g, &r, dev_cb, &l, "listing the module's devices", err, errlen);
+	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, OPENTOE_CMD_DEV_GET,
+		       OPENTOE_GENL_VERSION);
+	ret = call(g, &r, dev_cb, &l, "listing the module's devices", err,
+		   errlen);
 	*n = l.n;
 	return ret;
 }
@@ -228,7 +244,8 @@ struct tid_reply {
 	bool got;
 };
 
-static int tid_reply_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
+static int tid_reply_cb(const struct nlmsghdr *nh, struct nlattr **tb,
+			void *ctx)
 {
 	struct tid_reply *t = ctx;
 
@@ -252,8 +269,9 @@ static void put_tuple(struct toe_nlmsg *r, const struct toe_flow_key *k)
 }
 
 /* TID_ALLOC; bind: of reserved TID *tid, else a new one. */
-static int tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
-		     bool bind, __u32 *tid, __u32 *l2t, char *err, size_t errlen)
+static int tid_alloc(struct toe_genl *g, __u32 dev,
+		     const struct toe_flow_key *k, bool bind, __u32 *tid,
+		     __u32 *l2t, char *err, size_t errlen)
 {
 	struct tid_reply t = { 0 };
 	struct toe_nlmsg r;
@@ -261,14 +279,17 @@ static int tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k
 	int ret;
 
 	if (bind)
-		snprintf(what, sizeof(what), "TID_ALLOC of reserved TID %u on module device %u",
+		snprintf(what, sizeof(what),
+			 "TID_ALLOC of reserved TID %u on module device %u",
 			 *tid, dev);
 	else
-		snprintf(what, sizeof(what), "TID_ALLOC on module device %u", dev);
+		snprintf(what, sizeof(what), "TID_ALLOC on module device %u",
+			 dev);
 	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
-	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_ALLOC, OPENTOE_GENL_VERSION);
+	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_ALLOC,
+		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	if (bind)
 		toe_nla_put_u32(&r, OPENTOE_A_TID, *tid);
@@ -286,19 +307,22 @@ static int tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k
 	return 0;
 }
 
-int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
-		       __u32 *tid, __u32 *l2t, char *err, size_t errlen)
+int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev,
+		       const struct toe_flow_key *k, __u32 *tid, __u32 *l2t,
+		       char *err, size_t errlen)
 {
 	return tid_alloc(g, dev, k, false, tid, l2t, err, errlen);
 }
 
-int toe_genl_tid_bind(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
-		      __u32 tid, __u32 *l2t, char *err, size_t errlen)
+int toe_genl_tid_bind(struct toe_genl *g, __u32 dev,
+		      const struct toe_flow_key *k, __u32 tid, __u32 *l2t,
+		      char *err, size_t errlen)
 {
 	return tid_alloc(g, dev, k, true, &tid, l2t, err, errlen);
 }
 
-int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err, size_t errlen)
+int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err,
+			 size_t errlen)
 {
 	struct tid_reply t = { 0 };
 	struct toe_nlmsg r;
@@ -309,7 +333,8 @@ int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err, s
 	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
-	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_RESERVE, OPENTOE_GENL_VERSION);
+	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_RESERVE,
+		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
@@ -322,17 +347,20 @@ int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err, s
 	return 0;
 }
 
-int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err, size_t errlen)
+int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err,
+		      size_t errlen)
 {
 	struct toe_nlmsg r;
 	char what[64];
 	int ret;
 
-	snprintf(what, sizeof(what), "TID_FREE of TID %u on module device %u", tid, dev);
+	snprintf(what, sizeof(what), "TID_FREE of TID %u on module device %u",
+		 tid, dev);
 	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
-	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_FREE, OPENTOE_GENL_VERSION);
+	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_FREE,
+		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	toe_nla_put_u32(&r, OPENTOE_A_TID, tid);
 	return call(g, &r, NULL, NULL, what, err, errlen);
@@ -359,7 +387,8 @@ static void *vec_add(struct vec *a)
 	return memset((char *)a->v + a->n++ * a->sz, 0, a->sz);
 }
 
-static void get_addr(const struct nlattr *a4, const struct nlattr *a6, __u8 *family, __u32 *addr)
+static void get_addr(const struct nlattr *a4, const struct nlattr *a6,
+		     __u8 *family, __u32 *addr)
 {
 	if (a4 && toe_nla_len(a4) == 4) {
 		*family = TOE_AF_INET;
@@ -403,8 +432,10 @@ static int tids_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	toe_nla_get_u32(tb[OPENTOE_A_TID], &t->tid);
 	toe_nla_get_u32(tb[OPENTOE_A_TID_STATE], &t->state);
 	toe_nla_get_u32(tb[OPENTOE_A_L2T_INDEX], &t->l2t);
-	get_addr(tb[OPENTOE_A_FLOW_SADDR4], tb[OPENTOE_A_FLOW_SADDR6], &fam, t->key.laddr);
-	get_addr(tb[OPENTOE_A_FLOW_DADDR4], tb[OPENTOE_A_FLOW_DADDR6], &fam, t->key.raddr);
+	get_addr(tb[OPENTOE_A_FLOW_SADDR4], tb[OPENTOE_A_FLOW_SADDR6], &fam,
+		 t->key.laddr);
+	get_addr(tb[OPENTOE_A_FLOW_DADDR4], tb[OPENTOE_A_FLOW_DADDR6], &fam,
+		 t->key.raddr);
 	t->key.family = fam;
 	if (toe_nla_get_u16(tb[OPENTOE_A_FLOW_SPORT], &port))
 		t->key.lport = ntohs(port);
@@ -443,12 +474,13 @@ static int dump_table(struct toe_genl *g, __u8 cmd, __u32 dev, toe_nlmsg_cb cb,
 	return 0;
 }
 
-int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int *n,
-		  char *err, size_t errlen)
+int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out,
+		  int *n, char *err, size_t errlen)
 {
 	void *v;
-	int ret = dump_table(g, OPENTOE_CMD_TID_GET, dev, tids_cb, sizeof(**out),
-			     "listing the module's TIDs", &v, n, err, errlen);
+	int ret = dump_table(g, OPENTOE_CMD_TID_GET, dev, tids_cb,
+			     sizeof(**out), "listing the module's TIDs", &v, n,
+			     err, errlen);
 
 	*out = v;
 	return ret;
@@ -469,16 +501,18 @@ static int l2t_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	toe_nla_get_u32(tb[OPENTOE_A_L2T_IFINDEX], &e->ifindex);
 	toe_nla_get_u32(tb[OPENTOE_A_L2T_REFCNT], &e->refcnt);
 	toe_nla_get_u16(tb[OPENTOE_A_L2T_STATE], &e->state);
-	get_addr(tb[OPENTOE_A_L2T_ADDR4], tb[OPENTOE_A_L2T_ADDR6], &e->family, e->addr);
-	if (tb[OPENTOE_A_L2T_LLADDR] && toe_nla_len(tb[OPENTOE_A_L2T_LLADDR]) == 6) {
+	get_addr(tb[OPENTOE_A_L2T_ADDR4], tb[OPENTOE_A_L2T_ADDR6], &e->family,
+		 e->addr);
+	if (tb[OPENTOE_A_L2T_LLADDR] &&
+	    toe_nla_len(tb[OPENTOE_A_L2T_LLADDR]) == 6) {
 		memcpy(e->mac, toe_nla_data(tb[OPENTOE_A_L2T_LLADDR]), 6);
 		e->has_mac = 1;
 	}
 	return 0;
 }
 
-int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out, int *n,
-		 char *err, size_t errlen)
+int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out,
+		 int *n, char *err, size_t errlen)
 {
 	void *v;
 	int ret = dump_table(g, OPENTOE_CMD_L2T_GET, dev, l2t_cb, sizeof(**out),
@@ -503,7 +537,8 @@ int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
 	if (ret)
 		return ret;
 	toe_nlmsg_init(&r, g->family, 0,
-		       start ? OPENTOE_CMD_LISTEN_START : OPENTOE_CMD_LISTEN_STOP,
+		       start ? OPENTOE_CMD_LISTEN_START :
+			       OPENTOE_CMD_LISTEN_STOP,
 		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	/* the address always, 0 or :: for a wildcard: it carries the family */
@@ -515,7 +550,8 @@ int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
 	return call(g, &r, NULL, NULL, what, err, errlen);
 }
 
-static int listeners_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
+static int listeners_cb(const struct nlmsghdr *nh, struct nlattr **tb,
+			void *ctx)
 {
 	struct toe_genl_listener *l;
 	__u16 port;
@@ -552,13 +588,14 @@ int toe_genl_listeners(struct toe_genl *g, __u32 dev,
 /* --------------------------------------------------------- events */
 
 /* After a family event or lost events: look again, say what changed. */
-static void refresh_family(struct toe_genl *g, toe_genl_cb cb, void *ctx, bool lost)
+static void refresh_family(struct toe_genl *g, toe_genl_cb cb, void *ctx,
+			   bool lost)
 {
 	__u16 was = g->family;
 	char err[256];
 
 	if (resolve_opentoe(g, err, sizeof(err)) == FAMILY_ERROR)
-		g->family = 0;	/* cannot use it: as if absent */
+		g->family = 0; /* cannot use it: as if absent */
 	g->st.family_events += !lost;
 	if (!was && g->family)
 		cb(g, TOE_GENL_EV_UP, 0, ctx);
@@ -589,7 +626,8 @@ int toe_genl_process(struct toe_genl *g, toe_genl_cb cb, void *ctx)
 			}
 			return -1;
 		}
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n);
+		     nh = NLMSG_NEXT(nh, n)) {
 			const struct genlmsghdr *gh = NLMSG_DATA(nh);
 			struct nlattr *tb[OPENTOE_A_MAX + CTRL_ATTR_MAX + 2];
 			__u32 dev = 0;
@@ -600,11 +638,16 @@ int toe_genl_process(struct toe_genl *g, toe_genl_cb cb, void *ctx)
 			if (nh->nlmsg_type == GENL_ID_CTRL) {
 				char name[GENL_NAMSIZ];
 
-				if (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY)
+				if (gh->cmd != CTRL_CMD_NEWFAMILY &&
+				    gh->cmd != CTRL_CMD_DELFAMILY)
 					continue;
-				toe_nla_parse(tb, CTRL_ATTR_MAX, (const char *)gh + GENL_HDRLEN,
-					    nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-				toe_nla_get_str(tb[CTRL_ATTR_FAMILY_NAME], name, sizeof(name));
+				toe_nla_parse(
+					tb, CTRL_ATTR_MAX,
+					(const char *)gh + GENL_HDRLEN,
+					nh->nlmsg_len -
+						NLMSG_LENGTH(GENL_HDRLEN));
+				toe_nla_get_str(tb[CTRL_ATTR_FAMILY_NAME], name,
+						sizeof(name));
 				if (strcmp(name, OPENTOE_GENL_NAME))
 					continue;
 				if (gh->cmd == CTRL_CMD_DELFAMILY) {
@@ -621,8 +664,10 @@ int toe_genl_process(struct toe_genl *g, toe_genl_cb cb, void *ctx)
 			}
 			if (!g->family || nh->nlmsg_type != g->family)
 				continue;
-			toe_nla_parse(tb, OPENTOE_A_MAX, (const char *)gh + GENL_HDRLEN,
-				    nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+			toe_nla_parse(tb, OPENTOE_A_MAX,
+				      (const char *)gh + GENL_HDRLEN,
+				      nh->nlmsg_len -
+					      NLMSG_LENGTH(GENL_HDRLEN));
 			toe_nla_get_u32(tb[OPENTOE_A_DEV_INDEX], &dev);
 			switch (gh->cmd) {
 			case OPENTOE_CMD_DEV_NEW_NTF:

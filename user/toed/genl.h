@@ -22,65 +22,65 @@
 
 /* A device of the module, as DEV_GET reports it. */
 struct toe_genl_dev {
-	__u32 index;			/* the module's device index */
+	__u32 index; /* the module's device index */
 	char name[OPENTOE_NAMSIZ];
-	__u32 ttid;			/* enum opentoe_ttid */
+	__u32 ttid; /* enum opentoe_ttid */
 	__u32 nconn;
-	__u32 ifindex;			/* lower net_device, 0: none */
+	__u32 ifindex; /* lower net_device, 0: none */
 	char ifname[IF_NAMESIZE];
-	char tom[OPENTOE_TOM_NAMSIZ];	/* attached TOM, "" for none */
+	char tom[OPENTOE_TOM_NAMSIZ]; /* attached TOM, "" for none */
 	__u32 tids_used, listeners, l2t_size, l2t_used;
-	__u32 tids_reserved;		/* TID_RESERVE'd, bound to no flow yet */
+	__u32 tids_reserved; /* TID_RESERVE'd, bound to no flow yet */
 };
 
 /* A TID in use, from TID_GET; the tuple as a flow key of this host. */
 struct toe_genl_tid {
-	__u32 dev;			/* the module's device index */
+	__u32 dev; /* the module's device index */
 	__u32 tid;
-	__u32 state;			/* OPENTOE_TID_F_* */
+	__u32 state; /* OPENTOE_TID_F_* */
 	__u32 l2t;
-	struct toe_flow_key key;	/* local = source; ports in host order */
+	struct toe_flow_key key; /* local = source; ports in host order */
 };
 
 /* An L2T entry in use, from L2T_GET. */
 struct toe_genl_l2t {
 	__u32 dev, index, ifindex, refcnt;
-	__u16 state;			/* NUD_* */
-	__u8 family;			/* TOE_AF_INET / TOE_AF_INET6 */
+	__u16 state; /* NUD_* */
+	__u8 family; /* TOE_AF_INET / TOE_AF_INET6 */
 	__u8 has_mac;
-	__u32 addr[4];			/* next hop, network order */
+	__u32 addr[4]; /* next hop, network order */
 	__u8 mac[6];
 };
 
 struct toe_genl_stats {
-	__u64 events;		/* messages read on the event socket */
-	__u64 dev_events;	/* DEV_NEW/DEL/CHANGE_NTF */
-	__u64 l2t_events;	/* L2T_CHANGE_NTF */
-	__u64 family_events;	/* the family appeared or went */
-	__u64 overruns;		/* event socket overran (ENOBUFS) */
+	__u64 events; /* messages read on the event socket */
+	__u64 dev_events; /* DEV_NEW/DEL/CHANGE_NTF */
+	__u64 l2t_events; /* L2T_CHANGE_NTF */
+	__u64 family_events; /* the family appeared or went */
+	__u64 overruns; /* event socket overran (ENOBUFS) */
 };
 
 struct toe_genl {
-	int fd;			/* requests */
-	int ev_fd;		/* events (nonblocking) */
-	__u16 family;		/* 0: the module is not loaded */
-	__u32 mcgrp;		/* the family's "events" group */
-	__u32 ctrl_grp;		/* nlctrl's "notify" group */
+	int fd; /* requests */
+	int ev_fd; /* events (nonblocking) */
+	__u16 family; /* 0: the module is not loaded */
+	__u32 mcgrp; /* the family's "events" group */
+	__u32 ctrl_grp; /* nlctrl's "notify" group */
 	__u32 seq;
 	struct toe_genl_stats st;
 };
 
 /* What toe_genl_process() reports. */
 enum toe_genl_ev {
-	TOE_GENL_EV_DEV = 1,	/* a device appeared, changed or went */
-	TOE_GENL_EV_L2T,	/* an L2T entry changed */
-	TOE_GENL_EV_UP,		/* the family appeared (module loaded) */
-	TOE_GENL_EV_DOWN,	/* the family went (module unloaded) */
-	TOE_GENL_EV_LOST,	/* events were lost: re-read everything */
+	TOE_GENL_EV_DEV = 1, /* a device appeared, changed or went */
+	TOE_GENL_EV_L2T, /* an L2T entry changed */
+	TOE_GENL_EV_UP, /* the family appeared (module loaded) */
+	TOE_GENL_EV_DOWN, /* the family went (module unloaded) */
+	TOE_GENL_EV_LOST, /* events were lost: re-read everything */
 };
 
-typedef void (*toe_genl_cb)(struct toe_genl *g, enum toe_genl_ev ev,
-			    __u32 dev, void *ctx);
+typedef void (*toe_genl_cb)(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev,
+			    void *ctx);
 
 /*
  * Open both sockets and resolve the family.  0 with g->family 0 when the
@@ -102,26 +102,30 @@ int toe_genl_devs(struct toe_genl *g, struct toe_genl_dev *out, int max, int *n,
  * *tid and *l2t, or -errno with err set (the kernel's extended ACK message
  * when it gave one).
  */
-int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
-		       __u32 *tid, __u32 *l2t, char *err, size_t errlen);
+int toe_genl_tid_alloc(struct toe_genl *g, __u32 dev,
+		       const struct toe_flow_key *k, __u32 *tid, __u32 *l2t,
+		       char *err, size_t errlen);
 /* TID_ALLOC binding reserved TID tid to the flow k; refused, it stays reserved. */
-int toe_genl_tid_bind(struct toe_genl *g, __u32 dev, const struct toe_flow_key *k,
-		      __u32 tid, __u32 *l2t, char *err, size_t errlen);
+int toe_genl_tid_bind(struct toe_genl *g, __u32 dev,
+		      const struct toe_flow_key *k, __u32 tid, __u32 *l2t,
+		      char *err, size_t errlen);
 /* TID_RESERVE: a TID for a flow to come, in *tid. */
-int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err, size_t errlen);
-int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err, size_t errlen);
+int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err,
+			 size_t errlen);
+int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err,
+		      size_t errlen);
 /* Every TID in use (dev 0: of every device); *out is malloc'd, free it. */
-int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out, int *n,
-		  char *err, size_t errlen);
+int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out,
+		  int *n, char *err, size_t errlen);
 /* Every L2T entry in use (dev 0: of every device); *out is malloc'd. */
-int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out, int *n,
-		 char *err, size_t errlen);
+int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out,
+		 int *n, char *err, size_t errlen);
 
 /* A listener of the module's, from LISTEN_GET: a server TID in use. */
 struct toe_genl_listener {
-	__u32 dev;			/* the module's device index */
-	__u32 stid;			/* server TID */
-	struct toe_flow_key key;	/* local address and port; netns 0 */
+	__u32 dev; /* the module's device index */
+	__u32 stid; /* server TID */
+	struct toe_flow_key key; /* local address and port; netns 0 */
 };
 
 /*

@@ -250,11 +250,13 @@ static __u32 kmod_toe_index(__u32 mdev)
 /* Why the module would not take a flow, for the log. */
 static const char *refusal_hint(int ret)
 {
-	return ret == -ENOSPC ? "; no TID or L2T entry free" :
+	return ret == -ENOSPC ?
+		       "; no TID or L2T entry free" :
 	       ret == -ENETUNREACH ?
-			       "; its route does not leave through the device's interface" :
-	       ret == -ENOENT ? "; the TID is no longer reserved (device gone?)" :
-				"";
+		       "; its route does not leave through the device's interface" :
+	       ret == -ENOENT ?
+		       "; the TID is no longer reserved (device gone?)" :
+		       "";
 }
 
 static void count_refusal(int ret)
@@ -274,8 +276,8 @@ static void count_refusal(int ret)
  * (its slot released, its record says why) and the TID, still reserved,
  * goes back in the pool.  0, or the module's -errno.
  */
-static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie,
-			  __u32 dev, __u32 tid)
+static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
+			  __u32 tid)
 {
 	char err[512], l[64], r[64];
 	__u32 mdev = D->kmod_idx[dev], l2t;
@@ -296,7 +298,8 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie,
 		}
 	}
 	if (ret == -ENODEV)
-		snprintf(err, sizeof(err), "device %u is no longer the module's", dev);
+		snprintf(err, sizeof(err),
+			 "device %u is no longer the module's", dev);
 	count_refusal(ret);
 	D->kst.bind_refused++;
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
@@ -305,7 +308,8 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie,
 	     "flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
 	     l, r, tid, err, refusal_hint(ret));
 	pool_demote(cookie, dev, tid,
-		    ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV : TOE_R_MODULE);
+		    ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
+						       TOE_R_MODULE);
 	if (ret == -ENOMEM) {
 		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
 			D->kst.free_failed++;
@@ -332,7 +336,8 @@ bool kmod_offload(struct toe_event *e)
 		return true;
 	e->type = TOE_EV_FLOW_REFUSED;
 	e->decision = TOE_ACT_HOST;
-	e->reason = ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV : TOE_R_MODULE;
+	e->reason = ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
+						       TOE_R_MODULE;
 	e->tid = TOE_TID_NONE;
 	return false;
 }
@@ -391,7 +396,8 @@ static int held_read(struct held **out)
 		k = next;
 		prev = &k;
 		if (n == cap) {
-			void *p = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			void *p = realloc(v, (cap = cap ? 2 * cap : 256) *
+						     sizeof(*v));
 
 			if (!p)
 				break;
@@ -529,7 +535,8 @@ static void bind_missing(struct held *hv, int nh)
 					 h->key.lport, l, sizeof(l));
 			toe_endpoint_str(h->key.family, h->key.raddr,
 					 h->key.rport, r, sizeof(r));
-			if (pool_demote(hv[i].cookie, h->dev, h->tid, TOE_R_NODEV))
+			if (pool_demote(hv[i].cookie, h->dev, h->tid,
+					TOE_R_NODEV))
 				logm(LOG_INFO,
 				     "flow %s -> %s: its TID %u went with its module device: demoted to the host",
 				     l, r, h->tid);
@@ -591,7 +598,8 @@ void kmod_changed(void)
 	if (!D->dp.loaded)
 		return; /* applied when the datapath comes (datapath.c) */
 	kmod_read_devs();
-	if (apply(false, " (the kernel module's devices changed)", err, sizeof(err)) == 0)
+	if (apply(false, " (the kernel module's devices changed)", err,
+		  sizeof(err)) == 0)
 		kmod_reconcile();
 }
 

@@ -141,7 +141,8 @@ static void mod_stop(struct lsnmod *m)
 	if (!ret) {
 		D->lst.stops++;
 		D->lst.reconciled += reconciling;
-		logm(LOG_DEBUG, "listener port %u: server TID on module device %u given back",
+		logm(LOG_DEBUG,
+		     "listener port %u: server TID on module device %u given back",
 		     m->t.lport, m->mdev);
 	} else if (ret != -ENOENT) { /* ENOENT: the device took it along */
 		D->lst.failed++;
@@ -305,7 +306,8 @@ void listen_reconcile(void)
 	}
 	/* module listeners no entry backs: stopped */
 	for (i = 0; i < n; i++) {
-		struct lsnmod tmp = { .t = ml[i].key, .mdev = ml[i].dev,
+		struct lsnmod tmp = { .t = ml[i].key,
+				      .mdev = ml[i].dev,
 				      .held = true };
 
 		if (!mod_find(&ml[i].key, ml[i].dev))

@@ -45,12 +45,14 @@ static int take_dp_lock(void)
 	const char *by;
 
 	snprintf(who, sizeof(who), "toed, run folder %.500s", D->run_dir);
-	D->lockfd = toe_dplock_take(D->pin_dir, TOE_LOCK_DAEMON, who, 0, err, sizeof(err));
+	D->lockfd = toe_dplock_take(D->pin_dir, TOE_LOCK_DAEMON, who, 0, err,
+				    sizeof(err));
 	if (D->lockfd >= 0)
 		return 0;
 	by = strstr(err, " is locked by ");
 	if (by)
-		toe_err("another toed is running (%s) on datapath %s", by + 14, D->pin_dir);
+		toe_err("another toed is running (%s) on datapath %s", by + 14,
+			D->pin_dir);
 	else
 		toe_err("%s", err);
 	return -1;
@@ -72,12 +74,14 @@ static int take_run_lock(void)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
+		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) :
+					   -1;
 		if (n > 0) {
 			pid[n] = 0;
 			pid[strcspn(pid, "\n")] = 0;
 		}
-		toe_err("another toed is running (pid %s; lock %s held)", n > 0 ? pid : "?", path);
+		toe_err("another toed is running (pid %s; lock %s held)",
+			n > 0 ? pid : "?", path);
 		close(fd);
 		return -1;
 	}
@@ -179,7 +183,8 @@ static int preflight(void)
  */
 static int start_loop(void)
 {
-	struct itimerspec its = { .it_interval.tv_sec = 2, .it_value.tv_sec = 2 };
+	struct itimerspec its = { .it_interval.tv_sec = 2,
+				  .it_value.tv_sec = 2 };
 	sigset_t mask;
 
 	/* before nft_open: the lease names the namespace whose routes toed follows */
@@ -193,7 +198,8 @@ static int start_loop(void)
 	D->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	D->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 || timerfd_settime(D->tfd, 0, &its, NULL) ||
+	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
+	    timerfd_settime(D->tfd, 0, &its, NULL) ||
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
 	    (nft_open(D->pin_dir, D->netns_ino) >= 0 &&
 	     (ep_add(nft_fd(), SRC_NFT) ||
@@ -222,11 +228,13 @@ static int start_sources(void)
 	}
 	/* The kernel module: optional.  Without it toed runs as it always did. */
 	if (toe_genl_open(&D->gl, err, sizeof(err)))
-		logm(LOG_WARN, "%s: the kernel module's devices are not used", err);
+		logm(LOG_WARN, "%s: the kernel module's devices are not used",
+		     err);
 	else
 		D->gl_open = true;
 	if (D->gl_open && !toe_genl_up(&D->gl))
-		logm(LOG_INFO, "kernel module not loaded: configuration devices only");
+		logm(LOG_INFO,
+		     "kernel module not loaded: configuration devices only");
 	D->nl.neigh_cb = on_neigh;
 	D->nl.link_cb = on_link;
 	D->nl.route_cb = on_route;
@@ -234,13 +242,15 @@ static int start_sources(void)
 		toe_err("%s", err);
 		return -1;
 	}
-	if (ep_add(D->nl.ev_fd, SRC_NETLINK) || (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
+	if (ep_add(D->nl.ev_fd, SRC_NETLINK) ||
+	    (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
 	/* the first apply, and adopting the TIDs a previous toed held */
 	if (!dp_check()) {
-		logm(LOG_WARN, "opentoe is not loaded at %s: waiting for it (toe-loader load)",
+		logm(LOG_WARN,
+		     "opentoe is not loaded at %s: waiting for it (toe-loader load)",
 		     D->pin_dir);
 		retrack(true);
 	}
@@ -339,7 +349,8 @@ static void loop(void)
 
 	while (!stop) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(D->epfd, evs, 16, metrics_timeout_ms(ctl_timeout_ms()));
+		int n = epoll_wait(D->epfd, evs, 16,
+				   metrics_timeout_ms(ctl_timeout_ms()));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));

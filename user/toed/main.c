@@ -221,20 +221,23 @@ static int apply_locked(struct toe_cfg *merged, const char *text, size_t len,
 	char w[512];
 	int lock, ret;
 
-	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, "toed --apply", APPLY_WAIT_MS, err,
-			       errlen);
+	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, "toed --apply",
+			       APPLY_WAIT_MS, err, errlen);
 	if (lock < 0)
 		return -1;
 	ret = toe_policy_apply(D->pin_dir, merged, st, err, errlen);
-	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config, text, len, w,
-					 sizeof(w)))
-		fprintf(stderr, "toed: warning: the policy's source is not recorded: %s\n", w);
+	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
+					 text, len, w, sizeof(w)))
+		fprintf(stderr,
+			"toed: warning: the policy's source is not recorded: %s\n",
+			w);
 	close(lock);
 	return ret;
 }
 
 /* toed --apply: the file, merged with the kernel module's devices, applied once. */
-static int apply_once(struct toe_cfg *cfg, const char *text, size_t len, bool json)
+static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
+		      bool json)
 {
 	struct toe_apply_stats st;
 	struct toe_cfg merged;

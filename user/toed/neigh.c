@@ -33,8 +33,8 @@
 #include "lib/err.h"
 #include "lib/pinned.h"
 
-#define NL_BUF		(64 * 1024)
-#define DUMP_TRIES	8
+#define NL_BUF (64 * 1024)
+#define DUMP_TRIES 8
 
 static __u64 now_ns(void)
 {
@@ -135,33 +135,45 @@ static int kset_add(struct kset *s, const void *k)
 
 /* ------------------------------------------------------ formatting */
 
-const char *toe_nl_addr_str(__u8 family, const __u32 *addr, char *buf, size_t len)
+const char *toe_nl_addr_str(__u8 family, const __u32 *addr, char *buf,
+			    size_t len)
 {
-	if (!inet_ntop(family == TOE_AF_INET6 ? AF_INET6 : AF_INET, addr, buf, len))
+	if (!inet_ntop(family == TOE_AF_INET6 ? AF_INET6 : AF_INET, addr, buf,
+		       len))
 		snprintf(buf, len, "?");
 	return buf;
 }
 
 const char *toe_nl_mac_str(const __u8 *mac, char *buf, size_t len)
 {
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x",
-		 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+		 mac[2], mac[3], mac[4], mac[5]);
 	return buf;
 }
 
 const char *toe_nl_nud_str(__u16 state)
 {
 	switch (state) {
-	case NUD_NONE: return "NONE";
-	case NUD_INCOMPLETE: return "INCOMPLETE";
-	case NUD_REACHABLE: return "REACHABLE";
-	case NUD_STALE: return "STALE";
-	case NUD_DELAY: return "DELAY";
-	case NUD_PROBE: return "PROBE";
-	case NUD_FAILED: return "FAILED";
-	case NUD_NOARP: return "NOARP";
-	case NUD_PERMANENT: return "PERMANENT";
-	default: return "MIXED";
+	case NUD_NONE:
+		return "NONE";
+	case NUD_INCOMPLETE:
+		return "INCOMPLETE";
+	case NUD_REACHABLE:
+		return "REACHABLE";
+	case NUD_STALE:
+		return "STALE";
+	case NUD_DELAY:
+		return "DELAY";
+	case NUD_PROBE:
+		return "PROBE";
+	case NUD_FAILED:
+		return "FAILED";
+	case NUD_NOARP:
+		return "NOARP";
+	case NUD_PERMANENT:
+		return "PERMANENT";
+	default:
+		return "MIXED";
 	}
 }
 
@@ -196,14 +208,17 @@ bool toe_nl_set_tracked(struct toe_nl *nl, const __u32 *ifindex, int n)
 
 static int nl_socket(unsigned int groups, int rcvbuf)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = groups };
 	int fd, one = 1;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_ROUTE);
 	if (fd < 0)
 		return -1;
 	if (rcvbuf > 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) &&
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
 		goto fail;
 	/* Tell us about truncated messages instead of silently cutting. */
@@ -228,11 +243,13 @@ int toe_nl_open(struct toe_nl *nl, int neigh_map, int local_map, int rcvbuf,
 	nl->local_map = local_map;
 	nl->ev_fd = nl_socket(groups, rcvbuf);
 	if (nl->ev_fd < 0)
-		return errf(err, errlen, "cannot open the rtnetlink event socket: %s",
+		return errf(err, errlen,
+			    "cannot open the rtnetlink event socket: %s",
 			    strerror(errno));
 	nl->dump_fd = nl_socket(0, 0);
 	if (nl->dump_fd < 0) {
-		errf(err, errlen, "cannot open the rtnetlink dump socket: %s", strerror(errno));
+		errf(err, errlen, "cannot open the rtnetlink dump socket: %s",
+		     strerror(errno));
 		close(nl->ev_fd);
 		nl->ev_fd = -1;
 		return -1;
@@ -251,8 +268,9 @@ void toe_nl_close(struct toe_nl *nl)
 static void copy_addr(__u32 *dst, int family, const void *src, size_t srclen)
 {
 	memset(dst, 0, 16);
-	memcpy(dst, src, family == AF_INET6 ? (srclen < 16 ? srclen : 16)
-					    : (srclen < 4 ? srclen : 4));
+	memcpy(dst, src,
+	       family == AF_INET6 ? (srclen < 16 ? srclen : 16) :
+				    (srclen < 4 ? srclen : 4));
 }
 
 /*
@@ -280,7 +298,8 @@ static int parse_neigh(const struct nlmsghdr *h, struct toe_neigh_key *k,
 	k->family = nd->ndm_family == AF_INET6 ? TOE_AF_INET6 : TOE_AF_INET;
 	v->state = nd->ndm_state;
 	v->flags = nd->ndm_flags;
-	for (a = (const struct rtattr *)((const char *)nd + NLMSG_ALIGN(sizeof(*nd)));
+	for (a = (const struct rtattr *)((const char *)nd +
+					 NLMSG_ALIGN(sizeof(*nd)));
 	     RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		size_t plen = RTA_PAYLOAD(a);
 
@@ -299,7 +318,8 @@ static int parse_neigh(const struct nlmsghdr *h, struct toe_neigh_key *k,
 	return have_dst && k->ifindex ? 1 : -1;
 }
 
-static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset *seen)
+static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h,
+			struct kset *seen)
 {
 	struct toe_neigh_key k;
 	struct toe_neigh v;
@@ -321,8 +341,8 @@ static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset
 	if (h->nlmsg_type == RTM_DELNEIGH || (v.state & NUD_NOARP)) {
 		if (bpf_map_delete_elem(nl->neigh_map, &k) == 0)
 			nl->st.neigh_del++;
-		DTRACE_PROBE5(toed, neigh_applied, 0, k.ifindex, k.family, k.addr,
-			      nl->last_recv_ns);
+		DTRACE_PROBE5(toed, neigh_applied, 0, k.ifindex, k.family,
+			      k.addr, nl->last_recv_ns);
 		if (nl->neigh_cb)
 			nl->neigh_cb(nl, TOE_NL_DEL, &k, NULL);
 		return;
@@ -343,7 +363,8 @@ static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset
 		nl->neigh_cb(nl, TOE_NL_SET, &k, &v);
 }
 
-static void addr_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset *seen)
+static void addr_apply(struct toe_nl *nl, const struct nlmsghdr *h,
+		       struct kset *seen)
 {
 	const struct ifaddrmsg *ifa = NLMSG_DATA(h);
 	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifa));
@@ -357,7 +378,8 @@ static void addr_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset 
 		nl->st.malformed++;
 		return;
 	}
-	if ((ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6) || nl->local_map < 0)
+	if ((ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6) ||
+	    nl->local_map < 0)
 		return;
 	need = ifa->ifa_family == AF_INET6 ? 16 : 4;
 	for (a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
@@ -402,8 +424,8 @@ static void addr_apply(struct toe_nl *nl, const struct nlmsghdr *h, struct kset 
 typedef bool (*keep_fn)(const struct toe_nl *nl, const struct toe_neigh_key *k,
 			const void *arg);
 
-static void neigh_delete_unless(struct toe_nl *nl, keep_fn keep, const void *arg,
-				bool notify)
+static void neigh_delete_unless(struct toe_nl *nl, keep_fn keep,
+				const void *arg, bool notify)
 {
 	struct toe_neigh_key k, next, *del = NULL;
 	size_t n = 0, cap = 0, i;
@@ -415,7 +437,8 @@ static void neigh_delete_unless(struct toe_nl *nl, keep_fn keep, const void *arg
 		if (keep(nl, &k, arg))
 			continue;
 		if (n == cap) {
-			struct toe_neigh_key *d = realloc(del, (cap = cap ? cap * 2 : 64) * sizeof(*d));
+			struct toe_neigh_key *d = realloc(
+				del, (cap = cap ? cap * 2 : 64) * sizeof(*d));
 
 			if (!d)
 				break;
@@ -432,8 +455,8 @@ static void neigh_delete_unless(struct toe_nl *nl, keep_fn keep, const void *arg
 	free(del);
 }
 
-static bool keep_other_if(const struct toe_nl *nl, const struct toe_neigh_key *k,
-			  const void *arg)
+static bool keep_other_if(const struct toe_nl *nl,
+			  const struct toe_neigh_key *k, const void *arg)
 {
 	(void)nl;
 	return k->ifindex != *(const __u32 *)arg;
@@ -461,8 +484,8 @@ static void link_apply(struct toe_nl *nl, const struct nlmsghdr *h)
 		nl->link_cb(nl, ifi->ifi_index, gone);
 }
 
-static void dispatch(struct toe_nl *nl, const struct nlmsghdr *h, struct kset *nseen,
-		     struct kset *aseen)
+static void dispatch(struct toe_nl *nl, const struct nlmsghdr *h,
+		     struct kset *nseen, struct kset *aseen)
 {
 	nl->st.messages++;
 	switch (h->nlmsg_type) {
@@ -501,8 +524,8 @@ static void dispatch(struct toe_nl *nl, const struct nlmsghdr *h, struct kset *n
  * the seen sets.  Returns 0, 1 if the kernel flagged the dump as
  * inconsistent (to be retried), -1 on error.
  */
-static int dump_one(struct toe_nl *nl, int type, struct kset *nseen, struct kset *aseen,
-		    char *err, size_t errlen)
+static int dump_one(struct toe_nl *nl, int type, struct kset *nseen,
+		    struct kset *aseen, char *err, size_t errlen)
 {
 	struct {
 		struct nlmsghdr h;
@@ -511,17 +534,19 @@ static int dump_one(struct toe_nl *nl, int type, struct kset *nseen, struct kset
 			struct ifaddrmsg ifa;
 		} u;
 	} req = {
-		.h.nlmsg_len = NLMSG_LENGTH(type == RTM_GETNEIGH ? sizeof(struct ndmsg)
-								: sizeof(struct ifaddrmsg)),
+		.h.nlmsg_len = NLMSG_LENGTH(type == RTM_GETNEIGH ?
+						    sizeof(struct ndmsg) :
+						    sizeof(struct ifaddrmsg)),
 		.h.nlmsg_type = type,
 		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 		.h.nlmsg_seq = ++nl->seq,
-	};	/* family AF_UNSPEC (0): both IPv4 and IPv6 */
+	}; /* family AF_UNSPEC (0): both IPv4 and IPv6 */
 	static char buf[NL_BUF] __attribute__((aligned(8)));
 	bool intr = false;
 
 	if (send(nl->dump_fd, &req, req.h.nlmsg_len, 0) < 0)
-		return errf(err, errlen, "rtnetlink dump request: %s", strerror(errno));
+		return errf(err, errlen, "rtnetlink dump request: %s",
+			    strerror(errno));
 	for (;;) {
 		struct nlmsghdr *h;
 		ssize_t n = recv(nl->dump_fd, buf, sizeof(buf), 0);
@@ -536,19 +561,24 @@ static int dump_one(struct toe_nl *nl, int type, struct kset *nseen, struct kset
 
 				FD_ZERO(&r);
 				FD_SET(nl->dump_fd, &r);
-				if (select(nl->dump_fd + 1, &r, NULL, NULL, NULL) < 0 && errno != EINTR)
-					return errf(err, errlen, "rtnetlink dump: %s", strerror(errno));
+				if (select(nl->dump_fd + 1, &r, NULL, NULL,
+					   NULL) < 0 &&
+				    errno != EINTR)
+					return errf(err, errlen,
+						    "rtnetlink dump: %s",
+						    strerror(errno));
 				continue;
 			}
 			if (errno == ENOBUFS)
 				return 1;
-			return errf(err, errlen, "rtnetlink dump: %s", strerror(errno));
+			return errf(err, errlen, "rtnetlink dump: %s",
+				    strerror(errno));
 		}
 		len = (int)n;
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
 		     h = NLMSG_NEXT(h, len)) {
 			if (h->nlmsg_seq != nl->seq)
-				continue;	/* a late reply to an older request */
+				continue; /* a late reply to an older request */
 			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
 				intr = true;
 			if (h->nlmsg_type == NLMSG_DONE)
@@ -556,8 +586,10 @@ static int dump_one(struct toe_nl *nl, int type, struct kset *nseen, struct kset
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *e = NLMSG_DATA(h);
 
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error)
-					return errf(err, errlen, "rtnetlink dump: %s",
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) &&
+				    e->error)
+					return errf(err, errlen,
+						    "rtnetlink dump: %s",
 						    strerror(-e->error));
 				continue;
 			}
@@ -610,7 +642,8 @@ int toe_nl_resync(struct toe_nl *nl, char *err, size_t errlen)
 	for (tries = 0; tries < DUMP_TRIES; tries++) {
 		r = dump_one(nl, RTM_GETADDR, NULL, &aseen, err, errlen);
 		if (r == 0)
-			r = dump_one(nl, RTM_GETNEIGH, &nseen, NULL, err, errlen);
+			r = dump_one(nl, RTM_GETNEIGH, &nseen, NULL, err,
+				     errlen);
 		if (r <= 0)
 			break;
 		/* Interrupted by a change: start over with empty sets. */
@@ -624,7 +657,9 @@ int toe_nl_resync(struct toe_nl *nl, char *err, size_t errlen)
 		}
 	}
 	if (r > 0)
-		r = errf(err, errlen, "rtnetlink dump kept changing under us (%d tries)", tries);
+		r = errf(err, errlen,
+			 "rtnetlink dump kept changing under us (%d tries)",
+			 tries);
 	if (r == 0) {
 		sweep_neigh(nl, &nseen);
 		sweep_local(nl, &aseen);
@@ -642,14 +677,15 @@ static void drain(struct toe_nl *nl)
 {
 	static char buf[NL_BUF];
 
-	while (recv(nl->ev_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0 || errno == ENOBUFS)
+	while (recv(nl->ev_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0 ||
+	       errno == ENOBUFS)
 		;
 }
 
 int toe_nl_process(struct toe_nl *nl, char *err, size_t errlen)
 {
 	static char buf[NL_BUF] __attribute__((aligned(8)));
-	int budget = 256;	/* reads per call, so other work is not starved */
+	int budget = 256; /* reads per call, so other work is not starved */
 
 	while (budget--) {
 		ssize_t n = recv(nl->ev_fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -667,7 +703,8 @@ int toe_nl_process(struct toe_nl *nl, char *err, size_t errlen)
 				drain(nl);
 				return toe_nl_resync(nl, err, errlen);
 			}
-			return errf(err, errlen, "rtnetlink: %s", strerror(errno));
+			return errf(err, errlen, "rtnetlink: %s",
+				    strerror(errno));
 		}
 		nl->last_recv_ns = now_ns();
 		len = (int)n;

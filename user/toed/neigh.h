@@ -12,20 +12,20 @@
 #include <linux/types.h>
 #include "opentoe.h"
 
-#define TOE_NL_MAX_TRACKED	256
+#define TOE_NL_MAX_TRACKED 256
 
 struct toe_nl_stats {
-	__u64 neigh_set;	/* map writes from add/replace/dump */
-	__u64 neigh_del;	/* map deletes (event, sweep, interface gone) */
+	__u64 neigh_set; /* map writes from add/replace/dump */
+	__u64 neigh_del; /* map deletes (event, sweep, interface gone) */
 	__u64 addr_set;
 	__u64 addr_del;
 	__u64 link_events;
-	__u64 messages;		/* rtnetlink messages read */
-	__u64 malformed;	/* messages too short or without a key */
-	__u64 enobufs;		/* receive queue overruns */
-	__u64 resyncs;		/* full dumps */
-	__u64 dump_restarts;	/* dumps interrupted (NLM_F_DUMP_INTR) */
-	__u64 map_errors;	/* failed map writes (map full?) */
+	__u64 messages; /* rtnetlink messages read */
+	__u64 malformed; /* messages too short or without a key */
+	__u64 enobufs; /* receive queue overruns */
+	__u64 resyncs; /* full dumps */
+	__u64 dump_restarts; /* dumps interrupted (NLM_F_DUMP_INTR) */
+	__u64 map_errors; /* failed map writes (map full?) */
 };
 
 enum toe_nl_op { TOE_NL_SET = 1, TOE_NL_DEL = 2 };
@@ -44,19 +44,19 @@ typedef void (*toe_nl_link_cb)(struct toe_nl *nl, int ifindex, bool gone);
 typedef void (*toe_nl_route_cb)(struct toe_nl *nl);
 
 struct toe_nl {
-	int ev_fd;		/* subscribed to neigh/addr/link/route/rule groups */
-	int dump_fd;		/* requests and their dumps */
+	int ev_fd; /* subscribed to neigh/addr/link/route/rule groups */
+	int dump_fd; /* requests and their dumps */
 	int neigh_map;
 	int local_map;
 	__u32 seq;
-	__u32 tracked[TOE_NL_MAX_TRACKED];	/* ifindexes mirrored */
+	__u32 tracked[TOE_NL_MAX_TRACKED]; /* ifindexes mirrored */
 	int ntracked;
 	struct toe_nl_stats st;
 	toe_nl_neigh_cb neigh_cb;
 	toe_nl_link_cb link_cb;
 	toe_nl_route_cb route_cb;
 	void *ctx;
-	__u64 last_recv_ns;	/* CLOCK_MONOTONIC of the last event read */
+	__u64 last_recv_ns; /* CLOCK_MONOTONIC of the last event read */
 };
 
 /*
@@ -85,7 +85,8 @@ int toe_nl_resync(struct toe_nl *nl, char *err, size_t errlen);
 int toe_nl_process(struct toe_nl *nl, char *err, size_t errlen);
 
 /* Format a neighbour key's address ("10.0.0.1" / "fe80::1"). */
-const char *toe_nl_addr_str(__u8 family, const __u32 *addr, char *buf, size_t len);
+const char *toe_nl_addr_str(__u8 family, const __u32 *addr, char *buf,
+			    size_t len);
 const char *toe_nl_mac_str(const __u8 *mac, char *buf, size_t len);
 const char *toe_nl_nud_str(__u16 state);
 

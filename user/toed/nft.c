@@ -28,7 +28,7 @@
 #include "lib/path.h"
 #include "log.h"
 #include "nft.h"
-#include "show_maps.h"	/* toe_now_ns */
+#include "show_maps.h" /* toe_now_ns */
 
 /* Reads per readable event: the loop comes back (level-triggered) for more. */
 #define NFT_READS_MAX 64
@@ -42,7 +42,8 @@ static struct {
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
-	unsigned long netns_ino; /* toed's network namespace: whose routes it follows */
+	unsigned long
+		netns_ino; /* toed's network namespace: whose routes it follows */
 } N = { .fd = -1, .again_fd = -1 };
 
 static void unmap(void)
@@ -153,7 +154,8 @@ int nft_open(const char *pin_dir, unsigned long netns_ino)
 		N.fd = -1;
 		return -1;
 	}
-	N.again_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	N.again_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (N.again_fd < 0)
 		logm(LOG_WARN,
 		     "cannot make the second-bump timer (%s): a packet in flight at a ruleset change may re-admit its flow",

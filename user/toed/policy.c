@@ -52,11 +52,14 @@ static int rcu_sync(const struct pol_maps *m, char *err, size_t len)
 	__u32 zero = 0;
 	int inner, ret = 0;
 
-	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "toe_rcu_inner", 4, 4, 1, NULL);
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "toe_rcu_inner", 4, 4, 1,
+			       NULL);
 	if (inner < 0)
-		return errf(err, len, "cannot create a map: %s", strerror(errno));
+		return errf(err, len, "cannot create a map: %s",
+			    strerror(errno));
 	if (bpf_map_update_elem(m->rcu, &zero, &inner, BPF_ANY))
-		ret = errf(err, len, "cannot wait for a grace period: %s", strerror(errno));
+		ret = errf(err, len, "cannot wait for a grace period: %s",
+			   strerror(errno));
 	close(inner);
 	return ret;
 }
@@ -74,8 +77,9 @@ static double now_ms(void)
  * (*old, zeroed if unreadable) and every device slot (saved, to put back if
  * the apply fails).
  */
-static int read_state(const struct pol_maps *m, __u32 *cur, struct toe_pol_hdr *old,
-		      struct toe_dev *saved, char *err, size_t len)
+static int read_state(const struct pol_maps *m, __u32 *cur,
+		      struct toe_pol_hdr *old, struct toe_dev *saved, char *err,
+		      size_t len)
 {
 	__u32 zero = 0, i;
 

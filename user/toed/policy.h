@@ -11,9 +11,9 @@ struct toe_apply_stats {
 	__u32 rules;
 	__u32 tuples;
 	__u32 cells;
-	__u32 gen;		/* generation now in force */
+	__u32 gen; /* generation now in force */
 	__u64 serial;
-	double ms;		/* wall-clock time of the apply */
+	double ms; /* wall-clock time of the apply */
 };
 
 /*

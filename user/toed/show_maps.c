@@ -38,7 +38,8 @@ static const struct toe_pin view_pins[] = {
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 
-int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len)
+int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err,
+		  size_t len)
 {
 	return toe_open_pins(pin_dir, view_pins, N_VIEW_PINS, m, err, len);
 }
@@ -74,10 +75,14 @@ const char *toe_age_str(__u64 ns, char *buf, size_t len)
 const char *toe_reason_name(__u32 r)
 {
 	static const char *const n[TOE_R__MAX] = {
-		[TOE_R_RULE] = "rule", [TOE_R_DEFAULT] = "default",
-		[TOE_R_CAPACITY] = "capacity", [TOE_R_NODEV] = "nodev",
-		[TOE_R_NOT_LOCAL] = "not_local", [TOE_R_UNSUPPORTED] = "unsupported",
-		[TOE_R_NO_TID] = "no_tid", [TOE_R_ROUTE] = "route",
+		[TOE_R_RULE] = "rule",
+		[TOE_R_DEFAULT] = "default",
+		[TOE_R_CAPACITY] = "capacity",
+		[TOE_R_NODEV] = "nodev",
+		[TOE_R_NOT_LOCAL] = "not_local",
+		[TOE_R_UNSUPPORTED] = "unsupported",
+		[TOE_R_NO_TID] = "no_tid",
+		[TOE_R_ROUTE] = "route",
 		[TOE_R_MODULE] = "module",
 	};
 
@@ -109,10 +114,15 @@ static const char *ifname(__u32 ifindex, char *buf)
 static const char *steer_str(const struct toe_dev *d, char *buf, size_t len)
 {
 	switch (d->steer) {
-	case TOE_STEER_ACCOUNT: return "account";
-	case TOE_STEER_CPU: snprintf(buf, len, "cpu %u", d->steer_cpu); return buf;
-	case TOE_STEER_FORWARD: return "forward";
-	default: return "?";
+	case TOE_STEER_ACCOUNT:
+		return "account";
+	case TOE_STEER_CPU:
+		snprintf(buf, len, "cpu %u", d->steer_cpu);
+		return buf;
+	case TOE_STEER_FORWARD:
+		return "forward";
+	default:
+		return "?";
 	}
 }
 
@@ -121,7 +131,8 @@ static const char *steer_str(const struct toe_dev *d, char *buf, size_t len)
  * device of the kernel module, the TOM the module attached to it; every
  * other one is served by the sock_ops/XDP datapath.
  */
-static const char *module_str(const struct toe_dev *d, const struct toe_view_kmod *k)
+static const char *module_str(const struct toe_dev *d,
+			      const struct toe_view_kmod *k)
 {
 	if (!(d->flags & TOE_DEVF_KMOD))
 		return "sock_ops";
@@ -138,7 +149,8 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
 		struct toe_dev_row *r = &rows[n];
 
-		if (bpf_map_lookup_elem(m->devs, &i, &r->d) || !(r->d.flags & TOE_DEVF_PRESENT))
+		if (bpf_map_lookup_elem(m->devs, &i, &r->d) ||
+		    !(r->d.flags & TOE_DEVF_PRESENT))
 			continue;
 		memset(&r->l, 0, sizeof(r->l));
 		bpf_map_lookup_elem(m->live, &i, &r->l);
@@ -184,20 +196,26 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 	tj_obj_end(j);
 }
 
-static void device_text(FILE *f, const struct toe_dev_row *r, const struct toe_view_kmod *k)
+static void device_text(FILE *f, const struct toe_dev_row *r,
+			const struct toe_view_kmod *k)
 {
-	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-", lsn[24] = "-";
+	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-",
+				       lsn[24] = "-";
 
 	if (k) {
 		snprintf(tids, sizeof(tids), "%u", k->tids_used);
 		snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
 		/* the module's listeners, and of them toed's */
-		snprintf(lsn, sizeof(lsn), "%u/%u", k->listeners, k->listeners_held);
+		snprintf(lsn, sizeof(lsn), "%u/%u", k->listeners,
+			 k->listeners_held);
 	}
-	fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s %9s\n", r->name,
-		toe_dev_type_name(r->d.type), module_str(&r->d, k), ifname(r->d.ifindex, ifn),
-		steer_str(&r->d, st, sizeof(st)), r->d.nconn, (unsigned long long)r->l.live,
-		(unsigned long long)r->l.offloaded, (unsigned long long)r->l.refused,
+	fprintf(f,
+		"%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s %9s\n",
+		r->name, toe_dev_type_name(r->d.type), module_str(&r->d, k),
+		ifname(r->d.ifindex, ifn), steer_str(&r->d, st, sizeof(st)),
+		r->d.nconn, (unsigned long long)r->l.live,
+		(unsigned long long)r->l.offloaded,
+		(unsigned long long)r->l.refused,
 		(unsigned long long)r->l.released, tids, l2t, lsn);
 }
 
@@ -212,14 +230,17 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s %9s\n", "DEVICE",
-			"TYPE", "MODULE", "INTERFACE", "STEER", "NCONN", "LIVE", "OFFLOADED",
-			"REFUSED", "RELEASED", "TIDS", "L2T", "LISTEN");
+		fprintf(f,
+			"%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s %9s\n",
+			"DEVICE", "TYPE", "MODULE", "INTERFACE", "STEER",
+			"NCONN", "LIVE", "OFFLOADED", "REFUSED", "RELEASED",
+			"TIDS", "L2T", "LISTEN");
 	}
 	for (i = 0; i < n; i++) {
 		const struct toe_view_kmod *k = NULL;
 
-		if (kv && (rows[i].d.flags & TOE_DEVF_KMOD) && kv[rows[i].index].valid)
+		if (kv && (rows[i].d.flags & TOE_DEVF_KMOD) &&
+		    kv[rows[i].index].valid)
 			k = &kv[rows[i].index];
 		if (json)
 			device_json(&j, &rows[i], k);
@@ -236,7 +257,8 @@ static void dev_name(const struct toe_maps *m, __u32 dev, char *buf)
 {
 	struct toe_dev d;
 
-	if (dev == TOE_DEV_NONE || bpf_map_lookup_elem(m->devs, &dev, &d) || !d.name[0]) {
+	if (dev == TOE_DEV_NONE || bpf_map_lookup_elem(m->devs, &dev, &d) ||
+	    !d.name[0]) {
 		strcpy(buf, dev == TOE_DEV_NONE ? "-" : "?");
 		return;
 	}
@@ -291,33 +313,46 @@ static void byp_load(const struct toe_maps *m, struct byp_table *t)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_cookie);
 }
 
-static const struct toe_byp_flow *byp_find(const struct byp_table *t, __u64 cookie)
+static const struct toe_byp_flow *byp_find(const struct byp_table *t,
+					   __u64 cookie)
 {
 	struct toe_byp_flow key = { .cookie = cookie };
 
-	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), cmp_cookie) : NULL;
+	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), cmp_cookie) :
+		      NULL;
 }
 
 static const char *byp_state(__u32 st)
 {
 	switch (st) {
-	case TOE_BYP_WAITING: return "waiting";
-	case TOE_BYP_PAIRED: return "paired";
-	case TOE_BYP_TCP: return "tcp";
-	case TOE_BYP_ENDED: return "ended";
-	default: return "?";
+	case TOE_BYP_WAITING:
+		return "waiting";
+	case TOE_BYP_PAIRED:
+		return "paired";
+	case TOE_BYP_TCP:
+		return "tcp";
+	case TOE_BYP_ENDED:
+		return "ended";
+	default:
+		return "?";
 	}
 }
 
 static const char *byp_why(__u32 why)
 {
 	switch (why) {
-	case TOE_BYP_WHY_NONE: return NULL;
-	case TOE_BYP_WHY_NO_PEER: return "no_peer";
-	case TOE_BYP_WHY_REFUSED: return "refused";
-	case TOE_BYP_WHY_DRAIN: return "drain";
-	case TOE_BYP_WHY_BACKLOG: return "backlog";
-	default: return "?";
+	case TOE_BYP_WHY_NONE:
+		return NULL;
+	case TOE_BYP_WHY_NO_PEER:
+		return "no_peer";
+	case TOE_BYP_WHY_REFUSED:
+		return "refused";
+	case TOE_BYP_WHY_DRAIN:
+		return "drain";
+	case TOE_BYP_WHY_BACKLOG:
+		return "backlog";
+	default:
+		return "?";
 	}
 }
 
@@ -342,7 +377,7 @@ static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 	tj_ku64(j, "tcp_bytes_out", b->tcp_bytes_out);
 	tj_ku64(j, "tcp_msgs_out", b->tcp_msgs_out);
 	tj_ku64(j, "to_tcp", b->to_tcp);
-	tj_key(j, "to_tcp_why");	/* to_tcp by reason */
+	tj_key(j, "to_tcp_why"); /* to_tcp by reason */
 	tj_obj(j);
 	for (w = 1; w <= TOE_BYP_WHY_N; w++)
 		tj_ku64(j, byp_why(w), b->to_tcp_why[w - 1]);
@@ -354,14 +389,18 @@ static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 static const char *fwd_state(__u8 st)
 {
 	switch (st) {
-	case TOE_FWD_ESTABLISHED: return "established";
-	case TOE_FWD_READMIT: return "readmit";
-	default: return "?";
+	case TOE_FWD_ESTABLISHED:
+		return "established";
+	case TOE_FWD_READMIT:
+		return "readmit";
+	default:
+		return "?";
 	}
 }
 
 /* Routed flows in toe_fwd, client end first. */
-static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_maps *m,
+static int fwd_flows(FILE *f, bool json, struct toe_json *j,
+		     const struct toe_maps *m,
 		     const struct toe_flow_filter *flt, __u64 now)
 {
 	struct toe_flow_key k, next;
@@ -390,27 +429,32 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j, const struct toe_ma
 		sa = v.client ? k.laddr : k.raddr;
 		cp = v.client ? k.rport : k.lport;
 		sp = v.client ? k.lport : k.rport;
-		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age, sizeof(age));
+		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age,
+			    sizeof(age));
 		shown++;
 		if (json) {
 			tj_obj(j);
 			tj_ku64(j, "family", k.family == TOE_AF_INET6 ? 6 : 4);
-			tj_kstr(j, "laddr", toe_nl_addr_str(k.family, ca, a, sizeof(a)));
+			tj_kstr(j, "laddr",
+				toe_nl_addr_str(k.family, ca, a, sizeof(a)));
 			tj_ku64(j, "lport", cp);
-			tj_kstr(j, "raddr", toe_nl_addr_str(k.family, sa, a, sizeof(a)));
+			tj_kstr(j, "raddr",
+				toe_nl_addr_str(k.family, sa, a, sizeof(a)));
 			tj_ku64(j, "rport", sp);
 			tj_ku64(j, "netns", v.netns);
 			tj_kstr(j, "device", dn);
 			tj_kstr(j, "decision", "forward");
 			tj_kstr(j, "reason", toe_reason_name(v.reason));
-			tj_ku64_or_null(j, "rule", v.rule != TOE_RULE_NONE, v.rule);
+			tj_ku64_or_null(j, "rule", v.rule != TOE_RULE_NONE,
+					v.rule);
 			tj_kstr(j, "direction", "routed");
 			tj_kstr(j, "state", fwd_state(v.state));
 			tj_ku64(j, "xdp_packets", v.packets);
 			tj_ku64(j, "xdp_bytes", v.bytes);
 			byp_json(j, NULL);
 			tj_key(j, "age_s");
-			tj_f64(j, now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
+			tj_f64(j,
+			       now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
 			tj_ku64(j, "policy", v.policy);
 			tj_obj_end(j);
 		} else {
@@ -507,7 +551,8 @@ static void flow_json(struct toe_json *j, const struct toe_flow_key *k,
 	tj_kstr(j, "decision", toe_action_name(v->decision));
 	tj_kstr(j, "reason", toe_reason_name(v->reason));
 	tj_ku64_or_null(j, "rule", v->rule != TOE_RULE_NONE, v->rule);
-	tj_kstr(j, "direction", v->direction == TOE_DIR_PASSIVE ? "passive" : "active");
+	tj_kstr(j, "direction",
+		v->direction == TOE_DIR_PASSIVE ? "passive" : "active");
 	tj_ku64(j, "bytes_acked", v->bytes_acked);
 	tj_ku64(j, "bytes_received", v->bytes_received);
 	tj_ku64(j, "segs_in", v->segs_in);
@@ -539,7 +584,8 @@ static void flow_text(FILE *f, const struct toe_flow_key *k,
 
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
 	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
-	toe_age_str(now > v->start_ns ? now - v->start_ns : 0, age, sizeof(age));
+	toe_age_str(now > v->start_ns ? now - v->start_ns : 0, age,
+		    sizeof(age));
 	if (v->rule != TOE_RULE_NONE)
 		snprintf(rs, sizeof(rs), "%u", v->rule);
 	if (tid >= 0)
@@ -558,7 +604,8 @@ static void flow_text(FILE *f, const struct toe_flow_key *k,
 }
 
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
-		   const struct toe_flow_filter *flt, toe_tid_fn tid_of, void *ctx)
+		   const struct toe_flow_filter *flt, toe_tid_fn tid_of,
+		   void *ctx)
 {
 	struct toe_flow_key k, next;
 	void *prev = NULL;
@@ -587,7 +634,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(m->flows, &k, &v))
-			continue;	/* closed meanwhile */
+			continue; /* closed meanwhile */
 		dev_name(m, v.dev, dn);
 		if ((flt->dev && strcmp(flt->dev, dn)) ||
 		    (flt->port >= 0 && k.lport != flt->port &&
@@ -627,8 +674,8 @@ void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-40s %-10s %-17s %-10s %s\n", "ADDRESS", "INTERFACE", "LLADDR",
-			"STATE", "UPDATED");
+		fprintf(f, "%-40s %-10s %-17s %-10s %s\n", "ADDRESS",
+			"INTERFACE", "LLADDR", "STATE", "UPDATED");
 	}
 	while (bpf_map_get_next_key(m->neigh, prev, &next) == 0) {
 		char a[INET6_ADDRSTRLEN], mac[18], ifn[IF_NAMESIZE], age[16];
@@ -640,7 +687,8 @@ void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 			continue;
 		toe_nl_addr_str(k.family, k.addr, a, sizeof(a));
 		toe_nl_mac_str(v.mac, mac, sizeof(mac));
-		toe_age_str(now > v.updated_ns ? now - v.updated_ns : 0, age, sizeof(age));
+		toe_age_str(now > v.updated_ns ? now - v.updated_ns : 0, age,
+			    sizeof(age));
 		if (json) {
 			tj_obj(&j);
 			tj_kstr(&j, "dst", a);
@@ -650,11 +698,14 @@ void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 			tj_kstr(&j, "state", toe_nl_nud_str(v.state));
 			tj_ku64(&j, "nud", v.state);
 			tj_key(&j, "updated_s_ago");
-			tj_f64(&j, now > v.updated_ns ? (now - v.updated_ns) / 1e9 : 0);
+			tj_f64(&j, now > v.updated_ns ?
+					   (now - v.updated_ns) / 1e9 :
+					   0);
 			tj_obj_end(&j);
 		} else {
-			fprintf(f, "%-40s %-10s %-17s %-10s %s ago\n", a, ifname(k.ifindex, ifn),
-				v.has_mac ? mac : "-", toe_nl_nud_str(v.state), age);
+			fprintf(f, "%-40s %-10s %-17s %-10s %s ago\n", a,
+				ifname(k.ifindex, ifn), v.has_mac ? mac : "-",
+				toe_nl_nud_str(v.state), age);
 		}
 	}
 	if (json) {

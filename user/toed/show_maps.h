@@ -11,25 +11,25 @@
 #include <linux/types.h>
 #include "opentoe.h"
 
-
 struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;
-	int fwd;	/* optional (-1): a datapath without the forward path */
-	int byp;	/* optional (-1): toe_byp_flows, without the bypass */
-	int tid_pool;	/* optional (-1): the module's TID pools (older datapath) */
-	int tid_held;	/* optional (-1): and the TIDs connections took */
-	int listeners;	/* optional (-1): toe_listeners, an older datapath */
+	int fwd; /* optional (-1): a datapath without the forward path */
+	int byp; /* optional (-1): toe_byp_flows, without the bypass */
+	int tid_pool; /* optional (-1): the module's TID pools (older datapath) */
+	int tid_held; /* optional (-1): and the TIDs connections took */
+	int listeners; /* optional (-1): toe_listeners, an older datapath */
 };
 
-int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err, size_t len);
+int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err,
+		  size_t len);
 void toe_maps_close(struct toe_maps *m);
 
 /* Where `ip netns` names network namespaces (bind mounts of their nsfs files). */
 #define TOE_NETNS_RUN_DIR "/run/netns"
 
 struct toe_flow_filter {
-	const char *dev;	/* device name, NULL for any */
-	int port;		/* local or remote port, -1 for any */
+	const char *dev; /* device name, NULL for any */
+	int port; /* local or remote port, -1 for any */
 	__u64 netns; /* network namespace inode, 0 for any */
 };
 
@@ -39,19 +39,19 @@ struct toe_flow_filter {
  */
 struct toe_view_kmod {
 	bool valid;
-	char tom[32];		/* the TOM the module attached */
-	__u32 index;		/* the module's device index */
-	__u32 tids_used;	/* TIDs the module has in use on it */
-	__u32 tids_held;	/* of which toed holds for its flows */
-	__u32 tids_reserved;	/* in the datapath's pool, or being bound */
+	char tom[32]; /* the TOM the module attached */
+	__u32 index; /* the module's device index */
+	__u32 tids_used; /* TIDs the module has in use on it */
+	__u32 tids_held; /* of which toed holds for its flows */
+	__u32 tids_reserved; /* in the datapath's pool, or being bound */
 	__u32 l2t_used, l2t_size;
-	__u32 listeners;	/* listeners (server TIDs) the module has on it */
-	__u32 listeners_held;	/* of which toed holds for offloaded listeners */
+	__u32 listeners; /* listeners (server TIDs) the module has on it */
+	__u32 listeners_held; /* of which toed holds for offloaded listeners */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */
 struct toe_dev_row {
-	__u32 index;		/* in toe_devs */
+	__u32 index; /* in toe_devs */
 	char name[17];
 	struct toe_dev d;
 	struct toe_dev_live l;
@@ -77,7 +77,8 @@ typedef long long (*toe_tid_fn)(const struct toe_flow_key *k, void *ctx);
  * number of flows shown.
  */
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
-		   const struct toe_flow_filter *flt, toe_tid_fn tid, void *ctx);
+		   const struct toe_flow_filter *flt, toe_tid_fn tid,
+		   void *ctx);
 /* The mirrored neighbour table. */
 void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m);
 

@@ -89,14 +89,15 @@ void view_neigh(FILE *f, bool json)
  * another's (toed --apply elsewhere), recorded with the datapath; *rec is
  * filled (to free) when it is another's.  NULL: unknown.
  */
-static const char *policy_source(const struct toe_pol_hdr *h, struct toe_policy_src *rec,
-				 bool *own)
+static const char *policy_source(const struct toe_pol_hdr *h,
+				 struct toe_policy_src *rec, bool *own)
 {
 	memset(rec, 0, sizeof(*rec));
 	*own = D->ast.serial && h->serial == D->ast.serial;
 	if (*own)
 		return D->config;
-	if (h->serial && toe_policy_src_read(D->pin_dir, rec) == 0 && rec->serial == h->serial)
+	if (h->serial && toe_policy_src_read(D->pin_dir, rec) == 0 &&
+	    rec->serial == h->serial)
 		return rec->config;
 	toe_policy_src_free(rec);
 	return NULL;
@@ -119,13 +120,15 @@ static void datapath_text(FILE *f, const struct status *s)
 	const struct dp_ids *i = &D->dp.ids;
 
 	if (!D->dp.loaded) {
-		fprintf(f, "datapath:   %s: not loaded (toe-loader load); waiting for it\n", D->pin_dir);
+		fprintf(f,
+			"datapath:   %s: not loaded (toe-loader load); waiting for it\n",
+			D->pin_dir);
 		return;
 	}
 	fprintf(f,
 		"datapath:   %s: loaded since %s (stats map id %u, events map id %u, neigh map id %u, sockops prog id %u; %llu reloads seen)\n",
-		D->pin_dir, s->since, i->stats, i->events, i->neigh, i->sockops_prog,
-		(unsigned long long)D->dp.reloads);
+		D->pin_dir, s->since, i->stats, i->events, i->neigh,
+		i->sockops_prog, (unsigned long long)D->dp.reloads);
 }
 
 static void datapath_json(struct toe_json *j, const struct status *s)
@@ -162,8 +165,9 @@ static void status_text(FILE *f, const struct status *s)
 		fprintf(f,
 			"policy:     %llu (generation %u), applied %s ago by %s from %s: %u rules, default %s, track %s\n",
 			(unsigned long long)s->h.serial, s->gen, age,
-			s->own ? "this toed" : "another program", s->source ? s->source : "(unknown)",
-			s->h.nrules, toe_action_name(s->h.default_action),
+			s->own ? "this toed" : "another program",
+			s->source ? s->source : "(unknown)", s->h.nrules,
+			toe_action_name(s->h.default_action),
 			toe_track_name(s->h.track));
 	else
 		fprintf(f, "policy:     none in force\n");
@@ -204,7 +208,10 @@ static void status_json_policy(struct toe_json *j, const struct status *s)
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
 	tj_kstr(j, "track", toe_track_name(s->h.track));
 	tj_kstr_or_null(j, "source", s->source);
-	tj_kstr(j, "applied_by", s->own ? "toed" : s->source ? "other" : "unknown");
+	tj_kstr(j, "applied_by",
+		s->own	  ? "toed" :
+		s->source ? "other" :
+			    "unknown");
 	tj_key(j, "applied_s_ago");
 	tj_f64(j, s->h.serial ? (s->now - s->h.applied_ns) / 1e9 : 0);
 	tj_obj_end(j);
@@ -266,8 +273,12 @@ void view_status(FILE *f, bool json)
 	s.source = policy_source(&s.h, &rec, &s.own);
 	if (gmtime_r(&since, &tm))
 		strftime(s.since, sizeof(s.since), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	s.nn = D->dp.loaded ? map_count(D->m.neigh, sizeof(struct toe_neigh_key)) : 0;
-	s.na = D->dp.loaded ? map_count(D->m.local, sizeof(struct toe_local_key)) : 0;
+	s.nn = D->dp.loaded ?
+		       map_count(D->m.neigh, sizeof(struct toe_neigh_key)) :
+		       0;
+	s.na = D->dp.loaded ?
+		       map_count(D->m.local, sizeof(struct toe_local_key)) :
+		       0;
 	if (json)
 		status_json(f, &s);
 	else
@@ -430,7 +441,8 @@ size_t control_counters(struct counter *out)
 }
 
 /* A group of counters begins: a JSON object under name, or a "name:" line. */
-static void stats_group(FILE *f, struct toe_json *j, bool json, const char *name)
+static void stats_group(FILE *f, struct toe_json *j, bool json,
+			const char *name)
 {
 	if (json) {
 		tj_key(j, name);
@@ -512,13 +524,16 @@ static void put_kv(FILE *f, struct toe_json *j, bool json, const char *k,
 }
 
 /* The configuration's devices and default, in the file's syntax. */
-static void policy_text_head(FILE *f, const struct toe_cfg *c, const struct toe_pol_hdr *h,
-			     __u32 gen, const char *src)
+static void policy_text_head(FILE *f, const struct toe_cfg *c,
+			     const struct toe_pol_hdr *h, __u32 gen,
+			     const char *src)
 {
 	int i;
 
-	fprintf(f, "# policy %llu (generation %u) from %s\n", (unsigned long long)h->serial, gen,
-		src ? src : "an unknown source (applied by another program, not recorded)");
+	fprintf(f, "# policy %llu (generation %u) from %s\n",
+		(unsigned long long)h->serial, gen,
+		src ? src :
+		      "an unknown source (applied by another program, not recorded)");
 	for (i = 0; i < c->ndevs; i++) {
 		const struct toe_cfg_dev *d = &c->devs[i];
 
@@ -544,8 +559,9 @@ static void policy_text_head(FILE *f, const struct toe_cfg *c, const struct toe_
 }
 
 /* The JSON document up to its "rules" array, opened. */
-static void policy_json_head(struct toe_json *j, const struct toe_cfg *c, const struct toe_pol_hdr *h,
-			     __u32 gen, const char *src)
+static void policy_json_head(struct toe_json *j, const struct toe_cfg *c,
+			     const struct toe_pol_hdr *h, __u32 gen,
+			     const char *src)
 {
 	int i;
 
@@ -654,7 +670,8 @@ static void rule_tail(FILE *f, struct toe_json *j, bool json,
  * recorded with the datapath by the one that did, parsed into other.
  * NULL src: unknown (other empty).
  */
-static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h, struct toe_cfg *other,
+static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h,
+					     struct toe_cfg *other,
 					     const char **src)
 {
 	struct toe_policy_src rec;
@@ -666,7 +683,8 @@ static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h, struct
 	*src = policy_source(h, &rec, &own);
 	if (own)
 		return &D->cfg;
-	if (*src && toe_cfg_parse(rec.config, rec.text, rec.len, other, err, sizeof(err))) {
+	if (*src && toe_cfg_parse(rec.config, rec.text, rec.len, other, err,
+				  sizeof(err))) {
 		toe_cfg_free(other);
 		memset(other, 0, sizeof(*other));
 		other->default_dev = -1;

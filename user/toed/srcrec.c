@@ -59,15 +59,20 @@ int toe_policy_src_write(const char *pin_dir, __u64 serial, const char *config,
 		return errf(err, errlen, "no record path for %s", pin_dir);
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
 	n = snprintf(head, sizeof(head), SRC_MAGIC "serial %llu\nconfig %s\n\n",
-		     (unsigned long long)serial, strchr(config, '\n') ? "?" : config);
+		     (unsigned long long)serial,
+		     strchr(config, '\n') ? "?" : config);
 	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
 	if (fd < 0)
-		return errf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-	bad = n >= (int)sizeof(head) || write_all(fd, head, n) || write_all(fd, text, len);
+		return errf(err, errlen, "cannot write %s: %s", tmp,
+			    strerror(errno));
+	bad = n >= (int)sizeof(head) || write_all(fd, head, n) ||
+	      write_all(fd, text, len);
 	if (close(fd) || bad || rename(tmp, path)) {
 		unlink(tmp);
-		return errf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		return errf(err, errlen, "cannot write %s: %s", path,
+			    strerror(errno ? errno : EIO));
 	}
 	return 0;
 }
@@ -78,7 +83,8 @@ static int src_parse(char *buf, size_t len, struct toe_policy_src *s)
 	char *p = buf + strlen(SRC_MAGIC), *end;
 	unsigned long long serial;
 
-	if (len < strlen(SRC_MAGIC) || memcmp(buf, SRC_MAGIC, strlen(SRC_MAGIC)) ||
+	if (len < strlen(SRC_MAGIC) ||
+	    memcmp(buf, SRC_MAGIC, strlen(SRC_MAGIC)) ||
 	    sscanf(p, "serial %llu\n", &serial) != 1)
 		return -1;
 	p = strchr(p, '\n');

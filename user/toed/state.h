@@ -23,10 +23,13 @@
 #define MAX_MON 32 /* monitor clients at once */
 #define MAX_IFACES 32 /* --interface */
 #define MAX_CLIENTS 128 /* control clients at once, monitors not counted */
-#define CTL_DEADLINE_NS 2000000000ULL /* to send a request; to read its answer */
-#define CTL_LINGER_NS 1000000000ULL /* after the answer, for the client to close */
+#define CTL_DEADLINE_NS \
+	2000000000ULL /* to send a request; to read its answer */
+#define CTL_LINGER_NS \
+	1000000000ULL /* after the answer, for the client to close */
 
-#define NLAT_BUCKETS 12 /* neighbour propagation latency histogram (metrics.c) */
+#define NLAT_BUCKETS \
+	12 /* neighbour propagation latency histogram (metrics.c) */
 
 /* A control client (ctl.c): where it is in its one request. */
 enum client_state {
@@ -75,7 +78,8 @@ struct toed {
 	struct toe_cfg cfg; /* the configuration in force */
 	char *cfg_text; /* its file's text, as parsed (recorded at each apply) */
 	size_t cfg_len;
-	char src_shown[4096]; /* show_state.c: the source of another's policy, shown */
+	char src_shown
+		[4096]; /* show_state.c: the source of another's policy, shown */
 	struct toe_apply_stats ast; /* its last apply */
 	__u64 applied_ns;
 	/*
@@ -125,7 +129,8 @@ struct toed {
 		__u64 alloc, alloc_nospc, alloc_unreach, alloc_failed;
 		__u64 no_tid; /* offloaded by the datapath, no TID */
 		__u64 freed, free_failed, adopted, orphans, lost;
-		__u64 reserved, unreserved; /* TIDs into the pools, given back unused */
+		__u64 reserved,
+			unreserved; /* TIDs into the pools, given back unused */
 		__u64 demoted; /* flows toe_tid_demote sent to the host */
 		__u64 bind_refused; /* of alloc_*: a pool's TID the module would not bind */
 	} kst;
@@ -147,7 +152,8 @@ struct toed {
 		__u64 clients_timed_out, clients_over_limit;
 	} cst; /* the control socket (ctl.c) */
 	struct {
-		__u64 starts, stops; /* module LISTEN_START / STOP that succeeded */
+		__u64 starts,
+			stops; /* module LISTEN_START / STOP that succeeded */
 		__u64 failed; /* refused, or the table out of memory */
 		__u64 reconciled; /* of starts and stops, made by a reconcile */
 	} lst; /* listeners on module devices (listen.c) */

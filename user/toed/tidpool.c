@@ -57,7 +57,8 @@ static bool demote_open(void)
 			bpf_map__set_autocreate(map, false);
 	}
 	bpf_object__for_each_program(prog, s->obj)
-		bpf_program__set_autoload(prog, prog == s->progs.toe_tid_demote);
+		bpf_program__set_autoload(prog,
+					  prog == s->progs.toe_tid_demote);
 	if (opentoe__load(s)) {
 		logm(LOG_ERR,
 		     "cannot load toe_tid_demote: flows the kernel module refuses stay counted offloaded");
@@ -150,7 +151,8 @@ int pool_fill(__u32 i)
 	busy = k.tids_used + k.tids_reserved;
 	want = k.nconn > TOE_TID_POOL_MAX ? TOE_TID_POOL_MAX : k.nconn;
 	while (k.tids_reserved + n < want && busy + n < k.nconn) {
-		if (toe_genl_tid_reserve(&D->gl, mdev, &tid, err, sizeof(err))) {
+		if (toe_genl_tid_reserve(&D->gl, mdev, &tid, err,
+					 sizeof(err))) {
 			logm(LOG_DEBUG, "%s", err);
 			break;
 		}
@@ -200,7 +202,8 @@ void pool_put(__u32 i, __u32 tid)
 
 	if (fd < 0 || qmdev[i] != D->kmod_idx[i] ||
 	    bpf_map_update_elem(fd, NULL, &tid, BPF_ANY))
-		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err, sizeof(err));
+		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err,
+				  sizeof(err));
 }
 
 /*
@@ -221,8 +224,9 @@ int pool_take(__u32 (**out)[2])
 			continue;
 		while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
 			if (n == cap) {
-				void *p = realloc(v, (cap = cap ? 2 * cap : 256) *
-							     sizeof(*v));
+				void *p =
+					realloc(v, (cap = cap ? 2 * cap : 256) *
+							   sizeof(*v));
 
 				if (!p)
 					break;
@@ -259,18 +263,20 @@ int pool_queue_if_any(__u32 i)
  */
 bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason)
 {
-	struct toe_tid_demote a = { .cookie = cookie, .dev = dev, .tid = tid,
-				    .reason = reason };
+	struct toe_tid_demote a = {
+		.cookie = cookie, .dev = dev, .tid = tid, .reason = reason
+	};
 	struct toe_tid_demote o;
 	LIBBPF_OPTS(bpf_test_run_opts, ro, .data_in = &a,
 		    .data_size_in = sizeof(a), .data_out = &o,
 		    .data_size_out = sizeof(o), .repeat = 1);
 
 	if (!demote_open() ||
-	    bpf_prog_test_run_opts(bpf_program__fd(demote_skel->progs.toe_tid_demote),
-				   &ro)) {
-		logm(LOG_ERR, "cannot demote the flow of TID %u on device %u: %s",
-		     tid, dev, strerror(errno));
+	    bpf_prog_test_run_opts(
+		    bpf_program__fd(demote_skel->progs.toe_tid_demote), &ro)) {
+		logm(LOG_ERR,
+		     "cannot demote the flow of TID %u on device %u: %s", tid,
+		     dev, strerror(errno));
 		return false;
 	}
 	if (o.done)
