@@ -366,8 +366,10 @@ wait "$LSN" 2>/dev/null
 wait_for 50 has_lsn 5402 0
 tap $? "... and stops it when the listener closes"
 
-# ---- the module unloaded under toed
-echo 1 >/sys/bus/opentoe_sim/del_device && rmmod opentoe
+# ---- the module unloaded under toed: toed re-reads the devices after the
+# del_device event, and a generic-netlink request in flight holds the
+# module (rmmod: EAGAIN) for that moment, so rmmod is tried again.
+echo 1 >/sys/bus/opentoe_sim/del_device && wait_for 50 rmmod opentoe 2>/dev/null
 tap $? "del_device, rmmod opentoe with toed running"
 gone() { ! toectl -j devices | grep -q toe0; }
 wait_for 50 gone
