@@ -8,6 +8,15 @@ KSFT_SKIP=4
 TOE_TOP=${TOE_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 TOE_BUILD=${TOE_BUILD:-$TOE_TOP/build}
 export PATH=$TOE_BUILD:$PATH
+# The pinned maps' names (MAP_FLOWS=toe_flows ...; TOE_MAPS: all of them)
+# and the toe_stats indexes (STAT_XDP_FORWARD=37 ..., PARSE_BAD_IHL=7 ...),
+# which make generates from the tables under include/ (scripts/gen-names.py);
+# generated here when a tree is not built.
+if [ -r "$TOE_BUILD/toe_names.sh" ]; then
+	. "$TOE_BUILD/toe_names.sh"
+else
+	eval "$(python3 "$TOE_TOP/scripts/gen-names.py" "$TOE_TOP/include")"
+fi
 TOE_TEST_ID=${TOE_TEST_ID:-t$$}
 TOE_PIN_DIR=/sys/fs/bpf/opentoe-$TOE_TEST_ID
 # Where the kernel loads freplace programs (6.1), toe-loader puts toe_xdp
