@@ -96,7 +96,7 @@ listening() { nsenter --net="$NS" ss -Htln "sport = :$1" | grep -q .; }
 # switched to TCP (flow control).
 S_BYP_BYTES=52 S_BYP_TO_TCP=54
 stat_sum() {
-	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
+	bpftool -j map lookup pinned "$PIN/$MAP_STATS" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
 }
 # bytes that went through the namespace's loopback as TCP
 lo_bytes() { ip -n "$NSN" -s -j link show lo | jq '.[0].stats64.tx.bytes'; }
@@ -351,7 +351,7 @@ measure() {
 	read -ra s1 <<<"$LOADED"
 	byp=$((s1[0] - s0[0])) sw=$((s1[1] - s0[1])) lo=$((s1[2] - s0[2]))
 	if [ $ok = 1 ] && [ "$v" = bypass ] && [ $byp -le 0 ]; then
-		ok=0 WHY="the bypass carried nothing (toe_stats bypassed bytes did not grow)"
+		ok=0 WHY="the bypass carried nothing ($MAP_STATS bypassed bytes did not grow)"
 	elif [ $ok = 1 ] && [ "$v" = plain ] && [ $((s2[0] - s0[0])) -ne 0 ]; then
 		ok=0 WHY="bypassed bytes grew by $((s2[0] - s0[0])) in a plain run"
 	fi

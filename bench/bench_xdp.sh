@@ -25,9 +25,9 @@ defer "rm -f /sys/fs/bpf/xdp_pass-$TOE_TEST_ID"
 bpftool prog load "$TOE_BUILD/selftests/xdp_pass.bpf.o" /sys/fs/bpf/xdp_pass-$TOE_TEST_ID type xdp || exit 1
 floor=$(bpftool -j prog show pinned /sys/fs/bpf/xdp_pass-$TOE_TEST_ID | jq .id)
 for p in v4off v4host badihl; do $P $p "$work/$p.bin"; done
-bpftool map update pinned "$PIN/toe_flows" key hex $($P key 4 10.0.0.1 10.0.0.2 80 12345) value hex $($P flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $($P key 4 10.0.0.1 10.0.0.2 80 12345) value hex $($P flow 1)
 # (an offloaded record written by hand: its toe_flow_filter slot too)
-bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
 
 ns() { # PROG PKT -> ns per run
 	bpftool prog run id "$1" data_in "$work/$2.bin" repeat "$REPEAT" 2>&1 |

@@ -87,8 +87,8 @@ compare() {
 compare $((32 << 20)) 10
 compare $((6 << 20)) 15
 check "nginx logged no error" test ! -s "$TMP/nginx/error.log"
-check "no bypass socket is left in toe_byp_flows" \
-	bash -c "[ \"\$(bpftool -j map dump pinned $PIN/toe_byp_flows | jq length)\" = 0 ]"
+check "no bypass socket is left in $MAP_BYP_FLOWS" \
+	bash -c "[ \"\$(bpftool -j map dump pinned $PIN/$MAP_BYP_FLOWS | jq length)\" = 0 ]"
 check "every test connection closed (none left in the namespace)" \
 	bash -c "! nsenter --net=$NSA ss -Htn state established | grep -q ."
 finish

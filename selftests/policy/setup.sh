@@ -51,21 +51,21 @@ server() {
 }
 client() { in_cg a python3 "$TCPX" client "$@"; }
 
-flows() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c '[.[].formatted | .key + .value]'; }
+flows() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq -c '[.[].formatted | .key + .value]'; }
 dev_live() { # DEVINDEX FIELD
-	bpftool -j map lookup pinned "$PIN/toe_dev_live" key "$1" 0 0 0 | jq ".formatted.value.$2"
+	bpftool -j map lookup pinned "$PIN/$MAP_DEV_LIVE" key "$1" 0 0 0 | jq ".formatted.value.$2"
 }
 # Offloaded sockets counted in toe_flow_filter (its live halves, summed;
 # awk, not jq: 65536 entries).
 filter_live() {
-	bpftool map dump pinned "$PIN/toe_flow_filter" | awk '$1 == "\"live\":" { s += $2 } END { print s + 0 }'
+	bpftool map dump pinned "$PIN/$MAP_FLOW_FILTER" | awk '$1 == "\"live\":" { s += $2 } END { print s + 0 }'
 }
 stat_sum() { # INDEX
-	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
+	bpftool -j map lookup pinned "$PIN/$MAP_STATS" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
 }
 policy_serial() {
-	local g; g=$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)
-	bpftool -j map lookup pinned "$PIN/toe_pol_hdr" key "$g" 0 0 0 | jq .formatted.value.serial
+	local g; g=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)
+	bpftool -j map lookup pinned "$PIN/$MAP_POL_HDR" key "$g" 0 0 0 | jq .formatted.value.serial
 }
 # events_start: record ring-buffer events into $EVENTS until events_stop.
 events_start() {

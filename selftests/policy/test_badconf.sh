@@ -8,7 +8,7 @@ load_toe
 good=$(conf_t3 good 10 5500)
 apply "$good" >/dev/null || { fail "apply good"; finish; }
 serial=$(policy_serial)
-gen_before=$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq -c .)
+gen_before=$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq -c .)
 
 bad() { # NAME "LINE:COL: message part" <<config
 	local name=$1 want=$2 f out rc
@@ -21,7 +21,7 @@ bad() { # NAME "LINE:COL: message part" <<config
 	fi
 	out=$(toed --apply "$f" --pin-dir "$PIN" 2>&1); rc=$?
 	if [ $rc = 1 ] && grep -qF -- "$f:$want" <<<"$out" && [ "$(policy_serial)" = "$serial" ] &&
-	   [ "$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq -c .)" = "$gen_before" ]; then
+	   [ "$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq -c .)" = "$gen_before" ]; then
 		ok "apply rejects $name, policy $serial still in force"
 	else
 		fail "apply $name (rc=$rc): $out"

@@ -24,8 +24,8 @@ cfg=$(printf '%s\ntrack policy\n' "$body" | conf policy)
 all=$(printf '%s\ntrack all\n' "$body" | conf all)
 check "a configuration with 'track policy' applies" apply "$cfg"
 hdr() {
-	local g; g=$(bpftool -j map lookup pinned "$PIN/toe_pol_hdr" key \
-		"$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)" 0 0 0)
+	local g; g=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_HDR" key \
+		"$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)" 0 0 0)
 	jq -c .formatted.value <<<"$g"
 }
 check "  the policy in force says track 1 (policy)" jq -e '.track == 1' <<<"$(hdr)"

@@ -45,7 +45,7 @@ check "  every pair found its own peer ($((p1 - p0)) paired)" test $((p1 - p0)) 
 check "  none was left to TCP as not local or unsupported (+$((n1 - n0)), +$((u1 - u0)))" \
 	test $((n1 - n0)) = 0 -a $((u1 - u0)) = 0
 check "  the bypass carried their $total bytes (+$((b1 - b0)))" test $((b1 - b0)) -ge "$total"
-gone() { test "$(bpftool -j map dump pinned "$PIN/toe_flows" | jq length)" = 0; }
+gone() { test "$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq length)" = 0; }
 check "every record is gone" wait_for 10 gone
-check "toe_bypass holds no socket" test "$(bpftool map dump pinned "$PIN/toe_bypass" 2>/dev/null | grep -c '^key')" = 0
+check "$MAP_BYPASS holds no socket" test "$(bpftool map dump pinned "$PIN/$MAP_BYPASS" 2>/dev/null | grep -c '^key')" = 0
 finish

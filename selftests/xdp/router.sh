@@ -62,7 +62,7 @@ fill_neigh() {
 		case ,$st, in *,DELAY,*) bits=$((bits | 0x08)) ;; esac
 		case ,$st, in *,PROBE,*) bits=$((bits | 0x10)) ;; esac
 		case ,$st, in *,PERMANENT,*) bits=$((bits | 0x80)) ;; esac
-		bpftool map update pinned "$pin/toe_neigh" key hex $($PKT nkey "$idx" $fam "$dst") \
+		bpftool map update pinned "$pin/$MAP_NEIGH" key hex $($PKT nkey "$idx" $fam "$dst") \
 			value hex $($PKT nval "$mac" $bits) || return 1
 	done
 }
@@ -79,7 +79,7 @@ intact() {
 		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
 }
 stat_of() { # PIN INDEX -> counter summed over CPUs
-	bpftool -j map lookup pinned "$1/toe_stats" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
+	bpftool -j map lookup pinned "$1/$MAP_STATS" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
 }
 # enum toe_stat (include/opentoe.h)
 S_FLOW_HIT=33 S_REDIRECT_CPU=36 S_FORWARD=37 S_NEIGH_MISS=38 S_FWD_FLOWS=44 S_FWD_ENDED=45 S_FWD_SLOW=46

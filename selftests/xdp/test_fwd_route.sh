@@ -50,7 +50,7 @@ defer "nsx r iptables -F FORWARD"
 kfwd_r2() { nsx r iptables -L FORWARD -vnx | awk '$7 == "r2" { n += $1 } END { print n + 0 }'; }
 rx_s2() { nsx s cat /proc/net/dev | awk -F'[: ]+' '$2 == "s2" { print $4 }'; }
 fwd_est() { # PORT -> established toe_fwd entries of PORT
-	bpftool -j map dump pinned "$PIN/toe_fwd" |
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length'
 }
 
@@ -59,7 +59,7 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 9 >"$work/flow.json"
 FLOW=$NSX_PID
 est_5301() { test "$(fwd_est 5301)" = 1; }
-check "a real flow is admitted to the fast path (toe_fwd: established)" wait_for 3 est_5301
+check "a real flow is admitted to the fast path ($MAP_FWD: established)" wait_for 3 est_5301
 nsx_bg s $FORGE rx s1 0.01 8 >"$work/rx1"
 nsx_bg s $FORGE rx s2 0.01 8 >"$work/rx2"
 S_CACHED=$(stat_index XDP_FWD_CACHED)
@@ -70,8 +70,8 @@ if [ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ]; then
 	ok "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
 else
 	fail "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
-	bpftool -j map dump pinned "$PIN/toe_fwd_gen" | jq -c '.[0].formatted.value' | sed 's/^/# toe_fwd_gen /'
-	bpftool -j map dump pinned "$PIN/toe_fwd" | jq -c '.[].formatted.value | [.netns, .rt]' | sed 's/^/# toe_fwd /'
+	bpftool -j map dump pinned "$PIN/$MAP_FWD_GEN" | jq -c '.[0].formatted.value' | sed "s/^/# $MAP_FWD_GEN /"
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c '.[].formatted.value | [.netns, .rt]' | sed "s/^/# $MAP_FWD /"
 fi
 
 # since FILE T: ms from T to the first 10 ms sample of FILE (an interface's
@@ -117,11 +117,11 @@ a=$(since "$work/rx1" "$t4")
 check "  deleted again: the flow resumes ($a ms after)" test "$a" -lt 2000
 timeout 20 tail --pid=$FLOW -f /dev/null
 check "the transfer arrived whole through every change (sha256)" intact flow
-check "nothing but the flow's own entry in toe_fwd, and it ended ($(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length) left)" \
-	wait_for 3 test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = 0
+check "nothing but the flow's own entry in $MAP_FWD, and it ended ($(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length) left)" \
+	wait_for 3 test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)" = 0
 
 # toed --no-route-cache: route generation 0 kept, so nothing is cached
-rt_gen() { bpftool -j map lookup pinned "$PIN/toe_fwd_gen" key 0 0 0 0 | jq .formatted.value.rt_gen; }
+rt_gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq .formatted.value.rt_gen; }
 g1=$(rt_gen)
 kill "$TOED"; wait "$TOED" 2>/dev/null
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --no-route-cache >>"$work/toed.log" 2>&1

@@ -61,7 +61,7 @@ N=40000000
 h0=$(stat_of "$PIN" $S_FLOW_HIT)
 NAME=off xfer --port 7001 --bytes $N
 h1=$(stat_of "$PIN" $S_FLOW_HIT)
-echo "offloaded flow: $N bytes; toe_stats flow hits +$((h1 - h0))"
+echo "offloaded flow: $N bytes; $MAP_STATS flow hits +$((h1 - h0))"
 check "offloaded flow: $N bytes intact" intact off
 # Segments, not GRO packets: at least one per 1500 bytes of data.
 check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((h1 - h0)) -ge $((N / 1500))
@@ -70,7 +70,7 @@ check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((
 NAME=live xfer --port 7001 --seconds $(slow 3) &
 cpid=$!
 sample() { # -> "packets bytes" tc counted in the one offloaded flow of port 7001
-	bpftool -j map dump pinned "$PIN/toe_flows" |
+	bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
 		jq -r '[.[] | select(.formatted.key.lport == 7001)] | select(length == 1) | .[0] |
 			.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"'
 }
@@ -92,7 +92,7 @@ h0=$(stat_of "$PIN" $S_FLOW_HIT)
 NAME=host xfer --port 7002 --seconds $(slow 2) &
 cpid=$!
 sleep $(slow 1)	# (while it runs: its record goes at close)
-host=$(bpftool -j map dump pinned "$PIN/toe_flows" |
+host=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
 	jq -r '[.[] | select(.formatted.key.lport == 7002) | .formatted.value] |
 		select(length == 1) | .[0] | "\(.decision) \(.xdp_packets) \(.xdp_bytes)"')
 wait $cpid
@@ -120,7 +120,7 @@ check_not "iptables DROP in INPUT stops the host flow" nsx a timeout 5 python3 "
 nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP
 
 # steer cpu / forward on a tc interface: refused, policy in force kept.
-serial() { bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq '[.[].formatted.value.serial] | max'; }
+serial() { bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max'; }
 s0=$(serial)
 for st in "cpu 1" forward; do
 	printf 'device c2 type software nconn 10 dev vb steer %s\nrule offload dev c2 lport 7001\n' "$st" >"$work/bad.conf"

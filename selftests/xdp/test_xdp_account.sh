@@ -26,21 +26,21 @@ run() { # PKT REPEAT -> return value
 	bpftool prog run id "$prog" data_in "$work/$1.bin" repeat "$2" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'
 }
 pkts() { # KEY-HEX -> "packets bytes" XDP counted in the flow's record, or "none"
-	bpftool -j map lookup pinned "$PIN/toe_flows" key hex $1 2>/dev/null |
+	bpftool -j map lookup pinned "$PIN/$MAP_FLOWS" key hex $1 2>/dev/null |
 		jq -r '.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"' 2>/dev/null || echo none
 }
-stat_of() { bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'; }
-flows() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c 'sort_by(.key)'; }
+stat_of() { bpftool -j map lookup pinned "$PIN/$MAP_STATS" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'; }
+flows() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq -c 'sort_by(.key)'; }
 
 K4=$($P key 4 10.0.0.1 10.0.0.2 80 12345)
 K4h=$($P key 4 10.0.0.1 10.0.0.2 80 12347)
 K6=$($P key 6 fd00::1 fd00::2 443 4444)
-bpftool map update pinned "$PIN/toe_flows" key hex $K4 value hex $($P flow 1)
-bpftool map update pinned "$PIN/toe_flows" key hex $K4h value hex $($P flow 0)
-bpftool map update pinned "$PIN/toe_flows" key hex $K6 value hex $($P flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $K4 value hex $($P flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $K4h value hex $($P flow 0)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $K6 value hex $($P flow 1)
 # Offloaded records written by hand: their toe_flow_filter slots too.
-bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
-bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 6 fd00::1 fd00::2 443 4444)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 6 fd00::1 fd00::2 443 4444)
 
 len4=$(stat -c %s "$work/v4off.bin"); len6=$(stat -c %s "$work/v6off.bin"); leno=$(stat -c %s "$work/v4opts.bin")
 check "offloaded IPv4 flow: XDP_PASS" test "$(run v4off 1000)" = 2

@@ -48,7 +48,7 @@ xdp_id() { nsx a ip -j link show dev va | jq -r '.[0].xdp.prog.id // 0'; }
 # TOE_S_BASE: malformed or unknown frames; well-formed non-TCP is not
 # counted), summed over CPUs
 odd() {
-	bpftool -j map dump pinned "$PIN/toe_stats" |
+	bpftool -j map dump pinned "$PIN/$MAP_STATS" |
 		jq '[.[] | select(.formatted.key < 32) | .formatted.values[].value] | add // 0'
 }
 # N frames of an unknown ethertype (toe_xdp counts them) from vb to va

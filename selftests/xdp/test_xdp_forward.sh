@@ -47,7 +47,7 @@ xfer() {
 	return $rc
 }
 fwd_live() { # PORT -> "packets bytes" of the one established toe_fwd entry of PORT
-	bpftool -j map dump pinned "$PIN/toe_fwd" |
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq -r --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p)
 			and .formatted.value.state == 3) | .formatted.value] | select(length == 1) | .[0] |
 			"\(.packets) \(.bytes)"'
@@ -82,8 +82,8 @@ set -- $(fwd_live 5201); p1=${1:-0} b1=${2:-0}
 sleep "$(slow 0.5)"
 set -- $(fwd_live 5201); p2=${1:-0} b2=${2:-0}
 wait $cpid
-echo "running flow's toe_fwd counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
-check "  per-flow counters in its toe_fwd entry grow while it runs ($p1 -> $p2 packets)" \
+echo "running flow's $MAP_FWD counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
+check "  per-flow counters in its $MAP_FWD entry grow while it runs ($p1 -> $p2 packets)" \
 	test "$p1" -gt 0 -a "$p2" -gt "$p1" -a "$b2" -gt "$b1"
 check "  at most one frame's bytes a packet ($((b2 / (p2 > 0 ? p2 : 1))) on average)" \
 	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1514

@@ -51,19 +51,19 @@ show() { $PKT show "$work/$1.out"; }
 same() { cmp -s "$work/$1.bin" "$work/$1.out"; }
 st() { stat_of "$PIN" "$1"; }
 fwd_state() { # FAM A AP B BP -> state or "none"
-	bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey "$@") 2>/dev/null |
+	bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey "$@") 2>/dev/null |
 		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
 }
 half_state() { # FAM A AP B BP -> toe_fwd_half state or "none"
-	bpftool -j map lookup pinned "$PIN/toe_fwd_half" key hex $($PKT ckey "$@") 2>/dev/null |
+	bpftool -j map lookup pinned "$PIN/$MAP_FWD_HALF" key hex $($PKT ckey "$@") 2>/dev/null |
 		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
 }
 # setgen GEN LEASE_NS: what toed writes into toe_fwd_gen
-setgen() { bpftool map update pinned "$PIN/toe_fwd_gen" key 0 0 0 0 value hex $($PKT gen "$1" "$2"); }
+setgen() { bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex $($PKT gen "$1" "$2"); }
 FAR=4611686018427387904 # a lease that does not run out during the test
 setgen 0 $FAR
 nset() { # IFINDEX FAM ADDR MAC [STATE [HAS_MAC]]
-	bpftool map update pinned "$PIN/toe_neigh" key hex $($PKT nkey "$1" "$2" "$3") value hex $($PKT nval "${@:4}")
+	bpftool map update pinned "$PIN/$MAP_NEIGH" key hex $($PKT nkey "$1" "$2" "$3") value hex $($PKT nval "${@:4}")
 }
 nset $IF1 4 $S4 $NMAC
 nset $IF1 6 $S6 $NMAC6
@@ -77,8 +77,8 @@ pk badsynack 4 $S4 $C4 5201 $CP SA 5000 7777 64 0
 pk data 4 $C4 $S4 $CP 5201 PA 1001 5001 64 1000
 flows0=$(st $S_FWD_FLOWS)
 check "SYN of a flow policy names: XDP_PASS" test "$(run $IF0 syn)" = 2
-check "  XDP writes nothing for it (toe_fwd, toe_fwd_half)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(half_state 4 $C4 $CP $S4 5201)" = none
-check "the stack forwards the SYN r0 -> r1: toe_egress passes it on (TCX_NEXT), half-open in toe_fwd_half" \
+check "  XDP writes nothing for it ($MAP_FWD, $MAP_FWD_HALF)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(half_state 4 $C4 $CP $S4 5201)" = none
+check "the stack forwards the SYN r0 -> r1: toe_egress passes it on (TCX_NEXT), half-open in $MAP_FWD_HALF" \
 	test "$(eg $IF0 $IF1 syn)" = 4294967295 -a "$(half_state 4 $C4 $CP $S4 5201)" = 1 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 check "data before the handshake completed: XDP_PASS, untouched" test "$(run $IF0 data0)" = 2 -a -n "$(same data0 && echo y)"
 eg $IF0 $IF0 synack >/dev/null
@@ -89,7 +89,7 @@ eg $IF1 $IF0 badsynack >/dev/null
 check "SYN-ACK not acking the SYN: not admitted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 check "SYN-ACK only through XDP (not forwarded by the stack): XDP_PASS, not admitted" test "$(run $IF1 synack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 eg $IF1 $IF0 synack >/dev/null
-check "the stack forwards the SYN-ACK r1 -> r0, acking the SYN: ESTABLISHED, out of toe_fwd_half" \
+check "the stack forwards the SYN-ACK r1 -> r0, acking the SYN: ESTABLISHED, out of $MAP_FWD_HALF" \
 	test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(half_state 4 $C4 $CP $S4 5201)" = none
 check "  counted as a fast-path flow" test "$(st $S_FWD_FLOWS)" = $((flows0 + 1))
 wif0=$(st $S_FWD_WRONG_IF)
@@ -99,13 +99,13 @@ fw0=$(st $S_FORWARD)
 check "data of the established flow: XDP_REDIRECT" test "$(run $IF0 data)" = 4
 out=$(show data)
 echo "forwarded: $out"
-check "  destination MAC: the next hop's, from toe_neigh" test "$(jq -r .dmac <<<"$out")" = $NMAC
+check "  destination MAC: the next hop's, from $MAP_NEIGH" test "$(jq -r .dmac <<<"$out")" = $NMAC
 check "  source MAC: the egress interface's (r1)" test "$(jq -r .smac <<<"$out")" = "$MAC_R1"
 check "  TTL 64 -> 63" test "$(jq .ttl <<<"$out")" = 63
 check "  IPv4 header checksum still valid (incremental update)" test "$(jq .csum_ok <<<"$out")" = true
 check "  rest of the frame unchanged" cmp -s <(tail -c +35 "$work/data.bin") <(tail -c +35 "$work/data.out")
 check "  TOE_S_XDP_FORWARD counted" test "$(st $S_FORWARD)" = $((fw0 + 1))
-cnt=$(bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
+cnt=$(bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
 	jq -r '.formatted.value | "\(.packets) \(.bytes)"')
 check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
 
@@ -116,7 +116,7 @@ check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test
 RNS=$(nsx r stat -L -c %i /proc/self/ns/net)
 OMAC=02:00:00:00:00:99
 setgenrt() { # GEN LEASE_NS RT_GEN [RT_NETNS]
-	bpftool map update pinned "$PIN/toe_fwd_gen" key 0 0 0 0 value hex $($PKT gen "$1" "$2" "$3" "${4:-$RNS}")
+	bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex $($PKT gen "$1" "$2" "$3" "${4:-$RNS}")
 }
 dmac_of() { show "$1" | jq -r .dmac; }
 S_CACHED=$(stat_index XDP_FWD_CACHED)
@@ -134,7 +134,7 @@ check "  rt_gen bumped: looked up again, the new MAC" test "$r" = 4 -a "$(dmac_o
 nset $IF1 4 $S4 $NMAC
 setgenrt 0 $FAR 8 1
 r=$(run $IF0 data)
-check "  rt_gen of another namespace: not the cached route (toe_neigh's MAC)" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
+check "  rt_gen of another namespace: not the cached route ($MAP_NEIGH's MAC)" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
 setgenrt 0 $FAR 8 # the cache holds $OMAC under 8: stale, unannounced
 
 # ---- the firewall changed (toed bumps the generation): re-admission
@@ -155,7 +155,7 @@ if [ "${TOE_SLOW:-1}" = 1 ]; then
 	setgenrt 1 0 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
 	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
 	check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$r" = 4
-	check "  with the lease out, not by the cached route: toe_neigh's MAC" test "$(dmac_of data)" = $NMAC
+	check "  with the lease out, not by the cached route: $MAP_NEIGH's MAC" test "$(dmac_of data)" = $NMAC
 	sleep 1.2
 	check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
 	eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
@@ -167,7 +167,7 @@ else
 	setgenrt 1 $FAR 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
 	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
 	check "  data: XDP_REDIRECT again" test "$r" = 4
-	for d in "  with the lease out, not by the cached route: toe_neigh's MAC" \
+	for d in "  with the lease out, not by the cached route: $MAP_NEIGH's MAC" \
 		"lease out, admitted over 1 s ago: XDP_PASS, READMIT" \
 		"  the stack forwards it both ways: forwarded again"; do
 		ok "$d # SKIP a 1 s window of real time; under emulation (TOE_SLOW=$TOE_SLOW) one step takes longer"
@@ -216,12 +216,12 @@ check "RST from the server: XDP_PASS, fast path ended" test "$(run $IF1 rst2)" =
 # ---- flows that are never tracked
 pk hostsyn 4 $C4 $S4 40003 5202 S 1 0 64 0
 pk localsyn 4 $C4 $R4b 40004 5201 S 1 0 64 0
-n0=$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)
+n0=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)
 check "SYN of a flow no rule names (port 5202): XDP_PASS" test "$(run $IF0 hostsyn)" = 2
 eg $IF0 $IF1 hostsyn >/dev/null
-check "  and the stack forwarding it: not in toe_fwd_half" test "$(half_state 4 $C4 40003 $S4 5202)" = none
+check "  and the stack forwarding it: not in $MAP_FWD_HALF" test "$(half_state 4 $C4 40003 $S4 5202)" = none
 check "SYN to the router itself: XDP_PASS" test "$(run $IF0 localsyn)" = 2
-check "  neither wrote an entry (host flows cost no map write)" test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = "$n0"
+check "  neither wrote an entry (host flows cost no map write)" test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)" = "$n0"
 
 # ---- IPv6: hop limit, no checksum
 pk syn6 6 $C6 $S6 40005 5201 S 10 0 64 0
@@ -245,7 +245,7 @@ rule offload dev fwd rport 5201
 EOF
 chmod 600 "$work/acct.conf"
 toed --apply "$work/acct.conf" --pin-dir "$PIN" >/dev/null
-check "policy without forward devices: toe_xdp_conf.fwd_devs = 0" test "$(bpftool -j map lookup pinned "$PIN/toe_xdp_conf" key 0 0 0 0 | jq .formatted.value.fwd_devs)" = 0
+check "policy without forward devices: $MAP_XDP_CONF.fwd_devs = 0" test "$(bpftool -j map lookup pinned "$PIN/$MAP_XDP_CONF" key 0 0 0 0 | jq .formatted.value.fwd_devs)" = 0
 check "  an established flow's data: XDP_PASS, untouched" test "$(run $IF0 data6)" = 2 -a -n "$(same data6 && echo y)"
 pk syn7 4 $C4 $S4 40007 5201 S 1 0 64 0
 check "  a new SYN is not tracked" test "$(run $IF0 syn7)" = 2 -a "$(eg $IF0 $IF1 syn7)" = 4294967295 -a "$(half_state 4 $C4 40007 $S4 5201)" = none

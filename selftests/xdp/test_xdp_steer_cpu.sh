@@ -36,12 +36,12 @@ toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null || { fail "apply
 st() { stat_of "$PIN" "$1"; }
 cpumap_qsize() { # (the cpumap has no BTF: the value's first 4 bytes, little-endian)
 	local h
-	h=$(bpftool -j map lookup pinned "$PIN/toe_cpumap" key $CPU 0 0 0 2>/dev/null |
+	h=$(bpftool -j map lookup pinned "$PIN/$MAP_CPUMAP" key $CPU 0 0 0 2>/dev/null |
 		jq -r '.value[0:4] | map(ltrimstr("0x")) | reverse | join("")' 2>/dev/null)
 	[ -n "$h" ] && echo $((16#$h))
 }
 check "the apply made the cpumap entry of CPU $CPU (qsize 2048)" test "$(cpumap_qsize)" = 2048
-mapid=$(bpftool -j map show pinned "$PIN/toe_cpumap" | jq .id)
+mapid=$(bpftool -j map show pinned "$PIN/$MAP_CPUMAP" | jq .id)
 kt=$(ps -eo pid=,comm= | awk -v n="cpumap/$CPU/map:$mapid" '$2 == n { print $1 }')
 check "  its kernel thread cpumap/$CPU/map:$mapid runs on CPU $CPU" test -n "$kt" -a "$(ps -o psr= -p "${kt:-0}" | tr -d ' ')" = $CPU
 ticks() { awk '{ print $14 + $15 }' /proc/$kt/stat; }
@@ -71,13 +71,13 @@ check "  and arrives intact" intact host
 
 # BPF_PROG_TEST_RUN: the same decision on one packet.
 prog=$(nsx b toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp") | .id][0]')
-bpftool map update pinned "$PIN/toe_flows" key hex $(nsx b $PKT key 4 $B4 $A4 7001 40000) value hex $($PKT flow 1)
-bpftool map update pinned "$PIN/toe_flow_filter" $(nsx b $PKT filter 4 $B4 $A4 7001 40000)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $(nsx b $PKT key 4 $B4 $A4 7001 40000) value hex $($PKT flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $(nsx b $PKT filter 4 $B4 $A4 7001 40000)
 $PKT tcp "$work/p.bin" 4 $A4 $B4 40000 7001 A 1 1 64 100
 runp() { nsx b bpftool prog run id "$prog" data_in "$work/p.bin" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'; }
 check "test run: packet of the offloaded flow -> XDP_REDIRECT" test "$(runp)" = 4
 
-bpftool map delete pinned "$PIN/toe_cpumap" key $CPU 0 0 0
+bpftool map delete pinned "$PIN/$MAP_CPUMAP" key $CPU 0 0 0
 check "cpumap entry deleted" test -z "$(cpumap_qsize)"
 check "test run: entry missing -> XDP_PASS" test "$(runp)" = 2
 r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT)
@@ -88,11 +88,11 @@ check "  counted (flow hits +$((h1 - h0))), not redirected" test $((h1 - h0)) -g
 
 toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null
 check "re-apply makes the entry again" test "$(cpumap_qsize)" = 2048
-serial=$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq '[.[].formatted.value.serial] | max')
+serial=$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max')
 err=$(toed --apply "$(conf bad cpu 99)" --pin-dir "$PIN" 2>&1)
 echo "steer cpu 99: $err"
 check "steer cpu 99 on a $(nproc)-CPU machine: apply refused" test -n "$(grep -i 'cpu 99' <<<"$err")"
-check "  policy in force unchanged" test "$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq '[.[].formatted.value.serial] | max')" = "$serial"
+check "  policy in force unchanged" test "$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max')" = "$serial"
 toed --apply "$(conf acct account)" --pin-dir "$PIN" >/dev/null
 check "a policy no longer naming CPU $CPU removes its entry" test -z "$(cpumap_qsize)"
 check "  and its packets are passed (test run -> XDP_PASS)" test "$(runp)" = 2
