@@ -97,7 +97,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		k0=$(ip_forwarded); x0=0
 		rt0=0 rc0=0 rt1=0 rc1=0
 		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
-			x0=$(stat_of "$PIN" $S_FORWARD)
+			x0=$(stat_of "$PIN" $STAT_XDP_FORWARD)
 			read -r rt0 rc0 < <(prog_stats)
 		fi
 		b0=$(busy)
@@ -105,7 +105,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		b1=$(busy)
 		k=$(( $(ip_forwarded) - k0 )); x=0
 		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
-			x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+			x=$(( $(stat_of "$PIN" $STAT_XDP_FORWARD) - x0 ))
 			read -r rt1 rc1 < <(prog_stats)
 		fi
 		off $v
@@ -173,12 +173,12 @@ open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
 		hold=$!
 		wait_for 5 test -s "$work/hold" || { echo "pps: no connection through the router ($v)" >&2; exit 1; }
 		k0=$(ip_forwarded); x0=0; s0=$(rx_s1)
-		[ $v = xdp ] && x0=$(stat_of "$PIN" $S_FORWARD)
+		[ $v = xdp ] && x0=$(stat_of "$PIN" $STAT_XDP_FORWARD)
 		out=$(nsx c "$BLAST" -i c0 -s "$cmac" -d "$rmac" -S $C4 -D $S4 -p "$(cat "$work/hold")" -P 5202 -t "$PPS_SECS") ||
 			{ echo "pps: pktblast failed ($v)" >&2; exit 1; }
 		sleep 0.2
 		k=$(( $(ip_forwarded) - k0 )); x=0; rx=$(( $(rx_s1) - s0 ))
-		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $STAT_XDP_FORWARD) - x0 ))
 		kill $hold; wait $hold 2>/dev/null
 		off $v
 		jq -r --arg v $v --argjson r $r --argjson k $k --argjson x $x --argjson rx $rx \

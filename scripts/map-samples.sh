@@ -177,8 +177,8 @@ for m in "${maps[@]}"; do
 		bpftool -j map dump pinned "$PIN/$m" |
 			jq -c '.[].formatted | select(.value.live + .value.loaded > 0)' | head -n "$LINES_MAX" ;;
 	$MAP_STATS)
-		echo "# index 39 = TOE_S_ESTABLISHED (enum toe_stat, include/opentoe.h)"
-		show bpftool map lookup pinned "$PIN/$m" key 39 0 0 0 ;;
+		echo "# index $STAT_ESTABLISHED = TOE_S_ESTABLISHED (enum toe_stat, include/opentoe.h)"
+		show bpftool map lookup pinned "$PIN/$m" key $STAT_ESTABLISHED 0 0 0 ;;
 	$MAP_POL_RULES)
 		echo "# rule 0 of generation $gen (in force): index $gen * 131072 + 0"
 		show_index "$m" $((gen * 131072)) ;;

@@ -176,18 +176,10 @@ two_hosts() {
 	return 0
 }
 
-# stat_index NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe.h
-# (TOE_STAT_TABLE: one X(ID, ...) a counter, in order from TOE_S_BASE)
-stat_index() {
-	awk -v want="$1" '
-		/^#define TOE_STAT_TABLE/ { on = 1; next }
-		on && match($0, /X\([A-Z0-9_]+,/) {
-			if (substr($0, RSTART + 2, RLENGTH - 3) == want) { found = n }
-			n++
-		}
-		on && !/\\$/ { on = 0 }
-		/^\tTOE_S_BASE = [0-9]+/ { split($0, b, "= *"); base = b[2] + 0 }
-		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe.h"
+# stat_of PIN INDEX: toe_stats' counter INDEX (STAT_XDP_FORWARD ..., PARSE_BAD_IHL
+# ...) of the datapath pinned in PIN, summed over the CPUs.
+stat_of() {
+	bpftool -j map lookup pinned "$1/$MAP_STATS" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
 }
 
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit

@@ -60,9 +60,7 @@ dev_live() { # DEVINDEX FIELD
 filter_live() {
 	bpftool map dump pinned "$PIN/$MAP_FLOW_FILTER" | awk '$1 == "\"live\":" { s += $2 } END { print s + 0 }'
 }
-stat_sum() { # INDEX
-	bpftool -j map lookup pinned "$PIN/$MAP_STATS" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
-}
+stat_sum() { stat_of "$PIN" "$1"; } # INDEX (STAT_ESTABLISHED ...)
 policy_serial() {
 	local g; g=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)
 	bpftool -j map lookup pinned "$PIN/$MAP_POL_HDR" key "$g" 0 0 0 | jq .formatted.value.serial

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/../toed/setup.sh"
 plan 15
 need_cmd ping
-S_FLOW_EVICTED=41 # enum toe_stat
 SEND=3000000 REPLY=2000000
 
 ns_add h || { fail "namespace h"; finish; }
@@ -101,7 +100,7 @@ gone() { test "$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq length)" = 0;
 check "every record is gone once the connections closed" wait_for 10 gone
 check "$MAP_BYPASS holds no socket" test "$(bpftool map dump pinned "$PIN/$MAP_BYPASS" 2>/dev/null | grep -c '^key')" = 0
 check "$MAP_FLOW_FILTER counts nothing, t3's slots are free" test "$(filter_live)" = 0 -a "$(dev_live 0 live)" = 0
-check "no record was counted evicted" test "$(stat_sum $S_FLOW_EVICTED)" = 0
+check "no record was counted evicted" test "$(stat_sum $STAT_FLOW_EVICTED)" = 0
 closes() { # NS LPORT: the text monitor's flow_closed lines of that end
 	grep -F "[flow_closed]" "$MON" | grep -F ":$2 " | grep -c " netns $1\$"
 }

@@ -16,7 +16,6 @@
 NT=${TOE_TENANTS:-32}
 plan 22
 TENANT=$TOE_TOP/selftests/tools/tenant.py
-S_CLOSED=40 S_FLOW_EVICTED=41 # enum toe_stat
 
 load_toe || { fail "load"; finish; }
 cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 rport 7777\n' | conf tenants)
@@ -132,6 +131,6 @@ check "$MAP_BYPASS holds no socket" test "$(bpftool -j map show pinned "$PIN/$MA
 check "$MAP_FLOW_FILTER counts nothing" test "$(filter_live)" = 0
 check "t3's slots are all free again" test "$(dev_live 0 live)" = 0
 check "toed holds no TID" jq -e '.kmod.tids_held == 0' < <(ctl -j status)
-check "no record was counted evicted ($(stat_sum $S_FLOW_EVICTED)), $((2 * NT)) closes counted" \
-	test "$(stat_sum $S_FLOW_EVICTED)" = 0 -a "$(stat_sum $S_CLOSED)" = $((2 * NT))
+check "no record was counted evicted ($(stat_sum $STAT_FLOW_EVICTED)), $((2 * NT)) closes counted" \
+	test "$(stat_sum $STAT_FLOW_EVICTED)" = 0 -a "$(stat_sum $STAT_CLOSED)" = $((2 * NT))
 finish

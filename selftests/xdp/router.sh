@@ -78,12 +78,6 @@ intact() {
 	grep "\"peer_port\": $lp," "$work/server.out" |
 		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
 }
-stat_of() { # PIN INDEX -> counter summed over CPUs
-	bpftool -j map lookup pinned "$1/$MAP_STATS" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
-}
-# enum toe_stat (include/opentoe.h)
-S_FLOW_HIT=33 S_REDIRECT_CPU=36 S_FORWARD=37 S_NEIGH_MISS=38 S_FWD_FLOWS=44 S_FWD_ENDED=45 S_FWD_SLOW=46
-S_FWD_WRONG_IF=56 S_FWD_READMIT=57 S_FWD_READMITTED=58 S_FWD_HALF=59
 
 # ip_forwarded: datagrams the router's kernel forwarded (IPv4 + IPv6).
 ip_forwarded() {

@@ -83,7 +83,7 @@ forged() {
 	"$@"
 	wait $cpid
 }
-flows0=$(st $S_FWD_FLOWS)
+flows0=$(st $STAT_XDP_FWD_FLOWS)
 round() { # TAG BASE_PORT: the three forgeries, client ports BASE.., the checks
 	local tag=$1 b=$2
 	forged ${tag}_client s s1 5201 nsx c $FORGE handshake c0 $R0MAC sakd $C4 $b $S4 5201 20000
@@ -99,7 +99,7 @@ round() { # TAG BASE_PORT: the three forgeries, client ports BASE.., the checks
 	check "$tag: server side alone, toward the client's port 5201: no byte at the client ($(cat "$work/${tag}_server"))" \
 		test "$(cat "$work/${tag}_server")" = 0
 	check "$tag: nothing entered $MAP_FWD ($(n_fwd) entries), no admission counted" \
-		test "$(n_fwd)" = 0 -a "$(st $S_FWD_FLOWS)" = "$flows0"
+		test "$(n_fwd)" = 0 -a "$(st $STAT_XDP_FWD_FLOWS)" = "$flows0"
 }
 round drop 40100
 # The same with conntrack tracking the forwarded packets, INVALID dropped.
@@ -112,7 +112,7 @@ round conntrack 40200
 nsx r iptables -F FORWARD
 forged nodrop_client s s1 5201 nsx c $FORGE handshake c0 $R0MAC sakd $C4 40300 $S4 5201 20000
 check "no FORWARD rule, client alone: nothing enters $MAP_FWD (the data is the stack's: $(cat "$work/nodrop_client") bytes)" \
-	test "$(n_fwd)" = 0 -a "$(st $S_FWD_FLOWS)" = "$flows0"
+	test "$(n_fwd)" = 0 -a "$(st $STAT_XDP_FWD_FLOWS)" = "$flows0"
 
 # ---- a running fast-path flow, then a DROP rule for it
 nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
@@ -138,9 +138,9 @@ set -- $(fwd_entry 5301)
 check "  its $MAP_FWD entry waits for re-admission (state ${1:-none}: 4 readmit)" test "${1:-0}" = 4
 nsx r iptables -D FORWARD -p tcp --dport 5301 -j DROP
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null # the stalled first flow
-a0=$(st $S_FWD_FLOWS) x0=$(st $S_FORWARD)
+a0=$(st $STAT_XDP_FWD_FLOWS) x0=$(st $STAT_XDP_FORWARD)
 nsx c timeout 20 python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 --connect-timeout 3 >"$work/after.json"
-a1=$(st $S_FWD_FLOWS) x1=$(st $S_FORWARD)
+a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $STAT_XDP_FORWARD)
 check "the rule removed: a new connection gets through intact" intact after
 check "  and is admitted to the fast path again ($((a1 - a0)) admission, XDP forwarded $((x1 - x0)) packets)" \
 	test $((a1 - a0)) -ge 1 -a $((x1 - x0)) -ge $((20000000 / 1500 / 2))
@@ -154,12 +154,12 @@ wait_for 3 est_5301 || fail "the flow before the flood is admitted"
 sleep 0.5
 set -- $(fwd_entry 5301); p0=${2:-0}
 k0=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')
-h0=$(st $S_FWD_HALF); n0=$(n_fwd)
+h0=$(st $STAT_FWD_HALF); n0=$(n_fwd)
 read -r sent secs < <(nsx c $FORGE flood c0 $R0MAC 100000 10.211.1 $S4 5201)
 sleep 0.5
 set -- $(fwd_entry 5301); st1=${1:-none} p1=${2:-0}
 k1=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')
-h1=$(st $S_FWD_HALF); n1=$(n_fwd)
+h1=$(st $STAT_FWD_HALF); n1=$(n_fwd)
 kill $FLOW 2>/dev/null
 K=$((k1 - k0)) X=$((p1 - p0))
 echo "flood: $sent SYNs in $secs s; the stack forwarded $((h1 - h0)) of them into $MAP_FWD_HALF; the flow: XDP $X packets, kernel $K; $MAP_FWD $n0 -> $n1 entries"

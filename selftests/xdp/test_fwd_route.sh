@@ -62,10 +62,9 @@ est_5301() { test "$(fwd_est 5301)" = 1; }
 check "a real flow is admitted to the fast path ($MAP_FWD: established)" wait_for 3 est_5301
 nsx_bg s $FORGE rx s1 0.01 8 >"$work/rx1"
 nsx_bg s $FORGE rx s2 0.01 8 >"$work/rx2"
-S_CACHED=$(stat_index XDP_FWD_CACHED)
-f0=$(st $S_FORWARD) c0=$(st "$S_CACHED")
+f0=$(st $STAT_XDP_FORWARD) c0=$(st "$STAT_XDP_FWD_CACHED")
 sleep 0.7
-F=$(($(st $S_FORWARD) - f0)) C=$(($(st "$S_CACHED") - c0))
+F=$(($(st $STAT_XDP_FORWARD) - f0)) C=$(($(st "$STAT_XDP_FWD_CACHED") - c0))
 if [ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ]; then
 	ok "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
 else

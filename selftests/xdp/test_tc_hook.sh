@@ -58,9 +58,9 @@ xfer() {
 }
 
 N=40000000
-h0=$(stat_of "$PIN" $S_FLOW_HIT)
+h0=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 NAME=off xfer --port 7001 --bytes $N
-h1=$(stat_of "$PIN" $S_FLOW_HIT)
+h1=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 echo "offloaded flow: $N bytes; $MAP_STATS flow hits +$((h1 - h0))"
 check "offloaded flow: $N bytes intact" intact off
 # Segments, not GRO packets: at least one per 1500 bytes of data.
@@ -88,7 +88,7 @@ check "  counted per segment: $((b2 / (p2 > 0 ? p2 : 1))) bytes a packet on aver
 	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1600
 check "  and arrives intact" intact live
 
-h0=$(stat_of "$PIN" $S_FLOW_HIT)
+h0=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 NAME=host xfer --port 7002 --seconds $(slow 2) &
 cpid=$!
 sleep $(slow 1)	# (while it runs: its record goes at close)
@@ -98,11 +98,11 @@ host=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
 wait $cpid
 check "host flow (port 7002): intact" intact host
 check "  its record (decision host) counted nothing: '$host'" test "$host" = "0 0 0"
-check "  and no flow hit counted" test "$(stat_of "$PIN" $S_FLOW_HIT)" = "$h0"
+check "  and no flow hit counted" test "$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)" = "$h0"
 
 # Malformed packets through toe_tc (BPF_PROG_TEST_RUN): TCX_NEXT, untouched,
 # counted per reason, as XDP does.
-for m in "badihl 7" "baddoff 9" "trunc 4"; do
+for m in "badihl $PARSE_BAD_IHL" "baddoff $PARSE_BAD_DOFF" "trunc $PARSE_TRUNC_L4"; do
 	set -- $m
 	$PKT $1 "$work/$1.bin"
 	b=$(stat_of "$PIN" $2)

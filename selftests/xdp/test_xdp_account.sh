@@ -29,7 +29,6 @@ pkts() { # KEY-HEX -> "packets bytes" XDP counted in the flow's record, or "none
 	bpftool -j map lookup pinned "$PIN/$MAP_FLOWS" key hex $1 2>/dev/null |
 		jq -r '.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"' 2>/dev/null || echo none
 }
-stat_of() { bpftool -j map lookup pinned "$PIN/$MAP_STATS" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'; }
 flows() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq -c 'sort_by(.key)'; }
 
 K4=$($P key 4 10.0.0.1 10.0.0.2 80 12345)
@@ -47,17 +46,17 @@ check "offloaded IPv4 flow: XDP_PASS" test "$(run v4off 1000)" = 2
 check "its counters: 1000 packets, 1000 x $len4 bytes" test "$(pkts "$K4")" = "1000 $((1000 * len4))"
 check "IPv4 with options of the same flow counted too" test "$(run v4opts 10)" = 2 -a "$(pkts "$K4")" = "1010 $((1000 * len4 + 10 * leno))"
 check "offloaded IPv6 flow (TCP options): counted" test "$(run v6off 7)" = 2 -a "$(pkts "$K6")" = "7 $((7 * len6))"
-hits=$(stat_of 33)
+hits=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 before=$(flows)
 check "packet of an unknown flow: XDP_PASS" test "$(run v4host 1000)" = 2
 check "packet of a flow decided host: XDP_PASS" test "$(run v4hostflow 1000)" = 2
 check "host packets changed no flow record" test "$(flows)" = "$before" -a "$(pkts "$K4h")" = "0 0"
-check "and moved no counter" test "$(stat_of 33)" = "$hits"
-for m in "badihl 7" "baddoff 9" "trunc 4"; do
+check "and moved no counter" test "$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)" = "$hits"
+for m in "badihl $PARSE_BAD_IHL" "baddoff $PARSE_BAD_DOFF" "trunc $PARSE_TRUNC_L4"; do
 	set -- $m
-	b=$(stat_of $2)
+	b=$(stat_of "$PIN" $2)
 	check "malformed ($1): XDP_PASS, untouched" test "$(run $1 3)" = 2
-	check "malformed ($1): counted under reason $2" test "$(stat_of $2)" = $((b + 3))
+	check "malformed ($1): counted under reason $2" test "$(stat_of "$PIN" $2)" = $((b + 3))
 done
 check "malformed packets of an offloaded flow's tuple are not accounted" test "$(pkts "$K4")" = "1010 $((1000 * len4 + 10 * leno))"
 finish

@@ -49,7 +49,7 @@ xdp_id() { nsx a ip -j link show dev va | jq -r '.[0].xdp.prog.id // 0'; }
 # counted), summed over CPUs
 odd() {
 	bpftool -j map dump pinned "$PIN/$MAP_STATS" |
-		jq '[.[] | select(.formatted.key < 32) | .formatted.values[].value] | add // 0'
+		jq --argjson base "$STAT_BASE" '[.[] | select(.formatted.key < $base) | .formatted.values[].value] | add // 0'
 }
 # N frames of an unknown ethertype (toe_xdp counts them) from vb to va
 raw() {

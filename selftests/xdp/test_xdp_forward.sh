@@ -59,10 +59,10 @@ fwd_live() { # PORT -> "packets bytes" of the one established toe_fwd entry of P
 # under load; the checks bound it at 1% of X, not at a count.
 measure() {
 	local k0 x0 rc
-	k0=$(ip_forwarded); x0=$(st $S_FORWARD)
+	k0=$(ip_forwarded); x0=$(st $STAT_XDP_FORWARD)
 	xfer "$@"; rc=$?
 	sleep 0.2
-	K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
+	K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $STAT_XDP_FORWARD) - x0 ))
 	echo "$1: $(jq -c . "$work/$1.json"); kernel forwarded $K, XDP forwarded $X"
 	return $rc
 }
@@ -92,10 +92,10 @@ measure off6 $S6 5201 --bytes 10000000
 check "IPv6 offloaded flow: 10 MB intact" intact off6
 check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 
-k0=$(ip_forwarded); x0=$(st $S_FORWARD)
+k0=$(ip_forwarded); x0=$(st $STAT_XDP_FORWARD)
 nsx_t $XFER_TIMEOUT c iperf3 -c $S4 -p 5301 -n 200M -J >"$work/iperf.json" 2>&1
 [ $? = 124 ] && fail "iperf3 -n 200M timed out after $XFER_TIMEOUT s"
-K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
+K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $STAT_XDP_FORWARD) - x0 ))
 sent=$(jq .end.sum_sent.bytes "$work/iperf.json") recv=$(jq .end.sum_received.bytes "$work/iperf.json")
 echo "iperf3: sent $sent received $recv at $(jq '.end.sum_received.bits_per_second / 1e9 * 100 | floor / 100' "$work/iperf.json") Gbit/s; kernel forwarded $K, XDP forwarded $X"
 # (iperf3 -n stops at the sender's last write, so the receiver's count is
@@ -129,16 +129,16 @@ long=$NSX_PID
 sleep "$(slow 1.5)"
 nsx r iptables -I FORWARD -j DROP
 xfer new_drop $S4 5201 --bytes 100000 --connect-timeout 2
-x0=$(st $S_FORWARD)
+x0=$(st $STAT_XDP_FORWARD)
 sleep 1
-x1=$(st $S_FORWARD)
+x1=$(st $STAT_XDP_FORWARD)
 nsx r iptables -D FORWARD -j DROP
-rd0=$(st $S_FWD_READMITTED)
+rd0=$(st $STAT_FWD_READMITTED)
 wait $long
 echo "under DROP everything, after 2 s: XDP forwarded $((x1 - x0)) packets of the established flow in 1 s; new connection: $(jq -c . "$work/new_drop.json")"
 check "DROP everything in FORWARD: a new connection (even one policy names) cannot connect" jq -e .error "$work/new_drop.json"
 check "  the established fast-path flow no longer takes the fast path 2 s after the rule ($((x1 - x0)) packets in 1 s)" test $((x1 - x0)) = 0
-check "  the rule gone, it is admitted again and, before its FIN, completes intact" test "$(st $S_FWD_READMITTED)" -gt "$rd0" -a -n "$(intact long && echo y)"
+check "  the rule gone, it is admitted again and, before its FIN, completes intact" test "$(st $STAT_FWD_READMITTED)" -gt "$rd0" -a -n "$(intact long && echo y)"
 
 # ---- generic (skb) XDP
 nsx r toe-loader unload --pin-dir "$PIN" >/dev/null

@@ -56,17 +56,17 @@ xfer() {
 }
 
 N=50000000
-r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT) t0=$(ticks)
+r0=$(st $STAT_XDP_REDIRECT_CPU) h0=$(st $STAT_XDP_FLOW_HIT) t0=$(ticks)
 NAME=steered xfer --port 7001 --bytes $N
-r1=$(st $S_REDIRECT_CPU) h1=$(st $S_FLOW_HIT) t1=$(ticks)
+r1=$(st $STAT_XDP_REDIRECT_CPU) h1=$(st $STAT_XDP_FLOW_HIT) t1=$(ticks)
 echo "steered: $(jq -c . "$work/steered.json"); redirected to CPU $CPU: $((r1 - r0)), flow hits $((h1 - h0)), cpumap thread CPU time $((t1 - t0)) ticks"
 check "offloaded flow on 'steer cpu $CPU': $N bytes intact" intact steered
 check "  its packets redirected to CPU $CPU (TOE_S_XDP_REDIRECT_CPU >= $((N / 1500)))" test $((r1 - r0)) -ge $((N / 1500))
 check "  every counted packet was redirected" test $((r1 - r0)) = $((h1 - h0))
 check "  CPU $CPU's cpumap thread did the receive work (its CPU time grew)" test $((t1 - t0)) -gt 0
-r0=$(st $S_REDIRECT_CPU)
+r0=$(st $STAT_XDP_REDIRECT_CPU)
 NAME=host xfer --port 7002 --bytes 5000000
-check "a host flow (port 7002) is not redirected" test "$(st $S_REDIRECT_CPU)" = "$r0"
+check "a host flow (port 7002) is not redirected" test "$(st $STAT_XDP_REDIRECT_CPU)" = "$r0"
 check "  and arrives intact" intact host
 
 # BPF_PROG_TEST_RUN: the same decision on one packet.
@@ -80,9 +80,9 @@ check "test run: packet of the offloaded flow -> XDP_REDIRECT" test "$(runp)" = 
 bpftool map delete pinned "$PIN/$MAP_CPUMAP" key $CPU 0 0 0
 check "cpumap entry deleted" test -z "$(cpumap_qsize)"
 check "test run: entry missing -> XDP_PASS" test "$(runp)" = 2
-r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT)
+r0=$(st $STAT_XDP_REDIRECT_CPU) h0=$(st $STAT_XDP_FLOW_HIT)
 NAME=missing xfer --port 7001 --bytes 10000000
-r1=$(st $S_REDIRECT_CPU) h1=$(st $S_FLOW_HIT)
+r1=$(st $STAT_XDP_REDIRECT_CPU) h1=$(st $STAT_XDP_FLOW_HIT)
 check "entry missing: the offloaded flow still arrives intact (passed)" intact missing
 check "  counted (flow hits +$((h1 - h0))), not redirected" test $((h1 - h0)) -gt 6000 -a $r1 = $r0
 
