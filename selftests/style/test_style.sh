@@ -6,10 +6,12 @@
 #  - every header has one include-guard style (__<NAME>_H, named after the
 #    file, closed with a comment naming it) and compiles on its own, i.e.
 #    includes what it needs;
-#  - no pinned map's name is written outside include/toe_maps.h in C code.
+#  - no pinned map's name is written outside include/toe_maps.h in C code,
+#    nor in the shell files of selftests/, bench/ and scripts/ (they take
+#    build/toe_names.sh's MAP_<ID>, generated from that table).
 # Needs no root and no kernel feature: only the compilers `make` uses.
 . "$(dirname "$0")/../lib.sh"
-plan 4
+plan 5
 need_cmd gcc clang python3
 cd "$TOE_TOP" || exit 1
 
@@ -71,5 +73,20 @@ if [ -z "$hits" ]; then
 else
 	echo "$hits"
 	fail "map names written outside include/toe_maps.h"
+fi
+
+# Nor in shell: MAP_<ID> (lib.sh sources build/toe_names.sh, which
+# scripts/gen-names.py makes from the same table).  Comments may name a map,
+# and the test tool selftests/toe_events is named after its map.
+mapfile -t shsrc < <(git ls-files 'selftests/*.sh' 'bench/*.sh' 'scripts/*.sh')
+hits=$(for f in "${shsrc[@]}"; do
+	sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]#[[:space:]].*//' -e 's|selftests/toe_events||g' "$f" |
+		grep -nwE "$names" | sed "s|^|$f:|"
+done)
+if [ -z "$hits" ]; then
+	ok "no map name written in the shell files of selftests/, bench/, scripts/ (${#shsrc[@]} files)"
+else
+	echo "$hits"
+	fail "map names written in shell files: use \$MAP_<ID> (build/toe_names.sh)"
 fi
 finish
