@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The layout rules of the tree (README "Where things are"), checked so that
 # they hold after every change:
-#  - no function in user/ or bench/ is longer than 80 lines;
+#  - no function in user/ or bench/ is longer than 80 lines, nor in the
+#    Python of bench/, selftests/ and scripts/;
 #  - every header has one include-guard style (__<NAME>_H, named after the
 #    file, closed with a comment naming it) and compiles on its own, i.e.
 #    includes what it needs;
@@ -17,12 +18,14 @@ cd "$TOE_TOP" || exit 1
 
 mapfile -t csrc < <(git ls-files 'user/*.c' 'user/**/*.c' 'bench/*.c' 2>/dev/null ||
 		    find user bench -name '*.c')
-long=$(python3 scripts/funclen.py "${csrc[@]}")
+mapfile -t pysrc < <(git ls-files 'bench/*.py' 'selftests/*.py' 'scripts/*.py' 2>/dev/null ||
+		     find bench selftests scripts -name '*.py')
+long=$(python3 scripts/funclen.py "${csrc[@]}" "${pysrc[@]}")
 if [ -z "$long" ]; then
-	ok "no function in user/ or bench/ over 80 lines (${#csrc[@]} files)"
+	ok "no function over 80 lines in user/ or bench/, nor in Python (${#csrc[@]} C, ${#pysrc[@]} Python files)"
 else
 	echo "$long"
-	fail "functions over 80 lines in user/ or bench/"
+	fail "functions over 80 lines in user/ or bench/, or in Python"
 fi
 
 # guard_ok FILE: #ifndef G / #define G first, #endif /* G */ last, and G is
