@@ -10,11 +10,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
-PIN=$TOE_PIN_DIR
-cg_add bmem || skip "no cgroup v2"
-defer "toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
-toe-loader load --cgroup "$CG" --pin-dir "$PIN" --flows 1000000 >/dev/null || exit 1
+dp_start bmem
+dp_load - --flows 1000000 || exit 1
 csv=$top/bench/results/mem.csv
 echo "map,type,max_entries,bytes_memlock,bytes_per_entry" >"$csv"
 for p in "$PIN"/toe_*; do

@@ -163,17 +163,45 @@ veth_pair() {
 	return 0
 }
 
-# two_hosts N: namespaces a and b joined by a veth (va in a, vb in b), both
-# ends up, 10.N.0.1/24 and fd00:N::1/64 on va, 10.N.0.2 and fd00:N::2 on vb.
+# two_hosts N [4]: namespaces a and b joined by a veth (va in a, vb in b),
+# both ends up, 10.N.0.1/24 and fd00:N::1/64 on va, 10.N.0.2 and fd00:N::2
+# on vb (with 4: IPv4 only).
 two_hosts() {
 	local n=$1
 	ns_add a && ns_add b || return 1
 	veth_pair a va b vb || return 1
 	nsx a ip addr add "10.$n.0.1/24" dev va && nsx a ip link set va up
 	nsx b ip addr add "10.$n.0.2/24" dev vb && nsx b ip link set vb up
+	[ "${2:-}" = 4 ] && return 0
 	nsx a ip addr add "fd00:$n::1/64" dev va nodad
 	nsx b ip addr add "fd00:$n::2/64" dev vb nodad
 	return 0
+}
+
+# veth_loop: namespace a holding both ends of a veth pair (va, vb), up.
+veth_loop() {
+	ns_add a && veth_pair a va a vb && nsx a ip link set va up && nsx a ip link set vb up
+}
+
+# dp_start CGROUP: the start of a test or benchmark that loads the
+# datapath: root, toe-loader built, the pin folder in $PIN, a cgroup CGROUP
+# ($CG) and a work folder ($work), both removed on exit.  Not in $(...)
+# (the cleanups must be registered in the test's own shell).
+dp_start() {
+	need_root
+	need_built toe-loader
+	PIN=$TOE_PIN_DIR
+	cg_add "$1" || skip "no cgroup v2 mount"
+	work=$(mktemp -d) && defer "rm -rf $work"
+}
+
+# dp_load NS [ARGS...]: toe-loader load ARGS from namespace NS ("-": this
+# one) into $PIN for the cgroup $CG, unloaded (and $PIN removed) on exit.
+dp_load() {
+	local ns=$1 run=(); shift
+	[ "$ns" = - ] || run=(nsx "$ns")
+	defer "${run[*]} toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+	"${run[@]}" toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null
 }
 
 # stat_of PIN INDEX: toe_stats' counter INDEX (STAT_XDP_FORWARD ..., PARSE_BAD_IHL

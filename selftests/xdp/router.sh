@@ -8,6 +8,16 @@ C6=fd00:211:1::1 R6a=fd00:211:1::fe R6b=fd00:211:2::fe S6=fd00:211:2::1
 PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
 XFER=$TOE_TOP/selftests/xdp/xfer.py
 
+# router_test CGROUP: what a forwarding test starts with: root, its tools,
+# toe-loader and toed built, $PIN, a cgroup ($CG), a work folder ($work)
+# and the three hosts (lib.sh's dp_start, then router_topology).
+router_test() {
+	need_cmd bpftool jq python3 nsenter ethtool
+	need_built toed
+	dp_start "$1"
+	router_topology
+}
+
 # router_topology: the three hosts, routed, pinging each other.
 router_topology() {
 	ns_add c && ns_add r && ns_add s || return 1

@@ -18,19 +18,14 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 27
-need_root
-need_cmd bpftool jq python3 nsenter ethtool iptables
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
+need_cmd iptables
 # Debian's python3-scapy is for Debian's python3, which another python3
 # earlier in PATH may not be.
 SPY=$(for p in python3 /usr/bin/python3; do $p -c 'import scapy.all' 2>/dev/null && { echo $p; break; }; done)
 [ -n "$SPY" ] || cannot_run "python3-scapy missing (make deps)"
-PIN=$TOE_PIN_DIR
 FORGE="$SPY $TOE_TOP/selftests/xdp/forge.py"
-cg_add fwdadm || skip "no cgroup v2 mount"
-router_topology || exit 1
+router_test fwdadm || exit 1
 endpoints_for_native || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
 fwd_conf "$work/fwd.conf" || exit 1
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"

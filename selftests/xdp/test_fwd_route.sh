@@ -16,25 +16,18 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 12
-need_root
-need_cmd bpftool jq python3 nsenter ethtool iptables
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
+need_cmd iptables
 FORGE="python3 $TOE_TOP/selftests/xdp/forge.py"
 S4b=10.211.3.1 R4c=10.211.3.254
-cg_add fwdroute || skip "no cgroup v2 mount"
-router_topology || exit 1
+router_test fwdroute || exit 1
 endpoints_for_native || exit 1
 veth_pair r r2 s s2 || exit 1
 nsx r ip addr add $R4c/24 dev r2 && nsx s ip addr add $S4b/24 dev s2 &&
 	nsx r ip link set r2 up && nsx s ip link set s2 up &&
 	nsx s ethtool -K s2 gro on tx off >/dev/null || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
 fwd_conf "$work/fwd.conf" || exit 1
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx r toe-loader load --dev r0 --dev r1 --dev r2 --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
-	{ fail "load"; finish; }
+dp_load r --dev r0 --dev r1 --dev r2 || { fail "load"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --log-level debug >"$work/toed.log" 2>&1
 TOED=$NSX_PID
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }

@@ -13,19 +13,13 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 47
-need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
+need_built toed
+dp_start tch
 TCM=$(tc_mode) # tcx, or clsact on a kernel without tcx
-cg_add tch || skip "no cgroup v2 mount"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
+two_hosts 213 4 || exit 1
 A4=10.213.0.1 B4=10.213.0.2
-nsx a ip addr add $A4/24 dev va && nsx a ip link set va up
-nsx b ip addr add $B4/24 dev vb && nsx b ip link set vb up
 nsx b ethtool -K vb gro on >/dev/null	# so the test sees GRO packets either way
-work=$(mktemp -d); defer "rm -rf $work"
 feat() { nsx "$1" ethtool -k "$2" | grep -v '\[fixed\]' | sort; }
 va0=$(feat a va) vb0=$(feat b vb)
 

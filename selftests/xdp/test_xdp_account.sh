@@ -6,18 +6,11 @@
 # malformed packets are passed untouched and counted per reason.
 . "$(dirname "$0")/../lib.sh"
 plan 15
-need_root
 need_cmd bpftool jq python3
-[ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add xdp || skip "no cgroup v2 mount"
-ns_add a || exit 1
-veth_pair a va a vb || exit 1
-nsx a ip link set va up && nsx a ip link set vb up
-defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+dp_start xdp
+veth_loop || exit 1
+dp_load a --dev va || { fail "load"; finish; }
 prog=$(nsx a toe-loader status -j --pin-dir "$PIN" | jq '.programs[] | select(.type == "xdp") | .id')
-work=$(mktemp -d); defer "rm -rf $work"
 echo "XDP program id $prog"
 
 P="python3 $TOE_TOP/selftests/tools/pkt.py"

@@ -14,18 +14,12 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 21
-need_root
-need_cmd bpftool jq python3 nsenter ethtool iptables iperf3
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add fwd || skip "no cgroup v2 mount"
-router_topology || exit 1
+need_cmd iptables iperf3
+router_test fwd || exit 1
 endpoints_for_native || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 fwd_conf "$work/fwd.conf" || exit 1
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 load() { # [toe-loader args]
-	nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null &&
+	dp_load r --dev r0 --dev r1 "$@" &&
 	toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN"
 }
 load || { fail "load, apply, neighbours"; finish; }

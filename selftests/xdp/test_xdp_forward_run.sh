@@ -11,15 +11,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 61
-need_root
-need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add fwdrun || skip "no cgroup v2 mount"
-router_topology || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+router_test fwdrun || exit 1
+dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 cat >"$work/fwd.conf" <<EOF
 device fwd type software nconn 100 steer forward
 rule offload dev fwd rport 5201

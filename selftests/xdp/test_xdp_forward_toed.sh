@@ -13,19 +13,13 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 9
-need_root
-need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add fwdt || skip "no cgroup v2 mount"
-router_topology || exit 1
+need_built toectl
+router_test fwdt || exit 1
 endpoints_for_native || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
 printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }

@@ -8,25 +8,18 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 18
-need_root
 need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
+need_built toed
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-PIN=$TOE_PIN_DIR
 CPU=1
-cg_add cpu || skip "no cgroup v2 mount"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
+dp_start cpu
+two_hosts 212 4 || exit 1
 A4=10.212.0.1 B4=10.212.0.2
-nsx a ip addr add $A4/24 dev va && nsx a ip link set va up
-nsx b ip addr add $B4/24 dev vb && nsx b ip link set vb up
 # veth hands native XDP the sender's frame with the TCP checksum not yet
 # computed (CHECKSUM_PARTIAL), which a redirected frame loses: the sender
 # computes it.  (A NIC's frames carry it.)
 nsx a ethtool -K va tx off >/dev/null
-work=$(mktemp -d); defer "rm -rf $work"
-defer "nsx b toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx b toe-loader load --dev vb --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+dp_load b --dev vb || { fail "load"; finish; }
 conf() { # NAME STEER...
 	local f=$work/$1.conf; shift
 	printf 'device c1 type software nconn 100 steer %s\nrule offload dev c1 lport 7001\n' "$*" >"$f"
