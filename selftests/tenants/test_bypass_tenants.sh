@@ -12,7 +12,6 @@
 . "$(dirname "$0")/../policy/setup.sh"
 NT=${TOE_TENANTS:-16}
 plan 6
-TENANT=$TOE_TOP/selftests/tools/tenant.py
 
 load_toe || { fail "load"; finish; }
 cfg=$(printf 'default host\nrule bypass rport 7777\nrule bypass lport 7777\n' | conf bypass)

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/../toed/setup.sh"
 NT=${TOE_TENANTS:-32}
 plan 22
-TENANT=$TOE_TOP/selftests/tools/tenant.py
 
 load_toe || { fail "load"; finish; }
 cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 rport 7777\n' | conf tenants)
