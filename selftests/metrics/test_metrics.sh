@@ -146,18 +146,15 @@ same() {
 	p=$(q "$1") t=$("${@:3}" | command jq -r "$2")
 	[ -n "$p" ] && [ "$p" = "$t" ] || { echo "prometheus $p, toectl $t" >&2; return 1; }
 }
-check "opentoe_datapath_established_total = toectl stats .datapath.established" \
-	wait_for 15 same 'opentoe_datapath_established_total' '.datapath.established' ctl -j stats
-check "opentoe_toed_events_total{type=flow_closed} = toectl stats .daemon.events_flow_closed" \
-	wait_for 15 same 'opentoe_toed_events_total{type="flow_closed"}' '.daemon.events_flow_closed' ctl -j stats
-check "opentoe_toed_events_total{type=flow_offloaded} = toectl stats .daemon.events_flow_offloaded" \
-	wait_for 15 same 'opentoe_toed_events_total{type="flow_offloaded"}' '.daemon.events_flow_offloaded' ctl -j stats
-check "opentoe_device_offloaded_total{device=t3} = toectl devices' offloaded" \
-	wait_for 15 same 'opentoe_device_offloaded_total{device="t3"}' '.[] | select(.device == "t3") | .offloaded' ctl -j devices
-check "opentoe_xdp_parse_packets_total{result=tcp} = toectl stats .datapath.xdp_parse_tcp" \
-	wait_for 15 same 'opentoe_xdp_parse_packets_total{result="tcp"}' '.datapath.xdp_parse_tcp' ctl -j stats
-check "flows closed by decision add up to the flow_closed events" \
-	wait_for 15 same 'sum(opentoe_flows_closed_total)' '.daemon.events_flow_closed' ctl -j stats
+# agree DESC PROMQL JQ TOECTL_VIEW: check that PROMQL comes to toectl -j
+# TOECTL_VIEW's JQ (within 15 s)
+agree() { check "$1" wait_for 15 same "$2" "$3" ctl -j "$4"; }
+agree "opentoe_datapath_established_total = toectl stats .datapath.established" 'opentoe_datapath_established_total' '.datapath.established' stats
+agree "opentoe_toed_events_total{type=flow_closed} = toectl stats .daemon.events_flow_closed" 'opentoe_toed_events_total{type="flow_closed"}' '.daemon.events_flow_closed' stats
+agree "opentoe_toed_events_total{type=flow_offloaded} = toectl stats .daemon.events_flow_offloaded" 'opentoe_toed_events_total{type="flow_offloaded"}' '.daemon.events_flow_offloaded' stats
+agree "opentoe_device_offloaded_total{device=t3} = toectl devices' offloaded" 'opentoe_device_offloaded_total{device="t3"}' '.[] | select(.device == "t3") | .offloaded' devices
+agree "opentoe_xdp_parse_packets_total{result=tcp} = toectl stats .datapath.xdp_parse_tcp" 'opentoe_xdp_parse_packets_total{result="tcp"}' '.datapath.xdp_parse_tcp' stats
+agree "flows closed by decision add up to the flow_closed events" 'sum(opentoe_flows_closed_total)' '.daemon.events_flow_closed' stats
 kill "$PROM"; wait "$PROM" 2>/dev/null
 
 # --- a scrape's cost with 262,144 records in toe_flows: toed's CPU time
