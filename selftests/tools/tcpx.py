@@ -32,6 +32,8 @@ import sys
 import threading
 import time
 
+from tcpserve import listener, serve_forever  # shared with xdp/xfer.py
+
 
 CELL = 256
 BLOCK = 65536
@@ -94,18 +96,7 @@ class Checker:
 
 
 def serve(args):
-    socks = []
-    for port in args.port:
-        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        if args.rcvbuf:
-            # SO_RCVBUFFORCE (33): past net.core.rmem_max; the accepted
-            # sockets inherit it (and its lock: no autotuning)
-            s.setsockopt(socket.SOL_SOCKET, 33, args.rcvbuf)
-        s.bind(("::", port))
-        s.listen(4096)
-        socks.append(s)
+    socks = [listener(port, 4096, args.rcvbuf) for port in args.port]
 
     out_lock = threading.Lock()
 
@@ -141,16 +132,7 @@ def serve(args):
         finally:
             c.close()
 
-    def accept_loop(s, port):
-        while True:
-            c, _ = s.accept()
-            threading.Thread(target=handle, args=(c, port), daemon=True).start()
-
-    for s, port in zip(socks, args.port):
-        threading.Thread(target=accept_loop, args=(s, port), daemon=True).start()
-    print("ready", flush=True)
-    while True:
-        time.sleep(3600)
+    serve_forever(socks, args.port, handle)
 
 
 def client(args):
