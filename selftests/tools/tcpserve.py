@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the selftests' TCP servers share (tcpx.py, selftests/xdp/xfer.py):
-dual-stack listening sockets, and a thread for each connection accepted."""
+"""What the selftests' TCP endpoints share (tcpx.py, selftests/xdp/xfer.py):
+dual-stack listening sockets, a thread for each connection accepted, and
+reading a stream to its end."""
 import socket
 import threading
 import time
@@ -18,6 +19,15 @@ def listener(port, backlog, rcvbuf=0):
     s.bind(("::", port))
     s.listen(backlog)
     return s
+
+
+def read_to_eof(c, feed):
+    """Read c until the peer's FIN, every piece to feed(bytes)."""
+    while True:
+        b = c.recv(1 << 16)
+        if not b:
+            return
+        feed(b)
 
 
 def serve_forever(socks, ports, handle):

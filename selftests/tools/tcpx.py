@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 
-from tcpserve import listener, serve_forever  # shared with xdp/xfer.py
+from tcpserve import listener, read_to_eof, serve_forever  # shared with xdp/xfer.py
 
 
 CELL = 256
@@ -110,11 +110,7 @@ def serve(args):
         try:
             c.settimeout(args.timeout)
             time.sleep(args.delay)  # a slow reader: the sender's data waits
-            while True:
-                b = c.recv(1 << 16)
-                if not b:
-                    break
-                chk.feed(b)
+            read_to_eof(c, chk.feed)
             say(json.dumps({"port": port, "peer_port": peer, "bytes": chk.off, "ok": True}))
             if args.reply:
                 c.sendall(pattern(args.reply, 7))
@@ -171,11 +167,7 @@ def client(args):
         s.shutdown(socket.SHUT_WR)
         chk = Checker(7)
         try:
-            while True:
-                b = s.recv(1 << 16)
-                if not b:
-                    break
-                chk.feed(b)
+            read_to_eof(s, chk.feed)
         except (OSError, Mismatch) as e:
             sys.exit("tcpx client: connection from port %d, after %d bytes of the reply: %s"
                      % (rec["lport"], chk.off, e))

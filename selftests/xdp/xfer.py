@@ -21,7 +21,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from tcpserve import listener, serve_forever  # noqa: E402 (shared with tools/tcpx.py)
+from tcpserve import listener, read_to_eof, serve_forever  # noqa: E402 (shared with tools/tcpx.py)
 
 
 def serve(args):
@@ -29,13 +29,13 @@ def serve(args):
 
     def handle(c, port):
         h, n = hashlib.sha256(), 0
+
+        def feed(b):
+            nonlocal n
+            h.update(b)
+            n += len(b)
         try:
-            while True:
-                b = c.recv(1 << 16)
-                if not b:
-                    break
-                h.update(b)
-                n += len(b)
+            read_to_eof(c, feed)
         except OSError:
             pass
         peer = c.getpeername()[1]
