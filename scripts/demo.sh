@@ -12,6 +12,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 export PATH=$B:$PATH
+# the pinned maps' names (MAP_FWD=toe_fwd ...), which make writes from
+# include/'s tables (scripts/gen-names.py)
+. "$B/toe_names.sh"
 ID=toedemo
 PIN=/sys/fs/bpf/opentoe-demo
 RUN=/run/opentoe-demo
