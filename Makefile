@@ -257,3 +257,11 @@ clean:
 -include $(filter-out $(O)/toe-loader.d $(O)/toed.d $(O)/toectl.d $(O)/config/fuzz_config.d,$(wildcard \
 	$(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d \
 	$(O)/lib/*.d $(O)/loader/*.d $(O)/toed-objs/*.d $(O)/toectl-objs/*.d))
+
+# The pinned maps' names and the toe_stats indexes for the shell tests and
+# benches (selftests/lib.sh sources it), from the tables wherever they are
+# under include/ (scripts/gen-names.py).
+NAME_HEADERS := $(shell find include -name '*.h')
+$(O)/toe_names.sh: scripts/gen-names.py $(NAME_HEADERS) | $(O)
+	python3 scripts/gen-names.py include > $@.tmp && mv $@.tmp $@
+all: $(O)/toe_names.sh

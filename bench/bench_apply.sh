@@ -9,13 +9,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
 ROUNDS=${ROUNDS:-3}
-PIN=$TOE_PIN_DIR
-cg_add bapply || skip "no cgroup v2"
-work=$(mktemp -d); defer "rm -rf $work"
-defer "toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
-toe-loader load --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
+dp_start bapply
+dp_load - || exit 1
 for n in 1 10000 100000; do
 	python3 - "$n" >"$work/r$n.conf" <<'PY'
 import sys

@@ -91,13 +91,9 @@ AS_REDIS=(setpriv --reuid=redis --regid=redis --init-groups)
 port() { if [ "$1" = bypass ]; then echo $((7900 + $2)); else echo $((8900 + $2)); fi; }
 listening() { nsenter --net="$NS" ss -Htln "sport = :$1" | grep -q .; }
 
-# toe_stats indexes (include/opentoe.h enum toe_stat, as in
-# selftests/bypass/setup.sh): bytes redirected to the peer, sockets
-# switched to TCP (flow control).
-S_BYP_BYTES=52 S_BYP_TO_TCP=54
-stat_sum() {
-	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
-}
+# stat_sum INDEX: STAT_BYP_BYTES (bytes redirected to the peer), STAT_BYP_TO_TCP
+# (sockets switched to TCP: flow control)
+stat_sum() { stat_of "$PIN" "$1"; }
 # bytes that went through the namespace's loopback as TCP
 lo_bytes() { ip -n "$NSN" -s -j link show lo | jq '.[0].stats64.tx.bytes'; }
 
@@ -329,7 +325,7 @@ rows_of() {
 }
 
 # snap: the counters now (bypassed bytes, switches to TCP, loopback bytes)
-snap() { echo "$(stat_sum $S_BYP_BYTES) $(stat_sum $S_BYP_TO_TCP) $(lo_bytes)"; }
+snap() { echo "$(stat_sum $STAT_BYP_BYTES) $(stat_sum $STAT_BYP_TO_TCP) $(lo_bytes)"; }
 # loaded: called by run_* when its load generator is done, before its data
 # checks (which move data of their own: an 8 MiB redis value is over the
 # bypass's queue limit and partly goes over TCP).
@@ -351,7 +347,7 @@ measure() {
 	read -ra s1 <<<"$LOADED"
 	byp=$((s1[0] - s0[0])) sw=$((s1[1] - s0[1])) lo=$((s1[2] - s0[2]))
 	if [ $ok = 1 ] && [ "$v" = bypass ] && [ $byp -le 0 ]; then
-		ok=0 WHY="the bypass carried nothing (toe_stats bypassed bytes did not grow)"
+		ok=0 WHY="the bypass carried nothing ($MAP_STATS bypassed bytes did not grow)"
 	elif [ $ok = 1 ] && [ "$v" = plain ] && [ $((s2[0] - s0[0])) -ne 0 ]; then
 		ok=0 WHY="bypassed bytes grew by $((s2[0] - s0[0])) in a plain run"
 	fi

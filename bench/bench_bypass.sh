@@ -15,16 +15,11 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
 ROUNDS=${ROUNDS:-5} SECS=${SECS:-1}
-PIN=$TOE_PIN_DIR
 LG=$TOE_BUILD/bench/loadgen
 [ -x "$LG" ] || skip "not built (make)"
-cg_add bench || skip "no cgroup v2"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
-nsx a ip addr add 10.204.0.1/24 dev va && nsx a ip link set va up
-nsx b ip addr add 10.204.0.2/24 dev vb && nsx b ip link set vb up
+dp_start bench
+two_hosts 204 4 || exit 1
 NSA=/run/netns/$(ns_name a) NSB=/run/netns/$(ns_name b)
 conf=$(mktemp); defer "rm -f $conf"
 printf 'default host\nrule bypass lport 7700-7799\nrule bypass rport 7700-7799\n' >"$conf"

@@ -38,17 +38,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
 . "$top/selftests/xdp/router.sh"
-need_root
 need_cmd iperf3 iptables ethtool jq
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5}
 PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-3}
 BLAST=$TOE_BUILD/bench/pktblast
 [ -x "$BLAST" ] || cannot_run "bench/pktblast not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add bfwd || skip "no cgroup v2"
-router_topology || exit 1
+router_test bfwd || exit 1
 endpoints_for_native && endpoints_no_gso || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\nrule offload dev fwd rport 5202\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
@@ -87,6 +83,18 @@ prog_stats() { # -> "run_time_ns run_cnt" of opentoe's XDP program on r0
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
 hz=$(getconf CLK_TCK)
 
+# summarize CSV <<'PY' ... PY: the Python on stdin, run on CSV's rows grouped
+# by variant (by[VARIANT]) with med(VARIANT, FIELD), their median.
+summarize() {
+	python3 - "$1" <<<"import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault(r['variant'], []).append(r)
+med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
+$(cat)"
+}
+
 csv=$top/bench/results/forward.csv
 echo "variant,round,gbit_s,cpu_s_per_gb,kernel_forwarded,xdp_forwarded,xdp_ns_per_pkt" >"$csv"
 order=(xdp kernel xdp_lookup conntrack)
@@ -97,7 +105,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		k0=$(ip_forwarded); x0=0
 		rt0=0 rc0=0 rt1=0 rc1=0
 		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
-			x0=$(stat_of "$PIN" $S_FORWARD)
+			x0=$(stat_of "$PIN" $STAT_XDP_FORWARD)
 			read -r rt0 rc0 < <(prog_stats)
 		fi
 		b0=$(busy)
@@ -105,7 +113,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		b1=$(busy)
 		k=$(( $(ip_forwarded) - k0 )); x=0
 		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
-			x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+			x=$(( $(stat_of "$PIN" $STAT_XDP_FORWARD) - x0 ))
 			read -r rt1 rc1 < <(prog_stats)
 		fi
 		off $v
@@ -117,13 +125,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		tail -n 1 "$csv"
 	done
 done
-python3 - "$csv" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
-for r in rows:
-    by.setdefault(r['variant'], []).append(r)
-med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
+summarize "$csv" <<'PY'
 print('%-11s %8s %13s %6s %11s %13s %6s %12s %12s %10s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
                                                           'kernel fwd', 'XDP fwd', 'XDP ns/pkt'))
 for v in ['kernel', 'conntrack', 'xdp_lookup', 'xdp']:
@@ -173,12 +175,12 @@ open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
 		hold=$!
 		wait_for 5 test -s "$work/hold" || { echo "pps: no connection through the router ($v)" >&2; exit 1; }
 		k0=$(ip_forwarded); x0=0; s0=$(rx_s1)
-		[ $v = xdp ] && x0=$(stat_of "$PIN" $S_FORWARD)
+		[ $v = xdp ] && x0=$(stat_of "$PIN" $STAT_XDP_FORWARD)
 		out=$(nsx c "$BLAST" -i c0 -s "$cmac" -d "$rmac" -S $C4 -D $S4 -p "$(cat "$work/hold")" -P 5202 -t "$PPS_SECS") ||
 			{ echo "pps: pktblast failed ($v)" >&2; exit 1; }
 		sleep 0.2
 		k=$(( $(ip_forwarded) - k0 )); x=0; rx=$(( $(rx_s1) - s0 ))
-		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $S_FORWARD) - x0 ))
+		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $STAT_XDP_FORWARD) - x0 ))
 		kill $hold; wait $hold 2>/dev/null
 		off $v
 		jq -r --arg v $v --argjson r $r --argjson k $k --argjson x $x --argjson rx $rx \
@@ -187,13 +189,7 @@ open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
 		tail -n 1 "$pcsv"
 	done
 done
-python3 - "$pcsv" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
-for r in rows:
-    by.setdefault(r['variant'], []).append(r)
-med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
+summarize "$pcsv" <<'PY'
 print('%-8s %14s %14s %21s %6s' % ('variant', 'sent pps', 'delivered pps', 'min-max', 'ratio'))
 for v in ['kernel', 'xdp']:
     f = [float(x['delivered_pps']) for x in by[v]]

@@ -15,16 +15,10 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
 need_cmd iperf3 jq
 ROUNDS=${ROUNDS:-5} SECS=${SECS:-3}
-PIN=$TOE_PIN_DIR
-cg_add bhost || skip "no cgroup v2"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
-nsx a ip addr add 10.212.0.1/24 dev va && nsx a ip link set va up
-nsx b ip addr add 10.212.0.2/24 dev vb && nsx b ip link set vb up
-work=$(mktemp -d); defer "rm -rf $work"
+dp_start bhost
+two_hosts 212 4 || exit 1
 printf 'default host\n' >"$work/c.conf"; chmod 600 "$work/c.conf"
 in_cg() { local ns=$1; shift; (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name "$ns") "$@"); }
 in_cg b iperf3 -s -p 5201 >/dev/null 2>&1 &

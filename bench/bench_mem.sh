@@ -10,27 +10,25 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
-PIN=$TOE_PIN_DIR
-cg_add bmem || skip "no cgroup v2"
-defer "toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
-toe-loader load --cgroup "$CG" --pin-dir "$PIN" --flows 1000000 >/dev/null || exit 1
+dp_start bmem
+dp_load - --flows 1000000 || exit 1
 csv=$top/bench/results/mem.csv
 echo "map,type,max_entries,bytes_memlock,bytes_per_entry" >"$csv"
 for p in "$PIN"/toe_*; do
 	bpftool -j map show pinned "$p" |
 		jq -r '[.name, .type, .max_entries, .bytes_memlock, (if .max_entries > 0 then (.bytes_memlock / .max_entries | floor) else 0 end)] | @csv' >>"$csv"
 done
-python3 - "$csv" "$(nproc)" <<'PY'
+python3 - "$csv" "$(nproc)" "$MAP_FLOWS" "$MAP_NEIGH" <<'PY'
 import csv, sys
 rows = {r['map']: r for r in csv.DictReader(open(sys.argv[1]))}
+flow_map, neigh_map = sys.argv[3], sys.argv[4]
 def b(n): return int(rows[n]['bytes_memlock'])
-flows = int(rows['toe_flows']['max_entries'])
-per_flow = b('toe_flows') / flows
+flows = int(rows[flow_map]['max_entries'])
+per_flow = b(flow_map) / flows
 total = sum(int(r['bytes_memlock']) for r in rows.values())
 print('map memory with --flows %d (%s CPUs):' % (flows, sys.argv[2]))
-print('  per flow: %.0f bytes (toe_flows, XDP counters included)' % per_flow)
-print('  per neighbour entry: %.0f bytes' % (b('toe_neigh') / int(rows['toe_neigh']['max_entries'])))
+print('  per flow: %.0f bytes (%s, XDP counters included)' % (per_flow, flow_map))
+print('  per neighbour entry: %.0f bytes' % (b(neigh_map) / int(rows[neigh_map]['max_entries'])))
 print('  every map: %.1f MiB' % (total / 2**20))
 for n, r in sorted(rows.items(), key=lambda x: -int(x[1]['bytes_memlock']))[:6]:
     print('    %-16s %8.1f MiB' % (n, int(r['bytes_memlock']) / 2**20))

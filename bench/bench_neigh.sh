@@ -13,16 +13,10 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
+dp_start bneigh
 N=${N:-2000}
-PIN=$TOE_PIN_DIR
-work=$(mktemp -d); defer "rm -rf $work"
-cg_add bneigh || skip "no cgroup v2"
-ns_add a || exit 1
-veth_pair a va a vb || exit 1
-nsx a ip link set va up && nsx a ip link set vb up
-defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
+veth_loop || exit 1
+dp_load a --dev va || exit 1
 printf 'default host\n' >"$work/c.conf"; chmod 600 "$work/c.conf"
 nsenter --net=/run/netns/"$(ns_name a)" toed -c "$work/c.conf" -p "$PIN" -r "$work/run" -l warning &
 defer "kill $!"

@@ -12,11 +12,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
 ROUNDS=${ROUNDS:-11} N=${N:-10000}
-PIN=$TOE_PIN_DIR
-cg_add bench || skip "no cgroup v2"
-conf_dir=$(mktemp -d); defer "rm -rf $conf_dir"
+dp_start bench
+conf_dir=$work
 mkconf() { # NRULES [p]: rules of 4 shapes, none matching loopback port
 	# traffic; with p, "track policy" (the file is r<NRULES>p.conf)
 	python3 - "$1" "${2:-}" >"$conf_dir/r$1${2:-}.conf" <<'PY'

@@ -9,25 +9,19 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
-need_root
 ROUNDS=${ROUNDS:-7} REPEAT=${REPEAT:-1000000}
-PIN=$TOE_PIN_DIR
 P="python3 $top/selftests/tools/pkt.py"
-cg_add bxdp || skip "no cgroup v2"
-ns_add a || exit 1
-veth_pair a va a vb || exit 1
-nsx a ip link set va up && nsx a ip link set vb up
-work=$(mktemp -d); defer "rm -rf $work"
-defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN" >/dev/null || exit 1
+dp_start bxdp
+veth_loop || exit 1
+dp_load a --dev va || exit 1
 toe=$(nsx a toe-loader status -j --pin-dir "$PIN" | jq '.programs[] | select(.type == "xdp") | .id')
 defer "rm -f /sys/fs/bpf/xdp_pass-$TOE_TEST_ID"
 bpftool prog load "$TOE_BUILD/selftests/xdp_pass.bpf.o" /sys/fs/bpf/xdp_pass-$TOE_TEST_ID type xdp || exit 1
 floor=$(bpftool -j prog show pinned /sys/fs/bpf/xdp_pass-$TOE_TEST_ID | jq .id)
 for p in v4off v4host badihl; do $P $p "$work/$p.bin"; done
-bpftool map update pinned "$PIN/toe_flows" key hex $($P key 4 10.0.0.1 10.0.0.2 80 12345) value hex $($P flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $($P key 4 10.0.0.1 10.0.0.2 80 12345) value hex $($P flow 1)
 # (an offloaded record written by hand: its toe_flow_filter slot too)
-bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
 
 ns() { # PROG PKT -> ns per run
 	bpftool prog run id "$1" data_in "$work/$2.bin" repeat "$REPEAT" 2>&1 |

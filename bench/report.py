@@ -122,8 +122,9 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(len(xs) * p))]
 
 
-def main():
-    argv = sys.argv[1:]
+def parse_args(argv):
+    """(results folder, markdown?, plots?, the --only comparison or None)."""
+    argv = list(argv)
     only = None
     if "--only" in argv:
         i = argv.index("--only")
@@ -135,8 +136,32 @@ def main():
     md = "--markdown" in argv
     plots = "--no-plots" not in argv and not only
     outdir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    return outdir, md, plots, only
+
+
+def comparison(rows, col, basename):
+    """The rows of one comparison, summed up: (stats, pairs), or None when no
+    row has the value column.  stats: (variant, median, min, max, ratio of
+    medians), the baseline first; pairs: each variant's paired ratio."""
+    groups = by_variant(rows, col)
+    if not groups:
+        return None
+    if basename in groups:  # baseline first, then the order the CSV has
+        groups = dict([(basename, groups[basename])] +
+                      [(k, v) for k, v in groups.items() if k != basename])
+    first = next(iter(groups))
+    base = statistics.median(groups[first])
+    stats = []
+    for v, xs in groups.items():
+        med = statistics.median(xs)
+        stats.append((v, med, min(xs), max(xs), med / base if base else 0))
+    return stats, [paired(rows, col, v, first) for v in groups]
+
+
+def comparisons(outdir, only, plots, made):
+    """(title, unit, stats, higher is better, pairs) of every comparison with
+    a CSV in outdir (only that one with --only); its plot into made."""
     lines = []
-    made = []
     for name, (title, col, unit, higher, basename) in COMPARISONS.items():
         if only and name != only:
             continue
@@ -149,36 +174,38 @@ def main():
         if col is None:  # a CSV with its own metric column per row
             col = [c for c in rows[0].keys() if c not in ("variant", "round")][0]
             unit = col
-        groups = by_variant(rows, col)
-        if not groups:
+        summed = comparison(rows, col, basename)
+        if not summed:
             continue
-        if basename in groups:  # baseline first, then the order the CSV has
-            groups = dict([(basename, groups[basename])] +
-                          [(k, v) for k, v in groups.items() if k != basename])
-        first = next(iter(groups))
-        base = statistics.median(groups[first])
-        stats = []
-        for v, xs in groups.items():
-            med = statistics.median(xs)
-            stats.append((v, med, min(xs), max(xs), med / base if base else 0))
-        pairs = [paired(rows, col, v, first) for v in groups]
+        stats, pairs = summed
         lines.append((title, unit, stats, higher, pairs))
         if plots:
             svg = plot(name, title, unit, stats, outdir)
             if svg:
                 made.append(svg)
+    return lines
+
+
+def neigh_latency(outdir, plots, made):
+    """The neighbour propagation line of neigh_latency.csv, or None; its
+    plot into made."""
     lat = os.path.join(outdir, "neigh_latency.csv")
-    latline = None
-    if os.path.exists(lat) and not only:
-        rows = load(lat)
-        w = [int(r["to_map_write_ns"]) / 1000 for r in rows]
-        if w:
-            latline = "Neighbour propagation (%d samples): request to map write p50 %.1f us, p99 %.1f us" % (
-                len(w), pct(w, .5), pct(w, .99))
-            if plots:
-                svg = plot_latency(rows, outdir)
-                if svg:
-                    made.append(svg)
+    if not os.path.exists(lat):
+        return None
+    rows = load(lat)
+    w = [int(r["to_map_write_ns"]) / 1000 for r in rows]
+    if not w:
+        return None
+    if plots:
+        svg = plot_latency(rows, outdir)
+        if svg:
+            made.append(svg)
+    return "Neighbour propagation (%d samples): request to map write p50 %.1f us, p99 %.1f us" % (
+        len(w), pct(w, .5), pct(w, .99))
+
+
+def print_tables(lines, md):
+    """One table per comparison: plain text, or markdown for docs/benchmarks.md."""
     fmt = lambda x: "-" if x is None else "%.2f" % x
     for title, unit, stats, higher, pairs in lines:
         if md:
@@ -192,38 +219,57 @@ def main():
             print("  %-28s %12s %21s %7s %7s" % ("variant", "median", "min-max", "ratio", "paired"))
             for (v, med, lo, hi, r), pr in zip(stats, pairs):
                 print("  %-28s %12.4g %10.4g-%-10.4g %7.2f %7s" % (v, med, lo, hi, r, fmt(pr)))
-    if only:
-        return
-    if latline:
-        print("\n" + latline)
+
+
+def report_neigh_rate(outdir):
+    """neigh_rate.csv: the highest paced update rate with no overrun."""
     rate = os.path.join(outdir, "neigh_rate.csv")
     if os.path.exists(rate):
         ok = [r for r in load(rate) if r["overruns"] == "0"]
         if ok:
             print("Neighbour updates: highest paced rate with no overrun: %s/s" %
                   max(ok, key=lambda r: float(r["rate_per_s"]))["achieved_per_s"])
+
+
+def report_bypass(outdir, plots):
+    """bypass.csv (make bench-bypass): each workload's ratio to TCP loopback
+    and to AF_UNIX.  Returns the SVG drawn, or None."""
     byp = os.path.join(outdir, "bypass.csv")
-    if os.path.exists(byp):
-        with open(byp) as f:
-            rows = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
-        rows = [r for r in rows if r.get("variant") == "bypass"]
-        if rows:
-            print("\nLocal bypass (make bench-bypass): ratio to TCP loopback and to AF_UNIX")
-            print("  %-10s %-9s %14s %9s %9s" % ("workload", "pinning", "median", "x tcp_lo", "x unix"))
-            stats = []
-            for r in rows:
-                print("  %-10s %-9s %14s %9s %9s" % (r["workload"], r["pinning"], r["median"],
-                                                    r["ratio_tcp_lo"], r["ratio_unix"]))
-                v = float(r["ratio_tcp_lo"])
-                stats.append(("%s %s" % (r["workload"], r["pinning"]), v, v, v, v))
-            if plots:
-                svg = plot("bypass", "Local bypass: throughput ratio to TCP loopback", "x TCP loopback",
-                           stats, outdir)
-                if svg:
-                    made.append(svg)
+    if not os.path.exists(byp):
+        return None
+    with open(byp) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith('"#') and not l.startswith('#')))
+    rows = [r for r in rows if r.get("variant") == "bypass"]
+    if not rows:
+        return None
+    print("\nLocal bypass (make bench-bypass): ratio to TCP loopback and to AF_UNIX")
+    print("  %-10s %-9s %14s %9s %9s" % ("workload", "pinning", "median", "x tcp_lo", "x unix"))
+    stats = []
+    for r in rows:
+        print("  %-10s %-9s %14s %9s %9s" % (r["workload"], r["pinning"], r["median"],
+                                            r["ratio_tcp_lo"], r["ratio_unix"]))
+        v = float(r["ratio_tcp_lo"])
+        stats.append(("%s %s" % (r["workload"], r["pinning"]), v, v, v, v))
+    if not plots:
+        return None
+    return plot("bypass", "Local bypass: throughput ratio to TCP loopback", "x TCP loopback",
+                stats, outdir)
+
+
+def main():
+    outdir, md, plots, only = parse_args(sys.argv[1:])
+    made = []
+    lines = comparisons(outdir, only, plots, made)
+    latline = None if only else neigh_latency(outdir, plots, made)
+    print_tables(lines, md)
+    if only:
+        return
+    if latline:
+        print("\n" + latline)
+    report_neigh_rate(outdir)
     apps = os.path.join(outdir, "apps.csv")
-    if os.path.exists(apps):
-        svg = report_apps(apps, md, plots, outdir)
+    for svg in (report_bypass(outdir, plots),
+                report_apps(apps, md, plots, outdir) if os.path.exists(apps) else None):
         if svg:
             made.append(svg)
     for svg in made:

@@ -108,7 +108,7 @@ struct toe_local {
  * toed bumps toe_fwd_gen again this long after a ruleset change: a packet
  * the old ruleset forwarded just before the commit, still between FORWARD
  * and tc egress when toed's first bump lands, could otherwise re-admit its
- * flow under the new generation (README, "Firewall changes").
+ * flow under the new generation (docs/forwarding.md, "Firewall changes").
  */
 #define TOE_FWD_AGAIN_MS 50
 

@@ -12,6 +12,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 export PATH=$B:$PATH
+# the pinned maps' names (MAP_FWD=toe_fwd ...), which make writes from
+# include/'s tables (scripts/gen-names.py)
+. "$B/toe_names.sh"
 ID=toedemo
 PIN=/sys/fs/bpf/opentoe-demo
 RUN=/run/opentoe-demo
@@ -97,11 +100,11 @@ for port in 5201 5301; do
 	echo "router: the kernel forwarded $(($(fwd) - k0)) datagrams, XDP $(($(xdpfwd) - x0))"
 done
 
-say "The router's fast-path flows while one runs: bpftool map dump pinned $PIN/toe_fwd"
+say "The router's fast-path flows while one runs: bpftool map dump pinned $PIN/$MAP_FWD"
 on $C iperf3 -c 10.80.2.1 -p 5201 -t 3 >/dev/null &
 LONG=$!
 sleep 1.5
-run bpftool map dump pinned $PIN/toe_fwd | sed -n '1,40p'
+run bpftool map dump pinned $PIN/$MAP_FWD | sed -n '1,40p'
 ctl devices
 ctl flows
 wait $LONG

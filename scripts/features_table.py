@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The README's kernel table: feature x kernel x works / falls back /
+"""The kernel table of docs/kernels.md: feature x kernel x works / falls back /
 limited / refused, from `toe-loader features -j` as run on each kernel
 (the host's, and Debian 12's 6.1 in the guest: selftests/guest/test_guest.sh
 leaves build/features-<kernel>.json).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/map-samples.sh [-n LINES] [MAP...]: regenerate the per-map samples
-# of the README's "Inspecting the maps with bpftool".
+# of docs/maps.md ("Inspecting the maps with bpftool").
 #
 # Builds three hosts of its own (client, router, server: network namespaces
 # joined by veth pairs, addresses only inside them) and a cgroup, loads
@@ -58,7 +58,7 @@ nsx client ip route add default via 10.81.1.254
 nsx server ip route add default via 10.81.2.254
 nsx router sysctl -qw net.ipv4.ip_forward=1
 # veth: XDP-redirected frames need GRO on the far end, and senders that
-# compute their own TCP checksums (README, "Interfaces and XDP modes")
+# compute their own TCP checksums (docs/forwarding.md, "Interfaces and XDP modes")
 nsx client ethtool -K c0 gro on tx off >/dev/null
 nsx server ethtool -K s1 gro on tx off >/dev/null
 nsx client ping -c1 -W2 10.81.2.1 >/dev/null || die "the hosts do not reach each other"
@@ -104,8 +104,8 @@ in_cg router iperf3 -c 10.81.2.1 -p 5202 -t 60 -b 100M >/dev/null 2>&1 &
 in_cg router iperf3 -c 10.81.2.1 -p 5301 -t 60 -b 100M >/dev/null 2>&1 &
 in_cg router iperf3 -c 127.0.0.1 -p 5401 -t 60 -b 100M >/dev/null 2>&1 &
 has() { [ "$(bpftool -j map dump pinned "$PIN/$1" 2>/dev/null | jq length)" -gt 0 ] 2>/dev/null; }
-wait_for 10 has toe_fwd || echo "$0: warning: no forwarded flow in toe_fwd" >&2
-wait_for 10 has toe_byp_flows || echo "$0: warning: no bypassed flow in toe_byp_flows" >&2
+wait_for 10 has $MAP_FWD || echo "$0: warning: no forwarded flow in $MAP_FWD" >&2
+wait_for 10 has $MAP_BYP_FLOWS || echo "$0: warning: no bypassed flow in $MAP_BYP_FLOWS" >&2
 sleep 1
 
 # show CMD...: print CMD as an operator would type it, then the first
@@ -116,13 +116,13 @@ show() {
 	"$@" 2>&1 | head -n "$LINES_MAX" | sed "s|$PIN|$SHOWN|g"
 }
 
-# The README's order; any other pinned map after them.
-order=(toe_flows toe_flow_filter toe_devs toe_dev_live toe_stats toe_events
-	toe_pol_gen toe_pol_hdr toe_pol_rules toe_pol_tuples toe_pol_cells
-	toe_pol_lclass toe_pol_rclass toe_rcu_sync toe_sk_state toe_xdp_next
-	toe_neigh toe_local_addr toe_fwd toe_devmap toe_ifaces toe_cpumap
-	toe_xdp_conf toe_bypass toe_byp_sk toe_byp_flows toe_byp_conf
-	toe_listeners)
+# docs/maps.md's order; any other pinned map after them.
+order=($MAP_FLOWS $MAP_FLOW_FILTER $MAP_DEVS $MAP_DEV_LIVE $MAP_STATS $MAP_EVENTS
+	$MAP_POL_GEN $MAP_POL_HDR $MAP_POL_RULES $MAP_POL_TUPLES $MAP_POL_CELLS
+	$MAP_POL_LCLASS $MAP_POL_RCLASS $MAP_RCU_SYNC $MAP_SK_STATE $MAP_XDP_NEXT
+	$MAP_NEIGH $MAP_LOCAL_ADDR $MAP_FWD $MAP_DEVMAP $MAP_IFACES $MAP_CPUMAP
+	$MAP_XDP_CONF $MAP_BYPASS $MAP_BYP_SK $MAP_BYP_FLOWS $MAP_BYP_CONF
+	$MAP_LISTENERS)
 if [ $# -gt 0 ]; then
 	maps=("$@")
 else
@@ -145,7 +145,7 @@ no_btf() {
 	show bpftool map show pinned "$PIN/$m"
 	show bpftool map dump pinned "$PIN/$m"
 }
-gen=$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)
+gen=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)
 
 echo "# opentoe map samples, $(date +%F), kernel $(uname -r), $(bpftool version | head -1)"
 for m in "${maps[@]}"; do
@@ -171,21 +171,21 @@ for m in "${maps[@]}"; do
 		show bpftool map dump pinned "$PIN/$m" ;;
 	esac
 	case $m in
-	toe_flow_filter)
+	$MAP_FLOW_FILTER)
 		echo "# 65536 slots, nearly all zero: the ones in use (jq)"
 		echo "# bpftool -j map dump pinned $SHOWN/$m | jq -c '.[].formatted | select(.value.live + .value.loaded > 0)'"
 		bpftool -j map dump pinned "$PIN/$m" |
 			jq -c '.[].formatted | select(.value.live + .value.loaded > 0)' | head -n "$LINES_MAX" ;;
-	toe_stats)
-		echo "# index 39 = TOE_S_ESTABLISHED (enum toe_stat, include/opentoe.h)"
-		show bpftool map lookup pinned "$PIN/$m" key 39 0 0 0 ;;
-	toe_pol_rules)
+	$MAP_STATS)
+		echo "# index $STAT_ESTABLISHED = TOE_S_ESTABLISHED (enum toe_stat, include/opentoe.h)"
+		show bpftool map lookup pinned "$PIN/$m" key $STAT_ESTABLISHED 0 0 0 ;;
+	$MAP_POL_RULES)
 		echo "# rule 0 of generation $gen (in force): index $gen * 131072 + 0"
 		show_index "$m" $((gen * 131072)) ;;
-	toe_pol_tuples)
+	$MAP_POL_TUPLES)
 		echo "# tuple 0 of generation $gen (in force): index $gen * 64 + 0"
 		show_index "$m" $((gen * 64)) ;;
-	toe_pol_lclass | toe_pol_rclass)
+	$MAP_POL_LCLASS | $MAP_POL_RCLASS)
 		echo "# port 5401 in generation $gen (in force): index $gen * 65536 + 5401"
 		show_index "$m" $((gen * 65536 + 5401)) ;;
 	esac

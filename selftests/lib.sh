@@ -8,6 +8,15 @@ KSFT_SKIP=4
 TOE_TOP=${TOE_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 TOE_BUILD=${TOE_BUILD:-$TOE_TOP/build}
 export PATH=$TOE_BUILD:$PATH
+# The pinned maps' names (MAP_FLOWS=toe_flows ...; TOE_MAPS: all of them)
+# and the toe_stats indexes (STAT_XDP_FORWARD=37 ..., PARSE_BAD_IHL=7 ...),
+# which make generates from the tables under include/ (scripts/gen-names.py);
+# generated here when a tree is not built.
+if [ -r "$TOE_BUILD/toe_names.sh" ]; then
+	. "$TOE_BUILD/toe_names.sh"
+else
+	eval "$(python3 "$TOE_TOP/scripts/gen-names.py" "$TOE_TOP/include")"
+fi
 TOE_TEST_ID=${TOE_TEST_ID:-t$$}
 TOE_PIN_DIR=/sys/fs/bpf/opentoe-$TOE_TEST_ID
 # Where the kernel loads freplace programs (6.1), toe-loader puts toe_xdp
@@ -154,31 +163,51 @@ veth_pair() {
 	return 0
 }
 
-# two_hosts N: namespaces a and b joined by a veth (va in a, vb in b), both
-# ends up, 10.N.0.1/24 and fd00:N::1/64 on va, 10.N.0.2 and fd00:N::2 on vb.
+# two_hosts N [4]: namespaces a and b joined by a veth (va in a, vb in b),
+# both ends up, 10.N.0.1/24 and fd00:N::1/64 on va, 10.N.0.2 and fd00:N::2
+# on vb (with 4: IPv4 only).
 two_hosts() {
 	local n=$1
 	ns_add a && ns_add b || return 1
 	veth_pair a va b vb || return 1
 	nsx a ip addr add "10.$n.0.1/24" dev va && nsx a ip link set va up
 	nsx b ip addr add "10.$n.0.2/24" dev vb && nsx b ip link set vb up
+	[ "${2:-}" = 4 ] && return 0
 	nsx a ip addr add "fd00:$n::1/64" dev va nodad
 	nsx b ip addr add "fd00:$n::2/64" dev vb nodad
 	return 0
 }
 
-# stat_index NAME: the toe_stats index of TOE_S_NAME, read from include/opentoe_stats.h
-# (TOE_STAT_TABLE: one X(ID, ...) a counter, in order from TOE_S_BASE)
-stat_index() {
-	awk -v want="$1" '
-		/^#define TOE_STAT_TABLE/ { on = 1; next }
-		on && match($0, /X\([A-Z0-9_]+,/) {
-			if (substr($0, RSTART + 2, RLENGTH - 3) == want) { found = n }
-			n++
-		}
-		on && !/\\$/ { on = 0 }
-		/^\tTOE_S_BASE = [0-9]+/ { split($0, b, "= *"); base = b[2] + 0 }
-		END { if (found != "") print base + found }' "$TOE_TOP/include/opentoe_stats.h"
+# veth_loop: namespace a holding both ends of a veth pair (va, vb), up.
+veth_loop() {
+	ns_add a && veth_pair a va a vb && nsx a ip link set va up && nsx a ip link set vb up
+}
+
+# dp_start CGROUP: the start of a test or benchmark that loads the
+# datapath: root, toe-loader built, the pin folder in $PIN, a cgroup CGROUP
+# ($CG) and a work folder ($work), both removed on exit.  Not in $(...)
+# (the cleanups must be registered in the test's own shell).
+dp_start() {
+	need_root
+	need_built toe-loader
+	PIN=$TOE_PIN_DIR
+	cg_add "$1" || skip "no cgroup v2 mount"
+	work=$(mktemp -d) && defer "rm -rf $work"
+}
+
+# dp_load NS [ARGS...]: toe-loader load ARGS from namespace NS ("-": this
+# one) into $PIN for the cgroup $CG, unloaded (and $PIN removed) on exit.
+dp_load() {
+	local ns=$1 run=(); shift
+	[ "$ns" = - ] || run=(nsx "$ns")
+	defer "${run[*]} toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+	"${run[@]}" toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null
+}
+
+# stat_of PIN INDEX: toe_stats' counter INDEX (STAT_XDP_FORWARD ..., PARSE_BAD_IHL
+# ...) of the datapath pinned in PIN, summed over the CPUs.
+stat_of() {
+	bpftool -j map lookup pinned "$1/$MAP_STATS" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
 }
 
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit

@@ -18,7 +18,7 @@ for f in "$T"/*.csv; do
 	case $n in neigh_rate | mem | apps_runs) continue ;; esac	# tables, not comparisons
 	check "$n.svg drawn by gnuplot" grep -q "<svg" "$T/$n.svg"
 done
-check "markdown table for the README" grep -q "^| variant | median | min-max | ratio |" < <(python3 "$TOE_TOP/bench/report.py" "$T" --markdown --no-plots)
+check "markdown table for docs/benchmarks.md" grep -q "^| variant | median | min-max | ratio |" < <(python3 "$TOE_TOP/bench/report.py" "$T" --markdown --no-plots)
 one=$(python3 "$TOE_TOP/bench/report.py" "$T" --only xdp)
 check "--only xdp: that table and nothing else" \
 	test "$(grep -c 'is better)' <<<"$one")" = 1 -a -n "$(grep '^XDP per-packet cost' <<<"$one")"

@@ -77,13 +77,8 @@ nginx_start() {
 	wait_for 5 bash -c "nsenter --net=$NSA ss -ltn | grep -q :$1"
 }
 
-# toe_stats indexes (include/opentoe.h enum toe_stat)
-S_BYP_SOCKS=47 S_BYP_PAIRED=48 S_BYP_NOT_LOCAL=49 S_BYP_UNSUPPORTED=50
-S_BYP_MSGS=51 S_BYP_BYTES=52 S_BYP_TCP_MSGS=53 S_BYP_TO_TCP=54 S_BYP_TO_PEER=55
-stat_sum() { # INDEX
-	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
-}
-byp_bytes() { stat_sum $S_BYP_BYTES; }
+stat_sum() { stat_of "$PIN" "$1"; } # INDEX (STAT_BYP_BYTES ...)
+byp_bytes() { stat_sum $STAT_BYP_BYTES; }
 
 # jqcheck DESC JSON FILTER: ok if FILTER is true of JSON; else print JSON.
 jqcheck() {

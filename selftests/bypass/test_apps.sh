@@ -54,7 +54,7 @@ for size in 1 1000 65536 1048576 8388608; do
 	a=$(rcli -x SET "k$size" <"$TMP/val" 2>&1)
 	case $a in
 	OK) ;;
-	# A blocking read that returns EAGAIN: the kernel limit README lists
+	# A blocking read that returns EAGAIN: the kernel limit docs/bypass.md lists
 	# (tcp_bpf_recvmsg gives up after one wake-up without data; the acks
 	# of redis-cli's own large write wake it).  The SET itself arrived:
 	# the GET below checks it.

@@ -30,7 +30,7 @@ t "the writer is killed: the reader gets every byte written, then EOF" killwrite
 jqcheck "  the reader got at least what the killed writer's writes returned" "$LAST" \
 	'.client.recvd >= .client.v[0] and .client.v[0] > 0'
 
-# Known kernel limits of sockmap receive (documented in README "Local bypass"):
+# Known kernel limits of sockmap receive (documented in docs/bypass.md, "Kernel limits seen on 6.18"):
 # a reader blocked in read() gets EAGAIN from a reset, and MSG_WAITALL
 # returns what is queued.  Reported, with TCP as the reference.
 out=$(bcheck a --port 8200 rstblock)

@@ -6,8 +6,8 @@
 # with data unread, process killed while blocked in read}.  The bypassed run
 # must print what the TCP run printed (tools/endings.py: the sequence of
 # reads, the poll() revents after them, two writes).  Two cells differ on
-# this kernel for reasons in the kernel's sockmap receive path (README,
-# "Local bypass", kernel limits); each is reported as a skip only when the
+# this kernel for reasons in the kernel's sockmap receive path (docs/bypass.md,
+# "Kernel limits seen on 6.18"); each is reported as a skip only when the
 # bypassed run shows exactly that known difference, and fails otherwise.
 . "$(dirname "$0")/setup.sh"
 need_cmd python3

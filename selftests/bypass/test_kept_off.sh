@@ -21,7 +21,7 @@ check "  nothing of it was redirected" test "$(byp_bytes)" = "$before"
 # no JSON, wrong bytes) fails.
 out=$(bcheck a --port 7300 splice)
 if jq -e '.ok' <<<"$out" >/dev/null; then
-	ok "splice reader on a bypassed connection gets its data (the kernel now supports it: update README)"
+	ok "splice reader on a bypassed connection gets its data (the kernel now supports it: update docs/bypass.md)"
 elif jq -e '.ok == false and .client.err == "" and
 	    (.server.err | test("^server: (spliced 0 bytes, want 1048576|splice sees no data for 3 s after 0 bytes)"))' \
 	    <<<"$out" >/dev/null; then
@@ -32,11 +32,11 @@ fi
 
 # MPTCP
 if [ "$(cat /proc/sys/net/mptcp/enabled 2>/dev/null)" = 1 ]; then
-	b0=$(byp_bytes) u0=$(stat_sum $S_BYP_UNSUPPORTED)
+	b0=$(byp_bytes) u0=$(stat_sum $STAT_BYP_UNSUPPORTED)
 	out=$(bcheck a --mptcp --port 7301 --method write sizes)
 	jqcheck "MPTCP on a bypass port: 1 B..4 MiB echoed, every byte right" "$out" '.ok'
 	check "  its subflows were kept off (bypass_unsupported grew, nothing redirected)" \
-		test "$(stat_sum $S_BYP_UNSUPPORTED)" -gt "$u0" -a "$(byp_bytes)" = "$b0"
+		test "$(stat_sum $STAT_BYP_UNSUPPORTED)" -gt "$u0" -a "$(byp_bytes)" = "$b0"
 	out=$(bcheck a --mptcp --port 7302 reads)
 	jqcheck "MPTCP: partial reads, MSG_PEEK, FIONREAD" "$out" '.ok'
 else
@@ -50,11 +50,11 @@ fi
 nsx b python3 "$TOE_TOP/selftests/tools/tcpx.py" server --port 7303 --reply 100000 >"$TMP/srv" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$TMP/srv"
-n0=$(stat_sum $S_BYP_NOT_LOCAL) b0=$(byp_bytes)
+n0=$(stat_sum $STAT_BYP_NOT_LOCAL) b0=$(byp_bytes)
 out=$(in_cg a python3 "$TOE_TOP/selftests/tools/tcpx.py" client --addr 10.203.0.2 --port 7303 \
 	--send 200000 --hold 0.5 | tail -1)
 jqcheck "peer outside the cgroup: 200000 bytes out, 100000 back" "$out" \
 	'.conns[0].sent == 200000 and .conns[0].received == 100000'
 check "  counted not_local, nothing redirected" \
-	test "$(stat_sum $S_BYP_NOT_LOCAL)" -gt "$n0" -a "$(byp_bytes)" = "$b0"
+	test "$(stat_sum $STAT_BYP_NOT_LOCAL)" -gt "$n0" -a "$(byp_bytes)" = "$b0"
 finish

@@ -7,7 +7,7 @@
 # the slowest over TCP, and p99 within the ratio compare() is given.  A
 # correctness check with a margin (the figures belong to make bench-apps):
 # the flow-control switch to TCP once stranded connections for seconds
-# (README, "Local bypass"); tcp_rmem[2] is the bypass's hard queue limit.
+# (docs/bypass.md); tcp_rmem[2] is the bypass's hard queue limit.
 . "$(dirname "$0")/setup.sh"
 need_cmd nginx curl sha256sum wrk
 CLIENTS=50 EACH=1
@@ -87,8 +87,8 @@ compare() {
 compare $((32 << 20)) 10
 compare $((6 << 20)) 15
 check "nginx logged no error" test ! -s "$TMP/nginx/error.log"
-check "no bypass socket is left in toe_byp_flows" \
-	bash -c "[ \"\$(bpftool -j map dump pinned $PIN/toe_byp_flows | jq length)\" = 0 ]"
+check "no bypass socket is left in $MAP_BYP_FLOWS" \
+	bash -c "[ \"\$(bpftool -j map dump pinned $PIN/$MAP_BYP_FLOWS | jq length)\" = 0 ]"
 check "every test connection closed (none left in the namespace)" \
 	bash -c "! nsenter --net=$NSA ss -Htn state established | grep -q ."
 finish

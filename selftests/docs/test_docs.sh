@@ -32,6 +32,7 @@ done
 
 tmp=$(mktemp -d)
 defer "rm -rf $tmp"
+# (@MAP@: the real map's name from build/toe_names.sh, like every shell file)
 cat >"$tmp/bogus.md" <<'DOC'
 # Bogus
 
@@ -41,8 +42,9 @@ See [nothing](no-such-page.md).
 
 Fine: `user/loader/main.c`, `make check`, `make bench-xdp`,
 `toe-loader load --dev eth0 --hook tc`, `toed --check FILE`,
-`toectl -j flows`, `toe_flows`, `toe_xdp`, [self](#bogus).
+`toectl -j flows`, `@MAP@`, `toe_xdp`, [self](#bogus).
 DOC
+sed -i "s/@MAP@/$MAP_FLOWS/" "$tmp/bogus.md"
 out=$(python3 scripts/docscheck.py "$tmp/bogus.md" 2>&1); rc=$?
 # shellcheck disable=SC2317 # (called through check)
 reports() { grep -qE "bogus\.md:[0-9]+: $1: .*$2" <<<"$out"; }

@@ -33,7 +33,7 @@ ip link set lo up
 ulimit -l unlimited
 export PATH HOME=/root TOE_NO_BUILD=1 TOE_BUILD TOE_CACHE TOE_GUEST=1 TOE_SLOW=5
 echo "opentoe-guest: $(uname -r), running: $GUEST_TESTS" >/dev/console
-# what this kernel offers opentoe, for the README's table (test_guest.sh)
+# what this kernel offers opentoe, for docs/kernels.md's table (test_guest.sh)
 "$TOE_BUILD/toe-loader" features -j >$out/features.json 2>&1
 cd "$TOE_TOP" && bash selftests/run.sh $GUEST_TESTS >$out/tap 2>&1
 echo "rc=$?" >$out/done

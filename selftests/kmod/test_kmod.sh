@@ -135,9 +135,10 @@ done
 ipbin=$(command -v ip)
 cp "$ipbin" "$rootfs/usr/sbin/ip"
 bins="$ipbin"
-if [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toectl" ]; then
+if [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toectl" ] &&
+	[ -r "$TOE_BUILD/toe_names.sh" ]; then
 	cp "$TOE_BUILD/toe-loader" "$TOE_BUILD/toed" "$TOE_BUILD/toectl" "$rootfs/usr/sbin/"
-	cp "$here/toed_guest.sh" "$rootfs/bin/"
+	cp "$here/toed_guest.sh" "$TOE_BUILD/toe_names.sh" "$rootfs/bin/"
 	bins="$bins $TOE_BUILD/toe-loader $TOE_BUILD/toed $TOE_BUILD/toectl"
 	# bpftool: the datapath's counts while toed is away
 	if command -v bpftool >/dev/null; then

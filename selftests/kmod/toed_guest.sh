@@ -32,6 +32,9 @@ n=0
 failed=0
 CONF=/etc/opentoe/opentoe.conf
 LOG=/tmp/toed.log
+# the pinned maps' names (MAP_DEV_LIVE=...), build/toe_names.sh: test_kmod.sh
+# copies it in
+. /bin/toe_names.sh
 
 tap() { # RC DESC: 0 for ok, as the test's own exit status
 	n=$((n + 1))
@@ -181,10 +184,10 @@ toe_kmod_test l2t >/tmp/l2t
 sed 's/^/# module: /' /tmp/l2t
 L2TMAC=$(sed -n 's/.* addr 10\.7\.0\.2 lladdr \([0-9a-f:]*\) .*/\1/p' /tmp/l2t)
 NEIGHMAC=$(toectl -j neigh | objs | grep '"dst":"10.7.0.2"' | field lladdr)
-echo "# L2T $L2TMAC, toe_neigh $NEIGHMAC, veth7 $PEERMAC"
-check "the module's L2T entry for 10.7.0.2 has toed's toe_neigh MAC (veth7's)" \
+echo "# L2T $L2TMAC, $MAP_NEIGH $NEIGHMAC, veth7 $PEERMAC"
+check "the module's L2T entry for 10.7.0.2 has toed's $MAP_NEIGH MAC (veth7's)" \
 	test -n "$L2TMAC" -a "$L2TMAC" = "$NEIGHMAC" -a "$L2TMAC" = "$PEERMAC"
-check "toectl stats: toed finds the module's L2T in agreement with toe_neigh (1 entry, 0 differ)" \
+check "toectl stats: toed finds the module's L2T in agreement with $MAP_NEIGH (1 entry, 0 differ)" \
 	sh -c 'toectl -j stats | grep -q "\"kmod_l2t_used\":1,\"kmod_l2t_agree\":1,\"kmod_l2t_differ\":0,"'
 wait "$CLI"
 wait "$SRV"
@@ -208,7 +211,7 @@ wait "$SRV"
 routed() { grep -q 'warning: \[flow_refused\] 127.0.0.1:[0-9]* -> 127.0.0.1:5301 host dev - reason route ' "$LOG"; }
 wait_for 30 routed
 tap $? "a flow routed through lo: refused by the datapath, reason route (logged)"
-check "... counted (toe_stats tid_route_other_if), the module never asked" \
+check "... counted ($MAP_STATS tid_route_other_if), the module never asked" \
 	sh -c 'toectl -j stats | grep -q "\"tid_route_other_if\":1," &&
 		toectl -j stats | grep -q "\"kmod_tid_alloc_unreach\":0,"'
 
@@ -240,7 +243,7 @@ nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
 SERVE=$!
 usleep 300000
 counts() { # "live held used" of toe0 (index 0): the datapath's, toed's, the module's
-	l=$(bpftool -j map lookup pinned /sys/fs/bpf/opentoe/toe_dev_live key 0 0 0 0 |
+	l=$(bpftool -j map lookup pinned "/sys/fs/bpf/opentoe/$MAP_DEV_LIVE" key 0 0 0 0 |
 		sed -n 's/.*"live":\([0-9]*\),.*/\1/p')
 	h=$(toectl -j stats | sed -n 's/.*"kmod_tids_held":\([0-9]*\),.*/\1/p')
 	u=$(toe_kmod_test devs | sed -n 's/.* name toe0 .* used \([0-9]*\) .*/\1/p')
@@ -283,7 +286,7 @@ start_toed
 step 4 "toed started again: the 4 TIDs no flow holds are freed"
 echo 1 >/sys/bus/opentoe_sim/del_device
 step 0 "the device removed with 4 flows open: they are demoted"
-check "... counted as demoted (toe_stats tid_demoted 4 + 1 before)" \
+check "... counted as demoted ($MAP_STATS tid_demoted 4 + 1 before)" \
 	sh -c 'toectl -j stats | grep -q "\"tid_demoted\":5[,}]"'
 kill "$G4"
 echo "1 veth6 3 16 toe%d" >/sys/bus/opentoe_sim/new_device

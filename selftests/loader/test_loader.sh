@@ -30,13 +30,13 @@ nothing_left() {
 if toe-loader features -j | jq -e '.[] | select(.name == "sockmap_link") | .present' >/dev/null; then
 	SKPIN=link_skmsg
 else
-	SKPIN=toe_bypass
+	SKPIN=$MAP_BYPASS
 fi
 check "load attaches sock_ops and XDP" tl load --dev va --cgroup "$CG"
 check "sock_ops is on the test cgroup" test "$(cg_progs)" = 1
 check "XDP is on va" test "$(xdp_id)" != 0
-for m in toe_flows toe_devs toe_dev_live toe_stats toe_events toe_pol_cells toe_pol_gen link_sockops \
-	toe_bypass toe_byp_flows $SKPIN; do
+for m in $MAP_FLOWS $MAP_DEVS $MAP_DEV_LIVE $MAP_STATS $MAP_EVENTS $MAP_POL_CELLS $MAP_POL_GEN link_sockops \
+	$MAP_BYPASS $MAP_BYP_FLOWS $SKPIN; do
 	[ -e "$PIN/$m" ] || fail "pinned: $m"
 done
 check "every map and link is pinned" test "$(ls "$PIN" | wc -l)" -ge 11
@@ -47,9 +47,9 @@ check "status lists the sock_ops program on the cgroup" \
 check "status lists XDP on va with its mode" \
 	jq -e '.programs[] | select(.type == "xdp" and .attach == "va" and (.xdp_mode == "native" or .xdp_mode == "skb"))' <<<"$st"
 check "status lists the bypass sk_msg program on its sockhash (pin $SKPIN)" \
-	jq -e --arg p $SKPIN '.programs[] | select(.type == "sk_msg" and .attach == "map toe_bypass" and .pin == $p)' <<<"$st"
+	jq -e --arg p $SKPIN --arg m "map $MAP_BYPASS" '.programs[] | select(.type == "sk_msg" and .attach == $m and .pin == $p)' <<<"$st"
 check "status lists the flow map with its size" \
-	jq -e '.maps[] | select(.name == "toe_flows" and .type == "lru_hash" and .max_entries == 262144)' <<<"$st"
+	jq -e --arg n "$MAP_FLOWS" '.maps[] | select(.name == $n and .type == "lru_hash" and .max_entries == 262144)' <<<"$st"
 check "status text names the pin folder" bash -c "nsenter --net=/run/netns/$(ns_name a) $TOE_BUILD/toe-loader status --pin-dir $PIN | grep -q 'pin folder: $PIN'"
 
 # Real traffic from the test cgroup: flows are recorded.
@@ -57,7 +57,7 @@ nsx b iperf3 -s -1 -D -p 5301 && sleep 0.3
 (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) timeout 30 iperf3 -c 10.201.0.2 -p 5301 -t 3 >/dev/null) &
 cli=$!
 sleep 1.5
-nflows=$(bpftool -j map dump pinned "$PIN/toe_flows" | jq '[.[] | select(.formatted.key.rport == 5301)] | length')
+nflows=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq '[.[] | select(.formatted.key.rport == 5301)] | length')
 check "a live iperf3 connection is in the flow table" test "$nflows" -ge 1
 wait $cli
 
@@ -74,30 +74,30 @@ sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
 skmsg_link=$(bpftool -j link show pinned "$PIN/link_skmsg" 2>/dev/null | jq .id)
 skmsg_prog=$(jq '.programs[] | select(.type == "sk_msg") | .id' <<<"$st")
-bpftool map update pinned "$PIN/toe_pol_gen" key 0 0 0 0 value 1 0 0 0
+bpftool map update pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 value 1 0 0 0
 # An offloaded record no socket counted in the XDP filter (as a sock_ops
 # program without the filter would have left it): the next load counts it.
 PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
-bpftool map update pinned "$PIN/toe_flows" key hex $($PKT key 4 10.201.0.1 10.201.0.9 80 40000) value hex $($PKT flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $($PKT key 4 10.201.0.1 10.201.0.9 80 40000) value hex $($PKT flow 1)
 fslot=$($PKT filter 4 10.201.0.1 10.201.0.9 80 40000); fslot=${fslot%% value*}
-bpftool map update pinned "$PIN/toe_flow_filter" $fslot value 0 0 0 0 0 0 0 0
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $fslot value 0 0 0 0 0 0 0 0
 check "second load succeeds" tl load --dev va --cgroup "$CG"
 check "it counted the offloaded record in the XDP filter (loaded)" test \
-	"$(bpftool -j map lookup pinned "$PIN/toe_flow_filter" $fslot | jq .formatted.value.loaded)" = 1
+	"$(bpftool -j map lookup pinned "$PIN/$MAP_FLOW_FILTER" $fslot | jq .formatted.value.loaded)" = 1
 check "no duplicate sock_ops attachment" test "$(cg_progs)" = 1
 if [ $SKPIN = link_skmsg ]; then
 	check "sk_msg link kept across load" test \
 		"$(bpftool -j link show pinned "$PIN/link_skmsg" | jq .id)" = "$skmsg_link"
 else
 	sk=$(tl status -j | jq -c '[.programs[] | select(.type == "sk_msg") | .id]')
-	check "sk_msg program on toe_bypass replaced in place: $sk (was $skmsg_prog)" \
+	check "sk_msg program on $MAP_BYPASS replaced in place: $sk (was $skmsg_prog)" \
 		jq -e --argjson o "$skmsg_prog" 'length == 1 and .[0] != $o' <<<"$sk"
 fi
 check "sock_ops link kept, program replaced" test \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)" = "$sock_link" -a \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)" != "$old_prog"
 check "maps keep their contents across load" test \
-	"$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq '.formatted.value')" = 1
+	"$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq '.formatted.value')" = 1
 check "one XDP program on va" test "$(nsx a ip -j link show dev va | jq '[.[0].xdp.prog // empty] | length')" = 1
 # Someone detaches opentoe's links behind its back: the next load repairs.
 bpftool link detach pinned "$PIN/link_sockops"
@@ -185,14 +185,14 @@ refused "so is its --help" "^toe-loader: unknown command 'frobnicate'" tl frobni
 # before the XDP counters moved into it (72 bytes), and the retired
 # toe_flow_pkts.  Refused before anything is attached; unload removes both.
 mkdir -p "$PIN"
-bpftool map create "$PIN/toe_flows" type lru_hash key 40 value 72 entries 64 name toe_flows
+bpftool map create "$PIN/$MAP_FLOWS" type lru_hash key 40 value 72 entries 64 name $MAP_FLOWS
 bpftool map create "$PIN/toe_flow_pkts" type lru_percpu_hash key 40 value 16 entries 64 name toe_flow_pkts
 out=$(tl load --dev va --cgroup "$CG" 2>&1); rc=$?
 check "load over an older opentoe's pins is refused (rc $rc)" test $rc = 1
 check "  naming the map, its layout and the way out" \
-	grep -q "pinned map $PIN/toe_flows is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
+	grep -q "pinned map $PIN/$MAP_FLOWS is not this opentoe's (type 9, key 40, value 72 bytes; expected 9, 48, 88).*toe-loader unload" <<<"$out"
 check "  attaching nothing" test "$(cg_progs)" = 0 -a "$(xdp_id)" = 0
-check "  and pinning nothing" test "$(ls "$PIN" | tr '\n' ' ')" = "toe_flow_pkts toe_flows "
+check "  and pinning nothing" test "$(ls "$PIN" | tr '\n' ' ')" = "toe_flow_pkts $MAP_FLOWS "
 check "unload removes the older pins, the retired toe_flow_pkts too" tl unload
 check "  and the folder" test ! -e "$PIN"
 # old_pin WHAT MAP TYPE TYPENO KEY VALUE WANTKEY WANTVALUE: one map pinned
@@ -210,9 +210,9 @@ old_pin() {
 	check "  and the folder" test ! -e "$PIN"
 }
 # The layout before flow keys carried the network namespace.
-old_pin "pins from before the netns key" toe_flows lru_hash 9 40 80 48 88
+old_pin "pins from before the netns key" $MAP_FLOWS lru_hash 9 40 80 48 88
 # A record that grew with the key unchanged: the value size alone refuses it.
-old_pin "a toe_pol_hdr from before 'track'" toe_pol_hdr array 2 4 32 4 40
+old_pin "a $MAP_POL_HDR from before 'track'" $MAP_POL_HDR array 2 4 32 4 40
 
 # --- rollback: XDP fails on the second interface after sock_ops and the
 # first XDP attach succeeded (lo has no native XDP).

@@ -24,7 +24,7 @@ HDR=("$TOE_TOP"/include/opentoe*.h)
 # ENOTSUPP for a sockhash, cpumap, devmap (hash) and map of maps, and a ring
 # buffer has no key or value type to describe.  libbpf creates them without
 # BTF.  NAME:TYPE, so that a new map without BTF fails even of these types.
-NO_BTF=" toe_events:ringbuf toe_rcu_sync:array_of_maps toe_tid_pool:array_of_maps toe_devmap:devmap_hash toe_cpumap:cpumap toe_bypass:sockhash "
+NO_BTF=" $MAP_EVENTS:ringbuf $MAP_RCU_SYNC:array_of_maps $MAP_TID_POOL:array_of_maps $MAP_DEVMAP:devmap_hash $MAP_CPUMAP:cpumap $MAP_BYPASS:sockhash "
 # Types bpftool cannot walk (no get_next_key from user space): BTF only.
 NO_DUMP=" sk_storage "
 
@@ -54,13 +54,13 @@ defer "kill $!"
 expect() {
 	if jq -e "$2" <<<"$3" >/dev/null 2>&1; then ok "$1"; else fail "$1: $(jq -c . <<<"$3" 2>&1 | head -c 2000)"; fi
 }
-flows5300() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c '[.[].formatted | select(.key.rport == 5300)]'; }
+flows5300() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq -c '[.[].formatted | select(.key.rport == 5300)]'; }
 # (an open flow's counters are those of its last RTT callback: bytes_acked
 # may stay below the 100,000 sent until the connection closes)
 # shellcheck disable=SC2317 # (called through wait_for)
 acked() { flows5300 | jq -e '[.[] | select(.value.bytes_acked > 1)] | length == 1' >/dev/null; }
 wait_for 10 acked
-expect "the offloaded connection is in toe_flows, with data acknowledged" \
+expect "the offloaded connection is in $MAP_FLOWS, with data acknowledged" \
 	'length == 1 and .[0].value.decision == 1 and .[0].value.bytes_acked > 1' "$(flows5300)"
 
 # map_structs: "MAP key|value STRUCT" for every map of bpf/
@@ -153,32 +153,32 @@ for m in $pinned; do
 done
 
 # A few fields by name and value, from the traffic above.
-expect "toe_flows: decision, reason, dev, bytes_acked of the offloaded flow" \
+expect "$MAP_FLOWS: decision, reason, dev, bytes_acked of the offloaded flow" \
 	'.[0] | .value.decision == 1 and .value.reason == 0 and .value.dev == 0 and .value.rule == 0 and .value.bytes_acked > 1 and .value.segs_out > 1 and .key.family == 2' \
 	"$(flows5300)"
-expect "toe_devs: entry 0 is named t3, type 3 (chelsio-t3)" \
+expect "$MAP_DEVS: entry 0 is named t3, type 3 (chelsio-t3)" \
 	'.formatted.value.name == "t3" and .formatted.value.type == 3' \
-	"$(bpftool -j map lookup pinned "$PIN/toe_devs" key 0 0 0 0)"
-expect "toe_dev_live: entry 0 counted the offloaded connection" \
-	'.formatted.value.offloaded == 1' "$(bpftool -j map lookup pinned "$PIN/toe_dev_live" key 0 0 0 0)"
-expect "toe_flows: XDP counted packets and bytes of the offloaded flow in its record" \
+	"$(bpftool -j map lookup pinned "$PIN/$MAP_DEVS" key 0 0 0 0)"
+expect "$MAP_DEV_LIVE: entry 0 counted the offloaded connection" \
+	'.formatted.value.offloaded == 1' "$(bpftool -j map lookup pinned "$PIN/$MAP_DEV_LIVE" key 0 0 0 0)"
+expect "$MAP_FLOWS: XDP counted packets and bytes of the offloaded flow in its record" \
 	'.[0] | .value.xdp_packets > 0 and .value.xdp_bytes >= 54 * .value.xdp_packets' \
 	"$(flows5300)"
-expect "toe_neigh: toed mirrored b's MAC (value field mac)" \
+expect "$MAP_NEIGH: toed mirrored b's MAC (value field mac)" \
 	'[.[].formatted.value | select(.has_mac == 1 and (.mac | length) == 6)] | length > 0' \
-	"$(bpftool -j map dump pinned "$PIN/toe_neigh")"
-expect "toe_local_addr: a's address with its prefix length" \
+	"$(bpftool -j map dump pinned "$PIN/$MAP_NEIGH")"
+expect "$MAP_LOCAL_ADDR: a's address with its prefix length" \
 	'[.[].formatted | select(.key.family == 2 and .value.prefixlen == 24)] | length > 0' \
-	"$(bpftool -j map dump pinned "$PIN/toe_local_addr")"
-expect "toe_xdp_conf: one device in cpu mode" \
-	'.[0].formatted.value.cpu_devs == 1' "$(bpftool -j map dump pinned "$PIN/toe_xdp_conf")"
-expect "toe_xdp_next: the chained program by id" \
-	'length == 1 and (.[0].formatted.value > 0)' "$(bpftool -j map dump pinned "$PIN/toe_xdp_next")"
-expect "toe_pol_hdr: one rule in the generation in force" \
+	"$(bpftool -j map dump pinned "$PIN/$MAP_LOCAL_ADDR")"
+expect "$MAP_XDP_CONF: one device in cpu mode" \
+	'.[0].formatted.value.cpu_devs == 1' "$(bpftool -j map dump pinned "$PIN/$MAP_XDP_CONF")"
+expect "$MAP_XDP_NEXT: the chained program by id" \
+	'length == 1 and (.[0].formatted.value > 0)' "$(bpftool -j map dump pinned "$PIN/$MAP_XDP_NEXT")"
+expect "$MAP_POL_HDR: one rule in the generation in force" \
 	'[.[].formatted.value | select(.serial > 0 and .nrules == 1)] | length == 1' \
-	"$(bpftool -j map dump pinned "$PIN/toe_pol_hdr")"
+	"$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR")"
 check "bpftool's plain (non-JSON) dump prints field names too" \
-	bash -c "bpftool map dump pinned $PIN/toe_flows | grep -q '\"decision\": 1'"
+	bash -c "bpftool map dump pinned $PIN/$MAP_FLOWS | grep -q '\"decision\": 1'"
 
 # Unload here, so that the test shows it leaves nothing pinned (the
 # deferred unload is for a failure before this point).

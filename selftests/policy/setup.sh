@@ -9,6 +9,7 @@ need_cmd bpftool jq python3 nsenter
 
 PIN=$TOE_PIN_DIR
 TCPX=$TOE_TOP/selftests/tools/tcpx.py
+TENANT=$TOE_TOP/selftests/tools/tenant.py
 CONF_DIR=$(mktemp -d /tmp/opentoe-conf.XXXXXX)
 defer "rm -rf $CONF_DIR"
 cg_add pol || skip "no cgroup v2 mount"
@@ -51,21 +52,31 @@ server() {
 }
 client() { in_cg a python3 "$TCPX" client "$@"; }
 
-flows() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c '[.[].formatted | .key + .value]'; }
+flows() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq -c '[.[].formatted | .key + .value]'; }
 dev_live() { # DEVINDEX FIELD
-	bpftool -j map lookup pinned "$PIN/toe_dev_live" key "$1" 0 0 0 | jq ".formatted.value.$2"
+	bpftool -j map lookup pinned "$PIN/$MAP_DEV_LIVE" key "$1" 0 0 0 | jq ".formatted.value.$2"
 }
 # Offloaded sockets counted in toe_flow_filter (its live halves, summed;
 # awk, not jq: 65536 entries).
 filter_live() {
-	bpftool map dump pinned "$PIN/toe_flow_filter" | awk '$1 == "\"live\":" { s += $2 } END { print s + 0 }'
+	bpftool map dump pinned "$PIN/$MAP_FLOW_FILTER" | awk '$1 == "\"live\":" { s += $2 } END { print s + 0 }'
 }
-stat_sum() { # INDEX
-	bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'
-}
+stat_sum() { stat_of "$PIN" "$1"; } # INDEX (STAT_ESTABLISHED ...)
 policy_serial() {
-	local g; g=$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)
-	bpftool -j map lookup pinned "$PIN/toe_pol_hdr" key "$g" 0 0 0 | jq .formatted.value.serial
+	local g; g=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)
+	bpftool -j map lookup pinned "$PIN/$MAP_POL_HDR" key "$g" 0 0 0 | jq .formatted.value.serial
+}
+# policy_state: the policy in force, to compare before and after a change
+# that must be refused: its serial and every generation's header.
+policy_state() {
+	echo "$(policy_serial) $(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq -c .)"
+}
+# refused WANT CMD...: CMD fails with status 1 saying WANT and the policy in
+# force is still $before (policy_state); CMD's output in $out, status in $rc.
+refused() {
+	local want=$1; shift
+	out=$("$@" 2>&1); rc=$?
+	[ $rc = 1 ] && grep -qF -- "$want" <<<"$out" && [ "$(policy_state)" = "$before" ]
 }
 # events_start: record ring-buffer events into $EVENTS until events_stop.
 events_start() {

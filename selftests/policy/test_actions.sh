@@ -73,6 +73,6 @@ out=$(client --addr $B4 --port 5002 | tail -1)
 check "no keepalive where the rule sets none" jq -e '.conns[0].keepalive == 0' <<<"$out"
 all_released() { [ "$(dev_live 0 live)" = 0 ] && [ "$(dev_live 1 live)" = 0 ]; }
 check "every device slot released after the connections closed" wait_for 5 all_released
-echo "t3a: $(bpftool -j map lookup pinned "$PIN/toe_dev_live" key 0 0 0 0 | jq -c .formatted.value)"
-echo "sw0: $(bpftool -j map lookup pinned "$PIN/toe_dev_live" key 1 0 0 0 | jq -c .formatted.value)"
+echo "t3a: $(bpftool -j map lookup pinned "$PIN/$MAP_DEV_LIVE" key 0 0 0 0 | jq -c .formatted.value)"
+echo "sw0: $(bpftool -j map lookup pinned "$PIN/$MAP_DEV_LIVE" key 1 0 0 0 | jq -c .formatted.value)"
 finish

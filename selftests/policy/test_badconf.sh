@@ -8,7 +8,7 @@ load_toe
 good=$(conf_t3 good 10 5500)
 apply "$good" >/dev/null || { fail "apply good"; finish; }
 serial=$(policy_serial)
-gen_before=$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq -c .)
+before=$(policy_state)
 
 bad() { # NAME "LINE:COL: message part" <<config
 	local name=$1 want=$2 f out rc
@@ -19,9 +19,7 @@ bad() { # NAME "LINE:COL: message part" <<config
 	else
 		fail "check $name (rc=$rc): want '$f:$want', got: $out"
 	fi
-	out=$(toed --apply "$f" --pin-dir "$PIN" 2>&1); rc=$?
-	if [ $rc = 1 ] && grep -qF -- "$f:$want" <<<"$out" && [ "$(policy_serial)" = "$serial" ] &&
-	   [ "$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq -c .)" = "$gen_before" ]; then
+	if refused "$f:$want" toed --apply "$f" --pin-dir "$PIN"; then
 		ok "apply rejects $name, policy $serial still in force"
 	else
 		fail "apply $name (rc=$rc): $out"

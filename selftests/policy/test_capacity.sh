@@ -59,7 +59,7 @@ check "100 slots held while the flow table holds 16" \
 	test "$(dev_live 1 live)" = 100 -a "$(flows | jq length)" -le 16
 check "the XDP filter still counts all 100 (evicted records: high, never low)" test "$(filter_live)" = 100
 wait $HELD_PID
-check "evicted flows were seen closing" test "$(stat_sum 41)" -gt 0
+check "evicted flows were seen closing" test "$(stat_sum $STAT_FLOW_EVICTED)" -gt 0
 big_released() { [ "$(dev_live 1 live)" = 0 ]; }
 check "after LRU eviction of live flows the device count is back to 0" wait_for 5 big_released
 check "and so are the XDP filter's counts" test "$(filter_live)" = 0

@@ -14,17 +14,17 @@ serial=$(policy_serial)
 events_start
 server 5310 5311 || exit 1
 sleep 0.3
-lsn() { bpftool -j map dump pinned "$PIN/toe_listeners" | jq -c '[.[].formatted | .key + .value]'; }
+lsn() { bpftool -j map dump pinned "$PIN/$MAP_LISTENERS" | jq -c '[.[].formatted | .key + .value]'; }
 L=$(lsn)
-echo "# toe_listeners: $L"
-check "toe_listeners: one entry, the offloaded listener's (port 5310, device 0, rule 0, its cookie)" \
+echo "# $MAP_LISTENERS: $L"
+check "$MAP_LISTENERS: one entry, the offloaded listener's (port 5310, device 0, rule 0, its cookie)" \
 	jq -e "length == 1 and .[0].lport == 5310 and .[0].dev == 0 and .[0].rule == 0 and .[0].cookie > 0 and .[0].policy == ($serial % 4294967296) and .[0].netns_ino > 0" <<<"$L"
 check "... keyed with remote address and port 0, and the socket's namespace" \
 	jq -e '.[0].rport == 0 and (.[0].raddr | add) == 0 and .[0].netns > 0' <<<"$L"
 kill_servers() { xargs -r kill <"$CG/cgroup.procs"; }
 kill_servers
 sleep 0.5
-check "closed: its toe_listeners entry is gone" jq -e 'length == 0' <<<"$(lsn)"
+check "closed: its $MAP_LISTENERS entry is gone" jq -e 'length == 0' <<<"$(lsn)"
 events_stop
 ev() { jq -s -c "[.[] | select($1)]" "$EVENTS"; }
 echo "# $(ev '.type == "listen_start" or .type == "listen_stop"')"

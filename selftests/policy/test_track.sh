@@ -12,9 +12,8 @@
 # And the statement's errors.
 . "$(dirname "$0")/setup.sh"
 plan 19
-S_EST=$(stat_index ESTABLISHED) S_UNTR=$(stat_index UNTRACKED) S_EVICT=$(stat_index FLOW_EVICTED) S_CLOSED=$(stat_index CLOSED)
-check "the counters' indexes are read from the header ($S_EST $S_UNTR $S_EVICT $S_CLOSED)" \
-	test -n "$S_EST" -a -n "$S_UNTR" -a -n "$S_EVICT" -a -n "$S_CLOSED"
+check "the counters' indexes come from the header's table ($STAT_ESTABLISHED $STAT_UNTRACKED $STAT_FLOW_EVICTED $STAT_CLOSED)" \
+	test -n "$STAT_ESTABLISHED" -a -n "$STAT_UNTRACKED" -a -n "$STAT_FLOW_EVICTED" -a -n "$STAT_CLOSED"
 load_toe
 body='device t3 type chelsio-t3 nconn 100
 default host
@@ -24,14 +23,14 @@ cfg=$(printf '%s\ntrack policy\n' "$body" | conf policy)
 all=$(printf '%s\ntrack all\n' "$body" | conf all)
 check "a configuration with 'track policy' applies" apply "$cfg"
 hdr() {
-	local g; g=$(bpftool -j map lookup pinned "$PIN/toe_pol_hdr" key \
-		"$(bpftool -j map lookup pinned "$PIN/toe_pol_gen" key 0 0 0 0 | jq .formatted.value)" 0 0 0)
+	local g; g=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_HDR" key \
+		"$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)" 0 0 0)
 	jq -c .formatted.value <<<"$g"
 }
 check "  the policy in force says track 1 (policy)" jq -e '.track == 1' <<<"$(hdr)"
 server 5300 5301 5302 || exit 1
 events_start
-e0=$(stat_sum "$S_EST") u0=$(stat_sum "$S_UNTR") v0=$(stat_sum "$S_EVICT") c0=$(stat_sum "$S_CLOSED")
+e0=$(stat_sum "$STAT_ESTABLISHED") u0=$(stat_sum "$STAT_UNTRACKED") v0=$(stat_sum "$STAT_FLOW_EVICTED") c0=$(stat_sum "$STAT_CLOSED")
 f0=$(decided "$CG" $B4 5300) f1=$(decided "$CG" $B4 5301) f2=$(decided "$CG" $B4 5302)
 check "offload rule: tracked (decision offload, rule 0)" jq -e '.decision == 1 and .rule == 0' <<<"$f0"
 check "host rule: tracked (decision host, reason rule, rule 1)" \
@@ -39,7 +38,7 @@ check "host rule: tracked (decision host, reason rule, rule 1)" \
 check "no rule, default host: no record ($f2)" test "$f2" = "{}"
 sleep 0.5
 events_stop
-e1=$(stat_sum "$S_EST") u1=$(stat_sum "$S_UNTR") v1=$(stat_sum "$S_EVICT") c1=$(stat_sum "$S_CLOSED")
+e1=$(stat_sum "$STAT_ESTABLISHED") u1=$(stat_sum "$STAT_UNTRACKED") v1=$(stat_sum "$STAT_FLOW_EVICTED") c1=$(stat_sum "$STAT_CLOSED")
 check "all six ends were decided (established +$((e1 - e0)))" test $((e1 - e0)) = 6
 # (the rules name remote ports: the accepting ends of 5300 and 5301 are
 # named by none, so they are left alone too)

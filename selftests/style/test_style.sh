@@ -1,26 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The layout rules of the tree (README "Where things are"), checked so that
+# The layout rules of the tree (docs/architecture.md), checked so that
 # they hold after every change:
-#  - no function in user/ or bench/ is longer than 80 lines;
+#  - no function in user/ or bench/ is longer than 80 lines, nor in the
+#    Python of bench/, selftests/ and scripts/;
 #  - every header has one include-guard style (__<NAME>_H, named after the
 #    file, closed with a comment naming it) and compiles on its own, i.e.
 #    includes what it needs;
-#  - no pinned map's name is written outside include/toe_maps.h in C code.
+#  - no pinned map's name is written outside include/toe_maps.h in C code,
+#    nor in the shell files of selftests/, bench/ and scripts/ (they take
+#    build/toe_names.sh's MAP_<ID>, generated from that table).
 # Needs no root and no kernel feature: only the compilers `make` uses.
 . "$(dirname "$0")/../lib.sh"
-plan 4
+plan 6
 need_cmd gcc clang python3
 cd "$TOE_TOP" || exit 1
 
 mapfile -t csrc < <(git ls-files 'user/*.c' 'user/**/*.c' 'bench/*.c' 2>/dev/null ||
 		    find user bench -name '*.c')
-long=$(python3 scripts/funclen.py "${csrc[@]}")
+mapfile -t pysrc < <(git ls-files 'bench/*.py' 'selftests/*.py' 'scripts/*.py' 2>/dev/null ||
+		     find bench selftests scripts -name '*.py')
+long=$(python3 scripts/funclen.py "${csrc[@]}" "${pysrc[@]}")
 if [ -z "$long" ]; then
-	ok "no function in user/ or bench/ over 80 lines (${#csrc[@]} files)"
+	ok "no function over 80 lines in user/ or bench/, nor in Python (${#csrc[@]} C, ${#pysrc[@]} Python files)"
 else
 	echo "$long"
-	fail "functions over 80 lines in user/ or bench/"
+	fail "functions over 80 lines in user/ or bench/, or in Python"
 fi
 
 # guard_ok FILE: #ifndef G / #define G first, #endif /* G */ last, and G is
@@ -71,5 +76,37 @@ if [ -z "$hits" ]; then
 else
 	echo "$hits"
 	fail "map names written outside include/toe_maps.h"
+fi
+
+# Nor in shell: MAP_<ID> (lib.sh sources build/toe_names.sh, which
+# scripts/gen-names.py makes from the same table).  Comments may name a map,
+# and the test tool selftests/toe_events is named after its map.
+mapfile -t shsrc < <(git ls-files 'selftests/*.sh' 'bench/*.sh' 'scripts/*.sh')
+hits=$(for f in "${shsrc[@]}"; do
+	sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]#[[:space:]].*//' -e 's|selftests/toe_events||g' "$f" |
+		grep -nwE "$names" | sed "s|^|$f:|"
+done)
+if [ -z "$hits" ]; then
+	ok "no map name written in the shell files of selftests/, bench/, scripts/ (${#shsrc[@]} files)"
+else
+	echo "$hits"
+	fail "map names written in shell files: use \$MAP_<ID> (build/toe_names.sh)"
+fi
+# clang-format: every C file as the tree's .clang-format writes it (applied
+# to the whole tree once; kmod/ is also held to checkpatch.pl by
+# selftests/kmod/test_kmod.sh).  Fix with: clang-format -i FILE
+if command -v clang-format >/dev/null; then
+	mapfile -t cfiles < <(git ls-files '*.c' '*.h')
+	unformatted=$(for f in "${cfiles[@]}"; do
+		clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
+	done)
+	if [ -z "$unformatted" ]; then
+		ok "clang-format: all ${#cfiles[@]} C files as .clang-format writes them"
+	else
+		echo "$unformatted"
+		fail "clang-format would change these files (clang-format -i FILE)"
+	fi
+else
+	fail "clang-format not installed (scripts/install-deps.sh installs it)"
 fi
 finish

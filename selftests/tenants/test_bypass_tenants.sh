@@ -12,14 +12,11 @@
 . "$(dirname "$0")/../policy/setup.sh"
 NT=${TOE_TENANTS:-16}
 plan 6
-TENANT=$TOE_TOP/selftests/tools/tenant.py
-S_PAIRED=$(stat_index BYP_PAIRED) S_BYTES=$(stat_index BYP_BYTES) S_NOT_LOCAL=$(stat_index BYP_NOT_LOCAL)
-S_UNSUP=$(stat_index BYP_UNSUPPORTED)
 
 load_toe || { fail "load"; finish; }
 cfg=$(printf 'default host\nrule bypass rport 7777\nrule bypass lport 7777\n' | conf bypass)
 apply "$cfg" >/dev/null || { fail "the bypass policy applies"; finish; }
-p0=$(stat_sum "$S_PAIRED") b0=$(stat_sum "$S_BYTES") n0=$(stat_sum "$S_NOT_LOCAL") u0=$(stat_sum "$S_UNSUP")
+p0=$(stat_sum "$STAT_BYP_PAIRED") b0=$(stat_sum "$STAT_BYP_BYTES") n0=$(stat_sum "$STAT_BYP_NOT_LOCAL") u0=$(stat_sum "$STAT_BYP_UNSUPPORTED")
 declare -a PIDS
 total=0
 for ((i = 0; i < NT; i++)); do
@@ -40,12 +37,12 @@ for ((i = 0; i < NT; i++)); do
 done
 check "$NT tenants on one 4-tuple, bypassed at once: every byte of each arrived, in order, its own${bad:+: $bad}" \
 	test -z "$bad"
-p1=$(stat_sum "$S_PAIRED") b1=$(stat_sum "$S_BYTES") n1=$(stat_sum "$S_NOT_LOCAL") u1=$(stat_sum "$S_UNSUP")
+p1=$(stat_sum "$STAT_BYP_PAIRED") b1=$(stat_sum "$STAT_BYP_BYTES") n1=$(stat_sum "$STAT_BYP_NOT_LOCAL") u1=$(stat_sum "$STAT_BYP_UNSUPPORTED")
 check "  every pair found its own peer ($((p1 - p0)) paired)" test $((p1 - p0)) = "$NT"
 check "  none was left to TCP as not local or unsupported (+$((n1 - n0)), +$((u1 - u0)))" \
 	test $((n1 - n0)) = 0 -a $((u1 - u0)) = 0
 check "  the bypass carried their $total bytes (+$((b1 - b0)))" test $((b1 - b0)) -ge "$total"
-gone() { test "$(bpftool -j map dump pinned "$PIN/toe_flows" | jq length)" = 0; }
+gone() { test "$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq length)" = 0; }
 check "every record is gone" wait_for 10 gone
-check "toe_bypass holds no socket" test "$(bpftool map dump pinned "$PIN/toe_bypass" 2>/dev/null | grep -c '^key')" = 0
+check "$MAP_BYPASS holds no socket" test "$(bpftool map dump pinned "$PIN/$MAP_BYPASS" 2>/dev/null | grep -c '^key')" = 0
 finish

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/../toed/setup.sh"
 plan 15
 need_cmd ping
-S_FLOW_EVICTED=41 # enum toe_stat
 SEND=3000000 REPLY=2000000
 
 ns_add h || { fail "namespace h"; finish; }
@@ -97,11 +96,11 @@ check "the bypass carried p0's $SEND bytes to p1 (p0 out $(bo "$p0"), p1 in $(bi
 	test "$(bo "$p0")" = $SEND -a "$(bi "$p1a")" = $SEND
 check "  and nobody else's (p2 $(bo "$p2"), p3 $(bo "$p3"), p1's other ends $(bi "$p1b") $(bi "$p1c"))" \
 	test "$(bo "$p2")$(bo "$p3")$(bi "$p1b")$(bi "$p1c")" = 0000
-gone() { test "$(bpftool -j map dump pinned "$PIN/toe_flows" | jq length)" = 0; }
+gone() { test "$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq length)" = 0; }
 check "every record is gone once the connections closed" wait_for 10 gone
-check "toe_bypass holds no socket" test "$(bpftool map dump pinned "$PIN/toe_bypass" 2>/dev/null | grep -c '^key')" = 0
-check "toe_flow_filter counts nothing, t3's slots are free" test "$(filter_live)" = 0 -a "$(dev_live 0 live)" = 0
-check "no record was counted evicted" test "$(stat_sum $S_FLOW_EVICTED)" = 0
+check "$MAP_BYPASS holds no socket" test "$(bpftool map dump pinned "$PIN/$MAP_BYPASS" 2>/dev/null | grep -c '^key')" = 0
+check "$MAP_FLOW_FILTER counts nothing, t3's slots are free" test "$(filter_live)" = 0 -a "$(dev_live 0 live)" = 0
+check "no record was counted evicted" test "$(stat_sum $STAT_FLOW_EVICTED)" = 0
 closes() { # NS LPORT: the text monitor's flow_closed lines of that end
 	grep -F "[flow_closed]" "$MON" | grep -F ":$2 " | grep -c " netns $1\$"
 }

@@ -15,8 +15,6 @@
 . "$(dirname "$0")/../toed/setup.sh"
 NT=${TOE_TENANTS:-32}
 plan 22
-TENANT=$TOE_TOP/selftests/tools/tenant.py
-S_CLOSED=40 S_FLOW_EVICTED=41 # enum toe_stat
 
 load_toe || { fail "load"; finish; }
 cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 rport 7777\n' | conf tenants)
@@ -93,7 +91,7 @@ survivors_ok() {
 	done
 }
 check "the $((NT / 2)) surviving tenants' transfers are byte-exact" survivors_ok
-gone() { test "$(bpftool -j map dump pinned "$PIN/toe_flows" | jq length)" = 0; }
+gone() { test "$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq length)" = 0; }
 check "every record is gone once every socket closed" wait_for 10 gone
 
 all_closes() { test "$(grep -c '"event":"flow_closed"' "$MON")" -ge $((2 * NT)); }
@@ -127,11 +125,11 @@ exact_closes() {
 }
 check "  each tenant's ends closed with its own byte counts" exact_closes
 
-check "toe_bypass holds no socket" test "$(bpftool -j map show pinned "$PIN/toe_bypass" | jq .id)" -gt 0 -a \
-	"$(bpftool map dump pinned "$PIN/toe_bypass" 2>/dev/null | grep -c '^key')" = 0
-check "toe_flow_filter counts nothing" test "$(filter_live)" = 0
+check "$MAP_BYPASS holds no socket" test "$(bpftool -j map show pinned "$PIN/$MAP_BYPASS" | jq .id)" -gt 0 -a \
+	"$(bpftool map dump pinned "$PIN/$MAP_BYPASS" 2>/dev/null | grep -c '^key')" = 0
+check "$MAP_FLOW_FILTER counts nothing" test "$(filter_live)" = 0
 check "t3's slots are all free again" test "$(dev_live 0 live)" = 0
 check "toed holds no TID" jq -e '.kmod.tids_held == 0' < <(ctl -j status)
-check "no record was counted evicted ($(stat_sum $S_FLOW_EVICTED)), $((2 * NT)) closes counted" \
-	test "$(stat_sum $S_FLOW_EVICTED)" = 0 -a "$(stat_sum $S_CLOSED)" = $((2 * NT))
+check "no record was counted evicted ($(stat_sum $STAT_FLOW_EVICTED)), $((2 * NT)) closes counted" \
+	test "$(stat_sum $STAT_FLOW_EVICTED)" = 0 -a "$(stat_sum $STAT_CLOSED)" = $((2 * NT))
 finish

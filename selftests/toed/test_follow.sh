@@ -15,7 +15,7 @@ toed_t3 follow
 server 5300 || { fail "server"; finish; }
 pin_id() { bpftool -j map show pinned "$PIN/$1" | jq .id; }
 st() { ctl -j status | jq -r "$1"; }
-OLD_STATS=$(pin_id toe_stats)
+OLD_STATS=$(pin_id $MAP_STATS)
 check "status names the datapath's ids (stats map $OLD_STATS)" \
 	test "$(st .datapath.stats_map_id)" = "$OLD_STATS" -a "$(st .datapath.loaded)" = true
 MON=$CONF_DIR/monitor
@@ -37,7 +37,7 @@ check "monitor: a datapath unloaded event" wait_for 3 has_ev unloaded
 
 # --- loaded again: everything from the new datapath within 2 s
 nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" --dev va >/dev/null || fail "load again"
-NEW_STATS=$(pin_id toe_stats)
+NEW_STATS=$(pin_id $MAP_STATS)
 t0=$(date +%s%N)
 picked() { test "$(st .datapath.stats_map_id)" = "$NEW_STATS"; }
 check "status: the new stats map ($OLD_STATS -> $NEW_STATS)" wait_for 2 picked
@@ -54,7 +54,7 @@ client --addr "$B4" --port 5300 --send 1000 --hold 3 >"$HELD" &
 HELDPID=$!
 nflow() { ctl -j flows port 5300 | tee "$CONF_DIR/flows" | jq -e 'any(.[]; .decision == "offload")' >/dev/null; }
 check "flows: the live offloaded flow on the new datapath" wait_for 2 nflow || cat "$CONF_DIR/flows"
-check "flows: toectl's flows are the new toe_flows'" \
+check "flows: toectl's flows are the new $MAP_FLOWS'" \
 	test "$(ctl -j flows port 5300 | jq length)" = "$(flows | jq '[.[] | select(.rport == 5300 or .lport == 5300)] | length')"
 evs() { ctl -j stats | jq -e '.datapath | to_entries | map(.value) | add > 0' >/dev/null; }
 check "stats: counters of the new datapath move" wait_for 2 evs
@@ -62,10 +62,10 @@ mon_off() { grep -q '"event":"flow_offloaded".*"rport":5300' "$MON"; }
 check "monitor: the new datapath's events arrive" wait_for 2 mon_off
 nsx a ip neigh add 10.202.0.77 lladdr 02:00:00:00:77:01 dev va nud permanent
 nb() { ctl -j neigh | jq -e '.[] | select(.dst == "10.202.0.77" and .lladdr == "02:00:00:00:77:01")' >/dev/null; }
-check "neigh: a neighbour change goes into the new toe_neigh" wait_for 2 nb
+check "neigh: a neighbour change goes into the new $MAP_NEIGH" wait_for 2 nb
 VA=$(nsx a ip -j link show va | jq '.[0].ifindex')
 in_new() {
-	bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$TOE_TOP/selftests/tools/neighmap.py" map "$VA" |
+	bpftool -j map dump pinned "$PIN/$MAP_NEIGH" | python3 "$TOE_TOP/selftests/tools/neighmap.py" map "$VA" |
 		grep -qxF "10.202.0.77 02:00:00:00:77:01 PERMANENT"
 }
 check "... as bpftool sees it" wait_for 2 in_new

@@ -43,9 +43,9 @@ check "toectl devices: t3 served by sock_ops, no TID/L2T columns filled" \
 	jq -e 'length == 1 and .[0].device == "t3" and .[0].module == "sock_ops" and .[0].kmod == false and (.[0] | has("tids_used") | not)' < <(ctl -j devices)
 check "toectl devices (text): TIDS and L2T are '-'" \
 	grep -qE '^t3 .* -  +-$' < <(ctl devices)
-check "toe_devs: toe0 is there, kmod, not present (its rules leave flows on the host)" \
+check "$MAP_DEVS: toe0 is there, kmod, not present (its rules leave flows on the host)" \
 	jq -e '[.[].formatted.value | select(.name == "toe0")] | length == 1 and .[0].flags == 2' \
-	< <(bpftool -j map dump pinned "$PIN/toe_devs")
+	< <(bpftool -j map dump pinned "$PIN/$MAP_DEVS")
 check "toectl policy shows it back as 'device toe0 kmod'" grep -q "^device toe0 kmod$" < <(ctl policy)
 
 server 5300 5301 || exit 1

@@ -22,14 +22,14 @@ ifidx() { nsx a ip -j link show "$1" | jq '.[0].ifindex'; }
 VA=$(ifidx va) DZ=$(ifidx dz) DU=$(ifidx du)
 
 in_map() { # IFINDEX "DST LLADDR STATE"
-	bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$1" | grep -xF -- "$2" >/dev/null
+	bpftool -j map dump pinned "$PIN/$MAP_NEIGH" | python3 "$NMAP" map "$1" | grep -xF -- "$2" >/dev/null
 }
 not_in_map() { # IFINDEX DST
-	! bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$1" | grep -q "^$2 "
+	! bpftool -j map dump pinned "$PIN/$MAP_NEIGH" | python3 "$NMAP" map "$1" | grep -q "^$2 "
 }
 same() { # IFACE IFINDEX: the map equals ip neigh show for IFACE
 	diff <(nsx a ip -j neigh show dev "$1" | python3 "$NMAP" ip) \
-	     <(bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$2") >"$CONF_DIR/diff"
+	     <(bpftool -j map dump pinned "$PIN/$MAP_NEIGH" | python3 "$NMAP" map "$2") >"$CONF_DIR/diff"
 }
 
 check "start: the map equals ip neigh show for va" same va "$VA"
@@ -53,11 +53,11 @@ check "after these, the map still equals ip neigh show" same va "$VA"
 # Local addresses
 lkey() { python3 "$NMAP" localkey "$1"; }
 nsx a ip addr add 10.203.0.1/24 dev va
-check "an address added: in toe_local_addr" \
-	wait_for 2 bpftool map lookup pinned "$PIN/toe_local_addr" key hex $(lkey 10.203.0.1)
+check "an address added: in $MAP_LOCAL_ADDR" \
+	wait_for 2 bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey 10.203.0.1)
 nsx a ip addr del 10.203.0.1/24 dev va
-lgone() { ! bpftool map lookup pinned "$PIN/toe_local_addr" key hex $(lkey 10.203.0.1) >/dev/null 2>&1; }
-check "an address deleted: gone from toe_local_addr" wait_for 2 lgone
+lgone() { ! bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey 10.203.0.1) >/dev/null 2>&1; }
+check "an address deleted: gone from $MAP_LOCAL_ADDR" wait_for 2 lgone
 check "the peer address is not local" lgone
 
 # An interface that goes away takes its entries with it.
@@ -86,7 +86,7 @@ t1=$(date +%s.%N)
 echo "# 100,200 neighbour updates in $(echo "$t1 - $t0" | bc 2>/dev/null || echo "?") s"
 check "100,000 updates with a 4 KiB receive buffer: the map ends equal to ip neigh show" \
 	wait_for 30 same va "$VA"
-n=$(bpftool -j map dump pinned "$PIN/toe_neigh" | python3 "$NMAP" map "$VA" | grep -c "^10\.210\.")
+n=$(bpftool -j map dump pinned "$PIN/$MAP_NEIGH" | python3 "$NMAP" map "$VA" | grep -c "^10\.210\.")
 check "... 800 of the 1,000 addresses left, with their last MAC ($n)" test "$n" = 800
 check "... a last MAC from round 99" in_map "$VA" "10.210.0.2 02:63:00:01:00:01 PERMANENT"
 st=$(ctl -j stats)

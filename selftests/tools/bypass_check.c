@@ -31,7 +31,7 @@
  *             a second after that
  *
  * v[7] of each side counts blocking reads that returned EAGAIN (a kernel
- * issue of sockmap sockets, see README "Local bypass"); they are retried.
+ * issue of sockmap sockets, see docs/bypass.md); they are retried.
  * Each side reports its socket's tcpi_bytes_acked and tcpi_bytes_received:
  * a bypassed connection moves its data without TCP, so these stay at the
  * handshake's 1 (and the FIN's 1) whatever was sent.

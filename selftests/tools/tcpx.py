@@ -32,6 +32,8 @@ import sys
 import threading
 import time
 
+from tcpserve import listener, read_to_eof, serve_forever  # shared with xdp/xfer.py
+
 
 CELL = 256
 BLOCK = 65536
@@ -94,18 +96,7 @@ class Checker:
 
 
 def serve(args):
-    socks = []
-    for port in args.port:
-        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        if args.rcvbuf:
-            # SO_RCVBUFFORCE (33): past net.core.rmem_max; the accepted
-            # sockets inherit it (and its lock: no autotuning)
-            s.setsockopt(socket.SOL_SOCKET, 33, args.rcvbuf)
-        s.bind(("::", port))
-        s.listen(4096)
-        socks.append(s)
+    socks = [listener(port, 4096, args.rcvbuf) for port in args.port]
 
     out_lock = threading.Lock()
 
@@ -119,11 +110,7 @@ def serve(args):
         try:
             c.settimeout(args.timeout)
             time.sleep(args.delay)  # a slow reader: the sender's data waits
-            while True:
-                b = c.recv(1 << 16)
-                if not b:
-                    break
-                chk.feed(b)
+            read_to_eof(c, chk.feed)
             say(json.dumps({"port": port, "peer_port": peer, "bytes": chk.off, "ok": True}))
             if args.reply:
                 c.sendall(pattern(args.reply, 7))
@@ -141,16 +128,7 @@ def serve(args):
         finally:
             c.close()
 
-    def accept_loop(s, port):
-        while True:
-            c, _ = s.accept()
-            threading.Thread(target=handle, args=(c, port), daemon=True).start()
-
-    for s, port in zip(socks, args.port):
-        threading.Thread(target=accept_loop, args=(s, port), daemon=True).start()
-    print("ready", flush=True)
-    while True:
-        time.sleep(3600)
+    serve_forever(socks, args.port, handle)
 
 
 def client(args):
@@ -189,11 +167,7 @@ def client(args):
         s.shutdown(socket.SHUT_WR)
         chk = Checker(7)
         try:
-            while True:
-                b = s.recv(1 << 16)
-                if not b:
-                    break
-                chk.feed(b)
+            read_to_eof(s, chk.feed)
         except (OSError, Mismatch) as e:
             sys.exit("tcpx client: connection from port %d, after %d bytes of the reply: %s"
                      % (rec["lport"], chk.off, e))

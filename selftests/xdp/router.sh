@@ -8,6 +8,16 @@ C6=fd00:211:1::1 R6a=fd00:211:1::fe R6b=fd00:211:2::fe S6=fd00:211:2::1
 PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
 XFER=$TOE_TOP/selftests/xdp/xfer.py
 
+# router_test CGROUP: what a forwarding test starts with: root, its tools,
+# toe-loader and toed built, $PIN, a cgroup ($CG), a work folder ($work)
+# and the three hosts (lib.sh's dp_start, then router_topology).
+router_test() {
+	need_cmd bpftool jq python3 nsenter ethtool
+	need_built toed
+	dp_start "$1"
+	router_topology
+}
+
 # router_topology: the three hosts, routed, pinging each other.
 router_topology() {
 	ns_add c && ns_add r && ns_add s || return 1
@@ -62,7 +72,7 @@ fill_neigh() {
 		case ,$st, in *,DELAY,*) bits=$((bits | 0x08)) ;; esac
 		case ,$st, in *,PROBE,*) bits=$((bits | 0x10)) ;; esac
 		case ,$st, in *,PERMANENT,*) bits=$((bits | 0x80)) ;; esac
-		bpftool map update pinned "$pin/toe_neigh" key hex $($PKT nkey "$idx" $fam "$dst") \
+		bpftool map update pinned "$pin/$MAP_NEIGH" key hex $($PKT nkey "$idx" $fam "$dst") \
 			value hex $($PKT nval "$mac" $bits) || return 1
 	done
 }
@@ -78,12 +88,6 @@ intact() {
 	grep "\"peer_port\": $lp," "$work/server.out" |
 		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
 }
-stat_of() { # PIN INDEX -> counter summed over CPUs
-	bpftool -j map lookup pinned "$1/toe_stats" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
-}
-# enum toe_stat (include/opentoe.h)
-S_FLOW_HIT=33 S_REDIRECT_CPU=36 S_FORWARD=37 S_NEIGH_MISS=38 S_FWD_FLOWS=44 S_FWD_ENDED=45 S_FWD_SLOW=46
-S_FWD_WRONG_IF=56 S_FWD_READMIT=57 S_FWD_READMITTED=58 S_FWD_HALF=59
 
 # ip_forwarded: datagrams the router's kernel forwarded (IPv4 + IPv6).
 ip_forwarded() {

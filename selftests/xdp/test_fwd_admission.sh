@@ -18,27 +18,22 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 27
-need_root
-need_cmd bpftool jq python3 nsenter ethtool iptables
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
+need_cmd iptables
 # Debian's python3-scapy is for Debian's python3, which another python3
 # earlier in PATH may not be.
 SPY=$(for p in python3 /usr/bin/python3; do $p -c 'import scapy.all' 2>/dev/null && { echo $p; break; }; done)
 [ -n "$SPY" ] || cannot_run "python3-scapy missing (make deps)"
-PIN=$TOE_PIN_DIR
 FORGE="$SPY $TOE_TOP/selftests/xdp/forge.py"
-cg_add fwdadm || skip "no cgroup v2 mount"
-router_topology || exit 1
+router_test fwdadm || exit 1
 endpoints_for_native || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
 fwd_conf "$work/fwd.conf" || exit 1
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 # A pin folder an older opentoe left: toe_fwd with its old 56-byte record.
-mkdir -p "$PIN" && bpftool map create "$PIN/toe_fwd" type lru_hash key 40 value 56 entries 16 name toe_fwd ||
-	{ fail "an old toe_fwd pin"; finish; }
+mkdir -p "$PIN" && bpftool map create "$PIN/$MAP_FWD" type lru_hash key 40 value 56 entries 16 name $MAP_FWD ||
+	{ fail "an old $MAP_FWD pin"; finish; }
 err=$(nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" 2>&1)
-check "an older toe_fwd pin (56-byte record) is refused by name" grep -q "pinned map $PIN/toe_fwd is not this opentoe's" <<<"$err"
+check "an older $MAP_FWD pin (56-byte record) is refused by name" grep -q "pinned map $PIN/$MAP_FWD is not this opentoe's" <<<"$err"
 check "  and unload cleans the folder" nsx r toe-loader unload --pin-dir "$PIN"
 check "  (gone)" test ! -e "$PIN"
 nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
@@ -51,14 +46,14 @@ wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.lo
 defer "nsx r iptables -F FORWARD"
 R0MAC=$(nsx r ip -j link show r0 | jq -r '.[0].address') R1MAC=$(nsx r ip -j link show r1 | jq -r '.[0].address')
 st() { stat_of "$PIN" "$1"; }
-gen() { bpftool -j map lookup pinned "$PIN/toe_fwd_gen" key 0 0 0 0 | jq '.formatted.value.gen'; }
-n_fwd() { bpftool -j map dump pinned "$PIN/toe_fwd" | jq length; }
+gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq '.formatted.value.gen'; }
+n_fwd() { bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length; }
 fwd_est() { # PORT -> established toe_fwd entries of PORT
-	bpftool -j map dump pinned "$PIN/toe_fwd" |
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length'
 }
 fwd_entry() { # PORT -> "state packets" of the one toe_fwd entry of PORT
-	bpftool -j map dump pinned "$PIN/toe_fwd" |
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq -r --argjson p "$1" '[.[] | select(.formatted.key.lport == $p or .formatted.key.rport == $p) | .formatted.value] |
 			select(length == 1) | .[0] | "\(.state) \(.packets)"'
 }
@@ -66,11 +61,11 @@ fwd_entry() { # PORT -> "state packets" of the one toe_fwd entry of PORT
 # ---- forged handshakes against a FORWARD DROP
 g0=$(gen)
 nsx r iptables -A FORWARD -p tcp --dport 5201 -j DROP
-check "toed saw the ruleset change (toe_fwd_gen $g0 -> $(gen))" wait_for 2 test "$(gen)" -gt "$g0"
+check "toed saw the ruleset change ($MAP_FWD_GEN $g0 -> $(gen))" wait_for 2 test "$(gen)" -gt "$g0"
 # One commit: one bump at once and one TOE_FWD_AGAIN_MS (50 ms) later, for
 # a packet the old ruleset forwarded that was still on its way to egress.
 sleep 0.5
-check "  and bumped it a second time after it, two in all (toe_fwd_gen $g0 -> $(gen))" \
+check "  and bumped it a second time after it, two in all ($MAP_FWD_GEN $g0 -> $(gen))" \
 	test "$(gen)" = $((g0 + 2))
 
 # forged NAME SIDE_NS IFACE PORT SETUP...: capture payload bytes to PORT on
@@ -83,7 +78,7 @@ forged() {
 	"$@"
 	wait $cpid
 }
-flows0=$(st $S_FWD_FLOWS)
+flows0=$(st $STAT_XDP_FWD_FLOWS)
 round() { # TAG BASE_PORT: the three forgeries, client ports BASE.., the checks
 	local tag=$1 b=$2
 	forged ${tag}_client s s1 5201 nsx c $FORGE handshake c0 $R0MAC sakd $C4 $b $S4 5201 20000
@@ -98,8 +93,8 @@ round() { # TAG BASE_PORT: the three forgeries, client ports BASE.., the checks
 	forged ${tag}_server c c0 5201 nsx s $FORGE handshake s1 $R1MAC sakd $S4 $((b + 2)) $C4 5201 20000
 	check "$tag: server side alone, toward the client's port 5201: no byte at the client ($(cat "$work/${tag}_server"))" \
 		test "$(cat "$work/${tag}_server")" = 0
-	check "$tag: nothing entered toe_fwd ($(n_fwd) entries), no admission counted" \
-		test "$(n_fwd)" = 0 -a "$(st $S_FWD_FLOWS)" = "$flows0"
+	check "$tag: nothing entered $MAP_FWD ($(n_fwd) entries), no admission counted" \
+		test "$(n_fwd)" = 0 -a "$(st $STAT_XDP_FWD_FLOWS)" = "$flows0"
 }
 round drop 40100
 # The same with conntrack tracking the forwarded packets, INVALID dropped.
@@ -111,15 +106,15 @@ round conntrack 40200
 # sends it back out: not from the server's interface).
 nsx r iptables -F FORWARD
 forged nodrop_client s s1 5201 nsx c $FORGE handshake c0 $R0MAC sakd $C4 40300 $S4 5201 20000
-check "no FORWARD rule, client alone: nothing enters toe_fwd (the data is the stack's: $(cat "$work/nodrop_client") bytes)" \
-	test "$(n_fwd)" = 0 -a "$(st $S_FWD_FLOWS)" = "$flows0"
+check "no FORWARD rule, client alone: nothing enters $MAP_FWD (the data is the stack's: $(cat "$work/nodrop_client") bytes)" \
+	test "$(n_fwd)" = 0 -a "$(st $STAT_XDP_FWD_FLOWS)" = "$flows0"
 
 # ---- a running fast-path flow, then a DROP rule for it
 nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 5 >"$work/long.json"
 est_5301() { test "$(fwd_est 5301)" = 1; }
-check "a real flow is admitted (toe_fwd: established)" wait_for 3 est_5301
+check "a real flow is admitted ($MAP_FWD: established)" wait_for 3 est_5301
 nsx_bg s $FORGE rx s1 0.01 3 >"$work/rx"
 sleep 1
 t0=$(date +%s.%N)
@@ -135,12 +130,12 @@ check "DROP for the running flow: the server's bytes stop within 100 ms of the c
 check "  the server received data before it (the flow was running)" \
 	awk -v t0="$t0" '$1 < t0 && NR > 1 && $2 - p > 100000 { ok = 1 } { p = $2 } END { exit !ok }' "$work/rx"
 set -- $(fwd_entry 5301)
-check "  its toe_fwd entry waits for re-admission (state ${1:-none}: 4 readmit)" test "${1:-0}" = 4
+check "  its $MAP_FWD entry waits for re-admission (state ${1:-none}: 4 readmit)" test "${1:-0}" = 4
 nsx r iptables -D FORWARD -p tcp --dport 5301 -j DROP
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null # the stalled first flow
-a0=$(st $S_FWD_FLOWS) x0=$(st $S_FORWARD)
+a0=$(st $STAT_XDP_FWD_FLOWS) x0=$(st $STAT_XDP_FORWARD)
 nsx c timeout 20 python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 --connect-timeout 3 >"$work/after.json"
-a1=$(st $S_FWD_FLOWS) x1=$(st $S_FORWARD)
+a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $STAT_XDP_FORWARD)
 check "the rule removed: a new connection gets through intact" intact after
 check "  and is admitted to the fast path again ($((a1 - a0)) admission, XDP forwarded $((x1 - x0)) packets)" \
 	test $((a1 - a0)) -ge 1 -a $((x1 - x0)) -ge $((20000000 / 1500 / 2))
@@ -154,19 +149,19 @@ wait_for 3 est_5301 || fail "the flow before the flood is admitted"
 sleep 0.5
 set -- $(fwd_entry 5301); p0=${2:-0}
 k0=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')
-h0=$(st $S_FWD_HALF); n0=$(n_fwd)
+h0=$(st $STAT_FWD_HALF); n0=$(n_fwd)
 read -r sent secs < <(nsx c $FORGE flood c0 $R0MAC 100000 10.211.1 $S4 5201)
 sleep 0.5
 set -- $(fwd_entry 5301); st1=${1:-none} p1=${2:-0}
 k1=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')
-h1=$(st $S_FWD_HALF); n1=$(n_fwd)
+h1=$(st $STAT_FWD_HALF); n1=$(n_fwd)
 kill $FLOW 2>/dev/null
 K=$((k1 - k0)) X=$((p1 - p0))
-echo "flood: $sent SYNs in $secs s; the stack forwarded $((h1 - h0)) of them into toe_fwd_half; the flow: XDP $X packets, kernel $K; toe_fwd $n0 -> $n1 entries"
+echo "flood: $sent SYNs in $secs s; the stack forwarded $((h1 - h0)) of them into $MAP_FWD_HALF; the flow: XDP $X packets, kernel $K; $MAP_FWD $n0 -> $n1 entries"
 check "the flood was sent (100000 SYNs) and the stack forwarded most of them" test "$sent" = 100000 -a $((h1 - h0)) -ge 50000
-check "  the running flow stayed established in toe_fwd, its counters growing ($p0 -> $p1)" test "$st1" = 3 -a "$X" -gt 10000
+check "  the running flow stayed established in $MAP_FWD, its counters growing ($p0 -> $p1)" test "$st1" = 3 -a "$X" -gt 10000
 check "  the kernel forwarded under 1 % of its packets ($K of $((K + X)))" test $((K * 100)) -lt $((K + X))
-check "  no SYN entered toe_fwd ($n0 -> $n1 entries)" test "$n1" -le "$n0"
-check "  toe_fwd_half stays within its size" \
-	test "$(bpftool -j map dump pinned "$PIN/toe_fwd_half" | jq length)" -le 16384
+check "  no SYN entered $MAP_FWD ($n0 -> $n1 entries)" test "$n1" -le "$n0"
+check "  $MAP_FWD_HALF stays within its size" \
+	test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD_HALF" | jq length)" -le 16384
 finish

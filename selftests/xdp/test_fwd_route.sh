@@ -16,25 +16,18 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 12
-need_root
-need_cmd bpftool jq python3 nsenter ethtool iptables
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
+need_cmd iptables
 FORGE="python3 $TOE_TOP/selftests/xdp/forge.py"
 S4b=10.211.3.1 R4c=10.211.3.254
-cg_add fwdroute || skip "no cgroup v2 mount"
-router_topology || exit 1
+router_test fwdroute || exit 1
 endpoints_for_native || exit 1
 veth_pair r r2 s s2 || exit 1
 nsx r ip addr add $R4c/24 dev r2 && nsx s ip addr add $S4b/24 dev s2 &&
 	nsx r ip link set r2 up && nsx s ip link set s2 up &&
 	nsx s ethtool -K s2 gro on tx off >/dev/null || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
 fwd_conf "$work/fwd.conf" || exit 1
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx r toe-loader load --dev r0 --dev r1 --dev r2 --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
-	{ fail "load"; finish; }
+dp_load r --dev r0 --dev r1 --dev r2 || { fail "load"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --log-level debug >"$work/toed.log" 2>&1
 TOED=$NSX_PID
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
@@ -50,7 +43,7 @@ defer "nsx r iptables -F FORWARD"
 kfwd_r2() { nsx r iptables -L FORWARD -vnx | awk '$7 == "r2" { n += $1 } END { print n + 0 }'; }
 rx_s2() { nsx s cat /proc/net/dev | awk -F'[: ]+' '$2 == "s2" { print $4 }'; }
 fwd_est() { # PORT -> established toe_fwd entries of PORT
-	bpftool -j map dump pinned "$PIN/toe_fwd" |
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length'
 }
 
@@ -59,19 +52,18 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 9 >"$work/flow.json"
 FLOW=$NSX_PID
 est_5301() { test "$(fwd_est 5301)" = 1; }
-check "a real flow is admitted to the fast path (toe_fwd: established)" wait_for 3 est_5301
+check "a real flow is admitted to the fast path ($MAP_FWD: established)" wait_for 3 est_5301
 nsx_bg s $FORGE rx s1 0.01 8 >"$work/rx1"
 nsx_bg s $FORGE rx s2 0.01 8 >"$work/rx2"
-S_CACHED=$(stat_index XDP_FWD_CACHED)
-f0=$(st $S_FORWARD) c0=$(st "$S_CACHED")
+f0=$(st $STAT_XDP_FORWARD) c0=$(st "$STAT_XDP_FWD_CACHED")
 sleep 0.7
-F=$(($(st $S_FORWARD) - f0)) C=$(($(st "$S_CACHED") - c0))
+F=$(($(st $STAT_XDP_FORWARD) - f0)) C=$(($(st "$STAT_XDP_FWD_CACHED") - c0))
 if [ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ]; then
 	ok "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
 else
 	fail "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
-	bpftool -j map dump pinned "$PIN/toe_fwd_gen" | jq -c '.[0].formatted.value' | sed 's/^/# toe_fwd_gen /'
-	bpftool -j map dump pinned "$PIN/toe_fwd" | jq -c '.[].formatted.value | [.netns, .rt]' | sed 's/^/# toe_fwd /'
+	bpftool -j map dump pinned "$PIN/$MAP_FWD_GEN" | jq -c '.[0].formatted.value' | sed "s/^/# $MAP_FWD_GEN /"
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c '.[].formatted.value | [.netns, .rt]' | sed "s/^/# $MAP_FWD /"
 fi
 
 # since FILE T: ms from T to the first 10 ms sample of FILE (an interface's
@@ -117,11 +109,11 @@ a=$(since "$work/rx1" "$t4")
 check "  deleted again: the flow resumes ($a ms after)" test "$a" -lt 2000
 timeout 20 tail --pid=$FLOW -f /dev/null
 check "the transfer arrived whole through every change (sha256)" intact flow
-check "nothing but the flow's own entry in toe_fwd, and it ended ($(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length) left)" \
-	wait_for 3 test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = 0
+check "nothing but the flow's own entry in $MAP_FWD, and it ended ($(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length) left)" \
+	wait_for 3 test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)" = 0
 
 # toed --no-route-cache: route generation 0 kept, so nothing is cached
-rt_gen() { bpftool -j map lookup pinned "$PIN/toe_fwd_gen" key 0 0 0 0 | jq .formatted.value.rt_gen; }
+rt_gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq .formatted.value.rt_gen; }
 g1=$(rt_gen)
 kill "$TOED"; wait "$TOED" 2>/dev/null
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --no-route-cache >>"$work/toed.log" 2>&1

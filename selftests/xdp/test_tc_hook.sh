@@ -13,19 +13,13 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 47
-need_root
 need_cmd bpftool jq python3 nsenter ethtool iptables
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
+need_built toed
+dp_start tch
 TCM=$(tc_mode) # tcx, or clsact on a kernel without tcx
-cg_add tch || skip "no cgroup v2 mount"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
+two_hosts 213 4 || exit 1
 A4=10.213.0.1 B4=10.213.0.2
-nsx a ip addr add $A4/24 dev va && nsx a ip link set va up
-nsx b ip addr add $B4/24 dev vb && nsx b ip link set vb up
 nsx b ethtool -K vb gro on >/dev/null	# so the test sees GRO packets either way
-work=$(mktemp -d); defer "rm -rf $work"
 feat() { nsx "$1" ethtool -k "$2" | grep -v '\[fixed\]' | sort; }
 va0=$(feat a va) vb0=$(feat b vb)
 
@@ -58,10 +52,10 @@ xfer() {
 }
 
 N=40000000
-h0=$(stat_of "$PIN" $S_FLOW_HIT)
+h0=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 NAME=off xfer --port 7001 --bytes $N
-h1=$(stat_of "$PIN" $S_FLOW_HIT)
-echo "offloaded flow: $N bytes; toe_stats flow hits +$((h1 - h0))"
+h1=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
+echo "offloaded flow: $N bytes; $MAP_STATS flow hits +$((h1 - h0))"
 check "offloaded flow: $N bytes intact" intact off
 # Segments, not GRO packets: at least one per 1500 bytes of data.
 check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((h1 - h0)) -ge $((N / 1500))
@@ -70,7 +64,7 @@ check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((
 NAME=live xfer --port 7001 --seconds $(slow 3) &
 cpid=$!
 sample() { # -> "packets bytes" tc counted in the one offloaded flow of port 7001
-	bpftool -j map dump pinned "$PIN/toe_flows" |
+	bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
 		jq -r '[.[] | select(.formatted.key.lport == 7001)] | select(length == 1) | .[0] |
 			.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"'
 }
@@ -88,21 +82,21 @@ check "  counted per segment: $((b2 / (p2 > 0 ? p2 : 1))) bytes a packet on aver
 	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1600
 check "  and arrives intact" intact live
 
-h0=$(stat_of "$PIN" $S_FLOW_HIT)
+h0=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 NAME=host xfer --port 7002 --seconds $(slow 2) &
 cpid=$!
 sleep $(slow 1)	# (while it runs: its record goes at close)
-host=$(bpftool -j map dump pinned "$PIN/toe_flows" |
+host=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
 	jq -r '[.[] | select(.formatted.key.lport == 7002) | .formatted.value] |
 		select(length == 1) | .[0] | "\(.decision) \(.xdp_packets) \(.xdp_bytes)"')
 wait $cpid
 check "host flow (port 7002): intact" intact host
 check "  its record (decision host) counted nothing: '$host'" test "$host" = "0 0 0"
-check "  and no flow hit counted" test "$(stat_of "$PIN" $S_FLOW_HIT)" = "$h0"
+check "  and no flow hit counted" test "$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)" = "$h0"
 
 # Malformed packets through toe_tc (BPF_PROG_TEST_RUN): TCX_NEXT, untouched,
 # counted per reason, as XDP does.
-for m in "badihl 7" "baddoff 9" "trunc 4"; do
+for m in "badihl $PARSE_BAD_IHL" "baddoff $PARSE_BAD_DOFF" "trunc $PARSE_TRUNC_L4"; do
 	set -- $m
 	$PKT $1 "$work/$1.bin"
 	b=$(stat_of "$PIN" $2)
@@ -120,7 +114,7 @@ check_not "iptables DROP in INPUT stops the host flow" nsx a timeout 5 python3 "
 nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP
 
 # steer cpu / forward on a tc interface: refused, policy in force kept.
-serial() { bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq '[.[].formatted.value.serial] | max'; }
+serial() { bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max'; }
 s0=$(serial)
 for st in "cpu 1" forward; do
 	printf 'device c2 type software nconn 10 dev vb steer %s\nrule offload dev c2 lport 7001\n' "$st" >"$work/bad.conf"

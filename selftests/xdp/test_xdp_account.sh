@@ -6,18 +6,11 @@
 # malformed packets are passed untouched and counted per reason.
 . "$(dirname "$0")/../lib.sh"
 plan 15
-need_root
 need_cmd bpftool jq python3
-[ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add xdp || skip "no cgroup v2 mount"
-ns_add a || exit 1
-veth_pair a va a vb || exit 1
-nsx a ip link set va up && nsx a ip link set vb up
-defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+dp_start xdp
+veth_loop || exit 1
+dp_load a --dev va || { fail "load"; finish; }
 prog=$(nsx a toe-loader status -j --pin-dir "$PIN" | jq '.programs[] | select(.type == "xdp") | .id')
-work=$(mktemp -d); defer "rm -rf $work"
 echo "XDP program id $prog"
 
 P="python3 $TOE_TOP/selftests/tools/pkt.py"
@@ -26,38 +19,37 @@ run() { # PKT REPEAT -> return value
 	bpftool prog run id "$prog" data_in "$work/$1.bin" repeat "$2" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'
 }
 pkts() { # KEY-HEX -> "packets bytes" XDP counted in the flow's record, or "none"
-	bpftool -j map lookup pinned "$PIN/toe_flows" key hex $1 2>/dev/null |
+	bpftool -j map lookup pinned "$PIN/$MAP_FLOWS" key hex $1 2>/dev/null |
 		jq -r '.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"' 2>/dev/null || echo none
 }
-stat_of() { bpftool -j map lookup pinned "$PIN/toe_stats" key "$1" 0 0 0 | jq '[.formatted.values[].value] | add'; }
-flows() { bpftool -j map dump pinned "$PIN/toe_flows" | jq -c 'sort_by(.key)'; }
+flows() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq -c 'sort_by(.key)'; }
 
 K4=$($P key 4 10.0.0.1 10.0.0.2 80 12345)
 K4h=$($P key 4 10.0.0.1 10.0.0.2 80 12347)
 K6=$($P key 6 fd00::1 fd00::2 443 4444)
-bpftool map update pinned "$PIN/toe_flows" key hex $K4 value hex $($P flow 1)
-bpftool map update pinned "$PIN/toe_flows" key hex $K4h value hex $($P flow 0)
-bpftool map update pinned "$PIN/toe_flows" key hex $K6 value hex $($P flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $K4 value hex $($P flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $K4h value hex $($P flow 0)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $K6 value hex $($P flow 1)
 # Offloaded records written by hand: their toe_flow_filter slots too.
-bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
-bpftool map update pinned "$PIN/toe_flow_filter" $($P filter 6 fd00::1 fd00::2 443 4444)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 6 fd00::1 fd00::2 443 4444)
 
 len4=$(stat -c %s "$work/v4off.bin"); len6=$(stat -c %s "$work/v6off.bin"); leno=$(stat -c %s "$work/v4opts.bin")
 check "offloaded IPv4 flow: XDP_PASS" test "$(run v4off 1000)" = 2
 check "its counters: 1000 packets, 1000 x $len4 bytes" test "$(pkts "$K4")" = "1000 $((1000 * len4))"
 check "IPv4 with options of the same flow counted too" test "$(run v4opts 10)" = 2 -a "$(pkts "$K4")" = "1010 $((1000 * len4 + 10 * leno))"
 check "offloaded IPv6 flow (TCP options): counted" test "$(run v6off 7)" = 2 -a "$(pkts "$K6")" = "7 $((7 * len6))"
-hits=$(stat_of 33)
+hits=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
 before=$(flows)
 check "packet of an unknown flow: XDP_PASS" test "$(run v4host 1000)" = 2
 check "packet of a flow decided host: XDP_PASS" test "$(run v4hostflow 1000)" = 2
 check "host packets changed no flow record" test "$(flows)" = "$before" -a "$(pkts "$K4h")" = "0 0"
-check "and moved no counter" test "$(stat_of 33)" = "$hits"
-for m in "badihl 7" "baddoff 9" "trunc 4"; do
+check "and moved no counter" test "$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)" = "$hits"
+for m in "badihl $PARSE_BAD_IHL" "baddoff $PARSE_BAD_DOFF" "trunc $PARSE_TRUNC_L4"; do
 	set -- $m
-	b=$(stat_of $2)
+	b=$(stat_of "$PIN" $2)
 	check "malformed ($1): XDP_PASS, untouched" test "$(run $1 3)" = 2
-	check "malformed ($1): counted under reason $2" test "$(stat_of $2)" = $((b + 3))
+	check "malformed ($1): counted under reason $2" test "$(stat_of "$PIN" $2)" = $((b + 3))
 done
 check "malformed packets of an offloaded flow's tuple are not accounted" test "$(pkts "$K4")" = "1010 $((1000 * len4 + 10 * leno))"
 finish

@@ -48,8 +48,8 @@ xdp_id() { nsx a ip -j link show dev va | jq -r '.[0].xdp.prog.id // 0'; }
 # TOE_S_BASE: malformed or unknown frames; well-formed non-TCP is not
 # counted), summed over CPUs
 odd() {
-	bpftool -j map dump pinned "$PIN/toe_stats" |
-		jq '[.[] | select(.formatted.key < 32) | .formatted.values[].value] | add // 0'
+	bpftool -j map dump pinned "$PIN/$MAP_STATS" |
+		jq --argjson base "$STAT_BASE" '[.[] | select(.formatted.key < $base) | .formatted.values[].value] | add // 0'
 }
 # N frames of an unknown ethertype (toe_xdp counts them) from vb to va
 raw() {

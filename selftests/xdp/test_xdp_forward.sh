@@ -14,18 +14,12 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 21
-need_root
-need_cmd bpftool jq python3 nsenter ethtool iptables iperf3
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add fwd || skip "no cgroup v2 mount"
-router_topology || exit 1
+need_cmd iptables iperf3
+router_test fwd || exit 1
 endpoints_for_native || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 fwd_conf "$work/fwd.conf" || exit 1
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 load() { # [toe-loader args]
-	nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null &&
+	dp_load r --dev r0 --dev r1 "$@" &&
 	toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN"
 }
 load || { fail "load, apply, neighbours"; finish; }
@@ -47,7 +41,7 @@ xfer() {
 	return $rc
 }
 fwd_live() { # PORT -> "packets bytes" of the one established toe_fwd entry of PORT
-	bpftool -j map dump pinned "$PIN/toe_fwd" |
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq -r --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p)
 			and .formatted.value.state == 3) | .formatted.value] | select(length == 1) | .[0] |
 			"\(.packets) \(.bytes)"'
@@ -59,10 +53,10 @@ fwd_live() { # PORT -> "packets bytes" of the one established toe_fwd entry of P
 # under load; the checks bound it at 1% of X, not at a count.
 measure() {
 	local k0 x0 rc
-	k0=$(ip_forwarded); x0=$(st $S_FORWARD)
+	k0=$(ip_forwarded); x0=$(st $STAT_XDP_FORWARD)
 	xfer "$@"; rc=$?
 	sleep 0.2
-	K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
+	K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $STAT_XDP_FORWARD) - x0 ))
 	echo "$1: $(jq -c . "$work/$1.json"); kernel forwarded $K, XDP forwarded $X"
 	return $rc
 }
@@ -82,8 +76,8 @@ set -- $(fwd_live 5201); p1=${1:-0} b1=${2:-0}
 sleep "$(slow 0.5)"
 set -- $(fwd_live 5201); p2=${1:-0} b2=${2:-0}
 wait $cpid
-echo "running flow's toe_fwd counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
-check "  per-flow counters in its toe_fwd entry grow while it runs ($p1 -> $p2 packets)" \
+echo "running flow's $MAP_FWD counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
+check "  per-flow counters in its $MAP_FWD entry grow while it runs ($p1 -> $p2 packets)" \
 	test "$p1" -gt 0 -a "$p2" -gt "$p1" -a "$b2" -gt "$b1"
 check "  at most one frame's bytes a packet ($((b2 / (p2 > 0 ? p2 : 1))) on average)" \
 	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1514
@@ -92,10 +86,10 @@ measure off6 $S6 5201 --bytes 10000000
 check "IPv6 offloaded flow: 10 MB intact" intact off6
 check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 
-k0=$(ip_forwarded); x0=$(st $S_FORWARD)
+k0=$(ip_forwarded); x0=$(st $STAT_XDP_FORWARD)
 nsx_t $XFER_TIMEOUT c iperf3 -c $S4 -p 5301 -n 200M -J >"$work/iperf.json" 2>&1
 [ $? = 124 ] && fail "iperf3 -n 200M timed out after $XFER_TIMEOUT s"
-K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $S_FORWARD) - x0 ))
+K=$(( $(ip_forwarded) - k0 )); X=$(( $(st $STAT_XDP_FORWARD) - x0 ))
 sent=$(jq .end.sum_sent.bytes "$work/iperf.json") recv=$(jq .end.sum_received.bytes "$work/iperf.json")
 echo "iperf3: sent $sent received $recv at $(jq '.end.sum_received.bits_per_second / 1e9 * 100 | floor / 100' "$work/iperf.json") Gbit/s; kernel forwarded $K, XDP forwarded $X"
 # (iperf3 -n stops at the sender's last write, so the receiver's count is
@@ -129,16 +123,16 @@ long=$NSX_PID
 sleep "$(slow 1.5)"
 nsx r iptables -I FORWARD -j DROP
 xfer new_drop $S4 5201 --bytes 100000 --connect-timeout 2
-x0=$(st $S_FORWARD)
+x0=$(st $STAT_XDP_FORWARD)
 sleep 1
-x1=$(st $S_FORWARD)
+x1=$(st $STAT_XDP_FORWARD)
 nsx r iptables -D FORWARD -j DROP
-rd0=$(st $S_FWD_READMITTED)
+rd0=$(st $STAT_FWD_READMITTED)
 wait $long
 echo "under DROP everything, after 2 s: XDP forwarded $((x1 - x0)) packets of the established flow in 1 s; new connection: $(jq -c . "$work/new_drop.json")"
 check "DROP everything in FORWARD: a new connection (even one policy names) cannot connect" jq -e .error "$work/new_drop.json"
 check "  the established fast-path flow no longer takes the fast path 2 s after the rule ($((x1 - x0)) packets in 1 s)" test $((x1 - x0)) = 0
-check "  the rule gone, it is admitted again and, before its FIN, completes intact" test "$(st $S_FWD_READMITTED)" -gt "$rd0" -a -n "$(intact long && echo y)"
+check "  the rule gone, it is admitted again and, before its FIN, completes intact" test "$(st $STAT_FWD_READMITTED)" -gt "$rd0" -a -n "$(intact long && echo y)"
 
 # ---- generic (skb) XDP
 nsx r toe-loader unload --pin-dir "$PIN" >/dev/null

@@ -11,15 +11,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 61
-need_root
-need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add fwdrun || skip "no cgroup v2 mount"
-router_topology || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+router_test fwdrun || exit 1
+dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 cat >"$work/fwd.conf" <<EOF
 device fwd type software nconn 100 steer forward
 rule offload dev fwd rport 5201
@@ -51,19 +44,19 @@ show() { $PKT show "$work/$1.out"; }
 same() { cmp -s "$work/$1.bin" "$work/$1.out"; }
 st() { stat_of "$PIN" "$1"; }
 fwd_state() { # FAM A AP B BP -> state or "none"
-	bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey "$@") 2>/dev/null |
+	bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey "$@") 2>/dev/null |
 		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
 }
 half_state() { # FAM A AP B BP -> toe_fwd_half state or "none"
-	bpftool -j map lookup pinned "$PIN/toe_fwd_half" key hex $($PKT ckey "$@") 2>/dev/null |
+	bpftool -j map lookup pinned "$PIN/$MAP_FWD_HALF" key hex $($PKT ckey "$@") 2>/dev/null |
 		jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none
 }
 # setgen GEN LEASE_NS: what toed writes into toe_fwd_gen
-setgen() { bpftool map update pinned "$PIN/toe_fwd_gen" key 0 0 0 0 value hex $($PKT gen "$1" "$2"); }
+setgen() { bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex $($PKT gen "$1" "$2"); }
 FAR=4611686018427387904 # a lease that does not run out during the test
 setgen 0 $FAR
 nset() { # IFINDEX FAM ADDR MAC [STATE [HAS_MAC]]
-	bpftool map update pinned "$PIN/toe_neigh" key hex $($PKT nkey "$1" "$2" "$3") value hex $($PKT nval "${@:4}")
+	bpftool map update pinned "$PIN/$MAP_NEIGH" key hex $($PKT nkey "$1" "$2" "$3") value hex $($PKT nval "${@:4}")
 }
 nset $IF1 4 $S4 $NMAC
 nset $IF1 6 $S6 $NMAC6
@@ -75,10 +68,10 @@ pk data0 4 $C4 $S4 $CP 5201 A 1001 5001 64 100
 pk synack 4 $S4 $C4 5201 $CP SA 5000 1001 64 0
 pk badsynack 4 $S4 $C4 5201 $CP SA 5000 7777 64 0
 pk data 4 $C4 $S4 $CP 5201 PA 1001 5001 64 1000
-flows0=$(st $S_FWD_FLOWS)
+flows0=$(st $STAT_XDP_FWD_FLOWS)
 check "SYN of a flow policy names: XDP_PASS" test "$(run $IF0 syn)" = 2
-check "  XDP writes nothing for it (toe_fwd, toe_fwd_half)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(half_state 4 $C4 $CP $S4 5201)" = none
-check "the stack forwards the SYN r0 -> r1: toe_egress passes it on (TCX_NEXT), half-open in toe_fwd_half" \
+check "  XDP writes nothing for it ($MAP_FWD, $MAP_FWD_HALF)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(half_state 4 $C4 $CP $S4 5201)" = none
+check "the stack forwards the SYN r0 -> r1: toe_egress passes it on (TCX_NEXT), half-open in $MAP_FWD_HALF" \
 	test "$(eg $IF0 $IF1 syn)" = 4294967295 -a "$(half_state 4 $C4 $CP $S4 5201)" = 1 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 check "data before the handshake completed: XDP_PASS, untouched" test "$(run $IF0 data0)" = 2 -a -n "$(same data0 && echo y)"
 eg $IF0 $IF0 synack >/dev/null
@@ -89,23 +82,23 @@ eg $IF1 $IF0 badsynack >/dev/null
 check "SYN-ACK not acking the SYN: not admitted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 check "SYN-ACK only through XDP (not forwarded by the stack): XDP_PASS, not admitted" test "$(run $IF1 synack)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = none
 eg $IF1 $IF0 synack >/dev/null
-check "the stack forwards the SYN-ACK r1 -> r0, acking the SYN: ESTABLISHED, out of toe_fwd_half" \
+check "the stack forwards the SYN-ACK r1 -> r0, acking the SYN: ESTABLISHED, out of $MAP_FWD_HALF" \
 	test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(half_state 4 $C4 $CP $S4 5201)" = none
-check "  counted as a fast-path flow" test "$(st $S_FWD_FLOWS)" = $((flows0 + 1))
-wif0=$(st $S_FWD_WRONG_IF)
+check "  counted as a fast-path flow" test "$(st $STAT_XDP_FWD_FLOWS)" = $((flows0 + 1))
+wif0=$(st $STAT_XDP_FWD_WRONG_IF)
 check "the client's data arriving on the server's interface r1: XDP_PASS, untouched" test "$(run $IF1 data)" = 2 -a -n "$(same data && echo y)"
-check "  counted (TOE_S_XDP_FWD_WRONG_IF)" test "$(st $S_FWD_WRONG_IF)" = $((wif0 + 1))
-fw0=$(st $S_FORWARD)
+check "  counted (TOE_S_XDP_FWD_WRONG_IF)" test "$(st $STAT_XDP_FWD_WRONG_IF)" = $((wif0 + 1))
+fw0=$(st $STAT_XDP_FORWARD)
 check "data of the established flow: XDP_REDIRECT" test "$(run $IF0 data)" = 4
 out=$(show data)
 echo "forwarded: $out"
-check "  destination MAC: the next hop's, from toe_neigh" test "$(jq -r .dmac <<<"$out")" = $NMAC
+check "  destination MAC: the next hop's, from $MAP_NEIGH" test "$(jq -r .dmac <<<"$out")" = $NMAC
 check "  source MAC: the egress interface's (r1)" test "$(jq -r .smac <<<"$out")" = "$MAC_R1"
 check "  TTL 64 -> 63" test "$(jq .ttl <<<"$out")" = 63
 check "  IPv4 header checksum still valid (incremental update)" test "$(jq .csum_ok <<<"$out")" = true
 check "  rest of the frame unchanged" cmp -s <(tail -c +35 "$work/data.bin") <(tail -c +35 "$work/data.out")
-check "  TOE_S_XDP_FORWARD counted" test "$(st $S_FORWARD)" = $((fw0 + 1))
-cnt=$(bpftool -j map lookup pinned "$PIN/toe_fwd" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
+check "  TOE_S_XDP_FORWARD counted" test "$(st $STAT_XDP_FORWARD)" = $((fw0 + 1))
+cnt=$(bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
 	jq -r '.formatted.value | "\(.packets) \(.bytes)"')
 check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
 
@@ -116,15 +109,14 @@ check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test
 RNS=$(nsx r stat -L -c %i /proc/self/ns/net)
 OMAC=02:00:00:00:00:99
 setgenrt() { # GEN LEASE_NS RT_GEN [RT_NETNS]
-	bpftool map update pinned "$PIN/toe_fwd_gen" key 0 0 0 0 value hex $($PKT gen "$1" "$2" "$3" "${4:-$RNS}")
+	bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex $($PKT gen "$1" "$2" "$3" "${4:-$RNS}")
 }
 dmac_of() { show "$1" | jq -r .dmac; }
-S_CACHED=$(stat_index XDP_FWD_CACHED)
 setgenrt 0 $FAR 7
 run $IF0 data >/dev/null
-c0=$(st $S_CACHED)
+c0=$(st $STAT_XDP_FWD_CACHED)
 check "route cache on: the next packet goes by the cached route (XDP_REDIRECT, counted)" \
-	test "$(run $IF0 data)" = 4 -a "$(st $S_CACHED)" = $((c0 + 1))
+	test "$(run $IF0 data)" = 4 -a "$(st $STAT_XDP_FWD_CACHED)" = $((c0 + 1))
 nset $IF1 4 $S4 $OMAC
 r=$(run $IF0 data)
 check "  the next hop's MAC changed without a bump: still the cached one" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
@@ -134,15 +126,15 @@ check "  rt_gen bumped: looked up again, the new MAC" test "$r" = 4 -a "$(dmac_o
 nset $IF1 4 $S4 $NMAC
 setgenrt 0 $FAR 8 1
 r=$(run $IF0 data)
-check "  rt_gen of another namespace: not the cached route (toe_neigh's MAC)" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
+check "  rt_gen of another namespace: not the cached route ($MAP_NEIGH's MAC)" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
 setgenrt 0 $FAR 8 # the cache holds $OMAC under 8: stale, unannounced
 
 # ---- the firewall changed (toed bumps the generation): re-admission
 pk back0 4 $S4 $C4 5201 $CP A 5001 1001 64 0
 setgen 1 $FAR
-rm0=$(st $S_FWD_READMIT) rd0=$(st $S_FWD_READMITTED)
+rm0=$(st $STAT_XDP_FWD_READMIT) rd0=$(st $STAT_FWD_READMITTED)
 check "generation bumped: the flow's data goes to the stack (XDP_PASS, untouched)" test "$(run $IF0 data)" = 2 -a -n "$(same data && echo y)"
-check "  state READMIT, counted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4 -a "$(st $S_FWD_READMIT)" = $((rm0 + 1))
+check "  state READMIT, counted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4 -a "$(st $STAT_XDP_FWD_READMIT)" = $((rm0 + 1))
 eg $IF0 $IF1 data >/dev/null
 check "the stack forwards it client -> server: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
 eg $IF1 $IF1 back0 >/dev/null
@@ -153,9 +145,9 @@ if [ "${TOE_SLOW:-1}" = 1 ]; then
 	# (the data packet runs right after the admission: the 1 s must not be
 	# spent on bpftool look-ups first on a loaded machine)
 	setgenrt 1 0 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
-	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
+	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $STAT_FWD_READMITTED)" = $((rd0 + 1))
 	check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$r" = 4
-	check "  with the lease out, not by the cached route: toe_neigh's MAC" test "$(dmac_of data)" = $NMAC
+	check "  with the lease out, not by the cached route: $MAP_NEIGH's MAC" test "$(dmac_of data)" = $NMAC
 	sleep 1.2
 	check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
 	eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
@@ -165,9 +157,9 @@ else
 	# than the 1 s an admission holds with the lease out: re-admit under a
 	# lease, and skip what only the lease-out window shows.
 	setgenrt 1 $FAR 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
-	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $S_FWD_READMITTED)" = $((rd0 + 1))
+	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $STAT_FWD_READMITTED)" = $((rd0 + 1))
 	check "  data: XDP_REDIRECT again" test "$r" = 4
-	for d in "  with the lease out, not by the cached route: toe_neigh's MAC" \
+	for d in "  with the lease out, not by the cached route: $MAP_NEIGH's MAC" \
 		"lease out, admitted over 1 s ago: XDP_PASS, READMIT" \
 		"  the stack forwards it both ways: forwarded again"; do
 		ok "$d # SKIP a 1 s window of real time; under emulation (TOE_SLOW=$TOE_SLOW) one step takes longer"
@@ -178,21 +170,21 @@ setgen 1 $FAR
 # ---- what goes to the stack
 # IPv4 options (record route, source route...): the stack's, on a fast-path flow
 pkext opts 4 $C4 $S4 $CP 5201 PA 1001 5001 64 100
-slow0=$(st $S_FWD_SLOW) fw0=$(st $S_FORWARD)
+slow0=$(st $STAT_XDP_FWD_SLOW) fw0=$(st $STAT_XDP_FORWARD)
 check "IPv4 with options on the established flow: XDP_PASS, untouched" test "$(run $IF0 opts)" = 2 -a -n "$(same opts && echo y)"
-check "  counted as left to the stack, not as forwarded" test "$(st $S_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $S_FORWARD)" = "$fw0"
+check "  counted as left to the stack, not as forwarded" test "$(st $STAT_XDP_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $STAT_XDP_FORWARD)" = "$fw0"
 pk ttl1 4 $C4 $S4 $CP 5201 A 2001 5001 1 100
-slow0=$(st $S_FWD_SLOW)
+slow0=$(st $STAT_XDP_FWD_SLOW)
 check "TTL 1: XDP_PASS, untouched (the stack sends time exceeded)" test "$(run $IF0 ttl1)" = 2 -a -n "$(same ttl1 && echo y)"
-check "  counted as left to the stack" test "$(st $S_FWD_SLOW)" = $((slow0 + 1))
+check "  counted as left to the stack" test "$(st $STAT_XDP_FWD_SLOW)" = $((slow0 + 1))
 pk back 4 $S4 $C4 5201 $CP A 5001 2001 64 100
-miss0=$(st $S_NEIGH_MISS)
+miss0=$(st $STAT_XDP_NEIGH_MISS)
 check "reverse direction, no neighbour entry for the client: XDP_PASS, untouched" test "$(run $IF1 back)" = 2 -a -n "$(same back && echo y)"
-check "  TOE_S_XDP_NEIGH_MISS counted" test "$(st $S_NEIGH_MISS)" = $((miss0 + 1))
+check "  TOE_S_XDP_NEIGH_MISS counted" test "$(st $STAT_XDP_NEIGH_MISS)" = $((miss0 + 1))
 nset $IF0 4 $C4 02:5e:00:00:00:0c 0x01 0
-check "neighbour INCOMPLETE without a MAC: XDP_PASS, counted" test "$(run $IF1 back)" = 2 -a "$(st $S_NEIGH_MISS)" = $((miss0 + 2))
+check "neighbour INCOMPLETE without a MAC: XDP_PASS, counted" test "$(run $IF1 back)" = 2 -a "$(st $STAT_XDP_NEIGH_MISS)" = $((miss0 + 2))
 nset $IF0 4 $C4 02:5e:00:00:00:0c 0x20 1
-check "neighbour FAILED: XDP_PASS, counted" test "$(run $IF1 back)" = 2 -a "$(st $S_NEIGH_MISS)" = $((miss0 + 3))
+check "neighbour FAILED: XDP_PASS, counted" test "$(run $IF1 back)" = 2 -a "$(st $STAT_XDP_NEIGH_MISS)" = $((miss0 + 3))
 nset $IF0 4 $C4 02:5e:00:00:00:0c 0x04 1
 check "neighbour STALE (usable): reverse direction forwarded to r0" test "$(run $IF1 back)" = 4 -a "$(show back | jq -r .smac)" = "$MAC_R0"
 nsx r sysctl -qw net.ipv4.conf.r0.forwarding=0
@@ -200,9 +192,9 @@ check "forwarding off on the ingress interface: XDP_PASS, untouched" test "$(run
 nsx r sysctl -qw net.ipv4.conf.r0.forwarding=1
 check "forwarding back on: forwarded again" test "$(run $IF0 data)" = 4
 pk fin 4 $C4 $S4 $CP 5201 FA 2001 5001 64 0
-end0=$(st $S_FWD_ENDED)
+end0=$(st $STAT_XDP_FWD_ENDED)
 check "FIN: XDP_PASS, untouched" test "$(run $IF0 fin)" = 2 -a -n "$(same fin && echo y)"
-check "  ends the fast path: entry gone, counted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(st $S_FWD_ENDED)" = $((end0 + 1))
+check "  ends the fast path: entry gone, counted" test "$(fwd_state 4 $C4 $CP $S4 5201)" = none -a "$(st $STAT_XDP_FWD_ENDED)" = $((end0 + 1))
 check "  the flow's next data packet: XDP_PASS, untouched" test "$(run $IF0 data)" = 2 -a -n "$(same data && echo y)"
 
 # RST, on a second flow, from the server's side
@@ -216,12 +208,12 @@ check "RST from the server: XDP_PASS, fast path ended" test "$(run $IF1 rst2)" =
 # ---- flows that are never tracked
 pk hostsyn 4 $C4 $S4 40003 5202 S 1 0 64 0
 pk localsyn 4 $C4 $R4b 40004 5201 S 1 0 64 0
-n0=$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)
+n0=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)
 check "SYN of a flow no rule names (port 5202): XDP_PASS" test "$(run $IF0 hostsyn)" = 2
 eg $IF0 $IF1 hostsyn >/dev/null
-check "  and the stack forwarding it: not in toe_fwd_half" test "$(half_state 4 $C4 40003 $S4 5202)" = none
+check "  and the stack forwarding it: not in $MAP_FWD_HALF" test "$(half_state 4 $C4 40003 $S4 5202)" = none
 check "SYN to the router itself: XDP_PASS" test "$(run $IF0 localsyn)" = 2
-check "  neither wrote an entry (host flows cost no map write)" test "$(bpftool -j map dump pinned "$PIN/toe_fwd" | jq length)" = "$n0"
+check "  neither wrote an entry (host flows cost no map write)" test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)" = "$n0"
 
 # ---- IPv6: hop limit, no checksum
 pk syn6 6 $C6 $S6 40005 5201 S 10 0 64 0
@@ -234,9 +226,9 @@ out=$(show data6)
 check "  hop limit 64 -> 63, MACs rewritten" test "$(jq .ttl <<<"$out")" = 63 -a "$(jq -r .dmac <<<"$out")" = $NMAC6 -a "$(jq -r .smac <<<"$out")" = "$MAC_R1"
 # an extension header (a routing header may name this host): the stack's
 pkext hbh6 6 $C6 $S6 40005 5201 PA 511 21 64 100
-slow0=$(st $S_FWD_SLOW) fw0=$(st $S_FORWARD)
+slow0=$(st $STAT_XDP_FWD_SLOW) fw0=$(st $STAT_XDP_FORWARD)
 check "IPv6 with a hop-by-hop header on the established flow: XDP_PASS, untouched" test "$(run $IF0 hbh6)" = 2 -a -n "$(same hbh6 && echo y)"
-check "  counted as left to the stack, not as forwarded" test "$(st $S_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $S_FORWARD)" = "$fw0"
+check "  counted as left to the stack, not as forwarded" test "$(st $STAT_XDP_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $STAT_XDP_FORWARD)" = "$fw0"
 
 # ---- no device in forward mode: the forward path is skipped altogether
 cat >"$work/acct.conf" <<EOF
@@ -245,7 +237,7 @@ rule offload dev fwd rport 5201
 EOF
 chmod 600 "$work/acct.conf"
 toed --apply "$work/acct.conf" --pin-dir "$PIN" >/dev/null
-check "policy without forward devices: toe_xdp_conf.fwd_devs = 0" test "$(bpftool -j map lookup pinned "$PIN/toe_xdp_conf" key 0 0 0 0 | jq .formatted.value.fwd_devs)" = 0
+check "policy without forward devices: $MAP_XDP_CONF.fwd_devs = 0" test "$(bpftool -j map lookup pinned "$PIN/$MAP_XDP_CONF" key 0 0 0 0 | jq .formatted.value.fwd_devs)" = 0
 check "  an established flow's data: XDP_PASS, untouched" test "$(run $IF0 data6)" = 2 -a -n "$(same data6 && echo y)"
 pk syn7 4 $C4 $S4 40007 5201 S 1 0 64 0
 check "  a new SYN is not tracked" test "$(run $IF0 syn7)" = 2 -a "$(eg $IF0 $IF1 syn7)" = 4294967295 -a "$(half_state 4 $C4 40007 $S4 5201)" = none

@@ -13,19 +13,13 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 9
-need_root
-need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toectl" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add fwdt || skip "no cgroup v2 mount"
-router_topology || exit 1
+need_built toectl
+router_test fwdt || exit 1
 endpoints_for_native || exit 1
-work=$(mktemp -d); defer "rm -rf $work"
 RUN=$work/run
 printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
@@ -37,25 +31,25 @@ r1=$(nsx r ip -j link show r1 | jq '.[0].ifindex')
 neigh_has() { ctl -j neigh | jq -e ".[] | select(.dst == \"$S4\" and .ifindex == $r1 and .lladdr != null)" >/dev/null; }
 check "toed mirrored the server's neighbour entry on r1" wait_for 5 neigh_has
 
-x0=$(st $S_FORWARD)
+x0=$(st $STAT_XDP_FORWARD)
 nsx_bg c timeout 60 python3 "$XFER" client --addr $S4 --port 5201 --seconds 8 >"$work/long.json"
 LONG=$NSX_PID
 fwd_listed() { ctl -j flows port 5201 | jq -e '.[] | select(.decision == "forward" and .state == "established" and .device == "fwd")' >/dev/null; }
 check "toectl flows lists the routed flow as forward, established" wait_for 3 fwd_listed
 sleep 1
-x1=$(st $S_FORWARD) m1=$(st $S_NEIGH_MISS)
+x1=$(st $STAT_XDP_FORWARD) m1=$(st $STAT_XDP_NEIGH_MISS)
 check "XDP forwards it with toed's neighbour entry ($((x1 - x0)) packets)" test $((x1 - x0)) -gt 1000
 
 # Delete the server's entry on the router: toed deletes it from the map,
 # the kernel resolves it again (the stack forwards meanwhile), toed writes it.
 nsx r ip neigh del $S4 dev r1
 sleep 2
-m2=$(st $S_NEIGH_MISS) x2=$(st $S_FORWARD)
+m2=$(st $STAT_XDP_NEIGH_MISS) x2=$(st $STAT_XDP_FORWARD)
 check "after the delete, packets found no neighbour and went to the stack ($((m2 - m1)) misses)" \
 	test $((m2 - m1)) -gt 0
 check "the kernel resolved it again and toed mirrored it" wait_for 5 neigh_has
 sleep 1
-x3=$(st $S_FORWARD)
+x3=$(st $STAT_XDP_FORWARD)
 check "XDP took the flow back ($((x3 - x2)) more packets forwarded)" test $((x3 - x2)) -gt 100
 # The server's MAC changes: ip link set s1 address NEW, and on the router
 # ip neigh replace of the next hop with NEW.  toed propagates it; the fast
@@ -65,9 +59,9 @@ NEW=02:5e:00:00:00:01
 nsx s ip link set s1 address $NEW
 nsx r ip neigh replace $S4 lladdr $NEW dev r1 nud reachable
 sleep 0.3
-x4=$(st $S_FORWARD)
+x4=$(st $STAT_XDP_FORWARD)
 nsx s python3 "$TOE_TOP/selftests/tools/ethcount.py" s1 1 5201 >"$work/eth.json" 2>/dev/null
-x5=$(st $S_FORWARD)
+x5=$(st $STAT_XDP_FORWARD)
 echo "# frames on s1 by destination MAC: $(cat "$work/eth.json")"
 check "after the MAC change the fast path keeps forwarding ($((x5 - x4)) packets in 1 s)" \
 	test $((x5 - x4)) -gt 100

@@ -9,14 +9,9 @@
 # point is measured by make bench-hostflow, not asserted here.)
 . "$(dirname "$0")/../lib.sh"
 plan 11
-need_root
 need_cmd ethtool nsenter
-[ -x "$TOE_BUILD/toe-loader" ] || cannot_run "not built (make)"
-PIN=$TOE_PIN_DIR
-cg_add offl || skip "no cgroup v2 mount"
-ns_add a || exit 1
-veth_pair a va a vb || exit 1
-nsx a ip link set va up && nsx a ip link set vb up
+dp_start offl
+veth_loop || exit 1
 nsx a ethtool -K va gro on >/dev/null	# GRO on, so a change would show
 feat() { nsx a ethtool -k "$1" | grep -v '\[fixed\]' | sort; }
 defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"

@@ -8,25 +8,18 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 18
-need_root
 need_cmd bpftool jq python3 nsenter ethtool
-[ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUILD/toed" ] || cannot_run "not built (make)"
+need_built toed
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-PIN=$TOE_PIN_DIR
 CPU=1
-cg_add cpu || skip "no cgroup v2 mount"
-ns_add a && ns_add b || exit 1
-veth_pair a va b vb || exit 1
+dp_start cpu
+two_hosts 212 4 || exit 1
 A4=10.212.0.1 B4=10.212.0.2
-nsx a ip addr add $A4/24 dev va && nsx a ip link set va up
-nsx b ip addr add $B4/24 dev vb && nsx b ip link set vb up
 # veth hands native XDP the sender's frame with the TCP checksum not yet
 # computed (CHECKSUM_PARTIAL), which a redirected frame loses: the sender
 # computes it.  (A NIC's frames carry it.)
 nsx a ethtool -K va tx off >/dev/null
-work=$(mktemp -d); defer "rm -rf $work"
-defer "nsx b toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx b toe-loader load --dev vb --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+dp_load b --dev vb || { fail "load"; finish; }
 conf() { # NAME STEER...
 	local f=$work/$1.conf; shift
 	printf 'device c1 type software nconn 100 steer %s\nrule offload dev c1 lport 7001\n' "$*" >"$f"
@@ -36,12 +29,12 @@ toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null || { fail "apply
 st() { stat_of "$PIN" "$1"; }
 cpumap_qsize() { # (the cpumap has no BTF: the value's first 4 bytes, little-endian)
 	local h
-	h=$(bpftool -j map lookup pinned "$PIN/toe_cpumap" key $CPU 0 0 0 2>/dev/null |
+	h=$(bpftool -j map lookup pinned "$PIN/$MAP_CPUMAP" key $CPU 0 0 0 2>/dev/null |
 		jq -r '.value[0:4] | map(ltrimstr("0x")) | reverse | join("")' 2>/dev/null)
 	[ -n "$h" ] && echo $((16#$h))
 }
 check "the apply made the cpumap entry of CPU $CPU (qsize 2048)" test "$(cpumap_qsize)" = 2048
-mapid=$(bpftool -j map show pinned "$PIN/toe_cpumap" | jq .id)
+mapid=$(bpftool -j map show pinned "$PIN/$MAP_CPUMAP" | jq .id)
 kt=$(ps -eo pid=,comm= | awk -v n="cpumap/$CPU/map:$mapid" '$2 == n { print $1 }')
 check "  its kernel thread cpumap/$CPU/map:$mapid runs on CPU $CPU" test -n "$kt" -a "$(ps -o psr= -p "${kt:-0}" | tr -d ' ')" = $CPU
 ticks() { awk '{ print $14 + $15 }' /proc/$kt/stat; }
@@ -56,43 +49,43 @@ xfer() {
 }
 
 N=50000000
-r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT) t0=$(ticks)
+r0=$(st $STAT_XDP_REDIRECT_CPU) h0=$(st $STAT_XDP_FLOW_HIT) t0=$(ticks)
 NAME=steered xfer --port 7001 --bytes $N
-r1=$(st $S_REDIRECT_CPU) h1=$(st $S_FLOW_HIT) t1=$(ticks)
+r1=$(st $STAT_XDP_REDIRECT_CPU) h1=$(st $STAT_XDP_FLOW_HIT) t1=$(ticks)
 echo "steered: $(jq -c . "$work/steered.json"); redirected to CPU $CPU: $((r1 - r0)), flow hits $((h1 - h0)), cpumap thread CPU time $((t1 - t0)) ticks"
 check "offloaded flow on 'steer cpu $CPU': $N bytes intact" intact steered
 check "  its packets redirected to CPU $CPU (TOE_S_XDP_REDIRECT_CPU >= $((N / 1500)))" test $((r1 - r0)) -ge $((N / 1500))
 check "  every counted packet was redirected" test $((r1 - r0)) = $((h1 - h0))
 check "  CPU $CPU's cpumap thread did the receive work (its CPU time grew)" test $((t1 - t0)) -gt 0
-r0=$(st $S_REDIRECT_CPU)
+r0=$(st $STAT_XDP_REDIRECT_CPU)
 NAME=host xfer --port 7002 --bytes 5000000
-check "a host flow (port 7002) is not redirected" test "$(st $S_REDIRECT_CPU)" = "$r0"
+check "a host flow (port 7002) is not redirected" test "$(st $STAT_XDP_REDIRECT_CPU)" = "$r0"
 check "  and arrives intact" intact host
 
 # BPF_PROG_TEST_RUN: the same decision on one packet.
 prog=$(nsx b toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp") | .id][0]')
-bpftool map update pinned "$PIN/toe_flows" key hex $(nsx b $PKT key 4 $B4 $A4 7001 40000) value hex $($PKT flow 1)
-bpftool map update pinned "$PIN/toe_flow_filter" $(nsx b $PKT filter 4 $B4 $A4 7001 40000)
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $(nsx b $PKT key 4 $B4 $A4 7001 40000) value hex $($PKT flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $(nsx b $PKT filter 4 $B4 $A4 7001 40000)
 $PKT tcp "$work/p.bin" 4 $A4 $B4 40000 7001 A 1 1 64 100
 runp() { nsx b bpftool prog run id "$prog" data_in "$work/p.bin" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'; }
 check "test run: packet of the offloaded flow -> XDP_REDIRECT" test "$(runp)" = 4
 
-bpftool map delete pinned "$PIN/toe_cpumap" key $CPU 0 0 0
+bpftool map delete pinned "$PIN/$MAP_CPUMAP" key $CPU 0 0 0
 check "cpumap entry deleted" test -z "$(cpumap_qsize)"
 check "test run: entry missing -> XDP_PASS" test "$(runp)" = 2
-r0=$(st $S_REDIRECT_CPU) h0=$(st $S_FLOW_HIT)
+r0=$(st $STAT_XDP_REDIRECT_CPU) h0=$(st $STAT_XDP_FLOW_HIT)
 NAME=missing xfer --port 7001 --bytes 10000000
-r1=$(st $S_REDIRECT_CPU) h1=$(st $S_FLOW_HIT)
+r1=$(st $STAT_XDP_REDIRECT_CPU) h1=$(st $STAT_XDP_FLOW_HIT)
 check "entry missing: the offloaded flow still arrives intact (passed)" intact missing
 check "  counted (flow hits +$((h1 - h0))), not redirected" test $((h1 - h0)) -gt 6000 -a $r1 = $r0
 
 toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null
 check "re-apply makes the entry again" test "$(cpumap_qsize)" = 2048
-serial=$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq '[.[].formatted.value.serial] | max')
+serial=$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max')
 err=$(toed --apply "$(conf bad cpu 99)" --pin-dir "$PIN" 2>&1)
 echo "steer cpu 99: $err"
 check "steer cpu 99 on a $(nproc)-CPU machine: apply refused" test -n "$(grep -i 'cpu 99' <<<"$err")"
-check "  policy in force unchanged" test "$(bpftool -j map dump pinned "$PIN/toe_pol_hdr" | jq '[.[].formatted.value.serial] | max')" = "$serial"
+check "  policy in force unchanged" test "$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max')" = "$serial"
 toed --apply "$(conf acct account)" --pin-dir "$PIN" >/dev/null
 check "a policy no longer naming CPU $CPU removes its entry" test -z "$(cpumap_qsize)"
 check "  and its packets are passed (test run -> XDP_PASS)" test "$(runp)" = 2

@@ -20,19 +20,22 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from tcpserve import listener, read_to_eof, serve_forever  # noqa: E402 (shared with tools/tcpx.py)
+
 
 def serve(args):
     lock = threading.Lock()
 
     def handle(c, port):
         h, n = hashlib.sha256(), 0
+
+        def feed(b):
+            nonlocal n
+            h.update(b)
+            n += len(b)
         try:
-            while True:
-                b = c.recv(1 << 16)
-                if not b:
-                    break
-                h.update(b)
-                n += len(b)
+            read_to_eof(c, feed)
         except OSError:
             pass
         peer = c.getpeername()[1]
@@ -41,21 +44,7 @@ def serve(args):
             print(json.dumps({"port": port, "peer_port": peer, "bytes": n,
                               "sha256": h.hexdigest()}), flush=True)
 
-    def loop(s, port):
-        while True:
-            c, _ = s.accept()
-            threading.Thread(target=handle, args=(c, port), daemon=True).start()
-
-    for port in args.port:
-        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        s.bind(("::", port))
-        s.listen(64)
-        threading.Thread(target=loop, args=(s, port), daemon=True).start()
-    print("ready", flush=True)
-    while True:
-        time.sleep(3600)
+    serve_forever([listener(port, 64) for port in args.port], args.port, handle)
 
 
 def client(args):

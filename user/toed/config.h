@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe configuration file: devices, policy rules and the default action.
- * The format is documented in README.md ("Configuration").
+ * The format is documented in docs/configuration.md.
  */
 #ifndef __TOE_CONFIG_H
 #define __TOE_CONFIG_H

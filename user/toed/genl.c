@@ -605,6 +605,33 @@ static void refresh_family(struct toe_genl *g, toe_genl_cb cb, void *ctx,
 		cb(g, lost ? TOE_GENL_EV_LOST : TOE_GENL_EV_UP, 0, ctx);
 }
 
+/* A generic-netlink controller event: our family registered or gone. */
+static void ctrl_event(struct toe_genl *g, const struct nlmsghdr *nh,
+		       toe_genl_cb cb, void *ctx)
+{
+	const struct genlmsghdr *gh = NLMSG_DATA(nh);
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	char name[GENL_NAMSIZ];
+
+	if (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY)
+		return;
+	toe_nla_parse(tb, CTRL_ATTR_MAX, (const char *)gh + GENL_HDRLEN,
+		      nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	toe_nla_get_str(tb[CTRL_ATTR_FAMILY_NAME], name, sizeof(name));
+	if (strcmp(name, OPENTOE_GENL_NAME))
+		return;
+	if (gh->cmd == CTRL_CMD_NEWFAMILY) {
+		refresh_family(g, cb, ctx, false);
+		return;
+	}
+	g->st.family_events++;
+	if (g->family) {
+		g->family = 0;
+		g->mcgrp = 0;
+		cb(g, TOE_GENL_EV_DOWN, 0, ctx);
+	}
+}
+
 int toe_genl_process(struct toe_genl *g, toe_genl_cb cb, void *ctx)
 {
 	static char buf[RECV_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
@@ -636,30 +663,7 @@ int toe_genl_process(struct toe_genl *g, toe_genl_cb cb, void *ctx)
 				continue;
 			g->st.events++;
 			if (nh->nlmsg_type == GENL_ID_CTRL) {
-				char name[GENL_NAMSIZ];
-
-				if (gh->cmd != CTRL_CMD_NEWFAMILY &&
-				    gh->cmd != CTRL_CMD_DELFAMILY)
-					continue;
-				toe_nla_parse(
-					tb, CTRL_ATTR_MAX,
-					(const char *)gh + GENL_HDRLEN,
-					nh->nlmsg_len -
-						NLMSG_LENGTH(GENL_HDRLEN));
-				toe_nla_get_str(tb[CTRL_ATTR_FAMILY_NAME], name,
-						sizeof(name));
-				if (strcmp(name, OPENTOE_GENL_NAME))
-					continue;
-				if (gh->cmd == CTRL_CMD_DELFAMILY) {
-					g->st.family_events++;
-					if (g->family) {
-						g->family = 0;
-						g->mcgrp = 0;
-						cb(g, TOE_GENL_EV_DOWN, 0, ctx);
-					}
-				} else {
-					refresh_family(g, cb, ctx, false);
-				}
+				ctrl_event(g, nh, cb, ctx);
 				continue;
 			}
 			if (!g->family || nh->nlmsg_type != g->family)
