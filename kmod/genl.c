@@ -552,7 +552,7 @@ static int opentoe_fill_dump_dev(struct sk_buff *skb,
 				 unsigned long *pos)
 {
 	u8 cmd = genl_dumpit_info(cb)->op.cmd;
-	typeof(dev->offload_mod->fill_tid) fill;
+	typeof(*dev->offload_mod->fill_tid) *fill;
 	void *hdr;
 	int ret;
 
