@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3
 need_built toectl
-plan 16
+plan 17
 
 RUN=$(mktemp -d) && defer "rm -rf $RUN"
 # The stand-in: one request line per connection into $RUN/req, answer ok.
@@ -69,4 +69,15 @@ ctl flows "${many[@]}"
 check "a request of 40 filters is refused, not cut" refused "request too long"
 ctl flows dev "$(printf 'a%.0s' {1..65})"
 check "an argument over 64 bytes is refused" refused "bad argument"
+# --help: every command's synopsis whole (a long one on a line of its
+# own), from the one command table (user/lib/ctl_cmds.h)
+whole() {
+	local syn bad=0
+	while IFS= read -r syn; do
+		toectl --help | grep -qF "  $syn" || { echo "cut in --help: $syn"; bad=1; }
+	done < <(sed -n 's/^[[:space:]]*X([A-Z_]*, "\([a-z]*\)", "\([^"]*\)".*/\1\2/p' \
+		"$TOE_TOP/user/lib/ctl_cmds.h")
+	return $bad
+}
+check "toectl --help shows every command's synopsis whole" whole
 finish

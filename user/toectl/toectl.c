@@ -42,7 +42,7 @@ static void usage(FILE *f)
 {
 	const struct ctl_cmd *c;
 	const char *line, *nl;
-	char name[32];
+	char name[128];
 
 	fprintf(f, "Usage: toectl [-j] [--run-dir DIR] COMMAND [ARGS]\n"
 		   "\n"
@@ -51,6 +51,11 @@ static void usage(FILE *f)
 		   "Commands:\n");
 	for (c = cmds; c->name; c++) {
 		snprintf(name, sizeof(name), "%s%s", c->name, c->args);
+		if (strlen(name) >
+		    25) { /* a long synopsis: a line of its own */
+			fprintf(f, "  %s\n", name);
+			name[0] = '\0';
+		}
 		for (line = c->help; *line; line = nl + 1) {
 			nl = strchr(line, '\n');
 			fprintf(f, "  %-25s  %.*s\n",
