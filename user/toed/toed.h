@@ -150,6 +150,16 @@ int metrics_open(void);
 void metrics_run(void);
 int metrics_timeout_ms(int ms);
 void metrics_close(void);
+struct metrics_stats {
+	__u64 attempts, bind_failed; /* binds tried, failed */
+	__u64 deadline; /* connections shut at the request deadline */
+	__u64 evicted; /* the stalest, for a new one over a limit */
+	__u64 refused; /* a new one over a limit, none to evict */
+	__u64 connections; /* open now */
+};
+const char *metrics_state(const char **addr, const char **error,
+			  long long *retry_ms);
+const struct metrics_stats *metrics_stats(void);
 void neigh_lat_observe(__u64 ns);
 
 #endif /* __TOE_TOED_H */
