@@ -304,9 +304,9 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	D->kst.bind_refused++;
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
 	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
-	logm(LOG_WARN,
-	     "flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
-	     l, r, tid, err, refusal_hint(ret));
+	logm_rl(LOG_WARN,
+		"flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
+		l, r, tid, err, refusal_hint(ret));
 	pool_demote(cookie, dev, tid,
 		    ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
 						       TOE_R_MODULE);

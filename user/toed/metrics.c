@@ -143,6 +143,7 @@ enum fam {
 	F_KMOD_LSN,
 	F_MHTTP_BIND,
 	F_MHTTP_CLOSED,
+	F_LOG_SUPP,
 	F__MAX
 };
 
@@ -267,6 +268,8 @@ static const struct family {
 	[F_MHTTP_CLOSED] = { "opentoe_metrics_connections_closed_total",
 			     "counter",
 			     "Metrics connections toed closed, by why" },
+	[F_LOG_SUPP] = { "opentoe_toed_log_suppressed_total", "counter",
+			 "Repeated log lines toed's rate limit held back" },
 };
 
 /* A toectl stats counter (show_state.c) and where it goes. */
@@ -334,6 +337,7 @@ static const struct cmap {
 	{ "metrics_deadline", F_MHTTP_CLOSED, "reason=\"deadline\"" },
 	{ "metrics_evicted", F_MHTTP_CLOSED, "reason=\"evicted\"" },
 	{ "metrics_refused", F_MHTTP_CLOSED, "reason=\"refused\"" },
+	{ "log_suppressed", F_LOG_SUPP, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 };

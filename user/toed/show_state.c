@@ -198,6 +198,8 @@ static void status_text(FILE *f, const struct status *s)
 		(unsigned long long)D->ev[TOE_EV_FLOW_CLOSED],
 		(unsigned long long)D->ev[TOE_EV_LISTEN_START]);
 	metrics_text(f);
+	fprintf(f, "log:        %llu repeated lines suppressed\n",
+		log_suppressed());
 }
 
 /* The metrics endpoint: serving, retrying a bind (and why), or off. */
@@ -306,6 +308,7 @@ static void status_json(FILE *f, const struct status *s)
 		tj_ku64(&j, toe_event_name(i), D->ev[i]);
 	tj_obj_end(&j);
 	metrics_json(&j);
+	tj_ku64(&j, "log_suppressed", log_suppressed());
 	tj_obj_end(&j);
 	tj_end(&j);
 }
@@ -489,6 +492,7 @@ size_t control_counters(struct counter *out)
 		{ "metrics_deadline", ms->deadline },
 		{ "metrics_evicted", ms->evicted },
 		{ "metrics_refused", ms->refused },
+		{ "log_suppressed", log_suppressed() },
 	};
 
 	COUNTERS_FIT(cc);
