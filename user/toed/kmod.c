@@ -458,12 +458,18 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 				continue; /* bound below */
 		} else {
 			t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
-			if (t) {
+			/*
+			 * Held by toed, its connection gone (no toe_tid_held:
+			 * the datapath deletes it at close) and its flow_closed
+			 * lost: given back below, forgotten by forget_unseen.
+			 */
+			if (t && (h || t->refused)) {
 				t->seen = true;
 				continue;
 			}
-			if (h && !tid_add(&h->h.key, tl[i].dev, tl[i].tid,
-					  tl[i].l2t, false)) {
+			if (!t && h &&
+			    !tid_add(&h->h.key, tl[i].dev, tl[i].tid, tl[i].l2t,
+				     false)) {
 				D->kst.adopted++;
 				continue;
 			}

@@ -351,7 +351,8 @@ static void loop(void)
 	while (!stop) {
 		struct epoll_event evs[16];
 		int n = epoll_wait(D->epfd, evs, 16,
-				   metrics_timeout_ms(ctl_timeout_ms()));
+				   reconcile_timeout_ms(metrics_timeout_ms(
+					   ctl_timeout_ms())));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -362,6 +363,7 @@ static void loop(void)
 				stop = true;
 		ctl_expire();
 		metrics_run();
+		reconcile_tick(); /* events lost: made good */
 	}
 }
 

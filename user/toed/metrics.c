@@ -144,6 +144,8 @@ enum fam {
 	F_MHTTP_BIND,
 	F_MHTTP_CLOSED,
 	F_LOG_SUPP,
+	F_RECONCILE,
+	F_RECONCILED,
 	F__MAX
 };
 
@@ -270,6 +272,10 @@ static const struct family {
 			     "Metrics connections toed closed, by why" },
 	[F_LOG_SUPP] = { "opentoe_toed_log_suppressed_total", "counter",
 			 "Repeated log lines toed's rate limit held back" },
+	[F_RECONCILE] = { "opentoe_toed_reconciles_total", "counter",
+			  "Reconciles of TIDs and listeners, by why" },
+	[F_RECONCILED] = { "opentoe_toed_reconciled_total", "counter",
+			   "TIDs and listeners a reconcile put right" },
 };
 
 /* A toectl stats counter (show_state.c) and where it goes. */
@@ -338,6 +344,9 @@ static const struct cmap {
 	{ "metrics_evicted", F_MHTTP_CLOSED, "reason=\"evicted\"" },
 	{ "metrics_refused", F_MHTTP_CLOSED, "reason=\"refused\"" },
 	{ "log_suppressed", F_LOG_SUPP, NULL },
+	{ "reconciles", F_RECONCILE, "why=\"any\"" },
+	{ "reconciles_event_loss", F_RECONCILE, "why=\"event_loss\"" },
+	{ "reconciled_fixed", F_RECONCILED, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 };

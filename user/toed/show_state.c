@@ -200,6 +200,11 @@ static void status_text(FILE *f, const struct status *s)
 	metrics_text(f);
 	fprintf(f, "log:        %llu repeated lines suppressed\n",
 		log_suppressed());
+	fprintf(f,
+		"reconcile:  %llu runs (%llu for lost events), %llu put right\n",
+		(unsigned long long)D->rec.runs,
+		(unsigned long long)D->rec.event_loss,
+		(unsigned long long)D->rec.fixed);
 }
 
 /* The metrics endpoint: serving, retrying a bind (and why), or off. */
@@ -309,6 +314,12 @@ static void status_json(FILE *f, const struct status *s)
 	tj_obj_end(&j);
 	metrics_json(&j);
 	tj_ku64(&j, "log_suppressed", log_suppressed());
+	tj_key(&j, "reconcile");
+	tj_obj(&j);
+	tj_ku64(&j, "runs", D->rec.runs);
+	tj_ku64(&j, "event_loss", D->rec.event_loss);
+	tj_ku64(&j, "fixed", D->rec.fixed);
+	tj_obj_end(&j);
 	tj_obj_end(&j);
 	tj_end(&j);
 }
@@ -459,6 +470,9 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_listen_stop", D->lst.stops },
 		{ "kmod_listen_failed", D->lst.failed },
 		{ "kmod_listen_reconciled", D->lst.reconciled },
+		{ "reconciles", D->rec.runs },
+		{ "reconciles_event_loss", D->rec.event_loss },
+		{ "reconciled_fixed", D->rec.fixed },
 	};
 
 	COUNTERS_FIT(dm);
