@@ -552,12 +552,13 @@ static int opentoe_fill_dump_dev(struct sk_buff *skb,
 				 unsigned long *pos)
 {
 	u8 cmd = genl_dumpit_info(cb)->op.cmd;
-	typeof(dev->offload_mod->fill_tid) fill;
+	/* initialised: typeof of a const struct's member is const */
+	typeof(dev->offload_mod->fill_tid) fill =
+		cmd == OPENTOE_CMD_TID_GET ? dev->offload_mod->fill_tid :
+					     dev->offload_mod->fill_listen;
 	void *hdr;
 	int ret;
 
-	fill = cmd == OPENTOE_CMD_TID_GET ? dev->offload_mod->fill_tid :
-					    dev->offload_mod->fill_listen;
 	for (;; (*pos)++) {
 		hdr = opentoe_dump_dev_hdr(skb, cb, cmd, idx);
 		if (!hdr)
