@@ -109,22 +109,110 @@ static unsigned long long fnv64(const char *s)
 	return h;
 }
 
+/* Append component c (of n bytes) to the absolute path buf ("/" alone). */
+static int push(char *buf, size_t len, const char *c, size_t n)
+{
+	size_t at = strlen(buf);
+
+	if (at == 1)
+		at = 0; /* "/" */
+	if (at + 1 + n + 1 > len)
+		return -1;
+	buf[at] = '/';
+	memcpy(buf + at + 1, c, n);
+	buf[at + 1 + n] = 0;
+	return 0;
+}
+
+/* Drop buf's last component ("/" stays "/"). */
+static void pop(char *buf)
+{
+	char *s = strrchr(buf, '/');
+
+	if (s == buf)
+		buf[1] = 0;
+	else if (s)
+		*s = 0;
+}
+
 /*
- * The pin folder's canonical path: its parent resolved (the folder itself
- * may not exist yet), then its own name.
+ * buf's symbolic link (just pushed), if it is one: its target put in front
+ * of rest (buf back to its folder, or to "/" for an absolute target).
+ * 1 if it was a link, 0 if not (or it does not exist), -1 on error.
+ */
+static int follow(char *buf, char *rest, size_t len, int *links)
+{
+	char target[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (lstat(buf, &st) || !S_ISLNK(st.st_mode))
+		return 0;
+	if (++*links > 40) {
+		errno = ELOOP;
+		return -1;
+	}
+	n = readlink(buf, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = 0;
+	if (snprintf(tmp, sizeof(tmp), "%s/%s", target, rest) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(rest, len, "%s", tmp);
+	if (target[0] == '/')
+		snprintf(buf, PATH_MAX, "/");
+	else
+		pop(buf);
+	return 1;
+}
+
+/*
+ * The pin folder's canonical path, resolved as the kernel would resolve it,
+ * also where it does not exist yet: component by component from "/" (or
+ * the working folder), "." and empty ones dropped, ".." one up, every
+ * symbolic link followed, a dangling one too (its target is the folder the
+ * loader will make).  So DIR, DIR/., DIR/, //DIR and a link to DIR all
+ * name one datapath and take one lock.
  */
 static int canonical(const char *pin_dir, char *buf, size_t len)
 {
-	char a[PATH_MAX], b[PATH_MAX], parent[PATH_MAX];
+	char rest[PATH_MAX], *p, *c;
+	int links = 0, r;
 
-	if (snprintf(a, sizeof(a), "%s", pin_dir) >= (int)sizeof(a) ||
-	    snprintf(b, sizeof(b), "%s", pin_dir) >= (int)sizeof(b))
+	if (len < PATH_MAX ||
+	    snprintf(rest, sizeof(rest), "%s", pin_dir) >= (int)sizeof(rest)) {
+		errno = ENAMETOOLONG;
 		return -1;
-	if (!realpath(dirname(a), parent))
+	}
+	if (pin_dir[0] == '/')
+		snprintf(buf, len, "/");
+	else if (!getcwd(buf, len))
 		return -1;
-	if (snprintf(buf, len, "%s/%s", strcmp(parent, "/") ? parent : "",
-		     basename(b)) >= (int)len)
-		return -1;
+	for (p = rest; *p;) {
+		size_t n;
+
+		c = p + strspn(p, "/");
+		n = strcspn(c, "/");
+		p = c + n;
+		if (!n || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			pop(buf);
+			continue;
+		}
+		if (push(buf, len, c, n)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memmove(rest, p, strlen(p) + 1);
+		p = rest;
+		r = follow(buf, rest, sizeof(rest), &links);
+		if (r < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -238,10 +326,9 @@ static int open_lock(const char *pin_dir, enum toe_lock_kind kind, char *path,
 	int run, locks, fd;
 
 	if (toe_dplock_path(pin_dir, kind, path, plen))
-		return toe_errf(
-			err, len,
-			"pin folder %s: its parent cannot be resolved: %s",
-			pin_dir, strerror(errno ? errno : ENAMETOOLONG));
+		return toe_errf(err, len,
+				"pin folder %s cannot be resolved: %s", pin_dir,
+				strerror(errno ? errno : ENAMETOOLONG));
 	run = open_secure_dir(AT_FDCWD, toe_run_dir(), toe_run_dir(), err, len);
 	if (run < 0)
 		return -1;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe: one owner per datapath.  A datapath is a pin folder; its locks
- * live in TOE_LOCK_DIR, named after the folder's canonical path, so two
+ * live in TOE_LOCK_DIR, named after the folder's canonical path (every
+ * link followed, also where the folder does not exist yet), so two
  * run folders, two toeds or two loaders can never serve or change one pin
  * folder at once:
  *

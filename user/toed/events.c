@@ -206,6 +206,15 @@ static int event_text(const struct toe_event *e, const char *dn,
 	}
 }
 
+/* The events' log lines, rate-limited by type (log.h: a flood of connections). */
+static struct log_rl ev_rl[TOE_EV_FLOW_CLOSED + 1] = {
+	[TOE_EV_LISTEN_START] = { .what = "listen_start events" },
+	[TOE_EV_LISTEN_STOP] = { .what = "listen_stop events" },
+	[TOE_EV_FLOW_OFFLOADED] = { .what = "flow_offloaded events" },
+	[TOE_EV_FLOW_REFUSED] = { .what = "flow_refused events" },
+	[TOE_EV_FLOW_CLOSED] = { .what = "flow_closed events" },
+};
+
 /* ring_buffer__consume's callback: one datapath event. */
 int on_event(void *ctx, void *data, size_t len)
 {
@@ -256,7 +265,8 @@ int on_event(void *ctx, void *data, size_t len)
 	}
 	level = event_text(e, dn, tids, text, sizeof(text));
 	if (log_on(level))
-		logm(level, "%.*s", (int)strlen(text) - 1, text);
+		logm_limited(&ev_rl[e->type], level, "%.*s",
+			     (int)strlen(text) - 1, text);
 	if (!mon_any())
 		return 0;
 	event_json(e, dn, tids, tid, json, sizeof(json));

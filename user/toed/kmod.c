@@ -304,9 +304,9 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	D->kst.bind_refused++;
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
 	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
-	logm(LOG_WARN,
-	     "flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
-	     l, r, tid, err, refusal_hint(ret));
+	logm_rl(LOG_WARN,
+		"flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
+		l, r, tid, err, refusal_hint(ret));
 	pool_demote(cookie, dev, tid,
 		    ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
 						       TOE_R_MODULE);
@@ -458,12 +458,18 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 				continue; /* bound below */
 		} else {
 			t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
-			if (t) {
+			/*
+			 * Held by toed, its connection gone (no toe_tid_held:
+			 * the datapath deletes it at close) and its flow_closed
+			 * lost: given back below, forgotten by forget_unseen.
+			 */
+			if (t && (h || t->refused)) {
 				t->seen = true;
 				continue;
 			}
-			if (h && !tid_add(&h->h.key, tl[i].dev, tl[i].tid,
-					  tl[i].l2t, false)) {
+			if (!t && h &&
+			    !tid_add(&h->h.key, tl[i].dev, tl[i].tid, tl[i].l2t,
+				     false)) {
 				D->kst.adopted++;
 				continue;
 			}

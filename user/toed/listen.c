@@ -123,9 +123,9 @@ static void mod_start(struct lsnmod *m)
 	}
 	m->held = false;
 	D->lst.failed++;
-	logm(LOG_WARN,
-	     "listener %s: offloaded by the datapath, refused by the kernel module (%s)",
-	     l, err);
+	logm_rl(LOG_WARN,
+		"listener %s: offloaded by the datapath, refused by the kernel module (%s)",
+		l, err);
 }
 
 /* Its server TID back. */

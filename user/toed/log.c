@@ -3,11 +3,25 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "log.h"
 
 static const char *const log_names[] = { "error", "warning", "info", "debug" };
 
 static int log_level = LOG_INFO;
+
+/* The rate-limited sites that ever suppressed a line (log_rl_flush). */
+#define MAX_RL_SITES 64
+static struct log_rl *rl_sites[MAX_RL_SITES];
+static int rl_nsites;
+static unsigned long long rl_total; /* lines suppressed, all sites */
+
+static void vlog(int level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "toed: %s: ", log_names[level]);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
 
 void logm(int level, const char *fmt, ...)
 {
@@ -15,11 +29,70 @@ void logm(int level, const char *fmt, ...)
 
 	if (level > log_level)
 		return;
-	fprintf(stderr, "toed: %s: ", log_names[level]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog(level, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+static unsigned long long mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec;
+}
+
+/* The site's suppressed lines, said in one line and forgotten. */
+static void rl_summary(struct log_rl *rl)
+{
+	if (!rl->held)
+		return;
+	logm(rl->level, "suppressed %llu similar messages (%s)", rl->held,
+	     rl->what);
+	rl->held = 0;
+}
+
+void logm_limited(struct log_rl *rl, int level, const char *fmt, ...)
+{
+	unsigned long long now = mono_s();
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	if (now != rl->second) {
+		rl_summary(rl);
+		rl->second = now;
+		rl->n = 0;
+	}
+	rl->level = level;
+	if (rl->n >= LOG_RL_BURST) {
+		rl->held++;
+		rl_total++;
+		if (!rl->listed && rl_nsites < MAX_RL_SITES) {
+			rl_sites[rl_nsites++] = rl;
+			rl->listed = true;
+		}
+		return;
+	}
+	rl->n++;
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+void log_rl_flush(void)
+{
+	unsigned long long now = mono_s();
+	int i;
+
+	for (i = 0; i < rl_nsites; i++)
+		if (rl_sites[i]->second != now)
+			rl_summary(rl_sites[i]);
+}
+
+unsigned long long log_suppressed(void)
+{
+	return rl_total;
 }
 
 bool log_on(int level)

@@ -316,6 +316,7 @@ static bool dispatch(const struct epoll_event *ev)
 			pool_fill_all(); /* TIDs a device released late */
 		retrack(false);
 		nft_tick();
+		log_rl_flush(); /* what a rate-limited log held back */
 		break;
 	case SRC_NFT:
 		nft_process();
@@ -350,7 +351,8 @@ static void loop(void)
 	while (!stop) {
 		struct epoll_event evs[16];
 		int n = epoll_wait(D->epfd, evs, 16,
-				   metrics_timeout_ms(ctl_timeout_ms()));
+				   reconcile_timeout_ms(metrics_timeout_ms(
+					   ctl_timeout_ms())));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -361,6 +363,7 @@ static void loop(void)
 				stop = true;
 		ctl_expire();
 		metrics_run();
+		reconcile_tick(); /* events lost: made good */
 	}
 }
 

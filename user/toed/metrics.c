@@ -40,8 +40,14 @@
 #define TOE_VERSION "unknown"
 #endif
 
-#define CONN_TIMEOUT_S 10 /* a scraper idle this long is dropped */
-#define CONN_LIMIT 16 /* scrapers at once */
+#define CONN_TIMEOUT_S 10 /* MHD's idle timeout: a backstop */
+#define CONN_MAX 64 /* MHD's limit on connections: a backstop */
+#define PER_IP_MAX 16 /* MHD's limit per address: a backstop */
+#define CONN_LIMIT 48 /* ours: beyond it the stalest connection goes */
+#define PER_IP_LIMIT 4 /* ours, per client address, likewise */
+#define REQ_DEADLINE_MS 3000 /* a whole request, from accept or last answer */
+#define RETRY_MIN_MS 1000 /* binding again after a failure: backoff */
+#define RETRY_MAX_MS 8000
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* Neighbour propagation latency buckets (upper bounds, ns). */
@@ -55,7 +61,26 @@ static struct {
 	socklen_t salen;
 	const char *arg; /* as given */
 	struct MHD_Daemon *mhd; /* NULL: not serving */
+	char error[160]; /* why the last bind failed */
+	long long next_try_ms; /* !mhd: when to bind again */
+	int backoff_ms;
+	struct metrics_stats st;
 } M;
+
+/*
+ * MHD's connections as toed tracks them (metrics.c's own, one thread: no
+ * lock): since is when the connection was accepted or last answered; a
+ * request not answered REQ_DEADLINE_MS after it is shut down, however
+ * slowly its bytes keep coming (MHD's own timeout restarts on each byte).
+ */
+struct mconn {
+	bool used, dead; /* dead: shut down, MHD has yet to close it */
+	int fd;
+	long long since; /* ms */
+	struct sockaddr_storage peer;
+};
+
+static struct mconn conns[CONN_MAX];
 
 /* ------------------------------------------------------------ families */
 
@@ -116,6 +141,11 @@ enum fam {
 	F_KMOD_DEMOTED,
 	F_KMOD_LSN_HELD,
 	F_KMOD_LSN,
+	F_MHTTP_BIND,
+	F_MHTTP_CLOSED,
+	F_LOG_SUPP,
+	F_RECONCILE,
+	F_RECONCILED,
 	F__MAX
 };
 
@@ -235,6 +265,17 @@ static const struct family {
 			    "Kernel module genetlink events, by type" },
 	[F_KMOD_OVERRUNS] = { "opentoe_kmod_overruns_total", "counter",
 			      "Kernel module event-socket overruns" },
+	[F_MHTTP_BIND] = { "opentoe_metrics_bind_failures_total", "counter",
+			   "Binds of --metrics' address that failed (retried)" },
+	[F_MHTTP_CLOSED] = { "opentoe_metrics_connections_closed_total",
+			     "counter",
+			     "Metrics connections toed closed, by why" },
+	[F_LOG_SUPP] = { "opentoe_toed_log_suppressed_total", "counter",
+			 "Repeated log lines toed's rate limit held back" },
+	[F_RECONCILE] = { "opentoe_toed_reconciles_total", "counter",
+			  "Reconciles of TIDs and listeners, by why" },
+	[F_RECONCILED] = { "opentoe_toed_reconciled_total", "counter",
+			   "TIDs and listeners a reconcile put right" },
 };
 
 /* A toectl stats counter (show_state.c) and where it goes. */
@@ -298,6 +339,14 @@ static const struct cmap {
 	{ "kmod_listeners_held", F_KMOD_LSN_HELD, NULL },
 	{ "kmod_listen_start", F_KMOD_LSN, "result=\"start\"" },
 	{ "kmod_listen_stop", F_KMOD_LSN, "result=\"stop\"" },
+	{ "metrics_bind_failed", F_MHTTP_BIND, NULL },
+	{ "metrics_deadline", F_MHTTP_CLOSED, "reason=\"deadline\"" },
+	{ "metrics_evicted", F_MHTTP_CLOSED, "reason=\"evicted\"" },
+	{ "metrics_refused", F_MHTTP_CLOSED, "reason=\"refused\"" },
+	{ "log_suppressed", F_LOG_SUPP, NULL },
+	{ "reconciles", F_RECONCILE, "why=\"any\"" },
+	{ "reconciles_event_loss", F_RECONCILE, "why=\"event_loss\"" },
+	{ "reconciled_fixed", F_RECONCILED, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 };
@@ -635,6 +684,131 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	logm(LOG_DEBUG, "metrics: %s", line);
 }
 
+/* --------------------------------------------------------- connections */
+
+static long long mono_ms(void)
+{
+	return (long long)(toe_now_ns() / 1000000ULL);
+}
+
+/* Same client address (the port aside)? */
+static bool same_addr(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+static void conn_kill(struct mconn *m, __u64 *counter)
+{
+	shutdown(m->fd, SHUT_RDWR); /* MHD reads the end and closes it */
+	m->dead = true;
+	(*counter)++;
+}
+
+/*
+ * A new connection n over a limit (PER_IP_LIMIT of its address, or
+ * CONN_LIMIT in all): the stalest live one of the same kind goes (oldest
+ * accept or last answer: a scraper's request is answered within
+ * milliseconds of its accept, so what is older is slow or idle), never n.
+ */
+static void conn_admit(struct mconn *n)
+{
+	struct mconn *old = NULL, *m;
+	int same = 0, all = 0;
+	bool per_ip;
+
+	for (m = conns; m < conns + CONN_MAX; m++) {
+		if (!m->used || m->dead)
+			continue;
+		all++;
+		same += same_addr(&m->peer, &n->peer);
+	}
+	per_ip = same > PER_IP_LIMIT;
+	if (!per_ip && all <= CONN_LIMIT)
+		return;
+	for (m = conns; m < conns + CONN_MAX; m++)
+		if (m != n && m->used && !m->dead &&
+		    (!per_ip || same_addr(&m->peer, &n->peer)) &&
+		    (!old || m->since < old->since))
+			old = m;
+	if (old)
+		conn_kill(old, &M.st.evicted);
+	else
+		conn_kill(n, &M.st.refused);
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection accepted or closed. */
+static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
+		    enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *fd, *addr;
+	struct mconn *m = *sctx;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (m)
+			m->used = false;
+		*sctx = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	for (m = conns; m < conns + CONN_MAX && m->used; m++)
+		;
+	if (m == conns + CONN_MAX || !fd) /* cannot be: MHD's limit is ours */
+		return;
+	memset(m, 0, sizeof(*m));
+	m->used = true;
+	m->fd = fd->connect_fd;
+	m->since = mono_ms();
+	if (addr && addr->client_addr)
+		memcpy(&m->peer, addr->client_addr,
+		       addr->client_addr->sa_family == AF_INET6 ?
+			       sizeof(struct sockaddr_in6) :
+			       sizeof(struct sockaddr_in));
+	*sctx = m;
+	conn_admit(m);
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: a request answered; the next one's clock. */
+static void on_done(void *cls, struct MHD_Connection *c, void **state,
+		    enum MHD_RequestTerminationCode code)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct mconn *m = i ? i->socket_context : NULL;
+
+	(void)cls;
+	(void)state;
+	(void)code;
+	if (m)
+		m->since = mono_ms();
+}
+
+/* Connections past their deadline shut down; ms to the next deadline. */
+static long long conn_expire(long long now)
+{
+	long long next = -1, left;
+	struct mconn *m;
+
+	for (m = conns; m < conns + CONN_MAX; m++) {
+		if (!m->used || m->dead)
+			continue;
+		left = m->since + REQ_DEADLINE_MS - now;
+		if (left <= 0)
+			conn_kill(m, &M.st.deadline);
+		else if (next < 0 || left < next)
+			next = left;
+	}
+	return next;
+}
+
 /* ---------------------------------------------------------------- API */
 
 /*
@@ -684,7 +858,7 @@ bad:
 	return -1;
 }
 
-/* The listening socket, bound to --metrics' address; -1 (said) if not. */
+/* The listening socket, bound to --metrics' address; -1 (M.error says) if not. */
 static int metrics_socket(void)
 {
 	int one = 1, fd;
@@ -694,8 +868,8 @@ static int metrics_socket(void)
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, (struct sockaddr *)&M.sa, M.salen) || listen(fd, 64)) {
-		toe_err("--metrics %s: cannot listen: %s", M.arg,
-			strerror(errno));
+		snprintf(M.error, sizeof(M.error), "cannot listen: %s",
+			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -703,55 +877,97 @@ static int metrics_socket(void)
 	return fd;
 }
 
-/* Serve /metrics if --metrics asked for it: 0, or -1 (said). */
-int metrics_open(void)
+/* MHD on fd, its epoll fd in toed's loop: 0, or -1 (M.error says). */
+static int mhd_start(int fd)
 {
 	const union MHD_DaemonInfo *info;
-	int fd;
 
-	if (!M.arg)
-		return 0;
-	fd = metrics_socket();
-	if (fd < 0)
-		return -1;
+	memset(conns, 0, sizeof(conns));
 	M.mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 			(M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_MAX,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_MAX,
+		MHD_OPTION_NOTIFY_CONNECTION, on_conn, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
 		       NULL;
-	if (!info || ep_add(info->epoll_fd, SRC_METRICS)) {
-		toe_err("--metrics %s: cannot start the HTTP server", M.arg);
-		if (M.mhd)
-			MHD_stop_daemon(M.mhd);
-		else
-			close(fd);
-		M.mhd = NULL;
-		return -1;
+	if (info && !ep_add(info->epoll_fd, SRC_METRICS))
+		return 0;
+	snprintf(M.error, sizeof(M.error), "cannot start the HTTP server");
+	if (M.mhd)
+		MHD_stop_daemon(M.mhd);
+	else
+		close(fd);
+	M.mhd = NULL;
+	return -1;
+}
+
+/*
+ * Bind and serve; on failure (the port taken by another program, the
+ * address not there yet) say so and try again later, backing off from
+ * RETRY_MIN_MS to RETRY_MAX_MS: toed runs on meanwhile.
+ */
+static void metrics_try(void)
+{
+	int fd = metrics_socket();
+
+	M.st.attempts++;
+	if (fd >= 0 && mhd_start(fd) == 0) {
+		logm(LOG_INFO, "metrics: http://%s/metrics%s", M.arg,
+		     M.st.bind_failed ? " (bound at last)" : "");
+		M.error[0] = 0;
+		return;
 	}
-	logm(LOG_INFO, "metrics: http://%s/metrics", M.arg);
+	M.st.bind_failed++;
+	M.backoff_ms = M.backoff_ms ? M.backoff_ms * 2 : RETRY_MIN_MS;
+	if (M.backoff_ms > RETRY_MAX_MS)
+		M.backoff_ms = RETRY_MAX_MS;
+	M.next_try_ms = mono_ms() + M.backoff_ms;
+	logm(LOG_WARN, "--metrics %s: %s; trying again in %d s (toed runs on)",
+	     M.arg, M.error, M.backoff_ms / 1000);
+}
+
+/* Serve /metrics if --metrics asked for it; never fails toed. */
+int metrics_open(void)
+{
+	if (M.arg)
+		metrics_try();
 	return 0;
 }
 
-/* After every wake-up of the loop: MHD's ready sockets and timeouts. */
+/* After every wake-up of the loop: MHD's ready sockets, deadlines, a retry. */
 void metrics_run(void)
 {
-	if (M.mhd)
+	if (M.mhd) {
 		MHD_run(M.mhd);
+		conn_expire(mono_ms());
+	} else if (M.arg && mono_ms() >= M.next_try_ms) {
+		metrics_try();
+	}
 }
 
-/* epoll_wait's timeout (ms, -1: none) bounded by MHD's next timeout. */
+/* epoll_wait's timeout (ms, -1: none) bounded by MHD's, a deadline, a retry. */
 int metrics_timeout_ms(int ms)
 {
-	MHD_UNSIGNED_LONG_LONG t;
+	MHD_UNSIGNED_LONG_LONG t = 60000;
+	long long d;
 
-	if (!M.mhd || MHD_get_timeout(M.mhd, &t) != MHD_YES)
+	if (!M.arg)
 		return ms;
-	if (t > 60000)
-		t = 60000;
+	if (!M.mhd) {
+		d = M.next_try_ms - mono_ms();
+		t = d < 0 ? 0 : (MHD_UNSIGNED_LONG_LONG)d;
+	} else {
+		if (MHD_get_timeout(M.mhd, &t) != MHD_YES || t > 60000)
+			t = 60000;
+		d = conn_expire(mono_ms());
+		if (d >= 0 && (MHD_UNSIGNED_LONG_LONG)d < t)
+			t = d;
+	}
 	return ms < 0 || (int)t < ms ? (int)t : ms;
 }
 
@@ -760,6 +976,28 @@ void metrics_close(void)
 	if (M.mhd)
 		MHD_stop_daemon(M.mhd);
 	M.mhd = NULL;
+}
+
+/* What toectl status and stats show of the metrics endpoint. */
+const char *metrics_state(const char **addr, const char **error,
+			  long long *retry_ms)
+{
+	*addr = M.arg;
+	*error = M.error;
+	*retry_ms = M.mhd ? 0 : M.next_try_ms - mono_ms();
+	if (*retry_ms < 0)
+		*retry_ms = 0;
+	return !M.arg ? "off" : M.mhd ? "serving" : "retrying";
+}
+
+const struct metrics_stats *metrics_stats(void)
+{
+	struct mconn *m;
+
+	M.st.connections = 0;
+	for (m = conns; M.mhd && m < conns + CONN_MAX; m++)
+		M.st.connections += m->used && !m->dead;
+	return &M.st;
 }
 
 /* A neighbour event's map write, ns after its message was read. */

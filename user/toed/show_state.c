@@ -151,6 +151,8 @@ static void datapath_json(struct toe_json *j, const struct status *s)
 	tj_obj_end(j);
 }
 
+static void metrics_text(FILE *f);
+
 static void status_text(FILE *f, const struct status *s)
 {
 	char age[16], up[16], ifn[IF_NAMESIZE];
@@ -195,6 +197,60 @@ static void status_text(FILE *f, const struct status *s)
 		(unsigned long long)D->ev[TOE_EV_FLOW_REFUSED],
 		(unsigned long long)D->ev[TOE_EV_FLOW_CLOSED],
 		(unsigned long long)D->ev[TOE_EV_LISTEN_START]);
+	metrics_text(f);
+	fprintf(f, "log:        %llu repeated lines suppressed\n",
+		log_suppressed());
+	fprintf(f,
+		"reconcile:  %llu runs (%llu for lost events), %llu put right\n",
+		(unsigned long long)D->rec.runs,
+		(unsigned long long)D->rec.event_loss,
+		(unsigned long long)D->rec.fixed);
+}
+
+/* The metrics endpoint: serving, retrying a bind (and why), or off. */
+static void metrics_text(FILE *f)
+{
+	const struct metrics_stats *st = metrics_stats();
+	const char *addr, *err, *state;
+	long long retry;
+
+	state = metrics_state(&addr, &err, &retry);
+	if (!addr)
+		fprintf(f, "metrics:    off\n");
+	else if (!strcmp(state, "serving"))
+		fprintf(f,
+			"metrics:    serving http://%s/metrics: %llu connections; %llu past the deadline, %llu evicted, %llu refused\n",
+			addr, (unsigned long long)st->connections,
+			(unsigned long long)st->deadline,
+			(unsigned long long)st->evicted,
+			(unsigned long long)st->refused);
+	else
+		fprintf(f,
+			"metrics:    retrying %s: %s (%llu failed binds; next in %.1f s)\n",
+			addr, err, (unsigned long long)st->bind_failed,
+			retry / 1e3);
+}
+
+static void metrics_json(struct toe_json *j)
+{
+	const struct metrics_stats *st = metrics_stats();
+	const char *addr, *err, *state;
+	long long retry;
+
+	state = metrics_state(&addr, &err, &retry);
+	tj_key(j, "metrics");
+	tj_obj(j);
+	tj_kstr(j, "state", state);
+	tj_kstr_or_null(j, "address", addr);
+	tj_kstr_or_null(j, "error", err && *err ? err : NULL);
+	tj_ku64(j, "bind_failed", st->bind_failed);
+	tj_key(j, "retry_in_s");
+	tj_f64(j, retry / 1e3);
+	tj_ku64(j, "connections", st->connections);
+	tj_ku64(j, "deadline", st->deadline);
+	tj_ku64(j, "evicted", st->evicted);
+	tj_ku64(j, "refused", st->refused);
+	tj_obj_end(j);
 }
 
 static void status_json_policy(struct toe_json *j, const struct status *s)
@@ -255,6 +311,14 @@ static void status_json(FILE *f, const struct status *s)
 	tj_obj(&j);
 	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
 		tj_ku64(&j, toe_event_name(i), D->ev[i]);
+	tj_obj_end(&j);
+	metrics_json(&j);
+	tj_ku64(&j, "log_suppressed", log_suppressed());
+	tj_key(&j, "reconcile");
+	tj_obj(&j);
+	tj_ku64(&j, "runs", D->rec.runs);
+	tj_ku64(&j, "event_loss", D->rec.event_loss);
+	tj_ku64(&j, "fixed", D->rec.fixed);
 	tj_obj_end(&j);
 	tj_obj_end(&j);
 	tj_end(&j);
@@ -406,6 +470,9 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_listen_stop", D->lst.stops },
 		{ "kmod_listen_failed", D->lst.failed },
 		{ "kmod_listen_reconciled", D->lst.reconciled },
+		{ "reconciles", D->rec.runs },
+		{ "reconciles_event_loss", D->rec.event_loss },
+		{ "reconciled_fixed", D->rec.fixed },
 	};
 
 	COUNTERS_FIT(dm);
@@ -425,6 +492,7 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 /* The control socket's counters (ctl.c), and the datapath's reloads; how many. */
 size_t control_counters(struct counter *out)
 {
+	const struct metrics_stats *ms = metrics_stats();
 	const struct counter cc[] = {
 		{ "requests", D->cst.requests },
 		{ "requests_bad", D->cst.requests_bad },
@@ -434,6 +502,11 @@ size_t control_counters(struct counter *out)
 		{ "monitor_lost", D->mon_lost },
 		{ "datapath_reloads", D->dp.reloads },
 		{ "datapath_unloads", D->dp.unloads },
+		{ "metrics_bind_failed", ms->bind_failed },
+		{ "metrics_deadline", ms->deadline },
+		{ "metrics_evicted", ms->evicted },
+		{ "metrics_refused", ms->refused },
+		{ "log_suppressed", log_suppressed() },
 	};
 
 	COUNTERS_FIT(cc);

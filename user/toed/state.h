@@ -157,6 +157,11 @@ struct toed {
 		__u64 failed; /* refused, or the table out of memory */
 		__u64 reconciled; /* of starts and stops, made by a reconcile */
 	} lst; /* listeners on module devices (listen.c) */
+	struct {
+		__u64 runs; /* reconciles made */
+		__u64 event_loss; /* of them, for events lost */
+		__u64 fixed; /* TIDs and listeners they put right */
+	} rec; /* loss makes good (reconcile.c) */
 };
 
 /* The daemon's state: state.c's, the one instance. */

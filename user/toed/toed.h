@@ -26,6 +26,7 @@
  *   events.c  ring-buffer events, monitor clients, neighbour and link
  *             callbacks, which interfaces are mirrored
  *   metrics.c --metrics: /metrics for Prometheus, served from the loop
+ *   reconcile.c  lost events made good: TIDs and listeners reconciled
  *
  * toed is one thread: every part reads and writes the state through D
  * (state.h), its options set once by main before anything else runs.
@@ -90,7 +91,7 @@ struct counter {
 	__u64 v;
 };
 
-#define MAX_COUNTERS 64
+#define MAX_COUNTERS 80
 
 size_t daemon_counters(struct counter *out);
 size_t control_counters(struct counter *out);
@@ -144,12 +145,27 @@ void on_link(struct toe_nl *nl, int ifindex, bool gone);
 void on_route(struct toe_nl *nl);
 void retrack(bool force);
 
+/* reconcile.c: lost events made good */
+void reconcile_now(const char *why);
+void reconcile_tick(void);
+int reconcile_timeout_ms(int ms);
+
 /* metrics.c */
 int metrics_parse(const char *arg, char *err, size_t errlen);
 int metrics_open(void);
 void metrics_run(void);
 int metrics_timeout_ms(int ms);
 void metrics_close(void);
+struct metrics_stats {
+	__u64 attempts, bind_failed; /* binds tried, failed */
+	__u64 deadline; /* connections shut at the request deadline */
+	__u64 evicted; /* the stalest, for a new one over a limit */
+	__u64 refused; /* a new one over a limit, none to evict */
+	__u64 connections; /* open now */
+};
+const char *metrics_state(const char **addr, const char **error,
+			  long long *retry_ms);
+const struct metrics_stats *metrics_stats(void);
 void neigh_lat_observe(__u64 ns);
 
 #endif /* __TOE_TOED_H */

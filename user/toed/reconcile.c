@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Loss makes good: when events are lost (the datapath's event_dropped
+ * counter moved: the toe_events ring was full), what toed derives from
+ * them is made to agree with the datapath and the kernel module again,
+ * within RECONCILE_CHECK_MS + the reconcile itself: the module TIDs toed
+ * holds against live flows and toe_tid_held (kmod_reconcile), the module's
+ * listeners against toe_listeners (listen_reconcile).  The datapath's own
+ * maps need nothing: it deletes a flow's toe_flows, toe_tid_held and
+ * toe_listeners entries itself at close, whether the event gets out or
+ * not.  reconcile_now is the one mechanism, callable from anywhere;
+ * counted (toectl status, stats, metrics).
+ */
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "toed.h"
+
+#define RECONCILE_CHECK_MS 250 /* how often event_dropped is looked at */
+
+static struct {
+	__u64 dropped_seen; /* event_dropped when last looked at */
+	bool primed; /* dropped_seen read once (at start: no reconcile) */
+	__u64 next_check_ns;
+} R;
+
+/* What a reconcile put right so far, all kinds summed. */
+static __u64 fixed_so_far(void)
+{
+	return D->kst.orphans + D->kst.lost + D->kst.adopted +
+	       D->lst.reconciled;
+}
+
+void reconcile_now(const char *why)
+{
+	__u64 before = fixed_so_far();
+
+	D->rec.runs++;
+	/* the events still on the ring first: a close in flight is no leak */
+	if (D->rb)
+		ring_buffer__consume(D->rb);
+	kmod_reconcile();
+	listen_reconcile();
+	D->rec.fixed += fixed_so_far() - before;
+	logm(LOG_INFO, "reconciled (%s): %llu put right", why,
+	     (unsigned long long)(fixed_so_far() - before));
+}
+
+/* The datapath's event_dropped counter, summed over the CPUs; -1: unread. */
+static long long event_dropped(void)
+{
+	__u64 st[TOE_S__MAX];
+
+	if (!D->dp.loaded || toe_stats_read(&D->m, st, TOE_S__MAX))
+		return -1;
+	return (long long)st[TOE_S_EVENT_DROPPED];
+}
+
+/* After every wake-up of the loop: events lost since the last look? */
+void reconcile_tick(void)
+{
+	__u64 now = toe_now_ns();
+	long long d;
+	char why[64];
+
+	if (now < R.next_check_ns)
+		return;
+	R.next_check_ns = now + RECONCILE_CHECK_MS * 1000000ULL;
+	d = event_dropped();
+	if (d < 0) {
+		R.primed = false; /* a datapath loaded again starts over */
+		return;
+	}
+	if (R.primed && (__u64)d > R.dropped_seen) {
+		snprintf(why, sizeof(why), "%llu events lost",
+			 (unsigned long long)((__u64)d - R.dropped_seen));
+		D->rec.event_loss++;
+		reconcile_now(why);
+	}
+	R.dropped_seen = d;
+	R.primed = true;
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next look. */
+int reconcile_timeout_ms(int ms)
+{
+	return ms < 0 || ms > RECONCILE_CHECK_MS ? RECONCILE_CHECK_MS : ms;
+}
