@@ -49,6 +49,7 @@ struct tss_ctx {
 	struct toe_flow_key k;
 	struct toe_pol_key pk;
 	__u64 cgid;
+	__u64 netns;
 	__u32 lclass;
 	__u32 rclass;
 	__u32 gen;
@@ -82,6 +83,7 @@ static long tss_step(__u32 i, void *data)
 	c->pk.lclass = t->use_lport ? c->lclass : 0;
 	c->pk.rclass = t->use_rport ? c->rclass : 0;
 	c->pk.cgroup = t->use_cgroup ? c->cgid : 0;
+	c->pk.netns = t->use_netns ? c->netns : 0;
 	c->pk.tuple = i;
 	cell = bpf_map_lookup_elem(&toe_pol_cells, &c->pk);
 	if (cell && *cell < c->best)
@@ -96,9 +98,16 @@ static long tss_step(__u32 i, void *data)
  * connection of this host, cgid = its socket's cgroup) and XDP (a flow
  * this host routes, seen from its client: cgid 0, so cgroup rules never
  * match it).
+ *
+ * netns is the cookie of the flow's network namespace: a rule matches only
+ * in the namespaces it names (netns clause; no clause: toed's own), so a
+ * tenant that made itself a namespace (unshare -rn) and gave itself the
+ * operator's addresses matches no rule the operator did not scope to it.
+ * A flow with no namespace of its own (0: a routed flow) is decided as one
+ * of toed's namespace (toe_pol_hdr.host_netns).
  */
-static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
-				   struct decision *d)
+static __always_inline void decide_ns(const struct toe_flow_key *k, __u64 cgid,
+				      __u64 netns, struct decision *d)
 {
 	struct tss_ctx c = {};
 	struct toe_pol_rule *r;
@@ -134,6 +143,7 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	c.lclass = *lc;
 	c.rclass = *rc;
 	c.cgid = cgid;
+	c.netns = netns ? netns : hdr->host_netns;
 	c.gen = gen;
 	c.ntuples = hdr->ntuples;
 	c.best = TOE_RULE_NONE;
@@ -155,6 +165,13 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	d->ka_idle = r->ka_idle;
 	d->ka_intvl = r->ka_intvl;
 	d->ka_cnt = r->ka_cnt;
+}
+
+/* decide_ns() in the namespace of the key (k->netns; 0: routed, toed's). */
+static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
+				   struct decision *d)
+{
+	decide_ns(k, cgid, k->netns, d);
 }
 
 /*

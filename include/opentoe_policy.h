@@ -59,7 +59,8 @@ struct toe_dev_live {
  * or remote port to the number of its interval (toe_pol_lclass/rclass), so
  * every range is a whole number of classes.  Every rule then becomes cells
  * of one "tuple" (a shape: family, local and remote prefix lengths, whether
- * it matches the local port, the remote port, the cgroup); a cell key is
+ * it matches the local port, the remote port, the cgroup, the network
+ * namespace); a cell key is
  * the flow's fields masked by its tuple's masks, its value the lowest
  * (first) rule index among the rules that own the cell.  A lookup masks the
  * flow once per tuple and looks up one hash entry per tuple: its cost grows
@@ -99,6 +100,8 @@ struct toe_pol_tuple {
 	__u8 use_lport; /* key carries the local port class */
 	__u8 use_rport; /* key carries the remote port class */
 	__u32 min_rule; /* lowest rule index with a cell here */
+	__u8 use_netns; /* key carries the network namespace cookie */
+	__u8 pad2[3];
 };
 
 /* toe_pol_cells: HASH (no prealloc), toe_pol_key -> first rule index. */
@@ -111,6 +114,7 @@ struct toe_pol_key {
 	__u16 tuple; /* tuple index within the generation */
 	__u8 gen;
 	__u8 pad[5];
+	__u64 netns; /* namespace cookie, 0 unless the tuple uses it */
 };
 
 /* toe_pol_lclass / toe_pol_rclass: ARRAY[2 * 65536] u32, gen * 65536 + port. */
@@ -126,6 +130,13 @@ struct toe_pol_hdr {
 	__u64 serial; /* counts applies since the maps were made */
 	__u32 track; /* enum toe_track */
 	__u32 pad;
+	/*
+	 * The cookie of toed's own network namespace when it applied: the
+	 * namespace of a rule without a netns clause, and the one a flow
+	 * with no namespace of its own (a routed flow, netns 0) is decided
+	 * in.
+	 */
+	__u64 host_netns;
 };
 
 /*
