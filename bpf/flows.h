@@ -182,6 +182,9 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 					  d.dev :
 					  TOE_DEV_NONE;
 			st->decision = d.action;
+			/* the tenant's share, given back once at close */
+			st->tenant = d.action == TOE_ACT_OFFLOAD ? d.tenant : 0;
+			st->tenant_what = d.dev & (TOE_MAX_DEVS - 1);
 			if (d.action == TOE_ACT_OFFLOAD)
 				filter_add(st, &k);
 		}
@@ -210,7 +213,8 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	if (d.action == TOE_ACT_OFFLOAD)
 		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL, d.tid);
 	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV ||
-		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE)
+		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE ||
+		 d.reason == TOE_R_QUOTA)
 		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL, TOE_TID_NONE);
 	bpf_sock_ops_cb_flags_set(skops, cb);
 }
@@ -229,6 +233,10 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 		return;
 	skops_key(skops, &k);
 	st = bpf_sk_storage_get(&toe_sk_state, sk, 0, 0);
+	if (st && st->tenant) {
+		tenant_give(st->tenant, st->tenant_what);
+		st->tenant = 0;
+	}
 	if (st && st->dev != TOE_DEV_NONE) {
 		release_slot(st->dev);
 		st->dev = TOE_DEV_NONE;

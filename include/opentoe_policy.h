@@ -36,6 +36,36 @@ struct toe_dev {
 	__u32 flags; /* TOE_DEVF_* */
 	__u32 steer; /* enum toe_steer */
 	__u32 steer_cpu; /* with TOE_STEER_CPU */
+	/*
+	 * The slots of this device one namespace other than toed's may hold
+	 * at once (toe_tenants; "quota slots", a share of nconn); 0: no limit.
+	 */
+	__u32 tenant_max;
+};
+
+/*
+ * toe_tenants: HASH, struct toe_tenant_key -> struct toe_tenant.  What one
+ * tenant (a network namespace other than toed's, by cookie) holds of what
+ * tenants share, so that one cannot take all of it: what < TOE_MAX_DEVS,
+ * the slots of device what.  sock_ops adds and takes off with atomic adds
+ * (__sync_fetch_and_add: many CPUs decide connections of one namespace at
+ * once, so per-CPU counts would need a sum on every decision); an add that
+ * overshoots the quota is undone, so concurrent connections never hold more
+ * than the quota.  An entry is made on a tenant's first offload and left
+ * at zero afterwards (deleting it could race with a concurrent add); a full
+ * table refuses new tenants (reason quota), never the ones it holds.
+ */
+#define TOE_TENANTS_MAX 65536
+
+struct toe_tenant_key {
+	__u64 netns; /* namespace cookie */
+	__u32 what; /* < TOE_MAX_DEVS: a device's slots */
+	__u32 pad;
+};
+
+struct toe_tenant {
+	__u64 held; /* held now (64 bits: the datapath reads its atomic add) */
+	__u64 refused; /* total refused at the quota */
 };
 
 /*

@@ -20,31 +20,14 @@ rule='rule offload dev t3 remote 10.0.0.0/8 rport 443'
 cfg=$(printf 'device t3 type chelsio-t3 nconn 4\n%s\n' "$rule" | conf scoped)
 check "the operator's configuration applies (toed in namespace a)" apply "$cfg"
 
-# The tenant's tools, readable by nobody.
-tools=$(mktemp -d /tmp/opentoe-tenant.XXXXXX)
-defer "rm -rf $tools"
-cp "$TCPX" "$(dirname "$TCPX")/tcpserve.py" "$tools/" && chmod -R a+rX "$tools"
-
-# tenant COUNT HOLD OUT: as nobody in the test cgroup, a namespace of its
-# own (unshare -rn) with 10.99.0.1/8 on lo, a server on 443 and COUNT
-# connections to it held HOLD seconds; the client's output in OUT.
-tenant() {
-	(echo $BASHPID >"$CG/cgroup.procs" &&
-		exec setpriv --reuid nobody --regid nogroup --clear-groups \
-			unshare -rn sh -c "ip link set lo up && ip addr add 10.99.0.1/8 dev lo &&
-			(python3 $tools/tcpx.py server --port 443 >/dev/null 2>&1 &) && sleep 0.5 &&
-			exec python3 $tools/tcpx.py client --addr 10.99.0.1 --port 443 --count $1 --hold $2") >"$3" 2>&1
-}
-# tenant_flows: the tenant's connecting records (remote 10.99.0.1:443)
-tenant_flows() { flows | jq -c '[.[] | select(.rport == 443 and .raddr[0] == 16802570)]'; }
-
+. "$(dirname "$0")/unpriv.sh"
 out=$CONF_DIR/tenant1
-tenant 4 20 "$out" &
+tenant 10.99.0.1 4 20 "$out" &
 tpid=$!
 defer "kill $tpid 2>/dev/null"
 wait_for 10 grep -q held "$out" || { fail "the tenant connects"; cat "$out"; finish; }
 check "the tenant's 4 connections take no slot of t3" test "$(dev_live 0 live)" = 0
-got=$(tenant_flows)
+got=$(tenant_flows 10.99.0.1)
 check "its 4 records: host, reason default (the rule is not its namespace's)" \
 	test "$(jq '[.[] | select(.decision == 0 and .reason == 1)] | length' <<<"$got")" = 4 ||
 	echo "$got"
@@ -59,10 +42,10 @@ wait $tpid 2>/dev/null
 any=$(printf 'device t3 type chelsio-t3 nconn 4\n%s netns any\n' "$rule" | conf any)
 apply "$any" >/dev/null
 out=$CONF_DIR/tenant2
-tenant 1 5 "$out" &
+tenant 10.99.0.1 1 5 "$out" &
 tpid=$!
 wait_for 10 grep -q held "$out"
-got=$(tenant_flows)
+got=$(tenant_flows 10.99.0.1)
 check "with 'netns any' the tenant's connection is offloaded" \
 	test "$(jq '[.[] | select(.decision == 1)] | length' <<<"$got")" = 1 || echo "$got"
 kill $tpid 2>/dev/null

@@ -419,6 +419,41 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 }
 
 /* track all|policy: which connections sock_ops tracks (enum toe_track). */
+/*
+ * "quota slots N%": the share of each device's nconn one namespace other
+ * than toed's may hold (toe_dev.tenant_max).  Further quotas would be
+ * further KEY VALUE pairs.
+ */
+static int st_quota(struct ctx *x, struct word *w, int nw)
+{
+	char num[16];
+	size_t n;
+	__u32 v;
+	struct word nw1;
+
+	if (nw < 3 || strcmp(w[1].s, "slots"))
+		return perr(
+			x, w[nw < 2 ? 0 : 1].col,
+			"'quota' needs 'slots N%%' (a share of each device's nconn, 1%% to 100%%)");
+	n = strlen(w[2].s);
+	if (n < 2 || n >= sizeof(num) || w[2].s[n - 1] != '%')
+		return perr(x, w[2].col,
+			    "expected a share N%% (1%% to 100%%), got '%s'",
+			    shown(w[2].s));
+	memcpy(num, w[2].s, n - 1);
+	num[n - 1] = '\0';
+	nw1.s = num;
+	nw1.col = w[2].col;
+	if (parse_u32(x, &nw1, 1, 100, "a share in percent", &v))
+		return -1;
+	x->c->quota_slots = v;
+	if (nw > 3)
+		return perr(x, w[3].col,
+			    "expected the end of the line, got '%s'",
+			    shown(w[3].s));
+	return 0;
+}
+
 static int st_track(struct ctx *x, struct word *w, int nw)
 {
 	int t;
@@ -801,8 +836,10 @@ static int parse_line(struct ctx *x, char *line)
 		return st_rule(x, w, nw);
 	if (!strcmp(w[0].s, "track"))
 		return st_track(x, w, nw);
+	if (!strcmp(w[0].s, "quota"))
+		return st_quota(x, w, nw);
 	return perr(x, w[0].col,
-		    "expected default, device, rule or track, got '%s'",
+		    "expected default, device, rule, track or quota, got '%s'",
 		    shown(w[0].s));
 }
 
@@ -817,6 +854,7 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 	c->default_action = TOE_ACT_HOST;
 	c->default_dev = -1;
 	c->host_netns = toe_netns_cookie();
+	c->quota_slots = TOE_QUOTA_SLOTS_DEFAULT;
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 

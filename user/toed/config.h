@@ -69,7 +69,10 @@ struct toe_cfg {
 	int default_dev; /* index into devs, -1 */
 	__u32 track; /* enum toe_track: "track all|policy" */
 	__u64 host_netns; /* cookie of the parser's (toed's) own namespace */
+	__u32 quota_slots; /* "quota slots N%": a tenant's share of nconn */
 };
+
+#define TOE_QUOTA_SLOTS_DEFAULT 50 /* percent of each device's nconn */
 
 /*
  * Parse a configuration.  On error, returns -1 and writes one line
