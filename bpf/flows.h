@@ -137,6 +137,32 @@ static __always_inline bool untracked(const struct decision *d)
 }
 
 /*
+ * A tenant's connection (a namespace other than toed's) takes one of its
+ * share of toe_flows records before anything else, so that a tenant's
+ * flood never evicts the others' records from the LRU: at its quota, no
+ * record, no slot, no event (host, reason quota; counted).  The socket's
+ * storage remembers the record was counted, so on_close gives it back
+ * once, whether or not the LRU evicted the record meanwhile.
+ */
+static __always_inline bool flows_quota(struct bpf_sock *sk, struct decision *d)
+{
+	struct toe_sk_state *st;
+
+	if (!d->tenant || !d->tenant_flows)
+		return true;
+	st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
+				BPF_SK_STORAGE_GET_F_CREATE);
+	if (st && tenant_take(d, TOE_TQ_FLOWS, d->tenant_flows)) {
+		st->dev = TOE_DEV_NONE;
+		st->decision = TOE_ACT_HOST;
+		st->flows_tenant = d->tenant;
+		return true;
+	}
+	stat_inc(TOE_S_QUOTA);
+	return false;
+}
+
+/*
  * A connection established (dir: which end this socket is): the decision,
  * a device slot or the bypass, the keepalive, its record and its event.
  */
@@ -160,6 +186,11 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		stat_inc(TOE_S_UNTRACKED);
 		/* none inherited from a listener: no close callback either */
 		bpf_sock_ops_cb_flags_set(skops, 0);
+		return;
+	}
+	if (!flows_quota(sk, &d)) {
+		stat_inc(TOE_S_ESTABLISHED);
+		bpf_sock_ops_cb_flags_set(skops, 0); /* nothing to close */
 		return;
 	}
 	if (d.action == TOE_ACT_OFFLOAD) {
@@ -236,6 +267,10 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 	if (st && st->tenant) {
 		tenant_give(st->tenant, st->tenant_what);
 		st->tenant = 0;
+	}
+	if (st && st->flows_tenant) {
+		tenant_give(st->flows_tenant, TOE_TQ_FLOWS);
+		st->flows_tenant = 0;
 	}
 	if (st && st->dev != TOE_DEV_NONE) {
 		release_slot(st->dev);

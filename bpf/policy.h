@@ -31,6 +31,7 @@ struct decision {
 	__u32 tid; /* a module device's TID (tid.h), or TOE_TID_NONE */
 	__u64 serial;
 	__u64 tenant; /* namespace held to the quotas, 0: toed's own */
+	__u32 tenant_flows; /* its share of toe_flows (toe_pol_hdr) */
 };
 
 /* The cgroup v2 id of the cgroup the socket was created in. */
@@ -126,6 +127,7 @@ static __always_inline void decide_ns(const struct toe_flow_key *k, __u64 cgid,
 	d->tid = TOE_TID_NONE;
 	d->serial = 0;
 	d->tenant = 0;
+	d->tenant_flows = 0;
 	genp = bpf_map_lookup_elem(&toe_pol_gen, &zero);
 	if (!genp)
 		return;
@@ -138,6 +140,7 @@ static __always_inline void decide_ns(const struct toe_flow_key *k, __u64 cgid,
 	d->track = hdr->track;
 	/* toed's own namespace (and a routed flow) is the operator's: no quota */
 	d->tenant = netns && netns != hdr->host_netns ? netns : 0;
+	d->tenant_flows = hdr->tenant_flows;
 	idx = gen * TOE_POL_PORTS + k->lport;
 	lc = bpf_map_lookup_elem(&toe_pol_lclass, &idx);
 	idx = gen * TOE_POL_PORTS + k->rport;

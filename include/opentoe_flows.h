@@ -138,6 +138,7 @@ struct toe_sk_state {
 	__u16 filter_slot; /* its slot there */
 	__u32 tenant_what; /* what it holds of its tenant's quota (toe_tenants) */
 	__u64 tenant; /* the namespace charged, 0: none */
+	__u64 flows_tenant; /* the namespace its toe_flows record counts for */
 };
 
 /*

@@ -56,10 +56,11 @@ struct toe_dev {
  * table refuses new tenants (reason quota), never the ones it holds.
  */
 #define TOE_TENANTS_MAX 65536
+#define TOE_TQ_FLOWS TOE_MAX_DEVS /* what: its records in toe_flows */
 
 struct toe_tenant_key {
 	__u64 netns; /* namespace cookie */
-	__u32 what; /* < TOE_MAX_DEVS: a device's slots */
+	__u32 what; /* < TOE_MAX_DEVS: a device's slots; TOE_TQ_FLOWS */
 	__u32 pad;
 };
 
@@ -167,6 +168,14 @@ struct toe_pol_hdr {
 	 * in.
 	 */
 	__u64 host_netns;
+	/*
+	 * The toe_flows records one namespace other than toed's may hold
+	 * ("quota flows N%" of toe_flows' size; 0: no limit): past it, its
+	 * connections get no record (host, reason quota), so that they never
+	 * evict the others' from the LRU.
+	 */
+	__u32 tenant_flows;
+	__u32 pad2;
 };
 
 /*

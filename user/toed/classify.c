@@ -246,6 +246,18 @@ int fill_gen(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	return 0;
 }
 
+/* A tenant's share of toe_flows: pct of its size, at least 1 (0: unknown). */
+static __u32 tenant_flows(const struct pol_maps *m, __u32 pct)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n;
+
+	if (m->flows < 0 || bpf_obj_get_info_by_fd(m->flows, &info, &len))
+		return 0;
+	n = (__u32)((__u64)info.max_entries * pct / 100);
+	return n ? n : 1;
+}
+
 /* Generation gen's header, the serial one past the one in force (old). */
 int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	      const __u32 *devidx, const struct compiled *cp,
@@ -261,6 +273,8 @@ int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	hdr->default_action = c->default_action;
 	hdr->track = c->track;
 	hdr->host_netns = c->host_netns;
+	hdr->tenant_flows = tenant_flows(
+		m, c->quota_flows ? c->quota_flows : TOE_QUOTA_FLOWS_DEFAULT);
 	hdr->default_dev = c->default_dev >= 0 ? devidx[c->default_dev] :
 						 TOE_DEV_NONE;
 	hdr->applied_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;

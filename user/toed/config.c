@@ -419,38 +419,52 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 }
 
 /* track all|policy: which connections sock_ops tracks (enum toe_track). */
+/* A share "N%" (1% to 100%), w being it. */
+static int parse_share(struct ctx *x, const struct word *w, __u32 *out)
+{
+	char num[16];
+	size_t n = strlen(w->s);
+	struct word v = { .s = num, .col = w->col };
+
+	if (n < 2 || n >= sizeof(num) || w->s[n - 1] != '%')
+		return perr(x, w->col,
+			    "expected a share N%% (1%% to 100%%), got '%s'",
+			    shown(w->s));
+	memcpy(num, w->s, n - 1);
+	num[n - 1] = '\0';
+	return parse_u32(x, &v, 1, 100, "a share in percent", out);
+}
+
 /*
- * "quota slots N%": the share of each device's nconn one namespace other
- * than toed's may hold (toe_dev.tenant_max).  Further quotas would be
- * further KEY VALUE pairs.
+ * "quota [slots N%] [flows N%]": what one namespace other than toed's may
+ * hold: a share of each device's nconn (toe_dev.tenant_max), of toe_flows'
+ * size (toe_pol_hdr.tenant_flows).
  */
 static int st_quota(struct ctx *x, struct word *w, int nw)
 {
-	char num[16];
-	size_t n;
-	__u32 v;
-	struct word nw1;
+	int i;
 
-	if (nw < 3 || strcmp(w[1].s, "slots"))
+	if (nw < 3)
 		return perr(
-			x, w[nw < 2 ? 0 : 1].col,
-			"'quota' needs 'slots N%%' (a share of each device's nconn, 1%% to 100%%)");
-	n = strlen(w[2].s);
-	if (n < 2 || n >= sizeof(num) || w[2].s[n - 1] != '%')
-		return perr(x, w[2].col,
-			    "expected a share N%% (1%% to 100%%), got '%s'",
-			    shown(w[2].s));
-	memcpy(num, w[2].s, n - 1);
-	num[n - 1] = '\0';
-	nw1.s = num;
-	nw1.col = w[2].col;
-	if (parse_u32(x, &nw1, 1, 100, "a share in percent", &v))
-		return -1;
-	x->c->quota_slots = v;
-	if (nw > 3)
-		return perr(x, w[3].col,
-			    "expected the end of the line, got '%s'",
-			    shown(w[3].s));
+			x, w[0].col,
+			"'quota' needs 'slots N%%' or 'flows N%%' (a share, 1%% to 100%%)");
+	for (i = 1; i < nw; i += 2) {
+		__u32 *v;
+
+		if (!strcmp(w[i].s, "slots"))
+			v = &x->c->quota_slots;
+		else if (!strcmp(w[i].s, "flows"))
+			v = &x->c->quota_flows;
+		else
+			return perr(x, w[i].col,
+				    "expected slots or flows, got '%s'",
+				    shown(w[i].s));
+		if (i + 1 >= nw)
+			return perr(x, w[i].col, "'%s' needs a share N%%",
+				    w[i].s);
+		if (parse_share(x, &w[i + 1], v))
+			return -1;
+	}
 	return 0;
 }
 
@@ -855,6 +869,7 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 	c->default_dev = -1;
 	c->host_netns = toe_netns_cookie();
 	c->quota_slots = TOE_QUOTA_SLOTS_DEFAULT;
+	c->quota_flows = TOE_QUOTA_FLOWS_DEFAULT;
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 
