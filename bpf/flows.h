@@ -137,6 +137,32 @@ static __always_inline bool untracked(const struct decision *d)
 }
 
 /*
+ * A tenant's connection (a namespace other than toed's) takes one of its
+ * share of toe_flows records before anything else, so that a tenant's
+ * flood never evicts the others' records from the LRU: at its quota, no
+ * record, no slot, no event (host, reason quota; counted).  The socket's
+ * storage remembers the record was counted, so on_close gives it back
+ * once, whether or not the LRU evicted the record meanwhile.
+ */
+static __always_inline bool flows_quota(struct bpf_sock *sk, struct decision *d)
+{
+	struct toe_sk_state *st;
+
+	if (!d->tenant || !d->tenant_flows)
+		return true;
+	st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
+				BPF_SK_STORAGE_GET_F_CREATE);
+	if (st && tenant_take(d, TOE_TQ_FLOWS, d->tenant_flows)) {
+		st->dev = TOE_DEV_NONE;
+		st->decision = TOE_ACT_HOST;
+		st->flows_tenant = d->tenant;
+		return true;
+	}
+	stat_inc(TOE_S_QUOTA);
+	return false;
+}
+
+/*
  * A connection established (dir: which end this socket is): the decision,
  * a device slot or the bypass, the keepalive, its record and its event.
  */
@@ -162,6 +188,11 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		bpf_sock_ops_cb_flags_set(skops, 0);
 		return;
 	}
+	if (!flows_quota(sk, &d)) {
+		stat_inc(TOE_S_ESTABLISHED);
+		bpf_sock_ops_cb_flags_set(skops, 0); /* nothing to close */
+		return;
+	}
 	if (d.action == TOE_ACT_OFFLOAD) {
 		st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
 					BPF_SK_STORAGE_GET_F_CREATE);
@@ -182,6 +213,9 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 					  d.dev :
 					  TOE_DEV_NONE;
 			st->decision = d.action;
+			/* the tenant's share, given back once at close */
+			st->tenant = d.action == TOE_ACT_OFFLOAD ? d.tenant : 0;
+			st->tenant_what = d.dev & (TOE_MAX_DEVS - 1);
 			if (d.action == TOE_ACT_OFFLOAD)
 				filter_add(st, &k);
 		}
@@ -210,7 +244,8 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 	if (d.action == TOE_ACT_OFFLOAD)
 		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL, d.tid);
 	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV ||
-		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE)
+		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE ||
+		 d.reason == TOE_R_QUOTA)
 		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL, TOE_TID_NONE);
 	bpf_sock_ops_cb_flags_set(skops, cb);
 }
@@ -229,6 +264,14 @@ static __always_inline void on_close(struct bpf_sock_ops *skops)
 		return;
 	skops_key(skops, &k);
 	st = bpf_sk_storage_get(&toe_sk_state, sk, 0, 0);
+	if (st && st->tenant) {
+		tenant_give(st->tenant, st->tenant_what);
+		st->tenant = 0;
+	}
+	if (st && st->flows_tenant) {
+		tenant_give(st->flows_tenant, TOE_TQ_FLOWS);
+		st->flows_tenant = 0;
+	}
 	if (st && st->dev != TOE_DEV_NONE) {
 		release_slot(st->dev);
 		st->dev = TOE_DEV_NONE;

@@ -12,6 +12,14 @@
 #include "common.h"
 
 /* clang-format off */
+/* What each tenant holds (include/opentoe_policy.h), policy.h's quotas. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TOE_TENANTS_MAX);
+	__type(key, struct toe_tenant_key);
+	__type(value, struct toe_tenant);
+} toe_tenants SEC(".maps");
+
 /* Devices: see include/opentoe.h; toe_dev_live is policy.h's slot count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "maps_policy.h"
+#include "stats.h"
 
 /*
  * What policy says of one flow: its action (TOE_ACT_*) and why (TOE_R_*),
@@ -29,6 +30,8 @@ struct decision {
 	__u32 track; /* enum toe_track of the generation decided under */
 	__u32 tid; /* a module device's TID (tid.h), or TOE_TID_NONE */
 	__u64 serial;
+	__u64 tenant; /* namespace held to the quotas, 0: toed's own */
+	__u32 tenant_flows; /* its share of toe_flows (toe_pol_hdr) */
 };
 
 /* The cgroup v2 id of the cgroup the socket was created in. */
@@ -49,6 +52,7 @@ struct tss_ctx {
 	struct toe_flow_key k;
 	struct toe_pol_key pk;
 	__u64 cgid;
+	__u64 netns;
 	__u32 lclass;
 	__u32 rclass;
 	__u32 gen;
@@ -82,6 +86,7 @@ static long tss_step(__u32 i, void *data)
 	c->pk.lclass = t->use_lport ? c->lclass : 0;
 	c->pk.rclass = t->use_rport ? c->rclass : 0;
 	c->pk.cgroup = t->use_cgroup ? c->cgid : 0;
+	c->pk.netns = t->use_netns ? c->netns : 0;
 	c->pk.tuple = i;
 	cell = bpf_map_lookup_elem(&toe_pol_cells, &c->pk);
 	if (cell && *cell < c->best)
@@ -96,9 +101,16 @@ static long tss_step(__u32 i, void *data)
  * connection of this host, cgid = its socket's cgroup) and XDP (a flow
  * this host routes, seen from its client: cgid 0, so cgroup rules never
  * match it).
+ *
+ * netns is the cookie of the flow's network namespace: a rule matches only
+ * in the namespaces it names (netns clause; no clause: toed's own), so a
+ * tenant that made itself a namespace (unshare -rn) and gave itself the
+ * operator's addresses matches no rule the operator did not scope to it.
+ * A flow with no namespace of its own (0: a routed flow) is decided as one
+ * of toed's namespace (toe_pol_hdr.host_netns).
  */
-static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
-				   struct decision *d)
+static __always_inline void decide_ns(const struct toe_flow_key *k, __u64 cgid,
+				      __u64 netns, struct decision *d)
 {
 	struct tss_ctx c = {};
 	struct toe_pol_rule *r;
@@ -114,6 +126,8 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	d->track = TOE_TRACK_ALL;
 	d->tid = TOE_TID_NONE;
 	d->serial = 0;
+	d->tenant = 0;
+	d->tenant_flows = 0;
 	genp = bpf_map_lookup_elem(&toe_pol_gen, &zero);
 	if (!genp)
 		return;
@@ -124,6 +138,9 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 		return;
 	d->serial = hdr->serial;
 	d->track = hdr->track;
+	/* toed's own namespace (and a routed flow) is the operator's: no quota */
+	d->tenant = netns && netns != hdr->host_netns ? netns : 0;
+	d->tenant_flows = hdr->tenant_flows;
 	idx = gen * TOE_POL_PORTS + k->lport;
 	lc = bpf_map_lookup_elem(&toe_pol_lclass, &idx);
 	idx = gen * TOE_POL_PORTS + k->rport;
@@ -134,6 +151,7 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	c.lclass = *lc;
 	c.rclass = *rc;
 	c.cgid = cgid;
+	c.netns = netns ? netns : hdr->host_netns;
 	c.gen = gen;
 	c.ntuples = hdr->ntuples;
 	c.best = TOE_RULE_NONE;
@@ -157,10 +175,61 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 	d->ka_cnt = r->ka_cnt;
 }
 
+/* decide_ns() in the namespace of the key (k->netns; 0: routed, toed's). */
+static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
+				   struct decision *d)
+{
+	decide_ns(k, cgid, k->netns, d);
+}
+
+/*
+ * One more of what (toe_tenants) for tenant d->tenant, at most max: true if
+ * taken.  The add is undone when it overshoots, as take_slot's; the first
+ * offload of a namespace makes its entry.
+ */
+static __always_inline bool tenant_take(const struct decision *d, __u32 what,
+					__u32 max)
+{
+	struct toe_tenant_key tk = { .netns = d->tenant, .what = what };
+	struct toe_tenant zero = {}, *t;
+
+	if (!d->tenant || !max)
+		return true;
+	t = bpf_map_lookup_elem(&toe_tenants, &tk);
+	if (!t) {
+		bpf_map_update_elem(&toe_tenants, &tk, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&toe_tenants, &tk);
+		if (!t)
+			return false; /* table full: no new tenant */
+	}
+	if (__sync_fetch_and_add(&t->held, 1) >= max) {
+		__sync_fetch_and_add(&t->held, -1);
+		__sync_fetch_and_add(&t->refused, 1);
+		return false;
+	}
+	return true;
+}
+
+/* What tenant_take() took, given back (netns 0: nothing was). */
+static __always_inline void tenant_give(__u64 netns, __u32 what)
+{
+	struct toe_tenant_key tk = { .netns = netns, .what = what };
+	struct toe_tenant *t;
+
+	if (!netns)
+		return;
+	t = bpf_map_lookup_elem(&toe_tenants, &tk);
+	if (t)
+		__sync_fetch_and_add(&t->held, -1);
+}
+
 /*
  * Take a slot on device d->dev, or fall back to the host with reason
+ * quota (d->tenant holds its share of the device: dev->tenant_max) or
  * capacity.  The count is an atomic add that is undone when it overshoots,
- * so concurrent connections never take more than nconn slots.
+ * so concurrent connections never take more than nconn slots.  The
+ * tenant's share is taken first, so that a tenant at its quota is told so
+ * (and counts nothing against the device) whatever the others hold.
  */
 static __always_inline void take_slot(struct decision *d)
 {
@@ -174,9 +243,19 @@ static __always_inline void take_slot(struct decision *d)
 		d->dev = TOE_DEV_NONE;
 		return;
 	}
+	if (!tenant_take(d, idx & (TOE_MAX_DEVS - 1), dev->tenant_max)) {
+		__sync_fetch_and_add(&live->refused, 1);
+		stat_inc(TOE_S_QUOTA);
+		d->action = TOE_ACT_HOST;
+		d->reason = TOE_R_QUOTA;
+		d->tenant = 0; /* holds nothing */
+		return;
+	}
 	if (__sync_fetch_and_add(&live->live, 1) >= dev->nconn) {
 		__sync_fetch_and_add(&live->live, -1);
 		__sync_fetch_and_add(&live->refused, 1);
+		tenant_give(d->tenant, idx & (TOE_MAX_DEVS - 1));
+		d->tenant = 0;
 		d->action = TOE_ACT_HOST;
 		d->reason = TOE_R_CAPACITY;
 		return;
@@ -202,6 +281,8 @@ static __always_inline void slot_refused(struct decision *d)
 		__sync_fetch_and_add(&live->live, -1);
 		__sync_fetch_and_add(&live->refused, 1);
 	}
+	tenant_give(d->tenant, idx & (TOE_MAX_DEVS - 1));
+	d->tenant = 0;
 	d->action = TOE_ACT_HOST;
 	d->dev = TOE_DEV_NONE;
 }

@@ -136,6 +136,9 @@ struct toe_sk_state {
 	__u8 decision;
 	__u8 filter; /* 1: holds a count in toe_flow_filter */
 	__u16 filter_slot; /* its slot there */
+	__u32 tenant_what; /* what it holds of its tenant's quota (toe_tenants) */
+	__u64 tenant; /* the namespace charged, 0: none */
+	__u64 flows_tenant; /* the namespace its toe_flows record counts for */
 };
 
 /*

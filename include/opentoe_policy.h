@@ -36,6 +36,37 @@ struct toe_dev {
 	__u32 flags; /* TOE_DEVF_* */
 	__u32 steer; /* enum toe_steer */
 	__u32 steer_cpu; /* with TOE_STEER_CPU */
+	/*
+	 * The slots of this device one namespace other than toed's may hold
+	 * at once (toe_tenants; "quota slots", a share of nconn); 0: no limit.
+	 */
+	__u32 tenant_max;
+};
+
+/*
+ * toe_tenants: HASH, struct toe_tenant_key -> struct toe_tenant.  What one
+ * tenant (a network namespace other than toed's, by cookie) holds of what
+ * tenants share, so that one cannot take all of it: what < TOE_MAX_DEVS,
+ * the slots of device what.  sock_ops adds and takes off with atomic adds
+ * (__sync_fetch_and_add: many CPUs decide connections of one namespace at
+ * once, so per-CPU counts would need a sum on every decision); an add that
+ * overshoots the quota is undone, so concurrent connections never hold more
+ * than the quota.  An entry is made on a tenant's first offload and left
+ * at zero afterwards (deleting it could race with a concurrent add); a full
+ * table refuses new tenants (reason quota), never the ones it holds.
+ */
+#define TOE_TENANTS_MAX 65536
+#define TOE_TQ_FLOWS TOE_MAX_DEVS /* what: its records in toe_flows */
+
+struct toe_tenant_key {
+	__u64 netns; /* namespace cookie */
+	__u32 what; /* < TOE_MAX_DEVS: a device's slots; TOE_TQ_FLOWS */
+	__u32 pad;
+};
+
+struct toe_tenant {
+	__u64 held; /* held now (64 bits: the datapath reads its atomic add) */
+	__u64 refused; /* total refused at the quota */
 };
 
 /*
@@ -59,7 +90,8 @@ struct toe_dev_live {
  * or remote port to the number of its interval (toe_pol_lclass/rclass), so
  * every range is a whole number of classes.  Every rule then becomes cells
  * of one "tuple" (a shape: family, local and remote prefix lengths, whether
- * it matches the local port, the remote port, the cgroup); a cell key is
+ * it matches the local port, the remote port, the cgroup, the network
+ * namespace); a cell key is
  * the flow's fields masked by its tuple's masks, its value the lowest
  * (first) rule index among the rules that own the cell.  A lookup masks the
  * flow once per tuple and looks up one hash entry per tuple: its cost grows
@@ -99,6 +131,8 @@ struct toe_pol_tuple {
 	__u8 use_lport; /* key carries the local port class */
 	__u8 use_rport; /* key carries the remote port class */
 	__u32 min_rule; /* lowest rule index with a cell here */
+	__u8 use_netns; /* key carries the network namespace cookie */
+	__u8 pad2[3];
 };
 
 /* toe_pol_cells: HASH (no prealloc), toe_pol_key -> first rule index. */
@@ -111,6 +145,7 @@ struct toe_pol_key {
 	__u16 tuple; /* tuple index within the generation */
 	__u8 gen;
 	__u8 pad[5];
+	__u64 netns; /* namespace cookie, 0 unless the tuple uses it */
 };
 
 /* toe_pol_lclass / toe_pol_rclass: ARRAY[2 * 65536] u32, gen * 65536 + port. */
@@ -126,6 +161,21 @@ struct toe_pol_hdr {
 	__u64 serial; /* counts applies since the maps were made */
 	__u32 track; /* enum toe_track */
 	__u32 pad;
+	/*
+	 * The cookie of toed's own network namespace when it applied: the
+	 * namespace of a rule without a netns clause, and the one a flow
+	 * with no namespace of its own (a routed flow, netns 0) is decided
+	 * in.
+	 */
+	__u64 host_netns;
+	/*
+	 * The toe_flows records one namespace other than toed's may hold
+	 * ("quota flows N%" of toe_flows' size; 0: no limit): past it, its
+	 * connections get no record (host, reason quota), so that they never
+	 * evict the others' from the LRU.
+	 */
+	__u32 tenant_flows;
+	__u32 pad2;
 };
 
 /*

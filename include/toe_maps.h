@@ -45,7 +45,8 @@
 	X(BYP_CONF,	toe_byp_conf)		\
 	X(TID_POOL,	toe_tid_pool)		\
 	X(TID_HELD,	toe_tid_held)		\
-	X(LISTENERS,	toe_listeners)
+	X(LISTENERS,	toe_listeners)		\
+	X(TENANTS,	toe_tenants)
 /* clang-format on */
 
 enum toe_map_id {

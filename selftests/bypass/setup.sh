@@ -26,10 +26,11 @@ conf() { # NAME <<EOF: a root-owned 0600 configuration; prints its path
 	cat >"$f" && chmod 600 "$f" && echo "$f"
 }
 apply() { toed --apply "$1" --pin-dir "$PIN" >/dev/null; }
-BYPASS_CONF=$(conf bypass <<'EOC'
+# both ends' namespaces, by name (a rule with no netns: toed's own only)
+BYPASS_CONF=$(conf bypass <<EOC
 default host
-rule bypass lport 7000-7999
-rule bypass rport 7000-7999
+rule bypass lport 7000-7999 netns $(ns_name a),$(ns_name b)
+rule bypass rport 7000-7999 netns $(ns_name a),$(ns_name b)
 EOC
 )
 HOST_CONF=$(conf host <<'EOC'

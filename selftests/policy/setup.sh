@@ -39,7 +39,9 @@ conf_t3() {
 	printf 'device t3 type chelsio-t3 nconn %s\nrule offload dev t3 rport %s\n' \
 		"${2:-100}" "${3:-5300}" | conf "$1"
 }
-apply() { toed --apply "$1" --pin-dir "$PIN"; }
+# apply FILE: toed --apply in namespace a, as toed runs in production in the
+# namespace its rules are for: a rule without a netns clause matches there.
+apply() { nsenter --net=/run/netns/$(ns_name a) toed --apply "$1" --pin-dir "$PIN"; }
 
 # server PORT...: a tcpx server in b, in the cgroup, until the test ends.
 server() {

@@ -17,7 +17,7 @@ rule bypass family inet6 rport 5004                  # 2
 rule offload dev sw0 remote 10.202.0.2/32 rport 5005 # 3
 rule offload dev sw0 remote 10.202.0.3/32 rport 5006 # 4 (one address off)
 rule offload dev t3a remote fd00:202::/127 rport 5006 # 5 (::2 is just outside)
-rule offload dev t3a lport 5007                      # 6 (server side)
+rule offload dev t3a lport 5007 netns any            # 6 (server side, in b)
 rule offload dev sw0 rport 5008 keepalive 33 7 4     # 7
 EOF2
 )

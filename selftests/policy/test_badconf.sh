@@ -58,7 +58,7 @@ EOF2
 bad unknown-word "1:11: expected dev, family, local" <<'EOF2'
 rule host colour blue
 EOF2
-bad unknown-statement "2:1: expected default, device, rule or track, got 'rules'" <<'EOF2'
+bad unknown-statement "2:1: expected default, device, rule, track or quota, got 'rules'" <<'EOF2'
 default host
 rules host
 EOF2

@@ -8,7 +8,8 @@
 . "$(dirname "$0")/setup.sh"
 plan 8
 load_toe
-cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 lport 5310\n' | conf lsn)
+# the listeners are in b: the rule names b's namespace
+cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 lport 5310 netns %s\n' "$(ns_name b)" | conf lsn)
 apply "$cfg" >/dev/null || { fail "apply"; finish; }
 serial=$(policy_serial)
 events_start

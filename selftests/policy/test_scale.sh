@@ -16,7 +16,7 @@ for i in range(10000):
     m = ['remote 10.202.0.2/32', 'remote 10.202.0.0/24', 'family inet', 'remote fd00:202::/64'][i % 4]
     print('rule offload dev %s %s rport %d' % (dev, m, p))
 " | conf scale)
-out=$(toed --apply "$f" --pin-dir "$PIN" -j)
+out=$(nsenter --net=/run/netns/$(ns_name a) toed --apply "$f" --pin-dir "$PIN" -j)
 echo "$out"
 check "10,001 rules apply" jq -e '.rules == 10001 and .tuples == 5' <<<"$out"
 samples=(0 1 2 3 4711 5002 7777 9989 9990 9999)

@@ -31,7 +31,7 @@ spid=$!
 applies=0 apply_fail=0
 for ((i = 0; i < 1000; i++)); do
 	if [ $((i % 2)) = 0 ]; then f=$Y; else f=$X; fi
-	toed --apply "$f" --pin-dir "$PIN" >/dev/null || apply_fail=$((apply_fail + 1))
+	nsenter --net=/run/netns/$(ns_name a) toed --apply "$f" --pin-dir "$PIN" >/dev/null || apply_fail=$((apply_fail + 1))
 	applies=$((applies + 1))
 done
 wait $spid

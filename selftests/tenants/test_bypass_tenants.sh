@@ -14,7 +14,7 @@ NT=${TOE_TENANTS:-16}
 plan 6
 
 load_toe || { fail "load"; finish; }
-cfg=$(printf 'default host\nrule bypass rport 7777\nrule bypass lport 7777\n' | conf bypass)
+cfg=$(printf 'default host\nrule bypass rport 7777 netns any\nrule bypass lport 7777 netns any\n' | conf bypass)
 apply "$cfg" >/dev/null || { fail "the bypass policy applies"; finish; }
 p0=$(stat_sum "$STAT_BYP_PAIRED") b0=$(stat_sum "$STAT_BYP_BYTES") n0=$(stat_sum "$STAT_BYP_NOT_LOCAL") u0=$(stat_sum "$STAT_BYP_UNSUPPORTED")
 declare -a PIDS

@@ -40,9 +40,9 @@ load_toe || { fail "load"; finish; }
 cfg=$(conf pods <<EOF2
 device t3 type chelsio-t3 nconn 100
 default host
-rule bypass cgroup $CG/p0 rport 8000
-rule bypass cgroup $CG/p1 lport 8000 remote 10.217.0.1/32
-rule offload dev t3 cgroup $CG/p2 rport 8000
+rule bypass cgroup $CG/p0 rport 8000 netns any
+rule bypass cgroup $CG/p1 lport 8000 remote 10.217.0.1/32 netns any
+rule offload dev t3 cgroup $CG/p2 rport 8000 netns any
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }

@@ -17,7 +17,8 @@ NT=${TOE_TENANTS:-32}
 plan 22
 
 load_toe || { fail "load"; finish; }
-cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 rport 7777\n' | conf tenants)
+# every tenant's namespace: netns any
+cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 rport 7777 netns any\n' | conf tenants)
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
 # toed's events (one reader of the ring buffer: toed)
 MON=$CONF_DIR/monitor

@@ -37,7 +37,8 @@ check "vb's offload features unchanged" test "$(feat b vb)" = "$vb0"
 check "the peer va keeps its features too (TSO on)" test "$(feat a va)" = "$va0"
 check "  TSO on va" grep -q '^tcp-segmentation-offload: on' <<<"$(feat a va)"
 
-printf 'device c1 type software nconn 100\nrule offload dev c1 lport 7001\ndefault host\n' >"$work/c.conf"
+# the server is in b: the rule names b's namespace
+printf 'device c1 type software nconn 100\nrule offload dev c1 lport 7001 netns %s\ndefault host\n' "$(ns_name b)" >"$work/c.conf"
 chmod 600 "$work/c.conf"
 toed --apply "$work/c.conf" --pin-dir "$PIN" >/dev/null || { fail "apply"; finish; }
 

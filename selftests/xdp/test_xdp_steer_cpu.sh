@@ -22,7 +22,8 @@ nsx a ethtool -K va tx off >/dev/null
 dp_load b --dev vb || { fail "load"; finish; }
 conf() { # NAME STEER...
 	local f=$work/$1.conf; shift
-	printf 'device c1 type software nconn 100 steer %s\nrule offload dev c1 lport 7001\n' "$*" >"$f"
+	# the server is in b: the rule names b's namespace
+	printf 'device c1 type software nconn 100 steer %s\nrule offload dev c1 lport 7001 netns %s\n' "$*" "$(ns_name b)" >"$f"
 	chmod 600 "$f"; echo "$f"
 }
 toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null || { fail "apply"; finish; }

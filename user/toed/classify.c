@@ -80,6 +80,7 @@ static int find_tuple(struct compiled *cp, const struct toe_pol_tuple *want)
 		    t->use_cgroup == want->use_cgroup &&
 		    t->use_lport == want->use_lport &&
 		    t->use_rport == want->use_rport &&
+		    t->use_netns == want->use_netns &&
 		    !memcmp(t->lmask, want->lmask, 16) &&
 		    !memcmp(t->rmask, want->rmask, 16))
 			return i;
@@ -90,10 +91,41 @@ static int find_tuple(struct compiled *cp, const struct toe_pol_tuple *want)
 	return cp->nt++;
 }
 
+/* The cells of one rule's key k over its port classes and namespaces. */
+static int rule_cells(const struct pol_maps *m, struct compiled *cp,
+		      const struct toe_cfg_rule *r, __u32 ri,
+		      struct toe_pol_key *k, const __u32 *cls, char *err,
+		      size_t len)
+{
+	int nn = r->netns_any ? 1 : r->nnetns, n;
+	__u32 a, b;
+
+	for (n = 0; n < nn; n++) {
+		k->netns = r->netns_any ? 0 : r->netns[n];
+		for (a = cls[0]; a <= cls[1]; a++) {
+			for (b = cls[2]; b <= cls[3]; b++) {
+				k->lclass = a;
+				k->rclass = b;
+				if (bpf_map_update_elem(m->cells, k, &ri,
+							BPF_NOEXIST) == 0)
+					cp->cells++;
+				else if (errno != EEXIST)
+					return errf(
+						err, len,
+						"policy too large: toe_pol_cells is full after %u cells (%s)",
+						cp->cells, strerror(errno));
+			}
+		}
+	}
+	return 0;
+}
+
 /*
  * Rules are taken in order, so the first rule to claim a cell is the one
  * that wins it (BPF_NOEXIST keeps it), and tuples are created in the order
- * of their lowest rule: sorted as the lookup needs them.
+ * of their lowest rule: sorted as the lookup needs them.  A rule's
+ * namespaces are one more field of its key (one cell per namespace it
+ * names), or none with "netns any".
  */
 static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 			__u32 ri, const struct toe_cfg_rule *r, char *err,
@@ -101,13 +133,12 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 {
 	bool ul = !is_wild(r->lport_lo, r->lport_hi);
 	bool ur = !is_wild(r->rport_lo, r->rport_hi);
-	__u32 l0 = ul ? cp->lcls[r->lport_lo] : 0,
-	      l1 = ul ? cp->lcls[r->lport_hi] : 0;
-	__u32 r0 = ur ? cp->rcls[r->rport_lo] : 0,
-	      r1 = ur ? cp->rcls[r->rport_hi] : 0;
+	__u32 cls[4] = { ul ? cp->lcls[r->lport_lo] : 0,
+			 ul ? cp->lcls[r->lport_hi] : 0,
+			 ur ? cp->rcls[r->rport_lo] : 0,
+			 ur ? cp->rcls[r->rport_hi] : 0 };
 	__u8 fams[2] = { TOE_AF_INET, TOE_AF_INET6 };
 	int nf = 2, f, i, ti;
-	__u32 a, b;
 
 	if (r->family) {
 		fams[0] = r->family;
@@ -123,12 +154,13 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 		t.use_lport = ul;
 		t.use_rport = ur;
 		t.use_cgroup = r->cgroup != 0;
+		t.use_netns = !r->netns_any;
 		t.min_rule = ri;
 		ti = find_tuple(cp, &t);
 		if (ti < 0)
 			return errf(
 				err, len,
-				"rule on line %d needs more than %d distinct rule shapes (family x prefix lengths x which of ports and cgroup it matches); merge or simplify rules",
+				"rule on line %d needs more than %d distinct rule shapes (family x prefix lengths x which of ports, cgroup and netns it matches); merge or simplify rules",
 				r->line, TOE_POL_MAX_TUPLES);
 		for (i = 0; i < 4; i++) {
 			k.laddr[i] = r->laddr[i] & t.lmask[i];
@@ -137,20 +169,8 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 		k.cgroup = r->cgroup;
 		k.tuple = ti;
 		k.gen = gen;
-		for (a = l0; a <= l1; a++) {
-			for (b = r0; b <= r1; b++) {
-				k.lclass = a;
-				k.rclass = b;
-				if (bpf_map_update_elem(m->cells, &k, &ri,
-							BPF_NOEXIST) == 0)
-					cp->cells++;
-				else if (errno != EEXIST)
-					return errf(
-						err, len,
-						"policy too large: toe_pol_cells is full after %u cells (%s)",
-						cp->cells, strerror(errno));
-			}
-		}
+		if (rule_cells(m, cp, r, ri, &k, cls, err, len))
+			return -1;
 	}
 	return 0;
 }
@@ -226,6 +246,18 @@ int fill_gen(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	return 0;
 }
 
+/* A tenant's share of toe_flows: pct of its size, at least 1 (0: unknown). */
+static __u32 tenant_flows(const struct pol_maps *m, __u32 pct)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n;
+
+	if (m->flows < 0 || bpf_obj_get_info_by_fd(m->flows, &info, &len))
+		return 0;
+	n = (__u32)((__u64)info.max_entries * pct / 100);
+	return n ? n : 1;
+}
+
 /* Generation gen's header, the serial one past the one in force (old). */
 int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	      const __u32 *devidx, const struct compiled *cp,
@@ -240,6 +272,9 @@ int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	hdr->nrules = c->nrules;
 	hdr->default_action = c->default_action;
 	hdr->track = c->track;
+	hdr->host_netns = c->host_netns;
+	hdr->tenant_flows = tenant_flows(
+		m, c->quota_flows ? c->quota_flows : TOE_QUOTA_FLOWS_DEFAULT);
 	hdr->default_dev = c->default_dev >= 0 ? devidx[c->default_dev] :
 						 TOE_DEV_NONE;
 	hdr->applied_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;

@@ -9,6 +9,7 @@
  *   device NAME kmod [steer account|cpu N|forward]
  *   rule ACTION [dev NAME] [family inet|inet6] [local PREFIX] [remote PREFIX]
  *        [lport P[-Q]] [rport P[-Q]] [cgroup PATH|ID] [keepalive IDLE INTVL CNT]
+ *        [netns NAME[,NAME...]|host|any]
  *
  * ACTION is offload (needs dev NAME), bypass or host.  '#' starts a comment.
  */
@@ -21,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/netns.h"
 #include "config.h"
 
 #define MAX_LINE 4096
@@ -288,6 +291,81 @@ static int parse_cgroup(struct ctx *x, const struct word *w, __u64 *id)
 	return 0;
 }
 
+/*
+ * The cookie of the network namespace /run/netns/NAME: this thread enters
+ * it for as long as it takes one socket's SO_NETNS_COOKIE, then comes back
+ * (toed is single-threaded; nothing else runs in between).
+ */
+static int netns_cookie_of(struct ctx *x, const struct word *w, const char *n,
+			   __u64 *cookie)
+{
+	char path[64];
+	int fd, home, e = 0;
+
+	if (!*n || strlen(n) > 32 || strchr(n, '/') || !strcmp(n, ".") ||
+	    !strcmp(n, ".."))
+		return perr(
+			x, w->col,
+			"netns '%s': expected a name under /run/netns, host or any",
+			shown(n));
+	snprintf(path, sizeof(path), "/run/netns/%s", n);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return perr(x, w->col,
+			    "netns %s: no such network namespace (%s: %s)", n,
+			    path, strerror(errno));
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0 || setns(fd, CLONE_NEWNET))
+		e = errno;
+	else {
+		*cookie = toe_netns_cookie();
+		if (setns(home, CLONE_NEWNET))
+			abort(); /* never left in a tenant's namespace */
+	}
+	close(fd);
+	if (home >= 0)
+		close(home);
+	if (e || !*cookie)
+		return perr(x, w->col, "netns %s: cannot read its cookie (%s)",
+			    n, e ? strerror(e) : "SO_NETNS_COOKIE");
+	return 0;
+}
+
+/* "netns NAME[,NAME...]|host|any", w being its value. */
+static int parse_netns(struct ctx *x, struct toe_cfg_rule *r,
+		       const struct word *w)
+{
+	char buf[MAX_LINE + 1], *save = NULL, *n;
+
+	if (!strcmp(w->s, "any")) {
+		r->netns_any = true;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", w->s);
+	for (n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		__u64 ck = 0;
+
+		if (r->nnetns == TOE_CFG_MAX_NETNS)
+			return perr(x, w->col,
+				    "netns: at most %d namespaces in one rule",
+				    TOE_CFG_MAX_NETNS);
+		if (!strcmp(n, "any"))
+			return perr(x, w->col,
+				    "netns: 'any' goes alone, not in a list");
+		if (!strcmp(n, "host"))
+			ck = x->c->host_netns;
+		else if (netns_cookie_of(x, w, n, &ck))
+			return -1;
+		r->netns[r->nnetns++] = ck;
+	}
+	if (!r->nnetns)
+		return perr(
+			x, w->col,
+			"netns '%s': expected a name under /run/netns, host or any",
+			shown(w->s));
+	return 0;
+}
+
 static bool valid_name(const char *s)
 {
 	size_t n = strlen(s), i;
@@ -341,6 +419,55 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 }
 
 /* track all|policy: which connections sock_ops tracks (enum toe_track). */
+/* A share "N%" (1% to 100%), w being it. */
+static int parse_share(struct ctx *x, const struct word *w, __u32 *out)
+{
+	char num[16];
+	size_t n = strlen(w->s);
+	struct word v = { .s = num, .col = w->col };
+
+	if (n < 2 || n >= sizeof(num) || w->s[n - 1] != '%')
+		return perr(x, w->col,
+			    "expected a share N%% (1%% to 100%%), got '%s'",
+			    shown(w->s));
+	memcpy(num, w->s, n - 1);
+	num[n - 1] = '\0';
+	return parse_u32(x, &v, 1, 100, "a share in percent", out);
+}
+
+/*
+ * "quota [slots N%] [flows N%]": what one namespace other than toed's may
+ * hold: a share of each device's nconn (toe_dev.tenant_max), of toe_flows'
+ * size (toe_pol_hdr.tenant_flows).
+ */
+static int st_quota(struct ctx *x, struct word *w, int nw)
+{
+	int i;
+
+	if (nw < 3)
+		return perr(
+			x, w[0].col,
+			"'quota' needs 'slots N%%' or 'flows N%%' (a share, 1%% to 100%%)");
+	for (i = 1; i < nw; i += 2) {
+		__u32 *v;
+
+		if (!strcmp(w[i].s, "slots"))
+			v = &x->c->quota_slots;
+		else if (!strcmp(w[i].s, "flows"))
+			v = &x->c->quota_flows;
+		else
+			return perr(x, w[i].col,
+				    "expected slots or flows, got '%s'",
+				    shown(w[i].s));
+		if (i + 1 >= nw)
+			return perr(x, w[i].col, "'%s' needs a share N%%",
+				    w[i].s);
+		if (parse_share(x, &w[i + 1], v))
+			return -1;
+	}
+	return 0;
+}
+
 static int st_track(struct ctx *x, struct word *w, int nw)
 {
 	int t;
@@ -522,12 +649,13 @@ enum rule_key {
 	RK_RPORT,
 	RK_CGROUP,
 	RK_KEEPALIVE,
+	RK_NETNS,
 	RK_N
 };
 
 static const char *const rule_keys[RK_N] = {
-	"dev",	 "family", "local",  "remote",
-	"lport", "rport",  "cgroup", "keepalive",
+	"dev",	 "family", "local",	"remote", "lport",
+	"rport", "cgroup", "keepalive", "netns",
 };
 
 /* rule ...: *rp a cleared slot at the end of c->rules (grown). */
@@ -620,6 +748,11 @@ static int rule_value(struct ctx *x, struct toe_cfg_rule *r, enum rule_key k,
 		if (parse_cgroup(x, &w[++i], &r->cgroup))
 			return -1;
 		break;
+	case RK_NETNS:
+		NEED(1, "a namespace name (under /run/netns), host or any");
+		if (parse_netns(x, r, &w[++i]))
+			return -1;
+		break;
 	case RK_KEEPALIVE:
 		NEED(3, "IDLE INTVL CNT (seconds, seconds, probes)");
 		if (parse_u32(x, &w[i + 1], 1, 32767, "keepalive idle seconds",
@@ -658,7 +791,7 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 		if (k == RK_N)
 			return perr(
 				x, w[i].col,
-				"expected dev, family, local, remote, lport, rport, cgroup or keepalive, got '%s'",
+				"expected dev, family, local, remote, lport, rport, cgroup, keepalive or netns, got '%s'",
 				shown(w[i].s));
 		if (seen & (1U << k))
 			return perr(x, w[i].col, "'%s' given twice",
@@ -667,6 +800,8 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 		if (rule_value(x, r, k, w, nw, &i))
 			return -1;
 	}
+	if (!(seen & (1U << RK_NETNS)))
+		r->netns[r->nnetns++] = x->c->host_netns;
 	if (r->action == TOE_ACT_OFFLOAD && r->dev < 0)
 		return perr(x, w[1].col, "'rule offload' needs 'dev NAME'");
 	if (r->action != TOE_ACT_OFFLOAD && r->dev >= 0)
@@ -715,8 +850,10 @@ static int parse_line(struct ctx *x, char *line)
 		return st_rule(x, w, nw);
 	if (!strcmp(w[0].s, "track"))
 		return st_track(x, w, nw);
+	if (!strcmp(w[0].s, "quota"))
+		return st_quota(x, w, nw);
 	return perr(x, w[0].col,
-		    "expected default, device, rule or track, got '%s'",
+		    "expected default, device, rule, track or quota, got '%s'",
 		    shown(w[0].s));
 }
 
@@ -730,6 +867,9 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 	memset(c, 0, sizeof(*c));
 	c->default_action = TOE_ACT_HOST;
 	c->default_dev = -1;
+	c->host_netns = toe_netns_cookie();
+	c->quota_slots = TOE_QUOTA_SLOTS_DEFAULT;
+	c->quota_flows = TOE_QUOTA_FLOWS_DEFAULT;
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 

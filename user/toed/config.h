@@ -33,6 +33,8 @@ struct toe_cfg_dev {
 	__u32 ifindex; /* lower interface by index (kmod), 0: use ifname */
 };
 
+#define TOE_CFG_MAX_NETNS 8 /* namespaces one rule names */
+
 struct toe_cfg_rule {
 	__u32 action; /* enum toe_action */
 	int dev; /* index into toe_cfg.devs, -1 for none */
@@ -47,6 +49,14 @@ struct toe_cfg_rule {
 	__u64 cgroup; /* cgroup v2 id, 0 for any */
 	__u32 ka_idle, ka_intvl, ka_cnt;
 	int line;
+	/*
+	 * The network namespaces the rule matches in, by cookie (resolved
+	 * when the file is parsed, so again at every apply): netns_any, or
+	 * netns[0..nnetns); no clause: toed's own (toe_cfg.host_netns).
+	 */
+	bool netns_any;
+	__u8 nnetns;
+	__u64 netns[TOE_CFG_MAX_NETNS];
 };
 
 struct toe_cfg {
@@ -58,7 +68,13 @@ struct toe_cfg {
 	__u32 default_action;
 	int default_dev; /* index into devs, -1 */
 	__u32 track; /* enum toe_track: "track all|policy" */
+	__u64 host_netns; /* cookie of the parser's (toed's) own namespace */
+	__u32 quota_slots; /* "quota slots N%": a tenant's share of nconn */
+	__u32 quota_flows; /* "quota flows N%": its share of toe_flows */
 };
+
+#define TOE_QUOTA_SLOTS_DEFAULT 50 /* percent of each device's nconn */
+#define TOE_QUOTA_FLOWS_DEFAULT 25 /* percent of toe_flows' size */
 
 /*
  * Parse a configuration.  On error, returns -1 and writes one line

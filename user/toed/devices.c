@@ -87,6 +87,14 @@ int write_devices(const struct pol_maps *m, const struct toe_cfg *c,
 		memcpy(v.name, cd->name, sizeof(v.name));
 		v.type = cd->type;
 		v.nconn = cd->nconn;
+		/* a tenant's share, at least one slot (toe_tenants) */
+		v.tenant_max =
+			(__u32)((__u64)cd->nconn *
+				(c->quota_slots ? c->quota_slots :
+						  TOE_QUOTA_SLOTS_DEFAULT) /
+				100);
+		if (!v.tenant_max)
+			v.tenant_max = 1;
 		v.steer = cd->steer;
 		v.steer_cpu = cd->steer_cpu;
 		v.flags = cd->absent ? 0 : TOE_DEVF_PRESENT;

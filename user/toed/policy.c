@@ -33,6 +33,7 @@ static const struct toe_pin policy_pins[] = {
 	/* a datapath loaded by an older toe-loader has neither */
 	TOE_PIN_OPT(struct pol_maps, cpumap, CPUMAP),
 	TOE_PIN_OPT(struct pol_maps, xconf, XDP_CONF),
+	TOE_PIN_OPT(struct pol_maps, flows, FLOWS),
 };
 #define N_POLICY_PINS (sizeof(policy_pins) / sizeof(policy_pins[0]))
 

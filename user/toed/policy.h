@@ -31,6 +31,7 @@ struct pol_maps {
 	int devs, live, gen, hdr, tuples, rules, cells, lclass, rclass, rcu;
 	/* Optional: a datapath loaded by an older toe-loader has neither. */
 	int cpumap, xconf;
+	int flows; /* toe_flows: its size, for "quota flows" */
 };
 
 #endif /* __TOE_POLICY_H */

@@ -84,6 +84,7 @@ const char *toe_reason_name(__u32 r)
 		[TOE_R_NO_TID] = "no_tid",
 		[TOE_R_ROUTE] = "route",
 		[TOE_R_MODULE] = "module",
+		[TOE_R_QUOTA] = "quota",
 	};
 
 	return r < TOE_R__MAX ? n[r] : "?";

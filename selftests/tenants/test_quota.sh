@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Per-tenant quota of device slots (issue 31, item 3).  A rule opened to
+# every namespace ("netns any") on a device of nconn 4; by default a
+# namespace other than toed's may hold half of it.  An unprivileged tenant
+# (nobody, unshare -rn) opens 4 connections: 2 are offloaded, 2 stay on the
+# host with reason quota (counted in quota_refused, and as flow_refused);
+# a second tenant's connection and the operator's own (toed's namespace,
+# a) are still offloaded.  Once they close, toe_tenants holds nothing for
+# any tenant.
+# "quota slots 100%" lets one tenant take the whole device.
+. "$(dirname "$0")/../policy/setup.sh"
+plan 9
+need_cmd setpriv unshare ip
+
+load_toe || { fail "load"; finish; }
+rule='rule offload dev t3 remote 10.0.0.0/8 rport 443 netns any'
+cfg=$(printf 'device t3 type chelsio-t3 nconn 4\n%s\n' "$rule" | conf quota)
+check "the configuration applies (netns any, the default quota)" apply "$cfg"
+. "$(dirname "$0")/unpriv.sh"
+
+q0=$(stat_sum "$STAT_QUOTA")
+out1=$CONF_DIR/tenant1
+tenant 10.99.0.1 4 20 "$out1" &
+t1=$!
+defer "kill $t1 2>/dev/null"
+wait_for 10 grep -q held "$out1" || { fail "tenant 1 connects"; cat "$out1"; finish; }
+got=$(tenant_flows 10.99.0.1)
+check "tenant 1: 2 of its 4 connections offloaded, 2 on the host with reason quota" \
+	test "$(jq -c '[([.[] | select(.decision == 1)] | length), ([.[] | select(.decision == 0 and .reason == 9)] | length)]' <<<"$got")" = "[2,2]" ||
+	echo "$got"
+check "quota_refused counted 2" test "$(($(stat_sum "$STAT_QUOTA") - q0))" = 2
+check "t3 holds 2 slots" test "$(dev_live 0 live)" = 2
+
+out2=$CONF_DIR/tenant2
+tenant 10.99.0.2 1 3 "$out2" &
+t2=$!
+defer "kill $t2 2>/dev/null"
+wait_for 10 grep -q held "$out2"
+got=$(tenant_flows 10.99.0.2)
+check "tenant 2's connection is offloaded" \
+	test "$(jq '[.[] | select(.decision == 1)] | length' <<<"$got")" = 1 || echo "$got"
+server 443
+d=$(decided "$CG" $B4 443)
+check "the operator's connection in a is offloaded on t3" \
+	test "$(jq -c '[.decision, .dev]' <<<"$d")" = "[1,0]" || echo "$d"
+wait $t2 2>/dev/null
+kill $t1 2>/dev/null
+wait $t1 2>/dev/null
+wait_for 5 test "$(dev_live 0 live)" = 0
+check "closed: every slot of t3 is free" test "$(dev_live 0 live)" = 0
+
+held=$(bpftool -j map dump pinned "$PIN/$MAP_TENANTS" | jq -c '[.[].formatted | select(.key.what < 64) | .value.held]')
+check "closed: $MAP_TENANTS gave every tenant's slots back (held $held)" \
+	test "$(jq 'add' <<<"$held")" = 0 -a "$(jq 'length' <<<"$held")" = 2
+
+all=$(printf 'device t3 type chelsio-t3 nconn 4\nquota slots 100%%\n%s\n' "$rule" | conf all)
+apply "$all" >/dev/null
+out4=$CONF_DIR/tenant4
+tenant 10.99.0.1 4 3 "$out4" &
+wait_for 10 grep -q held "$out4"
+got=$(tenant_flows 10.99.0.1)
+check "'quota slots 100%': one tenant may take all 4" \
+	test "$(jq '[.[] | select(.decision == 1)] | length' <<<"$got")" = 4 || echo "$got"
+wait $! 2>/dev/null
+finish
