@@ -326,7 +326,7 @@ static __always_inline int fwd_valid(struct xdp_md *ctx, struct toe_fwd *fs,
 	if (fs->state != TOE_FWD_ESTABLISHED || fs->gen != g->gen)
 		return FWD_STALE;
 	now = bpf_ktime_get_coarse_ns();
-	if (now < g->lease_ns || now - fs->adm_ns < TOE_FWD_UNWATCHED_NS)
+	if (now < g->lease_ns || now < fs->adm_ns + TOE_FWD_UNWATCHED_NS)
 		return FWD_OK;
 	return FWD_STALE;
 }

@@ -142,7 +142,7 @@ struct toe_fwd_route {
 struct toe_fwd {
 	__u64 start_ns; /* the stack forwarded the SYN (bpf_ktime_get_ns) */
 	__u64 est_ns; /* ... and the SYN-ACK: first admission */
-	__u64 adm_ns; /* last admission (bpf_ktime_get_coarse_ns) */
+	__u64 adm_ns; /* last admission (bpf_ktime_get_ns) */
 	__u32 client_isn; /* sequence number of the SYN (host order) */
 	__u32 server_isn; /* of the SYN-ACK */
 	__u32 dev; /* device index policy chose */
