@@ -40,10 +40,18 @@
  * touched: a SYN never evicts or resets an admitted flow.  Not inlined:
  * the policy search has its own stack.
  */
+/* Where the stack forwarded a packet: namespace (cookie), in, out. */
+struct fwd_hop {
+	__u64 ns;
+	__u32 iif, oif;
+};
+
 static __noinline int egress_syn(const struct toe_pkt *p,
 				 const struct toe_flow_key *ck, int from,
-				 __u32 iif, __u32 oif)
+				 const struct fwd_hop *w)
 {
+	__u32 iif = w->iif, oif = w->oif;
+	__u64 ns = w->ns;
 	struct toe_flow_key k = {};
 	struct toe_fwd_half h = {};
 	struct toe_iface *out;
@@ -54,8 +62,8 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 
 	out = bpf_map_lookup_elem(&toe_ifaces, &oif);
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &idx);
-	if (!out || !g)
-		return 0; /* not an interface the fast path sends on */
+	if (!out || !g || out->netns != ns)
+		return 0; /* not an interface the fast path sends on, here */
 	k.family = p->family;
 	__builtin_memcpy(k.laddr, p->saddr, 16);
 	__builtin_memcpy(k.raddr, p->daddr, 16);
@@ -80,7 +88,7 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 	h.state = TOE_FWD_SYN_SENT;
 	h.client = from;
 	h.reason = d.reason;
-	h.netns = out->netns;
+	h.netns = ns;
 	bpf_map_update_elem(&toe_fwd_half, ck, &h, BPF_ANY);
 	stat_inc(TOE_S_FWD_HALF);
 	return 0;
@@ -96,13 +104,16 @@ static __noinline int egress_syn(const struct toe_pkt *p,
  */
 static __noinline int egress_synack(const struct toe_pkt *p,
 				    const struct toe_flow_key *ck, int from,
-				    __u32 iif, __u32 oif)
+				    const struct fwd_hop *w)
 {
+	__u32 iif = w->iif, oif = w->oif;
+	__u64 ns = w->ns;
 	struct toe_fwd_half *h;
 	struct toe_fwd v = {};
 
 	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
-	if (!h || from == h->client || iif != h->server_if ||
+	/* (namespace, ifindex): the SYN's interfaces, in the SYN's namespace */
+	if (!h || from == h->client || h->netns != ns || iif != h->server_if ||
 	    oif != h->client_if || bpf_ntohl(p->ack_seq) != h->client_isn + 1)
 		return 0;
 	v.start_ns = h->start_ns;
@@ -134,13 +145,13 @@ static __noinline int egress_synack(const struct toe_pkt *p,
  */
 static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 					   int from, __u32 iif, __u32 oif,
-					   __u32 gen)
+					   __u32 gen, __u64 ns)
 {
 	struct toe_fwd *fs;
 	__u8 bit;
 
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
-	if (!fs || fs->state != TOE_FWD_READMIT)
+	if (!fs || fs->state != TOE_FWD_READMIT || fs->netns != ns)
 		return;
 	if (from == fs->client && iif == fs->client_if && oif == fs->server_if)
 		bit = TOE_FWD_SEEN_C2S;
@@ -176,8 +187,9 @@ const volatile __u32 toe_nf_admit = 0;
  * admission steps.  Shared by both proofs (toe_nf_fwd, toe_egress).
  */
 static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
-				      __u32 oif)
+				      __u32 oif, __u64 ns)
 {
+	struct fwd_hop w = { .ns = ns, .iif = iif, .oif = oif };
 	struct toe_flow_key ck = {};
 	struct toe_xdp_conf *conf;
 	struct toe_fwd_gen *g;
@@ -193,13 +205,13 @@ static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
 	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
-		egress_syn(p, &ck, from, iif, oif);
+		egress_syn(p, &ck, from, &w);
 	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
-		egress_synack(p, &ck, from, iif, oif);
+		egress_synack(p, &ck, from, &w);
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
 	else
-		egress_readmit(&ck, from, iif, oif, g->gen);
+		egress_readmit(&ck, from, iif, oif, g->gen, ns);
 }
 
 /*
@@ -252,7 +264,7 @@ static __always_inline int fwd_egress(struct __sk_buff *skb)
 		return TCX_NEXT; /* sent by this host, or not routed */
 	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
 		return TCX_NEXT;
-	fwd_admit(&p, iif, oif);
+	fwd_admit(&p, iif, oif, skb_netns(skb));
 	return TCX_NEXT;
 }
 
@@ -340,7 +352,7 @@ static __always_inline int nf_fwd_admit(struct bpf_nf_ctx *ctx)
 	oif = st->out->ifindex;
 	if (iif == oif || nf_parse(ctx->skb, st->pf, &p))
 		return TOE_NF_ACCEPT;
-	fwd_admit(&p, iif, oif);
+	fwd_admit(&p, iif, oif, st->net->net_cookie);
 	return TOE_NF_ACCEPT;
 }
 

@@ -156,7 +156,7 @@ struct toe_fwd {
 	__u8 client; /* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason; /* enum toe_reason */
 	__u8 seen; /* READMIT: TOE_FWD_SEEN_* the stack forwarded */
-	__u64 netns; /* inode of the router's network namespace */
+	__u64 netns; /* cookie of the router's network namespace */
 	__u64 packets; /* forwarded by XDP, both directions (atomic) */
 	__u64 bytes;
 	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
@@ -184,7 +184,7 @@ struct toe_fwd_gen {
 	__u32 gen; /* bumped by toed at every firewall change */
 	/*
 	 * Bumped by toed at every route, rule, address, link and neighbour
-	 * change in its namespace (rt_netns, an inode): routes cached in
+	 * change in its namespace (rt_netns, a cookie): routes cached in
 	 * toe_fwd entries of that namespace found under another rt_gen, or
 	 * with the lease run out, are looked up again.  0: cache nothing.
 	 */
@@ -197,7 +197,7 @@ struct toe_iface {
 	__u8 mac[6]; /* source MAC of frames sent out of it */
 	__u16 pad;
 	__u32 flags; /* reserved, 0 */
-	__u64 netns; /* inode of its network namespace */
+	__u64 netns; /* cookie of its network namespace */
 };
 
 #endif /* __OPENTOE_FORWARD_H */

@@ -111,9 +111,9 @@ static int nf_link_create(int prog_fd, __u32 pf)
 /*
  * toe_nf_fwd at FORWARD, IPv4 and IPv6, in this (the datapath's home)
  * namespace: pins link_nf_fwd_ipv4 and _ipv6.  Netfilter links cannot
- * take a new program in place: a new link goes in first, then the one
- * an earlier load pinned is detached (for that instant both watch, which
- * admits nothing twice).
+ * take a new program in place, and the kernel takes one program per
+ * priority: the link an earlier load pinned is detached first, then the
+ * new one made (admissions pause for that instant; flows admitted stay).
  */
 int attach_nf(const struct opts *o, int prog_fd)
 {
@@ -127,6 +127,12 @@ int attach_nf(const struct opts *o, int prog_fd)
 
 	for (i = 0; i < 2; i++) {
 		toe_join(path, sizeof(path), o->pin_dir, fams[i].pin);
+		old = bpf_obj_get(path);
+		if (old >= 0) {
+			bpf_link_detach(old);
+			close(old);
+			unlink(path);
+		}
 		fd = nf_link_create(prog_fd, fams[i].pf);
 		if (fd < 0) {
 			err = -errno;
@@ -134,12 +140,6 @@ int attach_nf(const struct opts *o, int prog_fd)
 				fams[i].pin + strlen(TOE_PIN_LINK_NF),
 				strerror(errno));
 			return err;
-		}
-		old = bpf_obj_get(path);
-		if (old >= 0) {
-			bpf_link_detach(old);
-			close(old);
-			unlink(path);
 		}
 		err = pin_new_link(fd, path);
 		if (err)

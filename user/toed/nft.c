@@ -42,8 +42,7 @@ static struct {
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
-	unsigned long
-		netns_ino; /* toed's network namespace: whose routes it follows */
+	__u64 netns; /* toed's network namespace (cookie): whose routes it follows */
 } N = { .fd = -1, .again_fd = -1 };
 
 static void unmap(void)
@@ -94,8 +93,8 @@ static void renew_lease(void)
 	if (!map_gen())
 		return;
 	/* the namespace whose routes toed follows: its flows' routes may be cached */
-	if (N.g->rt_netns != N.netns_ino)
-		__atomic_store_n(&N.g->rt_netns, N.netns_ino, __ATOMIC_RELEASE);
+	if (N.g->rt_netns != N.netns)
+		__atomic_store_n(&N.g->rt_netns, N.netns, __ATOMIC_RELEASE);
 	if (N.no_route_cache)
 		__atomic_store_n(&N.g->rt_gen, 0, __ATOMIC_RELEASE);
 	else if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
@@ -134,12 +133,12 @@ static void bump(void)
 	     gen);
 }
 
-int nft_open(const char *pin_dir, unsigned long netns_ino)
+int nft_open(const char *pin_dir, __u64 netns)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	int grp = NFNLGRP_NFTABLES;
 
-	N.netns_ino = netns_ino;
+	N.netns = netns;
 	toe_join(N.path, sizeof(N.path), pin_dir, TOE_MAP(FWD_GEN));
 	N.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		      NETLINK_NETFILTER);
