@@ -201,6 +201,15 @@ static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!conf || !conf->fwd_devs || !g)
 		return;
+	if (ns != g->rt_netns) {
+		/*
+		 * Routed in a namespace that is not the datapath's home: its
+		 * firewall, sysctls and routes are not watched; never admitted.
+		 */
+		if ((p->tcp_flags & (TOE_TCP_SYN | TOE_TCP_ACK)) == TOE_TCP_SYN)
+			stat_inc(TOE_S_FWD_NOT_HOME);
+		return;
+	}
 	from = fwd_key(p, &ck);
 	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);

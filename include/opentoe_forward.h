@@ -183,6 +183,10 @@ struct toe_fwd_gen {
 	__u64 lease_ns; /* toed vouches for gen until then (CLOCK_MONOTONIC) */
 	__u32 gen; /* bumped by toed at every firewall change */
 	/*
+	 * rt_netns: the datapath's home namespace (cookie), set by the first
+	 * toe-loader load (or the first toed, for a datapath an older loader
+	 * made): the only namespace whose routed flows are admitted, the one
+	 * toed must run in (it refuses to serve another's).
 	 * Bumped by toed at every route, rule, address, link and neighbour
 	 * change in its namespace (rt_netns, a cookie): routes cached in
 	 * toe_fwd entries of that namespace found under another rt_gen, or

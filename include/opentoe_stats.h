@@ -71,7 +71,9 @@
 	X(TID_DEMOTED, "tid_demoted",                                               \
 	  "Offloaded flows toed demoted to the host (module refused, device gone)") \
 	X(XDP_FWD_CACHED, "xdp_fwd_route_cached",                                   \
-	  "Packets XDP forwarded by their flow's cached route")
+	  "Packets XDP forwarded by their flow's cached route")                     \
+	X(FWD_NOT_HOME, "fwd_not_home",                                             \
+	  "Forwarded handshakes not admitted: routed outside the home namespace")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "lib/err.h"
+#include "lib/netns.h"
 #include "lib/path.h"
 
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
@@ -109,24 +111,27 @@ static int nf_link_create(int prog_fd, __u32 pf)
 }
 
 /*
- * toe_nf_fwd at FORWARD, IPv4 and IPv6, in this (the datapath's home)
- * namespace: pins link_nf_fwd_ipv4 and _ipv6.  Netfilter links cannot
- * take a new program in place, and the kernel takes one program per
- * priority: the link an earlier load pinned is detached first, then the
- * new one made (admissions pause for that instant; flows admitted stay).
+ * toe_nf_fwd at FORWARD, IPv4 and IPv6, in this namespace: pins
+ * link_nf_fwd_n<NS>_ipv4 and _ipv6.  In the home namespace it admits; in
+ * another it only counts what it would have (fwd_not_home).  Netfilter
+ * links cannot take a new program in place, and the kernel takes one
+ * program per priority: the link an earlier load pinned is detached
+ * first, then the new one made (admissions pause for that instant; flows
+ * admitted stay).
  */
 int attach_nf(const struct opts *o, int prog_fd)
 {
 	static const struct {
 		__u32 pf;
-		const char *pin;
-	} fams[] = { { 2, TOE_PIN_LINK_NF "ipv4" },
-		     { 10, TOE_PIN_LINK_NF "ipv6" } };
-	char path[PATH_MAX];
+		const char *name;
+	} fams[] = { { 2, "ipv4" }, { 10, "ipv6" } };
+	char path[PATH_MAX], pin[NAME_MAX];
 	int i, fd, old, err;
 
 	for (i = 0; i < 2; i++) {
-		toe_join(path, sizeof(path), o->pin_dir, fams[i].pin);
+		snprintf(pin, sizeof(pin), TOE_PIN_LINK_NF, toe_netns_ino(),
+			 fams[i].name);
+		toe_join(path, sizeof(path), o->pin_dir, pin);
 		old = bpf_obj_get(path);
 		if (old >= 0) {
 			bpf_link_detach(old);
@@ -137,8 +142,7 @@ int attach_nf(const struct opts *o, int prog_fd)
 		if (fd < 0) {
 			err = -errno;
 			toe_err("cannot attach the forward path's admission at netfilter FORWARD (%s): %s (TOE_LOADER_NO_NF=1 uses tc egress instead)",
-				fams[i].pin + strlen(TOE_PIN_LINK_NF),
-				strerror(errno));
+				fams[i].name, strerror(errno));
 			return err;
 		}
 		err = pin_new_link(fd, path);
@@ -146,4 +150,26 @@ int attach_nf(const struct opts *o, int prog_fd)
 			return err;
 	}
 	return 0;
+}
+
+bool claim_home(int gen_fd)
+{
+	struct toe_fwd_gen g = {};
+	__u64 me = toe_netns_cookie();
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(gen_fd, &zero, &g))
+		return false;
+	/* none yet, or an inode an older toed wrote: this one's */
+	if (!g.rt_netns || g.rt_netns == toe_netns_ino()) {
+		g.rt_netns = me;
+		if (bpf_map_update_elem(gen_fd, &zero, &g, BPF_ANY))
+			return false;
+	}
+	if (g.rt_netns == me)
+		return true;
+	fprintf(stderr,
+		"toe-loader: note: the datapath's home is another network namespace (cookie %llu): the forward path serves only its home, flows routed here are never admitted (fwd_not_home)\n",
+		(unsigned long long)g.rt_netns);
+	return false;
 }

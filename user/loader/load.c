@@ -387,6 +387,8 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 				     bpf_program__fd(skel->progs.toe_sockops));
 	if (!err && flows_existed)
 		err = filter_load(skel);
+	if (!err && !o->hook_tc)
+		claim_home(bpf_map__fd(skel->maps.toe_fwd_gen));
 	if (!err && skel->rodata->toe_nf_admit) /* the forward path's proof */
 		err = attach_nf(o, bpf_program__fd(skel->progs.toe_nf_fwd));
 	for (i = 0; !err && i < o->ndevs; i++) {

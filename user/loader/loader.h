@@ -39,8 +39,8 @@
 #define TOE_NF_INET_FORWARD 2 /* NF_INET_FORWARD */
 /* Last but one: the kernel refuses NF_IP_PRI_LAST itself. */
 #define TOE_NF_PRIORITY (INT_MAX - 1)
-/* toe_nf_fwd's links, one per family (egress.c): + "ipv4" / "ipv6". */
-#define TOE_PIN_LINK_NF "link_nf_fwd_"
+/* toe_nf_fwd's links, per namespace and family (egress.c). */
+#define TOE_PIN_LINK_NF "link_nf_fwd_n%lu_%s"
 /* toe_egress's link on an interface XDP is on (egress.c). */
 #define TOE_PIN_LINK_EGRESS "link_egress_n%lu_if%u"
 /*
@@ -126,6 +126,11 @@ const char *nf_why_not(void);
 void nf_prepare(const struct opts *o, struct bpf_program *nf,
 		volatile __u32 *nf_admit);
 int attach_nf(const struct opts *o, int prog_fd);
+/*
+ * The datapath's home namespace (toe_fwd_gen.rt_netns): made this one's if
+ * it has none; whether this one is it (egress.c).
+ */
+bool claim_home(int gen_fd);
 
 int cmd_load(struct opts *o);
 int cmd_status(struct opts *o);

@@ -88,13 +88,26 @@ static bool map_gen(void)
 	return true;
 }
 
+/*
+ * Whether the datapath's home namespace (rt_netns, toe-loader's) is
+ * toed's: the forward path serves only its home, whose firewall, sysctls
+ * and routes toed watches where it runs.  None yet (an older loader):
+ * toed's own.
+ */
+static bool home_ok(void)
+{
+	__u64 home = __atomic_load_n(&N.g->rt_netns, __ATOMIC_ACQUIRE);
+
+	if (!home)
+		__atomic_store_n(&N.g->rt_netns, home = N.netns,
+				 __ATOMIC_RELEASE);
+	return home == N.netns;
+}
+
 static void renew_lease(void)
 {
-	if (!map_gen())
+	if (!map_gen() || !home_ok())
 		return;
-	/* the namespace whose routes toed follows: its flows' routes may be cached */
-	if (N.g->rt_netns != N.netns)
-		__atomic_store_n(&N.g->rt_netns, N.netns, __ATOMIC_RELEASE);
 	if (N.no_route_cache)
 		__atomic_store_n(&N.g->rt_gen, 0, __ATOMIC_RELEASE);
 	else if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
@@ -159,6 +172,15 @@ int nft_open(const char *pin_dir, __u64 netns)
 		logm(LOG_WARN,
 		     "cannot make the second-bump timer (%s): a packet in flight at a ruleset change may re-admit its flow",
 		     strerror(errno));
+	if (map_gen() && !home_ok()) {
+		logm(LOG_ERR,
+		     "the datapath in %s has its home in another network namespace (cookie %llu, toed's is %llu): the forward path serves only its home, so toed neither watches the firewall nor vouches for it here; run toed in that namespace",
+		     pin_dir, (unsigned long long)N.g->rt_netns,
+		     (unsigned long long)N.netns);
+		close(N.fd);
+		N.fd = -1;
+		return -1;
+	}
 	bump(); /* what changed while no toed watched */
 	if (map_gen())
 		nft_route_changed(); /* routes too */
