@@ -26,6 +26,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <bpf/bpf.h>
 #include "lib/path.h"
+#include "ct.h"
 #include "log.h"
 #include "nft.h"
 #include "show_maps.h" /* toe_now_ns */
@@ -36,10 +37,12 @@
 static struct {
 	int fd; /* the netlink socket, -1 if none */
 	char path[4096]; /* toe_fwd_gen's pin */
+	char fwd_path[4096]; /* toe_fwd's: conntrack's destroy events (ct.c) */
 	__u32 map_id; /* the map mapped, 0 if none */
 	struct toe_fwd_gen *g; /* its one value, mapped */
 	__u64 changes; /* ruleset changes seen */
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
+	__u64 ct_ended; /* fast paths ended by conntrack's destroy events */
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
 	__u64 netns; /* toed's network namespace (cookie): whose routes it follows */
@@ -149,10 +152,11 @@ static void bump(void)
 int nft_open(const char *pin_dir, __u64 netns)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int grp = NFNLGRP_NFTABLES;
+	int grp = NFNLGRP_NFTABLES, ct = NFNLGRP_CONNTRACK_DESTROY;
 
 	N.netns = netns;
 	toe_join(N.path, sizeof(N.path), pin_dir, TOE_MAP(FWD_GEN));
+	toe_join(N.fwd_path, sizeof(N.fwd_path), pin_dir, TOE_MAP(FWD));
 	N.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		      NETLINK_NETFILTER);
 	if (N.fd < 0 || bind(N.fd, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -166,6 +170,12 @@ int nft_open(const char *pin_dir, __u64 netns)
 		N.fd = -1;
 		return -1;
 	}
+	/* conntrack entries destroyed end their fast paths (ct.c) */
+	if (setsockopt(N.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &ct,
+		       sizeof(ct)))
+		logm(LOG_WARN,
+		     "cannot follow conntrack's destroy events (%s): a deleted or expired conntrack entry does not end its fast path",
+		     strerror(errno));
 	N.again_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (N.again_fd < 0)
@@ -224,16 +234,23 @@ void nft_again(void)
 		bump();
 }
 
-/* Whether one netlink datagram (n bytes) announces a new generation. */
+/*
+ * Whether one netlink datagram (n bytes) announces a new generation; the
+ * conntrack entries it says were destroyed end their fast paths (ct.c).
+ */
 static bool has_newgen(const void *buf, int n)
 {
 	const struct nlmsghdr *h;
+	bool newgen = false;
 
-	for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
+	for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 		if (h->nlmsg_type ==
 		    ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN))
-			return true;
-	return false;
+			newgen = true;
+		else if (ct_destroyed(N.fwd_path, h))
+			N.ct_ended++;
+	}
+	return newgen;
 }
 
 void nft_process(void)
