@@ -40,18 +40,17 @@
  * touched: a SYN never evicts or resets an admitted flow.  Not inlined:
  * the policy search has its own stack.
  */
-/* Where the stack forwarded a packet: namespace (cookie), in, out. */
-struct fwd_hop {
-	__u64 ns;
-	__u32 iif, oif;
-};
+/*
+ * Where the stack forwarded a packet: ifs is (ingress << 32 | egress), ns
+ * the namespace's cookie (packed: the program's stack is tight on 6.1).
+ */
+#define FWD_IFS(iif, oif) (((__u64)(iif) << 32) | (oif))
 
 static __noinline int egress_syn(const struct toe_pkt *p,
 				 const struct toe_flow_key *ck, int from,
-				 const struct fwd_hop *w)
+				 __u64 ifs, __u64 ns)
 {
-	__u32 iif = w->iif, oif = w->oif;
-	__u64 ns = w->ns;
+	__u32 iif = ifs >> 32, oif = (__u32)ifs;
 	struct toe_flow_key k = {};
 	struct toe_fwd_half h = {};
 	struct toe_iface *out;
@@ -104,10 +103,9 @@ static __noinline int egress_syn(const struct toe_pkt *p,
  */
 static __noinline int egress_synack(const struct toe_pkt *p,
 				    const struct toe_flow_key *ck, int from,
-				    const struct fwd_hop *w)
+				    __u64 ifs, __u64 ns)
 {
-	__u32 iif = w->iif, oif = w->oif;
-	__u64 ns = w->ns;
+	__u32 iif = ifs >> 32, oif = (__u32)ifs;
 	struct toe_fwd_half *h;
 	struct toe_fwd v = {};
 
@@ -189,7 +187,6 @@ const volatile __u32 toe_nf_admit = 0;
 static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
 				      __u32 oif, __u64 ns)
 {
-	struct fwd_hop w = { .ns = ns, .iif = iif, .oif = oif };
 	struct toe_flow_key ck = {};
 	struct toe_xdp_conf *conf;
 	struct toe_fwd_gen *g;
@@ -214,9 +211,9 @@ static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
 	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
-		egress_syn(p, &ck, from, &w);
+		egress_syn(p, &ck, from, FWD_IFS(iif, oif), ns);
 	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
-		egress_synack(p, &ck, from, &w);
+		egress_synack(p, &ck, from, FWD_IFS(iif, oif), ns);
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
 	else
@@ -229,15 +226,19 @@ static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
  * frame tc moved from an ingress hook to another interface (mirred, a
  * plain bpf_redirect) reaches egress without one.
  */
-static __always_inline bool skb_routed(struct __sk_buff *skb)
+static __always_inline bool skb_routed(struct __sk_buff *skb,
+				       struct toe_pkt *scratch)
 {
-	unsigned long refdst = 0;
 	struct bpf_sock *sk = skb->sk;
+	__u32 refdst;
 
-	bpf_probe_read_kernel(&refdst, sizeof(refdst),
+	/* into the caller's packet buffer: 6.1 counts every stack byte */
+	__builtin_memset(scratch->saddr, 0, 8);
+	bpf_probe_read_kernel(scratch->saddr, 8,
 			      (char *)skb +
 				      bpf_core_field_offset(struct sk_buff,
 							    _skb_refdst));
+	refdst = scratch->saddr32[0] | scratch->saddr32[1];
 	/*
 	 * BPF_PROG_TEST_RUN's skb (the selftests' packet-by-packet runs) has
 	 * no route either; it carries the kernel's dummy socket, of no type,
@@ -269,7 +270,7 @@ static __always_inline int fwd_egress(struct __sk_buff *skb)
 
 	if (toe_nf_admit)
 		return TCX_NEXT; /* the netfilter program admits */
-	if (!iif || iif == oif || !skb_routed(skb))
+	if (!iif || iif == oif || !skb_routed(skb, &p))
 		return TCX_NEXT; /* sent by this host, or not routed */
 	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
 		return TCX_NEXT;
