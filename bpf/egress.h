@@ -40,12 +40,45 @@
  * touched: a SYN never evicts or resets an admitted flow.  Not inlined:
  * the policy search has its own stack.
  */
+/*
+ * Where the stack forwarded a packet: ifs is (ingress << 32 | egress), ns
+ * the namespace's cookie (packed: the program's stack is tight on 6.1).
+ */
+#define FWD_IFS(iif, oif) (((__u64)(iif) << 32) | (oif))
+
+/*
+ * The SYN's half of the handshake into toe_fwd_half, after the decision
+ * d.  Inlined, but its record's lifetime starts after the policy search's
+ * ends, so the two may share stack (the combined limit is 512 bytes).
+ */
+static __always_inline void egress_half(const struct toe_pkt *p,
+					const struct toe_flow_key *ck, int from,
+					__u64 ifs, __u64 ns,
+					const struct decision *d, __u32 gen)
+{
+	struct toe_fwd_half h = {};
+
+	h.start_ns = bpf_ktime_get_ns();
+	h.client_isn = bpf_ntohl(p->seq);
+	h.dev = d->dev;
+	h.rule = d->rule;
+	h.policy = (__u32)d->serial;
+	h.client_if = ifs >> 32;
+	h.server_if = (__u32)ifs;
+	h.gen = gen;
+	h.state = TOE_FWD_SYN_SENT;
+	h.client = from;
+	h.reason = d->reason;
+	h.netns = ns;
+	bpf_map_update_elem(&toe_fwd_half, ck, &h, BPF_ANY);
+	stat_inc(TOE_S_FWD_HALF);
+}
+
 static __noinline int egress_syn(const struct toe_pkt *p,
 				 const struct toe_flow_key *ck, int from,
-				 __u32 iif, __u32 oif)
+				 __u64 ifs, __u64 ns)
 {
-	struct toe_flow_key k = {};
-	struct toe_fwd_half h = {};
+	__u32 oif = (__u32)ifs;
 	struct toe_iface *out;
 	struct toe_fwd_gen *g;
 	struct decision d;
@@ -54,14 +87,18 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 
 	out = bpf_map_lookup_elem(&toe_ifaces, &oif);
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &idx);
-	if (!out || !g)
-		return 0; /* not an interface the fast path sends on */
-	k.family = p->family;
-	__builtin_memcpy(k.laddr, p->saddr, 16);
-	__builtin_memcpy(k.raddr, p->daddr, 16);
-	k.lport = bpf_ntohs(p->sport);
-	k.rport = bpf_ntohs(p->dport);
-	decide(&k, 0, &d);
+	if (!out || !g || out->netns != ns)
+		return 0; /* not an interface the fast path sends on, here */
+	{
+		struct toe_flow_key k = {};
+
+		k.family = p->family;
+		__builtin_memcpy(k.laddr, p->saddr, 16);
+		__builtin_memcpy(k.raddr, p->daddr, 16);
+		k.lport = bpf_ntohs(p->sport);
+		k.rport = bpf_ntohs(p->dport);
+		decide(&k, 0, &d);
+	}
 	if (d.action != TOE_ACT_OFFLOAD)
 		return 0;
 	idx = d.dev;
@@ -69,20 +106,7 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) ||
 	    dev->steer != TOE_STEER_FORWARD)
 		return 0;
-	h.start_ns = bpf_ktime_get_ns();
-	h.client_isn = bpf_ntohl(p->seq);
-	h.dev = d.dev;
-	h.rule = d.rule;
-	h.policy = (__u32)d.serial;
-	h.client_if = iif;
-	h.server_if = oif;
-	h.gen = g->gen;
-	h.state = TOE_FWD_SYN_SENT;
-	h.client = from;
-	h.reason = d.reason;
-	h.netns = out->netns;
-	bpf_map_update_elem(&toe_fwd_half, ck, &h, BPF_ANY);
-	stat_inc(TOE_S_FWD_HALF);
+	egress_half(p, ck, from, ifs, ns, &d, g->gen);
 	return 0;
 }
 
@@ -96,18 +120,20 @@ static __noinline int egress_syn(const struct toe_pkt *p,
  */
 static __noinline int egress_synack(const struct toe_pkt *p,
 				    const struct toe_flow_key *ck, int from,
-				    __u32 iif, __u32 oif)
+				    __u64 ifs, __u64 ns)
 {
+	__u32 iif = ifs >> 32, oif = (__u32)ifs;
 	struct toe_fwd_half *h;
 	struct toe_fwd v = {};
 
 	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
-	if (!h || from == h->client || iif != h->server_if ||
+	/* (namespace, ifindex): the SYN's interfaces, in the SYN's namespace */
+	if (!h || from == h->client || h->netns != ns || iif != h->server_if ||
 	    oif != h->client_if || bpf_ntohl(p->ack_seq) != h->client_isn + 1)
 		return 0;
 	v.start_ns = h->start_ns;
 	v.est_ns = bpf_ktime_get_ns();
-	v.adm_ns = bpf_ktime_get_coarse_ns();
+	v.adm_ns = bpf_ktime_get_ns(); /* netfilter: no coarse clock */
 	v.client_isn = h->client_isn;
 	v.server_isn = bpf_ntohl(p->seq);
 	v.dev = h->dev;
@@ -134,13 +160,13 @@ static __noinline int egress_synack(const struct toe_pkt *p,
  */
 static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 					   int from, __u32 iif, __u32 oif,
-					   __u32 gen)
+					   __u32 gen, __u64 ns)
 {
 	struct toe_fwd *fs;
 	__u8 bit;
 
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
-	if (!fs || fs->state != TOE_FWD_READMIT)
+	if (!fs || fs->state != TOE_FWD_READMIT || fs->netns != ns)
 		return;
 	if (from == fs->client && iif == fs->client_if && oif == fs->server_if)
 		bit = TOE_FWD_SEEN_C2S;
@@ -157,48 +183,204 @@ static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 	fs->seen |= bit;
 	if (fs->seen != (TOE_FWD_SEEN_C2S | TOE_FWD_SEEN_S2C))
 		return;
-	fs->adm_ns = bpf_ktime_get_coarse_ns();
+	fs->adm_ns = bpf_ktime_get_ns(); /* netfilter: no coarse clock */
 	fs->readmits++;
 	fs->state = TOE_FWD_ESTABLISHED;
 	stat_inc(TOE_S_FWD_READMITTED);
 }
 
 /*
- * toe_egress: every packet leaving an interface opentoe's XDP is on.  Only
- * what the stack forwarded (ingress_ifindex set, and not this interface)
- * and only TCP of a host with a forward device is looked at; the packet
- * always goes on (TCX_NEXT), untouched.
+ * Set by toe-loader before the load (.rodata): 1 when the netfilter
+ * program (toe_nf_fwd, nf_fwd_admit below) admits flows at the end of
+ * FORWARD; toe_egress then admits nothing, so a program swapped into an
+ * older load's tc egress links cannot admit what a tc redirect made.
  */
-static __always_inline int fwd_egress(struct __sk_buff *skb)
+const volatile __u32 toe_nf_admit = 0;
+
+/*
+ * What the stack forwarded from iif out of oif, parsed into p: the
+ * admission steps.  Shared by both proofs (toe_nf_fwd, toe_egress).
+ */
+static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
+				      __u32 oif, __u64 ns)
 {
-	__u32 iif = skb->ingress_ifindex, oif = skb->ifindex, zero = 0;
 	struct toe_flow_key ck = {};
 	struct toe_xdp_conf *conf;
 	struct toe_fwd_gen *g;
-	struct toe_pkt p;
+	__u32 zero = 0;
 	int from;
 	__u8 fl;
 
-	if (!iif || iif == oif)
-		return TCX_NEXT; /* sent by this host, or not routed */
 	conf = bpf_map_lookup_elem(&toe_xdp_conf, &zero);
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!conf || !conf->fwd_devs || !g)
-		return TCX_NEXT;
-	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
-		return TCX_NEXT;
-	from = fwd_key(&p, &ck);
-	fl = p.tcp_flags &
+		return;
+	if (ns != g->rt_netns) {
+		/*
+		 * Routed in a namespace that is not the datapath's home: its
+		 * firewall, sysctls and routes are not watched; never admitted.
+		 */
+		if ((p->tcp_flags & (TOE_TCP_SYN | TOE_TCP_ACK)) == TOE_TCP_SYN)
+			stat_inc(TOE_S_FWD_NOT_HOME);
+		return;
+	}
+	from = fwd_key(p, &ck);
+	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
-		egress_syn(&p, &ck, from, iif, oif);
+		egress_syn(p, &ck, from, FWD_IFS(iif, oif), ns);
 	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
-		egress_synack(&p, &ck, from, iif, oif);
+		egress_synack(p, &ck, from, FWD_IFS(iif, oif), ns);
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
 	else
-		egress_readmit(&ck, from, iif, oif, g->gen);
+		egress_readmit(&ck, from, iif, oif, g->gen, ns);
+}
+
+/*
+ * Whether the host routed skb: the stack's route lookup gave it a dst
+ * (skb->_skb_refdst, read through CO-RE as skb_netns() reads dev).  A
+ * frame tc moved from an ingress hook to another interface (mirred, a
+ * plain bpf_redirect) reaches egress without one.
+ */
+static __always_inline bool skb_routed(struct __sk_buff *skb,
+				       struct toe_pkt *scratch)
+{
+	struct bpf_sock *sk = skb->sk;
+	__u32 refdst;
+
+	/* into the caller's packet buffer: 6.1 counts every stack byte */
+	__builtin_memset(scratch->saddr, 0, 8);
+	bpf_probe_read_kernel(scratch->saddr, 8,
+			      (char *)skb +
+				      bpf_core_field_offset(struct sk_buff,
+							    _skb_refdst));
+	refdst = scratch->saddr32[0] | scratch->saddr32[1];
+	/*
+	 * BPF_PROG_TEST_RUN's skb (the selftests' packet-by-packet runs) has
+	 * no route either; it carries the kernel's dummy socket, of no type,
+	 * which no packet the network sends can: a forwarded packet has no
+	 * socket, a socket of the host has a type.
+	 */
+	if (refdst)
+		return true;
+	if (sk)
+		sk = bpf_sk_fullsock(sk);
+	return sk && !sk->type;
+}
+
+/*
+ * toe_egress, the fallback proof (kernels without BPF_PROG_TYPE_NETFILTER,
+ * before 6.4): every packet leaving an interface opentoe's XDP is on.
+ * Only what the stack forwarded (ingress_ifindex set, and not this
+ * interface) and only TCP of a host with a forward device is looked at;
+ * the packet always goes on (TCX_NEXT), untouched.  A tc mirred or plain
+ * bpf_redirect from one interface to another also arrives here with
+ * ingress_ifindex set, but without a route (skb_routed); its limit: a
+ * bpf_redirect_neigh does its own route lookup, and so passes
+ * (docs/forwarding.md).
+ */
+static __always_inline int fwd_egress(struct __sk_buff *skb)
+{
+	__u32 iif = skb->ingress_ifindex, oif = skb->ifindex;
+	struct toe_pkt p;
+
+	if (toe_nf_admit)
+		return TCX_NEXT; /* the netfilter program admits */
+	if (!iif || iif == oif || !skb_routed(skb, &p))
+		return TCX_NEXT; /* sent by this host, or not routed */
+	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
+		return TCX_NEXT;
+	fwd_admit(&p, iif, oif, skb_netns(skb));
 	return TCX_NEXT;
+}
+
+/* ---------------------------------- the proof: the stack's FORWARD hook */
+
+#define TOE_NF_ACCEPT 1
+#define TOE_NFPROTO_IPV4 2
+#define TOE_NFPROTO_IPV6 10
+
+/* Weak: the object also loads where they do not exist (6.1). */
+extern int bpf_dynptr_from_skb(struct __sk_buff *skb, __u64 flags,
+			       struct bpf_dynptr *ptr__uninit) __ksym __weak;
+extern void *bpf_dynptr_slice(const struct bpf_dynptr *ptr, __u32 offset,
+			      void *buffer, __u32 buffer__szk) __ksym __weak;
+
+/* The TCP header at off of the datagram into p; 0 if it is there. */
+static __always_inline int nf_tcp(const struct bpf_dynptr *d, __u32 off,
+				  struct toe_pkt *p)
+{
+	__u8 buf[20];
+	__u8 *th = bpf_dynptr_slice(d, off, buf, sizeof(buf));
+
+	if (!th)
+		return -1;
+	__builtin_memcpy(&p->sport, th, 2);
+	__builtin_memcpy(&p->dport, th + 2, 2);
+	__builtin_memcpy(&p->seq, th + 4, 4);
+	__builtin_memcpy(&p->ack_seq, th + 8, 4);
+	p->tcp_flags = th[13];
+	return 0;
+}
+
+/*
+ * The datagram at FORWARD (skb->data is its IP header): its addresses and
+ * TCP header into p; 0 if it is TCP the fast path could carry (no IPv4
+ * fragment, no IPv6 extension header: XDP leaves those to the stack).
+ */
+static __always_inline int nf_parse(struct sk_buff *skb, __u8 pf,
+				    struct toe_pkt *p)
+{
+	struct bpf_dynptr d;
+	__u8 buf[40], *ip;
+
+	__builtin_memset(p, 0, sizeof(*p));
+	if (bpf_dynptr_from_skb((struct __sk_buff *)skb, 0, &d))
+		return -1;
+	if (pf == TOE_NFPROTO_IPV4) {
+		ip = bpf_dynptr_slice(&d, 0, buf, 20);
+		if (!ip || (ip[0] >> 4) != 4 || ip[9] != TOE_IPPROTO_TCP ||
+		    ((ip[6] & 0x3f) | ip[7]))
+			return -1;
+		p->family = TOE_AF_INET;
+		__builtin_memcpy(p->saddr, ip + 12, 4);
+		__builtin_memcpy(p->daddr, ip + 16, 4);
+		return nf_tcp(&d, (ip[0] & 0x0f) * 4, p);
+	}
+	ip = bpf_dynptr_slice(&d, 0, buf, 40);
+	if (!ip || (ip[0] >> 4) != 6 || ip[6] != TOE_IPPROTO_TCP)
+		return -1;
+	p->family = TOE_AF_INET6;
+	__builtin_memcpy(p->saddr, ip + 8, 16);
+	__builtin_memcpy(p->daddr, ip + 24, 16);
+	return nf_tcp(&d, 40, p);
+}
+
+/*
+ * toe_nf_fwd: a BPF_PROG_TYPE_NETFILTER program at NF_INET_FORWARD (IPv4
+ * and IPv6), at the hook's last priority but one, in the datapath's home
+ * namespace.  The kernel runs it only for a packet it routed from one of
+ * its interfaces out of another, and only once every FORWARD chain before
+ * it accepted the packet: a tc redirect or mirred never passes FORWARD, a
+ * packet a FORWARD rule dropped never reaches it.  state->in and
+ * state->out are the route's devices.  Always NF_ACCEPT: it judges
+ * nothing, it only watches.
+ */
+static __always_inline int nf_fwd_admit(struct bpf_nf_ctx *ctx)
+{
+	const struct nf_hook_state *st = ctx->state;
+	struct toe_pkt p;
+	__u32 iif, oif;
+
+	if (!st->in || !st->out)
+		return TOE_NF_ACCEPT;
+	iif = st->in->ifindex;
+	oif = st->out->ifindex;
+	if (iif == oif || nf_parse(ctx->skb, st->pf, &p))
+		return TOE_NF_ACCEPT;
+	fwd_admit(&p, iif, oif, st->net->net_cookie);
+	return TOE_NF_ACCEPT;
 }
 
 #endif /* __TOE_EGRESS_H */

@@ -310,7 +310,8 @@ enum fwd_valid_rc {
 
 /*
  * Whether the fast path may take this packet of an admitted flow: it came
- * in on the interface its sender's side is on (the SYN's ingress for the
+ * in on the interface its sender's side is on, in the flow's namespace
+ * (by cookie; the SYN's ingress for the
  * client, its egress for the server), never the other one; and the flow
  * was admitted under the firewall generation in force, with toed vouching
  * for it (lease) or recently enough (TOE_FWD_UNWATCHED_NS).
@@ -321,12 +322,17 @@ static __always_inline int fwd_valid(struct xdp_md *ctx, struct toe_fwd *fs,
 	__u32 want = from == fs->client ? fs->client_if : fs->server_if;
 	__u64 now;
 
-	if (ctx->ingress_ifindex != want)
+	/*
+	 * (namespace, ifindex): an interface of another namespace with the
+	 * same ifindex is not the sender's side.  This is what keeps FIN/RST
+	 * deletion and READMIT marking below to the flow's own interfaces.
+	 */
+	if (ctx->ingress_ifindex != want || fs->netns != xdp_netns(ctx))
 		return FWD_WRONG_IF;
 	if (fs->state != TOE_FWD_ESTABLISHED || fs->gen != g->gen)
 		return FWD_STALE;
 	now = bpf_ktime_get_coarse_ns();
-	if (now < g->lease_ns || now - fs->adm_ns < TOE_FWD_UNWATCHED_NS)
+	if (now < g->lease_ns || now < fs->adm_ns + TOE_FWD_UNWATCHED_NS)
 		return FWD_OK;
 	return FWD_STALE;
 }

@@ -159,3 +159,16 @@ int toe_egress(struct __sk_buff *skb)
 {
 	return fwd_egress(skb);
 }
+
+/*
+ * The forward path's admission at the end of the stack's FORWARD hook
+ * (kernel 6.4 on): what the stack forwarded and every FORWARD chain
+ * accepted (egress.h).  libbpf 1.1 does not know SEC("netfilter"):
+ * toe-loader sets its type and attach type before the load, or does not
+ * load it where the kernel has no such programs.
+ */
+SEC("netfilter")
+int toe_nf_fwd(struct bpf_nf_ctx *ctx)
+{
+	return nf_fwd_admit(ctx);
+}

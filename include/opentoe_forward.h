@@ -142,7 +142,7 @@ struct toe_fwd_route {
 struct toe_fwd {
 	__u64 start_ns; /* the stack forwarded the SYN (bpf_ktime_get_ns) */
 	__u64 est_ns; /* ... and the SYN-ACK: first admission */
-	__u64 adm_ns; /* last admission (bpf_ktime_get_coarse_ns) */
+	__u64 adm_ns; /* last admission (bpf_ktime_get_ns) */
 	__u32 client_isn; /* sequence number of the SYN (host order) */
 	__u32 server_isn; /* of the SYN-ACK */
 	__u32 dev; /* device index policy chose */
@@ -156,7 +156,7 @@ struct toe_fwd {
 	__u8 client; /* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason; /* enum toe_reason */
 	__u8 seen; /* READMIT: TOE_FWD_SEEN_* the stack forwarded */
-	__u64 netns; /* inode of the router's network namespace */
+	__u64 netns; /* cookie of the router's network namespace */
 	__u64 packets; /* forwarded by XDP, both directions (atomic) */
 	__u64 bytes;
 	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
@@ -183,8 +183,12 @@ struct toe_fwd_gen {
 	__u64 lease_ns; /* toed vouches for gen until then (CLOCK_MONOTONIC) */
 	__u32 gen; /* bumped by toed at every firewall change */
 	/*
+	 * rt_netns: the datapath's home namespace (cookie), set by the first
+	 * toe-loader load (or the first toed, for a datapath an older loader
+	 * made): the only namespace whose routed flows are admitted, the one
+	 * toed must run in (it refuses to serve another's).
 	 * Bumped by toed at every route, rule, address, link and neighbour
-	 * change in its namespace (rt_netns, an inode): routes cached in
+	 * change in its namespace (rt_netns, a cookie): routes cached in
 	 * toe_fwd entries of that namespace found under another rt_gen, or
 	 * with the lease run out, are looked up again.  0: cache nothing.
 	 */
@@ -197,7 +201,7 @@ struct toe_iface {
 	__u8 mac[6]; /* source MAC of frames sent out of it */
 	__u16 pad;
 	__u32 flags; /* reserved, 0 */
-	__u64 netns; /* inode of its network namespace */
+	__u64 netns; /* cookie of its network namespace */
 };
 
 #endif /* __OPENTOE_FORWARD_H */

@@ -73,7 +73,9 @@
 	X(XDP_FWD_CACHED, "xdp_fwd_route_cached",                                   \
 	  "Packets XDP forwarded by their flow's cached route")                     \
 	X(QUOTA, "quota_refused",                                                   \
-	  "Connections refused at their namespace's quota")
+	  "Connections refused at their namespace's quota")                         \
+	X(FWD_NOT_HOME, "fwd_not_home",                                             \
+	  "Forwarded handshakes not admitted: routed outside the home namespace")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

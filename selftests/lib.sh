@@ -268,6 +268,18 @@ run_fuzzer() {
 	fi
 }
 
+# fwd_proof: what admits routed flows on this kernel: netfilter (toe_nf_fwd
+# at FORWARD, 6.4 on) or tc-egress (toe_egress, the fallback; also with
+# TOE_LOADER_NO_NF=1).
+fwd_proof() {
+	if [ "${TOE_LOADER_NO_NF:-0}" = 1 ] ||
+		! toe-loader features -j | jq -e '.[] | select(.name == "netfilter_prog") | .present' >/dev/null; then
+		echo tc-egress
+	else
+		echo netfilter
+	fi
+}
+
 # How toe-loader attaches its tc programs on this kernel: "tcx" (Linux
 # 6.6+) or "clsact" (a classic filter: older kernels, or TOE_LOADER_NO_TCX=1,
 # the loader's knob for the tests), as toe-loader status names the mode.

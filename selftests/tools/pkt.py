@@ -118,6 +118,9 @@ elif cmd == "gen":
     # cached, for tests that write toe_neigh with no toed to bump it)
     rt = [int(a) for a in sys.argv[4:6]] + [0, 0]
     print(hexs(struct.pack("<QIIQ", int(sys.argv[3]), int(sys.argv[2]), rt[0], rt[1])))
+elif cmd == "netns":
+    # the cookie of the namespace this runs in (toe_fwd_gen.rt_netns, toe_ifaces)
+    print(own_netns())
 elif cmd == "nkey":
     fam = int(sys.argv[3])
     print(hexs(struct.pack("<IB3x", int(sys.argv[2]), 2 if fam == 4 else 10) + ep(fam, sys.argv[4]).ljust(16, b"\0")))

@@ -37,9 +37,14 @@ check "an older $MAP_FWD pin (56-byte record) is refused by name" grep -q "pinne
 check "  and unload cleans the folder" nsx r toe-loader unload --pin-dir "$PIN"
 check "  (gone)" test ! -e "$PIN"
 nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
-TCM=$(tc_mode) # tcx, or clsact on a kernel without tcx
-check "status shows toe_egress on $TCM egress of both router interfaces" \
-	test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq --arg m "$TCM-egress" '[.programs[] | select(.name == "toe_egress" and .xdp_mode == $m)] | length')" = 2
+if [ "$(fwd_proof)" = netfilter ]; then
+	check "status shows toe_nf_fwd at netfilter FORWARD, IPv4 and IPv6" \
+		test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_nf_fwd" and .xdp_mode == "netfilter")] | length')" = 2
+else
+	TCM=$(tc_mode) # tcx, or clsact on a kernel without tcx
+	check "status shows toe_egress on $TCM egress of both router interfaces" \
+		test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq --arg m "$TCM-egress" '[.programs[] | select(.name == "toe_egress" and .xdp_mode == $m)] | length')" = 2
+fi
 fill_neigh "$PIN" || { fail "neighbours"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --log-level debug >"$work/toed.log" 2>&1
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }

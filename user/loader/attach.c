@@ -535,11 +535,19 @@ static int read_mac(const char *ifname, __u8 *mac)
 int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
 {
 	struct bpf_devmap_val dv = { .ifindex = ifindex }, odv;
-	struct toe_iface v = { .netns = toe_netns_ino() }, old;
+	struct toe_iface v = { .netns = toe_netns_cookie() }, old;
 	bool had_if, had_dev;
 	struct undo *u;
 	int err;
 
+	had_if = bpf_map_lookup_elem(if_fd, &ifindex, &old) == 0;
+	had_dev = bpf_map_lookup_elem(dev_fd, &ifindex, &odv) == 0;
+	/* Checked for every interface, Ethernet or not (namespace by cookie). */
+	if (had_if && had_dev && old.netns != v.netns) {
+		toe_err("%s: ifindex %u is already a forwarding target for an interface of another network namespace (cookie %llu)",
+			ifname, ifindex, (unsigned long long)old.netns);
+		return -EBUSY;
+	}
 	err = read_mac(ifname, v.mac);
 	if (err == -EPFNOSUPPORT)
 		return 0; /* not Ethernet: XDP there only accounts and steers */
@@ -547,13 +555,6 @@ int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
 		toe_err("%s: cannot read its MAC address: %s", ifname,
 			strerror(-err));
 		return err;
-	}
-	had_if = bpf_map_lookup_elem(if_fd, &ifindex, &old) == 0;
-	had_dev = bpf_map_lookup_elem(dev_fd, &ifindex, &odv) == 0;
-	if (had_if && had_dev && old.netns != v.netns) {
-		toe_err("%s: ifindex %u is already a forwarding target for an interface of another network namespace (%llu)",
-			ifname, ifindex, (unsigned long long)old.netns);
-		return -EBUSY;
 	}
 	u = undo_push(UNDO_EGRESS, NULL);
 	if (!u)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * toe-loader: the forward path's admission program.  toe_egress goes on
+ * netfilter's FORWARD hook (kernel 6.4 on: toe_nf_fwd, pins
+ * link_nf_fwd_ipv4 and _ipv6, the proof in force), or, as the fallback,
  * the tcx egress hook of every interface XDP is attached to (pin
  * link_egress_n<NS>_if<N>; before Linux 6.6, a classic clsact filter:
  * tcclassic.c): it sees what the host stack forwards out of
@@ -12,11 +14,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "lib/err.h"
+#include "lib/netns.h"
+#include "lib/path.h"
 
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 {
@@ -41,4 +49,127 @@ int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 		return err;
 	}
 	return pin_new_link(link_fd, path);
+}
+
+/* ------------------------------------ the proof: netfilter's FORWARD */
+
+/*
+ * Why this load cannot use the netfilter program (toe_nf_fwd), or NULL if
+ * it can: the kernel's BTF names BPF_PROG_TYPE_NETFILTER (Linux 6.4) and
+ * TOE_LOADER_NO_NF=1 does not ask for the fallback (the tests' knob).
+ */
+const char *nf_why_not(void)
+{
+	const char *knob = getenv("TOE_LOADER_NO_NF");
+
+	if (knob && !strcmp(knob, "1"))
+		return "TOE_LOADER_NO_NF=1 asked for the tc egress fallback";
+	if (!kernel_enum_has("bpf_prog_type", "BPF_PROG_TYPE_NETFILTER"))
+		return "this kernel has no netfilter BPF programs (Linux 6.4)";
+	return NULL;
+}
+
+/*
+ * Before the object's load: toe_nf_fwd gets the type and attach type
+ * libbpf 1.1 cannot read from SEC("netfilter"), and toe_egress is told to
+ * leave admission to it; or, where it cannot be used (or --hook tc, which
+ * has no forward path), it is not loaded at all.
+ */
+void nf_prepare(const struct opts *o, struct bpf_program *nf,
+		volatile __u32 *nf_admit)
+{
+	if (o->hook_tc || nf_why_not()) {
+		bpf_program__set_autoload(nf, false);
+		*nf_admit = 0;
+		return;
+	}
+	bpf_program__set_type(nf, TOE_PROG_TYPE_NETFILTER);
+	bpf_program__set_expected_attach_type(nf, TOE_ATTACH_NETFILTER);
+	*nf_admit = 1;
+}
+
+/* BPF_LINK_CREATE of a netfilter link (libbpf 1.1 has no opts for it). */
+static int nf_link_create(int prog_fd, __u32 pf)
+{
+	union {
+		char b[128];
+		struct {
+			__u32 prog_fd, target_fd, attach_type, flags;
+			__u32 pf, hooknum;
+			__s32 priority;
+			__u32 nf_flags;
+		} s;
+	} a;
+
+	memset(&a, 0, sizeof(a));
+	a.s.prog_fd = prog_fd;
+	a.s.attach_type = TOE_ATTACH_NETFILTER;
+	a.s.pf = pf;
+	a.s.hooknum = TOE_NF_INET_FORWARD;
+	a.s.priority = TOE_NF_PRIORITY;
+	return syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/*
+ * toe_nf_fwd at FORWARD, IPv4 and IPv6, in this namespace: pins
+ * link_nf_fwd_n<NS>_ipv4 and _ipv6.  In the home namespace it admits; in
+ * another it only counts what it would have (fwd_not_home).  Netfilter
+ * links cannot take a new program in place, and the kernel takes one
+ * program per priority: the link an earlier load pinned is detached
+ * first, then the new one made (admissions pause for that instant; flows
+ * admitted stay).
+ */
+int attach_nf(const struct opts *o, int prog_fd)
+{
+	static const struct {
+		__u32 pf;
+		const char *name;
+	} fams[] = { { 2, "ipv4" }, { 10, "ipv6" } };
+	char path[PATH_MAX], pin[NAME_MAX];
+	int i, fd, old, err;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(pin, sizeof(pin), TOE_PIN_LINK_NF, toe_netns_ino(),
+			 fams[i].name);
+		toe_join(path, sizeof(path), o->pin_dir, pin);
+		old = bpf_obj_get(path);
+		if (old >= 0) {
+			bpf_link_detach(old);
+			close(old);
+			unlink(path);
+		}
+		fd = nf_link_create(prog_fd, fams[i].pf);
+		if (fd < 0) {
+			err = -errno;
+			toe_err("cannot attach the forward path's admission at netfilter FORWARD (%s): %s (TOE_LOADER_NO_NF=1 uses tc egress instead)",
+				fams[i].name, strerror(errno));
+			return err;
+		}
+		err = pin_new_link(fd, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+bool claim_home(int gen_fd)
+{
+	struct toe_fwd_gen g = {};
+	__u64 me = toe_netns_cookie();
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(gen_fd, &zero, &g))
+		return false;
+	/* none yet, or an inode an older toed wrote: this one's */
+	if (!g.rt_netns || g.rt_netns == toe_netns_ino()) {
+		g.rt_netns = me;
+		if (bpf_map_update_elem(gen_fd, &zero, &g, BPF_ANY))
+			return false;
+	}
+	if (g.rt_netns == me)
+		return true;
+	fprintf(stderr,
+		"toe-loader: note: the datapath's home is another network namespace (cookie %llu): the forward path serves only its home, flows routed here are never admitted (fwd_not_home)\n",
+		(unsigned long long)g.rt_netns);
+	return false;
 }

@@ -356,6 +356,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 	err = libbpf_num_possible_cpus();
 	if (err > 0)
 		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
+	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",
@@ -386,6 +387,10 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 				     bpf_program__fd(skel->progs.toe_sockops));
 	if (!err && flows_existed)
 		err = filter_load(skel);
+	if (!err && !o->hook_tc)
+		claim_home(bpf_map__fd(skel->maps.toe_fwd_gen));
+	if (!err && skel->rodata->toe_nf_admit) /* the forward path's proof */
+		err = attach_nf(o, bpf_program__fd(skel->progs.toe_nf_fwd));
 	for (i = 0; !err && i < o->ndevs; i++) {
 		if (!o->hook_tc)
 			err = add_egress(o->devs[i], if_nametoindex(o->devs[i]),
@@ -393,10 +398,11 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 					 bpf_map__fd(skel->maps.toe_ifaces));
 		if (!err)
 			err = attach_iface(o, o->devs[i], prog_fd, &cm);
-		if (!err && !o->hook_tc) /* the forward path's admission */
-			err = attach_egress(
-				o, o->devs[i],
-				bpf_program__fd(skel->progs.toe_egress));
+		if (!err && !o->hook_tc && !skel->rodata->toe_nf_admit)
+			err = attach_egress(/* the fallback admission */
+					    o, o->devs[i],
+					    bpf_program__fd(
+						    skel->progs.toe_egress));
 	}
 	return err;
 }

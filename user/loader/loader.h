@@ -32,6 +32,15 @@
 #define TOE_LINK_TYPE_TCX 11 /* BPF_LINK_TYPE_TCX, kernel 6.6 */
 #define TOE_TCX_INGRESS 46 /* BPF_TCX_INGRESS, kernel 6.6 */
 #define TOE_TCX_EGRESS 47 /* BPF_TCX_EGRESS, kernel 6.6 */
+/* Netfilter programs (kernel 6.4), newer than libbpf 1.1 and these headers. */
+#define TOE_PROG_TYPE_NETFILTER 32 /* BPF_PROG_TYPE_NETFILTER */
+#define TOE_ATTACH_NETFILTER 45 /* BPF_NETFILTER */
+#define TOE_LINK_TYPE_NETFILTER 10 /* BPF_LINK_TYPE_NETFILTER */
+#define TOE_NF_INET_FORWARD 2 /* NF_INET_FORWARD */
+/* Last but one: the kernel refuses NF_IP_PRI_LAST itself. */
+#define TOE_NF_PRIORITY (INT_MAX - 1)
+/* toe_nf_fwd's links, per namespace and family (egress.c). */
+#define TOE_PIN_LINK_NF "link_nf_fwd_n%lu_%s"
 /* toe_egress's link on an interface XDP is on (egress.c). */
 #define TOE_PIN_LINK_EGRESS "link_egress_n%lu_if%u"
 /*
@@ -107,6 +116,21 @@ int set_wait(struct opts *o, const char *arg);
  * the process ends), or -1 after a message naming the holder.
  */
 int take_change_lock(const struct opts *o, const char *who);
+
+/*
+ * The forward path's proof (egress.c): why toe_nf_fwd cannot be used
+ * (NULL: it can), its preparation before the load, its links.
+ */
+struct bpf_program;
+const char *nf_why_not(void);
+void nf_prepare(const struct opts *o, struct bpf_program *nf,
+		volatile __u32 *nf_admit);
+int attach_nf(const struct opts *o, int prog_fd);
+/*
+ * The datapath's home namespace (toe_fwd_gen.rt_netns): made this one's if
+ * it has none; whether this one is it (egress.c).
+ */
+bool claim_home(int gen_fd);
 
 int cmd_load(struct opts *o);
 int cmd_status(struct opts *o);

@@ -77,6 +77,8 @@ static const char *prog_type_name(__u32 type)
 {
 	const char *s = libbpf_bpf_prog_type_str(type);
 
+	if (type == TOE_PROG_TYPE_NETFILTER)
+		return "netfilter"; /* newer than libbpf 1.1 */
 	return s ? s : "unknown";
 }
 
@@ -122,6 +124,10 @@ static void link_attach(struct prog_row *r, const struct bpf_link_info *li,
 		snprintf(r->mode, sizeof(r->mode),
 			 strncmp(r->pin, "link_egress_", 12) ? "tcx" :
 							       "tcx-egress");
+	} else if (li->type == TOE_LINK_TYPE_NETFILTER) {
+		snprintf(r->attach, sizeof(r->attach), "FORWARD %s",
+			 strstr(r->pin, "ipv6") ? "ipv6" : "ipv4");
+		snprintf(r->mode, sizeof(r->mode), "netfilter");
 	} else if (li->type == BPF_LINK_TYPE_XDP) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
@@ -333,10 +339,36 @@ static void print_not_loaded(const struct opts *o)
 	tj_end(&j);
 }
 
+/*
+ * Which proof admits routed flows to the fast path, from the rows: the
+ * netfilter program at FORWARD, else toe_egress at tc egress (the fallback:
+ * why is *why), else none (--hook tc, or nothing attached).
+ */
+static const char *admission(const struct prog_row *rows, int nrows,
+			     const char **why)
+{
+	bool egress = false;
+	int i;
+
+	*why = NULL;
+	for (i = 0; i < nrows; i++) {
+		if (!strcmp(rows[i].mode, "netfilter"))
+			return "netfilter";
+		egress |= !strcmp(rows[i].name, "toe_egress");
+	}
+	if (!egress)
+		return "none";
+	*why = nf_why_not();
+	if (!*why)
+		*why = "loaded so (by an older toe-loader, or TOE_LOADER_NO_NF=1)";
+	return "tc-egress";
+}
+
 /* JSON: the document's start up to the maps array, left open. */
 static void json_programs(const struct opts *o, struct toe_json *j,
 			  const struct prog_row *rows, int nrows)
 {
+	const char *why;
 	int i;
 
 	tj_start(j, stdout);
@@ -344,6 +376,9 @@ static void json_programs(const struct opts *o, struct toe_json *j,
 	tj_key(j, "loaded");
 	tj_bool(j, true);
 	tj_kstr(j, "pin_dir", o->pin_dir);
+	tj_kstr(j, "admission", admission(rows, nrows, &why));
+	if (why)
+		tj_kstr(j, "admission_why", why);
 	tj_key(j, "programs");
 	tj_arr(j);
 	for (i = 0; i < nrows; i++) {
@@ -367,9 +402,17 @@ static void json_programs(const struct opts *o, struct toe_json *j,
 static void text_programs(const struct opts *o, const struct prog_row *rows,
 			  int nrows)
 {
+	const char *why, *how = admission(rows, nrows, &why);
 	int i;
 
-	printf("pin folder: %s\n\n", o->pin_dir);
+	printf("pin folder: %s\n", o->pin_dir);
+	if (!strcmp(how, "netfilter"))
+		printf("forward admission: netfilter FORWARD (toe_nf_fwd: what the stack forwarded and FORWARD accepted)\n\n");
+	else if (why)
+		printf("forward admission: tc egress (toe_egress, the fallback: %s; a bpf_redirect_neigh can pass for forwarding)\n\n",
+		       why);
+	else
+		printf("forward admission: none\n\n");
 	printf("%-6s %-10s %-16s %-8s %-24s %s\n", "ID", "TYPE", "NAME", "MODE",
 	       "ATTACHED TO", "PIN");
 	for (i = 0; i < nrows; i++)

@@ -201,7 +201,7 @@ static int start_loop(void)
 	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
 	    timerfd_settime(D->tfd, 0, &its, NULL) ||
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
-	    (nft_open(D->pin_dir, D->netns_ino) >= 0 &&
+	    (nft_open(D->pin_dir, toe_netns_cookie()) >= 0 &&
 	     (ep_add(nft_fd(), SRC_NFT) ||
 	      (nft_again_fd() >= 0 && ep_add(nft_again_fd(), SRC_NFT_AGAIN))))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));

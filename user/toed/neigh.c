@@ -3,7 +3,8 @@
  * opentoe neighbour and address propagation: rtnetlink -> BPF maps.
  *
  * Two NETLINK_ROUTE sockets: one subscribed to the neighbour, IPv4/IPv6
- * address and link groups, one for dump requests, so that a dump's replies
+ * address and link groups (and route, rule and netconf, which only make
+ * the forward path's cached routes stale), one for dump requests, so that a dump's replies
  * never interleave with events.  If the event socket overruns (ENOBUFS),
  * updates were lost: its queue is drained (those messages predate the dump
  * that follows, so applying them after it could roll an entry back) and
@@ -237,7 +238,9 @@ int toe_nl_open(struct toe_nl *nl, int neigh_map, int local_map, int rcvbuf,
 	unsigned int groups = RTMGRP_NEIGH | RTMGRP_LINK | RTMGRP_IPV4_IFADDR |
 			      RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE |
 			      RTMGRP_IPV6_ROUTE | RTMGRP_IPV4_RULE |
-			      (1U << (RTNLGRP_IPV6_RULE - 1));
+			      (1U << (RTNLGRP_IPV6_RULE - 1)) |
+			      (1U << (RTNLGRP_IPV4_NETCONF - 1)) |
+			      (1U << (RTNLGRP_IPV6_NETCONF - 1));
 
 	nl->neigh_map = neigh_map;
 	nl->local_map = local_map;
@@ -509,6 +512,8 @@ static void dispatch(struct toe_nl *nl, const struct nlmsghdr *h,
 	case RTM_DELROUTE:
 	case RTM_NEWRULE:
 	case RTM_DELRULE:
+	case RTM_NEWNETCONF: /* ip_forward, a device's forwarding */
+	case RTM_DELNETCONF:
 		break; /* only routed: the cache below */
 	default:
 		return;

@@ -26,6 +26,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <bpf/bpf.h>
 #include "lib/path.h"
+#include "ct.h"
 #include "log.h"
 #include "nft.h"
 #include "show_maps.h" /* toe_now_ns */
@@ -36,14 +37,15 @@
 static struct {
 	int fd; /* the netlink socket, -1 if none */
 	char path[4096]; /* toe_fwd_gen's pin */
+	char fwd_path[4096]; /* toe_fwd's: conntrack's destroy events (ct.c) */
 	__u32 map_id; /* the map mapped, 0 if none */
 	struct toe_fwd_gen *g; /* its one value, mapped */
 	__u64 changes; /* ruleset changes seen */
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
+	__u64 ct_ended; /* fast paths ended by conntrack's destroy events */
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
-	unsigned long
-		netns_ino; /* toed's network namespace: whose routes it follows */
+	__u64 netns; /* toed's network namespace (cookie): whose routes it follows */
 } N = { .fd = -1, .again_fd = -1 };
 
 static void unmap(void)
@@ -89,13 +91,26 @@ static bool map_gen(void)
 	return true;
 }
 
+/*
+ * Whether the datapath's home namespace (rt_netns, toe-loader's) is
+ * toed's: the forward path serves only its home, whose firewall, sysctls
+ * and routes toed watches where it runs.  None yet (an older loader):
+ * toed's own.
+ */
+static bool home_ok(void)
+{
+	__u64 home = __atomic_load_n(&N.g->rt_netns, __ATOMIC_ACQUIRE);
+
+	if (!home)
+		__atomic_store_n(&N.g->rt_netns, home = N.netns,
+				 __ATOMIC_RELEASE);
+	return home == N.netns;
+}
+
 static void renew_lease(void)
 {
-	if (!map_gen())
+	if (!map_gen() || !home_ok())
 		return;
-	/* the namespace whose routes toed follows: its flows' routes may be cached */
-	if (N.g->rt_netns != N.netns_ino)
-		__atomic_store_n(&N.g->rt_netns, N.netns_ino, __ATOMIC_RELEASE);
 	if (N.no_route_cache)
 		__atomic_store_n(&N.g->rt_gen, 0, __ATOMIC_RELEASE);
 	else if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
@@ -134,13 +149,14 @@ static void bump(void)
 	     gen);
 }
 
-int nft_open(const char *pin_dir, unsigned long netns_ino)
+int nft_open(const char *pin_dir, __u64 netns)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int grp = NFNLGRP_NFTABLES;
+	int grp = NFNLGRP_NFTABLES, ct = NFNLGRP_CONNTRACK_DESTROY;
 
-	N.netns_ino = netns_ino;
+	N.netns = netns;
 	toe_join(N.path, sizeof(N.path), pin_dir, TOE_MAP(FWD_GEN));
+	toe_join(N.fwd_path, sizeof(N.fwd_path), pin_dir, TOE_MAP(FWD));
 	N.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		      NETLINK_NETFILTER);
 	if (N.fd < 0 || bind(N.fd, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -154,12 +170,27 @@ int nft_open(const char *pin_dir, unsigned long netns_ino)
 		N.fd = -1;
 		return -1;
 	}
+	/* conntrack entries destroyed end their fast paths (ct.c) */
+	if (setsockopt(N.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &ct,
+		       sizeof(ct)))
+		logm(LOG_WARN,
+		     "cannot follow conntrack's destroy events (%s): a deleted or expired conntrack entry does not end its fast path",
+		     strerror(errno));
 	N.again_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (N.again_fd < 0)
 		logm(LOG_WARN,
 		     "cannot make the second-bump timer (%s): a packet in flight at a ruleset change may re-admit its flow",
 		     strerror(errno));
+	if (map_gen() && !home_ok()) {
+		logm(LOG_ERR,
+		     "the datapath in %s has its home in another network namespace (cookie %llu, toed's is %llu): the forward path serves only its home, so toed neither watches the firewall nor vouches for it here; run toed in that namespace",
+		     pin_dir, (unsigned long long)N.g->rt_netns,
+		     (unsigned long long)N.netns);
+		close(N.fd);
+		N.fd = -1;
+		return -1;
+	}
 	bump(); /* what changed while no toed watched */
 	if (map_gen())
 		nft_route_changed(); /* routes too */
@@ -203,16 +234,23 @@ void nft_again(void)
 		bump();
 }
 
-/* Whether one netlink datagram (n bytes) announces a new generation. */
+/*
+ * Whether one netlink datagram (n bytes) announces a new generation; the
+ * conntrack entries it says were destroyed end their fast paths (ct.c).
+ */
 static bool has_newgen(const void *buf, int n)
 {
 	const struct nlmsghdr *h;
+	bool newgen = false;
 
-	for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
+	for (h = buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 		if (h->nlmsg_type ==
 		    ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN))
-			return true;
-	return false;
+			newgen = true;
+		else if (ct_destroyed(N.fwd_path, h))
+			N.ct_ended++;
+	}
+	return newgen;
 }
 
 void nft_process(void)

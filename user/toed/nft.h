@@ -19,10 +19,10 @@
  * Join the nftables group and take the lease (bumping the generation once:
  * the ruleset may have changed while no toed watched).  The socket's fd
  * (for epoll), or -1 after a warning: toed then runs without the watch.
- * netns_ino: toed's network namespace, the one whose routes it follows
- * (the lease names it: its flows' routes may be cached).
+ * netns: toed's network namespace (its cookie), the one whose routes it
+ * follows (the lease names it: its flows' routes may be cached).
  */
-int nft_open(const char *pin_dir, unsigned long netns_ino);
+int nft_open(const char *pin_dir, __u64 netns);
 /* The socket nft_open made (-1 if none). */
 int nft_fd(void);
 /* The socket is readable: read every message; a change bumps the generation. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/netns.h"
 #include "lib/pinned.h"
 #include "lib/json.h"
 #include "config.h"
@@ -387,6 +388,17 @@ static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
 	tj_obj_end(j);
 }
 
+/*
+ * A toe_fwd entry's namespace is a cookie (identity); shown as the inode
+ * `ip netns` and /proc show.  Entries are only ever of toed's own
+ * namespace (the forward path serves the datapath's home namespace,
+ * docs/forwarding.md); another's shows 0.
+ */
+static __u64 fwd_ns_ino(__u64 cookie)
+{
+	return cookie == toe_netns_cookie() ? toe_netns_ino() : 0;
+}
+
 static const char *fwd_state(__u8 st)
 {
 	switch (st) {
@@ -424,7 +436,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 		if ((flt->dev && strcmp(flt->dev, dn)) ||
 		    (flt->port >= 0 && k.lport != flt->port &&
 		     k.rport != flt->port) ||
-		    (flt->netns && v.netns != flt->netns))
+		    (flt->netns && fwd_ns_ino(v.netns) != flt->netns))
 			continue;
 		ca = v.client ? k.raddr : k.laddr;
 		sa = v.client ? k.laddr : k.raddr;
@@ -442,7 +454,8 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 			tj_kstr(j, "raddr",
 				toe_nl_addr_str(k.family, sa, a, sizeof(a)));
 			tj_ku64(j, "rport", sp);
-			tj_ku64(j, "netns", v.netns);
+			tj_ku64(j, "netns", fwd_ns_ino(v.netns));
+			tj_ku64(j, "netns_cookie", v.netns);
 			tj_kstr(j, "device", dn);
 			tj_kstr(j, "decision", "forward");
 			tj_kstr(j, "reason", toe_reason_name(v.reason));
@@ -466,7 +479,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 				c, sv, dn, "forward", fwd_state(v.state),
 				v.rule, "-", (unsigned long long)v.bytes, "-",
 				(unsigned long long)v.packets, "-", age,
-				(unsigned long long)v.netns, "-");
+				(unsigned long long)fwd_ns_ino(v.netns), "-");
 		}
 	}
 	return shown;

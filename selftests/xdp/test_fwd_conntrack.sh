@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A conntrack entry destroyed ends its fast path (issue 31, item 10): toed
+# follows conntrack's destroy events and deletes the flow's toe_fwd entry,
+# as a flowtable tears down its flow.  A fast-path flow through the router
+# (conntrack tracking it, toed running there), then `conntrack -D` of it:
+# within 1 s XDP forwards none of it and the stack forwards it, and the
+# transfer still completes intact.  IPv4, then IPv6.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 10
+need_cmd iptables ip6tables conntrack
+router_test fwdct || exit 1
+endpoints_for_native || exit 1
+fwd_conf "$work/fwd.conf" || exit 1
+dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
+	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
+# the flow's packets back in the stack are mid-stream for conntrack
+nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=1
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --log-level debug >"$work/toed.log" 2>&1
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+st() { stat_of "$PIN" "$1"; }
+n5201() {
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+		jq '[.[] | select(.formatted.key.lport == 5201 or .formatted.key.rport == 5201)] | length'
+}
+est() { test "$(n5201)" = 1; }
+# round NAME ADDR FAM: a fast-path flow to ADDR, conntrack -D of it, the checks
+round() {
+	local name=$1 addr=$2 fam=$3 cpid x0 x1 k0 k1
+	nsx_bg c python3 "$XFER" client --addr "$addr" --port 5201 --seconds 3 >"$work/$name.json"
+	cpid=$NSX_PID
+	wait_for 3 est || { fail "$name: the flow is admitted"; return; }
+	sleep 0.5
+	check "$name: conntrack tracks the flow on the router" bash -c "nsenter --net=/run/netns/$(ns_name r) conntrack -L -f $fam -p tcp --dport 5201 2>/dev/null | grep -q 5201"
+	nsx r conntrack -D -f $fam -p tcp --dport 5201 >/dev/null 2>&1
+	sleep 1
+	x0=$(st $STAT_XDP_FORWARD) k0=$(ip_forwarded)
+	sleep 0.5
+	x1=$(st $STAT_XDP_FORWARD) k1=$(ip_forwarded)
+	check "  conntrack -D: within 1 s the flow's $MAP_FWD entry is gone ($(n5201) left)" test "$(n5201)" = 0
+	check "  XDP forwards none of it ($((x1 - x0)) packets in the next 0.5 s)" test "$x1" = "$x0"
+	check "  the stack forwards it ($((k1 - k0)) packets)" test $((k1 - k0)) -gt 100
+	wait $cpid
+	check "  and the transfer completes intact" intact $name
+}
+round ipv4 $S4 ipv4
+round ipv6 $S6 ipv6
+finish
