@@ -65,16 +65,18 @@ say "Load opentoe on the router: XDP on r0 and r1, sock_ops on the demo's cgroup
 run on $R toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir $PIN || exit 1
 on $R toe-loader status --pin-dir $PIN | sed -n '1,12p'
 
-cat >"$WORK/opentoe.conf" <<'EOF'
+# (unquoted: $S, the server's namespace, is where the bypass rules apply;
+# a rule with no netns clause matches in toed's namespace, the router's)
+cat >"$WORK/opentoe.conf" <<EOF
 # The demo's policy.
 device t3a type chelsio-t3 nconn 64 steer forward   # XDP forwards its flows
 default host
 rule offload dev t3a rport 5201     # iperf3 to the server: offloaded
 rule host rport 5301                # the same, on another port: the kernel's
-rule bypass lport 6379              # redis, both ends on the server host:
-rule bypass rport 6379              #   socket to socket, no TCP/IP
-rule bypass lport 7001              # loadgen, bypassed ...
-rule bypass rport 7001
+rule bypass lport 6379 netns $S     # redis, both ends on the server host:
+rule bypass rport 6379 netns $S     #   socket to socket, no TCP/IP
+rule bypass lport 7001 netns $S     # loadgen, bypassed ...
+rule bypass rport 7001 netns $S
 rule host rport 7002                # ... and over plain TCP loopback
 EOF
 chmod 600 "$WORK/opentoe.conf"
