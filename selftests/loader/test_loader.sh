@@ -211,8 +211,9 @@ old_pin() {
 }
 # The layout before flow keys carried the network namespace.
 old_pin "pins from before the netns key" $MAP_FLOWS lru_hash 9 40 80 48 88
-# A record that grew with the key unchanged: the value size alone refuses it.
-old_pin "a $MAP_POL_HDR from before 'track'" $MAP_POL_HDR array 2 4 32 4 40
+# A record that grew with the key unchanged: the value size alone refuses it
+# (56: struct toe_pol_hdr since the netns scope and the tenant quotas).
+old_pin "a $MAP_POL_HDR from before 'track'" $MAP_POL_HDR array 2 4 32 4 56
 
 # --- rollback: XDP fails on the second interface after sock_ops and the
 # first XDP attach succeeded (lo has no native XDP).

@@ -146,7 +146,7 @@ static struct opentoe *probe_open(int map_fd)
 	bpf_object__for_each_map(map, skel->obj) {
 		if (map == skel->maps.toe_bypass)
 			bpf_map__reuse_fd(map, map_fd);
-		else
+		else if (map != skel->maps.rodata) /* .rodata: made, always */
 			bpf_map__set_autocreate(map, false);
 	}
 	bpf_object__for_each_program(prog, skel->obj)

@@ -53,7 +53,7 @@ static bool demote_open(void)
 			bpf_map__reuse_fd(map, D->m.live);
 		else if (map == s->maps.toe_stats)
 			bpf_map__reuse_fd(map, D->m.stats);
-		else
+		else if (map != s->maps.rodata) /* .rodata: made, always */
 			bpf_map__set_autocreate(map, false);
 	}
 	bpf_object__for_each_program(prog, s->obj)
