@@ -13,7 +13,6 @@
 # in a is still bypassed.
 . "$(dirname "$0")/../policy/setup.sh"
 plan 6
-need_cmd setpriv unshare ip
 
 load_toe --flows 64 || { fail "load"; finish; }
 cfg=$(printf 'default host\nrule bypass rport 443 netns any\nrule bypass lport 443 netns any\nrule bypass rport 7443\nrule bypass lport 7443\n' | conf flows)
@@ -30,10 +29,7 @@ before=$(mine)
 q0=$(stat_sum "$STAT_QUOTA") b0=$(stat_sum "$STAT_BYP_SOCKS")
 
 out=$CONF_DIR/tenant
-tenant 10.99.0.1 40 15 "$out" &
-tpid=$!
-defer "kill $tpid 2>/dev/null"
-wait_for 15 grep -q held "$out" || { fail "the tenant connects"; cat "$out"; finish; }
+tenant_up 10.99.0.1 40 15 "$out" 15
 got=$(tenant_flows 10.99.0.1)
 srv=$(flows | jq '[.[] | select(.lport == 443)] | length')
 check "the tenant holds 16 records, no more (clients $(jq length <<<"$got"), servers $srv)" \
@@ -53,6 +49,6 @@ wait_for 10 grep -q held "$lo"
 d=$(flows | jq -c '[.[] | select(.rport == 7443)][0] // {} | [.decision, .reason]')
 check "the operator's loopback connection in a is bypassed ($d)" test "$d" = "[2,0]"
 wait $! 2>/dev/null
-kill $tpid 2>/dev/null
-wait $tpid 2>/dev/null
+kill $TPID 2>/dev/null
+wait $TPID 2>/dev/null
 finish

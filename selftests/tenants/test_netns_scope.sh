@@ -13,43 +13,30 @@
 # left as it was.
 . "$(dirname "$0")/../policy/setup.sh"
 plan 8
-need_cmd setpriv unshare ip
-
-load_toe || { fail "load"; finish; }
-rule='rule offload dev t3 remote 10.0.0.0/8 rport 443'
-cfg=$(printf 'device t3 type chelsio-t3 nconn 4\n%s\n' "$rule" | conf scoped)
-check "the operator's configuration applies (toed in namespace a)" apply "$cfg"
-
 . "$(dirname "$0")/unpriv.sh"
+rule='rule offload dev t3 remote 10.0.0.0/8 rport 443'
+t3_applies scoped "the operator's configuration applies (toed in namespace a)" "$rule"
 out=$CONF_DIR/tenant1
-tenant 10.99.0.1 4 20 "$out" &
-tpid=$!
-defer "kill $tpid 2>/dev/null"
-wait_for 10 grep -q held "$out" || { fail "the tenant connects"; cat "$out"; finish; }
+tenant_up 10.99.0.1 4 20 "$out"
 check "the tenant's 4 connections take no slot of t3" test "$(dev_live 0 live)" = 0
 got=$(tenant_flows 10.99.0.1)
 check "its 4 records: host, reason default (the rule is not its namespace's)" \
 	test "$(jq '[.[] | select(.decision == 0 and .reason == 1)] | length' <<<"$got")" = 4 ||
 	echo "$got"
 
-server 443
-d=$(decided "$CG" $B4 443)
-check "the operator's connection in a is offloaded on t3" \
-	test "$(jq -c '[.decision, .reason, .dev]' <<<"$d")" = "[1,0,0]" || echo "$d"
-kill $tpid 2>/dev/null
-wait $tpid 2>/dev/null
+operator_offloaded
+kill $TPID 2>/dev/null
+wait $TPID 2>/dev/null
 
 any=$(printf 'device t3 type chelsio-t3 nconn 4\n%s netns any\n' "$rule" | conf any)
 apply "$any" >/dev/null
 out=$CONF_DIR/tenant2
-tenant 10.99.0.1 1 5 "$out" &
-tpid=$!
-wait_for 10 grep -q held "$out"
+tenant_up 10.99.0.1 1 5 "$out"
 got=$(tenant_flows 10.99.0.1)
 check "with 'netns any' the tenant's connection is offloaded" \
 	test "$(jq '[.[] | select(.decision == 1)] | length' <<<"$got")" = 1 || echo "$got"
-kill $tpid 2>/dev/null
-wait $tpid 2>/dev/null
+kill $TPID 2>/dev/null
+wait $TPID 2>/dev/null
 
 nsb=$(ns_name b)
 onlyb=$(printf 'device t3 type chelsio-t3 nconn 4\n%s netns %s\n' "$rule" "$nsb" | conf onlyb)

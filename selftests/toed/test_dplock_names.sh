@@ -41,27 +41,32 @@ for p in "$DIR/." "$DIR/" "$T/link" "/sys/fs/bpf//$NAME/" "$DIR/../$NAME"; do
 	i=$((i + 1))
 done
 
+# hold_change_lock DIR: the change lock of pin folder DIR (made by an
+# unload of nothing there) held by flock, as a loader would hold it; the
+# holder's pid in $holder, removed on exit.
+hold_change_lock() {
+	local lock
+	toe-loader unload --pin-dir "$1" >/dev/null 2>&1
+	lock=$(ls /run/opentoe/locks/"$(basename "$1")".*.change.lock)
+	defer "rm -f $lock"
+	flock -o -x "$lock" sleep 30 &
+	holder=$!
+	defer "pkill -P $holder; kill $holder"
+	wait_for 2 grep -q "FLOCK.* $holder " /proc/locks
+}
+
 # The change lock, held by flock (as a loader would be): a loader through
 # the link waits, then names it.
-toe-loader unload --pin-dir "$DIR" >/dev/null 2>&1
-lock=$(ls /run/opentoe/locks/"$NAME".*.change.lock)
-flock -o -x "$lock" sleep 30 & holder=$!
-defer "pkill -P $holder; kill $holder"
-wait_for 2 grep -q "FLOCK.* $holder " /proc/locks
+hold_change_lock "$DIR"
 out=$(toe-loader unload --pin-dir "$T/link/" --wait 0 2>&1)
 check "a loader through the link finds the change lock held: $out" \
 	grep -q "locked by pid $holder (flock)" <<<"$out"
 
 # A dangling link: its target's lock, before the folder exists.
 ln -s "$DIR-new" "$T/dangling"
-toe-loader unload --pin-dir "$DIR-new" >/dev/null 2>&1
-lock=$(ls /run/opentoe/locks/"$NAME-new".*.change.lock)
-defer "rm -f $lock"
-flock -o -x "$lock" sleep 30 & holder2=$!
-defer "pkill -P $holder2; kill $holder2"
-wait_for 2 grep -q "FLOCK.* $holder2 " /proc/locks
+hold_change_lock "$DIR-new"
 out=$(toe-loader unload --pin-dir "$T/dangling" --wait 0 2>&1)
 check "a loader through a dangling link takes its target's lock: $out" \
-	grep -q "locked by pid $holder2 (flock)" <<<"$out"
+	grep -q "locked by pid $holder (flock)" <<<"$out"
 rm -f /run/opentoe/locks/"$NAME".*.lock
 finish

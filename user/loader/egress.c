@@ -89,7 +89,7 @@ void nf_prepare(const struct opts *o, struct bpf_program *nf,
 }
 
 /* BPF_LINK_CREATE of a netfilter link (libbpf 1.1 has no opts for it). */
-static int nf_link_create(int prog_fd, __u32 pf)
+static int nf_link_create_at(int prog_fd, __u32 pf, __s32 priority)
 {
 	union {
 		char b[128];
@@ -106,8 +106,26 @@ static int nf_link_create(int prog_fd, __u32 pf)
 	a.s.attach_type = TOE_ATTACH_NETFILTER;
 	a.s.pf = pf;
 	a.s.hooknum = TOE_NF_INET_FORWARD;
-	a.s.priority = TOE_NF_PRIORITY;
+	a.s.priority = priority;
 	return syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/*
+ * The link at the last free priority from TOE_NF_PRIORITY down: the kernel
+ * takes one BPF program per hook and priority (EBUSY), and another
+ * datapath in this namespace (another pin folder) may hold the first.
+ * Where in the last few it runs does not matter: it only watches.
+ */
+static int nf_link_create(int prog_fd, __u32 pf)
+{
+	int i, fd = -1;
+
+	for (i = 0; i < TOE_NF_PRIORITIES; i++) {
+		fd = nf_link_create_at(prog_fd, pf, TOE_NF_PRIORITY - i);
+		if (fd >= 0 || errno != EBUSY)
+			break;
+	}
+	return fd;
 }
 
 /*

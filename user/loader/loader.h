@@ -39,6 +39,7 @@
 #define TOE_NF_INET_FORWARD 2 /* NF_INET_FORWARD */
 /* Last but one: the kernel refuses NF_IP_PRI_LAST itself. */
 #define TOE_NF_PRIORITY (INT_MAX - 1)
+#define TOE_NF_PRIORITIES 64 /* tried from TOE_NF_PRIORITY down */
 /* toe_nf_fwd's links, per namespace and family (egress.c). */
 #define TOE_PIN_LINK_NF "link_nf_fwd_n%lu_%s"
 /* toe_egress's link on an interface XDP is on (egress.c). */
