@@ -7,7 +7,7 @@
 # bypass rule removed mid-stream (the open connection stays bypassed, a new
 # one takes TCP).
 . "$(dirname "$0")/setup.sh"
-plan 17
+plan 22
 
 # started STREAMOUT: wait for bypass_check's "connected" / "written" line
 started() { touch "$1"; wait_for 10 grep -q -e connected -e written "$1"; }
@@ -65,6 +65,19 @@ check "a later unload succeeds once the reader has read" test ! -e "$PIN"
 wait $pid
 out=$(tail -1 "$TMP/s3")
 jqcheck "  the reader got all 3 MiB" "$out" '.ok and .server.recvd == 3145728'
+
+# --- the probe cannot be loaded (a toe_bypass of another layout):
+# unload cannot tell whether the reader has read, so it refuses, not drops
+slow_reader 7505 1 "$TMP/s5"
+TOE_LOADER_NO_PROBE=1 toe-loader unload --pin-dir "$PIN" --drain-timeout 0.2 >"$TMP/u5" 2>&1
+check "unload without its bypass probe refuses while 2 MiB may be unread" test $? = 1
+check "  and says why" grep -q "cannot tell whether the sockets" "$TMP/u5"
+check "  the datapath is still there" test -e "$PIN/link_sockops"
+wait $pid
+TOE_LOADER_NO_PROBE=1 toe-loader unload --pin-dir "$PIN" --force --drain-timeout 0.2 >"$TMP/u5f" 2>&1
+check "unload --force without the probe takes the datapath away" test ! -e "$PIN"
+out=$(tail -1 "$TMP/s5")
+jqcheck "  the reader got all 3 MiB before" "$out" '.ok and .server.recvd == 3145728'
 
 # --- the bypass rule removed mid-stream
 load_toe

@@ -134,13 +134,21 @@ struct drain_count {
 	long n; /* sockets */
 };
 
-/* The object with only toe_byp_probe loaded, on the pinned toe_bypass. */
+/*
+ * The object with only toe_byp_probe loaded, on the pinned toe_bypass.
+ * TOE_LOADER_NO_PROBE=1 (tests) makes it fail, as it would against a
+ * toe_bypass of another layout.
+ */
 static struct opentoe *probe_open(int map_fd)
 {
-	struct opentoe *skel = toe_skel_open();
+	const char *knob = getenv("TOE_LOADER_NO_PROBE");
+	struct opentoe *skel;
 	struct bpf_program *prog;
 	struct bpf_map *map;
 
+	if (knob && !strcmp(knob, "1"))
+		return NULL;
+	skel = toe_skel_open();
 	if (!skel)
 		return NULL;
 	bpf_object__for_each_map(map, skel->obj) {
@@ -270,9 +278,17 @@ static int bypass_drain(const struct opts *o)
 	skel = probe_open(map_fd);
 	if (skel) {
 		err = drain_with_probe(o, map_fd, skel);
+	} else if (!o->force) {
+		/*
+		 * Cannot ask the kernel whether a reader still has data queued:
+		 * taking the sockets out could drop it.  Senders are on TCP
+		 * already (draining); the operator decides.
+		 */
+		toe_err("cannot load the bypass probe, so cannot tell whether the sockets in %s have read the data redirected to them; bypass is off, new data goes over TCP; unload --force drops what may be unread",
+			TOE_MAP(BYPASS));
+		err = -EBUSY;
 	} else {
-		/* Cannot ask the kernel: give the readers the timeout, then go on. */
-		toe_err("cannot load the bypass probe; waiting %.1f s for readers instead",
+		toe_err("--force: cannot load the bypass probe; waiting %.1f s for readers, then dropping what may be unread",
 			o->drain_timeout);
 		usleep((useconds_t)(o->drain_timeout * 1e6));
 		err = take_out_all(map_fd);
