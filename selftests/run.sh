@@ -18,6 +18,8 @@
 # Before the tests it runs `make all` (unless TOE_NO_BUILD=1, as make check
 # sets after building): a stale binary is rebuilt, and a build that fails
 # fails the run, so one test file run by hand is as safe as make check.
+# qemu tests (guest/, kmod/) run beside the others, niced, and are reported
+# last; TOE_SERIAL=1 runs everything one after the other.
 # The last lines list the skips with their reasons, then
 # "N passed, N failed, N skipped"; exit status 1 if any failed.
 set -u
@@ -56,15 +58,11 @@ report() { # status name [reason]
 	esac
 }
 
-for t in "${tests[@]}"; do
+# collect TEST OUT RC SECS: the TAP of one test file from its output.
+collect() {
+	local t=$1 out=$2 rc=$3 secs=$4 name subs=0 subfail=0 planned="" reason line desc
 	name=${t#selftests/}
 	name=${name%.sh}
-	out=$(mktemp)
-	start=$(date +%s)
-	timeout --kill-after=10 "${TOE_TEST_TIMEOUT:-900}" bash "$t" >"$out" 2>&1
-	rc=$?
-	secs=$(( $(date +%s) - start ))
-	subs=0 subfail=0 planned=""
 	reason=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
 	while IFS= read -r line; do
 		# the file's plan comes before its first check (a plan printed
@@ -105,6 +103,50 @@ for t in "${tests[@]}"; do
 	elif [ $subs -eq 0 ]; then
 		report ok "$name"
 	fi
+}
+
+# Test files that boot a kernel of their own under qemu (TCG: CPU-bound,
+# minutes long) share nothing with this host's namespaces, pins and
+# cgroups: unless TOE_SERIAL=1 they start first and run beside the rest at
+# the lowest CPU priority, so they take only the CPU time the host tests
+# leave idle (those mostly wait on packets and timers), and are reported
+# last.  Their guests get longer time limits for it (the limits catch a
+# hung guest, not a slow one).
+is_vm_test() {
+	case $1 in
+	*/guest/test_guest.sh | */kmod/test_kmod.sh) [ "${TOE_SERIAL:-0}" != 1 ] ;;
+	*) return 1 ;;
+	esac
+}
+
+declare -A vm_pid vm_out vm_start
+# stopped with the run: timeout passes the signal on to the test's cleanup
+trap 'kill "${vm_pid[@]}" 2>/dev/null; exit 130' INT TERM
+for t in "${tests[@]}"; do
+	is_vm_test "$t" || continue
+	vm_out[$t]=$(mktemp)
+	vm_start[$t]=$(date +%s)
+	TOE_KMOD_TIMEOUT=${TOE_KMOD_TIMEOUT:-900} \
+		TOE_GUEST_TIMEOUT=${TOE_GUEST_TIMEOUT:-1500} \
+		nice -n 19 timeout --kill-after=10 "${TOE_VM_TEST_TIMEOUT:-1800}" \
+		bash "$t" >"${vm_out[$t]}" 2>&1 &
+	vm_pid[$t]=$!
+done
+
+for t in "${tests[@]}"; do
+	is_vm_test "$t" && continue
+	out=$(mktemp)
+	start=$(date +%s)
+	timeout --kill-after=10 "${TOE_TEST_TIMEOUT:-900}" bash "$t" >"$out" 2>&1
+	rc=$?
+	collect "$t" "$out" $rc $(($(date +%s) - start))
+done
+
+for t in "${tests[@]}"; do
+	is_vm_test "$t" || continue
+	wait "${vm_pid[$t]}"
+	rc=$?
+	collect "$t" "${vm_out[$t]}" $rc $(($(date +%s) - ${vm_start[$t]}))
 done
 
 echo "1..$n"
