@@ -19,7 +19,7 @@ defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 ns_add a && ns_add b || exit 1
 veth_pair a va b vb || exit 1
 nsx a ip link set va up && nsx b ip link set vb up
-ROUNDS=${TOE_CONC_ROUNDS:-20}
+ROUNDS=${TOE_CONC_ROUNDS:-12}
 OUT=$(mktemp -d) && defer "rm -rf $OUT"
 
 tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
