@@ -12,11 +12,15 @@
  * in /sys/kernel/debug/opentoe_sim/opentoe_simID/:
  *   fail_attach       the device refuses to open (TOM attach fails)
  *   fail_connect      the device refuses new connections
+ *   connect_delay_ms  the device takes this long to accept or refuse one
+ *                     (at most TOE_SIM_MAX_DELAY_MS): widens the window
+ *                     between a flow's TID bind and its close
  *   release_delay_ms  the device lets go of a closed TID this much later
  *                     (at most TOE_SIM_MAX_DELAY_MS)
  * and read-only counters (l2t_writes, conns, listens).
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -40,6 +44,7 @@ struct toe_sim {
 	/* knobs, written from debugfs at any time */
 	bool fail_attach;
 	bool fail_connect;
+	u32 connect_delay_ms;
 	u32 release_delay_ms;
 	/* counters */
 	atomic_t l2t_writes;
@@ -90,7 +95,11 @@ static int sim_connect(struct toedev *tdev, unsigned int tid,
 		       const struct toe_flow *flow, unsigned int l2t_idx)
 {
 	struct toe_sim *sim = tdev->priv;
+	u32 delay = READ_ONCE(sim->connect_delay_ms);
 
+	/* process context: callers hold only tom_sem (a rw_semaphore) */
+	if (delay)
+		msleep(min_t(u32, delay, TOE_SIM_MAX_DELAY_MS));
 	if (READ_ONCE(sim->fail_connect))
 		return -EIO;
 	atomic_inc(&sim->conns);
@@ -221,6 +230,7 @@ static void toe_sim_debugfs(struct toe_sim *sim)
 	sim->ddir = d;
 	debugfs_create_bool("fail_attach", 0600, d, &sim->fail_attach);
 	debugfs_create_bool("fail_connect", 0600, d, &sim->fail_connect);
+	debugfs_create_u32("connect_delay_ms", 0600, d, &sim->connect_delay_ms);
 	debugfs_create_u32("release_delay_ms", 0600, d, &sim->release_delay_ms);
 	debugfs_create_atomic_t("l2t_writes", 0400, d, &sim->l2t_writes);
 	debugfs_create_atomic_t("conns", 0400, d, &sim->conns);

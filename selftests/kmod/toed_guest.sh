@@ -236,6 +236,33 @@ wait "$CLI"
 wait "$SRV"
 check "... and the connection carried its data, on the host" grep -q demoted /tmp/got5300
 
+# ---- binds the module refuses after their connections closed: the
+# device takes 400 ms to refuse (connect_delay_ms), and the clients are
+# gone by then.  Each TID is given back once, by its flow_closed, and not
+# also put back in the pool (then it was booked twice: freed in the module
+# while in the pool, and the next flow to take it demoted, reason nodev;
+# the steps below would see that)
+echo 1 >"$SIMDBG/fail_connect"
+echo 400 >"$SIMDBG/connect_delay_ms"
+nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
+SV=$!
+usleep 300000
+toe_kmod_test hold 10.7.0.2 5301 3 >/dev/null &
+H=$!
+usleep 100000
+kill "$H"
+wait "$H" 2>/dev/null
+refusals() { toectl -j stats | sed -n 's/.*"kmod_tid_bind_refused":\([0-9]*\).*/\1/p'; }
+gonefl() { [ "$(refusals)" -ge 4 ]; }
+wait_for 50 gonefl
+tap $? "3 binds refused after their connections closed (connect_delay_ms 400; refusals $(refusals), 1 before)"
+echo 0 >"$SIMDBG/connect_delay_ms"
+echo 0 >"$SIMDBG/fail_connect"
+kill "$SV" 2>/dev/null
+wait "$SV" 2>/dev/null
+wait_for 30 nolive
+tap $? "... their TIDs given back once: live 0, the module's used 0 reserved 16 ($(toe_kmod_test devs | grep -o 'used [0-9]* reserved [0-9]*'))"
+
 # ---- one truth: the datapath's live count, toed's TIDs and the module's
 # TIDs in use agree after every step
 SERVE=
@@ -264,6 +291,8 @@ for g in 1 2 3 4; do hold 4; done
 set -- $HOLD
 G1=$1 G2=$2 G3=$3 G4=$4
 step 16 "16 connections offloaded, up to the capacity"
+check "... none of them demoted for a TID the module no longer had (reason nodev)" \
+	sh -c '! toectl -j flows port 5300 | grep -q "\"reason\":\"nodev\""'
 hold 2
 G5=${HOLD##* }
 refused=$(toectl -j flows port 5300 | objs | grep '"rport":5300' | grep -c '"decision":"host","reason":"capacity"')

@@ -274,13 +274,15 @@ static void count_refusal(int ret)
  * Bind the TID a connection took from toe_devs index dev's pool to its
  * flow in the module.  Refused, the connection is demoted to the host
  * (its slot released, its record says why) and the TID, still reserved,
- * goes back in the pool.  0, or the module's -errno.
+ * goes back in the pool; unless the connection closed first, whose
+ * flow_closed then gives the TID back.  0, or the module's -errno.
  */
 static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 			  __u32 tid)
 {
 	char err[512], l[64], r[64];
 	__u32 mdev = D->kmod_idx[dev], l2t;
+	bool demoted;
 	int ret;
 
 	ret = mdev ? toe_genl_tid_bind(&D->gl, mdev, k, tid, &l2t, err,
@@ -307,13 +309,20 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	logm_rl(LOG_WARN,
 		"flow %s -> %s: the kernel module refused TID %u (%s%s): demoted to the host",
 		l, r, tid, err, refusal_hint(ret));
-	pool_demote(cookie, dev, tid,
-		    ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
-						       TOE_R_MODULE);
-	if (ret == -ENOMEM) {
+	/*
+	 * Demoted: the TID is toed's again.  Not demoted: the connection has
+	 * closed meanwhile and its flow_closed, which carries the TID, gives
+	 * it back to the module (kmod_close; reconcile if that event is
+	 * lost): put in the pool as well, it would be booked twice.
+	 */
+	demoted = pool_demote(cookie, dev, tid,
+			      ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
+								 TOE_R_MODULE);
+	if (ret == -ENOMEM && demoted) {
 		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
 			D->kst.free_failed++;
-	} else if (ret != -ENOENT && ret != -ENODEV) {
+	} else if (ret != -ENOENT && ret != -ENODEV && ret != -ENOMEM &&
+		   demoted) {
 		pool_put(dev, tid); /* still reserved: for the next flow */
 	}
 	return ret;
