@@ -36,8 +36,8 @@ static __always_inline __u32 sk_route_ifindex(struct bpf_sock *sk)
 
 /*
  * A connection policy offloads on device d->dev, which holds a slot
- * there: if the device is the module's, the route must leave through its
- * interface (what the module checks at TID_ALLOC, checked here where the
+ * there: if the device is the module's, the socket must be of toed's
+ * namespace and its route must leave through the device's interface (what the module checks at TID_ALLOC, checked here where the
  * socket's route is at hand) and a TID must be in its pool.  The TID goes
  * into toe_tid_held under the socket's cookie.  False, with d->reason
  * set, if the connection must stay on the host.
@@ -54,7 +54,12 @@ static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
 	if (!dev || !(dev->flags & TOE_DEVF_KMOD))
 		return true;
 	ifindex = sk_route_ifindex(sk);
-	if (dev->ifindex && ifindex && ifindex != dev->ifindex) {
+	/*
+	 * The module's interface is in toed's namespace: a socket of another
+	 * one (a tenant's) cannot leave through it, whatever ifindex its own
+	 * route has (ifindexes are per namespace, and may be the same).
+	 */
+	if (d->tenant || (dev->ifindex && ifindex && ifindex != dev->ifindex)) {
 		stat_inc(TOE_S_TID_ROUTE);
 		d->reason = TOE_R_ROUTE;
 		return false;

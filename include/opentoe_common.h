@@ -40,7 +40,7 @@ enum toe_reason {
 	TOE_R_UNSUPPORTED =
 		5, /* bypass asked, the socket cannot take it (MPTCP) */
 	TOE_R_NO_TID = 6, /* the module device's pool of TIDs is empty */
-	TOE_R_ROUTE = 7, /* its route leaves through another interface */
+	TOE_R_ROUTE = 7, /* route: another interface or namespace */
 	TOE_R_MODULE = 8, /* the kernel module refused it (toed demoted it) */
 	TOE_R_QUOTA = 9, /* its namespace holds its quota of the device */
 	TOE_R__MAX

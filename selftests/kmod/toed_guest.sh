@@ -126,6 +126,7 @@ device toe0 kmod
 rule offload dev toe0 rport 5300
 rule offload dev toe0 rport 5301
 rule offload dev toe0 lport 5400-5599
+rule offload dev toe0 rport 5302 netns any
 EOF
 chmod 600 "$CONF"
 check "toed --check accepts a kmod device without the module" toed --check "$CONF"
@@ -262,6 +263,32 @@ kill "$SV" 2>/dev/null
 wait "$SV" 2>/dev/null
 wait_for 30 nolive
 tap $? "... their TIDs given back once: live 0, the module's used 0 reserved 16 ($(toe_kmod_test devs | grep -o 'used [0-9]* reserved [0-9]*'))"
+
+# ---- the same 4-tuple from a tenant's namespace whose interface has
+# veth6's ifindex there, under a 'netns any' rule: toe0's TIDs are for
+# sockets of toed's namespace only (its interface is there), so the
+# tenant's flow stays on the host, reason route, and takes no TID
+IDX6=$(cat /sys/class/net/veth6/ifindex)
+$ip netns add ten && $ip netns add ten2 &&
+	$ip -n ten link add tv0 index "$IDX6" type veth peer name tv1 netns ten2 &&
+	$ip -n ten addr add 10.7.0.1/24 dev tv0 && $ip -n ten link set tv0 up &&
+	$ip -n ten2 addr add 10.7.0.2/24 dev tv1 && $ip -n ten2 link set tv1 up
+tap $? "a tenant's namespace with an interface of veth6's ifindex ($IDX6), 10.7.0.1 to 10.7.0.2 there too"
+nsenter --net=/run/netns/ten2 toe_kmod_test serve 5302 &
+SV=$!
+usleep 300000
+nsenter --net=/run/netns/ten toe_kmod_test hold 10.7.0.2 5302 1 >/dev/null &
+H=$!
+tenroute() { grep -q 'warning: \[flow_refused\] 10.7.0.1:[0-9]* -> 10.7.0.2:5302 host dev - reason route ' "$LOG"; }
+wait_for 50 tenroute
+tap $? "... its flow, matched by the rule: host, reason route (logged)" ||
+	grep 5302 "$LOG" | sed 's/^/# /'
+check "... the module's TIDs untouched (used 0 reserved 16)" \
+	sh -c 'toe_kmod_test devs | grep -q " used 0 reserved 16 "'
+kill "$H" "$SV" 2>/dev/null
+wait "$H" "$SV" 2>/dev/null
+$ip netns del ten
+$ip netns del ten2
 
 # ---- one truth: the datapath's live count, toed's TIDs and the module's
 # TIDs in use agree after every step
