@@ -134,6 +134,12 @@ enum fwd_xmit_rc {
 	 * (TOE_S_XDP_NEIGH_MISS).
 	 */
 	FWD_NEIGH_MISS = -2,
+	/*
+	 * The egress takes no XDP redirect (TOE_IFACE_NO_XDP_TX: a veth,
+	 * unless toe-loader was told its peer can): the stack forwards it.
+	 * fwd_xmit counts it (TOE_S_XDP_FWD_STACK_ONLY).
+	 */
+	FWD_STACK_ONLY = -3,
 };
 
 /*
@@ -284,6 +290,11 @@ lookup:
 	if (!in || !out || in->netns != out->netns || in->netns != fs->netns ||
 	    !bpf_map_lookup_elem(&toe_devmap, &ifout))
 		return FWD_SLOW;
+	if (out->flags & TOE_IFACE_NO_XDP_TX) {
+		/* a redirect there would be dropped, or lose its checksum */
+		stat_inc(TOE_S_XDP_FWD_STACK_ONLY);
+		return FWD_STACK_ONLY;
+	}
 	nk.ifindex = ifout;
 	nk.family = p->family;
 	/* the next hop: gateway or destination */

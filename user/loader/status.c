@@ -478,6 +478,67 @@ static void print_maps(const struct opts *o, struct toe_json *j)
 	}
 }
 
+/*
+ * Each interface of this namespace in toe_ifaces: its hook and why
+ * (hook.c), and whether tc delivers into its veth peer's namespace
+ * (redirect_peer: this device's transmit, qdisc and tcpdump see nothing).
+ */
+static void print_hooks(const struct opts *o, struct toe_json *j)
+{
+	char path[PATH_MAX], name[IF_NAMESIZE];
+	__u64 ns = toe_netns_cookie();
+	__u32 key, next, *prev = NULL;
+	struct toe_iface v;
+	int fd;
+
+	if (o->json) {
+		tj_key(j, "hooks");
+		tj_arr(j);
+	} else {
+		printf("\n%-16s %-5s %-14s %s\n", "INTERFACE", "HOOK", "WHY",
+		       "FORWARDS");
+	}
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(IFACES));
+	fd = bpf_obj_get(path);
+	while (fd >= 0 && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) || v.netns != ns ||
+		    !if_indextoname(key, name))
+			continue;
+		const char *hook = v.flags & TOE_IFACE_TC ? "tc" : "xdp";
+		const char *fwd =
+			v.flags & TOE_IFACE_TC ?
+				(v.flags & TOE_IFACE_PEER ?
+					 "redirect_peer (no transmit here: its qdisc and tcpdump on it see nothing)" :
+					 "redirect / redirect_neigh") :
+			v.flags & TOE_IFACE_NO_XDP_TX ?
+				"XDP redirects into it: none (stack)" :
+				"XDP redirect";
+
+		if (!o->json) {
+			printf("%-16s %-5s %-14s into it: %s\n", name, hook,
+			       hook_why_key(v.hook_why), fwd);
+			continue;
+		}
+		tj_obj(j);
+		tj_kstr(j, "iface", name);
+		tj_ku64(j, "ifindex", key);
+		tj_kstr(j, "hook", hook);
+		tj_kstr(j, "why", hook_why_key(v.hook_why));
+		tj_kstr(j, "why_text", hook_why_str(v.hook_why));
+		tj_key(j, "redirect_peer");
+		tj_bool(j, v.flags & TOE_IFACE_PEER);
+		tj_key(j, "xdp_redirect_into");
+		tj_bool(j, !(v.flags & TOE_IFACE_NO_XDP_TX));
+		tj_obj_end(j);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (o->json)
+		tj_arr_end(j);
+}
+
 int cmd_status(struct opts *o)
 {
 	struct prog_row rows[3 * MAX_IFACES + 2];
@@ -501,8 +562,10 @@ int cmd_status(struct opts *o)
 	else
 		text_programs(o, rows, nrows);
 	print_maps(o, &j);
-	if (o->json) {
+	if (o->json)
 		tj_arr_end(&j);
+	print_hooks(o, &j);
+	if (o->json) {
 		tj_obj_end(&j);
 		tj_end(&j);
 	}

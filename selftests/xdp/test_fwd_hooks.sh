@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The forward path's hook per device, and safe by default.  A client, a
+# router and a server whose veths keep the kernel's default offloads (no
+# ethtool anywhere: TSO on, CHECKSUM_PARTIAL frames, no NAPI on the far
+# ends).  toed runs on the router.
+#  - toe-loader load with no --hook (auto): the veths get tc, and load,
+#    status say so and why; a tap device, whose driver runs XDP natively,
+#    gets XDP; --hook xdp and --hook tc force either way.
+#  - tc: a named flow (64 KiB writes: GSO-sized skbs) arrives byte-exact
+#    (sha256) on the fast path, redirected into the server's namespace
+#    (redirect_peer), the router's kernel forwarding only its handshake;
+#    IPv6 too.
+#  - xdp forced on the same veths: the flow still arrives byte-exact; XDP,
+#    which cannot redirect into those veths, leaves it to the stack and
+#    counts why (xdp_fwd_stack_only) instead of blackholing it.
+#  - pod to pod: a second pod namespace behind another veth of the router,
+#    pod to pod through the tc fast path into the destination pod.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 19
+router_test fwdh || exit 1
+fwd_conf "$work/fwd.conf" || exit 1
+RUN=$work/run
+st() { stat_of "$PIN" "$1"; }
+status() { nsx r toe-loader status -j --pin-dir "$PIN"; }
+hook_of() { # IFACE -> "hook why" from status -j's hooks
+	status | jq -r --arg i "$1" '.hooks[] | select(.iface == $i) | "\(.hook) \(.why)"'
+}
+nsx r ip tuntap add dev tp0 mode tap && nsx r ip link set tp0 up ||
+	{ fail "a tap device on the router"; finish; }
+
+# ---- auto: veths tc, tap XDP
+defer "nsx r toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
+out=$(nsx r toe-loader load --dev r0 --dev r1 --dev tp0 --cgroup "$CG" --pin-dir "$PIN") ||
+	{ fail "load (auto)"; finish; }
+echo "# $out"
+check "load with no --hook: the veths on tc ingress, the tap on XDP, each with why" \
+	grep -q 'tc ingress on r0 (veth); tc ingress on r1 (veth); XDP on tp0 (native_xdp)' <<<"$out"
+check "status -j: r0 tc (veth)" test "$(hook_of r0)" = "tc veth"
+check "status -j: tp0 xdp (native_xdp)" test "$(hook_of tp0)" = "xdp native_xdp"
+peer_said() { nsx r toe-loader status --pin-dir "$PIN" | grep -q '^r1 .*tc .*redirect_peer.*tcpdump'; }
+check "status: r1 delivers into its peer's namespace (redirect_peer: no transmit on r1)" peer_said
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
+wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null
+wait_for 5 nsx c ping -6 -c1 -W1 $S6 >/dev/null
+
+# measure NAME ADDR BYTES: transfer; K kernel-forwarded, T tc-forwarded
+# skbs, G their segments, P redirect_peer skbs
+measure() {
+	local k0 t0 g0 p0
+	k0=$(ip_forwarded) t0=$(st $STAT_TC_FORWARD) g0=$(st $STAT_TC_FWD_SEGS) p0=$(st $STAT_TC_FWD_PEER)
+	nsx_t 60 c python3 "$XFER" client --addr "$2" --port 5201 --bytes "$3" >"$work/$1.json"
+	sleep 0.2
+	K=$(($(ip_forwarded) - k0)) T=$(($(st $STAT_TC_FORWARD) - t0))
+	G=$(($(st $STAT_TC_FWD_SEGS) - g0)) P=$(($(st $STAT_TC_FWD_PEER) - p0))
+	echo "# $1: $(cat "$work/$1.json"); kernel $K, tc $T skbs ($G segments), peer $P"
+}
+N=30000000
+measure tc4 $S4 $N
+check "tc, default offloads: $N bytes arrive byte-exact (sha256)" intact tc4
+check "  tc forwarded them ($G segments >= $((N / 1500 / 2)))" test $G -ge $((N / 1500 / 2))
+check "  as GSO skbs (more than one segment a skb: $T skbs)" test $((G / (T > 0 ? T : 1))) -ge 2
+check "  into the peer's namespace (redirect_peer: $P)" test $P -ge $((T * 9 / 10)) -a $P -gt 0
+check "  the kernel forwarded a handful ($K) " test $((K * 100)) -lt $G
+measure tc6 $S6 $N
+check "tc, IPv6: byte-exact" intact tc6
+check "  tc forwarded it ($G segments)" test $G -ge $((N / 1500 / 2))
+
+# ---- pod to pod: pod p2 behind r2, a second veth of the router
+P4=10.211.3.1 R4c=10.211.3.254
+ns_add p && veth_pair r r2 p p2 && nsx p ip addr add $P4/24 dev p2 && nsx p ip link set p2 up &&
+	nsx r ip addr add $R4c/24 dev r2 && nsx r ip link set r2 up && nsx p ip route add default via $R4c ||
+	{ fail "pod p"; finish; }
+check "load again with a pod's veth: r0, r1 keep tc (kept), r2 gets tc (veth)" \
+	nsx r toe-loader load --dev r0 --dev r1 --dev r2 --cgroup "$CG" --pin-dir "$PIN"
+nsx_bg p python3 "$XFER" server --port 5201 >"$work/pod.out" 2>&1
+wait_for 5 grep -q ready "$work/pod.out"
+wait_for 5 nsx s ping -c1 -W1 $P4 >/dev/null
+k0=$(ip_forwarded) p0=$(st $STAT_TC_FWD_PEER)
+nsx_t 60 s python3 "$XFER" client --addr $P4 --port 5201 --bytes $N >"$work/pod.json"
+sleep 0.2
+K=$(($(ip_forwarded) - k0)) P=$(($(st $STAT_TC_FWD_PEER) - p0))
+lp=$(jq .lport "$work/pod.json")
+wait_for 5 grep -q "\"peer_port\": $lp," "$work/pod.out"
+check "pod to pod (s -> p through r): byte-exact ($(jq .bytes "$work/pod.json") bytes)" \
+	jq -e --argjson c "$(cat "$work/pod.json")" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' \
+	< <(grep "\"peer_port\": $lp," "$work/pod.out")
+check "  by the tc fast path into the pod's namespace ($P peer redirects, kernel $K)" \
+	test $P -gt 100 -a $((K * 100)) -lt $((P * 10))
+
+# ---- xdp forced on the same veths (default offloads: no NAPI on the peers)
+kill "$(cat "$RUN/toed.pid" 2>/dev/null)" 2>/dev/null
+nsx r toe-loader unload --pin-dir "$PIN" >/dev/null
+check "--hook xdp: forced on the veths" nsx r toe-loader load --hook xdp --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN"
+check "  status -j says so (forced)" test "$(hook_of r0)" = "xdp forced"
+nsx r toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN"
+s0=$(st $STAT_XDP_FWD_STACK_ONLY) x0=$(st $STAT_XDP_FORWARD)
+nsx_t 60 c python3 "$XFER" client --addr $S4 --port 5201 --bytes 10000000 --connect-timeout 3 >"$work/xdp4.json"
+S=$(($(st $STAT_XDP_FWD_STACK_ONLY) - s0)) X=$(($(st $STAT_XDP_FORWARD) - x0))
+echo "# xdp4: $(cat "$work/xdp4.json"); stack_only $S, XDP forwarded $X"
+check "xdp, default offloads: the flow arrives byte-exact (not blackholed)" intact xdp4
+check "  XDP left it to the stack and counted why ($S xdp_fwd_stack_only, $X redirected)" \
+	test $S -gt 0 -a $X = 0
+finish
