@@ -9,13 +9,13 @@ PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
 XFER=$TOE_TOP/selftests/xdp/xfer.py
 # FWD_HOOK: the hook the forward tests load the router's interfaces with
 # (TOE_FWD_HOOK: xdp, the default, or tc; a test_*_tc.sh runs its test so);
-# FWD_STAT: the counter of packets that hook forwarded.  With xdp the veths
+# FWD_STAT: the counter of packets (tc: segments) that hook forwarded.  With xdp the veths
 # are declared able to take XDP redirects (--xdp-veth-tx: the tests set
 # their peers up for it, endpoints_for_native).
 FWD_HOOK=${TOE_FWD_HOOK:-xdp}
 case $FWD_HOOK in
 xdp) FWD_STAT=$STAT_XDP_FORWARD DP_HOOK_ARGS="--hook xdp --xdp-veth-tx" ;;
-tc) FWD_STAT=$STAT_TC_FORWARD DP_HOOK_ARGS="--hook tc" ;;
+tc) FWD_STAT=$STAT_TC_FWD_SEGS DP_HOOK_ARGS="--hook tc" ;; # segments, as XDP counts
 *) echo "bad TOE_FWD_HOOK '$FWD_HOOK': xdp or tc" >&2; exit 1 ;;
 esac
 
