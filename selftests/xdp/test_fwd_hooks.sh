@@ -4,9 +4,11 @@
 # router and a server whose veths keep the kernel's default offloads (no
 # ethtool anywhere: TSO on, CHECKSUM_PARTIAL frames, no NAPI on the far
 # ends).  toed runs on the router.
+#  - toectl devices lists each interface's hook under the forward device.
 #  - toe-loader load with no --hook (auto): the veths get tc, and load,
 #    status say so and why; a tap device, whose driver runs XDP natively,
-#    gets XDP; --hook xdp and --hook tc force either way.
+#    gets XDP, a bridge (XDP only in skb mode) tc; --hook xdp and --hook tc
+#    force either way.
 #  - tc: a named flow (64 KiB writes: GSO-sized skbs) arrives byte-exact
 #    (sha256) on the fast path, redirected into the server's namespace
 #    (redirect_peer), the router's kernel forwarding only its handshake;
@@ -18,7 +20,7 @@
 #    pod to pod through the tc fast path into the destination pod.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 19
+plan 21
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 RUN=$work/run
@@ -27,22 +29,27 @@ status() { nsx r toe-loader status -j --pin-dir "$PIN"; }
 hook_of() { # IFACE -> "hook why" from status -j's hooks
 	status | jq -r --arg i "$1" '.hooks[] | select(.iface == $i) | "\(.hook) \(.why)"'
 }
-nsx r ip tuntap add dev tp0 mode tap && nsx r ip link set tp0 up ||
-	{ fail "a tap device on the router"; finish; }
+nsx r ip tuntap add dev tp0 mode tap && nsx r ip link set tp0 up &&
+	nsx r ip link add dm0 type bridge && nsx r ip link set dm0 up ||
+	{ fail "a tap and a bridge on the router"; finish; }
 
 # ---- auto: veths tc, tap XDP
 defer "nsx r toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
-out=$(nsx r toe-loader load --dev r0 --dev r1 --dev tp0 --cgroup "$CG" --pin-dir "$PIN") ||
+out=$(nsx r toe-loader load --dev r0 --dev r1 --dev tp0 --dev dm0 --cgroup "$CG" --pin-dir "$PIN") ||
 	{ fail "load (auto)"; finish; }
 echo "# $out"
 check "load with no --hook: the veths on tc ingress, the tap on XDP, each with why" \
 	grep -q 'tc ingress on r0 (veth); tc ingress on r1 (veth); XDP on tp0 (native_xdp)' <<<"$out"
 check "status -j: r0 tc (veth)" test "$(hook_of r0)" = "tc veth"
 check "status -j: tp0 xdp (native_xdp)" test "$(hook_of tp0)" = "xdp native_xdp"
+check "status -j: dm0, a bridge (XDP only in skb mode), tc (no_native_xdp)" test "$(hook_of dm0)" = "tc no_native_xdp"
 peer_said() { nsx r toe-loader status --pin-dir "$PIN" | grep -q '^r1 .*tc .*redirect_peer.*tcpdump'; }
 check "status: r1 delivers into its peer's namespace (redirect_peer: no transmit on r1)" peer_said
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+devhooks() { toectl --run-dir "$RUN" -j devices | jq -r '.[] | select(.device == "fwd") | [.hooks[] | "\(.iface)=\(.hook)"] | sort | join(",")'; }
+check "toectl devices: the forward device's interfaces and their hooks ($(devhooks))" \
+	test "$(devhooks)" = "dm0=tc,r0=tc,r1=tc,tp0=xdp"
 nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null
@@ -105,4 +112,7 @@ echo "# xdp4: $(cat "$work/xdp4.json"); stack_only $S, XDP forwarded $X"
 check "xdp, default offloads: the flow arrives byte-exact (not blackholed)" intact xdp4
 check "  XDP left it to the stack and counted why ($S xdp_fwd_stack_only, $X redirected)" \
 	test $S -gt 0 -a $X = 0
+nsx r toe-loader unload --pin-dir "$PIN" >/dev/null
+nsx r toe-loader load --hook tc --dev tp0 --cgroup "$CG" --pin-dir "$PIN" >/dev/null
+check "--hook tc: forced on the tap, a native XDP device (status: tc forced)" test "$(hook_of tp0)" = "tc forced"
 finish

@@ -31,41 +31,11 @@
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "lib/pinned.h"
+#include "lib/hooks.h"
 
-const char *hook_why_str(unsigned int why)
-{
-	switch (why) {
-	case TOE_HOOK_WHY_FORCED:
-		return "forced (--hook)";
-	case TOE_HOOK_WHY_VETH:
-		return "veth: tc keeps the skb (XDP copies every frame and turns TSO off on the peer)";
-	case TOE_HOOK_WHY_NATIVE:
-		return "native XDP driver";
-	case TOE_HOOK_WHY_NO_NATIVE:
-		return "no native XDP in its driver (XDP only in skb mode): tc";
-	case TOE_HOOK_WHY_KEPT:
-		return "kept: opentoe was already there with it";
-	case TOE_HOOK_WHY_SKB_MODE:
-		return "--xdp-mode asked for XDP";
-	}
-	return "unknown";
-}
-
-/* Short form for tables and JSON. */
 const char *hook_why_key(unsigned int why)
 {
-	static const char *const keys[] = {
-		[TOE_HOOK_WHY_FORCED] = "forced",
-		[TOE_HOOK_WHY_VETH] = "veth",
-		[TOE_HOOK_WHY_NATIVE] = "native_xdp",
-		[TOE_HOOK_WHY_NO_NATIVE] = "no_native_xdp",
-		[TOE_HOOK_WHY_KEPT] = "kept",
-		[TOE_HOOK_WHY_SKB_MODE] = "xdp_mode",
-	};
-
-	if (why < sizeof(keys) / sizeof(keys[0]) && keys[why])
-		return keys[why];
-	return "unknown";
+	return toe_hook_why_name(why);
 }
 
 /* The interface's driver is veth (ETHTOOL_GDRVINFO). */

@@ -321,7 +321,6 @@ int check_other_hook(const struct opts *o, const char *ifname, bool tc);
 /* hook.c: --hook auto|xdp|tc, per interface. */
 enum { TOE_HOOK_AUTO, TOE_HOOK_XDP, TOE_HOOK_TC };
 void resolve_hooks(struct opts *o);
-const char *hook_why_str(unsigned int why);
 const char *hook_why_key(unsigned int why);
 bool iface_is_veth(const char *ifname);
 bool iface_peer_elsewhere(__u32 ifindex);

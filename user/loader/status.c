@@ -19,6 +19,7 @@
 #include "lib/path.h"
 #include "lib/netns.h"
 #include "lib/json.h"
+#include "lib/hooks.h"
 
 /* clang-format off */
 const struct loader_opt status_options[] = {
@@ -485,10 +486,7 @@ static void print_maps(const struct opts *o, struct toe_json *j)
  */
 static void print_hooks(const struct opts *o, struct toe_json *j)
 {
-	char path[PATH_MAX], name[IF_NAMESIZE];
-	__u64 ns = toe_netns_cookie();
-	__u32 key, next, *prev = NULL;
-	struct toe_iface v;
+	char path[PATH_MAX];
 	int fd;
 
 	if (o->json) {
@@ -500,39 +498,7 @@ static void print_hooks(const struct opts *o, struct toe_json *j)
 	}
 	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(IFACES));
 	fd = bpf_obj_get(path);
-	while (fd >= 0 && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) || v.netns != ns ||
-		    !if_indextoname(key, name))
-			continue;
-		const char *hook = v.flags & TOE_IFACE_TC ? "tc" : "xdp";
-		const char *fwd =
-			v.flags & TOE_IFACE_TC ?
-				(v.flags & TOE_IFACE_PEER ?
-					 "redirect_peer (no transmit here: its qdisc and tcpdump on it see nothing)" :
-					 "redirect / redirect_neigh") :
-			v.flags & TOE_IFACE_NO_XDP_TX ?
-				"XDP redirects into it: none (stack)" :
-				"XDP redirect";
-
-		if (!o->json) {
-			printf("%-16s %-5s %-14s into it: %s\n", name, hook,
-			       hook_why_key(v.hook_why), fwd);
-			continue;
-		}
-		tj_obj(j);
-		tj_kstr(j, "iface", name);
-		tj_ku64(j, "ifindex", key);
-		tj_kstr(j, "hook", hook);
-		tj_kstr(j, "why", hook_why_key(v.hook_why));
-		tj_kstr(j, "why_text", hook_why_str(v.hook_why));
-		tj_key(j, "redirect_peer");
-		tj_bool(j, v.flags & TOE_IFACE_PEER);
-		tj_key(j, "xdp_redirect_into");
-		tj_bool(j, !(v.flags & TOE_IFACE_NO_XDP_TX));
-		tj_obj_end(j);
-	}
+	toe_hooks_show(fd, 0, stdout, j, o->json);
 	if (fd >= 0)
 		close(fd);
 	if (o->json)
