@@ -203,8 +203,9 @@ struct toe_fwd_gen {
  * peer's ingress, in its namespace; this device's qdisc and tcpdump see
  * nothing).  TOE_IFACE_TC: opentoe is at tc ingress there (--hook tc).
  * TOE_IFACE_NO_XDP_TX: XDP must not redirect into it (a veth: its peer may
- * have no NAPI, and XDP loses CHECKSUM_PARTIAL); XDP leaves such flows to
- * the stack (TOE_S_XDP_FWD_STACK_ONLY).
+ * have no NAPI, and XDP loses CHECKSUM_PARTIAL; a device without native
+ * XDP: no ndo_xdp_xmit); XDP leaves such flows to the stack
+ * (TOE_S_XDP_FWD_STACK_ONLY).
  */
 #define TOE_IFACE_PEER 1
 #define TOE_IFACE_TC 2

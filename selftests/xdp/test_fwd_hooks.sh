@@ -17,10 +17,12 @@
 #    which cannot redirect into those veths, leaves it to the stack and
 #    counts why (xdp_fwd_stack_only) instead of blackholing it.
 #  - pod to pod: a second pod namespace behind another veth of the router,
-#    pod to pod through the tc fast path into the destination pod.
+#    pod to pod through the tc fast path into the destination pod; pod to
+#    outside: a namespace behind a bridge of the router (tc on the bridge,
+#    no native XDP there), out by bpf_redirect, back by redirect_peer.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 21
+plan 23
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 RUN=$work/run
@@ -98,6 +100,30 @@ check "pod to pod (s -> p through r): byte-exact ($(jq .bytes "$work/pod.json") 
 	< <(grep "\"peer_port\": $lp," "$work/pod.out")
 check "  by the tc fast path into the pod's namespace ($P peer redirects, kernel $K)" \
 	test $P -gt 100 -a $((K * 100)) -lt $((P * 10))
+
+# ---- pod to outside: the outside (namespace o) behind a bridge of the
+# router (br0, with the veth rb3 to o as its port): tc on br0 (auto: no
+# native XDP there), the pod's packets go out by bpf_redirect to br0
+O4=10.211.4.1 R4d=10.211.4.254
+ns_add o && veth_pair r rb3 o o3 && nsx r ip link add br0 type bridge && nsx r ip link set rb3 master br0 &&
+	nsx r ip link set rb3 up && nsx r ip link set br0 up && nsx r ip addr add $R4d/24 dev br0 &&
+	nsx o ip addr add $O4/24 dev o3 && nsx o ip link set o3 up && nsx o ip route add default via $R4d ||
+	{ fail "outside o"; finish; }
+nsx r toe-loader load --dev r0 --dev r1 --dev r2 --dev br0 --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
+	fail "load with br0"
+nsx_bg o python3 "$XFER" server --port 5201 >"$work/out.out" 2>&1
+wait_for 5 grep -q ready "$work/out.out"
+wait_for 5 nsx p ping -c1 -W1 $O4 >/dev/null
+t0=$(st $STAT_TC_FORWARD) p0=$(st $STAT_TC_FWD_PEER) n0=$(st $STAT_TC_FWD_NEIGH)
+nsx_t 60 p python3 "$XFER" client --addr $O4 --port 5201 --bytes $N >"$work/outside.json"
+T=$(($(st $STAT_TC_FORWARD) - t0)) P=$(($(st $STAT_TC_FWD_PEER) - p0)) NB=$(($(st $STAT_TC_FWD_NEIGH) - n0))
+lp=$(jq .lport "$work/outside.json")
+wait_for 5 grep -q "\"peer_port\": $lp," "$work/out.out"
+check "pod to outside (p -> o through r's bridge): byte-exact ($(jq .bytes "$work/outside.json") bytes)" \
+	jq -e --argjson c "$(cat "$work/outside.json")" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' \
+	< <(grep "\"peer_port\": $lp," "$work/out.out")
+check "  by the tc fast path, out by bpf_redirect to br0 ($((T - P - NB)) skbs) and back into the pod by redirect_peer ($P)" \
+	test $((T - P - NB)) -gt 100 -a $P -gt 10
 
 # ---- xdp forced on the same veths (default offloads: no NAPI on the peers)
 kill "$(cat "$RUN/toed.pid" 2>/dev/null)" 2>/dev/null

@@ -383,6 +383,9 @@ static __u32 iface_flags(const struct opts *o, int i)
 {
 	__u32 f = o->dev_tc[i] ? TOE_IFACE_TC : 0;
 
+	/* no ndo_xdp_xmit there: an XDP redirect into it would be dropped */
+	if (o->dev_why[i] == TOE_HOOK_WHY_NO_NATIVE)
+		f |= TOE_IFACE_NO_XDP_TX;
 	if (!iface_is_veth(o->devs[i]))
 		return f;
 	if (iface_peer_elsewhere(if_nametoindex(o->devs[i])))
