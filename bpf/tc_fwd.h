@@ -102,8 +102,11 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 	/* as fwd_xmit: both opentoe's, in the namespace that admitted it */
 	if (!in || !out || in->netns != out->netns || in->netns != fs->netns)
 		goto slow;
-	/* GSO: each segment against the egress MTU, as ip_forward() */
-	if (bpf_check_mtu(skb, ifout, &mtu, 0, 0)) {
+	/*
+	 * GSO: each segment against the egress MTU, as ip_forward() does
+	 * (without BPF_MTU_CHK_SEGS any GSO skb passes)
+	 */
+	if (bpf_check_mtu(skb, ifout, &mtu, 0, BPF_MTU_CHK_SEGS)) {
 		stat_inc(TOE_S_TC_FWD_MTU);
 		return TC_FWD_STACK;
 	}

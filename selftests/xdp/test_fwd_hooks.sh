@@ -12,7 +12,8 @@
 #  - tc: a named flow (64 KiB writes: GSO-sized skbs) arrives byte-exact
 #    (sha256) on the fast path, redirected into the server's namespace
 #    (redirect_peer), the router's kernel forwarding only its handshake;
-#    IPv6 too.
+#    IPv6 too; with the egress MTU lowered under the segments, the stack
+#    takes what no longer fits (tc_fwd_mtu, GSO segments checked).
 #  - xdp forced on the same veths: the flow still arrives byte-exact; XDP,
 #    which cannot redirect into those veths, leaves it to the stack and
 #    counts why (xdp_fwd_stack_only) instead of blackholing it.
@@ -22,7 +23,7 @@
 #    no native XDP there), out by bpf_redirect, back by redirect_peer.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 23
+plan 25
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 RUN=$work/run
@@ -78,6 +79,19 @@ check "  the kernel forwarded a handful ($K) " test $((K * 100)) -lt $G
 measure tc6 $S6 $N
 check "tc, IPv6: byte-exact" intact tc6
 check "  tc forwarded it ($G segments)" test $G -ge $((N / 1500 / 2))
+
+# The server's side's MTU lowered under the flow's segments: the stack
+# takes the skbs whose segments no longer fit (tc_fwd_mtu) and sends the
+# client ICMP fragmentation needed; with the smaller segments tc forwards
+# again, and the data arrives byte-exact.
+nsx r ip link set r1 mtu 1400
+m0=$(st $STAT_TC_FWD_MTU)
+measure mtu4 $S4 10000000
+M=$(($(st $STAT_TC_FWD_MTU) - m0))
+nsx r ip link set r1 mtu 1500
+check "egress MTU 1400 under 1448-byte segments: byte-exact" intact mtu4
+check "  the stack took what no longer fit ($M tc_fwd_mtu), tc the rest ($G segments)" \
+	test $M -gt 0 -a $G -gt 1000
 
 # ---- pod to pod: pod p2 behind r2, a second veth of the router
 P4=10.211.3.1 R4c=10.211.3.254
