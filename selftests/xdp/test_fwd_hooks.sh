@@ -8,7 +8,7 @@
 #  - toe-loader load with no --hook (auto): the veths get tc, and load,
 #    status say so and why; a tap device, whose driver runs XDP natively,
 #    gets XDP, a bridge (XDP only in skb mode) tc; --hook xdp and --hook tc
-#    force either way.
+#    force either way; features says what auto would give.
 #  - tc: a named flow (64 KiB writes: GSO-sized skbs) arrives byte-exact
 #    (sha256) on the fast path, redirected into the server's namespace
 #    (redirect_peer), the router's kernel forwarding only its handshake;
@@ -23,7 +23,7 @@
 #    no native XDP there), out by bpf_redirect, back by redirect_peer.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 25
+plan 26
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 RUN=$work/run
@@ -37,6 +37,8 @@ nsx r ip tuntap add dev tp0 mode tap && nsx r ip link set tp0 up &&
 	{ fail "a tap and a bridge on the router"; finish; }
 
 # ---- auto: veths tc, tap XDP
+feat_says() { nsx r toe-loader features | grep -q '^r0 .*tc (veth)'; }
+check "features: what --hook auto gives r0 (tc, veth)" feat_says
 defer "nsx r toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
 out=$(nsx r toe-loader load --dev r0 --dev r1 --dev tp0 --dev dm0 --cgroup "$CG" --pin-dir "$PIN") ||
 	{ fail "load (auto)"; finish; }

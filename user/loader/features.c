@@ -11,9 +11,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -231,6 +233,37 @@ int check_features(void)
 	return missing ? 1 : 0;
 }
 
+/*
+ * Text only (-j stays the array of features): what --hook auto gives each
+ * interface of this namespace, without probing (hook.c probes at load).
+ */
+static void print_auto_hooks(void)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+
+	if (!ifs)
+		return;
+	printf("\n%-16s %s\n", "INTERFACE",
+	       "--hook auto (toe-loader status: what a load chose)");
+	for (i = ifs; i->if_index; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+		const char *h;
+
+		if (!strcmp(i->if_name, "lo"))
+			continue;
+		if (iface_is_veth(i->if_name))
+			h = "tc (veth)";
+		else if (bpf_xdp_query(i->if_index, 0, &q) || !q.prog_id)
+			h = "xdp if its driver runs XDP natively, else tc (probed at load)";
+		else if (q.attach_mode == XDP_ATTACHED_SKB)
+			h = "tc (no_native_xdp: its XDP program is in skb mode)";
+		else
+			h = "xdp (native_xdp)";
+		printf("%-16s %s\n", i->if_name, h);
+	}
+	if_freenameindex(ifs);
+}
+
 int cmd_features(struct opts *o)
 {
 	struct toe_json j;
@@ -283,6 +316,8 @@ int cmd_features(struct opts *o)
 	if (o->json) {
 		tj_arr_end(&j);
 		tj_end(&j);
+	} else {
+		print_auto_hooks();
 	}
 	return 0;
 }
