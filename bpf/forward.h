@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * opentoe datapath, the XDP forward path ("steer forward"): for flows this
+ * opentoe datapath, the forward path ("steer forward"): for flows this
  * host routes, the canonical key of both directions (fwd_key), whether an
  * admitted flow may take the fast path now (fwd_valid: its sender's
- * interface, the firewall generation), and the fast path proper: route,
- * neighbour, TTL and redirect to the egress device (fwd_xmit).  XDP admits
- * nothing: flows enter toe_fwd only through toe_egress (egress.h), which
- * watches what the stack forwards.  Maps: maps_forward.h.
+ * interface, the firewall generation; fwd_admitted: the whole judgement,
+ * FIN/RST and re-admission included), the route lookup (fib) and the TTL
+ * (hop).  Those are shared by both hooks: they take the ingress ifindex
+ * and namespace cookie, or the program's ctx as bpf_fib_lookup() takes
+ * either, never an xdp_md field.  Then XDP's fast path proper: cached
+ * route, toe_neigh's MAC and a devmap redirect (fwd_xmit, xdp_fwd); the tc
+ * one is in tc_fwd.h.  Neither hook admits anything: flows enter toe_fwd
+ * only through the admission (egress.h), which watches what the stack
+ * forwards.  Maps: maps_forward.h.
  */
 #ifndef __TOE_FORWARD_H
 #define __TOE_FORWARD_H
@@ -70,14 +75,17 @@ enum fib_rc {
 /*
  * Route lookup as the stack would do it for this packet on this ingress
  * interface (policy routing included; refused when forwarding is off on
- * it).  BPF_FIB_LOOKUP_SKIP_NEIGH: the next hop's MAC comes from toe_neigh,
- * which toed mirrors from the kernel.  tot_len != 0 also checks the egress
- * MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED).  Returns the kernel's
- * BPF_FIB_LKUP_RET_* code, or FIB_NO_HDR.
+ * it).  ctx: the XDP or tc program's context, as bpf_fib_lookup() takes
+ * either.  flags: BPF_FIB_LOOKUP_SKIP_NEIGH (XDP: the next hop's MAC comes
+ * from toe_neigh, which toed mirrors from the kernel), or 0 (tc: the
+ * kernel's neighbour table, BPF_FIB_LKUP_RET_NO_NEIGH without a valid
+ * entry).  tot_len != 0 also checks the egress MTU
+ * (BPF_FIB_LKUP_RET_FRAG_NEEDED).  Returns the kernel's BPF_FIB_LKUP_RET_*
+ * code, or FIB_NO_HDR.
  */
-static __always_inline long fib(struct xdp_md *ctx, __u32 ifin,
-				const struct toe_pkt *p, const void *ip,
-				const void *data_end, __u16 tot_len,
+static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
+				const void *ip, const void *data_end,
+				__u16 tot_len, __u32 flags,
 				struct bpf_fib_lookup *fp)
 {
 	__builtin_memset(fp, 0, sizeof(*fp));
@@ -105,7 +113,7 @@ static __always_inline long fib(struct xdp_md *ctx, __u32 ifin,
 		__builtin_memcpy(fp->ipv6_src, p->saddr, 16);
 		__builtin_memcpy(fp->ipv6_dst, p->daddr, 16);
 	}
-	return bpf_fib_lookup(ctx, fp, sizeof(*fp), BPF_FIB_LOOKUP_SKIP_NEIGH);
+	return bpf_fib_lookup(ctx, fp, sizeof(*fp), flags);
 }
 
 /*
@@ -126,6 +134,12 @@ enum fwd_xmit_rc {
 	 * (TOE_S_XDP_NEIGH_MISS).
 	 */
 	FWD_NEIGH_MISS = -2,
+	/*
+	 * The egress takes no XDP redirect (TOE_IFACE_NO_XDP_TX: a veth,
+	 * unless toe-loader was told its peer can): the stack forwards it.
+	 * fwd_xmit counts it (TOE_S_XDP_FWD_STACK_ONLY).
+	 */
+	FWD_STACK_ONLY = -3,
 };
 
 /*
@@ -263,8 +277,8 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	}
 lookup:
 	rg = g->rt_gen; /* read before the lookup: a later bump wins */
-	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) !=
-	    BPF_FIB_LKUP_RET_SUCCESS)
+	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len,
+		BPF_FIB_LOOKUP_SKIP_NEIGH, &fp) != BPF_FIB_LKUP_RET_SUCCESS)
 		return FWD_SLOW;
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
@@ -276,6 +290,11 @@ lookup:
 	if (!in || !out || in->netns != out->netns || in->netns != fs->netns ||
 	    !bpf_map_lookup_elem(&toe_devmap, &ifout))
 		return FWD_SLOW;
+	if (out->flags & TOE_IFACE_NO_XDP_TX) {
+		/* a redirect there would be dropped, or lose its checksum */
+		stat_inc(TOE_S_XDP_FWD_STACK_ONLY);
+		return FWD_STACK_ONLY;
+	}
 	nk.ifindex = ifout;
 	nk.family = p->family;
 	/* the next hop: gateway or destination */
@@ -310,14 +329,16 @@ enum fwd_valid_rc {
 
 /*
  * Whether the fast path may take this packet of an admitted flow: it came
- * in on the interface its sender's side is on, in the flow's namespace
+ * in on the interface its sender's side is on (ifin, the ingress ifindex
+ * of either hook), in the flow's namespace (netns: the cookie of ifin's)
  * (by cookie; the SYN's ingress for the
  * client, its egress for the server), never the other one; and the flow
  * was admitted under the firewall generation in force, with toed vouching
  * for it (lease) or recently enough (TOE_FWD_UNWATCHED_NS).
  */
-static __always_inline int fwd_valid(struct xdp_md *ctx, struct toe_fwd *fs,
-				     int from, const struct toe_fwd_gen *g)
+static __always_inline int fwd_valid(__u32 ifin, __u64 netns,
+				     const struct toe_fwd *fs, int from,
+				     const struct toe_fwd_gen *g)
 {
 	__u32 want = from == fs->client ? fs->client_if : fs->server_if;
 	__u64 now;
@@ -327,7 +348,7 @@ static __always_inline int fwd_valid(struct xdp_md *ctx, struct toe_fwd *fs,
 	 * same ifindex is not the sender's side.  This is what keeps FIN/RST
 	 * deletion and READMIT marking below to the flow's own interfaces.
 	 */
-	if (ctx->ingress_ifindex != want || fs->netns != xdp_netns(ctx))
+	if (ifin != want || fs->netns != netns)
 		return FWD_WRONG_IF;
 	if (fs->state != TOE_FWD_ESTABLISHED || fs->gen != g->gen)
 		return FWD_STALE;
@@ -338,16 +359,19 @@ static __always_inline int fwd_valid(struct xdp_md *ctx, struct toe_fwd *fs,
 }
 
 /*
- * Flows this host routes, for devices in forward mode: once toe_egress has
- * seen the stack forward a flow's SYN and SYN-ACK (so the FORWARD chain
- * accepted both, egress.h), XDP forwards the flow itself, as an nftables
- * flowtable would, as long as the ruleset it was admitted under is in
- * force.  Everything else, FIN and RST included, goes through the stack;
- * FIN and RST from the right side end the fast path.  XDP writes no entry
- * for a packet of a flow it does not know: what arrives proves nothing.
+ * The admitted flow a packet of no local flow belongs to, if the fast path
+ * (either hook) may take it now; NULL otherwise, and the packet goes on to
+ * the stack untouched.  ifin, netns: the interface it came in on and the
+ * cookie of its namespace.  ck: scratch, the flow's canonical key on
+ * return; *fromp: the end that sent it (fwd_key()); *gp: toe_fwd_gen.
+ * FIN and RST from the right side end the fast path (the entry goes); a
+ * flow admitted under an older ruleset, or with toed's lease out, is sent
+ * back to the stack for re-admission (READMIT).  Counted under the
+ * xdp_fwd_* names for both hooks (the flow's state, not the hook's work).
  */
-static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
-				   struct toe_flow_key *ck)
+static __always_inline struct toe_fwd *
+fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
+	     __u64 netns, int *fromp, struct toe_fwd_gen **gp)
 {
 	struct toe_xdp_conf *conf;
 	struct toe_fwd_gen *g;
@@ -358,25 +382,25 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 
 	conf = bpf_map_lookup_elem(&toe_xdp_conf, &zero);
 	if (!conf || !conf->fwd_devs || p->nvlan)
-		return xdp_next(ctx);
+		return NULL;
 	from = fwd_key(p, ck);
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!fs || !g)
-		return xdp_next(ctx);
-	rc = fwd_valid(ctx, fs, from, g);
+		return NULL;
+	rc = fwd_valid(ifin, netns, fs, from, g);
 	if (rc == FWD_WRONG_IF) {
 		stat_inc(TOE_S_XDP_FWD_WRONG_IF);
-		return xdp_next(ctx);
+		return NULL;
 	}
 	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
 		if (fs->state == TOE_FWD_ESTABLISHED)
 			stat_inc(TOE_S_XDP_FWD_ENDED);
 		bpf_map_delete_elem(&toe_fwd, ck);
-		return xdp_next(ctx);
+		return NULL;
 	}
 	if (fl & TOE_TCP_SYN)
-		return xdp_next(ctx); /* the tuple reused: toe_egress decides */
+		return NULL; /* the tuple reused: the admission decides */
 	if (rc == FWD_STALE) {
 		if (fs->state == TOE_FWD_ESTABLISHED) {
 			/* Back through the stack until it forwards both ways again. */
@@ -385,8 +409,33 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 			fs->state = TOE_FWD_READMIT;
 			stat_inc(TOE_S_XDP_FWD_READMIT);
 		}
-		return xdp_next(ctx);
+		return NULL;
 	}
+	*fromp = from;
+	*gp = g;
+	return fs;
+}
+
+/*
+ * Flows this host routes, for devices in forward mode: once the admission
+ * (egress.h) has seen the stack forward a flow's SYN and SYN-ACK (so the
+ * FORWARD chain accepted both), XDP forwards the flow itself, as an
+ * nftables flowtable would, as long as the ruleset it was admitted under
+ * is in force (fwd_admitted()).  Everything else, FIN and RST included,
+ * goes through the stack.  XDP writes no entry for a packet of a flow it
+ * does not know: what arrives proves nothing.
+ */
+static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
+				   struct toe_flow_key *ck)
+{
+	struct toe_fwd_gen *g = NULL;
+	struct toe_fwd *fs;
+	int from = 0, rc;
+
+	fs = fwd_admitted(p, ck, ctx->ingress_ifindex, xdp_netns(ctx), &from,
+			  &g);
+	if (!fs || !g)
+		return xdp_next(ctx);
 	rc = fwd_xmit(ctx, p, fs, from, g);
 	if (rc >= 0)
 		return rc;

@@ -11,7 +11,7 @@
  *
  * This file is the list of entry points; the machinery is in one header
  * per concern (policy.h, flows.h, bypass.h, xdp.h, forward.h, egress.h,
- * tc.h, stats.h) and the maps in one header per concern (maps_*.h).  One object,
+ * tc.h, tc_fwd.h, stats.h) and the maps in one header per concern (maps_*.h).  One object,
  * one skeleton.
  */
 #include "common.h"
@@ -23,6 +23,7 @@
 #include "xdp.h"
 #include "forward.h"
 #include "tc.h"
+#include "tc_fwd.h"
 #include "egress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -121,7 +122,11 @@ int toe_xdp(struct xdp_md *ctx)
 	return steer_local(ctx, f->dev);
 }
 
-/* toe_xdp's accounting on tcx ingress, after GRO, instead of XDP (tc.h). */
+/*
+ * toe_xdp's work on tc ingress, after GRO, instead of XDP (tc.h): a packet
+ * of an offloaded flow is counted; one of no local flow may be of a flow
+ * this host routes, forwarded with the skb kept whole (tc_fwd.h).
+ */
 SEC("tc")
 int toe_tc(struct __sk_buff *skb)
 {
@@ -142,7 +147,10 @@ int toe_tc(struct __sk_buff *skb)
 		k.netns = skb_netns(skb);
 		f = bpf_map_lookup_elem(&toe_flows, &k);
 	}
-	if (!f || f->decision != TOE_ACT_OFFLOAD)
+	/* Not ours: perhaps routed (k: scratch), tc_fwd.h. */
+	if (!f)
+		return tc_fwd_path(skb, &p, &k);
+	if (f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT; /* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, segs, skb->len);

@@ -197,10 +197,34 @@ struct toe_fwd_gen {
 };
 
 /* toe_ifaces value. */
+/*
+ * toe_iface.flags.  TOE_IFACE_PEER: a veth whose peer is in another network
+ * namespace: the tc path forwards into it with bpf_redirect_peer() (the
+ * peer's ingress, in its namespace; this device's qdisc and tcpdump see
+ * nothing).  TOE_IFACE_TC: opentoe is at tc ingress there (--hook tc).
+ * TOE_IFACE_NO_XDP_TX: XDP must not redirect into it (a veth: its peer may
+ * have no NAPI, and XDP loses CHECKSUM_PARTIAL; a device without native
+ * XDP: no ndo_xdp_xmit); XDP leaves such flows to the stack
+ * (TOE_S_XDP_FWD_STACK_ONLY).
+ */
+#define TOE_IFACE_PEER 1
+#define TOE_IFACE_TC 2
+#define TOE_IFACE_NO_XDP_TX 4
+
+/* Why toe-loader put an interface on the hook it has (--hook auto). */
+enum toe_hook_why {
+	TOE_HOOK_WHY_FORCED = 1, /* --hook xdp or --hook tc */
+	TOE_HOOK_WHY_VETH = 2, /* a veth: tc */
+	TOE_HOOK_WHY_NATIVE = 3, /* its driver runs XDP natively: XDP */
+	TOE_HOOK_WHY_NO_NATIVE = 4, /* XDP only in skb mode there: tc */
+	TOE_HOOK_WHY_KEPT = 5, /* the hook an earlier load put there */
+	TOE_HOOK_WHY_SKB_MODE = 6, /* --xdp-mode given: XDP */
+};
+
 struct toe_iface {
 	__u8 mac[6]; /* source MAC of frames sent out of it */
-	__u16 pad;
-	__u32 flags; /* reserved, 0 */
+	__u16 hook_why; /* enum toe_hook_why: why this hook (toe-loader) */
+	__u32 flags; /* TOE_IFACE_*, written by toe-loader */
 	__u64 netns; /* cookie of its network namespace */
 };
 

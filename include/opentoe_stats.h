@@ -75,7 +75,21 @@
 	X(QUOTA, "quota_refused",                                                   \
 	  "Connections refused at their namespace's quota")                         \
 	X(FWD_NOT_HOME, "fwd_not_home",                                             \
-	  "Forwarded handshakes not admitted: routed outside the home namespace")
+	  "Forwarded handshakes not admitted: routed outside the home namespace")   \
+	X(TC_FORWARD, "tc_forward", "Packets (skbs) tc forwarded")                  \
+	X(TC_FWD_SEGS, "tc_forward_segs", "Segments in the skbs tc forwarded")      \
+	X(TC_FWD_PEER, "tc_fwd_peer",                                               \
+	  "skbs tc forwarded into a veth peer's namespace (redirect_peer)")         \
+	X(TC_FWD_NEIGH, "tc_fwd_neigh",                                             \
+	  "skbs tc forwarded with the kernel resolving the next hop")               \
+	X(TC_FWD_SLOW, "tc_fwd_slow",                                               \
+	  "tc: left to the stack (TTL, options, no route, egress not opentoe's)")   \
+	X(TC_FWD_MTU, "tc_fwd_mtu",                                                 \
+	  "tc: over the egress MTU, left to the stack")                             \
+	X(TC_FWD_NEIGH_MISS, "tc_fwd_neigh_miss",                                   \
+	  "tc: no valid neighbour for a peer redirect, left to the stack")          \
+	X(XDP_FWD_STACK_ONLY, "xdp_fwd_stack_only",                                 \
+	  "XDP: egress cannot take XDP redirects, left to the stack")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

@@ -197,10 +197,13 @@ dp_start() {
 
 # dp_load NS [ARGS...]: toe-loader load ARGS from namespace NS ("-": this
 # one) into $PIN for the cgroup $CG, unloaded (and $PIN removed) on exit.
+DP_HOOK_ARGS=${DP_HOOK_ARGS-"--hook xdp"} # the XDP tests: XDP unless a test says
 dp_load() {
 	local ns=$1 run=(); shift
 	[ "$ns" = - ] || run=(nsx "$ns")
 	defer "${run[*]} toe-loader unload --pin-dir $PIN; rm -rf $PIN"
+	# DP_HOOK_ARGS (router.sh): the hook under test, unless the caller names one
+	case " $* " in *" --hook "* | *" -H "*) ;; *) set -- "$@" $DP_HOOK_ARGS ;; esac
 	"${run[@]}" toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null
 }
 

@@ -113,7 +113,7 @@ $ip netns add peer &&
 PEERMAC=$($ip -n peer link show veth7 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
 
 # ---- the datapath on Debian's kernel
-if ! TOE_DEBUG=1 toe-loader load --dev veth6 --cgroup /sys/fs/cgroup >/tmp/loader.log 2>&1; then
+if ! TOE_DEBUG=1 toe-loader load --hook xdp --dev veth6 --cgroup /sys/fs/cgroup >/tmp/loader.log 2>&1; then
 	grep -iE 'toe-loader:|not allowed|invalid|unknown|failed' /tmp/loader.log | tail -n 15 | sed 's/^/# /'
 	tap 1 "toe-loader loads the datapath on this kernel"
 	exit 1

@@ -22,7 +22,8 @@ nsx a ip link set va up && nsx b ip link set vb up
 ROUNDS=${TOE_CONC_ROUNDS:-12}
 OUT=$(mktemp -d) && defer "rm -rf $OUT"
 
-tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
+# (load: --hook xdp, the XDP loader tests; auto would put a veth on tc)
+tl() { [ "$1" = load ] && { shift; set -- load --hook xdp "$@"; }; nsx a toe-loader "$@" --pin-dir "$PIN"; }
 cg_progs() { bpftool -j cgroup show "$CG" | jq -s 'add | length'; }
 xdp_id() { nsx a ip -j link show dev va | jq -r '.[0].xdp.prog.id // 0'; }
 fully_clean() { [ ! -e "$PIN" ] && [ "$(cg_progs)" = 0 ] && [ "$(xdp_id)" = 0 ]; }

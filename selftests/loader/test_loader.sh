@@ -15,7 +15,8 @@ cg_add loader || skip "no cgroup v2 mount"
 defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 two_hosts 201 || exit 1
 
-tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
+# (load: --hook xdp, the XDP loader tests; auto would put a veth on tc)
+tl() { [ "$1" = load ] && { shift; set -- load --hook xdp "$@"; }; nsx a toe-loader "$@" --pin-dir "$PIN"; }
 cg_progs() { bpftool -j cgroup show "$CG" | jq -s 'add | length'; }
 xdp_id() { nsx a ip -j link show dev va | jq -r '.[0].xdp.prog.id // 0'; }
 nothing_left() {

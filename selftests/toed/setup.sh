@@ -10,7 +10,7 @@ TOED_LOG=$CONF_DIR/toed.log
 # load_toe_xdp: sock_ops on the test cgroup, XDP on va (in namespace a).
 load_toe_xdp() {
 	defer "toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-	nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" --dev va >/dev/null
+	nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" --dev va --hook xdp >/dev/null
 }
 
 # start_toed CONF [toed args]: toed in namespace a, until the test ends.

@@ -36,7 +36,7 @@ has_ev() { grep -q "\"event\":\"datapath\",\"state\":\"$1\"" "$MON"; }
 check "monitor: a datapath unloaded event" wait_for 3 has_ev unloaded
 
 # --- loaded again: everything from the new datapath within 2 s
-nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" --dev va >/dev/null || fail "load again"
+nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" --dev va --hook xdp >/dev/null || fail "load again"
 NEW_STATS=$(pin_id $MAP_STATS)
 t0=$(date +%s%N)
 picked() { test "$(st .datapath.stats_map_id)" = "$NEW_STATS"; }

@@ -7,6 +7,17 @@ C4=10.211.1.1 R4a=10.211.1.254 R4b=10.211.2.254 S4=10.211.2.1
 C6=fd00:211:1::1 R6a=fd00:211:1::fe R6b=fd00:211:2::fe S6=fd00:211:2::1
 PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
 XFER=$TOE_TOP/selftests/xdp/xfer.py
+# FWD_HOOK: the hook the forward tests load the router's interfaces with
+# (TOE_FWD_HOOK: xdp, the default, or tc; a test_*_tc.sh runs its test so);
+# FWD_STAT: the counter of packets (tc: segments) that hook forwarded.  With xdp the veths
+# are declared able to take XDP redirects (--xdp-veth-tx: the tests set
+# their peers up for it, endpoints_for_native).
+FWD_HOOK=${TOE_FWD_HOOK:-xdp}
+case $FWD_HOOK in
+xdp) FWD_STAT=$STAT_XDP_FORWARD DP_HOOK_ARGS="--hook xdp --xdp-veth-tx" ;;
+tc) FWD_STAT=$STAT_TC_FWD_SEGS DP_HOOK_ARGS="--hook tc" ;; # segments, as XDP counts
+*) echo "bad TOE_FWD_HOOK '$FWD_HOOK': xdp or tc" >&2; exit 1 ;;
+esac
 
 # router_test CGROUP: what a forwarding test starts with: root, its tools,
 # toe-loader and toed built, $PIN, a cgroup ($CG), a work folder ($work)

@@ -36,7 +36,7 @@ err=$(nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" 2>
 check "an older $MAP_FWD pin (56-byte record) is refused by name" grep -q "pinned map $PIN/$MAP_FWD is not this opentoe's" <<<"$err"
 check "  and unload cleans the folder" nsx r toe-loader unload --pin-dir "$PIN"
 check "  (gone)" test ! -e "$PIN"
-nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || { fail "load"; finish; }
+nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" $DP_HOOK_ARGS >/dev/null || { fail "load"; finish; }
 if [ "$(fwd_proof)" = netfilter ]; then
 	check "status shows toe_nf_fwd at netfilter FORWARD, IPv4 and IPv6" \
 		test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_nf_fwd" and .xdp_mode == "netfilter")] | length')" = 2
@@ -138,11 +138,11 @@ set -- $(fwd_entry 5301)
 check "  its $MAP_FWD entry waits for re-admission (state ${1:-none}: 4 readmit)" test "${1:-0}" = 4
 nsx r iptables -D FORWARD -p tcp --dport 5301 -j DROP
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null # the stalled first flow
-a0=$(st $STAT_XDP_FWD_FLOWS) x0=$(st $STAT_XDP_FORWARD)
+a0=$(st $STAT_XDP_FWD_FLOWS) x0=$(st $FWD_STAT)
 nsx c timeout 20 python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 --connect-timeout 3 >"$work/after.json"
-a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $STAT_XDP_FORWARD)
+a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $FWD_STAT)
 check "the rule removed: a new connection gets through intact" intact after
-check "  and is admitted to the fast path again ($((a1 - a0)) admission, XDP forwarded $((x1 - x0)) packets)" \
+check "  and is admitted to the fast path again ($((a1 - a0)) admission, $FWD_HOOK forwarded $((x1 - x0)) packets)" \
 	test $((a1 - a0)) -ge 1 -a $((x1 - x0)) -ge $((20000000 / 1500 / 2))
 
 # ---- SYN flood while a fast-path flow runs
@@ -162,7 +162,7 @@ k1=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END {
 h1=$(st $STAT_FWD_HALF); n1=$(n_fwd)
 kill $FLOW 2>/dev/null
 K=$((k1 - k0)) X=$((p1 - p0))
-echo "flood: $sent SYNs in $secs s; the stack forwarded $((h1 - h0)) of them into $MAP_FWD_HALF; the flow: XDP $X packets, kernel $K; $MAP_FWD $n0 -> $n1 entries"
+echo "flood: $sent SYNs in $secs s; the stack forwarded $((h1 - h0)) of them into $MAP_FWD_HALF; the flow: $FWD_HOOK $X packets, kernel $K; $MAP_FWD $n0 -> $n1 entries"
 check "the flood was sent (100000 SYNs) and the stack forwarded most of them" test "$sent" = 100000 -a $((h1 - h0)) -ge 50000
 check "  the running flow stayed established in $MAP_FWD, its counters growing ($p0 -> $p1)" test "$st1" = 3 -a "$X" -gt 10000
 check "  the kernel forwarded under 1 % of its packets ($K of $((K + X)))" test $((K * 100)) -lt $((K + X))

@@ -16,7 +16,7 @@ endpoints_for_native || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 ns_add h || { fail "home namespace"; finish; }
 dp_load h || { fail "load in h"; finish; }
-nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null 2>"$work/rload.err" ||
+nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" $DP_HOOK_ARGS >/dev/null 2>"$work/rload.err" ||
 	{ fail "load in r"; cat "$work/rload.err"; finish; }
 check "toe-loader in r: the datapath's home is another namespace, said" grep -q "home is another network namespace" "$work/rload.err"
 fill_neigh "$PIN" || { fail "neighbours"; finish; }

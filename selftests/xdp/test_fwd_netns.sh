@@ -43,7 +43,7 @@ check "x, ifindex $IF0 (r0's): the client's FIN is not the flow's side (xdp_fwd_
 check "  the fast path did not end there (xdp_fwd_ended unchanged, the entry established: port $(cport))" \
 	test "$(st $STAT_XDP_FWD_ENDED)" = "$e0" -a "$(cport)" = "$CP"
 check "  XDP passed it on (return $rc: XDP_PASS)" test "$rc" = 2
-err=$(nsx x toe-loader load --dev xb --cgroup "$CG" --pin-dir "$PIN" 2>&1)
+err=$(nsx x toe-loader load --dev xb --cgroup "$CG" --pin-dir "$PIN" $DP_HOOK_ARGS 2>&1)
 check "toe-loader in x: ifindex $IF1 is r1's forwarding target, refused" grep -q "already a forwarding target for an interface of another network namespace" <<<"$err"
 check "  and r1's entry is r's still (the flow keeps its fast path)" test "$(cport)" = "$CP"
 rc=$(nsx r bpftool prog run id "$prog" data_in "$work/fin.bin" ctx_in "$work/fin.ctx" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p')

@@ -26,7 +26,7 @@ fwd_conf "$work/fwd.conf" || exit 1
 R0MAC=$(nsx r ip -j link show r0 | jq -r '.[0].address') R1MAC=$(nsx r ip -j link show r1 | jq -r '.[0].address')
 nsx c ip link set c0 address "$R1MAC" && nsx s ip link set s1 address "$R0MAC" || { fail "MACs"; finish; }
 load() { # [env...]: the datapath on both router interfaces, policy, neighbours
-	nsx r env "$@" toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null &&
+	nsx r env "$@" toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" $DP_HOOK_ARGS >/dev/null &&
 		toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null && fill_neigh "$PIN"
 }
 defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"

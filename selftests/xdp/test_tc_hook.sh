@@ -114,17 +114,20 @@ defer "nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP 2>/dev/null"
 check_not "iptables DROP in INPUT stops the host flow" nsx a timeout 5 python3 "$XFER" client --addr $B4 --port 7002 --bytes 1000 --connect-timeout 2
 nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP
 
-# steer cpu / forward on a tc interface: refused, policy in force kept.
+# steer cpu on a tc interface: refused, policy in force kept; steer
+# forward: tc has a forward path (tc_fwd.h), accepted.
 serial() { bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max'; }
 s0=$(serial)
-for st in "cpu 1" forward; do
-	printf 'device c2 type software nconn 10 dev vb steer %s\nrule offload dev c2 lport 7001\n' "$st" >"$work/bad.conf"
-	chmod 600 "$work/bad.conf"
-	err=$(nsx b toed --apply "$work/bad.conf" --pin-dir "$PIN" 2>&1)
-	check "steer $st on vb (tc): apply refused, naming the device and the hook: $err" \
-		grep -q "device 'c2' (line 1): steer ${st% *} needs XDP on vb, .*--hook tc" <<<"$err"
-	check "  the policy in force is unchanged" test "$(serial)" = "$s0"
-done
+printf 'device c2 type software nconn 10 dev vb steer cpu 1\nrule offload dev c2 lport 7001\n' >"$work/bad.conf"
+chmod 600 "$work/bad.conf"
+err=$(nsx b toed --apply "$work/bad.conf" --pin-dir "$PIN" 2>&1)
+check "steer cpu on vb (tc): apply refused, naming the device and the hook: $err" \
+	grep -q "device 'c2' (line 1): steer cpu needs XDP on vb, .*--hook tc" <<<"$err"
+check "  the policy in force is unchanged" test "$(serial)" = "$s0"
+printf 'device c2 type software nconn 10 dev vb steer forward\nrule offload dev c2 lport 7001\n' >"$work/fwd.conf"
+chmod 600 "$work/fwd.conf"
+check "steer forward on vb (tc): applied" nsx b toed --apply "$work/fwd.conf" --pin-dir "$PIN"
+check "  a new policy in force" test "$(serial)" != "$s0"
 
 # One hook per interface.
 err=$(nsx b toe-loader load --dev vb --hook xdp --cgroup "$CG" --pin-dir "$PIN" 2>&1)

@@ -35,7 +35,8 @@ defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 defer "nsx a toe-loader unload --pin-dir $PIN2; rm -rf $PIN2"
 defer "nsx a xdp-filter unload --all >/dev/null 2>&1"
 
-tl() { nsx a toe-loader "$@" --pin-dir "$PIN" --cgroup "$CG"; }
+# (load: --hook xdp, the dispatcher is XDP's; auto would put a veth on tc)
+tl() { [ "$1" = load ] && { shift; set -- load --hook xdp "$@"; }; nsx a toe-loader "$@" --pin-dir "$PIN" --cgroup "$CG"; }
 tlu() { nsx a toe-loader unload --pin-dir "$PIN"; }
 st() { nsx a toe-loader status -j --pin-dir "$PIN"; }
 xstatus() { nsx a xdp-loader status va; }
@@ -159,7 +160,7 @@ check "  nothing on va" test "$(xdp_id)" = 0
 nsx a xdp-filter load va >/dev/null
 fids=$(xids xdpfilt)
 # vx: opentoe of another pin folder on its own bpf_link, which no loader displaces
-LIBXDP_SKIP_DISPATCHER=1 nsx a toe-loader load --dev vx --pin-dir "$PIN2" --cgroup "$CG" >/dev/null
+LIBXDP_SKIP_DISPATCHER=1 nsx a toe-loader load --hook xdp --dev vx --pin-dir "$PIN2" --cgroup "$CG" >/dev/null
 err=$(tl load --dev va --dev vx 2>&1)
 check "a load on va and vx (vx held by another loader's link) fails there" \
 	grep -q "vx: XDP program toe_xdp .* bpf_link owned by another loader" <<<"$err"
@@ -182,7 +183,7 @@ check "  no toe_xdp left, xdp-filter's kept" test -z "$(xids toe_xdp)" -a "$(xid
 # ---- loads killed with SIGKILL at random moments (within a load's time)
 t0=$(date +%s%N); tl load --dev va >/dev/null; ms=$((($(date +%s%N) - t0) / 1000000))
 for i in 1 2 3 4 5 6 7 8; do
-	nsenter --net=/run/netns/"$(ns_name a)" toe-loader load --dev va --pin-dir "$PIN" --cgroup "$CG" >/dev/null 2>&1 &
+	nsenter --net=/run/netns/"$(ns_name a)" toe-loader load --hook xdp --dev va --pin-dir "$PIN" --cgroup "$CG" >/dev/null 2>&1 &
 	p=$!
 	sleep "$(awk -v ms=$ms -v r=$RANDOM 'BEGIN { print ms * (r % 100) / 100000 }')"
 	kill -9 $p 2>/dev/null; wait $p 2>/dev/null

@@ -18,7 +18,7 @@ defer "nsx a toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 for mode in native skb tc; do
 	va0=$(feat va) vb0=$(feat vb)
 	if [ $mode = tc ]; then how=(--hook tc); else how=(--xdp-mode $mode); fi
-	nsx a toe-loader load --dev va "${how[@]}" --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
+	nsx a toe-loader load --dev va --hook xdp "${how[@]}" --cgroup "$CG" --pin-dir "$PIN" >/dev/null ||
 		{ fail "load ($mode)"; continue; }
 	check "$mode: va's offload features unchanged with opentoe attached ($(grep -c ': on' <<<"$va0") on)" \
 		test "$(feat va)" = "$va0"

@@ -419,17 +419,17 @@ static int new_tc_link(__u32 ifindex, const char *ifname, int prog_fd)
 	return link_fd;
 }
 
-int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
+int attach_iface(const struct opts *o, const char *ifname, bool tc, int prog_fd,
 		 const struct chain_maps *cm)
 {
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 	int link_fd, err;
 
-	if (o->hook_tc && !kernel_has_tcx())
+	if (tc && !kernel_has_tcx())
 		return attach_tc_classic(o, TOE_PIN_TC_INGRESS, ifindex, ifname,
 					 false, prog_fd);
-	if (o->hook_tc)
+	if (tc)
 		err = swap_if_link(o, TOE_PIN_LINK_TC, TOE_LINK_TYPE_TCX,
 				   ifindex, prog_fd, ifname, "tc", path);
 	else
@@ -438,19 +438,20 @@ int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
 	if (err != IF_LINK_NONE)
 		return err < 0 ? err : 0;
 	/* No link of ours there: libxdp's dispatcher where it works. */
-	if (!o->hook_tc && xdp_disp_wanted(ifindex)) {
+	if (!tc && xdp_disp_wanted(ifindex)) {
 		err = attach_xdp_disp(o, ifindex, ifname, cm->obj);
 		if (err != XDP_DISP_NONE)
 			return err;
 	}
-	link_fd = o->hook_tc ? new_tc_link(ifindex, ifname, prog_fd) :
-			       new_xdp_link(o, ifindex, ifname, prog_fd, cm);
+	link_fd = tc ? new_tc_link(ifindex, ifname, prog_fd) :
+		       new_xdp_link(o, ifindex, ifname, prog_fd, cm);
 	return link_fd < 0 ? link_fd : pin_new_link(link_fd, path);
 }
 
 /*
- * --hook tc under a policy already in force: a device on this interface
- * that steers to a CPU or forwards needs XDP (toed refuses the converse).
+ * tc under a policy already in force: a device on this interface that
+ * steers to a CPU needs XDP (toed refuses the converse).  Forwarding has
+ * a path on both hooks.
  */
 static int check_steer(const struct opts *o, const char *ifname, __u32 ifindex)
 {
@@ -466,12 +467,11 @@ static int check_steer(const struct opts *o, const char *ifname, __u32 ifindex)
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
 		if (bpf_map_lookup_elem(fd, &i, &d) ||
 		    !(d.flags & TOE_DEVF_PRESENT) || d.ifindex != ifindex ||
-		    d.steer == TOE_STEER_ACCOUNT)
+		    d.steer != TOE_STEER_CPU)
 			continue;
 		close(fd);
-		toe_err("%s: device '%.16s' of the policy in force steers %s there, which needs XDP; load with --hook xdp, or apply a policy with steer account first",
-			ifname, d.name,
-			d.steer == TOE_STEER_CPU ? "to a CPU" : "forward");
+		toe_err("%s: device '%.16s' of the policy in force steers to a CPU there, which needs XDP; load with --hook xdp, or apply a policy without steer cpu first",
+			ifname, d.name);
 		return -EBUSY;
 	}
 	close(fd);
@@ -482,24 +482,23 @@ static int check_steer(const struct opts *o, const char *ifname, __u32 ifindex)
  * An interface is XDP or tc, never both: the other hook's link, from an
  * earlier load, must go first (unload), or packets would be counted twice.
  */
-int check_other_hook(const struct opts *o, const char *ifname)
+int check_other_hook(const struct opts *o, const char *ifname, bool tc)
 {
 	char path[PATH_MAX];
 	__u32 ifindex = if_nametoindex(ifname);
 
-	pin_path(path, o->pin_dir,
-		 o->hook_tc ? TOE_PIN_LINK_XDP : TOE_PIN_LINK_TC, ifindex);
-	if (access(path, F_OK) && !o->hook_tc)
+	pin_path(path, o->pin_dir, tc ? TOE_PIN_LINK_XDP : TOE_PIN_LINK_TC,
+		 ifindex);
+	if (access(path, F_OK) && !tc)
 		pin_path(path, o->pin_dir, TOE_PIN_TC_INGRESS, ifindex);
-	if (access(path, F_OK) && o->hook_tc)
+	if (access(path, F_OK) && tc)
 		pin_path(path, o->pin_dir, TOE_PIN_XDP_DISP, ifindex);
 	if (access(path, F_OK) == 0) {
 		toe_err("%s: opentoe is attached there with %s (%s); run 'toe-loader unload' before loading with --hook %s",
-			ifname, o->hook_tc ? "XDP" : "tc", path,
-			o->hook_tc ? "tc" : "xdp");
+			ifname, tc ? "XDP" : "tc", path, tc ? "tc" : "xdp");
 		return -EBUSY;
 	}
-	return o->hook_tc ? check_steer(o, ifname, ifindex) : 0;
+	return tc ? check_steer(o, ifname, ifindex) : 0;
 }
 
 /*
@@ -526,16 +525,21 @@ static int read_mac(const char *ifname, __u8 *mac)
 }
 
 /*
- * Make an interface XDP is attached to a redirect target of the forward
- * path: toe_devmap[ifindex] (the device) and toe_ifaces[ifindex] (the MAC
- * frames leave it with, its network namespace).  The two maps are keyed by
+ * Make an interface opentoe is attached to (either hook) a target of the
+ * forward path: toe_devmap[ifindex] (the device, for XDP's redirects) and
+ * toe_ifaces[ifindex] (the MAC frames leave it with, its network
+ * namespace, flags TOE_IFACE_* and why it has its hook).  The two maps are keyed by
  * ifindex, which is per namespace, so an entry of a live interface of
  * another namespace is never overwritten (as with chain slots).
  */
-int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd)
+int add_egress(const char *ifname, __u32 ifindex, __u32 flags, __u16 why,
+	       int dev_fd, int if_fd)
 {
 	struct bpf_devmap_val dv = { .ifindex = ifindex }, odv;
-	struct toe_iface v = { .netns = toe_netns_cookie() }, old;
+	struct toe_iface v = { .netns = toe_netns_cookie(),
+			       .flags = flags,
+			       .hook_why = why },
+			 old;
 	bool had_if, had_dev;
 	struct undo *u;
 	int err;

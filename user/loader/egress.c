@@ -72,13 +72,14 @@ const char *nf_why_not(void)
 /*
  * Before the object's load: toe_nf_fwd gets the type and attach type
  * libbpf 1.1 cannot read from SEC("netfilter"), and toe_egress is told to
- * leave admission to it; or, where it cannot be used (or --hook tc, which
- * has no forward path), it is not loaded at all.
+ * leave admission to it; or, where it cannot be used, it is not loaded at
+ * all (both hooks forward: both need the admission).
  */
 void nf_prepare(const struct opts *o, struct bpf_program *nf,
 		volatile __u32 *nf_admit)
 {
-	if (o->hook_tc || nf_why_not()) {
+	(void)o;
+	if (nf_why_not()) {
 		bpf_program__set_autoload(nf, false);
 		*nf_admit = 0;
 		return;

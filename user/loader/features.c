@@ -11,9 +11,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -59,7 +61,7 @@ static const struct feature features[] = {
 	PROG(XDP, "4.8", "XDP accounting, steering, forwarding"),
 	PROG(SOCK_OPS, "4.13", "offload decisions (sock_ops)"),
 	PROG(SK_MSG, "4.17", "the local bypass"),
-	PROG(SCHED_CLS, "4.1", "--hook tc, the forward path's admission"),
+	PROG(SCHED_CLS, "4.1", "--hook tc (auto: veths), the forward path's admission"),
 	MAP(HASH, "3.19", "flows, policy"),
 	MAP(ARRAY, "3.19", "devices, policy header"),
 	MAP(PERCPU_ARRAY, "4.6", "counters"),
@@ -82,6 +84,10 @@ static const struct feature features[] = {
 	HELPER(XDP, redirect_map, "4.14", "steering, forwarding"),
 	HELPER(XDP, loop, "5.17", "the forward path's option walk"),
 	HELPER(XDP, ringbuf_reserve, "5.8", "events to toed"),
+	HELPER(SCHED_CLS, redirect_peer, "5.10", "the tc forward path (into a veth peer's namespace)"),
+	HELPER(SCHED_CLS, redirect_neigh, "5.10", "the tc forward path (the kernel resolves the next hop)"),
+	HELPER(SCHED_CLS, check_mtu, "5.12", "the tc forward path (GSO-aware MTU check)"),
+	HELPER(SCHED_CLS, fib_lookup, "4.18", "the tc forward path"),
 	{ "tcx", "6.6", "--hook tc, the forward path's admission", P_ENUM, 0, 0,
 	  "bpf_attach_type", "BPF_TCX_EGRESS", W_FALLBACK,
 	  "a classic clsact filter (cls_bpf, direct action)" },
@@ -227,6 +233,37 @@ int check_features(void)
 	return missing ? 1 : 0;
 }
 
+/*
+ * Text only (-j stays the array of features): what --hook auto gives each
+ * interface of this namespace, without probing (hook.c probes at load).
+ */
+static void print_auto_hooks(void)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+
+	if (!ifs)
+		return;
+	printf("\n%-16s %s\n", "INTERFACE",
+	       "--hook auto (toe-loader status: what a load chose)");
+	for (i = ifs; i->if_index; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+		const char *h;
+
+		if (!strcmp(i->if_name, "lo"))
+			continue;
+		if (iface_is_veth(i->if_name))
+			h = "tc (veth)";
+		else if (bpf_xdp_query(i->if_index, 0, &q) || !q.prog_id)
+			h = "xdp if its driver runs XDP natively, else tc (probed at load)";
+		else if (q.attach_mode == XDP_ATTACHED_SKB)
+			h = "tc (no_native_xdp: its XDP program is in skb mode)";
+		else
+			h = "xdp (native_xdp)";
+		printf("%-16s %s\n", i->if_name, h);
+	}
+	if_freenameindex(ifs);
+}
+
 int cmd_features(struct opts *o)
 {
 	struct toe_json j;
@@ -279,6 +316,8 @@ int cmd_features(struct opts *o)
 	if (o->json) {
 		tj_arr_end(&j);
 		tj_end(&j);
+	} else {
+		print_auto_hooks();
 	}
 	return 0;
 }

@@ -55,12 +55,14 @@ static int set_xdp_mode(struct opts *o, const char *arg)
 
 static int set_hook(struct opts *o, const char *arg)
 {
-	if (!strcmp(arg, "xdp")) {
-		o->hook_tc = false;
+	if (!strcmp(arg, "auto")) {
+		o->hook = TOE_HOOK_AUTO;
+	} else if (!strcmp(arg, "xdp")) {
+		o->hook = TOE_HOOK_XDP;
 	} else if (!strcmp(arg, "tc") || !strcmp(arg, "tcx")) {
-		o->hook_tc = true;
+		o->hook = TOE_HOOK_TC;
 	} else {
-		toe_err("bad --hook '%s': expected xdp or tc", arg);
+		toe_err("bad --hook '%s': expected auto, xdp or tc", arg);
 		return 1;
 	}
 	return 0;
@@ -92,11 +94,18 @@ const struct loader_opt load_options[] = {
 "  -d, --dev IFACE        attach XDP to IFACE (repeatable)\n" },
 	{ .name = "hook", .has_arg = required_argument, .key = 'H',
 	  .set = set_hook, .help =
-"  -H, --hook HOOK        xdp (default): account, steer and forward in XDP;\n"
-"                         tc: account only, on tc ingress (a tcx link; before\n"
-"                         Linux 6.6 a clsact filter), after GRO:\n"
-"                         no cost to host flows on veths, whose peer loses TSO\n"
-"                         under native XDP; no 'steer cpu' or 'forward' there\n" },
+"  -H, --hook HOOK        auto (default): tc on a veth and on a device without\n"
+"                         native XDP, XDP on one whose driver has it (a NIC);\n"
+"                         xdp: account, steer and forward in XDP everywhere;\n"
+"                         tc: account and forward on tc ingress everywhere (a\n"
+"                         tcx link; before Linux 6.6 a clsact filter), after\n"
+"                         GRO, the skb kept whole; no 'steer cpu' there\n" },
+	{ .name = "xdp-veth-tx", .has_arg = no_argument, .key = 'V',
+	  .flag = offsetof(struct opts, xdp_veth_tx), .help =
+"  -V, --xdp-veth-tx      XDP may redirect into veths (their peers have GRO on\n"
+"                         and send full checksums: ethtool -K PEER tx off gro\n"
+"                         on); without it XDP leaves flows out of a veth to the\n"
+"                         stack\n" },
 	{ .name = "xdp-mode", .has_arg = required_argument, .key = 'm',
 	  .set = set_xdp_mode, .help =
 "  -m, --xdp-mode MODE    native or skb (default: native where the driver has it)\n" },
@@ -239,9 +248,11 @@ static int load_checks(struct opts *o)
 			toe_err("unknown interface '%s'", o->devs[i]);
 			return 1;
 		}
-		if (check_other_hook(o, o->devs[i]))
-			return 1;
 	}
+	resolve_hooks(o);
+	for (i = 0; i < o->ndevs; i++)
+		if (check_other_hook(o, o->devs[i], o->dev_tc[i]))
+			return 1;
 	if (!o->cgroup)
 		o->cgroup = toe_cgroup2_root();
 	if (!o->cgroup) {
@@ -367,6 +378,23 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 	return err;
 }
 
+/* toe_iface flags of devs[i] (hook.c decided its hook). */
+static __u32 iface_flags(const struct opts *o, int i)
+{
+	__u32 f = o->dev_tc[i] ? TOE_IFACE_TC : 0;
+
+	/* no ndo_xdp_xmit there: an XDP redirect into it would be dropped */
+	if (o->dev_why[i] == TOE_HOOK_WHY_NO_NATIVE)
+		f |= TOE_IFACE_NO_XDP_TX;
+	if (!iface_is_veth(o->devs[i]))
+		return f;
+	if (iface_peer_elsewhere(if_nametoindex(o->devs[i])))
+		f |= TOE_IFACE_PEER;
+	if (!o->xdp_veth_tx)
+		f |= TOE_IFACE_NO_XDP_TX;
+	return f;
+}
+
 /* sk_msg, sock_ops, then each interface's tc or XDP (and egress). */
 static int attach_all(const struct opts *o, struct opentoe *skel,
 		      bool flows_existed)
@@ -376,8 +404,8 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 		.ns_fd = bpf_map__fd(skel->maps.toe_xdp_next_ns),
 		.obj = skel->obj,
 	};
-	int prog_fd = bpf_program__fd(o->hook_tc ? skel->progs.toe_tc :
-						   skel->progs.toe_xdp);
+	int tc_fd = bpf_program__fd(skel->progs.toe_tc);
+	int xdp_fd = bpf_program__fd(skel->progs.toe_xdp);
 	int i, err;
 
 	err = attach_skmsg(o, bpf_program__fd(skel->progs.toe_skmsg),
@@ -387,18 +415,19 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 				     bpf_program__fd(skel->progs.toe_sockops));
 	if (!err && flows_existed)
 		err = filter_load(skel);
-	if (!err && !o->hook_tc)
+	if (!err)
 		claim_home(bpf_map__fd(skel->maps.toe_fwd_gen));
 	if (!err && skel->rodata->toe_nf_admit) /* the forward path's proof */
 		err = attach_nf(o, bpf_program__fd(skel->progs.toe_nf_fwd));
 	for (i = 0; !err && i < o->ndevs; i++) {
-		if (!o->hook_tc)
-			err = add_egress(o->devs[i], if_nametoindex(o->devs[i]),
-					 bpf_map__fd(skel->maps.toe_devmap),
-					 bpf_map__fd(skel->maps.toe_ifaces));
+		err = add_egress(o->devs[i], if_nametoindex(o->devs[i]),
+				 iface_flags(o, i), o->dev_why[i],
+				 bpf_map__fd(skel->maps.toe_devmap),
+				 bpf_map__fd(skel->maps.toe_ifaces));
 		if (!err)
-			err = attach_iface(o, o->devs[i], prog_fd, &cm);
-		if (!err && !o->hook_tc && !skel->rodata->toe_nf_admit)
+			err = attach_iface(o, o->devs[i], o->dev_tc[i],
+					   o->dev_tc[i] ? tc_fd : xdp_fd, &cm);
+		if (!err && !skel->rodata->toe_nf_admit)
 			err = attach_egress(/* the fallback admission */
 					    o, o->devs[i],
 					    bpf_program__fd(
@@ -407,15 +436,26 @@ static int attach_all(const struct opts *o, struct opentoe *skel,
 	return err;
 }
 
+/* What was loaded where, one line: each interface's hook and why. */
+static void print_loaded(const struct opts *o)
+{
+	int i;
+
+	printf("opentoe loaded: sock_ops on %s", o->cgroup);
+	for (i = 0; i < o->ndevs; i++)
+		printf("; %s on %s (%s)", o->dev_tc[i] ? "tc ingress" : "XDP",
+		       o->devs[i], hook_why_key(o->dev_why[i]));
+	printf("; pinned in %s\n", o->pin_dir);
+}
+
 int cmd_load(struct opts *o)
 {
-	const char *first = o->hook_tc ? "; tc ingress on " : "; XDP on ";
 	struct opentoe *skel = NULL;
 	bool flows_existed = false;
 	__u32 zero = 0;
-	int i, lock;
+	int lock;
 
-	if (o->hook_tc && o->xdp_flags) {
+	if (o->hook == TOE_HOOK_TC && o->xdp_flags) {
 		toe_err("--xdp-mode does not apply to --hook tc");
 		return 1;
 	}
@@ -443,10 +483,7 @@ int cmd_load(struct opts *o)
 			    &(struct toe_byp_conf){ .draining = 0 }, BPF_ANY);
 	undo_forget();
 	opentoe__destroy(skel); /* everything stays: it is pinned */
-	printf("opentoe loaded: sock_ops on %s", o->cgroup);
-	for (i = 0; i < o->ndevs; i++)
-		printf("%s%s", i ? ", " : first, o->devs[i]);
-	printf("; pinned in %s\n", o->pin_dir);
+	print_loaded(o);
 	close(lock);
 	return 0;
 

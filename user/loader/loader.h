@@ -66,7 +66,10 @@ struct opts {
 	const char *devs[MAX_IFACES];
 	int ndevs;
 	__u32 xdp_flags; /* XDP_FLAGS_SKB_MODE / DRV_MODE / 0 (kernel picks) */
-	bool hook_tc; /* --hook tc: toe_tc on tcx ingress, not XDP */
+	int hook; /* --hook: TOE_HOOK_AUTO (default), _XDP or _TC */
+	bool dev_tc[MAX_IFACES]; /* devs[i]'s hook is tc (resolve_hooks) */
+	__u8 dev_why[MAX_IFACES]; /* and why: enum toe_hook_why */
+	bool xdp_veth_tx; /* --xdp-veth-tx: XDP may redirect into veths */
 	__u32 flows;
 	bool json;
 	bool force; /* unload: drop unread bypassed data */
@@ -241,9 +244,10 @@ struct chain_maps {
  * made and pinned.  cm: the chain an XDP program already there goes into.
  * 0 or -errno.
  */
-int attach_iface(const struct opts *o, const char *ifname, int prog_fd,
+int attach_iface(const struct opts *o, const char *ifname, bool tc, int prog_fd,
 		 const struct chain_maps *cm);
-int add_egress(const char *ifname, __u32 ifindex, int dev_fd, int if_fd);
+int add_egress(const char *ifname, __u32 ifindex, __u32 flags, __u16 why,
+	       int dev_fd, int if_fd);
 /* Pin a link just made (path); rollback detaches and unpins it.  0 or -errno. */
 int pin_new_link(int link_fd, const char *path);
 
@@ -311,7 +315,14 @@ int enter_netns(unsigned long ns);
  * earlier load pinned gets prog_fd in place.  0 or -errno.
  */
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd);
-/* An interface is XDP or tc, never both (--hook tc: and no steering). */
-int check_other_hook(const struct opts *o, const char *ifname);
+/* An interface is XDP or tc, never both (tc: and no 'steer cpu'). */
+int check_other_hook(const struct opts *o, const char *ifname, bool tc);
+
+/* hook.c: --hook auto|xdp|tc, per interface. */
+enum { TOE_HOOK_AUTO, TOE_HOOK_XDP, TOE_HOOK_TC };
+void resolve_hooks(struct opts *o);
+const char *hook_why_key(unsigned int why);
+bool iface_is_veth(const char *ifname);
+bool iface_peer_elsewhere(__u32 ifindex);
 
 #endif /* __TOE_LOADER_H */

@@ -59,7 +59,7 @@ static const struct loader_opt common_options[] = {
 
 static const struct loader_cmd cmds[] = {
 	{ "load", cmd_load, load_options,
-	  "[--dev IFACE]... [--hook xdp|tc] [--xdp-mode native|skb]\n"
+	  "[--dev IFACE]... [--hook auto|xdp|tc] [--xdp-veth-tx] [--xdp-mode native|skb]\n"
 "                       [--cgroup PATH] [--pin-dir DIR] [--flows N]\n"
 "                       [--wait SECONDS]\n",
 	  "load the eBPF object, pin every map and link under the pin folder,\n"

@@ -19,6 +19,7 @@
 #include "lib/path.h"
 #include "lib/netns.h"
 #include "lib/json.h"
+#include "lib/hooks.h"
 
 /* clang-format off */
 const struct loader_opt status_options[] = {
@@ -478,6 +479,32 @@ static void print_maps(const struct opts *o, struct toe_json *j)
 	}
 }
 
+/*
+ * Each interface of this namespace in toe_ifaces: its hook and why
+ * (hook.c), and whether tc delivers into its veth peer's namespace
+ * (redirect_peer: this device's transmit, qdisc and tcpdump see nothing).
+ */
+static void print_hooks(const struct opts *o, struct toe_json *j)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (o->json) {
+		tj_key(j, "hooks");
+		tj_arr(j);
+	} else {
+		printf("\n%-16s %-5s %-14s %s\n", "INTERFACE", "HOOK", "WHY",
+		       "FORWARDS");
+	}
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(IFACES));
+	fd = bpf_obj_get(path);
+	toe_hooks_show(fd, 0, stdout, j, o->json);
+	if (fd >= 0)
+		close(fd);
+	if (o->json)
+		tj_arr_end(j);
+}
+
 int cmd_status(struct opts *o)
 {
 	struct prog_row rows[3 * MAX_IFACES + 2];
@@ -501,8 +528,10 @@ int cmd_status(struct opts *o)
 	else
 		text_programs(o, rows, nrows);
 	print_maps(o, &j);
-	if (o->json) {
+	if (o->json)
 		tj_arr_end(&j);
+	print_hooks(o, &j);
+	if (o->json) {
 		tj_obj_end(&j);
 		tj_end(&j);
 	}

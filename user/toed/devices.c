@@ -137,8 +137,8 @@ int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err,
 		const struct toe_cfg_dev *cd = &c->devs[d];
 		__u32 ifindex = cd->ifindex;
 
-		if (cd->steer == TOE_STEER_ACCOUNT)
-			continue;
+		if (cd->steer != TOE_STEER_CPU)
+			continue; /* account, forward: both hooks */
 		if (!ifindex && cd->ifname[0])
 			ifindex = if_nametoindex(cd->ifname);
 		if (!ifindex)
@@ -157,9 +157,8 @@ int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err,
 			snprintf(ifname, sizeof(ifname), "ifindex %u", ifindex);
 		return errf(
 			err, len,
-			"device '%s' (line %d): steer %s needs XDP on %s, where opentoe is at tc ingress (toe-loader --hook tc): load it with --hook xdp, or steer account",
-			cd->name, cd->line,
-			cd->steer == TOE_STEER_CPU ? "cpu" : "forward", ifname);
+			"device '%s' (line %d): steer cpu needs XDP on %s, where opentoe is at tc ingress (toe-loader --hook tc or auto): load it with --hook xdp, or steer account or forward",
+			cd->name, cd->line, ifname);
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "lib/netns.h"
 #include "lib/pinned.h"
 #include "lib/json.h"
+#include "lib/hooks.h"
 #include "config.h"
 #include "neigh.h"
 #include "toe_parse.h"
@@ -36,6 +37,7 @@ static const struct toe_pin view_pins[] = {
 	TOE_PIN_OPT(struct toe_maps, tid_pool, TID_POOL),
 	TOE_PIN_OPT(struct toe_maps, tid_held, TID_HELD),
 	TOE_PIN_OPT(struct toe_maps, listeners, LISTENERS),
+	TOE_PIN_OPT(struct toe_maps, ifaces, IFACES),
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 
@@ -165,7 +167,7 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
 }
 
 static void device_json(struct toe_json *j, const struct toe_dev_row *r,
-			const struct toe_view_kmod *k)
+			const struct toe_view_kmod *k, int m_ifaces)
 {
 	char ifn[IF_NAMESIZE], st[16];
 
@@ -181,6 +183,11 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 	tj_ku64(j, "ifindex", r->d.ifindex);
 	tj_kstr(j, "steer", steer_str(&r->d, st, sizeof(st)));
 	tj_ku64(j, "nconn", r->d.nconn);
+	/* the hook of its interface, or of every one (no interface) */
+	tj_key(j, "hooks");
+	tj_arr(j);
+	toe_hooks_show(m_ifaces, r->d.ifindex, NULL, j, true);
+	tj_arr_end(j);
 	tj_ku64(j, "live", r->l.live);
 	tj_ku64(j, "offloaded", r->l.offloaded);
 	tj_ku64(j, "refused", r->l.refused);
@@ -245,14 +252,19 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		    kv[rows[i].index].valid)
 			k = &kv[rows[i].index];
 		if (json)
-			device_json(&j, &rows[i], k);
+			device_json(&j, &rows[i], k, m->ifaces);
 		else
 			device_text(f, &rows[i], k);
 	}
 	if (json) {
 		tj_arr_end(&j);
 		tj_end(&j);
+		return;
 	}
+	/* Where the datapath is, the hook of each interface (hook.c). */
+	fprintf(f, "\n%-16s %-5s %-14s %s\n", "INTERFACE", "HOOK", "WHY",
+		"FORWARDS");
+	toe_hooks_show(m->ifaces, 0, f, NULL, false);
 }
 
 static void dev_name(const struct toe_maps *m, __u32 dev, char *buf)

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toe-loader load --hook auto|xdp|tc: which hook each --dev gets, and why.
+ *
+ * auto (the default): a veth gets tc (on a veth XDP copies every frame into
+ * a page-pool page, turns TSO off on its peer, and a frame it redirects
+ * loses CHECKSUM_PARTIAL); a device whose driver runs XDP natively (a NIC,
+ * a tun) keeps XDP; any other device (dummy, bridge, ...: XDP only in skb
+ * mode) gets tc.  An interface opentoe is already on keeps the hook it
+ * has.  Native XDP is probed by attaching a two-instruction XDP program in
+ * driver mode for a moment (a link, closed at once), on an interface with
+ * no XDP program yet; one that has one says by its attach mode.
+ *
+ * The choice is written into toe_ifaces (struct toe_iface: flags
+ * TOE_IFACE_TC, hook_why), where status and toectl read it back.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "lib/pinned.h"
+#include "lib/hooks.h"
+
+const char *hook_why_key(unsigned int why)
+{
+	return toe_hook_why_name(why);
+}
+
+/* The interface's driver is veth (ETHTOOL_GDRVINFO). */
+bool iface_is_veth(const char *ifname)
+{
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = {};
+	bool veth = false;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&di;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		veth = !strcmp(di.driver, "veth");
+	close(fd);
+	return veth;
+}
+
+/*
+ * Whether the interface's link has its other end in another network
+ * namespace: RTM_GETLINK answers with IFLA_LINK_NETNSID then (a veth whose
+ * peer was moved away).  false on any error.
+ */
+bool iface_peer_elsewhere(__u32 ifindex)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req),
+			.nlmsg_type = RTM_GETLINK,
+			.nlmsg_flags = NLM_F_REQUEST,
+			.nlmsg_seq = 1 },
+		.ifi = { .ifi_family = AF_UNSPEC, .ifi_index = (int)ifindex },
+	};
+	char buf[16384];
+	struct nlmsghdr *nh = (void *)buf;
+	struct rtattr *rta;
+	bool found = false;
+	int fd, len, alen;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return false;
+	if (send(fd, &req, sizeof(req), 0) < 0)
+		goto out;
+	len = recv(fd, buf, sizeof(buf), 0);
+	if (len < (int)NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
+	    !NLMSG_OK(nh, (unsigned int)len) || nh->nlmsg_type != RTM_NEWLINK)
+		goto out;
+	rta = IFLA_RTA(NLMSG_DATA(nh));
+	alen = IFLA_PAYLOAD(nh);
+	for (; RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
+		if (rta->rta_type == IFLA_LINK_NETNSID)
+			found = true;
+out:
+	close(fd);
+	return found;
+}
+
+/* A program that passes everything, for the native XDP probe. */
+static int pass_prog(void)
+{
+	static int fd = -1;
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+		  .dst_reg = BPF_REG_0,
+		  .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	if (fd < 0)
+		fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "toe_xdp_probe", "GPL",
+				   insns, 2, NULL);
+	return fd;
+}
+
+/* Whether the interface's driver runs XDP natively (see the top). */
+static bool native_xdp(__u32 ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+	int prog, link;
+
+	if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
+		return q.attach_mode == XDP_ATTACHED_DRV ||
+		       q.attach_mode == XDP_ATTACHED_HW ||
+		       q.attach_mode == XDP_ATTACHED_MULTI;
+	prog = pass_prog();
+	if (prog < 0)
+		return false;
+	link = bpf_link_create(prog, ifindex, BPF_XDP, &lo);
+	if (link < 0)
+		return false;
+	close(link); /* detaches it */
+	return true;
+}
+
+/* The hook an earlier load left on the interface: 1 tc, 0 XDP, -1 none. */
+static int hook_in_place(const struct opts *o, __u32 ifindex)
+{
+	static const char *const tc[] = { TOE_PIN_LINK_TC, TOE_PIN_TC_INGRESS };
+	static const char *const xdp[] = { TOE_PIN_LINK_XDP, TOE_PIN_XDP_DISP };
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		pin_path(path, o->pin_dir, tc[i], ifindex);
+		if (!access(path, F_OK))
+			return 1;
+		pin_path(path, o->pin_dir, xdp[i], ifindex);
+		if (!access(path, F_OK))
+			return 0;
+	}
+	return -1;
+}
+
+/* o->dev_tc[] and o->dev_why[] for every --dev (interfaces checked). */
+void resolve_hooks(struct opts *o)
+{
+	int i;
+
+	for (i = 0; i < o->ndevs; i++) {
+		__u32 ifindex = if_nametoindex(o->devs[i]);
+		int cur = hook_in_place(o, ifindex);
+
+		if (o->hook != TOE_HOOK_AUTO) {
+			o->dev_tc[i] = o->hook == TOE_HOOK_TC;
+			o->dev_why[i] = TOE_HOOK_WHY_FORCED;
+		} else if (cur >= 0) {
+			o->dev_tc[i] = cur;
+			o->dev_why[i] = TOE_HOOK_WHY_KEPT;
+		} else if (o->xdp_flags) {
+			o->dev_tc[i] = false;
+			o->dev_why[i] = TOE_HOOK_WHY_SKB_MODE;
+		} else if (iface_is_veth(o->devs[i])) {
+			o->dev_tc[i] = true;
+			o->dev_why[i] = TOE_HOOK_WHY_VETH;
+		} else if (native_xdp(ifindex)) {
+			o->dev_tc[i] = false;
+			o->dev_why[i] = TOE_HOOK_WHY_NATIVE;
+		} else {
+			o->dev_tc[i] = true;
+			o->dev_why[i] = TOE_HOOK_WHY_NO_NATIVE;
+		}
+	}
+}
