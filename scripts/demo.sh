@@ -4,7 +4,7 @@
 # router, server: network namespaces joined by veth pairs, addresses only
 # inside them), opentoe loaded on the router, toed applying a policy that
 # uses offload, bypass and host and mirroring the router's neighbours, an
-# offloaded flow forwarded by XDP next to a host flow forwarded by the
+# offloaded flow forwarded by the tc fast path next to a host flow forwarded by the
 # kernel, toectl and bpftool views, a neighbour's MAC changing and
 # propagating, redis-benchmark through the local bypass, bypass against
 # plain TCP, then everything removed.
@@ -55,13 +55,12 @@ on $S ip addr add 10.80.2.1/24 dev s1 && on $S ip link set s1 up
 on $C ip route add default via 10.80.1.254
 on $S ip route add default via 10.80.2.254
 on $R sysctl -qw net.ipv4.ip_forward=1
-# veth, unlike a NIC: a frame XDP redirects into a veth needs GRO (or XDP)
-# on the far end, and the senders must compute their TCP checksums
-on $C ethtool -K c0 gro on tx off >/dev/null
-on $S ethtool -K s1 gro on tx off >/dev/null
+# the far ends keep the kernel's default offloads (TSO, checksum offload):
+# on a veth, toe-loader's --hook auto puts the fast path at tc ingress,
+# which keeps the skb (GSO packets move whole) and needs no ethtool
 on $C ping -c1 -W2 10.80.2.1 >/dev/null || { echo "the hosts do not reach each other" >&2; exit 1; }
 
-say "Load opentoe on the router: XDP on r0 and r1, sock_ops on the demo's cgroup"
+say "Load opentoe on the router: r0 and r1 are veths, so tc ingress (--hook auto), sock_ops on the demo's cgroup"
 run on $R toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir $PIN || exit 1
 on $R toe-loader status --pin-dir $PIN | sed -n '1,12p'
 
@@ -69,7 +68,7 @@ on $R toe-loader status --pin-dir $PIN | sed -n '1,12p'
 # a rule with no netns clause matches in toed's namespace, the router's)
 cat >"$WORK/opentoe.conf" <<EOF
 # The demo's policy.
-device t3a type chelsio-t3 nconn 64 steer forward   # XDP forwards its flows
+device t3a type chelsio-t3 nconn 64 steer forward   # the fast path forwards its flows
 default host
 rule offload dev t3a rport 5201     # iperf3 to the server: offloaded
 rule host rport 5301                # the same, on another port: the kernel's
@@ -93,13 +92,16 @@ ctl status
 ctl neigh
 
 fwd() { on $R awk '/^Ip: [0-9]/ { print $7 }' /proc/net/snmp; }
-xdpfwd() { toectl --run-dir $RUN -j stats | jq .datapath.xdp_forward; }
+# the fast path's skbs (a GSO skb carries many segments) and segments
+tcfwd() { toectl --run-dir $RUN -j stats | jq "[.datapath.tc_forward, .datapath.tc_forward_segs] | join(\" \")"; }
 on $S iperf3 -s -D -p 5201 && on $S iperf3 -s -D -p 5301 && sleep 0.3
 for port in 5201 5301; do
-	k0=$(fwd) x0=$(xdpfwd)
+	k0=$(fwd)
+	read -r x0 g0 <<<"$(tcfwd | tr -d '"')"
 	say "iperf3 client -> server:$port for 3 s, through the router"
 	on $C iperf3 -c 10.80.2.1 -p $port -t 3 -f g | grep -E 'sender|receiver'
-	echo "router: the kernel forwarded $(($(fwd) - k0)) datagrams, XDP $(($(xdpfwd) - x0))"
+	read -r x1 g1 <<<"$(tcfwd | tr -d '"')"
+	echo "router: the kernel forwarded $(($(fwd) - k0)) datagrams, the tc fast path $((x1 - x0)) skbs ($((g1 - g0)) segments)"
 done
 
 say "The router's fast-path flows while one runs: bpftool map dump pinned $PIN/$MAP_FWD"
@@ -149,7 +151,7 @@ done
 echo "(make bench-bypass measures it properly: rounds, both pinnings, AF_UNIX too)"
 
 say "Counters: toectl stats (part)"
-toectl --run-dir $RUN stats | grep -E 'xdp_forward|xdp_fwd|neigh_miss|established|bypass_(sockets|paired|bytes)|neigh_set|resyncs'
+toectl --run-dir $RUN stats | grep -E 'tc_forward|tc_fwd|neigh_miss|established|bypass_(sockets|paired|bytes)|neigh_set|resyncs'
 
 say "Unload: toed stops, toe-loader unload removes every link and pin"
 kill $MONPID; MONPID=
