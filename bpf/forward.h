@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "stats.h"
 #include "xdp.h"
+#include "nat.h"
 
 /* Addresses as bytes in network order: <0, 0, >0. */
 static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
@@ -78,6 +79,7 @@ enum fib_rc {
 static __always_inline long fib(struct xdp_md *ctx, __u32 ifin,
 				const struct toe_pkt *p, const void *ip,
 				const void *data_end, __u16 tot_len,
+				const struct toe_fwd_tuple *nt,
 				struct bpf_fib_lookup *fp)
 {
 	__builtin_memset(fp, 0, sizeof(*fp));
@@ -95,6 +97,8 @@ static __always_inline long fib(struct xdp_md *ctx, __u32 ifin,
 		fp->tos = iph->tos;
 		fp->ipv4_src = p->saddr32[0];
 		fp->ipv4_dst = p->daddr32[0];
+		if (nt)
+			nat_fib(fp, nt); /* routed as it leaves (bpf/nat.h) */
 	} else {
 		const struct ipv6hdr *ip6 = ip;
 
@@ -219,6 +223,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	struct toe_neigh_key nk = {};
 	struct toe_iface *in, *out;
 	struct toe_fwd_route *c = &fs->rt[from & 1];
+	const struct toe_fwd_tuple *nt = nat_target(fs, from);
 	struct toe_neigh *n;
 	__u32 ifin = ctx->ingress_ifindex, ifout, rg, cg;
 	__u16 tot_len, max_len;
@@ -252,6 +257,8 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 		/* the egress may have left opentoe since (toe-loader) */
 		if (!bpf_map_lookup_elem(&toe_devmap, &ifout))
 			goto lookup;
+		if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
+			return FWD_SLOW;
 		if (hop(data, data_end, p->family))
 			return FWD_SLOW;
 		__builtin_memcpy(eth->h_dest, dmac, 6);
@@ -263,8 +270,8 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	}
 lookup:
 	rg = g->rt_gen; /* read before the lookup: a later bump wins */
-	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len, &fp) !=
-	    BPF_FIB_LKUP_RET_SUCCESS)
+	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len, nt,
+		&fp) != BPF_FIB_LKUP_RET_SUCCESS)
 		return FWD_SLOW;
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
@@ -290,6 +297,8 @@ lookup:
 	}
 
 	route_remember(fs, from, g, rg, ifout, n->mac, out->mac, tot_len);
+	if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
+		return FWD_SLOW;
 	if (hop(data, data_end, p->family))
 		return FWD_SLOW;
 	eth = data;
@@ -361,6 +370,10 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		return xdp_next(ctx);
 	from = fwd_key(p, ck);
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
+	if (!fs)
+		fs = nat_find(p, ck, &from); /* a NATed flow's server side */
+	else if (nat_wrong_way(fs, from))
+		return xdp_next(ctx);
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!fs || !g)
 		return xdp_next(ctx);

@@ -87,6 +87,15 @@ struct toe_local {
  * SYN, read and deleted by it at the SYN-ACK; a flood of SYNs only ever
  * evicts other half-open handshakes (which then stay in the stack).
  *
+ * toe_fwd_nat: LRU_HASH, canonical toe_flow_key -> toe_flow_key.  A NATed
+ * flow's packets carry other tuples in each direction: its toe_fwd entry
+ * is under the canonical key of conntrack's original tuple (the client's
+ * packets'), and this map names that key under the canonical key of the
+ * reply tuple (the server's packets').  Written by the admission with the
+ * entry; read by XDP, which takes a packet found through it only if its
+ * tuple is the entry's reply tuple exactly; deleted with the entry by toed
+ * (conntrack's destroy event); a stale alias finds nothing that matches.
+ *
  * toe_fwd_gen: ARRAY[1] (mmapable), struct toe_fwd_gen.  The firewall's
  * generation as toed saw it: toed bumps gen at every ruleset change
  * (nftables' NFT_MSG_NEWGEN) and keeps lease_ns (CLOCK_MONOTONIC) a few
@@ -139,6 +148,17 @@ struct toe_fwd_route {
 	__u16 pad;
 };
 
+/*
+ * A conntrack tuple, IPv4, network order (bpf/nat.h): as the packets of one
+ * direction of a NATed flow arrive at the router.
+ */
+struct toe_fwd_tuple {
+	__be32 saddr;
+	__be32 daddr;
+	__be16 sport;
+	__be16 dport;
+};
+
 struct toe_fwd {
 	__u64 start_ns; /* the stack forwarded the SYN (bpf_ktime_get_ns) */
 	__u64 est_ns; /* ... and the SYN-ACK: first admission */
@@ -161,6 +181,19 @@ struct toe_fwd {
 	__u64 bytes;
 	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
 	struct toe_fwd_route rt[2];
+	/*
+	 * NAT (issue 33): conntrack's original tuple (as the client's packets
+	 * arrive) and reply tuple (as the server's arrive), when they are not
+	 * each other reversed (nat = 1, IPv4): XDP rewrites each direction's
+	 * packets into the other tuple reversed (bpf/nat.h).  The entry's key
+	 * is the original tuple's; the reply tuple's key is in toe_fwd_nat.
+	 */
+	struct toe_fwd_tuple nat_tu[2];
+	__u8 nat;
+	__u8 ct_est; /* conntrack saw it ESTABLISHED (bpf/fwd_ct.h) */
+	__u16 pad2;
+	__u32 pad3;
+	__u64 ct_ns; /* conntrack's timeout last refreshed (coarse ns) */
 };
 
 struct toe_fwd_half {

@@ -351,6 +351,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 		bpf_map__set_max_entries(skel->maps.toe_byp_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_fwd, o->flows);
+		bpf_map__set_max_entries(skel->maps.toe_fwd_nat, o->flows);
 	}
 	/* One cpumap slot per possible CPU (entries: the policy apply). */
 	err = libbpf_num_possible_cpus();
