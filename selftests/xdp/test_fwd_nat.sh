@@ -10,7 +10,7 @@
 # conntrack shows each flow translated and ESTABLISHED.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 12
+plan 16
 need_cmd iptables nft conntrack curl
 router_test fwdnat || exit 1
 endpoints_for_native || exit 1
@@ -30,22 +30,30 @@ wait_for 5 nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" || { fail "http serve
 want=$(sha256sum <"$work/file" | cut -d' ' -f1)
 st() { stat_of "$PIN" "$1"; }
 
-# ct_live NAME ADDR XPORT REPLY: a 2 s stream to ADDR:XPORT; while it runs
-# the router's conntrack shows it ESTABLISHED with the reply tuple REPLY
-# (a regex), and XDP forwards it.
+# ct_live NAME ADDR XPORT REPLY SERVER: a 2 s stream to ADDR:XPORT; while
+# it runs the router's conntrack shows it ESTABLISHED with the reply tuple
+# REPLY (a regex), toectl flows shows its two tuples (the reply one from
+# SERVER), and XDP forwards it.
 ct_live() {
-	local name=$1 addr=$2 xp=$3 re=$4 cpid x0 x1
+	local name=$1 addr=$2 xp=$3 re=$4 tr=$5 cpid x0 x1
 	nsx_bg c python3 "$XFER" client --addr "$addr" --port "$xp" --seconds 2 >"$work/$name.json"
 	cpid=$NSX_PID
 	sleep 1
 	x0=$(st $STAT_XDP_FORWARD)
 	nsx r conntrack -L -p tcp --orig-port-dst "$xp" 2>/dev/null >"$work/$name.ct"
+	toectl --run-dir "$work/run" flows -j port "$xp" >"$work/$name.flows"
+	toectl --run-dir "$work/run" flows port "$xp" >"$work/$name.flows.txt"
 	sleep 0.3
 	x1=$(st $STAT_XDP_FORWARD)
 	wait $cpid
 	echo "$(cat "$work/$name.ct")"
 	check "  conntrack shows the running flow ESTABLISHED, translated ($re)" \
 		grep -Eq "ESTABLISHED .*$re" "$work/$name.ct"
+	cat "$work/$name.flows.txt"
+	check "  toectl flows shows its original tuple (to $addr:$xp) and its reply tuple (from $tr)" \
+		jq -e --arg o " -> $addr:$xp" --arg r "^$tr -> " \
+		'[.[] | select(.nat.original | endswith($o)) | select(.nat.reply | test($r))] | length == 1' "$work/$name.flows"
+	check "  (text too)" grep -q "nat: original .* -> $addr:$xp, reply $tr -> " "$work/$name.flows.txt"
 	check "  while XDP forwards it ($((x1 - x0)) packets in 0.3 s) and it arrives intact" \
 		test $((x1 - x0)) -gt 100 -a "$(intact $name && echo y)" = y
 }
@@ -74,7 +82,7 @@ nat_round() {
 # ---- masquerade out of r1 (iptables-nft): the server sees the router
 nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || { fail "masquerade rule"; finish; }
 nat_round masq $S4 5201 5301
-ct_live masq_ct $S4 5201 "src=$S4 dst=$R4b sport=5201"
+ct_live masq_ct $S4 5201 "src=$S4 dst=$R4b sport=5201" $S4:5201
 nsx r iptables -t nat -F
 
 # ---- a port forward (nft): R4a:8080 -> S4:5201, R4a:8081 -> S4:5301
@@ -88,5 +96,5 @@ table ip toenat {
 }
 NFT
 nat_round dnat $R4a 8080 8081
-ct_live dnat_ct $R4a 8080 "src=$S4 dst=$C4 sport=5201"
+ct_live dnat_ct $R4a 8080 "src=$S4 dst=$C4 sport=5201" $S4:5201
 finish
