@@ -20,6 +20,7 @@
 #include "stats.h"
 #include "xdp.h"
 #include "nat.h"
+#include "fwd_ct.h"
 
 /* Addresses as bytes in network order: <0, 0, >0. */
 static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
@@ -400,6 +401,7 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		}
 		return xdp_next(ctx);
 	}
+	xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
 	rc = fwd_xmit(ctx, p, fs, from, g);
 	if (rc >= 0)
 		return rc;

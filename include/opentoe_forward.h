@@ -190,10 +190,10 @@ struct toe_fwd {
 	 */
 	struct toe_fwd_tuple nat_tu[2];
 	__u8 nat;
-	__u8 ct_est; /* conntrack saw it ESTABLISHED (bpf/fwd_ct.h) */
+	__u8 pad1;
 	__u16 pad2;
 	__u32 pad3;
-	__u64 ct_ns; /* conntrack's timeout last refreshed (coarse ns) */
+	__u64 ct_ns; /* its conntrack entry last refreshed (bpf/fwd_ct.h) */
 };
 
 struct toe_fwd_half {
