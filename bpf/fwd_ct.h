@@ -63,8 +63,8 @@ static __always_inline void fwd_ct_keep(struct nf_conn *ct)
  * XDP: packet p of fast-path flow fs (its tuple as it arrived, before any
  * NAT rewrite: one of its conntrack entry's two), once a second.
  */
-static __noinline int xdp_fwd_ct_refresh(struct xdp_md *ctx,
-					 const struct toe_pkt *p, __u64 *ct_ns)
+static __noinline __attribute__((unused)) int
+xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
 {
 	struct bpf_ct_opts o;
 	struct bpf_sock_tuple t = {};
