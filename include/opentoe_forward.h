@@ -72,7 +72,12 @@ struct toe_local {
  * with an admitted flow (never by a SYN), so that no flood of handshakes
  * can push a running flow out.  Canonical key: laddr/lport is the lower
  * end (address compared as bytes in network order, then port), raddr/rport
- * the higher one, so both directions find one entry.  Written by toe_egress
+ * the higher one, of conntrack's original tuple (the client's packets as
+ * they arrive; without conntrack, the packet's own tuple): without NAT
+ * both directions find one entry by their own tuple; a NATed flow's
+ * server packets carry the reply tuple and find the entry's key in
+ * toe_fwd_nat (bpf/nat.h), and only the client's packets may find it
+ * directly.  Written by toe_egress
  * (the tcx egress program) when the host stack itself forwarded the
  * flow's SYN-ACK from the server's interface out of the client's after it
  * forwarded the SYN the other way; read by XDP, which forwards a packet
