@@ -32,6 +32,7 @@
 #include "stats.h"
 #include "tc.h"
 #include "forward.h"
+#include "nat.h"
 
 /*
  * The stack forwarded a SYN from iif out of oif: if policy offloads it
@@ -111,6 +112,32 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 }
 
 /*
+ * toed hears of an admission (TOE_EV_FWD_ADMITTED): it makes the flow's
+ * conntrack entry ESTABLISHED and window-liberal, as nftables' flowtable
+ * does at offload (user/toed/ct.c), so that the stack takes the flow back
+ * (FIN, RST, READMIT) without INVALID drops.
+ */
+static __always_inline void egress_admitted(const struct toe_flow_key *ck,
+					    __u8 client)
+{
+	struct toe_event *e;
+
+	e = bpf_ringbuf_reserve(&toe_events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(TOE_S_EVENT_DROPPED);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = TOE_EV_FWD_ADMITTED;
+	e->key = *ck;
+	e->direction = client;
+	e->dev = TOE_DEV_NONE;
+	e->rule = TOE_RULE_NONE;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
  * The stack forwarded a SYN-ACK from iif out of oif: if it answers a SYN
  * it forwarded the other way (same flow, sent by the other end, from the
  * SYN's egress interface out of its ingress one, acking the SYN's
@@ -119,10 +146,12 @@ static __noinline int egress_syn(const struct toe_pkt *p,
  * the stack (READMIT) before its first fast-path packet.
  */
 static __noinline int egress_synack(const struct toe_pkt *p,
-				    const struct toe_flow_key *ck, int from,
-				    __u64 ifs, __u64 ns)
+				    const struct toe_flow_key *ck,
+				    const struct toe_nat_ct *c, __u64 ifs,
+				    __u64 ns)
 {
 	__u32 iif = ifs >> 32, oif = (__u32)ifs;
+	int from = c->from;
 	struct toe_fwd_half *h;
 	struct toe_fwd v = {};
 
@@ -146,9 +175,12 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 	v.client = h->client;
 	v.reason = h->reason;
 	v.netns = h->netns;
+	if (c->nat)
+		nat_admit(c, ck, &v); /* with its translation (bpf/nat.h) */
 	bpf_map_update_elem(&toe_fwd, ck, &v, BPF_ANY);
 	bpf_map_delete_elem(&toe_fwd_half, ck);
 	stat_inc(TOE_S_XDP_FWD_FLOWS);
+	egress_admitted(ck, v.client);
 	return 0;
 }
 
@@ -201,10 +233,11 @@ const volatile __u32 toe_nf_admit = 0;
  * What the stack forwarded from iif out of oif, parsed into p: the
  * admission steps.  Shared by both proofs (toe_nf_fwd, toe_egress).
  */
-static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
-				      __u32 oif, __u64 ns)
+static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
+				      __u32 iif, __u32 oif, __u64 ns)
 {
 	struct toe_flow_key ck = {};
+	struct toe_nat_ct c;
 	struct toe_xdp_conf *conf;
 	struct toe_fwd_gen *g;
 	__u32 zero = 0;
@@ -224,13 +257,23 @@ static __always_inline void fwd_admit(const struct toe_pkt *p, __u32 iif,
 			stat_inc(TOE_S_FWD_NOT_HOME);
 		return;
 	}
-	from = fwd_key(p, &ck);
+	/*
+	 * Conntrack's entry: a NATed flow is keyed by its original tuple
+	 * (bpf/nat.h); IPv6 NAT is not taken.
+	 */
+	if (nat_ct_read(skb, &c) == 0 && c.nat)
+		from = nat_admit_key(&c, &ck);
+	else if (c.nat)
+		return;
+	else
+		from = fwd_key(p, &ck);
+	c.from = from;
 	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
 		egress_syn(p, &ck, from, FWD_IFS(iif, oif), ns);
 	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
-		egress_synack(p, &ck, from, FWD_IFS(iif, oif), ns);
+		egress_synack(p, &ck, &c, FWD_IFS(iif, oif), ns);
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
 	else
@@ -291,7 +334,7 @@ static __always_inline int fwd_egress(struct __sk_buff *skb)
 		return TCX_NEXT; /* sent by this host, or not routed */
 	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
 		return TCX_NEXT;
-	fwd_admit(&p, iif, oif, skb_netns(skb));
+	fwd_admit(skb, &p, iif, oif, skb_netns(skb));
 	return TCX_NEXT;
 }
 
@@ -379,7 +422,7 @@ static __always_inline int nf_fwd_admit(struct bpf_nf_ctx *ctx)
 	oif = st->out->ifindex;
 	if (iif == oif || nf_parse(ctx->skb, st->pf, &p))
 		return TOE_NF_ACCEPT;
-	fwd_admit(&p, iif, oif, st->net->net_cookie);
+	fwd_admit(ctx->skb, &p, iif, oif, st->net->net_cookie);
 	return TOE_NF_ACCEPT;
 }
 

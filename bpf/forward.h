@@ -24,6 +24,8 @@
 #include "policy.h"
 #include "stats.h"
 #include "xdp.h"
+#include "nat.h"
+#include "fwd_ct.h"
 
 /* Addresses as bytes in network order: <0, 0, >0. */
 static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
@@ -86,6 +88,7 @@ enum fib_rc {
 static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
 				const void *ip, const void *data_end,
 				__u16 tot_len, __u32 flags,
+				const struct toe_fwd_tuple *nt,
 				struct bpf_fib_lookup *fp)
 {
 	__builtin_memset(fp, 0, sizeof(*fp));
@@ -103,6 +106,8 @@ static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
 		fp->tos = iph->tos;
 		fp->ipv4_src = p->saddr32[0];
 		fp->ipv4_dst = p->daddr32[0];
+		if (nt)
+			nat_fib(fp, nt); /* routed as it leaves (bpf/nat.h) */
 	} else {
 		const struct ipv6hdr *ip6 = ip;
 
@@ -233,6 +238,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	struct toe_neigh_key nk = {};
 	struct toe_iface *in, *out;
 	struct toe_fwd_route *c = &fs->rt[from & 1];
+	const struct toe_fwd_tuple *nt = nat_target(fs, from);
 	struct toe_neigh *n;
 	__u32 ifin = ctx->ingress_ifindex, ifout, rg, cg;
 	__u16 tot_len, max_len;
@@ -266,6 +272,8 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 		/* the egress may have left opentoe since (toe-loader) */
 		if (!bpf_map_lookup_elem(&toe_devmap, &ifout))
 			goto lookup;
+		if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
+			return FWD_SLOW;
 		if (hop(data, data_end, p->family))
 			return FWD_SLOW;
 		__builtin_memcpy(eth->h_dest, dmac, 6);
@@ -278,7 +286,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 lookup:
 	rg = g->rt_gen; /* read before the lookup: a later bump wins */
 	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len,
-		BPF_FIB_LOOKUP_SKIP_NEIGH, &fp) != BPF_FIB_LKUP_RET_SUCCESS)
+		BPF_FIB_LOOKUP_SKIP_NEIGH, nt, &fp) != BPF_FIB_LKUP_RET_SUCCESS)
 		return FWD_SLOW;
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
@@ -309,6 +317,8 @@ lookup:
 	}
 
 	route_remember(fs, from, g, rg, ifout, n->mac, out->mac, tot_len);
+	if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
+		return FWD_SLOW;
 	if (hop(data, data_end, p->family))
 		return FWD_SLOW;
 	eth = data;
@@ -385,6 +395,10 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 		return NULL;
 	from = fwd_key(p, ck);
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
+	if (!fs)
+		fs = nat_find(p, ck, &from); /* a NATed flow's server side */
+	else if (nat_wrong_way(fs, from))
+		return NULL;
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!fs || !g)
 		return NULL;
@@ -436,6 +450,7 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 			  &g);
 	if (!fs || !g)
 		return xdp_next(ctx);
+	xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
 	rc = fwd_xmit(ctx, p, fs, from, g);
 	if (rc >= 0)
 		return rc;

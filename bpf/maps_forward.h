@@ -43,6 +43,17 @@ struct {
 } toe_fwd SEC(".maps");
 
 /*
+ * NATed flows: the reply tuple's key names the toe_fwd key (bpf/nat.h).
+ * Written by the admission, read by XDP, deleted by toed.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TOE_FWD_DEFAULT);	/* toe-loader --flows N */
+	__type(key, struct toe_flow_key);
+	__type(value, struct toe_flow_key);
+} toe_fwd_nat SEC(".maps");
+
+/*
  * Half-open handshakes: written (SYN) and read and deleted (SYN-ACK) by
  * toe_egress only.  Apart from toe_fwd, so that SYNs evict only each other.
  */

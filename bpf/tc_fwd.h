@@ -89,11 +89,12 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 	__u32 segs = skb->gso_segs ? skb->gso_segs : 1, len = skb->len;
 	long rc;
 
-	if (p->ttl <= 1 || p->nvlan ||
+	/* NAT: XDP's alone so far (bpf/nat.h); the stack translates it here */
+	if (fs->nat || p->ttl <= 1 || p->nvlan ||
 	    (p->family == TOE_AF_INET ? p->l4_off - p->l3_off != TOE_IPV4_HLEN :
 					p->n_ext))
 		goto slow; /* ICMP time exceeded, options, extension headers */
-	rc = fib(skb, ifin, p, data + TOE_ETH_HLEN, data_end, 0, 0, &fp);
+	rc = fib(skb, ifin, p, data + TOE_ETH_HLEN, data_end, 0, 0, NULL, &fp);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		goto slow;
 	ifout = fp.ifindex;

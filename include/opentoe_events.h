@@ -15,6 +15,13 @@ enum toe_event_type {
 	TOE_EV_FLOW_OFFLOADED = 3,
 	TOE_EV_FLOW_REFUSED = 4,
 	TOE_EV_FLOW_CLOSED = 5,
+	/*
+	 * The forward path admitted a routed flow (bpf/egress.h): key is the
+	 * toe_fwd key (conntrack's original tuple's), direction the client's
+	 * end (0 = laddr).  toed marks its conntrack entry ESTABLISHED and
+	 * window-liberal (user/toed/ct.c).  Not shown by toectl monitor.
+	 */
+	TOE_EV_FWD_ADMITTED = 6,
 };
 
 #ifndef __bpf__
@@ -32,6 +39,8 @@ static inline const char *toe_event_name(__u32 type)
 		return "flow_refused";
 	case TOE_EV_FLOW_CLOSED:
 		return "flow_closed";
+	case TOE_EV_FWD_ADMITTED:
+		return "fwd_admitted";
 	default:
 		return "unknown";
 	}

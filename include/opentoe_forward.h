@@ -72,7 +72,12 @@ struct toe_local {
  * with an admitted flow (never by a SYN), so that no flood of handshakes
  * can push a running flow out.  Canonical key: laddr/lport is the lower
  * end (address compared as bytes in network order, then port), raddr/rport
- * the higher one, so both directions find one entry.  Written by toe_egress
+ * the higher one, of conntrack's original tuple (the client's packets as
+ * they arrive; without conntrack, the packet's own tuple): without NAT
+ * both directions find one entry by their own tuple; a NATed flow's
+ * server packets carry the reply tuple and find the entry's key in
+ * toe_fwd_nat (bpf/nat.h), and only the client's packets may find it
+ * directly.  Written by toe_egress
  * (the tcx egress program) when the host stack itself forwarded the
  * flow's SYN-ACK from the server's interface out of the client's after it
  * forwarded the SYN the other way; read by XDP, which forwards a packet
@@ -86,6 +91,15 @@ struct toe_local {
  * it) and the SYN-ACK has not come back yet.  Written by toe_egress at the
  * SYN, read and deleted by it at the SYN-ACK; a flood of SYNs only ever
  * evicts other half-open handshakes (which then stay in the stack).
+ *
+ * toe_fwd_nat: LRU_HASH, canonical toe_flow_key -> toe_flow_key.  A NATed
+ * flow's packets carry other tuples in each direction: its toe_fwd entry
+ * is under the canonical key of conntrack's original tuple (the client's
+ * packets'), and this map names that key under the canonical key of the
+ * reply tuple (the server's packets').  Written by the admission with the
+ * entry; read by XDP, which takes a packet found through it only if its
+ * tuple is the entry's reply tuple exactly; deleted with the entry by toed
+ * (conntrack's destroy event); a stale alias finds nothing that matches.
  *
  * toe_fwd_gen: ARRAY[1] (mmapable), struct toe_fwd_gen.  The firewall's
  * generation as toed saw it: toed bumps gen at every ruleset change
@@ -139,6 +153,17 @@ struct toe_fwd_route {
 	__u16 pad;
 };
 
+/*
+ * A conntrack tuple, IPv4, network order (bpf/nat.h): as the packets of one
+ * direction of a NATed flow arrive at the router.
+ */
+struct toe_fwd_tuple {
+	__be32 saddr;
+	__be32 daddr;
+	__be16 sport;
+	__be16 dport;
+};
+
 struct toe_fwd {
 	__u64 start_ns; /* the stack forwarded the SYN (bpf_ktime_get_ns) */
 	__u64 est_ns; /* ... and the SYN-ACK: first admission */
@@ -161,6 +186,19 @@ struct toe_fwd {
 	__u64 bytes;
 	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
 	struct toe_fwd_route rt[2];
+	/*
+	 * NAT (issue 33): conntrack's original tuple (as the client's packets
+	 * arrive) and reply tuple (as the server's arrive), when they are not
+	 * each other reversed (nat = 1, IPv4): XDP rewrites each direction's
+	 * packets into the other tuple reversed (bpf/nat.h).  The entry's key
+	 * is the original tuple's; the reply tuple's key is in toe_fwd_nat.
+	 */
+	struct toe_fwd_tuple nat_tu[2];
+	__u8 nat;
+	__u8 pad1;
+	__u16 pad2;
+	__u32 pad3;
+	__u64 ct_ns; /* its conntrack entry last refreshed (bpf/fwd_ct.h) */
 };
 
 struct toe_fwd_half {

@@ -34,6 +34,7 @@
 	X(LOCAL_ADDR,	toe_local_addr)		\
 	X(FWD,		toe_fwd)		\
 	X(FWD_HALF,	toe_fwd_half)		\
+	X(FWD_NAT,	toe_fwd_nat)		\
 	X(FWD_GEN,	toe_fwd_gen)		\
 	X(DEVMAP,	toe_devmap)		\
 	X(IFACES,	toe_ifaces)		\

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -87,6 +88,28 @@ void nf_prepare(const struct opts *o, struct bpf_program *nf,
 	bpf_program__set_type(nf, TOE_PROG_TYPE_NETFILTER);
 	bpf_program__set_expected_attach_type(nf, TOE_ATTACH_NETFILTER);
 	*nf_admit = 1;
+}
+
+/*
+ * The kernel's CONFIG_HZ, from /proc/config.gz (0 if it cannot be read):
+ * the fast path turns conntrack's timeouts (jiffies) into the
+ * milliseconds bpf_ct_change_timeout takes (bpf/fwd_ct.h).
+ */
+__u32 kernel_hz(void)
+{
+	gzFile z = gzopen("/proc/config.gz", "rb");
+	char line[256];
+	__u32 hz = 0;
+
+	if (!z)
+		return 0;
+	while (gzgets(z, line, sizeof(line)))
+		if (!strncmp(line, "CONFIG_HZ=", 10)) {
+			hz = (__u32)strtoul(line + 10, NULL, 10);
+			break;
+		}
+	gzclose(z);
+	return hz;
 }
 
 /* BPF_LINK_CREATE of a netfilter link (libbpf 1.1 has no opts for it). */

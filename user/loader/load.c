@@ -362,12 +362,14 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 		bpf_map__set_max_entries(skel->maps.toe_byp_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_flows, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_fwd, o->flows);
+		bpf_map__set_max_entries(skel->maps.toe_fwd_nat, o->flows);
 	}
 	/* One cpumap slot per possible CPU (entries: the policy apply). */
 	err = libbpf_num_possible_cpus();
 	if (err > 0)
 		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
+	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",

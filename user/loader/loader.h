@@ -130,6 +130,7 @@ const char *nf_why_not(void);
 void nf_prepare(const struct opts *o, struct bpf_program *nf,
 		volatile __u32 *nf_admit);
 int attach_nf(const struct opts *o, int prog_fd);
+__u32 kernel_hz(void);
 /*
  * The datapath's home namespace (toe_fwd_gen.rt_netns): made this one's if
  * it has none; whether this one is it (egress.c).

@@ -13,15 +13,19 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
 #include <bpf/bpf.h>
 #include "opentoe.h"
 #include "ct.h"
+#include "opentoe_events.h"
 #include "log.h"
 
 /* The nested attribute of type t in [a, a + len), or NULL. */
@@ -97,6 +101,27 @@ static int tuple_key(const struct nlattr *tu, int fam, struct toe_flow_key *k)
 	return 0;
 }
 
+/*
+ * A NATed flow's toe_fwd_nat entry (key k, its reply tuple's; the map is
+ * pinned next to toe_fwd) goes with its toe_fwd entry.
+ */
+static void nat_alias_delete(const char *fwd_path, const struct toe_flow_key *k)
+{
+	const char *slash = strrchr(fwd_path, '/');
+	char path[4096];
+	int fd;
+
+	if (!slash ||
+	    snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - fwd_path),
+		     fwd_path, TOE_MAP(FWD_NAT)) >= (int)sizeof(path))
+		return;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	bpf_map_delete_elem(fd, k);
+	close(fd);
+}
+
 bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 {
 	const struct nfgenmsg *g = NLMSG_DATA(h);
@@ -120,9 +145,142 @@ bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 		return false;
 	gone = bpf_map_delete_elem(fd, &k) == 0;
 	close(fd);
+	tu = attr_find((const char *)g + NLMSG_ALIGN(sizeof(*g)), len,
+		       CTA_TUPLE_REPLY);
+	if (gone && tu && !tuple_key(tu, g->nfgen_family, &k))
+		nat_alias_delete(fwd_path, &k);
 	if (gone)
 		logm(LOG_DEBUG,
 		     "conntrack entry destroyed: its flow's fast path ended (ports %u, %u)",
 		     k.lport, k.rport);
 	return gone;
+}
+
+/* ------------------------------------------- conntrack kept true (issue 33) */
+
+/* A request being built: header, then attributes (nested ones by hand). */
+struct ctreq {
+	char buf[512];
+	int len;
+};
+
+/* Attribute t of n bytes at the end of r; its start (for nesting). */
+static struct nlattr *put(struct ctreq *r, int t, const void *v, int n)
+{
+	struct nlattr *na = (void *)(r->buf + r->len);
+
+	if (r->len + NLA_HDRLEN + NLA_ALIGN(n) > (int)sizeof(r->buf))
+		return NULL;
+	na->nla_type = t;
+	na->nla_len = NLA_HDRLEN + n;
+	if (n)
+		memcpy(r->buf + r->len + NLA_HDRLEN, v, n);
+	r->len += NLA_HDRLEN + NLA_ALIGN(n);
+	return na;
+}
+
+/* Close nested attribute na (opened by put(r, t | NLA_F_NESTED, 0, 0)). */
+static void end(struct ctreq *r, struct nlattr *na)
+{
+	if (na)
+		na->nla_len = (char *)r->buf + r->len - (char *)na;
+}
+
+/* The original tuple of the flow e names: the client's end first. */
+static void put_tuple(struct ctreq *r, const struct toe_event *e)
+{
+	const struct toe_flow_key *k = &e->key;
+	int six = k->family == TOE_AF_INET6, alen = six ? 16 : 4;
+	const __u32 *src = e->direction ? k->raddr : k->laddr;
+	const __u32 *dst = e->direction ? k->laddr : k->raddr;
+	__u16 sp = htons(e->direction ? k->rport : k->lport);
+	__u16 dp = htons(e->direction ? k->lport : k->rport);
+	__u8 tcp = IPPROTO_TCP;
+	struct nlattr *tu, *ip, *pr;
+
+	tu = put(r, CTA_TUPLE_ORIG | NLA_F_NESTED, NULL, 0);
+	ip = put(r, CTA_TUPLE_IP | NLA_F_NESTED, NULL, 0);
+	put(r, six ? CTA_IP_V6_SRC : CTA_IP_V4_SRC, src, alen);
+	put(r, six ? CTA_IP_V6_DST : CTA_IP_V4_DST, dst, alen);
+	end(r, ip);
+	pr = put(r, CTA_TUPLE_PROTO | NLA_F_NESTED, NULL, 0);
+	put(r, CTA_PROTO_NUM, &tcp, 1);
+	put(r, CTA_PROTO_SRC_PORT, &sp, 2);
+	put(r, CTA_PROTO_DST_PORT, &dp, 2);
+	end(r, pr);
+	end(r, tu);
+}
+
+/* net.netfilter.nf_conntrack_tcp_timeout_established, seconds (5 days). */
+static __u32 est_timeout(void)
+{
+	unsigned int v = 432000;
+	FILE *f = fopen(
+		"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
+		"r");
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 432000;
+		fclose(f);
+	}
+	return v;
+}
+
+/* One request on a socket of its own, its answer read: 0 or -errno. */
+static int ct_send(struct ctreq *r)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 1 };
+	char ans[1024];
+	int fd, n, rc = -EIO;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, r->buf, r->len, 0, (struct sockaddr *)&sa, sizeof(sa)) ==
+	    r->len) {
+		n = recv(fd, ans, sizeof(ans), 0);
+		if (n >= (int)NLMSG_LENGTH(sizeof(struct nlmsgerr)) &&
+		    ((struct nlmsghdr *)ans)->nlmsg_type == NLMSG_ERROR)
+			rc = ((struct nlmsgerr *)NLMSG_DATA(ans))->error;
+	}
+	close(fd);
+	return rc;
+}
+
+bool ct_admitted(const struct toe_event *e)
+{
+	struct nf_ct_tcp_flags lib = { .flags = IP_CT_TCP_FLAG_BE_LIBERAL,
+				       .mask = IP_CT_TCP_FLAG_BE_LIBERAL };
+	__u8 st = 3; /* TCP_CONNTRACK_ESTABLISHED */
+	__u32 tmo = htonl(est_timeout());
+	struct ctreq r = { .len = NLMSG_LENGTH(sizeof(struct nfgenmsg)) };
+	struct nlmsghdr *h = (void *)r.buf;
+	struct nfgenmsg *g = NLMSG_DATA(h);
+	struct nlattr *pi, *tcp;
+	int rc;
+
+	memset(r.buf, 0, sizeof(r.buf));
+	h->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK; /* an update: no CREATE */
+	g->nfgen_family = e->key.family == TOE_AF_INET6 ? AF_INET6 : AF_INET;
+	g->version = NFNETLINK_V0;
+	put_tuple(&r, e);
+	put(&r, CTA_TIMEOUT, &tmo, 4);
+	pi = put(&r, CTA_PROTOINFO | NLA_F_NESTED, NULL, 0);
+	tcp = put(&r, CTA_PROTOINFO_TCP | NLA_F_NESTED, NULL, 0);
+	put(&r, CTA_PROTOINFO_TCP_STATE, &st, 1);
+	put(&r, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, &lib, sizeof(lib));
+	put(&r, CTA_PROTOINFO_TCP_FLAGS_REPLY, &lib, sizeof(lib));
+	end(&r, tcp);
+	end(&r, pi);
+	h->nlmsg_len = r.len;
+	rc = ct_send(&r);
+	if (rc)
+		logm(LOG_DEBUG,
+		     "conntrack entry of an admitted flow (ports %u, %u) not updated: %s",
+		     e->key.lport, e->key.rport, strerror(-rc));
+	return rc == 0;
 }

@@ -16,4 +16,16 @@
  */
 bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h);
 
+struct toe_event;
+
+/*
+ * The forward path admitted a flow (TOE_EV_FWD_ADMITTED): its conntrack
+ * entry is made ESTABLISHED, window-liberal both ways
+ * (IP_CT_TCP_FLAG_BE_LIBERAL) and given the established timeout, over
+ * ctnetlink, as nftables' flowtable does at offload: the stack, which no
+ * longer sees the flow's window move, takes it back later (FIN, RST, a
+ * ruleset change) without INVALID drops.  True if conntrack took it.
+ */
+bool ct_admitted(const struct toe_event *e);
+
 #endif /* __TOED_CT_H */

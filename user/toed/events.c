@@ -19,6 +19,7 @@
 #include "lib/pinned.h"
 #include "toed.h"
 #include "nft.h"
+#include "ct.h"
 
 /* ---------------------------------------------------------- monitor */
 
@@ -230,6 +231,10 @@ int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	memcpy(&ev, data, sizeof(ev));
+	if (e->type == TOE_EV_FWD_ADMITTED) {
+		ct_admitted(e); /* conntrack kept true (ct.c) */
+		return 0;
+	}
 	if (e->type < TOE_EV_LISTEN_START || e->type > TOE_EV_FLOW_CLOSED) {
 		D->ev_bad++;
 		return 0;

@@ -423,6 +423,45 @@ static const char *fwd_state(__u8 st)
 	}
 }
 
+/* One direction's conntrack tuple of a NATed flow: "A:P -> B:Q". */
+static void nat_tuple_str(const struct toe_fwd_tuple *t, char out[160])
+{
+	__u32 s[4] = { t->saddr }, d[4] = { t->daddr };
+	char a[64], b[64];
+
+	toe_endpoint_str(TOE_AF_INET, s, ntohs(t->sport), a, sizeof(a));
+	toe_endpoint_str(TOE_AF_INET, d, ntohs(t->dport), b, sizeof(b));
+	snprintf(out, 160, "%s -> %s", a, b);
+}
+
+/*
+ * A NATed flow's translation (bpf/nat.h): conntrack's original tuple (as
+ * the client's packets arrive) and reply tuple (as the server's arrive).
+ * JSON: "nat" is null for a flow without NAT.  Text: one more line.
+ */
+static void fwd_nat_show(FILE *f, struct toe_json *j, const struct toe_fwd *v)
+{
+	char o[160], r[160];
+
+	if (v->nat) {
+		nat_tuple_str(&v->nat_tu[0], o);
+		nat_tuple_str(&v->nat_tu[1], r);
+	}
+	if (j) {
+		tj_key(j, "nat");
+		if (!v->nat) {
+			tj_null(j);
+			return;
+		}
+		tj_obj(j);
+		tj_kstr(j, "original", o);
+		tj_kstr(j, "reply", r);
+		tj_obj_end(j);
+	} else if (v->nat) {
+		fprintf(f, "  nat: original %s, reply %s\n", o, r);
+	}
+}
+
 /* Routed flows in toe_fwd, client end first. */
 static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 		     const struct toe_maps *m,
@@ -482,6 +521,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 			tj_f64(j,
 			       now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
 			tj_ku64(j, "policy", v.policy);
+			fwd_nat_show(f, j, &v);
 			tj_obj_end(j);
 		} else {
 			toe_endpoint_str(k.family, ca, cp, c, sizeof(c));
@@ -492,6 +532,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 				v.rule, "-", (unsigned long long)v.bytes, "-",
 				(unsigned long long)v.packets, "-", age,
 				(unsigned long long)fwd_ns_ino(v.netns), "-");
+			fwd_nat_show(f, NULL, &v);
 		}
 	}
 	return shown;

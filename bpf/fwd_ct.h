@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, conntrack kept true on the forward path (issue 33): a
+ * fast-path flow's packets skip conntrack, so its entry would time out
+ * (and with it, through toed's destroy event, the fast path) although the
+ * flow runs.  As nftables' flowtable does, the fast path refreshes the
+ * entry: once a second of traffic (TOE_FWD_CT_REFRESH_NS), one packet of
+ * the flow looks its entry up with the conntrack kfuncs and gives it the
+ * established timeout again (net.netfilter.nf_conntrack_tcp_timeout_
+ * established, as the stack would at that packet), unless it has more
+ * left.  The rest of "true" (ESTABLISHED, window-liberal) toed sets at
+ * admission (user/toed/ct.c).  Kfuncs weak: without them (a kernel
+ * without conntrack's BPF kfuncs) nothing is refreshed.
+ * The tc path calls fwd_ct_keep() on the entry bpf_skb_ct_lookup found.
+ */
+#ifndef __TOE_FWD_CT_H
+#define __TOE_FWD_CT_H
+
+#include "common.h"
+#include "toe_parse.h"
+
+/* How often a running flow's conntrack entry is refreshed. */
+#define TOE_FWD_CT_REFRESH_NS 1000000000ULL
+#define TOE_TCP_CONNTRACK_ESTABLISHED 3
+
+extern struct nf_conn *bpf_xdp_ct_lookup(struct xdp_md *xdp_ctx,
+					 struct bpf_sock_tuple *bpf_tuple,
+					 __u32 len_tuple,
+					 struct bpf_ct_opts *opts,
+					 __u32 len_opts) __ksym __weak;
+extern void bpf_ct_release(struct nf_conn *ct) __ksym __weak;
+extern int bpf_ct_change_timeout(struct nf_conn *nfct,
+				 __u32 timeout) __ksym __weak;
+/*
+ * The kernel's CONFIG_HZ, set by toe-loader (.rodata, from /proc/config.gz):
+ * conntrack's timeouts are in jiffies, bpf_ct_change_timeout takes ms.  0
+ * (unknown): 100, the lowest, which errs on the longer side.
+ */
+const volatile __u32 toe_hz = 0;
+
+/*
+ * Entry ct (a reference the caller holds) of a fast-path flow: its timeout
+ * back to the namespace's established timeout, if it has less left.
+ */
+static __always_inline void fwd_ct_keep(struct nf_conn *ct)
+{
+	__u32 est = 0, left, hz = toe_hz ? toe_hz : 100;
+	struct net *net = BPF_CORE_READ(ct, ct_net.net);
+
+	if (!net ||
+	    bpf_core_read(&est, sizeof(est),
+			  &net->ct.nf_ct_proto.tcp
+				   .timeouts[TOE_TCP_CONNTRACK_ESTABLISHED]) ||
+	    !est)
+		return;
+	left = ct->timeout - (__u32)bpf_jiffies64();
+	if ((__s32)left >= (__s32)est)
+		return;
+	bpf_ct_change_timeout(ct, (__u32)((__u64)est * 1000 / hz));
+}
+
+/*
+ * XDP: packet p of fast-path flow fs (its tuple as it arrived, before any
+ * NAT rewrite: one of its conntrack entry's two), once a second.
+ */
+static __noinline __attribute__((unused)) int
+xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
+{
+	struct bpf_ct_opts o;
+	struct bpf_sock_tuple t = {};
+	__u64 now = bpf_ktime_get_coarse_ns();
+	struct nf_conn *ct;
+	__u32 len;
+
+	if (now - *ct_ns < TOE_FWD_CT_REFRESH_NS)
+		return 0;
+	*ct_ns = now;
+	if (!bpf_xdp_ct_lookup || !bpf_ct_release || !bpf_ct_change_timeout)
+		return 0;
+	/* field by field: an initializer would be a .rodata.cst16 map */
+	__builtin_memset(&o, 0, sizeof(o));
+	o.netns_id = BPF_F_CURRENT_NETNS;
+	o.l4proto = TOE_IPPROTO_TCP;
+	if (p->family == TOE_AF_INET) {
+		t.ipv4.saddr = p->saddr32[0];
+		t.ipv4.daddr = p->daddr32[0];
+		t.ipv4.sport = p->sport;
+		t.ipv4.dport = p->dport;
+		len = sizeof(t.ipv4);
+	} else {
+		__builtin_memcpy(t.ipv6.saddr, p->saddr, 16);
+		__builtin_memcpy(t.ipv6.daddr, p->daddr, 16);
+		t.ipv6.sport = p->sport;
+		t.ipv6.dport = p->dport;
+		len = sizeof(t.ipv6);
+	}
+	ct = bpf_xdp_ct_lookup(ctx, &t, len, &o, sizeof(o));
+	if (!ct)
+		return 0;
+	fwd_ct_keep(ct);
+	bpf_ct_release(ct);
+	return 0;
+}
+
+#endif /* __TOE_FWD_CT_H */

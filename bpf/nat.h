@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * opentoe datapath, NAT on the forward path (issue 33): what the stack's
+ * conntrack translates, learned at admission, done again by the fast path.
+ *
+ * Learning (nat_ct_read): the admission (egress.h) reads the skb's conntrack
+ * entry (skb->_nfct, through CO-RE) at FORWARD, or at tc egress on the
+ * fallback: its original tuple (as the client's packets arrive) and its
+ * reply tuple (as the server's arrive).  DNAT (PREROUTING) and SNAT or
+ * MASQUERADE (POSTROUTING) are both in the reply tuple once the SYN has
+ * left, so the SYN-ACK carries the whole translation.  The flow's toe_fwd
+ * key is the canonical key of the original tuple (which never changes; for
+ * a flow without NAT it is the canonical key of its packets, as before);
+ * a NATed flow's server packets carry the reply tuple, whose canonical key
+ * goes into toe_fwd_nat and names the toe_fwd entry (nat_find).
+ *
+ * Rewriting (nat_rewrite, nat_fib): a packet that arrives with one
+ * direction's tuple leaves with the other direction's tuple reversed:
+ * addresses and ports, the IPv4 header checksum and the TCP checksum
+ * (pseudo-header and ports) updated incrementally (RFC 1624).  Plain packet
+ * pointers: XDP and tc call the same code.  IPv4 only (conntrack's IPv6 NAT
+ * is not taken: such flows stay in the stack).
+ */
+#ifndef __TOE_NAT_H
+#define __TOE_NAT_H
+
+#include "common.h"
+#include "toe_parse.h"
+#include "maps_forward.h"
+
+/* ---------------------------------------------------- checksums (RFC 1624) */
+
+/* HC' = ~(~HC + ~m + m'), m and m' 16-bit words as they are in memory. */
+static __always_inline __u32 nat_csum_fold(__u32 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	return (s & 0xffff) + (s >> 16);
+}
+
+static __always_inline void nat_csum4(__u16 *check, __u32 from, __u32 to)
+{
+	__u32 s = (__u16) ~*check;
+
+	s += (__u16) ~(from & 0xffff) + (__u16) ~(from >> 16);
+	s += (to & 0xffff) + (to >> 16);
+	*check = (__u16)~nat_csum_fold(s);
+}
+
+static __always_inline void nat_csum2(__u16 *check, __u16 from, __u16 to)
+{
+	__u32 s = (__u16) ~*check;
+
+	s += (__u16)~from + to;
+	*check = (__u16)~nat_csum_fold(s);
+}
+
+/* ------------------------------------------------------------ the rewrite */
+
+/*
+ * The packet whose IPv4 header (no options) is at ip leaves as t reversed:
+ * source t->daddr:t->dport, destination t->saddr:t->sport.  Returns 0, or
+ * -1 if the headers are not all in [ip, end) (nothing written then).
+ */
+static __always_inline int nat_rewrite(void *ip, void *end,
+				       const struct toe_fwd_tuple *t)
+{
+	struct iphdr *iph = ip;
+	struct tcphdr *th = (void *)(iph + 1);
+	__u32 s0, d0, s1 = t->daddr, d1 = t->saddr;
+	__u16 sp0, dp0, sp1 = t->dport, dp1 = t->sport;
+
+	if ((void *)(th + 1) > end)
+		return -1;
+	s0 = iph->saddr;
+	d0 = iph->daddr;
+	sp0 = th->source;
+	dp0 = th->dest;
+	nat_csum4(&iph->check, s0, s1);
+	nat_csum4(&iph->check, d0, d1);
+	/* the pseudo-header's addresses, then the ports */
+	nat_csum4(&th->check, s0, s1);
+	nat_csum4(&th->check, d0, d1);
+	nat_csum2(&th->check, sp0, sp1);
+	nat_csum2(&th->check, dp0, dp1);
+	iph->saddr = s1;
+	iph->daddr = d1;
+	th->source = sp1;
+	th->dest = dp1;
+	return 0;
+}
+
+/*
+ * The translation of a packet of fs sent by end from (0 = laddr, 1 =
+ * raddr of its key), or NULL if fs is not NATed: the other direction's
+ * tuple, which nat_rewrite and nat_fib reverse.  The client's packets
+ * leave as the reply tuple reversed, the server's as the original one.
+ */
+static __always_inline const struct toe_fwd_tuple *
+nat_target(const struct toe_fwd *fs, int from)
+{
+	if (!fs->nat)
+		return NULL;
+	return &fs->nat_tu[from == fs->client ? 1 : 0];
+}
+
+/* The route lookup of a translated packet: what it leaves with (t reversed). */
+static __always_inline void nat_fib(struct bpf_fib_lookup *fp,
+				    const struct toe_fwd_tuple *t)
+{
+	fp->ipv4_src = t->daddr;
+	fp->ipv4_dst = t->saddr;
+	fp->sport = t->dport;
+	fp->dport = t->sport;
+}
+
+/* ------------------------------------------------------ keys and look-ups */
+
+/*
+ * The canonical key of IPv4 tuple t into k (lower end first, as fwd_key
+ * orders a packet's); returns the end t's source is: 0 = laddr, 1 = raddr.
+ */
+static __always_inline int nat_key(const struct toe_fwd_tuple *t,
+				   struct toe_flow_key *k)
+{
+	__u32 s = bpf_ntohl(t->saddr), d = bpf_ntohl(t->daddr);
+	bool src_low = s < d ||
+		       (s == d && bpf_ntohs(t->sport) <= bpf_ntohs(t->dport));
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->family = TOE_AF_INET;
+	k->laddr[0] = src_low ? t->saddr : t->daddr;
+	k->raddr[0] = src_low ? t->daddr : t->saddr;
+	k->lport = bpf_ntohs(src_low ? t->sport : t->dport);
+	k->rport = bpf_ntohs(src_low ? t->dport : t->sport);
+	return !src_low;
+}
+
+/* Whether packet p carries tuple t exactly. */
+static __always_inline bool nat_same(const struct toe_pkt *p,
+				     const struct toe_fwd_tuple *t)
+{
+	return p->family == TOE_AF_INET && p->saddr32[0] == t->saddr &&
+	       p->daddr32[0] == t->daddr && p->sport == t->sport &&
+	       p->dport == t->dport;
+}
+
+/*
+ * A packet whose key ck found no toe_fwd entry: if it is a server's packet
+ * of a NATed flow (its key in toe_fwd_nat, its tuple the entry's reply
+ * tuple exactly), ck becomes the flow's key, *from the server's end, and
+ * the entry is returned; NULL otherwise (ck unchanged).
+ */
+static __always_inline struct toe_fwd *
+nat_find(const struct toe_pkt *p, struct toe_flow_key *ck, int *from)
+{
+	struct toe_flow_key *main;
+	struct toe_fwd *fs;
+
+	if (p->family != TOE_AF_INET)
+		return NULL;
+	main = bpf_map_lookup_elem(&toe_fwd_nat, ck);
+	if (!main)
+		return NULL;
+	fs = bpf_map_lookup_elem(&toe_fwd, main);
+	if (!fs || !fs->nat || !nat_same(p, &fs->nat_tu[1]))
+		return NULL;
+	__builtin_memcpy(ck, main, sizeof(*ck));
+	*from = !fs->client;
+	return fs;
+}
+
+/*
+ * A packet that found fs by its own key: a NATed flow's entry is found so
+ * only by the client's packets (the original tuple); a packet from the
+ * other end with that key is not one the stack would take as the flow's.
+ */
+static __always_inline bool nat_wrong_way(const struct toe_fwd *fs, int from)
+{
+	return fs->nat && from != fs->client;
+}
+
+/* --------------------------------------------- learning from conntrack */
+
+/* What conntrack says of a packet the stack forwarded (nat_ct_read). */
+struct toe_nat_ct {
+	struct toe_fwd_tuple tu[2]; /* IPv4 original and reply tuples */
+	__u8 reply; /* the packet went the reply way */
+	__u8 nat; /* the reply tuple is not the original reversed */
+	__u8 v4; /* tu[] read: an IPv4 TCP entry */
+	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
+};
+
+#define TOE_IP_CT_IS_REPLY 3
+#define TOE_IP_CT_UNTRACKED 7
+#define TOE_NFCT_PTRMASK (~7UL)
+
+/*
+ * The conntrack entry attached to skb (a kernel pointer: the netfilter
+ * program's skb, or tc's ctx) into c.  Returns 0 if there is one for IPv4
+ * TCP (c->tu, c->reply, c->nat set), 1 if there is none (or not IPv4:
+ * c->nat then tells whether its addresses or ports are translated), -1 if
+ * it could not be read.  Not inlined: its tuples have their own stack.
+ */
+/* unused where only the fast path includes this header */
+static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
+							  struct toe_nat_ct *c)
+{
+	struct nf_conntrack_tuple tu[2];
+	unsigned long nfct = 0;
+	struct nf_conn *ct;
+	int i;
+
+	__builtin_memset(c, 0, sizeof(*c));
+	if (bpf_probe_read_kernel(
+		    &nfct, sizeof(nfct),
+		    (char *)skb + bpf_core_field_offset(struct sk_buff, _nfct)))
+		return -1;
+	ct = (struct nf_conn *)(nfct & TOE_NFCT_PTRMASK);
+	if (!ct || (nfct & 7) == TOE_IP_CT_UNTRACKED)
+		return 1;
+	if (bpf_core_read(&tu[0], sizeof(tu[0]), &ct->tuplehash[0].tuple) ||
+	    bpf_core_read(&tu[1], sizeof(tu[1]), &ct->tuplehash[1].tuple))
+		return -1;
+	c->reply = (nfct & 7) >= TOE_IP_CT_IS_REPLY;
+	for (i = 0; i < 4; i++)
+		c->nat |= tu[0].src.u3.all[i] != tu[1].dst.u3.all[i] ||
+			  tu[0].dst.u3.all[i] != tu[1].src.u3.all[i];
+	c->nat |= tu[0].src.u.all != tu[1].dst.u.all ||
+		  tu[0].dst.u.all != tu[1].src.u.all;
+	if (tu[0].src.l3num != AF_INET || tu[0].dst.protonum != TOE_IPPROTO_TCP)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		c->tu[i].saddr = tu[i].src.u3.ip;
+		c->tu[i].daddr = tu[i].dst.u3.ip;
+		c->tu[i].sport = tu[i].src.u.all;
+		c->tu[i].dport = tu[i].dst.u.all;
+	}
+	c->v4 = 1;
+	return 0;
+}
+
+/*
+ * The key of a packet the stack forwarded, from its conntrack entry c: the
+ * canonical key of the original tuple into ck; returns the end that sent
+ * the packet (0 = laddr, 1 = raddr).
+ */
+static __always_inline int nat_admit_key(const struct toe_nat_ct *c,
+					 struct toe_flow_key *ck)
+{
+	int csrc = nat_key(&c->tu[0], ck);
+
+	return c->reply ? !csrc : csrc;
+}
+
+/*
+ * A NATed flow admitted under key ck: its tuples into v, and the reply
+ * tuple's key into toe_fwd_nat, naming ck.
+ */
+static __always_inline void nat_admit(const struct toe_nat_ct *c,
+				      const struct toe_flow_key *ck,
+				      struct toe_fwd *v)
+{
+	struct toe_flow_key rk;
+
+	v->nat = 1;
+	__builtin_memcpy(v->nat_tu, c->tu, sizeof(v->nat_tu));
+	nat_key(&c->tu[1], &rk);
+	bpf_map_update_elem(&toe_fwd_nat, &rk, ck, BPF_ANY);
+}
+
+#endif /* __TOE_NAT_H */

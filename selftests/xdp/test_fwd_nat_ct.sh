@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# conntrack kept true under a NATed fast-path flow (issue 33).  The router
+# masquerades, its FORWARD policy is DROP with INVALID dropped first, and
+# nf_conntrack_tcp_be_liberal is 0.  With the established timeout at 3 s a
+# fast-path flow runs 8 s: its conntrack entry survives (the fast path
+# refreshes it) and `conntrack -L` shows it ESTABLISHED; at 6 s a ruleset
+# change sends it back through the stack, which takes it without an
+# INVALID drop (toed made the entry window-liberal at admission) and it
+# finishes byte-exact.  A DROP rule for a running NATed flow stops its
+# bytes at the server within 100 ms; forged handshakes through the NAT
+# get nothing through and nothing onto the fast path.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 12
+need_cmd iptables conntrack
+# Debian's python3-scapy is for Debian's python3 (as test_fwd_admission.sh)
+SPY=$(for p in python3 /usr/bin/python3; do $p -c 'import scapy.all' 2>/dev/null && { echo $p; break; }; done)
+[ -n "$SPY" ] || cannot_run "python3-scapy missing (make deps)"
+FORGE="$SPY $TOE_TOP/selftests/xdp/forge.py"
+router_test fwdnatct || exit 1
+endpoints_for_native || exit 1
+fwd_conf "$work/fwd.conf" || exit 1
+dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+defer "nsx r iptables -t nat -F; nsx r iptables -F FORWARD; nsx r iptables -P FORWARD ACCEPT"
+nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 net.netfilter.nf_conntrack_tcp_timeout_established=3 || { fail "sysctls"; finish; }
+nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE &&
+	nsx r iptables -P FORWARD DROP &&
+	nsx r iptables -A FORWARD -m conntrack --ctstate INVALID -j DROP &&
+	nsx r iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT &&
+	nsx r iptables -A FORWARD -i r0 -o r1 -p tcp -m conntrack --ctstate NEW -j ACCEPT || { fail "ruleset"; finish; }
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+nsx_bg s python3 "$XFER" server --port 5201 --port 5301 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+st() { stat_of "$PIN" "$1"; }
+invalid_drops() { nsx r iptables -L FORWARD -v -x -n | awk '/INVALID/ { print $1; exit }'; }
+fwd_state() { # PORT -> the state of its one toe_fwd entry (NATed)
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+		jq -r --argjson p "$1" '[.[] | select(.formatted.key.lport == $p or .formatted.key.rport == $p)
+			| select(.formatted.value.nat == 1) | .formatted.value.state] | select(length == 1) | .[0]'
+}
+
+# ---- 8 s through the NAT, the established timeout 3 s
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 8 >"$work/long.json"
+cpid=$NSX_PID
+est() { test "$(fwd_state 5201)" = 3; }
+check "the NATed flow is admitted" wait_for 3 est
+sleep 4.5
+x0=$(st $STAT_XDP_FORWARD)
+nsx r conntrack -L -p tcp --orig-port-dst 5201 2>/dev/null >"$work/ct5"
+sleep 0.3
+x1=$(st $STAT_XDP_FORWARD)
+cat "$work/ct5"
+check "5 s in (timeout 3 s): conntrack still has it, ESTABLISHED, translated" \
+	grep -Eq "ESTABLISHED .*src=$S4 dst=$R4b sport=5201" "$work/ct5"
+check "  with at most the established timeout left ($(awk '{ print $3; exit }' "$work/ct5") s)" \
+	test "$(awk '{ print $3; exit }' "$work/ct5")" -le 3
+check "  and XDP still forwards it ($((x1 - x0)) packets in 0.3 s)" test $((x1 - x0)) -gt 100
+r0=$(st $STAT_XDP_FWD_READMIT) k0=$(ip_forwarded)
+nsx r iptables -I FORWARD -p tcp --dport 9 -j ACCEPT # a change that still accepts it
+wait $cpid
+r1=$(st $STAT_XDP_FWD_READMIT) k1=$(ip_forwarded)
+check "a ruleset change sent it back to the stack (readmit $r0 -> $r1, the kernel forwarded $((k1 - k0)))" \
+	test "$r1" -gt "$r0" -a $((k1 - k0)) -gt 0
+check "  which finished it byte-exact" intact long
+check "  with no INVALID drop ($(invalid_drops)), be_liberal 0" test "$(invalid_drops)" = 0
+
+# ---- a DROP rule for a running NATed flow
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 4 >"$work/drop.json"
+est5301() { test "$(fwd_state 5301)" = 3; }
+check "a second NATed flow is admitted" wait_for 3 est5301
+nsx_bg s $FORGE rx s1 0.01 2.5 >"$work/rx"
+wait_for 2 test -s "$work/rx"
+sleep 0.5
+t0=$(date +%s.%N)
+nsx r iptables -I FORWARD -p tcp --dport 5301 -j DROP
+t1=$(date +%s.%N)
+sleep 1.5
+last=$(awk -v t0="$t0" 'NR > 1 && $2 - p > 2000 && $1 >= t0 { l = $1 } { p = $2 } END { printf "%.4f", l ? l : t0 }' "$work/rx")
+lat=$(awk -v l="$last" -v t1="$t1" 'BEGIN { printf "%d", (l - t1) * 1000 }')
+check "DROP for it: the server's bytes stop within 100 ms of the command ($lat ms)" test "$lat" -lt 100
+check "  the server received its data before (it ran)" \
+	awk -v t0="$t0" '$1 < t0 && NR > 1 && $2 - p > 100000 { ok = 1 } { p = $2 } END { exit !ok }' "$work/rx"
+kill $(ip netns pids "$(ns_name c)") 2>/dev/null
+
+# ---- forged handshakes through the NAT (FORWARD drops port 5301 now)
+R0MAC=$(nsx r ip -j link show r0 | jq -r '.[0].address')
+n_nat() { bpftool -j map dump pinned "$PIN/$MAP_FWD_NAT" | jq length; }
+n0=$(n_nat) f0=$(st $STAT_XDP_FWD_FLOWS)
+nsx s $FORGE count s1 5301 4 >"$work/forged" &
+fpid=$!
+sleep 0.5
+nsx c $FORGE handshake c0 $R0MAC sakd $C4 40500 $S4 5301 20000
+wait $fpid
+check "forged: client alone through the NAT (SYN, SYN-ACK in the server's name, ACK, 20 kB): no byte at the server ($(cat "$work/forged"))" \
+	test "$(cat "$work/forged")" = 0
+check "  nothing admitted, nothing new in $MAP_FWD_NAT" test "$(st $STAT_XDP_FWD_FLOWS)" = "$f0" -a "$(n_nat)" = "$n0"
+finish
