@@ -23,8 +23,7 @@ import sys
 COMPARISONS = {
     "policy": ("Connection setup rate, sock_ops off vs policy sizes", "conn_per_s", "conn/s", True, "off"),
     "xdp": ("XDP per-packet cost (BPF_PROG_TEST_RUN)", "ns_per_packet", "ns/packet", False, "floor"),
-    "forward": ("Routed TCP through a router namespace (setting mtu, tso: the senders' frames; pod: pod to pod "
-                "through a host)", "gbit_s", "Gbit/s", True, "kernel"),
+    "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
     "forward_pps": ("Small packets through a router namespace (64-byte TCP segments)", "delivered_pps",
                     "frames/s", True, "kernel"),
     "apply": ("Policy apply, atomically (toed --apply)", "ms", "ms", False, "rules_1"),
@@ -199,7 +198,7 @@ def settings(rows, col, basename, title):
         summed = comparison([r for r in rows if r["setting"] == s], col, basename)
         if summed:
             stats = [("%s/%s" % (s, st[0]),) + tuple(st[1:]) for st in summed[0]]
-            out.append(("%s: %s" % (title, s), stats, summed[1]))
+            out.append(("%s, setting %s" % (title, s), stats, summed[1]))
     return out
 
 
