@@ -36,6 +36,9 @@
 # time (>= 0.85: the router is the bottleneck).  cpu_s_per_gb: every CPU's
 # busy time (/proc/stat), the whole machine's; rcpu_stat_s_per_gb: $RCPU's
 # sys+irq+softirq from /proc/stat (the coarser measure, kept to compare).
+# rx_s_per_gb: the end hosts' receive the same way (their NAPI threads, the
+# NET_RX softirq on CPU 0): redirect_peer runs the server's receive in the
+# router's, so router + rx is the figure that compares across variants.
 # prog_ns_per_run, prog_s_per_gb: the fast-path program's own time
 # (bpf_stats).  Limits: docs/benchmarks.md.
 #
@@ -197,34 +200,40 @@ rbusy() { awk -v c=cpu$RCPU '$1 == c { print $4 + $6 + $7; exit }' /proc/stat; }
 # its own (tracefs mounted there only); empty: not counted.
 BT=$work/bt.out
 unshare -m --propagation private sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace -B line -e "$0"' "
-tracepoint:irq:softirq_entry /cpu == $RCPU && args->vec == 3 && strncmp(comm, \"napi/\", 5) != 0/ { @t0 = nsecs; }
-tracepoint:irq:softirq_exit /cpu == $RCPU && args->vec == 3 && @t0 != 0/ { @ns += nsecs - @t0; @t0 = 0; }
-interval:ms:100 { printf(\"T %lld\\n\", @ns); }" >"$BT" 2>&1 &
+tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, \"napi/\", 5) != 0/ { @t0[cpu] = nsecs; }
+tracepoint:irq:softirq_exit /args->vec == 3 && @t0[cpu] != 0/ { @ns[cpu == $RCPU] += nsecs - @t0[cpu]; @t0[cpu] = 0; }
+interval:ms:100 { printf(\"T %lld %lld\\n\", @ns[1], @ns[0]); }" >"$BT" 2>&1 &
 BT_PID=$!
 defer "kill $BT_PID"
 wait_for 30 grep -qs '^T ' "$BT" || { echo "bpftrace: $(head -c 300 "$BT"); router_s_per_gb without the softirq time" >&2; BT=; }
-softirq_ns() { [ -n "$BT" ] && sleep 0.25 && awk '/^T / { v = $2 } END { printf "%.0f\n", v }' "$BT" || echo 0; }
-router_ns() {
+# softirq_ns FIELD: 2, the router's CPU; 3, CPU 0 (the end hosts').
+softirq_ns() { [ -n "$BT" ] && sleep 0.25 && awk -v f=$1 '/^T / { v = $f } END { printf "%.0f\n", v }' "$BT" || echo 0; }
+threads_ns() {	# DEV...: their NAPI threads' run time
 	local d p s=0
-	for d in $RDEVS; do
+	for d; do
 		for p in $(napi_pids $d); do s=$((s + $(cut -d' ' -f1 /proc/$p/schedstat 2>/dev/null || echo 0))); done
 	done
-	echo $((s + $(softirq_ns)))
+	echo $s
 }
+router_ns() { echo $(($(threads_ns $RDEVS) + $(softirq_ns 2))); }
+# rx_ns: the end hosts' receive (their NAPI threads, the NET_RX softirq
+# on CPU 0): with redirect_peer the server's receive runs in the router's
+# instead, so router + rx is what compares across variants.
+rx_ns() { echo $(($(threads_ns $CDEV $SDEV) + $(softirq_ns 3))); }
 
-HDR=setting,variant,round,gbit_s,cpu_s_per_gb,router_s_per_gb,router_util,rcpu_stat_s_per_gb,sender_tso,kernel_forwarded,fast_forwarded,prog_ns_per_run,prog_s_per_gb
+HDR=setting,variant,round,gbit_s,cpu_s_per_gb,router_s_per_gb,router_util,rcpu_stat_s_per_gb,sender_tso,kernel_forwarded,fast_forwarded,prog_ns_per_run,prog_s_per_gb,rx_s_per_gb
 # tput CSV SETTING VARIANT ROUND: one iperf3 run, its row into CSV.
 tput() {
-	local csv=$1 set=$2 v=$3 r=$4 k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 k x tso
+	local csv=$1 set=$2 v=$3 r=$4 k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 e0 e1 k x tso
 	endpoints $2 $v
 	on $v || { echo "cannot set up $v" >&2; exit 1; }
 	place || { echo "cannot place the NAPI threads" >&2; exit 1; }
 	tso=$(nsx $CNS ethtool -k $CDEV | awk '$1 == "tcp-segmentation-offload:" { print $2 }')
 	k0=$(fwded) x0=$(fast_count $v)
 	read -r rt0 rc0 < <(prog_stats $v)
-	b0=$(busy) r0=$(router_ns) s0=$(rbusy)
+	b0=$(busy) r0=$(router_ns) e0=$(rx_ns) s0=$(rbusy)
 	nsx $CNS taskset -c 0 iperf3 -c $SADDR -p 5201 -t "$DURATION" -J >"$work/out.json"
-	r1=$(router_ns) b1=$(busy) s1=$(rbusy)
+	r1=$(router_ns) e1=$(rx_ns) b1=$(busy) s1=$(rbusy)
 	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0))
 	read -r rt1 rc1 < <(prog_stats $v)
 	off $v
@@ -236,9 +245,10 @@ a = sys.argv[1:]
 j = json.load(open(a[0]))["end"]["sum_received"]
 gb = j["bytes"] / 1e9
 hz, busy, rns, rst, pt, pn = float(a[3]), float(a[4]), float(a[5]), float(a[6]), float(a[7]), float(a[8])
-print("%s,%s,%s,%.3f,%.3f,%.4f,%.3f,%.4f,%s,%s,%s,%.1f,%.5f" % (a[12], a[1], a[2], j["bits_per_second"] / 1e9, busy / hz / gb,
-      rns / 1e9 / gb, rns / 1e9 / j["seconds"], rst / hz / gb, a[9], a[10], a[11], pt / pn if pn else 0, pt / 1e9 / gb))
-' "$work/out.json" $v $r $hz $((b1 - b0)) $((r1 - r0)) $((s1 - s0)) $((rt1 - rt0)) $((rc1 - rc0)) "$tso" $k $x $set >>"$csv"
+print("%s,%s,%s,%.3f,%.3f,%.4f,%.3f,%.4f,%s,%s,%s,%.1f,%.5f,%.4f" % (a[12], a[1], a[2], j["bits_per_second"] / 1e9,
+      busy / hz / gb, rns / 1e9 / gb, rns / 1e9 / j["seconds"], rst / hz / gb, a[9], a[10], a[11], pt / pn if pn else 0,
+      pt / 1e9 / gb, float(a[13]) / 1e9 / gb))
+' "$work/out.json" $v $r $hz $((b1 - b0)) $((r1 - r0)) $((s1 - s0)) $((rt1 - rt0)) $((rc1 - rc0)) "$tso" $k $x $set $((e1 - e0)) >>"$csv"
 	tail -n 1 "$csv"
 }
 # rounds CSV SETTING VARIANT...: ROUNDS rounds of the variants, rotating.

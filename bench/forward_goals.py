@@ -39,11 +39,19 @@ def ratio(row, base, col):
         return None
 
 
+def total(row):
+    """The router's and the end hosts' receive per GB (0 if not measured)."""
+    try:
+        return float(row["router_s_per_gb"]) + float(row.get("rx_s_per_gb") or 0)
+    except (KeyError, ValueError):
+        return 0
+
+
 def judge(kind, row, rnd):
     """The goal columns of one row, given the rows of its round by variant."""
     col = COLS[kind]
     out = {"vs_kernel": "", "goal_kernel": "-", "router_cpu_vs": "", "goal_router_cpu": "-",
-           "vs_conntrack": "", "router_bound": "", "goal_conntrack": "-"}
+           "vs_conntrack": "", "router_bound": "", "goal_conntrack": "-", "rtr_rx_vs": ""}
     k, ct = rnd.get("kernel"), rnd.get("conntrack")
     if row["variant"] not in FAST or not k:
         return out
@@ -53,6 +61,9 @@ def judge(kind, row, rnd):
         out["goal_kernel"] = verdict(rk >= 1.0)
     base = k if kind == "pod" else ct
     rc = ratio(row, base, RCOLS[kind]) if base else None
+    if base and kind != "pps":
+        tb = total(base)
+        out["rtr_rx_vs"] = "%.3f" % (total(row) / tb) if tb else ""
     if rc is not None:
         out["router_cpu_vs"] = "%.3f" % rc
         out["goal_router_cpu"] = verdict(rc < 1.0 if kind == "pod" else rc <= 0.6)
@@ -85,7 +96,7 @@ def annotate(kind, path):
     rounds = {}
     for r in rows:
         rounds.setdefault((r.get("setting"), r["round"]), {})[r["variant"]] = r
-    fields = [c for c in rows[0].keys() if not c.startswith(("vs_", "goal_", "router_cpu_vs", "router_bound"))]
+    fields = [c for c in rows[0].keys() if not c.startswith(("vs_", "goal_", "router_cpu_vs", "router_bound", "rtr_rx_vs"))]
     for r in rows:
         r.update(judge(row_kind(kind, r), r, rounds[(r.get("setting"), r["round"])]))
     with open(path, "w", newline="") as f:
@@ -149,6 +160,11 @@ def summary(kind, rows):
             fmt(med(rs, "vs_kernel")), goal(rs, "vs_kernel", "goal_kernel", lambda m: m >= 1.0),
             fmt(med(rs, "router_cpu_vs")), goal(rs, "router_cpu_vs", "goal_router_cpu", cpu_test),
             fmt(med(rs, "vs_conntrack")), conntrack_goal(rs)))
+        if kind != "pps" and med(rs, "rx_s_per_gb") is not None:
+            print("  router + end hosts' receive %.3f s/GB%s" % (
+                statistics.median(total(r) for r in rs),
+                ", x %s's %s" % ("the kernel" if kind == "pod" else "conntrack", fmt(med(rs, "rtr_rx_vs")))
+                if med(rs, "rtr_rx_vs") is not None else ""))
         kf = med(rs, "kernel_forwarded")
         if v in FAST and kf is not None and kf > 1000:
             print("  note: %s: the kernel forwarded %d datagrams a run: the fast path did not take the flow" % (v, kf))
