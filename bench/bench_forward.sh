@@ -1,148 +1,297 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench-forward: one TCP flow (iperf3) through a router namespace,
-# forwarded by
-#   xdp        opentoe's XDP fast path ("steer forward", native mode), with
-#              toed running as deployed (it watches the ruleset and holds
-#              the lease on the firewall generation: without it every
-#              fast-path flow is re-admitted through the stack each second),
-#              each flow's route cached
-#   xdp_lookup the same with toed --no-route-cache: every packet's route
-#              looked up (bpf_fib_lookup, toe_ifaces, toe_neigh)
+# make bench-forward: one TCP flow (iperf3) through a router namespace
+# (client c, router r, server s: selftests/xdp/router.sh), forwarded by
 #   kernel     the kernel, no rule
 #   conntrack  the kernel with a stateful rule loaded
 #              (iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT)
-# DURATION seconds each, ROUNDS rounds, the order of the variants rotating
-# from round to round.  Throughput is the receiver's; CPU is every CPU's
-# busy time (/proc/stat) per GB moved: client, router and server share the
-# machine, so it includes both ends' TCP work, which is the same in every
-# variant.  The end hosts send MTU-sized frames (no TSO/GSO), as a wire
-# would carry them, in every variant.  Median, min-max, ratio to kernel.
-# For xdp, also the program's own time per packet it ran on (bpf_stats:
-# run_time_ns / run_cnt), to set against the router's whole cost.
-# CSV: bench/results/forward.csv.
+#   xdp        opentoe's XDP fast path ("steer forward", native mode), toed
+#              running as deployed, each flow's route cached
+#   tc         opentoe's tc fast path (toe-loader load --hook tc, the same
+#              toed and policy), where this toe-loader has it: found in
+#              `toe-loader features` / `load --help`; otherwise reported
+#              "not available" and not run (TC_FORWARD=1 or 0 overrides)
+#   xdp_lookup (only with VARIANTS=...) xdp with toed --no-route-cache
+# in two sender settings, one after the other in the same invocation:
+#   mtu  the end hosts send MTU-sized frames (tso, gso and tx checksum off,
+#        as a wire brings them)
+#   tso  the end hosts keep the kernel's TSO/GSO (as containers send); xdp
+#        needs the senders' tx checksum off (a redirected frame loses
+#        CHECKSUM_PARTIAL), which turns their TSO off: the row says
+#        so (sender_tso)
+# GRO on at the router's veths in every variant.  Then pod to pod (a host
+# namespace routing between two veth pairs into two pod namespaces, TSO
+# on: kernel against tc; setting pod), all in bench/results/forward.csv
+# (its setting column); and 64-byte segments (bench/pktblast;
+# bench/results/forward_pps.csv).
 #
-# Then small packets (what the veth throughput cannot show: the kernel pays
-# for an skb per frame): bench/pktblast sends 64-byte TCP segments of an
-# open connection (client -> server port 5202, which the fast path knows)
-# from the client as fast as one thread can, PPS_SECS seconds each, PPS_ROUNDS
-# rounds alternating kernel and xdp; the frames per second the server's
-# interface received (the segments carry a wrong TCP checksum, so the
-# server drops them without an answer), and what the router's kernel and
-# XDP path forwarded.  Client, router and server share the CPUs: a frame's
-# whole path is paid for by the sender's CPU (veth hands each frame on in
-# the sender's softirq), so sent = delivered here.
-# CSV: bench/results/forward_pps.csv.
+# The router's own work, on a CPU of its own: every veth's NAPI is
+# threaded; the router's (r0, r1; the host's lxc1, lxc2) are pinned to the
+# last CPU ($RCPU) and their RPS points there too (a TSO sender's frames
+# skip the veth's NAPI and go through the backlog), the end hosts'
+# (iperf3, their veths' NAPI threads and RPS) to CPU 0.  router_s_per_gb:
+# the router's NAPI threads' run time (/proc/PID/schedstat) plus the NET_RX
+# softirq time on $RCPU outside those threads (tracepoint irq:softirq_entry
+# and _exit, with bpftrace), per GB; router_util: that over the run's wall
+# time (>= 0.85: the router is the bottleneck).  cpu_s_per_gb: every CPU's
+# busy time (/proc/stat), the whole machine's; rcpu_stat_s_per_gb: $RCPU's
+# sys+irq+softirq from /proc/stat (the coarser measure, kept to compare).
+# rx_s_per_gb: the end hosts' receive the same way (their NAPI threads, the
+# NET_RX softirq on CPU 0): redirect_peer runs the server's receive in the
+# router's, so router + rx is the figure that compares across variants.
+# prog_ns_per_run, prog_s_per_gb: the fast-path program's own time
+# (bpf_stats).  Limits: docs/benchmarks.md.
+#
+# DURATION seconds a run, ROUNDS rounds, the variants' order rotating each
+# round; the goals (bench/forward_goals.py) per row against the kernel rows
+# of the same round.  TOE_BUILD: the build whose toe-loader and toed run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
+export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
 . "$top/selftests/lib.sh"
 . "$top/selftests/xdp/router.sh"
-need_cmd iperf3 iptables ethtool jq
-ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5}
-PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-3}
+need_cmd iperf3 iptables ethtool jq taskset
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-4}
+PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-2}
 BLAST=$TOE_BUILD/bench/pktblast
+[ -x "$BLAST" ] || BLAST=$top/build/bench/pktblast
 [ -x "$BLAST" ] || cannot_run "bench/pktblast not built (make)"
+[ "$(nproc)" -ge 2 ] || cannot_run "needs 2 CPUs (the router's and the end hosts')"
+RCPU=$(($(nproc) - 1))
+GOALS="python3 $top/bench/forward_goals.py"
+
+# tc_forward: does this toe-loader forward at tc?  Its features (a probe
+# of bpf_redirect_peer or a tc forward entry) or load --help's --hook tc
+# text naming forward without "no ... 'forward' there" (today's text).
+tc_forward() {
+	case ${TC_FORWARD:-auto} in 1) return 0 ;; 0) return 1 ;; esac
+	toe-loader features -j 2>/dev/null | jq -e '[.[] | select((.name | test("redirect_peer|tc_forward|forward_tc")) and .present)] | length > 0' >/dev/null &&
+		return 0
+	local h
+	h=$(toe-loader load --help 2>/dev/null | sed -n '/--hook/,/--xdp-mode/p')
+	grep -qi forward <<<"$h" && ! grep -q "'forward' there" <<<"$h"
+}
+VARIANTS=${VARIANTS:-kernel conntrack xdp tc}
+TC_OK=0
+if tc_forward; then TC_OK=1; else
+	echo "tc: not available ($TOE_BUILD/toe-loader has no forward at tc): its rows are not run" >&2
+fi
+has() { [[ " $VARIANTS " == *" $1 "* ]] && { [ "$1" != tc ] || [ $TC_OK = 1 ]; }; }
+
 router_test bfwd || exit 1
-endpoints_for_native && endpoints_no_gso || exit 1
+pod_topology || exit 1
 printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\nrule offload dev fwd rport 5202\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
-defer "nsx r toe-loader unload --pin-dir $PIN; rm -rf $PIN"
-nsx_bg s iperf3 -s -p 5201 >/dev/null 2>&1
-sleep 0.5
+# bpf_stats on while the bench runs: an fd of BPF_ENABLE_STATS (x86-64 bpf(2)
+# command 32, BPF_STATS_RUN_TIME), held by a sleeping python3: counted,
+# so another user's kernel.bpf_stats_enabled=0 does not turn it off
+# under this run, and the sysctl is left alone.
+python3 -c '
+import ctypes, os, struct, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("I", 0), 8)
+if libc.syscall(321, 32, attr, 8) < 0:
+    sys.exit("BPF_ENABLE_STATS: " + os.strerror(ctypes.get_errno()))
+print("on", flush=True)
+time.sleep(86400)' >"$work/stats" &
+defer "kill $!"
+wait_for 5 grep -qs on "$work/stats" || echo "bpf_stats: not enabled; prog_ns_per_run 0" >&2
+hz=$(getconf CLK_TCK)
 
+# The topology a run uses: router namespace, its two devices, the client
+# and server namespaces and devices, the server's address.
+topo() {
+	case $1 in
+	router) RNS=r RDEVS="r0 r1" CNS=c CDEV=c0 SNS=s SDEV=s1 SADDR=$S4 ;;
+	pod) RNS=h RDEVS="lxc1 lxc2" CNS=p1 CDEV=e1 SNS=p2 SDEV=e2 SADDR=$P2_4 ;;
+	esac
+	PIN=$TOE_PIN_DIR-$RNS
+}
+
+# place: GRO on at every veth, threaded NAPI, the router's threads and RPS
+# on $RCPU, the end hosts' on CPU 0 (again before each run: attaching XDP
+# may make a veth's NAPI anew).
+napi_pids() { ps -eo pid=,comm= | awk -v d="napi/$1-" 'index($2, d) == 1 { print $1 }'; }
+place() {
+	local x p n
+	for x in "$CNS $CDEV 0" "$RNS ${RDEVS% *} $RCPU" "$RNS ${RDEVS#* } $RCPU" "$SNS $SDEV 0"; do
+		set -- $x
+		nsx $1 ethtool -K $2 gro on >/dev/null 2>&1
+		ip netns exec "$(ns_name $1)" sh -c "echo 1 >/sys/class/net/$2/threaded; echo $(printf %x $((1 << $3))) >/sys/class/net/$2/queues/rx-0/rps_cpus" ||
+			return 1
+		n=0
+		for p in $(napi_pids $2); do taskset -pc $3 $p >/dev/null && n=$((n + 1)); done
+		[ $n = 1 ] || echo "place: $n NAPI threads named napi/$2-*" >&2
+	done
+}
+# endpoints SETTING VARIANT: the end hosts' offloads (pod: as tso).
+endpoints() {
+	local t=off x=off
+	[ $1 != mtu ] && t=on x=on
+	[ $1 != mtu ] && [ "${2%_lookup}" = xdp ] && x=off	# see the header
+	nsx $CNS ethtool -K $CDEV tx $x tso $t gso $t >/dev/null 2>&1
+	nsx $SNS ethtool -K $SDEV tx $x tso $t gso $t >/dev/null 2>&1
+	return 0
+}
+
+# hook_args VARIANT: toe-loader's hook options (a toe-loader that picks the
+# hook per device, tc on a veth, has XDP redirect into veths only with
+# --xdp-veth-tx: the end hosts are set up for it, as endpoints does).
+XDP_ARGS="--hook xdp"
+toe-loader load --help 2>/dev/null | grep -q -- --xdp-veth-tx && XDP_ARGS="--hook xdp --xdp-veth-tx"
+hook_args() { case $1 in tc) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
 on() {
 	case $1 in
-	xdp | xdp_lookup)
-		nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
-		nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" \
+	xdp | xdp_lookup | tc)
+		nsx $RNS toe-loader load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
+			--cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
+		nsx_bg $RNS toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run-$RNS" \
 			$([ "$1" = xdp_lookup ] && echo --no-route-cache) >/dev/null 2>&1
 		TOED=$NSX_PID
-		wait_for 10 test -S "$work/run/toed.sock" && fill_neigh "$PIN" ;;
+		wait_for 10 test -S "$work/run-$RNS/toed.sock" || return 1
+		if [ $RNS = r ]; then fill_neigh "$PIN"; else nsx $CNS ping -c1 -W1 $SADDR >/dev/null; fi ;;
 	conntrack)
-		nsx r iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
+		nsx $RNS iptables -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
 	esac
 }
 off() {
 	case $1 in
-	xdp | xdp_lookup)
+	xdp | xdp_lookup | tc)
 		kill "$TOED" && wait "$TOED" 2>/dev/null
-		nsx r toe-loader unload --pin-dir "$PIN" >/dev/null ;;
-	conntrack) nsx r iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
+		nsx $RNS toe-loader unload --pin-dir "$PIN" >/dev/null ;;
+	conntrack) nsx $RNS iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
 	esac
 }
-stats0=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-defer "sysctl -qw kernel.bpf_stats_enabled=$stats0"
-prog_stats() { # -> "run_time_ns run_cnt" of opentoe's XDP program on r0
-	local id
-	id=$(nsx r toe-loader status -j --pin-dir "$PIN" |
-		jq '[.programs[] | select(.type == "xdp" and (.chained | not))][0].id')
-	bpftool -j prog show id "$id" | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'
+defer 'for d in $TOE_PIN_DIR-r $TOE_PIN_DIR-h; do [ -d $d ] && toe-loader unload --pin-dir $d >/dev/null 2>&1; rm -rf $d; done'
+
+# prog_stats VARIANT -> "run_time_ns run_cnt" of opentoe's fast-path
+# programs (bpf_stats; each program once).
+prog_stats() {
+	local ids id t=0 n=0 a b
+	case $1 in
+	xdp*) ids=$(nsx $RNS toe-loader status -j --pin-dir "$PIN" |
+		jq '[.programs[] | select(.type == "xdp" and (.chained | not)) | .id] | unique | .[]') ;;
+	tc) ids=$(nsx $RNS toe-loader status -j --pin-dir "$PIN" |
+		jq '[.programs[] | select(.pin // "" | startswith("link_tc")) | .id] | unique | .[]') ;;
+	*) echo "0 0"; return ;;
+	esac
+	for id in $ids; do
+		read -r a b < <(bpftool -j prog show id "$id" | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"')
+		t=$((t + a)) n=$((n + b))
+	done
+	echo "$t $n"
+}
+fast_count() {
+	case $1 in
+	xdp*) stat_of "$PIN" $STAT_XDP_FORWARD ;;
+	tc) if [ -n "${STAT_TC_FORWARD:-}" ]; then stat_of "$PIN" $STAT_TC_FORWARD; else echo 0; fi ;;
+	*) echo 0 ;;
+	esac
+}
+fwded() {	# datagrams the router's kernel forwarded (IPv4 + IPv6)
+	nsx $RNS awk '/^Ip: [0-9]/ { v4 = $7 } END { print v4 }' /proc/net/snmp |
+		{ read -r v4; echo $((v4 + $(nsx $RNS awk '$1 == "Ip6OutForwDatagrams" { print $2 }' /proc/net/snmp6))); }
 }
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
-hz=$(getconf CLK_TCK)
+rbusy() { awk -v c=cpu$RCPU '$1 == c { print $4 + $6 + $7; exit }' /proc/stat; }
 
-# summarize CSV <<'PY' ... PY: the Python on stdin, run on CSV's rows grouped
-# by variant (by[VARIANT]) with med(VARIANT, FIELD), their median.
-summarize() {
-	python3 - "$1" <<<"import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
-for r in rows:
-    by.setdefault(r['variant'], []).append(r)
-med = lambda v, f: statistics.median(float(x[f]) for x in by[v])
-$(cat)"
-}
-
-csv=$top/bench/results/forward.csv
-echo "variant,round,gbit_s,cpu_s_per_gb,kernel_forwarded,xdp_forwarded,xdp_ns_per_pkt" >"$csv"
-order=(xdp kernel xdp_lookup conntrack)
-for ((r = 1; r <= ROUNDS; r++)); do
-	for ((i = 0; i < ${#order[@]}; i++)); do
-		v=${order[$(((i + r) % ${#order[@]}))]}
-		on $v || { echo "cannot set up $v" >&2; exit 1; }
-		k0=$(ip_forwarded); x0=0
-		rt0=0 rc0=0 rt1=0 rc1=0
-		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
-			x0=$(stat_of "$PIN" $STAT_XDP_FORWARD)
-			read -r rt0 rc0 < <(prog_stats)
-		fi
-		b0=$(busy)
-		nsx c iperf3 -c $S4 -p 5201 -t "$DURATION" -J >"$work/out.json"
-		b1=$(busy)
-		k=$(( $(ip_forwarded) - k0 )); x=0
-		if [ $v = xdp ] || [ $v = xdp_lookup ]; then
-			x=$(( $(stat_of "$PIN" $STAT_XDP_FORWARD) - x0 ))
-			read -r rt1 rc1 < <(prog_stats)
-		fi
-		off $v
-		bytes=$(jq .end.sum_received.bytes "$work/out.json")
-		bps=$(jq .end.sum_received.bits_per_second "$work/out.json")
-		[ "$bytes" -gt 0 ] 2>/dev/null || { echo "$v: iperf3 failed: $(jq -c .error "$work/out.json")" >&2; exit 1; }
-		python3 -c "import sys; b, bps, c, hz, t, n = map(float, sys.argv[1:]); print('%s,%d,%.3f,%.3f,%d,%d,%.1f' % ('$v', $r, bps / 1e9, c / hz / (b / 1e9), $k, $x, t / n if n else 0))" \
-			"$bytes" "$bps" $((b1 - b0)) "$hz" $((rt1 - rt0)) $((rc1 - rc0)) >>"$csv"
-		tail -n 1 "$csv"
+# The NET_RX softirq time on $RCPU outside the NAPI threads (whose own
+# time is in their schedstat), counted by bpftrace in a mount namespace of
+# its own (tracefs mounted there only); empty: not counted.
+BT=$work/bt.out
+unshare -m --propagation private sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace -B line -e "$0"' "
+tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, \"napi/\", 5) != 0/ { @t0[cpu] = nsecs; }
+tracepoint:irq:softirq_exit /args->vec == 3 && @t0[cpu] != 0/ { @ns[cpu == $RCPU] += nsecs - @t0[cpu]; @t0[cpu] = 0; }
+interval:ms:100 { printf(\"T %lld %lld\\n\", @ns[1], @ns[0]); }" >"$BT" 2>&1 &
+BT_PID=$!
+defer "kill $BT_PID"
+wait_for 30 grep -qs '^T ' "$BT" || { echo "bpftrace: $(head -c 300 "$BT"); router_s_per_gb without the softirq time" >&2; BT=; }
+# softirq_ns FIELD: 2, the router's CPU; 3, CPU 0 (the end hosts').
+softirq_ns() { [ -n "$BT" ] && sleep 0.25 && awk -v f=$1 '/^T / { v = $f } END { printf "%.0f\n", v }' "$BT" || echo 0; }
+threads_ns() {	# DEV...: their NAPI threads' run time
+	local d p s=0
+	for d; do
+		for p in $(napi_pids $d); do s=$((s + $(cut -d' ' -f1 /proc/$p/schedstat 2>/dev/null || echo 0))); done
 	done
-done
-summarize "$csv" <<'PY'
-print('%-11s %8s %13s %6s %11s %13s %6s %12s %12s %10s' % ('variant', 'Gbit/s', 'min-max', 'ratio', 'CPU s/GB', 'min-max', 'ratio',
-                                                          'kernel fwd', 'XDP fwd', 'XDP ns/pkt'))
-for v in ['kernel', 'conntrack', 'xdp_lookup', 'xdp']:
-    g = [float(x['gbit_s']) for x in by[v]]
-    c = [float(x['cpu_s_per_gb']) for x in by[v]]
-    print('%-11s %8.2f %6.2f-%-6.2f %6.2f %11.2f %6.2f-%-6.2f %6.2f %12.0f %12.0f %10s' % (
-        v, med(v, 'gbit_s'), min(g), max(g), med(v, 'gbit_s') / med('kernel', 'gbit_s'),
-        med(v, 'cpu_s_per_gb'), min(c), max(c), med(v, 'cpu_s_per_gb') / med('kernel', 'cpu_s_per_gb'),
-        med(v, 'kernel_forwarded'), med(v, 'xdp_forwarded'),
-        '%.0f' % med(v, 'xdp_ns_per_pkt') if v.startswith('xdp') else '-'))
-PY
+	echo $s
+}
+router_ns() { echo $(($(threads_ns $RDEVS) + $(softirq_ns 2))); }
+# rx_ns: the end hosts' receive (their NAPI threads, the NET_RX softirq
+# on CPU 0): with redirect_peer the server's receive runs in the router's
+# instead, so router + rx is what compares across variants.
+rx_ns() { echo $(($(threads_ns $CDEV $SDEV) + $(softirq_ns 3))); }
+
+HDR=setting,variant,round,gbit_s,cpu_s_per_gb,router_s_per_gb,router_util,rcpu_stat_s_per_gb,sender_tso,kernel_forwarded,fast_forwarded,prog_ns_per_run,prog_s_per_gb,rx_s_per_gb
+# tput CSV SETTING VARIANT ROUND: one iperf3 run, its row into CSV.
+tput() {
+	local csv=$1 set=$2 v=$3 r=$4 k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 e0 e1 k x tso
+	endpoints $2 $v
+	on $v || { echo "cannot set up $v" >&2; exit 1; }
+	place || { echo "cannot place the NAPI threads" >&2; exit 1; }
+	tso=$(nsx $CNS ethtool -k $CDEV | awk '$1 == "tcp-segmentation-offload:" { print $2 }')
+	k0=$(fwded) x0=$(fast_count $v)
+	read -r rt0 rc0 < <(prog_stats $v)
+	b0=$(busy) r0=$(router_ns) e0=$(rx_ns) s0=$(rbusy)
+	nsx $CNS taskset -c 0 iperf3 -c $SADDR -p 5201 -t "$DURATION" -J >"$work/out.json"
+	r1=$(router_ns) e1=$(rx_ns) b1=$(busy) s1=$(rbusy)
+	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0))
+	read -r rt1 rc1 < <(prog_stats $v)
+	off $v
+	jq -e '.end.sum_received.bytes > 0' "$work/out.json" >/dev/null ||
+		{ echo "$v: iperf3 failed: $(jq -c .error "$work/out.json")" >&2; exit 1; }
+	python3 -c '
+import json, sys
+a = sys.argv[1:]
+j = json.load(open(a[0]))["end"]["sum_received"]
+gb = j["bytes"] / 1e9
+hz, busy, rns, rst, pt, pn = float(a[3]), float(a[4]), float(a[5]), float(a[6]), float(a[7]), float(a[8])
+print("%s,%s,%s,%.3f,%.3f,%.4f,%.3f,%.4f,%s,%s,%s,%.1f,%.5f,%.4f" % (a[12], a[1], a[2], j["bits_per_second"] / 1e9,
+      busy / hz / gb, rns / 1e9 / gb, rns / 1e9 / j["seconds"], rst / hz / gb, a[9], a[10], a[11], pt / pn if pn else 0,
+      pt / 1e9 / gb, float(a[13]) / 1e9 / gb))
+' "$work/out.json" $v $r $hz $((b1 - b0)) $((r1 - r0)) $((s1 - s0)) $((rt1 - rt0)) $((rc1 - rc0)) "$tso" $k $x $set $((e1 - e0)) >>"$csv"
+	tail -n 1 "$csv"
+}
+# rounds CSV SETTING VARIANT...: ROUNDS rounds of the variants, rotating.
+rounds() {
+	local csv=$1 set=$2 r i
+	shift 2
+	local order=("$@")
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for ((i = 0; i < ${#order[@]}; i++)); do
+			tput "$csv" $set ${order[$(((i + r) % ${#order[@]}))]} $r
+		done
+	done
+}
+variants() { local v; for v; do has $v && echo $v; done; }
+
+topo pod
+nsx_bg p2 taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
+topo router
+nsx_bg s taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
+sleep 0.5
+res=$top/bench/results
+echo "$HDR" >"$res/forward.csv"
+echo "== MTU frames from the senders (setting mtu)"
+rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc)
+echo "== TSO/GSO at the senders (setting tso)"
+rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc)
+topo pod
+echo "== pod to pod through a host, TSO/GSO at the pods (setting pod)"
+rounds "$res/forward.csv" pod kernel $(variants tc)
+topo router
+echo "== bench/results/forward.csv: medians; x kernel, cpu x (router CPU per GB / conntrack's) and x conntrack: medians of the per-round ratios"
+$GOALS tput "$res/forward.csv"
+[ $TC_OK = 1 ] || echo "tc: not available in $TOE_BUILD (no forward at tc): no tc rows"
 
 # ---- small packets: frames per second through the router
-# The server end of port 5202 accepts, echoes one message and holds the
-# connection; the client end opens one, has its 1,000 bytes echoed (the
-# stack forwards the handshake, which admits the flow to the fast path) and
-# holds it while pktblast sends its segments.
+# bench/pktblast (pinned to CPU 0) sends 64-byte TCP segments of an open
+# connection (client -> server port 5202, which the fast path knows) as
+# fast as one thread can; the frames per second the server's interface
+# received (the segments carry a wrong TCP checksum, so the server drops
+# them without an answer), and the router's time per frame.  The server
+# end of port 5202 accepts, echoes one message and holds the connection;
+# the client end has its 1,000 bytes echoed (the stack forwards the
+# handshake, which admits the flow to the fast path) and holds it.
 nsx_bg s python3 -c '
 import socket, threading
 l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -156,43 +305,40 @@ while True:
 wait_for 5 bash -c "nsenter --net=/run/netns/$(ns_name s) ss -Hltn 'sport = :5202' | grep -q ." ||
 	{ echo "pps: server does not listen" >&2; exit 1; }
 cmac=$(nsx c ip -j link show c0 | jq -r '.[0].address') rmac=$(nsx r ip -j link show r0 | jq -r '.[0].address')
-pcsv=$top/bench/results/forward_pps.csv
-echo "variant,round,sent_pps,delivered_pps,kernel_forwarded,xdp_forwarded" >"$pcsv"
+pcsv=$res/forward_pps.csv
+echo "variant,round,sent_pps,delivered_pps,kernel_forwarded,fast_forwarded,router_ns_per_frame,router_util" >"$pcsv"
 rx_s1() { nsx s ip -s -j link show s1 | jq '.[0].stats64.rx.packets'; }
-porder=(xdp kernel)
-for ((r = 1; r <= PPS_ROUNDS; r++)); do
-	for ((i = 0; i < ${#porder[@]}; i++)); do
-		v=${porder[$(((i + r) % ${#porder[@]}))]}
-		on $v || { echo "cannot set up $v" >&2; exit 1; }
-		rm -f "$work/hold"
-		nsx c python3 -c '
+pps() {	# VARIANT ROUND: one pktblast run, its row into $pcsv
+	local v=$1 r=$2 hold k0 x0 s0 n0 out k x rx n
+	endpoints mtu $v
+	on $v || { echo "cannot set up $v" >&2; exit 1; }
+	place || exit 1
+	rm -f "$work/hold"
+	nsx c taskset -c 0 python3 -c '
 import socket, sys, time
 c = socket.create_connection(("'$S4'", 5202)); c.sendall(b"x" * 1000)
 got = 0
 while got < 1000: got += len(c.recv(4096))
 open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
 ' "$work/hold" &
-		hold=$!
-		wait_for 5 test -s "$work/hold" || { echo "pps: no connection through the router ($v)" >&2; exit 1; }
-		k0=$(ip_forwarded); x0=0; s0=$(rx_s1)
-		[ $v = xdp ] && x0=$(stat_of "$PIN" $STAT_XDP_FORWARD)
-		out=$(nsx c "$BLAST" -i c0 -s "$cmac" -d "$rmac" -S $C4 -D $S4 -p "$(cat "$work/hold")" -P 5202 -t "$PPS_SECS") ||
-			{ echo "pps: pktblast failed ($v)" >&2; exit 1; }
-		sleep 0.2
-		k=$(( $(ip_forwarded) - k0 )); x=0; rx=$(( $(rx_s1) - s0 ))
-		[ $v = xdp ] && x=$(( $(stat_of "$PIN" $STAT_XDP_FORWARD) - x0 ))
-		kill $hold; wait $hold 2>/dev/null
-		off $v
-		jq -r --arg v $v --argjson r $r --argjson k $k --argjson x $x --argjson rx $rx \
-			'"\($v),\($r),\(.pps),\(($rx / .secs) | floor),\($k),\($x)"' <<<"$out" >>"$pcsv"
-		echo "  sent $(jq .sent <<<"$out") in $(jq .secs <<<"$out") s" >&2
-		tail -n 1 "$pcsv"
+	hold=$!
+	wait_for 5 test -s "$work/hold" || { echo "pps: no connection through the router ($v)" >&2; exit 1; }
+	k0=$(fwded) x0=$(fast_count $v) s0=$(rx_s1) n0=$(router_ns)
+	out=$(nsx c taskset -c 0 "$BLAST" -i c0 -s "$cmac" -d "$rmac" -S $C4 -D $S4 -p "$(cat "$work/hold")" -P 5202 -t "$PPS_SECS") ||
+		{ echo "pps: pktblast failed ($v)" >&2; exit 1; }
+	n=$(($(router_ns) - n0))
+	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0)) rx=$(($(rx_s1) - s0))
+	kill $hold; wait $hold 2>/dev/null
+	off $v
+	jq -r --arg v $v --argjson r $r --argjson k $k --argjson x $x --argjson rx $rx --argjson n $n \
+		'"\($v),\($r),\(.pps),\(($rx / .secs) | floor),\($k),\($x),\(if $rx > 0 then ($n / $rx | floor) else 0 end),\($n / 1e9 / .secs * 1000 | round / 1000)"' <<<"$out" >>"$pcsv"
+	tail -n 1 "$pcsv"
+}
+porder=($(variants kernel conntrack xdp tc))
+for ((r = 1; r <= PPS_ROUNDS; r++)); do
+	for ((i = 0; i < ${#porder[@]}; i++)); do
+		pps ${porder[$(((i + r) % ${#porder[@]}))]} $r
 	done
 done
-summarize "$pcsv" <<'PY'
-print('%-8s %14s %14s %21s %6s' % ('variant', 'sent pps', 'delivered pps', 'min-max', 'ratio'))
-for v in ['kernel', 'xdp']:
-    f = [float(x['delivered_pps']) for x in by[v]]
-    print('%-8s %14.0f %14.0f %10.0f-%-10.0f %6.2f' % (v, med(v, 'sent_pps'), med(v, 'delivered_pps'), min(f), max(f),
-                                               med(v, 'delivered_pps') / med('kernel', 'delivered_pps')))
-PY
+echo "== forward_pps: delivered frames per second; the router's time per frame"
+$GOALS pps "$pcsv"

@@ -174,16 +174,32 @@ def comparisons(outdir, only, plots, made):
         if col is None:  # a CSV with its own metric column per row
             col = [c for c in rows[0].keys() if c not in ("variant", "round")][0]
             unit = col
-        summed = comparison(rows, col, basename)
-        if not summed:
-            continue
-        stats, pairs = summed
-        lines.append((title, unit, stats, higher, pairs))
-        if plots:
-            svg = plot(name, title, unit, stats, outdir)
+        parts = settings(rows, col, basename, title)
+        for t, stats, pairs in parts:
+            lines.append((t, unit, stats, higher, pairs))
+        if plots and parts:
+            every = [s for _, stats, _ in parts for s in stats]
+            svg = plot(name, title, unit, every, outdir)
             if svg:
                 made.append(svg)
     return lines
+
+
+def settings(rows, col, basename, title):
+    """[(title, stats, pairs)]: one comparison, or one per value of a CSV's
+    "setting" column (bench-forward's sender settings and topologies), each
+    against its own baseline; there the variants are named SETTING/VARIANT
+    in stats, for the one plot of them all."""
+    if "setting" not in rows[0]:
+        summed = comparison(rows, col, basename)
+        return [(title, summed[0], summed[1])] if summed else []
+    out = []
+    for s in dict.fromkeys(r["setting"] for r in rows):
+        summed = comparison([r for r in rows if r["setting"] == s], col, basename)
+        if summed:
+            stats = [("%s/%s" % (s, st[0]),) + tuple(st[1:]) for st in summed[0]]
+            out.append(("%s, setting %s" % (title, s), stats, summed[1]))
+    return out
 
 
 def neigh_latency(outdir, plots, made):

@@ -113,3 +113,23 @@ fwd_conf() {
 		"rule offload dev fwd rport 5201" "rule offload dev fwd rport 5301" >"$1" &&
 		chmod 600 "$1"
 }
+
+# pod_topology: a container host: namespaces p1 and p2 (the pods, device
+# e1 and e2, addresses $P1_4 and $P2_4 /32, default route via $GW4 on
+# link) and h (the host: lxc1 and lxc2, each with $GW4/32 and a /32 route
+# to its pod), the host routing between its two veth pairs.
+P1_4=10.213.0.1 P2_4=10.213.0.2 GW4=169.254.1.1
+pod_topology() {
+	ns_add p1 && ns_add h && ns_add p2 || return 1
+	veth_pair p1 e1 h lxc1 && veth_pair p2 e2 h lxc2 || return 1
+	local x
+	for x in "p1 e1 lxc1 $P1_4" "p2 e2 lxc2 $P2_4"; do
+		set -- $x
+		nsx $1 ip addr add $4/32 dev $2 && nsx $1 ip link set $2 up &&
+		nsx h ip addr add $GW4/32 dev $3 && nsx h ip link set $3 up &&
+		nsx $1 ip route add $GW4 dev $2 scope link &&
+		nsx $1 ip route add default via $GW4 dev $2 &&
+		nsx h ip route add $4/32 dev $3 || return 1
+	done
+	nsx h sysctl -qw net.ipv4.ip_forward=1
+}
