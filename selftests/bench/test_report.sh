@@ -4,7 +4,7 @@
 # ratios against the baseline each benchmark names, and an SVG per
 # comparison that gnuplot actually drew.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 22
 need_cmd python3 gnuplot
 T=$(mktemp -d /tmp/opentoe-report.XXXXXX)
 defer "rm -rf $T"
@@ -67,5 +67,23 @@ lg_opts() {
 	[ $? = 2 ] || { echo "loadgen --mode bogus: not exit status 2"; return 1; }
 }
 check "loadgen --help names each of its options; a bad --mode exits 2" lg_opts
+
+# bench-forward's goals, on one made-up round: tc 1.2x the kernel with half
+# conntrack's router time, conntrack router-bound; xdp below on every goal
+cat >"$T/goals.csv" <<'EOF2'
+setting,variant,round,gbit_s,router_s_per_gb,router_util,rx_s_per_gb
+mtu,kernel,1,10,1.0,0.5,0.5
+mtu,conntrack,1,8,2.0,0.9,0.5
+mtu,tc,1,12,1.0,0.4,0.5
+mtu,xdp,1,9,1.5,0.6,0.5
+EOF2
+gout=$(python3 "$TOE_TOP/bench/forward_goals.py" tput "$T/goals.csv")
+goalrow() { python3 -c 'import csv,sys; r={x["variant"]: x for x in csv.DictReader(open(sys.argv[1]))}[sys.argv[2]]; print(",".join(r[c] for c in ("vs_kernel","goal_kernel","router_cpu_vs","goal_router_cpu","vs_conntrack","router_bound","goal_conntrack")))' "$T/goals.csv" "$1"; }
+check "forward_goals: tc 1.2x the kernel, 0.5x conntrack's router CPU, 1.5x conntrack where it is router-bound: PASS on all three" \
+	test "$(goalrow tc)" = "1.200,PASS,0.500,PASS,1.500,yes,PASS"
+check "forward_goals: xdp 0.9x, 0.75x, 1.125x: MISS on all three" \
+	test "$(goalrow xdp)" = "0.900,MISS,0.750,MISS,1.125,yes,MISS"
+baselines() { [ "$(goalrow kernel)" = ",-,,-,,,-" ] && grep -q "^tc " <<<"$gout" && grep -q "^conntrack " <<<"$gout"; }
+check "forward_goals: the baselines are not judged, the summary names each variant" baselines
 
 finish
