@@ -11,7 +11,8 @@
  * left.  The rest of "true" (ESTABLISHED, window-liberal) toed sets at
  * admission (user/toed/ct.c).  Kfuncs weak: without them (a kernel
  * without conntrack's BPF kfuncs) nothing is refreshed.
- * The tc path calls fwd_ct_keep() on the entry bpf_skb_ct_lookup found.
+ * Both hooks: xdp_fwd_ct_refresh (bpf_xdp_ct_lookup) and tc_fwd_ct_refresh
+ * (bpf_skb_ct_lookup), with the packet's own tuple.
  */
 #ifndef __TOE_FWD_CT_H
 #define __TOE_FWD_CT_H
@@ -24,6 +25,11 @@
 #define TOE_TCP_CONNTRACK_ESTABLISHED 3
 
 extern struct nf_conn *bpf_xdp_ct_lookup(struct xdp_md *xdp_ctx,
+					 struct bpf_sock_tuple *bpf_tuple,
+					 __u32 len_tuple,
+					 struct bpf_ct_opts *opts,
+					 __u32 len_opts) __ksym __weak;
+extern struct nf_conn *bpf_skb_ct_lookup(struct __sk_buff *skb_ctx,
 					 struct bpf_sock_tuple *bpf_tuple,
 					 __u32 len_tuple,
 					 struct bpf_ct_opts *opts,
@@ -60,6 +66,44 @@ static __always_inline void fwd_ct_keep(struct nf_conn *ct)
 }
 
 /*
+ * The conntrack tuple of packet p (its own, as it arrived: before any NAT
+ * rewrite, one of its entry's two) into t, and the lookup's options into
+ * o; returns the tuple's length.
+ */
+static __always_inline __u32 fwd_ct_tuple(const struct toe_pkt *p,
+					  struct bpf_sock_tuple *t,
+					  struct bpf_ct_opts *o)
+{
+	/* field by field: an initializer would be a .rodata.cst16 map */
+	__builtin_memset(o, 0, sizeof(*o));
+	o->netns_id = BPF_F_CURRENT_NETNS;
+	o->l4proto = TOE_IPPROTO_TCP;
+	if (p->family == TOE_AF_INET) {
+		t->ipv4.saddr = p->saddr32[0];
+		t->ipv4.daddr = p->daddr32[0];
+		t->ipv4.sport = p->sport;
+		t->ipv4.dport = p->dport;
+		return sizeof(t->ipv4);
+	}
+	__builtin_memcpy(t->ipv6.saddr, p->saddr, 16);
+	__builtin_memcpy(t->ipv6.daddr, p->daddr, 16);
+	t->ipv6.sport = p->sport;
+	t->ipv6.dport = p->dport;
+	return sizeof(t->ipv6);
+}
+
+/* Whether this packet of the flow refreshes its entry: once a second. */
+static __always_inline bool fwd_ct_due(__u64 *ct_ns)
+{
+	__u64 now = bpf_ktime_get_coarse_ns();
+
+	if (now - *ct_ns < TOE_FWD_CT_REFRESH_NS)
+		return false;
+	*ct_ns = now;
+	return bpf_ct_release && bpf_ct_change_timeout;
+}
+
+/*
  * XDP: packet p of fast-path flow fs (its tuple as it arrived, before any
  * NAT rewrite: one of its conntrack entry's two), once a second.
  */
@@ -68,33 +112,33 @@ xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
 {
 	struct bpf_ct_opts o;
 	struct bpf_sock_tuple t = {};
-	__u64 now = bpf_ktime_get_coarse_ns();
 	struct nf_conn *ct;
 	__u32 len;
 
-	if (now - *ct_ns < TOE_FWD_CT_REFRESH_NS)
+	if (!fwd_ct_due(ct_ns) || !bpf_xdp_ct_lookup)
 		return 0;
-	*ct_ns = now;
-	if (!bpf_xdp_ct_lookup || !bpf_ct_release || !bpf_ct_change_timeout)
-		return 0;
-	/* field by field: an initializer would be a .rodata.cst16 map */
-	__builtin_memset(&o, 0, sizeof(o));
-	o.netns_id = BPF_F_CURRENT_NETNS;
-	o.l4proto = TOE_IPPROTO_TCP;
-	if (p->family == TOE_AF_INET) {
-		t.ipv4.saddr = p->saddr32[0];
-		t.ipv4.daddr = p->daddr32[0];
-		t.ipv4.sport = p->sport;
-		t.ipv4.dport = p->dport;
-		len = sizeof(t.ipv4);
-	} else {
-		__builtin_memcpy(t.ipv6.saddr, p->saddr, 16);
-		__builtin_memcpy(t.ipv6.daddr, p->daddr, 16);
-		t.ipv6.sport = p->sport;
-		t.ipv6.dport = p->dport;
-		len = sizeof(t.ipv6);
-	}
+	len = fwd_ct_tuple(p, &t, &o);
 	ct = bpf_xdp_ct_lookup(ctx, &t, len, &o, sizeof(o));
+	if (!ct)
+		return 0;
+	fwd_ct_keep(ct);
+	bpf_ct_release(ct);
+	return 0;
+}
+
+/* tc: the same for an skb (the tuple it arrived with, before tc_nat()). */
+static __noinline __attribute__((unused)) int
+tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns)
+{
+	struct bpf_ct_opts o;
+	struct bpf_sock_tuple t = {};
+	struct nf_conn *ct;
+	__u32 len;
+
+	if (!fwd_ct_due(ct_ns) || !bpf_skb_ct_lookup)
+		return 0;
+	len = fwd_ct_tuple(p, &t, &o);
+	ct = bpf_skb_ct_lookup(skb, &t, len, &o, sizeof(o));
 	if (!ct)
 		return 0;
 	fwd_ct_keep(ct);

@@ -72,14 +72,66 @@ static __always_inline int tc_macs(struct __sk_buff *skb, const __u8 *dmac,
 	return 0;
 }
 
+/* Offsets of the fields tc_nat() rewrites (IPv4 without options). */
+#define TC_NAT_IP (TOE_ETH_HLEN)
+#define TC_NAT_IPCSUM (TC_NAT_IP + offsetof(struct iphdr, check))
+#define TC_NAT_ADDRS (TC_NAT_IP + offsetof(struct iphdr, saddr))
+#define TC_NAT_TCP (TC_NAT_IP + TOE_IPV4_HLEN)
+#define TC_NAT_TCPCSUM (TC_NAT_TCP + offsetof(struct tcphdr, check))
+
+/*
+ * NAT on an skb (bpf/nat.h's rewrite, with the kernel's helpers): the
+ * packet leaves as t reversed.  The skb may be CHECKSUM_PARTIAL (GSO/TSO,
+ * the TCP checksum field holding the pseudo-header's sum), COMPLETE or
+ * NONE: bpf_l3_csum_replace() for the IPv4 header, bpf_l4_csum_replace()
+ * with BPF_F_PSEUDO_HDR for the addresses (the pseudo-header: right for
+ * PARTIAL, and skb->csum kept for COMPLETE) and without it for the ports
+ * (which PARTIAL's checksum does not hold yet), then the fields.  0, -1
+ * if the headers are not there (nothing written), or -2 if a helper
+ * failed half-way (the skb must not go on).  Packet pointers are invalid
+ * afterwards.
+ */
+static __always_inline int tc_nat(struct __sk_buff *skb,
+				  const struct toe_fwd_tuple *t)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct iphdr *iph = data + TC_NAT_IP;
+	struct tcphdr *th = (void *)(iph + 1);
+	__u32 a0[2], a1[2] = { t->daddr, t->saddr };
+	__u16 p0[2], p1[2] = { t->dport, t->sport };
+	int i;
+
+	if ((void *)(th + 1) > data_end)
+		return -1;
+	a0[0] = iph->saddr;
+	a0[1] = iph->daddr;
+	p0[0] = th->source;
+	p0[1] = th->dest;
+	for (i = 0; i < 2; i++) {
+		if (bpf_l3_csum_replace(skb, TC_NAT_IPCSUM, a0[i], a1[i], 4) ||
+		    bpf_l4_csum_replace(skb, TC_NAT_TCPCSUM, a0[i], a1[i],
+					BPF_F_PSEUDO_HDR | 4) ||
+		    bpf_l4_csum_replace(skb, TC_NAT_TCPCSUM, p0[i], p1[i], 2))
+			return -2;
+	}
+	if (bpf_skb_store_bytes(skb, TC_NAT_ADDRS, a1, sizeof(a1), 0) ||
+	    bpf_skb_store_bytes(skb, TC_NAT_TCP, p1, sizeof(p1), 0))
+		return -2;
+	return 0;
+}
+
 /*
  * Route, MTU, TTL, MACs and the redirect for one skb of an admitted flow
- * (tc_fwd_path()).  Returns the redirect's TC_ACT_REDIRECT, or
+ * (tc_fwd_path()), sent by end from: a NATed flow's routed as it leaves
+ * and translated (tc_nat()) once the redirect is decided.  Returns the
+ * redirect's TC_ACT_REDIRECT, TCX_DROP for a half-translated skb, or
  * TC_FWD_STACK after counting why.
  */
 static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
-			      struct toe_fwd *fs)
+			      struct toe_fwd *fs, int from)
 {
+	const struct toe_fwd_tuple *nt = nat_target(fs, from);
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
 	struct bpf_redir_neigh nh = {};
@@ -89,12 +141,11 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 	__u32 segs = skb->gso_segs ? skb->gso_segs : 1, len = skb->len;
 	long rc;
 
-	/* NAT: XDP's alone so far (bpf/nat.h); the stack translates it here */
-	if (fs->nat || p->ttl <= 1 || p->nvlan ||
+	if (p->ttl <= 1 || p->nvlan ||
 	    (p->family == TOE_AF_INET ? p->l4_off - p->l3_off != TOE_IPV4_HLEN :
 					p->n_ext))
 		goto slow; /* ICMP time exceeded, options, extension headers */
-	rc = fib(skb, ifin, p, data + TOE_ETH_HLEN, data_end, 0, 0, NULL, &fp);
+	rc = fib(skb, ifin, p, data + TOE_ETH_HLEN, data_end, 0, 0, nt, &fp);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		goto slow;
 	ifout = fp.ifindex;
@@ -118,6 +169,15 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 	}
 	if (rc == BPF_FIB_LKUP_RET_SUCCESS && tc_macs(skb, fp.dmac, fp.smac))
 		goto slow;
+	if (nt) {
+		rc = tc_nat(skb, nt);
+		if (rc == -1)
+			goto slow;
+		if (rc) {
+			stat_inc(TOE_S_TC_FWD_SLOW);
+			return TCX_DROP; /* half-translated: not for the stack */
+		}
+	}
 	if (tc_hop(skb, p))
 		goto slow;
 	count_pkts(&fs->packets, &fs->bytes, segs, len);
@@ -161,7 +221,8 @@ static __always_inline int tc_fwd_path(struct __sk_buff *skb,
 			  &g);
 	if (!fs || !g)
 		return TCX_NEXT;
-	rc = tc_xmit(skb, p, fs);
+	tc_fwd_ct_refresh(skb, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
+	rc = tc_xmit(skb, p, fs, from);
 	return rc < 0 ? TCX_NEXT : rc;
 }
 

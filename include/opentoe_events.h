@@ -19,7 +19,7 @@ enum toe_event_type {
 	 * The forward path admitted a routed flow (bpf/egress.h): key is the
 	 * toe_fwd key (conntrack's original tuple's), direction the client's
 	 * end (0 = laddr).  toed marks its conntrack entry ESTABLISHED and
-	 * window-liberal (user/toed/ct.c).  Not shown by toectl monitor.
+	 * window-liberal (user/toed/ct.c); toectl monitor shows it.
 	 */
 	TOE_EV_FWD_ADMITTED = 6,
 };

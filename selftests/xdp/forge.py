@@ -18,6 +18,12 @@ flood IFACE RMAC N NET DST DPORT
 count IFACE PORT SECONDS
         payload bytes of TCP segments to PORT received on IFACE during
         SECONDS (a packet socket); prints the number
+csum IFACE PORT SECONDS
+        TCP segments from or to PORT received on IFACE during SECONDS,
+        whose checksum field is right: the whole checksum, or (a
+        CHECKSUM_PARTIAL skb, TSO on a veth: the sender's stack leaves the
+        rest to the device) the sum of their own pseudo-header; prints
+        "GOOD BAD"
 rx IFACE INTERVAL SECONDS
         every INTERVAL seconds: "time rx_bytes" of IFACE from /proc/net/dev
         (this namespace's), time as time.time()
@@ -132,6 +138,38 @@ def count(iface, port, seconds):
     print(total)
 
 
+def csum_ok(b, t, tcplen):
+    """The segment at b[t:] (tcplen bytes) has a right checksum field."""
+    pseudo = b[26:34] + struct.pack("!BBH", 0, 6, tcplen)
+    if csum(pseudo + b[t:t + tcplen]) in (0, 0xffff):
+        return True
+    field = struct.unpack("!H", b[t + 16:t + 18])[0]
+    return field == (~csum(pseudo)) & 0xffff
+
+
+def csum_check(iface, port, seconds):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    s.bind((iface, 0))
+    s.settimeout(0.1)
+    port, end, good, bad = int(port), time.monotonic() + float(seconds), 0, 0
+    while time.monotonic() < end:
+        try:
+            b, addr = s.recvfrom(70000)
+        except socket.timeout:
+            continue
+        if addr[2] == socket.PACKET_OUTGOING or len(b) < 34 or b[23] != 6:
+            continue
+        ihl = (b[14] & 15) * 4
+        t, tot = 14 + ihl, struct.unpack("!H", b[16:18])[0]
+        if len(b) < 14 + tot or port not in struct.unpack("!HH", b[t:t + 4]):
+            continue
+        if csum_ok(b, t, tot - ihl):
+            good += 1
+        else:
+            bad += 1
+    print(good, bad)
+
+
 def rx(iface, interval, seconds):
     end = time.time() + float(seconds)
     while time.time() < end:
@@ -144,7 +182,8 @@ def rx(iface, interval, seconds):
 
 
 if __name__ == "__main__":
-    cmds = {"handshake": handshake, "synack": synack, "flood": flood, "count": count, "rx": rx}
+    cmds = {"handshake": handshake, "synack": synack, "flood": flood, "count": count, "csum": csum_check,
+            "rx": rx}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         raise SystemExit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

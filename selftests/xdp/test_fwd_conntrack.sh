@@ -17,8 +17,10 @@ dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; f
 defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD"
 nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
 	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
-# the flow's packets back in the stack are mid-stream for conntrack
-nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=1
+# the flow's packets back in the stack are mid-stream for conntrack: it
+# picks them up (nf_conntrack_tcp_loose) without the global window
+# liberality (toed makes admitted entries window-liberal, user/toed/ct.c)
+nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --log-level debug >"$work/toed.log" 2>&1
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1

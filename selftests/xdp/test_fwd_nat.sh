@@ -1,28 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # NATed flows on the fast path (issue 33): the admission learns the
-# translation from the stack's conntrack entry and XDP rewrites both
+# translation from the stack's conntrack entry and the fast path rewrites both
 # directions (addresses, ports, checksums).  Masquerade (client behind the
 # router, server beyond; iptables-nft) and a DNAT port forward (outside to
 # an inner server; nft): a stream client -> server and a file fetched with
-# curl server -> client, byte-exact by sha256, with XDP counting the
+# curl server -> client, byte-exact by sha256, with the hook counting the
 # packets and the kernel forwarding only handshakes and teardowns.
-# conntrack shows each flow translated and ESTABLISHED.  An IPv6 flow the
+# conntrack shows each flow translated and ESTABLISHED (a 5 s one too,
+# the established timeout 3 s: the fast path refreshes it).  The hook
+# from TOE_FWD_HOOK (router.sh): XDP, or tc (test_fwd_nat_tc.sh), the far
+# ends then with their default offloads (TSO, CHECKSUM_PARTIAL skbs).  An IPv6 flow the
 # router masquerades stays in the stack (IPv4 NAT only).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 18
+plan 26
 need_cmd iptables nft conntrack curl
 router_test fwdnat || exit 1
-endpoints_for_native || exit 1
+# tc: the far ends keep their offloads (TSO, CHECKSUM_PARTIAL): the point of tc
+[ "$FWD_HOOK" = tc ] || endpoints_for_native || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 defer "nsx r iptables -t nat -F; nsx r nft delete table ip toenat 2>/dev/null; true"
 # conntrack's window check on: the flows' teardowns (in the stack) must
 # pass it although the stack did not see their windows move
-nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0
+# and the established timeout short (3 s): the fast path keeps the entries
+nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 net.netfilter.nf_conntrack_tcp_timeout_established=3
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+toectl --run-dir "$work/run" monitor -j >"$work/mon.json" 2>&1 &
+defer "kill $!"
+toectl --run-dir "$work/run" monitor >"$work/mon.txt" 2>&1 &
+defer "kill $!"
 nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
 head -c 8000000 /dev/urandom >"$work/file"
 nsx_bg s python3 -m http.server 5301 --bind 0.0.0.0 --directory "$work" >/dev/null 2>&1
@@ -30,32 +39,48 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 wait_for 5 nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" || { fail "http server"; finish; }
 want=$(sha256sum <"$work/file" | cut -d' ' -f1)
 st() { stat_of "$PIN" "$1"; }
+FORGE=$TOE_TOP/selftests/xdp/forge.py
 
-# ct_live NAME ADDR XPORT REPLY SERVER: a 2 s stream to ADDR:XPORT; while
-# it runs the router's conntrack shows it ESTABLISHED with the reply tuple
-# REPLY (a regex), toectl flows shows its two tuples (the reply one from
-# SERVER), and XDP forwards it.
+# ct_live NAME ADDR XPORT REPLY SERVER SECS: a SECS s stream to ADDR:XPORT;
+# SECS - 1 s in, the router's conntrack shows it ESTABLISHED with the reply
+# tuple REPLY (a regex) and no more than the established timeout (3 s)
+# left: the fast path refreshes it (fwd_ct.h); toectl flows shows its two
+# tuples (the reply one from SERVER), and $FWD_HOOK forwards it.
 ct_live() {
-	local name=$1 addr=$2 xp=$3 re=$4 tr=$5 cpid x0 x1
-	nsx_bg c python3 "$XFER" client --addr "$addr" --port "$xp" --seconds 2 >"$work/$name.json"
+	local name=$1 addr=$2 xp=$3 re=$4 tr=$5 cpid spid x0 x1 left
+	nsx_bg c python3 "$XFER" client --addr "$addr" --port "$xp" --seconds "$6" >"$work/$name.json"
 	cpid=$NSX_PID
+	sleep $(($6 - 2))
+	# the checksum fields at both ends meanwhile (1 s)
+	nsx s python3 "$FORGE" csum s1 5201 1 >"$work/$name.sum.s" &
+	spid=$!
+	nsx c python3 "$FORGE" csum c0 "$xp" 1 >"$work/$name.sum.c" &
+	spid="$spid $!"
 	sleep 1
-	x0=$(st $STAT_XDP_FORWARD)
+	x0=$(st $FWD_STAT)
 	nsx r conntrack -L -p tcp --orig-port-dst "$xp" 2>/dev/null >"$work/$name.ct"
 	toectl --run-dir "$work/run" flows -j port "$xp" >"$work/$name.flows"
 	toectl --run-dir "$work/run" flows port "$xp" >"$work/$name.flows.txt"
 	sleep 0.3
-	x1=$(st $STAT_XDP_FORWARD)
-	wait $cpid
+	x1=$(st $FWD_STAT)
+	wait $spid $cpid
+	echo "$name: $(cat "$work/$name.json"); server: $(tail -1 "$work/server.out")"
 	echo "$(cat "$work/$name.ct")"
-	check "  conntrack shows the running flow ESTABLISHED, translated ($re)" \
+	check "  conntrack shows the running flow ESTABLISHED, translated ($re), $(($6 - 1)) s in" \
 		grep -Eq "ESTABLISHED .*$re" "$work/$name.ct"
+	left=$(grep -E "ESTABLISHED .*$re" "$work/$name.ct" | awk '{ print $3; exit }')
+	check "  with at most the established timeout left (${left:-none} s)" test "${left:-9}" -le 3
 	cat "$work/$name.flows.txt"
+	check "  segments with their checksum right (or the pseudo-header's: TSO) at the server (good bad: $(cat "$work/$name.sum.s")) and the client ($(cat "$work/$name.sum.c"))" \
+		awk '$1 < 1 || $2 != 0 { exit 1 }' "$work/$name.sum.s" "$work/$name.sum.c"
 	check "  toectl flows shows its original tuple (to $addr:$xp) and its reply tuple (from $tr)" \
 		jq -e --arg o " -> $addr:$xp" --arg r "^$tr -> " \
 		'[.[] | select(.nat.original | endswith($o)) | select(.nat.reply | test($r))] | length == 1' "$work/$name.flows"
 	check "  (text too)" grep -q "nat: original .* -> $addr:$xp, reply $tr -> " "$work/$name.flows.txt"
-	check "  while XDP forwards it ($((x1 - x0)) packets in 0.3 s) and it arrives intact" \
+	check "  (its reason and rule under REASON and RULE, as -j says: $(jq -r '[.[] | select(.decision == "forward")][0] | "\(.reason) \(.rule // "-")"' "$work/$name.flows"))" \
+		test "$(awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $4 == "forward" { print $c["REASON"], $c["RULE"]; exit }' "$work/$name.flows.txt")" = \
+		"$(jq -r '[.[] | select(.decision == "forward")][0] | "\(.reason) \(.rule // "-")"' "$work/$name.flows")"
+	check "  while $FWD_HOOK forwards it ($((x1 - x0)) packets in 0.3 s) and it arrives intact" \
 		test $((x1 - x0)) -gt 100 -a "$(intact $name && echo y)" = y
 }
 
@@ -63,27 +88,32 @@ ct_live() {
 # fetched from ADDR:HPORT, both through the NAT in force; the checks.
 nat_round() {
 	local name=$1 addr=$2 xp=$3 hp=$4 x0 k0 x1 k1 got
-	x0=$(st $STAT_XDP_FORWARD) k0=$(ip_forwarded)
+	x0=$(st $FWD_STAT) k0=$(ip_forwarded)
 	nsx_t 60 c python3 "$XFER" client --addr "$addr" --port "$xp" --bytes 20000000 >"$work/$name.json"
-	x1=$(st $STAT_XDP_FORWARD) k1=$(ip_forwarded)
+	x1=$(st $FWD_STAT) k1=$(ip_forwarded)
 	echo "$name: $(cat "$work/$name.json"); server: $(tail -1 "$work/server.out")"
 	check "$name: 20 MB to $addr:$xp arrive intact" intact $name
-	check "  XDP forwarded them ($((x1 - x0)) packets; the kernel $((k1 - k0)))" \
+	check "  $FWD_HOOK forwarded them ($((x1 - x0)) packets; the kernel $((k1 - k0)))" \
 		test $((x1 - x0)) -ge 12000 -a $(((k1 - k0) * 20)) -lt $((x1 - x0))
 	x0=$x1 k0=$(ip_forwarded)
 	nsx_t 60 c curl -sS -o "$work/got" "http://$addr:$hp/file"
 	got=$(sha256sum <"$work/got" | cut -d' ' -f1)
 	echo "curl: $(stat -c %s "$work/got") bytes"
-	x1=$(st $STAT_XDP_FORWARD) k1=$(ip_forwarded)
+	x1=$(st $FWD_STAT) k1=$(ip_forwarded)
 	check "  8 MB fetched back from $addr:$hp with curl, intact" test "$got" = "$want"
-	check "  XDP forwarded them ($((x1 - x0)) packets; the kernel $((k1 - k0)))" \
+	check "  $FWD_HOOK forwarded them ($((x1 - x0)) packets; the kernel $((k1 - k0)))" \
 		test $((x1 - x0)) -ge 5000 -a $(((k1 - k0) * 20)) -lt $((x1 - x0))
 }
 
 # ---- masquerade out of r1 (iptables-nft): the server sees the router
 nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || { fail "masquerade rule"; finish; }
 nat_round masq $S4 5201 5301
-ct_live masq_ct $S4 5201 "src=$S4 dst=$R4b sport=5201" $S4:5201
+grep fwd_admitted "$work/mon.txt" | head -2
+check "toectl monitor -j shows the masqueraded flows' fwd_admitted events (client first, conntrack established)" \
+	jq -e -s --arg c $C4 --arg s $S4 '[.[] | select(.event == "fwd_admitted" and .laddr == $c and .raddr == $s
+		and .rport == 5201 and .decision == "forward" and .conntrack == "established")] | length >= 1' "$work/mon.json"
+check "  (text too)" grep -Eq "^\[fwd_admitted\] $C4:[0-9]+ -> $S4:5201 forward conntrack established" "$work/mon.txt"
+ct_live masq_ct $S4 5201 "src=$S4 dst=$R4b sport=5201" $S4:5201 5
 nsx r iptables -t nat -F
 
 # ---- a port forward (nft): R4a:8080 -> S4:5201, R4a:8081 -> S4:5301
@@ -97,16 +127,16 @@ table ip toenat {
 }
 NFT
 nat_round dnat $R4a 8080 8081
-ct_live dnat_ct $R4a 8080 "src=$S4 dst=$C4 sport=5201" $S4:5201
+ct_live dnat_ct $R4a 8080 "src=$S4 dst=$C4 sport=5201" $S4:5201 3
 nsx r nft delete table ip toenat
 
 # ---- IPv6 masquerade: not taken (IPv4 NAT only), the stack carries it
 defer "nsx r ip6tables -t nat -F"
 nsx r ip6tables -t nat -A POSTROUTING -o r1 -j MASQUERADE || { fail "IPv6 masquerade rule"; finish; }
-x0=$(st $STAT_XDP_FORWARD) f0=$(st $STAT_XDP_FWD_FLOWS)
+x0=$(st $FWD_STAT) f0=$(st $STAT_XDP_FWD_FLOWS)
 nsx_t 60 c python3 "$XFER" client --addr "$S6" --port 5201 --bytes 3000000 >"$work/masq6.json"
-x1=$(st $STAT_XDP_FORWARD)
+x1=$(st $FWD_STAT)
 check "IPv6 masqueraded: 3 MB arrive intact through the stack" intact masq6
-check "  not admitted, XDP forwarded none of it ($((x1 - x0)) packets)" \
+check "  not admitted, $FWD_HOOK forwarded none of it ($((x1 - x0)) packets)" \
 	test "$(st $STAT_XDP_FWD_FLOWS)" = "$f0" -a "$x1" = "$x0"
 finish

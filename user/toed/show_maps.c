@@ -462,6 +462,37 @@ static void fwd_nat_show(FILE *f, struct toe_json *j, const struct toe_fwd *v)
 	}
 }
 
+/*
+ * A routed flow's row under toe_view_flows()'s header, client end first:
+ * its reason and rule in their columns (as a local flow's), what the fast
+ * path moved under BYTES_IN and XDP_PKTS; a state other than established
+ * (readmit: back through the stack) and the NAT tuples on lines of their
+ * own.
+ */
+static void fwd_text(FILE *f, const struct toe_flow_key *k,
+		     const struct toe_fwd *v, const char *dn, const char *age)
+{
+	const __u32 *ca = v->client ? k->raddr : k->laddr;
+	const __u32 *sa = v->client ? k->laddr : k->raddr;
+	__u16 cp = v->client ? k->rport : k->lport;
+	__u16 sp = v->client ? k->lport : k->rport;
+	char c[64], sv[64], rs[16] = "-";
+
+	toe_endpoint_str(k->family, ca, cp, c, sizeof(c));
+	toe_endpoint_str(k->family, sa, sp, sv, sizeof(sv));
+	if (v->rule != TOE_RULE_NONE)
+		snprintf(rs, sizeof(rs), "%u", v->rule);
+	fprintf(f,
+		"%-22s %-22s %-10s %-8s %-9s %5s %11s %11llu %8s %8llu %8s %7s %-12llu %6s\n",
+		c, sv, dn, "forward", toe_reason_name(v->reason), rs, "-",
+		(unsigned long long)v->bytes, "-",
+		(unsigned long long)v->packets, "-", age,
+		(unsigned long long)fwd_ns_ino(v->netns), "-");
+	if (v->state != TOE_FWD_ESTABLISHED)
+		fprintf(f, "  state: %s\n", fwd_state(v->state));
+	fwd_nat_show(f, NULL, v);
+}
+
 /* Routed flows in toe_fwd, client end first. */
 static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 		     const struct toe_maps *m,
@@ -474,7 +505,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 	if (m->fwd < 0)
 		return 0;
 	while (bpf_map_get_next_key(m->fwd, prev, &next) == 0) {
-		char c[64], sv[64], dn[17], age[16], a[INET6_ADDRSTRLEN];
+		char dn[17], age[16], a[INET6_ADDRSTRLEN];
 		const __u32 *ca, *sa;
 		__u16 cp, sp;
 		struct toe_fwd v;
@@ -524,15 +555,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 			fwd_nat_show(f, j, &v);
 			tj_obj_end(j);
 		} else {
-			toe_endpoint_str(k.family, ca, cp, c, sizeof(c));
-			toe_endpoint_str(k.family, sa, sp, sv, sizeof(sv));
-			fprintf(f,
-				"%-22s %-22s %-10s %-8s %-9s %5u %11s %11llu %8s %8llu %8s %7s %-12llu %6s\n",
-				c, sv, dn, "forward", fwd_state(v.state),
-				v.rule, "-", (unsigned long long)v.bytes, "-",
-				(unsigned long long)v.packets, "-", age,
-				(unsigned long long)fwd_ns_ino(v.netns), "-");
-			fwd_nat_show(f, NULL, &v);
+			fwd_text(f, &k, &v, dn, age);
 		}
 	}
 	return shown;
