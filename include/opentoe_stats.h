@@ -75,7 +75,9 @@
 	X(QUOTA, "quota_refused",                                                   \
 	  "Connections refused at their namespace's quota")                         \
 	X(FWD_NOT_HOME, "fwd_not_home",                                             \
-	  "Forwarded handshakes not admitted: routed outside the home namespace")
+	  "Forwarded handshakes not admitted: routed outside the home namespace")   \
+	X(EVENT_QUOTA, "event_quota_dropped",                                       \
+	  "Events dropped: their namespace had its share of the ring")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

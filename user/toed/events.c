@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "lib/pinned.h"
 #include "toed.h"
 #include "nft.h"
@@ -215,6 +216,67 @@ static struct log_rl ev_rl[TOE_EV_FLOW_CLOSED + 1] = {
 	[TOE_EV_FLOW_CLOSED] = { .what = "flow_closed events" },
 };
 
+/*
+ * The event budget (include/opentoe_policy.h, TOE_TQ_EVENTS): what toed
+ * read of each tenant's events, told to the datapath after each read of
+ * the ring (events_consume), one update per tenant rather than per event.
+ * toed is the only writer of the TOE_TQ_EVENTS_READ entries.
+ */
+#define CREDIT_SLOTS 32
+static struct {
+	__u64 tenant;
+	__u64 n;
+} credit[CREDIT_SLOTS];
+
+static void credit_flush(void)
+{
+	struct toe_tenant_key k = { .what = TOE_TQ_EVENTS_READ };
+	struct toe_tenant v;
+	int i;
+
+	for (i = 0; i < CREDIT_SLOTS && credit[i].tenant; i++) {
+		k.netns = credit[i].tenant;
+		if (D->m.tenants < 0 ||
+		    bpf_map_lookup_elem(D->m.tenants, &k, &v))
+			memset(&v, 0, sizeof(v));
+		v.held += credit[i].n;
+		if (D->m.tenants >= 0 &&
+		    bpf_map_update_elem(D->m.tenants, &k, &v, BPF_ANY))
+			logm(LOG_WARN, "cannot write %s: %s", TOE_MAP(TENANTS),
+			     strerror(errno));
+		credit[i].tenant = 0;
+	}
+}
+
+/* One more of tenant's events read. */
+static void credit_add(__u64 tenant)
+{
+	int i;
+
+	for (i = 0; i < CREDIT_SLOTS; i++) {
+		if (credit[i].tenant == tenant) {
+			credit[i].n++;
+			return;
+		}
+		if (!credit[i].tenant) {
+			credit[i].tenant = tenant;
+			credit[i].n = 1;
+			return;
+		}
+	}
+	credit_flush(); /* more tenants than slots in one read: tell now */
+	credit[0].tenant = tenant;
+	credit[0].n = 1;
+}
+
+/* Read what is on the ring now, then give the tenants their budget back. */
+void events_consume(void)
+{
+	if (D->rb)
+		ring_buffer__consume(D->rb);
+	credit_flush();
+}
+
 /* ring_buffer__consume's callback: one datapath event. */
 int on_event(void *ctx, void *data, size_t len)
 {
@@ -230,6 +292,8 @@ int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	memcpy(&ev, data, sizeof(ev));
+	if (e->tenant)
+		credit_add(e->tenant);
 	if (e->type < TOE_EV_LISTEN_START || e->type > TOE_EV_FLOW_CLOSED) {
 		D->ev_bad++;
 		return 0;

@@ -297,8 +297,7 @@ static bool dispatch(const struct epoll_event *ev)
 			retrack(false);
 		break;
 	case SRC_RING:
-		if (D->rb)
-			ring_buffer__consume(D->rb);
+		events_consume();
 		break;
 	case SRC_LISTEN:
 		ctl_accept();

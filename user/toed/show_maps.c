@@ -36,6 +36,7 @@ static const struct toe_pin view_pins[] = {
 	TOE_PIN_OPT(struct toe_maps, tid_pool, TID_POOL),
 	TOE_PIN_OPT(struct toe_maps, tid_held, TID_HELD),
 	TOE_PIN_OPT(struct toe_maps, listeners, LISTENERS),
+	TOE_PIN_OPT(struct toe_maps, tenants, TENANTS),
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 

@@ -18,6 +18,7 @@ struct toe_maps {
 	int tid_pool; /* optional (-1): the module's TID pools (older datapath) */
 	int tid_held; /* optional (-1): and the TIDs connections took */
 	int listeners; /* optional (-1): toe_listeners, an older datapath */
+	int tenants; /* optional (-1): toe_tenants, the event budget's */
 };
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err,
