@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/netns.h"
 #include "lib/pinned.h"
 #include "toed.h"
 #include "nft.h"
@@ -407,8 +408,8 @@ static __u32 named_index(int i)
 
 /*
  * The interfaces whose neighbours are mirrored: those toe-loader attached
- * opentoe's XDP to in this network namespace (pins link_xdp_n<NS>_if<N>,
- * or xdpd_n<NS>_if<N> through libxdp's dispatcher),
+ * opentoe's XDP to in this network namespace (pins link_xdp_c<NS>_if<N>,
+ * or xdpd_c<NS>_if<N> through libxdp's dispatcher),
  * those the configuration's devices name, and --interface.
  */
 static int tracked_set(__u32 *out, int max)
@@ -419,15 +420,16 @@ static int tracked_set(__u32 *out, int max)
 
 	dir = opendir(D->pin_dir);
 	while (dir && (de = readdir(dir)) && n < max) {
-		unsigned long ns;
+		unsigned long long ns;
 		unsigned int ifindex;
-		char tail;
+		char kind, tail;
 
-		if ((sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &ns, &ifindex,
-			    &tail) == 2 ||
-		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &ns, &ifindex,
-			    &tail) == 2) &&
-		    ns == D->netns_ino)
+		/* by cookie, or by inode in an older toe-loader's pins */
+		if ((sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &kind, &ns,
+			    &ifindex, &tail) == 3 ||
+		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &kind, &ns,
+			    &ifindex, &tail) == 3) &&
+		    toe_netns_match(kind, ns, D->netns_cookie, D->netns_ino))
 			out[n++] = ifindex;
 	}
 	if (dir)
