@@ -11,6 +11,7 @@
 #include "common.h"
 #include "toe_parse.h"
 #include "maps_stats.h"
+#include "maps_policy.h"
 
 static __always_inline void stat_add(__u32 idx, __u64 n)
 {
@@ -47,20 +48,91 @@ static __always_inline __u64 sk_netns_ino(struct bpf_sock *sk)
 			     ns.inum);
 }
 
-/* One flow event to user space; one that finds the ring full is counted. */
+/*
+ * The event budget (include/opentoe_policy.h, TOE_TQ_EVENTS): an event of
+ * a namespace other than toed's takes one of its share of the ring, or is
+ * dropped (false; counted for it and in TOE_S_EVENT_QUOTA) when it has
+ * toe_pol_hdr.tenant_events on the ring, not yet read by toed.  A count,
+ * not a token bucket: what frees the budget is toed reading the ring, not
+ * time, so a tenant never holds more than its share however slow toed is,
+ * and a check is two lookups and an atomic add (no loop).  The add is
+ * undone when it overshoots, as tenant_take's.  *tenant: the tenant
+ * charged (0: toed's own namespace, or a routed flow: no budget).
+ */
+static __always_inline bool event_take(const struct toe_flow_key *k,
+				       __u64 *tenant)
+{
+	struct toe_tenant_key tk = { .netns = k->netns, .what = TOE_TQ_EVENTS };
+	struct toe_tenant zero = {}, *t, *rd;
+	struct toe_pol_hdr *hdr;
+	__u32 z = 0, gen, *genp;
+	__s64 queued;
+
+	*tenant = 0;
+	genp = bpf_map_lookup_elem(&toe_pol_gen, &z);
+	if (!k->netns || !genp)
+		return true;
+	gen = *genp & 1;
+	hdr = bpf_map_lookup_elem(&toe_pol_hdr, &gen);
+	if (!hdr || !hdr->tenant_events || k->netns == hdr->host_netns)
+		return true;
+	t = bpf_map_lookup_elem(&toe_tenants, &tk);
+	if (!t) {
+		bpf_map_update_elem(&toe_tenants, &tk, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&toe_tenants, &tk);
+		if (!t)
+			goto drop; /* table full: no new tenant */
+	}
+	tk.what = TOE_TQ_EVENTS_READ;
+	rd = bpf_map_lookup_elem(&toe_tenants, &tk);
+	queued = __sync_fetch_and_add(&t->held, 1) - (rd ? rd->held : 0);
+	if (queued >= (__s64)hdr->tenant_events) {
+		__sync_fetch_and_add(&t->held, -1);
+		__sync_fetch_and_add(&t->refused, 1);
+		goto drop;
+	}
+	*tenant = k->netns;
+	return true;
+drop:
+	stat_inc(TOE_S_EVENT_QUOTA);
+	return false;
+}
+
+/* What event_take() took, given back: the event never got on the ring. */
+static __always_inline void event_give(__u64 tenant)
+{
+	struct toe_tenant_key tk = { .netns = tenant, .what = TOE_TQ_EVENTS };
+	struct toe_tenant *t;
+
+	if (!tenant)
+		return;
+	t = bpf_map_lookup_elem(&toe_tenants, &tk);
+	if (t)
+		__sync_fetch_and_add(&t->held, -1);
+}
+
+/*
+ * One flow event to user space, within its namespace's event budget
+ * (event_take); one that finds the ring full is counted.
+ */
 static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 				 const struct toe_flow *f,
 				 struct bpf_sock_ops *skops, __u32 tid)
 {
 	struct bpf_sock *sk;
 	struct toe_event *e;
+	__u64 tenant;
 
+	if (!event_take(k, &tenant))
+		return;
 	e = bpf_ringbuf_reserve(&toe_events, sizeof(*e), 0);
 	if (!e) {
+		event_give(tenant);
 		stat_inc(TOE_S_EVENT_DROPPED);
 		return;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
+	e->tenant = tenant;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = type;
 	e->key = *k;

@@ -67,6 +67,11 @@ struct toe_event {
 	__u32 tid; /* module TID the flow took, or TOE_TID_NONE */
 	__u64 netns_ino; /* inode of key.netns's namespace (0: unknown) */
 	__u64 cookie; /* the socket's cookie (0: none) */
+	/* the tenant whose event budget it took (toe_tenants; 0: none) */
+	__u64 tenant;
 };
+
+/* What one event takes of the ring: its header and itself, 8-aligned. */
+#define TOE_EVENT_RING_BYTES ((sizeof(struct toe_event) + 8 + 7) & ~7UL)
 
 #endif /* __OPENTOE_EVENTS_H */

@@ -57,6 +57,18 @@ struct toe_dev {
  */
 #define TOE_TENANTS_MAX 65536
 #define TOE_TQ_FLOWS TOE_MAX_DEVS /* what: its records in toe_flows */
+/*
+ * The event budget: a tenant's share of the toe_events ring.  what
+ * TOE_TQ_EVENTS: held counts the events it put on the ring (atomic adds by
+ * the datapath; refused, those dropped at its budget); what
+ * TOE_TQ_EVENTS_READ: held counts those toed took off it (written only by
+ * toed, after each read of the ring).  The difference is what the tenant
+ * has on the ring now, never more than toe_pol_hdr.tenant_events: one
+ * tenant's flood fills its share, never the ring, so the others' events
+ * (flow_closed, listen_stop) still get out.
+ */
+#define TOE_TQ_EVENTS (TOE_MAX_DEVS + 1)
+#define TOE_TQ_EVENTS_READ (TOE_MAX_DEVS + 2)
 
 struct toe_tenant_key {
 	__u64 netns; /* namespace cookie */
@@ -175,7 +187,13 @@ struct toe_pol_hdr {
 	 * evict the others' from the LRU.
 	 */
 	__u32 tenant_flows;
-	__u32 pad2;
+	/*
+	 * The events one namespace other than toed's may have on the
+	 * toe_events ring at once ("quota events N%" of the ring; 0: no
+	 * limit): past it, its events are dropped and counted
+	 * (TOE_S_EVENT_QUOTA, toe_tenants what TOE_TQ_EVENTS refused).
+	 */
+	__u32 tenant_events;
 };
 
 /*

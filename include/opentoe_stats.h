@@ -89,7 +89,9 @@
 	X(TC_FWD_NEIGH_MISS, "tc_fwd_neigh_miss",                                   \
 	  "tc: no valid neighbour for a peer redirect, left to the stack")          \
 	X(XDP_FWD_STACK_ONLY, "xdp_fwd_stack_only",                                 \
-	  "XDP: egress cannot take XDP redirects, left to the stack")
+	  "XDP: egress cannot take XDP redirects, left to the stack")               \
+	X(EVENT_QUOTA, "event_quota_dropped",                                       \
+	  "Events dropped: their namespace had its share of the ring")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

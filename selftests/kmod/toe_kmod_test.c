@@ -2085,6 +2085,35 @@ static int hold_mode(const char *addr, const char *port, const char *count)
 }
 
 /*
+ * toe_kmod_test storm N: N listening sockets on 127.0.0.1 (an ephemeral
+ * port each), opened and closed in turn: a listen_start and a listen_stop
+ * event each and no packet, to fill the datapath's event ring quickly
+ * while toed is stopped.  Prints "stormed N".
+ */
+static int storm_mode(int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd, i, done = 0;
+
+	for (i = 0; i < n; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			break;
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+		    listen(fd, 1)) {
+			perror("toe_kmod_test storm");
+			close(fd);
+			break;
+		}
+		close(fd);
+		done++;
+	}
+	printf("stormed %d\n", done);
+	return done == n ? 0 : 1;
+}
+
+/*
  * toe_kmod_test listen-many N PORT: N listening IPv4 sockets on ports
  * PORT..PORT+N-1; "ready" once they listen, closed when stdin closes.
  */
@@ -2126,6 +2155,8 @@ int main(int argc, char **argv)
 		return serve_mode(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "hold"))
 		return hold_mode(argv[2], argv[3], argv[4]);
+	if (argc == 3 && !strcmp(argv[1], "storm"))
+		return storm_mode(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "listen-many"))
 		return listen_many(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1)

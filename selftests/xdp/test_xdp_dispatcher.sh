@@ -114,7 +114,7 @@ check "  xdp-loader status shows the dispatcher" xhas xdp_dispatcher
 check "opentoe joins the dispatcher" tl load --dev va
 s=$(st)
 check "status: toe_xdp on va through the dispatcher, pinned as xdpd_*" \
-	jq -e '.programs[] | select(.name == "toe_xdp" and .attach == "va" and .xdp_mode == "dispatcher" and (.pin | startswith("xdpd_n")))' <<<"$s"
+	jq -e '.programs[] | select(.name == "toe_xdp" and .attach == "va" and .xdp_mode == "dispatcher" and (.pin | startswith("xdpd_c")))' <<<"$s"
 check "status: nothing chained, no XDP link of opentoe's" \
 	jq -e '[.programs[] | select(.chained or (.pin | startswith("link_xdp")))] | length == 0' <<<"$s"
 check "xdp-loader status lists xdp-filter's program" test -n "$(xids xdpfilt)"

@@ -14,4 +14,19 @@ unsigned long toe_netns_ino(void);
 #define TOE_SO_NETNS_COOKIE 71 /* <asm-generic/socket.h>, Linux 5.14 */
 __u64 toe_netns_cookie(void);
 
+/*
+ * A namespace as a pin name says it (lib/pinned.h): by cookie, or by inode
+ * in the pins of an older toe-loader.  The inode is for display only.
+ */
+#define TOE_NS_COOKIE 'c'
+#define TOE_NS_INO 'n'
+/* Is (kind, id) the namespace of this cookie and inode? */
+static inline int toe_netns_match(char kind, unsigned long long id,
+				  __u64 cookie, unsigned long ino)
+{
+	return kind == TOE_NS_COOKIE ? id && id == cookie :
+	       kind == TOE_NS_INO    ? id && id == ino :
+				       0;
+}
+
 #endif /* __TOE_NETNS_H */

@@ -46,16 +46,20 @@ void toe_close_fds(int *fds, unsigned int n);
 #define TOE_PIN_LINK_SOCKOPS "link_sockops"
 /*
  * The pins of per-interface links (toe-loader): ifindexes are per network
- * namespace, so the name carries the namespace's inode too.
+ * namespace, so the name carries the namespace too: a kind, then its
+ * number, "c<COOKIE>" (TOE_NS_COOKIE: the namespace's cookie, never reused
+ * while the system runs) or, in pins an older toe-loader made, "n<INODE>"
+ * (TOE_NS_INO: an inode number, reused once the namespace is gone).
+ * Printed with (kind, unsigned long long id, ifindex); lib/netns.h.
  */
-#define TOE_PIN_LINK_XDP "link_xdp_n%lu_if%u"
-#define TOE_PIN_LINK_TC "link_tc_n%lu_if%u"
+#define TOE_PIN_LINK_XDP "link_xdp_%c%llu_if%u"
+#define TOE_PIN_LINK_TC "link_tc_%c%llu_if%u"
 /* The same hook without tcx (before Linux 6.6): a classic clsact filter. */
-#define TOE_PIN_TC_INGRESS "tc_ingress_n%lu_if%u"
+#define TOE_PIN_TC_INGRESS "tc_ingress_%c%llu_if%u"
 /*
  * XDP through libxdp's dispatcher (kernels with freplace): toe_xdp's
  * component program, not a link.
  */
-#define TOE_PIN_XDP_DISP "xdpd_n%lu_if%u"
+#define TOE_PIN_XDP_DISP "xdpd_%c%llu_if%u"
 
 #endif /* __TOE_PINNED_H */

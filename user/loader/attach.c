@@ -198,8 +198,8 @@ static void chain_path(char *path, const struct opts *o, __u32 ifindex,
 		       __u32 mode_flags)
 {
 	pin_path(path, o->pin_dir,
-		 mode_flags == XDP_FLAGS_SKB_MODE ? "chain_n%lu_if%u_skb" :
-						    "chain_n%lu_if%u_drv",
+		 mode_flags == XDP_FLAGS_SKB_MODE ? "chain_%c%llu_if%u_skb" :
+						    "chain_%c%llu_if%u_drv",
 		 ifindex);
 }
 

@@ -171,8 +171,8 @@ int attach_nf(const struct opts *o, int prog_fd)
 	int i, fd, old, err;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(pin, sizeof(pin), TOE_PIN_LINK_NF, toe_netns_ino(),
-			 fams[i].name);
+		snprintf(pin, sizeof(pin), TOE_PIN_LINK_NF, TOE_NS_COOKIE,
+			 (unsigned long long)toe_netns_cookie(), fams[i].name);
 		toe_join(path, sizeof(path), o->pin_dir, pin);
 		old = bpf_obj_get(path);
 		if (old >= 0) {

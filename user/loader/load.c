@@ -467,6 +467,7 @@ int cmd_load(struct opts *o)
 	lock = take_change_lock(o, "toe-loader load");
 	if (lock < 0)
 		return 1;
+	pins_upgrade(o->pin_dir); /* an older toe-loader's names: ours */
 	if (load_checks(o))
 		goto fail;
 	if (!getenv("TOE_DEBUG"))

@@ -41,14 +41,14 @@
 #define TOE_NF_PRIORITY (INT_MAX - 1)
 #define TOE_NF_PRIORITIES 64 /* tried from TOE_NF_PRIORITY down */
 /* toe_nf_fwd's links, per namespace and family (egress.c). */
-#define TOE_PIN_LINK_NF "link_nf_fwd_n%lu_%s"
+#define TOE_PIN_LINK_NF "link_nf_fwd_%c%llu_%s"
 /* toe_egress's link on an interface XDP is on (egress.c). */
-#define TOE_PIN_LINK_EGRESS "link_egress_n%lu_if%u"
+#define TOE_PIN_LINK_EGRESS "link_egress_%c%llu_if%u"
 /*
  * Without tcx (before 6.6): classic clsact filters (tcclassic.c), their
  * programs pinned under these names, at opentoe's handle and priority.
  */
-#define TOE_PIN_TC_EGRESS "tc_egress_n%lu_if%u"
+#define TOE_PIN_TC_EGRESS "tc_egress_%c%llu_if%u"
 #define TOE_TC_HANDLE 0x70e
 #define TOE_TC_PRIO 0x70e
 /*
@@ -209,11 +209,30 @@ void undo_forget(void);
 int check_root(void);
 int check_btf(void);
 const char *mode_name(__u32 attach_mode);
-/* A per-interface pin name: fmt gets the netns inode and n. */
+/*
+ * A network namespace as a per-interface pin name says it (lib/pinned.h):
+ * kind TOE_NS_COOKIE and its cookie, or TOE_NS_INO and its inode (pins an
+ * older toe-loader made).
+ */
+struct pin_ns {
+	char kind;
+	unsigned long long id;
+};
+/* A per-interface pin name: fmt gets this namespace (cookie) and n. */
 int pin_path(char *buf, const char *dir, const char *fmt, __u32 n);
-/* Parse "<prefix>n<NS>_if<N>..." pin names. */
-bool parse_if_pin(const char *name, const char *prefix, unsigned long *ns,
+/* Parse "<prefix>c<COOKIE>_if<N>..." (or n<INODE>) pin names. */
+bool parse_if_pin(const char *name, const char *prefix, struct pin_ns *ns,
 		  __u32 *ifindex);
+/* Is ns this process's namespace? */
+bool pin_ns_self(const struct pin_ns *ns);
+/* "cookie N (inode I)" or "inode I", for messages. */
+const char *pin_ns_str(const struct pin_ns *ns, char *buf, size_t len);
+/*
+ * Old-style pins of this namespace (n<INODE>, an older toe-loader's)
+ * renamed to this one's names (c<COOKIE>), so that a load finds and
+ * replaces what the previous version attached here.
+ */
+void pins_upgrade(const char *dir);
 /* A pin name opentoe made, a retired map's included. */
 bool is_ours(const char *name);
 /* Map id of a sockmap link; the map id of an fd (0 if unknown). */
@@ -305,8 +324,10 @@ void xdp_disp_sweep_all(__u32 mid);
 /* The object's ELF image (skel.c). */
 const void *toe_skel_elf(size_t *sz);
 
-/* Enter the network namespace of inode ns (unload.c); 0 or -errno. */
-int enter_netns(unsigned long ns);
+/* Enter the network namespace ns (unload.c); 0 or -errno. */
+int enter_netns(const struct pin_ns *ns);
+/* The inode of namespace ns, for display (0: gone). */
+unsigned long netns_ino_of(const struct pin_ns *ns);
 
 /* ---------------------------- the forward path's admission (egress.c) */
 

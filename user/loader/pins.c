@@ -5,7 +5,9 @@
  * per-interface pins, whether a pinned map has this object's layout; and
  * the checks every subcommand makes first (root, kernel BTF).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,22 +64,102 @@ const char *mode_name(__u32 attach_mode)
 	}
 }
 
-/* The netns inode too, ifindexes are per namespace. */
+/* The netns cookie too, ifindexes are per namespace. */
 int pin_path(char *buf, const char *dir, const char *fmt, __u32 n)
 {
 	char name[96];
 
-	snprintf(name, sizeof(name), fmt, toe_netns_ino(), n);
+	snprintf(name, sizeof(name), fmt, TOE_NS_COOKIE,
+		 (unsigned long long)toe_netns_cookie(), n);
 	return toe_join(buf, PATH_MAX, dir, name);
 }
 
-bool parse_if_pin(const char *name, const char *prefix, unsigned long *ns,
+bool parse_if_pin(const char *name, const char *prefix, struct pin_ns *ns,
 		  __u32 *ifindex)
 {
 	size_t l = strlen(prefix);
 
 	return !strncmp(name, prefix, l) &&
-	       sscanf(name + l, "n%lu_if%u", ns, ifindex) == 2;
+	       sscanf(name + l, "%c%llu_if%u", &ns->kind, &ns->id, ifindex) ==
+		       3 &&
+	       (ns->kind == TOE_NS_COOKIE || ns->kind == TOE_NS_INO);
+}
+
+bool pin_ns_self(const struct pin_ns *ns)
+{
+	return toe_netns_match(ns->kind, ns->id,
+			       ns->kind == TOE_NS_COOKIE ? toe_netns_cookie() :
+							   0,
+			       ns->kind == TOE_NS_INO ? toe_netns_ino() : 0);
+}
+
+const char *pin_ns_str(const struct pin_ns *ns, char *buf, size_t len)
+{
+	unsigned long ino = netns_ino_of(ns);
+
+	if (ns->kind == TOE_NS_INO)
+		snprintf(buf, len, "inode %llu", ns->id);
+	else if (ino)
+		snprintf(buf, len, "cookie %llu, inode %lu", ns->id, ino);
+	else
+		snprintf(buf, len, "cookie %llu", ns->id);
+	return buf;
+}
+
+/* The per-interface pins' prefixes: the namespace follows each. */
+static const char *const ns_prefixes[] = {
+	"link_xdp_",   "link_tc_",   "link_egress_", "link_nf_fwd_",
+	"tc_ingress_", "tc_egress_", "xdpd_",	     "chain_",
+};
+
+/*
+ * name with this namespace's old-style token (prefix, n<INO>, '_') in new:
+ * the same with c<COOKIE>; false if name is not one.
+ */
+static bool upgraded_name(const char *name, unsigned long ino, __u64 cookie,
+			  char *new, size_t len)
+{
+	unsigned long long id;
+	unsigned int k;
+	size_t l;
+	int used;
+
+	for (k = 0; k < sizeof(ns_prefixes) / sizeof(ns_prefixes[0]); k++) {
+		l = strlen(ns_prefixes[k]);
+		if (strncmp(name, ns_prefixes[k], l) || name[l] != TOE_NS_INO)
+			continue;
+		if (sscanf(name + l + 1, "%llu%n", &id, &used) != 1 ||
+		    name[l + 1 + used] != '_' || id != ino)
+			return false;
+		snprintf(new, len, "%.*s%c%llu%s", (int)l, name, TOE_NS_COOKIE,
+			 (unsigned long long)cookie, name + l + 1 + used);
+		return true;
+	}
+	return false;
+}
+
+void pins_upgrade(const char *dir)
+{
+	char from[PATH_MAX], to[PATH_MAX], name[NAME_MAX + 1];
+	unsigned long ino = toe_netns_ino();
+	__u64 cookie = toe_netns_cookie();
+	struct dirent *de;
+	DIR *d;
+
+	if (!ino || !cookie)
+		return;
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		if (!upgraded_name(de->d_name, ino, cookie, name, sizeof(name)))
+			continue;
+		toe_join(from, sizeof(from), dir, de->d_name);
+		toe_join(to, sizeof(to), dir, name);
+		if (rename(from, to))
+			toe_err("cannot rename %s to %s: %s", from, to,
+				strerror(errno));
+	}
+	if (d)
+		closedir(d);
 }
 
 bool is_ours(const char *name)

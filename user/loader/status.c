@@ -93,12 +93,42 @@ struct prog_row {
 	bool chained;
 };
 
+/*
+ * A per-interface link pinned by a load in another network namespace:
+ * its ifindex means nothing here, so the row says which namespace (the
+ * inode only for display).
+ */
+static bool link_elsewhere(struct prog_row *r)
+{
+	static const char *const pre[] = { "link_xdp_", "link_tc_",
+					   "link_egress_" };
+	struct pin_ns ns = { 0 };
+	__u32 ifindex = 0;
+	unsigned int i;
+	char nsd[64];
+
+	for (i = 0; i < 3; i++)
+		if (parse_if_pin(r->pin, pre[i], &ns, &ifindex))
+			break;
+	if (i == 3 || pin_ns_self(&ns))
+		return false;
+	snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %s)", ifindex,
+		 pin_ns_str(&ns, nsd, sizeof(nsd)));
+	return true;
+}
+
 /* A link program's row: where the link attaches it (prog_id: its id). */
 static void link_attach(struct prog_row *r, const struct bpf_link_info *li,
 			__u32 prog_id)
 {
 	char ifname[IF_NAMESIZE];
 
+	if ((li->type == BPF_LINK_TYPE_XDP || li->type == TOE_LINK_TYPE_TCX) &&
+	    link_elsewhere(r)) {
+		if (li->type == TOE_LINK_TYPE_TCX)
+			snprintf(r->mode, sizeof(r->mode), "tcx");
+		return;
+	}
 	if (li->type == BPF_LINK_TYPE_CGROUP) {
 		if (toe_cgroup_path(li->cgroup.cgroup_id, r->attach,
 				    sizeof(r->attach)))
@@ -185,17 +215,17 @@ static int read_prog_row(int fd, bool is_link, const char *pin,
 /* A chained program's row: the interface and mode its pin name says. */
 static void chain_row(struct prog_row *r, const char *name)
 {
-	char ifname[IF_NAMESIZE];
-	unsigned long ns;
-	__u32 ifindex;
+	char ifname[IF_NAMESIZE], nsd[64];
+	struct pin_ns ns = { 0 };
+	__u32 ifindex = 0;
 
 	r->chained = true;
 	parse_if_pin(name, "chain_", &ns, &ifindex);
-	if (ns == toe_netns_ino() && if_indextoname(ifindex, ifname))
+	if (pin_ns_self(&ns) && if_indextoname(ifindex, ifname))
 		snprintf(r->attach, sizeof(r->attach), "%s", ifname);
 	else
-		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %lu)",
-			 ifindex, ns);
+		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %s)",
+			 ifindex, pin_ns_str(&ns, nsd, sizeof(nsd)));
 	snprintf(r->mode, sizeof(r->mode), "%s",
 		 strstr(name, "_skb") ? "skb" : "native");
 }
@@ -208,17 +238,17 @@ static void chain_row(struct prog_row *r, const char *name)
 static void tc_row(struct prog_row *r, const char *name)
 {
 	bool egress = !strncmp(name, "tc_egress_", 10);
-	char ifname[IF_NAMESIZE];
-	unsigned long ns;
-	__u32 ifindex;
+	char ifname[IF_NAMESIZE], nsd[64];
+	struct pin_ns ns = { 0 };
+	__u32 ifindex = 0;
 
 	parse_if_pin(name, egress ? "tc_egress_" : "tc_ingress_", &ns,
 		     &ifindex);
 	snprintf(r->mode, sizeof(r->mode), "%s",
 		 egress ? "clsact-egress" : "clsact");
-	if (ns != toe_netns_ino())
-		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %lu)",
-			 ifindex, ns);
+	if (!pin_ns_self(&ns))
+		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %s)",
+			 ifindex, pin_ns_str(&ns, nsd, sizeof(nsd)));
 	else if (tc_classic_prog(ifindex, egress) != r->id)
 		snprintf(r->attach, sizeof(r->attach), "(filter gone)");
 	else if (if_indextoname(ifindex, ifname))
@@ -232,14 +262,14 @@ static void tc_row(struct prog_row *r, const char *name)
  */
 static void disp_row(struct prog_row *r, const char *name)
 {
-	char ifname[IF_NAMESIZE];
-	unsigned long ns;
-	__u32 ifindex;
+	char ifname[IF_NAMESIZE], nsd[64];
+	struct pin_ns ns = { 0 };
+	__u32 ifindex = 0;
 
 	parse_if_pin(name, "xdpd_", &ns, &ifindex);
-	if (ns != toe_netns_ino()) {
-		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %lu)",
-			 ifindex, ns);
+	if (!pin_ns_self(&ns)) {
+		snprintf(r->attach, sizeof(r->attach), "ifindex %u (netns %s)",
+			 ifindex, pin_ns_str(&ns, nsd, sizeof(nsd)));
 		return;
 	}
 	if (!xdp_disp_holds(ifindex, r->id)) {

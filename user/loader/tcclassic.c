@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
+#include "lib/netns.h"
 #include "lib/err.h"
 
 /*
@@ -182,16 +183,17 @@ void undo_tc_classic(const struct undo *u)
 int detach_tc_classic(const char *n, const char *path, int home)
 {
 	bool egress = !strncmp(n, "tc_egress_", 10);
-	unsigned long ns = 0;
+	struct pin_ns ns = { 0 };
 	__u32 ifindex = 0;
 	int err, bad = 0;
 
 	if (!parse_if_pin(n, egress ? "tc_egress_" : "tc_ingress_", &ns,
 			  &ifindex))
 		return 0;
-	if (enter_netns(ns)) {
-		toe_err("%s: its network namespace (inode %lu) is gone: the filter went with it",
-			path, ns);
+	if (enter_netns(&ns)) {
+		toe_err("%s: its network namespace (%s %llu) is gone: the filter went with it",
+			path, ns.kind == TOE_NS_INO ? "inode" : "cookie",
+			ns.id);
 		return 0;
 	}
 	err = tc_classic_del(ifindex, egress, pinned_id(path));

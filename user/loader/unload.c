@@ -56,42 +56,121 @@ const struct loader_opt unload_options[] = {
 /* clang-format on */
 
 /*
- * Enter the network namespace with inode ns (to put a chained program
- * back on its interface): one named in /run/netns or one a process is in.
+ * The cookie of the namespace at path: entered for the instant of a
+ * socket (SO_NETNS_COOKIE), then back to self; 0 if it cannot be.
  */
-int enter_netns(unsigned long ns)
+static __u64 cookie_at(const char *path, int self)
+{
+	__u64 c = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (setns(fd, CLONE_NEWNET) == 0) {
+		c = toe_netns_cookie();
+		if (setns(self, CLONE_NEWNET)) {
+			toe_err("cannot return to this network namespace: %s",
+				strerror(errno));
+			exit(1); /* nothing done in the wrong one */
+		}
+	}
+	close(fd);
+	return c;
+}
+
+#define NS_SEEN 1024 /* distinct namespaces not asked twice for a cookie */
+
+/*
+ * The namespace ns, one named in /run/netns or one a process is in: an fd
+ * open on it and its inode in *ino, or -ENOENT.  By cookie, each distinct
+ * namespace (by inode) is asked once; by inode (an older toe-loader's
+ * pins), the first with that inode.
+ */
+static int find_netns(const struct pin_ns *ns, unsigned long *ino)
 {
 	const char *dirs[] = { "/run/netns", "/proc" };
+	unsigned long seen[NS_SEEN];
+	int fd = -ENOENT, self = -1, nseen = 0, k;
 	char path[PATH_MAX];
 	struct dirent *de;
 	struct stat st;
 	unsigned int i;
-	int fd, ret = -ENOENT;
 	DIR *d;
 
-	if (ns == toe_netns_ino())
-		return 0;
-	for (i = 0; i < 2 && ret; i++) {
+	if (ns->kind == TOE_NS_COOKIE) {
+		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0)
+			return -errno;
+	}
+	for (i = 0; i < 2 && fd < 0; i++) {
 		d = opendir(dirs[i]);
-		if (!d)
-			continue;
-		while (ret && (de = readdir(d))) {
+		while (d && fd < 0 && (de = readdir(d))) {
 			if (de->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path),
 				 i ? "%s/%s/ns/net" : "%s/%s", dirs[i],
 				 de->d_name);
-			if (stat(path, &st) || st.st_ino != ns)
+			if (stat(path, &st))
 				continue;
-			fd = open(path, O_RDONLY);
-			if (fd >= 0 && setns(fd, CLONE_NEWNET) == 0)
-				ret = 0;
-			if (fd >= 0)
-				close(fd);
+			if (ns->kind == TOE_NS_INO) {
+				if (st.st_ino != ns->id)
+					continue;
+			} else {
+				for (k = 0; k < nseen && seen[k] != st.st_ino;
+				     k++)
+					;
+				if (k < nseen)
+					continue;
+				if (nseen < NS_SEEN)
+					seen[nseen++] = st.st_ino;
+				if (cookie_at(path, self) != ns->id)
+					continue;
+			}
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			*ino = st.st_ino;
 		}
-		closedir(d);
+		if (d)
+			closedir(d);
 	}
+	if (self >= 0)
+		close(self);
+	return fd < 0 ? -ENOENT : fd;
+}
+
+/*
+ * Enter the network namespace ns (to put a chained program back on its
+ * interface, to delete its filter): 0, or -ENOENT when it is gone.
+ */
+int enter_netns(const struct pin_ns *ns)
+{
+	unsigned long ino;
+	int fd, ret = 0;
+
+	if (pin_ns_self(ns))
+		return 0;
+	fd = find_netns(ns, &ino);
+	if (fd < 0)
+		return fd;
+	if (setns(fd, CLONE_NEWNET))
+		ret = -errno;
+	close(fd);
 	return ret;
+}
+
+unsigned long netns_ino_of(const struct pin_ns *ns)
+{
+	unsigned long ino = 0;
+	int fd;
+
+	if (ns->kind == TOE_NS_INO)
+		return ns->id;
+	if (pin_ns_self(ns))
+		return toe_netns_ino();
+	fd = find_netns(ns, &ino);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return ino;
 }
 
 /* Delete every entry of a pinned hash-like map (devmap, ifaces). */
@@ -329,15 +408,15 @@ static bool still_attached(__u32 ifindex, __u32 flags, int fd)
 /* Pass 1: put a chained program (pin name n) back on its interface. */
 static void put_back_chained(const char *n, const char *path, int home)
 {
-	unsigned long ns = 0;
+	struct pin_ns ns = { 0 };
 	__u32 ifindex = 0;
 	__u32 flags = strstr(n, "_skb") ? XDP_FLAGS_SKB_MODE :
 					  XDP_FLAGS_DRV_MODE;
 	int fd;
 
 	fd = bpf_obj_get(path);
-	parse_if_pin(n, "chain_", &ns, &ifindex);
-	if (fd >= 0 && enter_netns(ns) == 0 &&
+	if (fd >= 0 && parse_if_pin(n, "chain_", &ns, &ifindex) &&
+	    enter_netns(&ns) == 0 &&
 	    bpf_xdp_attach(ifindex, fd, flags | XDP_FLAGS_UPDATE_IF_NOEXIST,
 			   NULL) &&
 	    errno != ENODEV && !still_attached(ifindex, flags, fd))

@@ -46,6 +46,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
+#include "lib/netns.h"
 #include "lib/err.h"
 #include "lib/pinned.h"
 
@@ -455,16 +456,17 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
  */
 int detach_xdp_disp(const char *n, const char *path, int home)
 {
-	unsigned long ns = 0;
+	struct pin_ns ns = { 0 };
 	__u32 ifindex = 0;
 	char buf[128];
 	int err, bad = 0;
 
 	if (!parse_if_pin(n, "xdpd_", &ns, &ifindex))
 		return 0;
-	if (enter_netns(ns)) {
-		toe_err("%s: its network namespace (inode %lu) is gone: the program went with it",
-			path, ns);
+	if (enter_netns(&ns)) {
+		toe_err("%s: its network namespace (%s %llu) is gone: the program went with it",
+			path, ns.kind == TOE_NS_INO ? "inode" : "cookie",
+			ns.id);
 		return 0;
 	}
 	err = disp_del(ifindex, pinned_id(path));

@@ -258,6 +258,21 @@ static __u32 tenant_flows(const struct pol_maps *m, __u32 pct)
 	return n ? n : 1;
 }
 
+/*
+ * The events one tenant may have on the toe_events ring: pct of what it
+ * holds, at least one (0: the ring unknown, no budget).
+ */
+static __u32 tenant_events(const struct pol_maps *m, __u32 pct)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n;
+
+	if (m->events < 0 || bpf_obj_get_info_by_fd(m->events, &info, &len))
+		return 0;
+	n = (__u32)((__u64)info.max_entries * pct / 100 / TOE_EVENT_RING_BYTES);
+	return n ? n : 1;
+}
+
 /* Generation gen's header, the serial one past the one in force (old). */
 int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	      const __u32 *devidx, const struct compiled *cp,
@@ -275,6 +290,9 @@ int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 	hdr->host_netns = c->host_netns;
 	hdr->tenant_flows = tenant_flows(
 		m, c->quota_flows ? c->quota_flows : TOE_QUOTA_FLOWS_DEFAULT);
+	hdr->tenant_events = tenant_events(m, c->quota_events ?
+						      c->quota_events :
+						      TOE_QUOTA_EVENTS_DEFAULT);
 	hdr->default_dev = c->default_dev >= 0 ? devidx[c->default_dev] :
 						 TOE_DEV_NONE;
 	hdr->applied_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;

@@ -436,9 +436,10 @@ static int parse_share(struct ctx *x, const struct word *w, __u32 *out)
 }
 
 /*
- * "quota [slots N%] [flows N%]": what one namespace other than toed's may
- * hold: a share of each device's nconn (toe_dev.tenant_max), of toe_flows'
- * size (toe_pol_hdr.tenant_flows).
+ * "quota [slots N%] [flows N%] [events N%]": what one namespace other than
+ * toed's may hold: a share of each device's nconn (toe_dev.tenant_max), of
+ * toe_flows' size (toe_pol_hdr.tenant_flows), of the event ring
+ * (toe_pol_hdr.tenant_events).
  */
 static int st_quota(struct ctx *x, struct word *w, int nw)
 {
@@ -447,7 +448,7 @@ static int st_quota(struct ctx *x, struct word *w, int nw)
 	if (nw < 3)
 		return perr(
 			x, w[0].col,
-			"'quota' needs 'slots N%%' or 'flows N%%' (a share, 1%% to 100%%)");
+			"'quota' needs 'slots N%%', 'flows N%%' or 'events N%%' (a share, 1%% to 100%%)");
 	for (i = 1; i < nw; i += 2) {
 		__u32 *v;
 
@@ -455,9 +456,11 @@ static int st_quota(struct ctx *x, struct word *w, int nw)
 			v = &x->c->quota_slots;
 		else if (!strcmp(w[i].s, "flows"))
 			v = &x->c->quota_flows;
+		else if (!strcmp(w[i].s, "events"))
+			v = &x->c->quota_events;
 		else
 			return perr(x, w[i].col,
-				    "expected slots or flows, got '%s'",
+				    "expected slots, flows or events, got '%s'",
 				    shown(w[i].s));
 		if (i + 1 >= nw)
 			return perr(x, w[i].col, "'%s' needs a share N%%",
@@ -870,6 +873,7 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 	c->host_netns = toe_netns_cookie();
 	c->quota_slots = TOE_QUOTA_SLOTS_DEFAULT;
 	c->quota_flows = TOE_QUOTA_FLOWS_DEFAULT;
+	c->quota_events = TOE_QUOTA_EVENTS_DEFAULT;
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 

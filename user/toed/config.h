@@ -71,10 +71,12 @@ struct toe_cfg {
 	__u64 host_netns; /* cookie of the parser's (toed's) own namespace */
 	__u32 quota_slots; /* "quota slots N%": a tenant's share of nconn */
 	__u32 quota_flows; /* "quota flows N%": its share of toe_flows */
+	__u32 quota_events; /* "quota events N%": its share of toe_events */
 };
 
 #define TOE_QUOTA_SLOTS_DEFAULT 50 /* percent of each device's nconn */
 #define TOE_QUOTA_FLOWS_DEFAULT 25 /* percent of toe_flows' size */
+#define TOE_QUOTA_EVENTS_DEFAULT 50 /* percent of the toe_events ring */
 
 /*
  * Parse a configuration.  On error, returns -1 and writes one line

@@ -94,7 +94,7 @@ static __u64 load_time(__u32 prog_id)
 void dp_detach(void)
 {
 	if (D->rb) {
-		ring_buffer__consume(D->rb);
+		events_consume();
 		epoll_ctl(D->epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(D->rb),
 			  NULL);
 		ring_buffer__free(D->rb);

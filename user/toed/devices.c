@@ -120,19 +120,43 @@ int write_devices(const struct pol_maps *m, const struct toe_cfg *c,
 /*
  * "steer cpu N" and "steer forward" are XDP's (cpumap and devmap redirects):
  * a device whose interface opentoe is on at tc ingress (toe-loader --hook
- * tc, pin link_tc_n<NETNS>_if<IFINDEX>, or tc_ingress_n... without tcx, in
+ * tc, pin link_tc_c<NETNS>_if<IFINDEX>, or tc_ingress_c... without tcx, in
  * this network namespace) would
  * only be accounted, so such a configuration is refused, not half applied.
  */
+/*
+ * Is opentoe at tc ingress on ifindex here: its tcx link or classic
+ * filter pinned under this namespace's cookie, or its inode (the pins of
+ * an older toe-loader)?
+ */
+static bool tc_hooked(const char *pin_dir, __u32 ifindex)
+{
+	static const char *const fmts[] = { TOE_PIN_LINK_TC,
+					    TOE_PIN_TC_INGRESS };
+	unsigned long long ids[] = { toe_netns_cookie(), toe_netns_ino() };
+	const char kinds[] = { TOE_NS_COOKIE, TOE_NS_INO };
+	char name[64], path[PATH_MAX];
+	int f, k;
+
+	for (f = 0; f < 2; f++)
+		for (k = 0; k < 2; k++) {
+			if (!ids[k])
+				continue;
+			snprintf(name, sizeof(name), fmts[f], kinds[k], ids[k],
+				 ifindex);
+			toe_join(path, sizeof(path), pin_dir, name);
+			if (!access(path, F_OK))
+				return true;
+		}
+	return false;
+}
+
 int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err,
 		size_t len)
 {
-	char name[64], path[PATH_MAX], ifname[IF_NAMESIZE + 16];
-	unsigned long ns = toe_netns_ino();
+	char ifname[IF_NAMESIZE + 16];
 	int d;
 
-	if (!ns)
-		return 0;
 	for (d = 0; d < c->ndevs; d++) {
 		const struct toe_cfg_dev *cd = &c->devs[d];
 		__u32 ifindex = cd->ifindex;
@@ -141,18 +165,8 @@ int check_hooks(const char *pin_dir, const struct toe_cfg *c, char *err,
 			continue; /* account, forward: both hooks */
 		if (!ifindex && cd->ifname[0])
 			ifindex = if_nametoindex(cd->ifname);
-		if (!ifindex)
+		if (!ifindex || !tc_hooked(pin_dir, ifindex))
 			continue;
-		snprintf(name, sizeof(name), TOE_PIN_LINK_TC, ns, ifindex);
-		toe_join(path, sizeof(path), pin_dir, name);
-		if (access(path, F_OK)) {
-			/* or its classic filter, on a kernel without tcx */
-			snprintf(name, sizeof(name), TOE_PIN_TC_INGRESS, ns,
-				 ifindex);
-			toe_join(path, sizeof(path), pin_dir, name);
-			if (access(path, F_OK))
-				continue;
-		}
 		if (!if_indextoname(ifindex, ifname))
 			snprintf(ifname, sizeof(ifname), "ifindex %u", ifindex);
 		return errf(

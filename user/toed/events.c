@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/netns.h"
 #include "lib/pinned.h"
 #include "toed.h"
 #include "nft.h"
@@ -250,6 +252,67 @@ static void fwd_admitted_show(const struct toe_event *e, bool ct)
 	mon_send(text, json);
 }
 
+/*
+ * The event budget (include/opentoe_policy.h, TOE_TQ_EVENTS): what toed
+ * read of each tenant's events, told to the datapath after each read of
+ * the ring (events_consume), one update per tenant rather than per event.
+ * toed is the only writer of the TOE_TQ_EVENTS_READ entries.
+ */
+#define CREDIT_SLOTS 32
+static struct {
+	__u64 tenant;
+	__u64 n;
+} credit[CREDIT_SLOTS];
+
+static void credit_flush(void)
+{
+	struct toe_tenant_key k = { .what = TOE_TQ_EVENTS_READ };
+	struct toe_tenant v;
+	int i;
+
+	for (i = 0; i < CREDIT_SLOTS && credit[i].tenant; i++) {
+		k.netns = credit[i].tenant;
+		if (D->m.tenants < 0 ||
+		    bpf_map_lookup_elem(D->m.tenants, &k, &v))
+			memset(&v, 0, sizeof(v));
+		v.held += credit[i].n;
+		if (D->m.tenants >= 0 &&
+		    bpf_map_update_elem(D->m.tenants, &k, &v, BPF_ANY))
+			logm(LOG_WARN, "cannot write %s: %s", TOE_MAP(TENANTS),
+			     strerror(errno));
+		credit[i].tenant = 0;
+	}
+}
+
+/* One more of tenant's events read. */
+static void credit_add(__u64 tenant)
+{
+	int i;
+
+	for (i = 0; i < CREDIT_SLOTS; i++) {
+		if (credit[i].tenant == tenant) {
+			credit[i].n++;
+			return;
+		}
+		if (!credit[i].tenant) {
+			credit[i].tenant = tenant;
+			credit[i].n = 1;
+			return;
+		}
+	}
+	credit_flush(); /* more tenants than slots in one read: tell now */
+	credit[0].tenant = tenant;
+	credit[0].n = 1;
+}
+
+/* Read what is on the ring now, then give the tenants their budget back. */
+void events_consume(void)
+{
+	if (D->rb)
+		ring_buffer__consume(D->rb);
+	credit_flush();
+}
+
 /* ring_buffer__consume's callback: one datapath event. */
 int on_event(void *ctx, void *data, size_t len)
 {
@@ -265,6 +328,8 @@ int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	memcpy(&ev, data, sizeof(ev));
+	if (e->tenant)
+		credit_add(e->tenant);
 	if (e->type == TOE_EV_FWD_ADMITTED) {
 		/* conntrack kept true (ct.c) */
 		fwd_admitted_show(e, ct_admitted(e));
@@ -383,8 +448,8 @@ static __u32 named_index(int i)
 
 /*
  * The interfaces whose neighbours are mirrored: those toe-loader attached
- * opentoe's XDP to in this network namespace (pins link_xdp_n<NS>_if<N>,
- * or xdpd_n<NS>_if<N> through libxdp's dispatcher),
+ * opentoe's XDP to in this network namespace (pins link_xdp_c<NS>_if<N>,
+ * or xdpd_c<NS>_if<N> through libxdp's dispatcher),
  * those the configuration's devices name, and --interface.
  */
 static int tracked_set(__u32 *out, int max)
@@ -395,15 +460,16 @@ static int tracked_set(__u32 *out, int max)
 
 	dir = opendir(D->pin_dir);
 	while (dir && (de = readdir(dir)) && n < max) {
-		unsigned long ns;
+		unsigned long long ns;
 		unsigned int ifindex;
-		char tail;
+		char kind, tail;
 
-		if ((sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &ns, &ifindex,
-			    &tail) == 2 ||
-		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &ns, &ifindex,
-			    &tail) == 2) &&
-		    ns == D->netns_ino)
+		/* by cookie, or by inode in an older toe-loader's pins */
+		if ((sscanf(de->d_name, TOE_PIN_LINK_XDP "%c", &kind, &ns,
+			    &ifindex, &tail) == 3 ||
+		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &kind, &ns,
+			    &ifindex, &tail) == 3) &&
+		    toe_netns_match(kind, ns, D->netns_cookie, D->netns_ino))
 			out[n++] = ifindex;
 	}
 	if (dir)

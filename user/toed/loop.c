@@ -189,6 +189,7 @@ static int start_loop(void)
 
 	/* before nft_open: the lease names the namespace whose routes toed follows */
 	D->netns_ino = toe_netns_ino();
+	D->netns_cookie = toe_netns_cookie();
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
@@ -297,8 +298,7 @@ static bool dispatch(const struct epoll_event *ev)
 			retrack(false);
 		break;
 	case SRC_RING:
-		if (D->rb)
-			ring_buffer__consume(D->rb);
+		events_consume();
 		break;
 	case SRC_LISTEN:
 		ctl_accept();

@@ -34,6 +34,7 @@ static const struct toe_pin policy_pins[] = {
 	TOE_PIN_OPT(struct pol_maps, cpumap, CPUMAP),
 	TOE_PIN_OPT(struct pol_maps, xconf, XDP_CONF),
 	TOE_PIN_OPT(struct pol_maps, flows, FLOWS),
+	TOE_PIN_OPT(struct pol_maps, events, EVENTS),
 };
 #define N_POLICY_PINS (sizeof(policy_pins) / sizeof(policy_pins[0]))
 

@@ -32,6 +32,7 @@ struct pol_maps {
 	/* Optional: a datapath loaded by an older toe-loader has neither. */
 	int cpumap, xconf;
 	int flows; /* toe_flows: its size, for "quota flows" */
+	int events; /* toe_events: its size, for "quota events" */
 };
 
 #endif /* __TOE_POLICY_H */

@@ -36,8 +36,7 @@ void reconcile_now(const char *why)
 
 	D->rec.runs++;
 	/* the events still on the ring first: a close in flight is no leak */
-	if (D->rb)
-		ring_buffer__consume(D->rb);
+	events_consume();
 	kmod_reconcile();
 	listen_reconcile();
 	D->rec.fixed += fixed_so_far() - before;
@@ -52,7 +51,8 @@ static long long event_dropped(void)
 
 	if (!D->dp.loaded || toe_stats_read(&D->m, st, TOE_S__MAX))
 		return -1;
-	return (long long)st[TOE_S_EVENT_DROPPED];
+	/* the ring full, or a tenant's event past its share of it */
+	return (long long)(st[TOE_S_EVENT_DROPPED] + st[TOE_S_EVENT_QUOTA]);
 }
 
 /* After every wake-up of the loop: events lost since the last look? */

@@ -19,6 +19,7 @@ struct toe_maps {
 	int tid_held; /* optional (-1): and the TIDs connections took */
 	int listeners; /* optional (-1): toe_listeners, an older datapath */
 	int ifaces; /* optional (-1): toe_ifaces, the interfaces' hooks */
+	int tenants; /* optional (-1): toe_tenants, the event budget's */
 };
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err,

@@ -111,7 +111,8 @@ struct toed {
 	struct client cl[MAX_CLIENTS]; /* control clients (ctl.c) */
 	__u64 start_ns;
 	__u64 start_unix_ns; /* the same moment, CLOCK_REALTIME */
-	unsigned long netns_ino; /* toed's network namespace */
+	unsigned long netns_ino; /* toed's network namespace, for display */
+	__u64 netns_cookie; /* and its identity (pin names, lib/pinned.h) */
 
 	/*
 	 * The kernel module (user/toed/genl.c); gl.family 0 while it is not

@@ -139,6 +139,7 @@ void mon_attach(int slot, int fd, bool json);
 void mon_input(int slot, __u32 events);
 void mon_close_all(void);
 int on_event(void *ctx, void *data, size_t len);
+void events_consume(void);
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v);
 void on_link(struct toe_nl *nl, int ifindex, bool gone);
