@@ -121,15 +121,19 @@ is_vm_test() {
 
 declare -A vm_pid vm_out vm_start
 # stopped with the run: timeout passes the signal on to the test's cleanup
-trap 'kill "${vm_pid[@]}" 2>/dev/null; exit 130' INT TERM
+trap 'for p in "${vm_pid[@]}"; do pkill -TERM -P "$p"; kill "$p"; done 2>/dev/null; exit 130' INT TERM
 for t in "${tests[@]}"; do
 	is_vm_test "$t" || continue
 	vm_out[$t]=$(mktemp)
 	vm_start[$t]=$(date +%s)
-	TOE_KMOD_TIMEOUT=${TOE_KMOD_TIMEOUT:-900} \
-		TOE_GUEST_TIMEOUT=${TOE_GUEST_TIMEOUT:-1500} \
-		nice -n 19 timeout --kill-after=10 "${TOE_VM_TEST_TIMEOUT:-1800}" \
-		bash "$t" >"${vm_out[$t]}" 2>&1 &
+	# its status and end time kept: it is reported after the host tests
+	(
+		TOE_KMOD_TIMEOUT=${TOE_KMOD_TIMEOUT:-900} \
+			TOE_GUEST_TIMEOUT=${TOE_GUEST_TIMEOUT:-1500} \
+			nice -n 19 timeout --kill-after=10 "${TOE_VM_TEST_TIMEOUT:-1800}" \
+			bash "$t" >"${vm_out[$t]}" 2>&1
+		echo "$? $(date +%s)" >"${vm_out[$t]}.end"
+	) &
 	vm_pid[$t]=$!
 done
 
@@ -145,8 +149,9 @@ done
 for t in "${tests[@]}"; do
 	is_vm_test "$t" || continue
 	wait "${vm_pid[$t]}"
-	rc=$?
-	collect "$t" "${vm_out[$t]}" $rc $(($(date +%s) - ${vm_start[$t]}))
+	read -r rc end <"${vm_out[$t]}.end" || { rc=1 end=$(date +%s); }
+	rm -f "${vm_out[$t]}.end"
+	collect "$t" "${vm_out[$t]}" "$rc" $((end - ${vm_start[$t]}))
 done
 
 echo "1..$n"
