@@ -210,19 +210,6 @@ static __always_inline bool tenant_take(const struct decision *d, __u32 what,
 	return true;
 }
 
-/* What tenant_take() took, given back (netns 0: nothing was). */
-static __always_inline void tenant_give(__u64 netns, __u32 what)
-{
-	struct toe_tenant_key tk = { .netns = netns, .what = what };
-	struct toe_tenant *t;
-
-	if (!netns)
-		return;
-	t = bpf_map_lookup_elem(&toe_tenants, &tk);
-	if (t)
-		__sync_fetch_and_add(&t->held, -1);
-}
-
 /*
  * Take a slot on device d->dev, or fall back to the host with reason
  * quota (d->tenant holds its share of the device: dev->tenant_max) or

@@ -98,13 +98,16 @@ drop:
 	return false;
 }
 
-/* What event_take() took, given back: the event never got on the ring. */
-static __always_inline void event_give(__u64 tenant)
+/*
+ * What tenant_take() (policy.h) or event_take() took, given back (netns 0:
+ * nothing was).
+ */
+static __always_inline void tenant_give(__u64 netns, __u32 what)
 {
-	struct toe_tenant_key tk = { .netns = tenant, .what = TOE_TQ_EVENTS };
+	struct toe_tenant_key tk = { .netns = netns, .what = what };
 	struct toe_tenant *t;
 
-	if (!tenant)
+	if (!netns)
 		return;
 	t = bpf_map_lookup_elem(&toe_tenants, &tk);
 	if (t)
@@ -127,7 +130,7 @@ static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 		return;
 	e = bpf_ringbuf_reserve(&toe_events, sizeof(*e), 0);
 	if (!e) {
-		event_give(tenant);
+		tenant_give(tenant, TOE_TQ_EVENTS); /* never got on the ring */
 		stat_inc(TOE_S_EVENT_DROPPED);
 		return;
 	}
