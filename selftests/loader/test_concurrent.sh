@@ -89,7 +89,9 @@ tl unload >/dev/null 2>&1
 bad=0
 for ((r = 1; r <= ROUNDS; r++)); do
 	((r % 4 < 2)) && tl "${LOAD[@]}" >/dev/null 2>&1
-	nsenter --net="/run/netns/$(ns_name a)" toe-loader "${LOAD[@]}" --pin-dir "$PIN" >/dev/null 2>&1 & p=$!
+	# the same command as tl's (--hook xdp): a load killed under another
+	# hook is refused by the next, by design (one hook per interface)
+	nsenter --net="/run/netns/$(ns_name a)" toe-loader load --hook xdp "${LOAD[@]:1}" --pin-dir "$PIN" >/dev/null 2>&1 & p=$!
 	sleep "0.$(printf '%03d' $((RANDOM % 400)))"
 	kill -9 $p 2>/dev/null; wait $p 2>/dev/null
 	if ((r % 2)); then
