@@ -190,18 +190,13 @@ static __always_inline void decide(const struct toe_flow_key *k, __u64 cgid,
 static __always_inline bool tenant_take(const struct decision *d, __u32 what,
 					__u32 max)
 {
-	struct toe_tenant_key tk = { .netns = d->tenant, .what = what };
-	struct toe_tenant zero = {}, *t;
+	struct toe_tenant *t;
 
 	if (!d->tenant || !max)
 		return true;
-	t = bpf_map_lookup_elem(&toe_tenants, &tk);
-	if (!t) {
-		bpf_map_update_elem(&toe_tenants, &tk, &zero, BPF_NOEXIST);
-		t = bpf_map_lookup_elem(&toe_tenants, &tk);
-		if (!t)
-			return false; /* table full: no new tenant */
-	}
+	t = tenant_entry(d->tenant, what);
+	if (!t)
+		return false; /* table full: no new tenant */
 	if (__sync_fetch_and_add(&t->held, 1) >= max) {
 		__sync_fetch_and_add(&t->held, -1);
 		__sync_fetch_and_add(&t->refused, 1);

@@ -59,11 +59,28 @@ static __always_inline __u64 sk_netns_ino(struct bpf_sock *sk)
  * undone when it overshoots, as tenant_take's.  *tenant: the tenant
  * charged (0: toed's own namespace, or a routed flow: no budget).
  */
+/*
+ * A tenant's entry in toe_tenants for what, made (zero) on first use; NULL
+ * when the table is full (a new tenant is refused, never a held one).
+ */
+static __always_inline struct toe_tenant *tenant_entry(__u64 netns, __u32 what)
+{
+	struct toe_tenant_key tk = { .netns = netns, .what = what };
+	struct toe_tenant zero = {}, *t;
+
+	t = bpf_map_lookup_elem(&toe_tenants, &tk);
+	if (t)
+		return t;
+	bpf_map_update_elem(&toe_tenants, &tk, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&toe_tenants, &tk);
+}
+
 static __always_inline bool event_take(const struct toe_flow_key *k,
 				       __u64 *tenant)
 {
-	struct toe_tenant_key tk = { .netns = k->netns, .what = TOE_TQ_EVENTS };
-	struct toe_tenant zero = {}, *t, *rd;
+	struct toe_tenant_key tk = { .netns = k->netns,
+				     .what = TOE_TQ_EVENTS_READ };
+	struct toe_tenant *t, *rd;
 	struct toe_pol_hdr *hdr;
 	__u32 z = 0, gen, *genp;
 	__s64 queued;
@@ -76,14 +93,9 @@ static __always_inline bool event_take(const struct toe_flow_key *k,
 	hdr = bpf_map_lookup_elem(&toe_pol_hdr, &gen);
 	if (!hdr || !hdr->tenant_events || k->netns == hdr->host_netns)
 		return true;
-	t = bpf_map_lookup_elem(&toe_tenants, &tk);
-	if (!t) {
-		bpf_map_update_elem(&toe_tenants, &tk, &zero, BPF_NOEXIST);
-		t = bpf_map_lookup_elem(&toe_tenants, &tk);
-		if (!t)
-			goto drop; /* table full: no new tenant */
-	}
-	tk.what = TOE_TQ_EVENTS_READ;
+	t = tenant_entry(k->netns, TOE_TQ_EVENTS);
+	if (!t)
+		goto drop; /* table full: no new tenant */
 	rd = bpf_map_lookup_elem(&toe_tenants, &tk);
 	queued = __sync_fetch_and_add(&t->held, 1) - (rd ? rd->held : 0);
 	if (queued >= (__s64)hdr->tenant_events) {
