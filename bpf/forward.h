@@ -8,10 +8,11 @@
  * (hop).  Those are shared by both hooks: they take the ingress ifindex
  * and namespace cookie, or the program's ctx as bpf_fib_lookup() takes
  * either, never an xdp_md field.  Then XDP's fast path proper: cached
- * route, toe_neigh's MAC and a devmap redirect (fwd_xmit, xdp_fwd); the tc
- * one is in tc_fwd.h.  Neither hook admits anything: flows enter toe_fwd
- * only through the admission (egress.h), which watches what the stack
- * forwards.  Maps: maps_forward.h.
+ * route, or the route and the next hop's MAC from the kernel's own tables,
+ * and a devmap redirect (fwd_xmit, xdp_fwd); the tc one is in tc_fwd.h.
+ * Neither hook admits anything: flows enter toe_fwd only through the
+ * admission (egress.h), which watches what the stack forwards.  Maps:
+ * maps_forward.h.
  */
 #ifndef __TOE_FORWARD_H
 #define __TOE_FORWARD_H
@@ -78,12 +79,12 @@ enum fib_rc {
  * Route lookup as the stack would do it for this packet on this ingress
  * interface (policy routing included; refused when forwarding is off on
  * it).  ctx: the XDP or tc program's context, as bpf_fib_lookup() takes
- * either.  flags: BPF_FIB_LOOKUP_SKIP_NEIGH (XDP: the next hop's MAC comes
- * from toe_neigh, which toed mirrors from the kernel), or 0 (tc: the
- * kernel's neighbour table, BPF_FIB_LKUP_RET_NO_NEIGH without a valid
- * entry).  tot_len != 0 also checks the egress MTU
- * (BPF_FIB_LKUP_RET_FRAG_NEEDED).  Returns the kernel's BPF_FIB_LKUP_RET_*
- * code, or FIB_NO_HDR.
+ * either.  flags: 0 for both hooks: the next hop's MAC (dmac, smac) from
+ * the kernel's neighbour table, BPF_FIB_LKUP_RET_NO_NEIGH without a valid
+ * entry (never toed's toe_neigh mirror: no datapath program reads it, so
+ * a stale copy cannot outlive the kernel's entry).  tot_len != 0 also
+ * checks the egress MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED).  Returns the
+ * kernel's BPF_FIB_LKUP_RET_* code, or FIB_NO_HDR.
  */
 static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
 				const void *ip, const void *data_end,
@@ -134,9 +135,9 @@ enum fwd_xmit_rc {
 	 */
 	FWD_SLOW = -1,
 	/*
-	 * No valid neighbour for the next hop: the stack resolves it and
-	 * toed then mirrors it into toe_neigh.  fwd_xmit counts it
-	 * (TOE_S_XDP_NEIGH_MISS).
+	 * No valid neighbour for the next hop in the kernel's table
+	 * (BPF_FIB_LKUP_RET_NO_NEIGH): the stack resolves it, a later packet
+	 * finds it.  fwd_xmit counts it (TOE_S_XDP_NEIGH_MISS).
 	 */
 	FWD_NEIGH_MISS = -2,
 	/*
@@ -149,15 +150,21 @@ enum fwd_xmit_rc {
 
 /*
  * Whether fs's flow may use a cached route at all: toed keeps a route
- * generation for the flow's namespace and its lease runs (a dead toed
- * bumps nothing: then every packet is looked up).  Which cached route is
- * current is fwd_xmit's check, under its generation.
+ * generation for the flow's namespace and renewed its lease in the last
+ * TOE_FWD_RT_FRESH_NS (it renews every TOE_FWD_RT_RENEW_MS: a toed killed
+ * bumps nothing, so a next hop's MAC or a route that changes after its
+ * death is followed at most that long later; then every packet is looked
+ * up in the kernel's tables).  Which cached route is current is
+ * fwd_xmit's check, under its generation.
  */
 static __always_inline bool route_cache_on(const struct toe_fwd *fs,
 					   const struct toe_fwd_gen *g)
 {
+	__u64 now = bpf_ktime_get_coarse_ns(), lease = g->lease_ns;
+
+	/* (renewed under TOE_FWD_RT_FRESH_NS ago implies the lease runs) */
 	return g->rt_gen && fs->netns == g->rt_netns &&
-	       bpf_ktime_get_coarse_ns() < g->lease_ns;
+	       now + TOE_FWD_LEASE_NS < lease + TOE_FWD_RT_FRESH_NS;
 }
 
 /*
@@ -220,11 +227,12 @@ static __always_inline int hop(void *data, void *data_end, __u8 family)
 }
 
 /*
- * The fast path proper, for an established flow: route, next hop's MAC,
- * TTL, redirect to the egress device.  Whatever it cannot do the way the
- * stack would (TTL expiring, IPv4 options, IPv6 extension headers, a frame
- * over the egress MTU, no route, an egress opentoe is not on, no valid
- * neighbour) goes to the stack untouched.  Returns the redirect's XDP
+ * The fast path proper, for an established flow: route and next hop's MAC
+ * (the kernel's, by bpf_fib_lookup), TTL, redirect to the egress device.
+ * Whatever it cannot do the way the stack would (TTL expiring, IPv4
+ * options, IPv6 extension headers, a frame over the egress MTU, no route,
+ * an egress opentoe is not on, no valid neighbour) goes to the stack
+ * untouched.  Returns the redirect's XDP
  * action, or a (negative) enum fwd_xmit_rc.
  */
 static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
@@ -235,13 +243,12 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	struct bpf_fib_lookup fp;
-	struct toe_neigh_key nk = {};
 	struct toe_iface *in, *out;
 	struct toe_fwd_route *c = &fs->rt[from & 1];
 	const struct toe_fwd_tuple *nt = nat_target(fs, from);
-	struct toe_neigh *n;
 	__u32 ifin = ctx->ingress_ifindex, ifout, rg, cg;
 	__u16 tot_len, max_len;
+	long rc;
 
 	if (p->ttl <= 1)
 		return FWD_SLOW; /* the stack sends the ICMP time exceeded */
@@ -285,8 +292,10 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 	}
 lookup:
 	rg = g->rt_gen; /* read before the lookup: a later bump wins */
-	if (fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len,
-		BPF_FIB_LOOKUP_SKIP_NEIGH, nt, &fp) != BPF_FIB_LKUP_RET_SUCCESS)
+	/* route and neighbour: the kernel's (no BPF_FIB_LOOKUP_SKIP_NEIGH) */
+	rc = fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len, 0, nt,
+		 &fp);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		return FWD_SLOW;
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
@@ -303,27 +312,19 @@ lookup:
 		stat_inc(TOE_S_XDP_FWD_STACK_ONLY);
 		return FWD_STACK_ONLY;
 	}
-	nk.ifindex = ifout;
-	nk.family = p->family;
-	/* the next hop: gateway or destination */
-	if (p->family == TOE_AF_INET)
-		nk.addr[0] = fp.ipv4_dst;
-	else
-		__builtin_memcpy(nk.addr, fp.ipv6_dst, 16);
-	n = bpf_map_lookup_elem(&toe_neigh, &nk);
-	if (!n || !(n->state & TOE_NUD_VALID) || !n->has_mac) {
+	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
 		stat_inc(TOE_S_XDP_NEIGH_MISS);
-		return FWD_NEIGH_MISS; /* the stack resolves it; toed then mirrors it */
+		return FWD_NEIGH_MISS; /* the stack resolves it */
 	}
 
-	route_remember(fs, from, g, rg, ifout, n->mac, out->mac, tot_len);
+	route_remember(fs, from, g, rg, ifout, fp.dmac, fp.smac, tot_len);
 	if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
 		return FWD_SLOW;
 	if (hop(data, data_end, p->family))
 		return FWD_SLOW;
 	eth = data;
-	__builtin_memcpy(eth->h_dest, n->mac, 6);
-	__builtin_memcpy(eth->h_source, out->mac, 6);
+	__builtin_memcpy(eth->h_dest, fp.dmac, 6);
+	__builtin_memcpy(eth->h_source, fp.smac, 6);
 	count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FORWARD);
 	/* The entry was there a moment ago; if it went, the frame is dropped. */

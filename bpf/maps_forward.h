@@ -14,7 +14,10 @@
 #include "common.h"
 
 /* clang-format off */
-/* Written by toed from rtnetlink; read by XDP forward (include/opentoe.h). */
+/*
+ * Written by toed from rtnetlink, read by no program here: toed's mirror
+ * (include/opentoe_forward.h); the forward paths ask the kernel's table.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TOE_NEIGH_MAX);

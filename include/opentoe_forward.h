@@ -14,7 +14,10 @@
  * toe_neigh: HASH, toe_neigh_key -> toe_neigh.  The kernel's ARP and NDP
  * entries of the interfaces opentoe serves, mirrored by toed from rtnetlink
  * (the patch's neighbour.c hooks, done in user space).  toed is the only
- * writer; the XDP forward path is the reader.  NOARP pseudo-entries
+ * writer; no datapath program reads it (both forward paths take the next
+ * hop's MAC from the kernel's own table, bpf_fib_lookup): it is toed's view
+ * for toectl neigh, its metrics and the kernel module's L2T entries, so a
+ * stale entry here never decides a frame's MAC.  NOARP pseudo-entries
  * (multicast, broadcast) are not mirrored.  An entry without a usable
  * link-layer address (INCOMPLETE, FAILED) is kept with its state so that the
  * map equals `ip neigh show`; readers test toe_neigh_valid().
@@ -116,8 +119,20 @@ struct toe_local {
 #define TOE_IFACES_MAX 1024
 /* How long an admission holds when no toed vouches for the generation. */
 #define TOE_FWD_UNWATCHED_NS 1000000000ULL
-/* How far ahead toed keeps toe_fwd_gen.lease_ns (it renews every 2 s). */
+/*
+ * How far ahead toed keeps toe_fwd_gen.lease_ns: it renews it every
+ * TOE_FWD_RT_RENEW_MS while it watches (every 2 s at least).
+ */
 #define TOE_FWD_LEASE_NS 5000000000ULL
+/*
+ * The forward path's route cache is used only while toed renewed the lease
+ * in the last TOE_FWD_RT_FRESH_NS (lease_ns - TOE_FWD_LEASE_NS): toed keeps
+ * the cache current by bumping rt_gen, and a toed killed bumps nothing, so
+ * a route or a next hop's MAC that changes after its death is followed
+ * within that time (bpf/forward.h, route_cache_on).
+ */
+#define TOE_FWD_RT_FRESH_NS 50000000ULL
+#define TOE_FWD_RT_RENEW_MS 20
 /*
  * toed bumps toe_fwd_gen again this long after a ruleset change: a packet
  * the old ruleset forwarded just before the commit, still between FORWARD
@@ -139,9 +154,10 @@ enum toe_fwd_state {
 
 /*
  * A routed flow's cached route, one direction's (issue 20): what
- * bpf_fib_lookup, toe_ifaces and toe_neigh said for its packets, good
+ * bpf_fib_lookup (route, the kernel's neighbour) said for its packets, good
  * while toe_fwd_gen.rt_gen is the one it was found under and toed vouches
- * for it (its lease, in its own namespace).  gen 0: none.  Written by XDP
+ * for it (its lease renewed in the last TOE_FWD_RT_FRESH_NS, in its own
+ * namespace).  gen 0: none.  Written by XDP
  * on a miss, gen last (and cleared again if rt_gen moved meanwhile).
  */
 struct toe_fwd_route {

@@ -6,7 +6,7 @@
 # subflows are not put into the sockhash), a peer outside the cgroup (not
 # local: the connection stays on TCP, reason not_local).
 . "$(dirname "$0")/setup.sh"
-plan 8
+plan 9
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
 
@@ -51,10 +51,21 @@ nsx b python3 "$TOE_TOP/selftests/tools/tcpx.py" server --port 7303 --reply 1000
 defer "kill $!"
 wait_for 5 grep -q ready "$TMP/srv"
 n0=$(stat_sum $STAT_BYP_NOT_LOCAL) b0=$(byp_bytes)
-out=$(in_cg a python3 "$TOE_TOP/selftests/tools/tcpx.py" client --addr 10.203.0.2 --port 7303 \
-	--send 200000 --hold 0.5 | tail -1)
+in_cg a python3 "$TOE_TOP/selftests/tools/tcpx.py" client --addr 10.203.0.2 --port 7303 \
+	--send 200000 --hold 1 >"$TMP/cli" &
+cpid=$!
+# while it is held open (its sends done): the connection's own record
+wait_for 10 grep -q held "$TMP/cli"
+lp=$(jq -r 'select(.held) | .held[0]' "$TMP/cli")
+rec=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
+	jq -c --argjson p "${lp:-0}" '[.[].formatted | select(.key.lport == $p and .key.rport == 7303) | .value | {decision, reason}]')
+wait $cpid
+out=$(tail -1 "$TMP/cli")
 jqcheck "peer outside the cgroup: 200000 bytes out, 100000 back" "$out" \
 	'.conns[0].sent == 200000 and .conns[0].received == 100000'
 check "  counted not_local, nothing redirected" \
 	test "$(stat_sum $STAT_BYP_NOT_LOCAL)" -gt "$n0" -a "$(byp_bytes)" = "$b0"
+# decision 0 = host, reason 4 = not_local (include/opentoe_common.h)
+check "  its own record in $MAP_FLOWS (port $lp): host, reason not_local ($rec)" \
+	jq -e 'length == 1 and .[0].decision == 0 and .[0].reason == 4' <<<"$rec"
 finish

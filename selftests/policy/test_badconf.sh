@@ -3,7 +3,7 @@
 # Bad configurations: each rejected by toed --check and --apply with file,
 # line and column, and the policy in force stays in force.
 . "$(dirname "$0")/setup.sh"
-plan 44
+plan 47
 load_toe
 good=$(conf_t3 good 10 5500)
 apply "$good" >/dev/null || { fail "apply good"; finish; }
@@ -72,6 +72,13 @@ bad duplicate-device "2:8: device 't3' is already declared on line 1" <<'EOF2'
 device t3 type chelsio-t3 nconn 4
 device t3 type software nconn 4
 EOF2
+# an interface name at the kernel's limit (IF_NAMESIZE 16, its NUL
+# included): 15 characters are a name, 16 are not
+bad ifname-16 "1:40: interface name 'abcdefghijklmnop' is 16 characters long; at most 15" <<'EOF2'
+device t3 type chelsio-t3 nconn 10 dev abcdefghijklmnop
+EOF2
+check "an interface name of 15 characters passes toed --check" \
+	toed --check "$(conf ifname-15 <<<'device t3 type chelsio-t3 nconn 10 dev abcdefghijklmno')"
 python3 -c "
 print('device t3 type chelsio-t3 nconn 4')
 print('rule offload dev t3 rport 80 keepalive 10 5')" | bad keepalive-short "2:30: 'keepalive' needs IDLE INTVL CNT"

@@ -9,7 +9,7 @@
 # client limit is refused with a clear message; SIGTERM stops toed within
 # a second with all of them still connected.
 . "$(dirname "$0")/setup.sh"
-plan 39
+plan 40
 need_cmd python3
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
 toed_t3 abuse
@@ -20,9 +20,13 @@ stats_has() { local o; o=$(ctl -j stats) && jq -e "$1" <<<"$o" >/dev/null; }
 hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
 
 # send_err DESC HEX PATTERN: toed answers the bytes with "error ..." that
-# matches PATTERN, and is still alive afterwards.
+# matches PATTERN, and is still alive afterwards.  NBAD: how many were sent (malformed).
+NBAD=0
+bad() { ctl -j stats | jq '.control.requests_bad'; }
+bad0=$(bad)
 send_err() {
 	local desc=$1 bytes=$2 pat=$3 out
+	NBAD=$((NBAD + 1))
 	# the bytes on stdin: a 100 KB line is past the 128 KiB of one argument
 	out=$($CTLC "$SOCK" send - <<<"$bytes" | head -c 300 | tr -d '\0')
 	if [[ $out == error* ]] && grep -qE -- "$pat" <<<"$out" && alive; then
@@ -50,8 +54,12 @@ for n in 0 18446744073709551616 a/b .. 'a%b' "$(printf 'n%.0s' {1..65})"; do
 done
 send_err "flows netns of a name ip netns does not know" "$(hex 'flows netns toe-nosuchns')0a" \
 	"unknown netns 'toe-nosuchns'"
+NBAD=$((NBAD - 1)) # well-formed: refused when run, not counted as malformed
 send_err "flows with a filter and no value" "$(hex 'flows dev')0a" "needs a value"
 send_err "17 words" "$(hex "flows $(printf 'x %.0s' $(seq 16))")0a" "too many"
+bad1=$(bad)
+check "toectl stats counts each of the $NBAD malformed requests under control.requests_bad ($bad0 -> $bad1)" \
+	test "$((bad1 - bad0))" = "$NBAD"
 # random bytes, 50 requests: every one answered or closed, toed alive
 for i in $(seq 50); do
 	$CTLC "$SOCK" send "$(head -c $((RANDOM % 600 + 1)) /dev/urandom | od -An -v -tx1 | tr -d ' \n')" >/dev/null 2>&1

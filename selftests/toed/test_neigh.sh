@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 17
+plan 20
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -95,4 +95,18 @@ check "the receive queue overran and toed resynchronised" \
 	jq -e '.daemon.netlink_overruns > 0 and .daemon.resyncs > 1' <<<"$st"
 nsx a ip neigh flush dev va
 check "flush: the map follows" wait_for 10 same va "$VA"
+# A neighbour dump interrupted: the kernel flags a dump a change
+# interrupted with NLM_F_DUMP_INTR (the neighbour dump never does, so
+# toed's test knob TOE_TOED_NEIGH_DUMP_INTR flags its first N).  toed
+# starts over with empty sets, each time, and the map ends equal to ip
+# neigh show, an entry made while toed was away included.
+stop_toed
+nsx a ip neigh add 10.202.0.61 lladdr 02:00:00:00:61:01 dev va nud permanent
+TOE_TOED_NEIGH_DUMP_INTR=3 start_toed "$cfg" || { fail "toed starts again"; tail -5 "$TOED_LOG"; }
+restarts() { ctl -j stats | jq -e '.daemon.dump_restarts == 3' >/dev/null; }
+check "three interrupted neighbour dumps: toed redid the dump three times ($(ctl -j stats | jq -c '.daemon | {resyncs, dump_restarts}'))" \
+	wait_for 5 restarts
+check "  and the map equals ip neigh show (the entry made while toed was away in it)" \
+	wait_for 5 same va "$VA"
+check "  (10.202.0.61 in it)" in_map "$VA" "10.202.0.61 02:00:00:00:61:01 PERMANENT"
 finish

@@ -3,9 +3,12 @@
 """Count the TCP frames an interface receives, by destination MAC, for S
 seconds (AF_PACKET; what tcpdump would show, without tcpdump).
 
-  ethcount.py IFACE SECONDS [TCP_PORT]
-Prints one JSON object: {"aa:bb:..": frames, ...}, then exits.  Prints
-"ready" on stderr once the socket is bound.
+  ethcount.py IFACE SECONDS [TCP_PORT [times]]
+Prints one JSON object: {"aa:bb:..": frames, ...}, then exits; with
+"times", {"aa:bb:..": [frames, first, last], ...}, first and last the
+kernel's receive times of that MAC's first and last frame (SO_TIMESTAMPNS,
+seconds since the epoch, as `date +%s.%N`).  Prints "ready" on stderr once
+the socket is bound.
 """
 import json
 import socket
@@ -15,7 +18,11 @@ import time
 
 ifname, secs = sys.argv[1], float(sys.argv[2])
 port = int(sys.argv[3]) if len(sys.argv) > 3 else None
+times = len(sys.argv) > 4 and sys.argv[4] == "times"
+SO_TIMESTAMPNS = 35  # <asm-generic/socket.h>; SCM_TIMESTAMPNS the same
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 s.bind((ifname, 0))
 s.settimeout(0.1)
 print("ready", file=sys.stderr, flush=True)
@@ -23,9 +30,15 @@ counts = {}
 end = time.time() + secs
 while time.time() < end:
     try:
-        frame, addr = s.recvfrom(65535)
+        frame, anc, _, addr = s.recvmsg(65535, socket.CMSG_SPACE(16))
     except socket.timeout:
         continue
+    ts = time.time()
+    for lvl, typ, data in anc:
+        if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
+            sec, nsec = struct.unpack("qq", data[:16])
+            if abs(sec + nsec / 1e9 - ts) < 5:  # not a delivery time
+                ts = sec + nsec / 1e9
     if addr[2] == socket.PACKET_OUTGOING or len(frame) < 34:
         continue
     if struct.unpack("!H", frame[12:14])[0] != 0x0800 or frame[23] != 6:
@@ -36,5 +49,10 @@ while time.time() < end:
         if port not in (sp, dp):
             continue
     mac = ":".join("%02x" % b for b in frame[0:6])
-    counts[mac] = counts.get(mac, 0) + 1
+    if times:
+        c = counts.setdefault(mac, [0, ts, ts])
+        c[0] += 1
+        c[1], c[2] = min(c[1], ts), max(c[2], ts)
+    else:
+        counts[mac] = counts.get(mac, 0) + 1
 print(json.dumps(counts))

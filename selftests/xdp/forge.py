@@ -11,6 +11,9 @@ handshake IFACE RMAC STEPS SRC SPORT DST DPORT [BYTES]
 synack IFACE RMAC SRC SPORT DST DPORT ISN
         one SYN-ACK from SRC to DST acking ISN (the other side's part of a
         forged handshake)
+rst IFACE RMAC SRC SPORT DST DPORT SEQ
+        an RST and an RST-ACK from SRC to DST, sequence number SEQ (a
+        forgery in SRC's name: sent on the other side's interface)
 flood IFACE RMAC N NET DST DPORT
         N SYNs to DST:DPORT from random addresses NET.100-NET.250 and ports,
         through a raw packet socket; prints how many were sent and how long
@@ -99,6 +102,12 @@ def synack(iface, rmac, src, sport, dst, dport, isn):
     s.send(frame(smac, mac(rmac), src, dst, int(sport), int(dport), 0x12, 5000, int(isn) + 1))
 
 
+def rst(iface, rmac, src, sport, dst, dport, seq):
+    s, smac = sock(iface)
+    for fl in (0x04, 0x14):
+        s.send(frame(smac, mac(rmac), src, dst, int(sport), int(dport), fl, int(seq), 0))
+
+
 def flood(iface, rmac, n, net, dst, dport):
     s, smac = sock(iface)
     dm, n, dport = mac(rmac), int(n), int(dport)
@@ -182,7 +191,7 @@ def rx(iface, interval, seconds):
 
 
 if __name__ == "__main__":
-    cmds = {"handshake": handshake, "synack": synack, "flood": flood, "count": count, "csum": csum_check,
+    cmds = {"handshake": handshake, "synack": synack, "rst": rst, "flood": flood, "count": count, "csum": csum_check,
             "rx": rx}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         raise SystemExit(__doc__)

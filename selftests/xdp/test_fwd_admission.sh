@@ -12,12 +12,17 @@
 #  - A running fast-path flow, then iptables -I FORWARD ... -j DROP for it:
 #    the server's received bytes (sampled every 10 ms) stop within 100 ms
 #    of the command; the rule removed, a new connection is admitted again.
+#  - An RST (and an RST-ACK) forged in the client's name, out of its
+#    window, sent from the server's side of the router to a running
+#    fast-path flow: the fast path judges it on the wrong interface and
+#    leaves it to the stack; the flow stays established in toe_fwd, its
+#    fast-path counters growing, and arrives intact.
 #  - 100,000 spoofed SYNs policy names while a fast-path flow runs: the
 #    flow stays in the fast path (its toe_fwd counters grow, the kernel
 #    forwards under 1 % of its packets), the SYNs never enter toe_fwd.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 27
+plan 30
 need_cmd iptables
 # Debian's python3-scapy is for Debian's python3, which another python3
 # earlier in PATH may not be.
@@ -144,6 +149,25 @@ a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $FWD_STAT)
 check "the rule removed: a new connection gets through intact" intact after
 check "  and is admitted to the fast path again ($((a1 - a0)) admission, $FWD_HOOK forwarded $((x1 - x0)) packets)" \
 	test $((a1 - a0)) -ge 1 -a $((x1 - x0)) -ge $((20000000 / 1500 / 2))
+
+# ---- an RST forged in the client's name on the server's side
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 3)" >"$work/rst_flow.json"
+wait_for 3 est_5301 || fail "the flow before the forged RST is admitted"
+cport=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq '[.[] | select(.formatted.value.state == 3) | .formatted.key |
+	select(.lport == 5301 or .rport == 5301) | if .lport == 5301 then .rport else .lport end][0]')
+sleep "$(slow 0.5)"
+w0=$(st $STAT_XDP_FWD_WRONG_IF)
+set -- $(fwd_entry 5301); p0=${2:-0}
+nsx s $FORGE rst s1 $R1MAC $C4 "$cport" $S4 5301 305419896
+sleep "$(slow 0.5)"
+set -- $(fwd_entry 5301); st1=${1:-none} p1=${2:-0}
+w1=$(st $STAT_XDP_FWD_WRONG_IF)
+check "forged RST and RST-ACK in the client's name (port $cport) on the server's side: judged on the wrong interface ($((w1 - w0)) counted)" \
+	test $((w1 - w0)) -ge 2
+check "  the flow stays established in $MAP_FWD (state $st1), its fast path growing ($p0 -> $p1 packets)" \
+	test "$st1" = 3 -a $((p1 - p0)) -gt 10
+wait_for 10 test -s "$work/rst_flow.json"
+check "  and arrives intact" intact rst_flow
 
 # ---- SYN flood while a fast-path flow runs
 nsx r iptables -A FORWARD -p tcp --dport 5301

@@ -598,11 +598,18 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 		} else if (!strcmp(w[i].s, "dev")) {
 			NEED(1, "an interface name");
 			i++;
-			if (strlen(w[i].s) >= IF_NAMESIZE || !w[i].s[0])
+			if (!w[i].s[0])
 				return perr(
 					x, w[i].col,
 					"expected an interface name, got '%s'",
 					shown(w[i].s));
+			/* the kernel's limit: IF_NAMESIZE with its NUL */
+			if (strlen(w[i].s) >= IF_NAMESIZE)
+				return perr(
+					x, w[i].col,
+					"interface name '%s' is %zu characters long; at most %d",
+					shown(w[i].s), strlen(w[i].s),
+					IF_NAMESIZE - 1);
 			strcpy(d->ifname, w[i].s);
 		} else if (!strcmp(w[i].s, "nconn")) {
 			NEED(1, "a number");

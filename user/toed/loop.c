@@ -350,9 +350,10 @@ static void loop(void)
 
 	while (!stop) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(D->epfd, evs, 16,
-				   reconcile_timeout_ms(metrics_timeout_ms(
-					   ctl_timeout_ms())));
+		int n = epoll_wait(
+			D->epfd, evs, 16,
+			nft_timeout_ms(reconcile_timeout_ms(
+				metrics_timeout_ms(ctl_timeout_ms()))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -364,6 +365,7 @@ static void loop(void)
 		ctl_expire();
 		metrics_run();
 		reconcile_tick(); /* events lost: made good */
+		nft_heartbeat(); /* the route cache's lease */
 	}
 }
 

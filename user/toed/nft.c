@@ -46,6 +46,7 @@ static struct {
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
 	__u64 netns; /* toed's network namespace (cookie): whose routes it follows */
+	__u64 renewed_ns; /* the lease last written (0: toed vouches for none) */
 } N = { .fd = -1, .again_fd = -1 };
 
 static void unmap(void)
@@ -107,16 +108,46 @@ static bool home_ok(void)
 	return home == N.netns;
 }
 
+static void write_lease(void)
+{
+	N.renewed_ns = toe_now_ns();
+	__atomic_store_n(&N.g->lease_ns, N.renewed_ns + TOE_FWD_LEASE_NS,
+			 __ATOMIC_RELEASE);
+}
+
 static void renew_lease(void)
 {
+	N.renewed_ns = 0;
 	if (!map_gen() || !home_ok())
 		return;
 	if (N.no_route_cache)
 		__atomic_store_n(&N.g->rt_gen, 0, __ATOMIC_RELEASE);
 	else if (!__atomic_load_n(&N.g->rt_gen, __ATOMIC_ACQUIRE))
 		nft_route_changed();
-	__atomic_store_n(&N.g->lease_ns, toe_now_ns() + TOE_FWD_LEASE_NS,
-			 __ATOMIC_RELEASE);
+	write_lease();
+}
+
+/*
+ * The lease again every TOE_FWD_RT_RENEW_MS between the 2 s ticks (which
+ * look the map up again): the forward path uses its route cache only
+ * while the lease is younger than TOE_FWD_RT_FRESH_NS, so that a route or
+ * neighbour change after toed's death (no rt_gen bump) is followed within
+ * that time.  Only the mapped value is written: one store.
+ */
+void nft_heartbeat(void)
+{
+	if (N.fd < 0 || !N.g || !N.renewed_ns || N.no_route_cache)
+		return;
+	if (toe_now_ns() - N.renewed_ns >= TOE_FWD_RT_RENEW_MS * 1000000ULL)
+		write_lease();
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next heartbeat. */
+int nft_timeout_ms(int ms)
+{
+	if (N.fd < 0 || !N.g || !N.renewed_ns || N.no_route_cache)
+		return ms;
+	return ms < 0 || ms > TOE_FWD_RT_RENEW_MS ? TOE_FWD_RT_RENEW_MS : ms;
 }
 
 /*
@@ -299,6 +330,7 @@ void nft_close(void)
 		return;
 	if (map_gen())
 		__atomic_store_n(&N.g->lease_ns, 0, __ATOMIC_RELEASE);
+	N.renewed_ns = 0;
 	unmap();
 	close(N.fd);
 	N.fd = -1;

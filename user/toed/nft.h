@@ -40,6 +40,12 @@ __u64 nft_route_changes(void);
 void nft_route_cache(bool on);
 /* The 2 s timer: renew the lease (and follow a datapath loaded anew). */
 void nft_tick(void);
+/*
+ * The lease renewed every TOE_FWD_RT_RENEW_MS (the route cache's
+ * freshness); nft_timeout_ms bounds epoll's wait (ms, -1: none) by it.
+ */
+void nft_heartbeat(void);
+int nft_timeout_ms(int ms);
 /* toed stops: give the lease back (the fast path stops trusting it now). */
 void nft_close(void);
 
