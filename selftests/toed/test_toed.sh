@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 58
+plan 60
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -92,12 +92,18 @@ check "monitor (text) shows the same events" test "$(grep -c '^\[flow_offloaded\
 check "stats: toed counted 3 offloaded and closed events" \
 	jq -e '.daemon.events_flow_offloaded == 3 and .daemon.events_flow_closed >= 3' < <(ctl -j stats)
 
+check "stats: toed counted the server's listen_start event" \
+	jq -e '.daemon.events_listen_start >= 1' < <(ctl -j stats)
+
 # --- reload: good, bad, SIGHUP
 serial=$(policy_serial)
+applied=$(ctl -j stats | jq '.daemon.policy_applied')
 cp "$cfg" "$cfg.good"
 echo "rule offload dev t3 rport 5400" >>"$cfg"
 check "toectl reload applies the new file" ctl reload
 check "the policy serial moved on" test "$(policy_serial)" -gt "$serial"
+check "  counted once in toectl stats (policy_applied)" \
+	jq -e --argjson a "$applied" '.daemon.policy_applied == $a + 1' < <(ctl -j stats)
 check "monitor saw the policy applied" jq -e -s '[.[] | select(.event == "policy")] | length >= 1' "$MON"
 check "policy now shows the new rule" grep -q "^rule offload dev t3 rport 5400" < <(ctl policy)
 serial=$(policy_serial)
