@@ -6,9 +6,10 @@
 # load over the datapath with --wait 0, which toed follows
 # (datapath_reloads), then a good reload; toe-loader unload under toed
 # (datapath_unloads, read once loaded again), a reload failing for want of a datapath, and a load
-# with --wait 0 right after it.
+# with --wait 0 right after it; and a reload while another process holds
+# the lock fails naming it (the apply takes the lock).
 . "$(dirname "$0")/setup.sh"
-plan 9
+plan 11
 toed_t3 locks
 tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
 LOAD=(load --cgroup "$CG" --dev va --hook xdp --wait 0)
@@ -38,4 +39,17 @@ again() { ctl reload >/dev/null; }
 check "and toed applies on the new datapath" wait_for 5 again
 check "toectl stats counted the unload (datapath_unloads $u0 -> $(st .control.datapath_unloads))" \
 	test "$(st .control.datapath_unloads)" -gt "$u0"
+
+# And the apply does take the lock: held by another process (flock -o:
+# flock itself holds it), toectl reload waits its bounded time and fails
+# naming the holder; once it is let go, the reload applies.
+lock=$(ls /run/opentoe/locks/"$(basename "$PIN")".*.change.lock 2>/dev/null | head -n 1)
+flock -o -x "$lock" sleep 20 & holder=$!
+defer "kill $holder 2>/dev/null"
+sleep 0.3
+out=$(ctl reload 2>&1); rc=$?
+check "toectl reload while another process holds the change lock fails naming it (rc $rc): $out" \
+	test "$rc" != 0 -a -n "$(grep -F "locked by pid $holder (flock)" <<<"$out")"
+kill "$holder"; wait "$holder" 2>/dev/null
+check "  and applies once the lock is let go" ctl reload
 finish
