@@ -8,7 +8,7 @@
 # is over; a scrape's cost with 262,144 flow records in toe_flows; the
 # rules of dist/prometheus checked and unit-tested with promtool.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 40
+plan 42
 need_cmd curl promtool prometheus ss
 need_built selftests/flowfill
 
@@ -92,6 +92,20 @@ check "toectl status answers in ${ms} ms while three clients stall on the metric
 check "and a scrape is answered meanwhile" \
 	test "$(mcurl -o /dev/null -w '%{http_code}' "$URL/metrics")" = 200
 kill "$STALL" 2>/dev/null; wait "$STALL" 2>/dev/null
+# six half requests from one address (over PER_IP_LIMIT, 4): the stalest
+# go as the next arrive (metrics_evicted); the rest are cut at the 3 s
+# request deadline (metrics_deadline)
+e0=$(ctl -j stats | jq .control.metrics_evicted) d0=$(ctl -j stats | jq .control.metrics_deadline)
+nsx a python3 -c "
+import socket, time
+ss = []
+for _ in range(6):
+    s = socket.create_connection(('127.0.0.1', $MPORT)); s.sendall(b'GET /metr'); ss.append(s); time.sleep(0.05)
+time.sleep(3.8)"
+check "six stalled clients from one address: the stalest evicted (metrics_evicted $e0 -> $(ctl -j stats | jq .control.metrics_evicted))" \
+	test "$(ctl -j stats | jq .control.metrics_evicted)" -gt "$e0"
+check "  and the others cut at the 3 s request deadline (metrics_deadline $d0 -> $(ctl -j stats | jq .control.metrics_deadline))" \
+	test "$(ctl -j stats | jq .control.metrics_deadline)" -gt "$d0"
 
 # --- a second toed on the same port: refused at start, naming it
 out=$(nsx a timeout 10 toed --config "$cfg" --pin-dir "$PIN.other" --run-dir "$CONF_DIR/run2" \

@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 60
+plan 61
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -94,6 +94,9 @@ check "stats: toed counted 3 offloaded and closed events" \
 
 check "stats: toed counted the server's listen_start event" \
 	jq -e '.daemon.events_listen_start >= 1' < <(ctl -j stats)
+in_cg a python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 5399)); s.listen(); time.sleep(0.2); s.close()'
+lstop() { ctl -j stats | jq -e '.daemon.events_listen_stop >= 1' >/dev/null; }
+check "  and a listener closed in the cgroup: listen_stop" wait_for 3 lstop
 
 # --- reload: good, bad, SIGHUP
 serial=$(policy_serial)
