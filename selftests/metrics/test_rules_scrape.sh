@@ -6,18 +6,26 @@
 # selftests/metrics/scrape2test.py makes the scrapes (one a minute) the
 # input series of a promtool unit test, and rules_on_scrape.yml asserts the
 # recording rules' labels and values and which alerts fire (near capacity,
-# refusals rising with reason capacity, nothing else).  A label on the
+# refusals rising with reason capacity, nothing else).  toed's --metrics
+# address appears only after toed started (metrics_bind_failed, retried).  A label on the
 # wrong family, or a family renamed, fails it: the rules find nothing.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 5
+plan 7
 need_cmd curl promtool
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf_t3 rules 2)
 MPORT=$(nsx a python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-start_toed "$cfg" --metrics "$MPORT" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
-scrape() { nsx a curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" >"$1"; }
+# --metrics on an address namespace a does not have yet: toed runs on,
+# counts the failed bind (metrics_bind_failed) and binds once it is there
+MADDR=10.202.0.77
+start_toed "$cfg" --metrics "$MADDR:$MPORT" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+bfail() { [ "$(ctl -j stats | jq .control.metrics_bind_failed)" -ge 1 ]; }
+check "--metrics on an absent address: toed runs on, metrics_bind_failed counts it" wait_for 3 bfail
+nsx a ip addr add "$MADDR/32" dev va
+scrape() { nsx a curl -sf --max-time 5 "http://$MADDR:$MPORT/metrics" >"$1"; }
+check "  and serves once the address is there" wait_for 10 scrape "$CONF_DIR/first"
 server 5300 || { fail "server"; finish; }
-client --addr "$B4" --port 5300 --count 2 --hold 20 >/dev/null &
+client --addr "$B4" --port 5300 --count 2 --hold 120 >/dev/null &
 HOLD=$!
 defer "kill $HOLD 2>/dev/null"
 full() { ctl -j devices | jq -e '.[] | select(.device == "t3") | .live == 2' >/dev/null; }
