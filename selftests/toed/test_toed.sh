@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 61
+plan 62
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -97,6 +97,23 @@ check "stats: toed counted the server's listen_start event" \
 in_cg a python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 5399)); s.listen(); time.sleep(0.2); s.close()'
 lstop() { ctl -j stats | jq -e '.daemon.events_listen_stop >= 1' >/dev/null; }
 check "  and a listener closed in the cgroup: listen_stop" wait_for 3 lstop
+# a monitor client that never reads, while 3,000 listeners open and close
+# in the cgroup (6,000 events): the lines it cannot take are counted lost
+ml0=$(ctl -j stats | jq .daemon.monitor_lost)
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"monitor\n"); time.sleep(4)' \
+	"$RUN/toed.sock" & SLOWMON=$!
+defer "kill $SLOWMON 2>/dev/null"
+sleep 0.3
+in_cg a python3 -c '
+import socket
+for i in range(3000):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); s.close()'
+mlost() { [ "$(ctl -j stats | jq .daemon.monitor_lost)" -gt "$ml0" ]; }
+check "a monitor client that does not read: its lines counted lost (monitor_lost $ml0 -> $(ctl -j stats | jq .daemon.monitor_lost))" \
+	wait_for 5 mlost
+kill "$SLOWMON" 2>/dev/null; wait "$SLOWMON" 2>/dev/null
 
 # --- reload: good, bad, SIGHUP
 serial=$(policy_serial)
