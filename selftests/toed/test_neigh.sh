@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 20
+plan 21
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -64,6 +64,15 @@ nsx a ip addr del 10.203.0.1/24 dev va
 lgone() { ! bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey 10.203.0.1) >/dev/null 2>&1; }
 check "an address deleted: gone from $MAP_LOCAL_ADDR" wait_for 2 lgone
 check "the peer address is not local" lgone
+# More local addresses on va than toe_local_addr holds (4,096): the writes
+# past it fail and are counted (map_errors); then they go again
+me0=$(ctl -j stats | jq .daemon.map_errors)
+for i in $(seq 0 4199); do echo "addr add 10.230.$((i / 250)).$((i % 250 + 1))/32 dev va"; done >"$CONF_DIR/addrs"
+nsx a ip -batch "$CONF_DIR/addrs" || fail "ip -batch addr add"
+merr() { [ "$(ctl -j stats | jq .daemon.map_errors)" -gt "$me0" ]; }
+check "4,200 local addresses: the writes past $MAP_LOCAL_ADDR's 4,096 counted (map_errors $me0 -> $(ctl -j stats | jq .daemon.map_errors))" \
+	wait_for 10 merr
+sed 's/^addr add/addr del/' "$CONF_DIR/addrs" | nsx a ip -batch - || fail "ip -batch addr del"
 
 # An interface that goes away takes its entries with it.
 nsx a ip link del dz
