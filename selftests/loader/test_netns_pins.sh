@@ -12,7 +12,7 @@
 # as the previous toe-loader named them (n<INODE>) are taken over by a
 # load in their namespace, and an unload still clears them all.
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 13
 dp_start nspins
 need_cmd bpftool jq python3
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
@@ -52,6 +52,8 @@ check "status in a shows b's by cookie, its inode for display" \
 	'[.programs[] | select((.pin | contains($c)) and (.pin | startswith("link_nf_") | not))] |
 		length >= 2 and all(.attach == $s)' <<<"$st" ||
 	jq -c '.programs[] | {pin, attach}' <<<"$st"
+check "  b's XDP link is not called a tcx one (its mode: $(jq -r --arg p "link_xdp_c${cb}_if$ifb" '.programs[] | select(.pin == $p) | .xdp_mode' <<<"$st"))" \
+	jq -e --arg p "link_xdp_c${cb}_if$ifb" '[.programs[] | select(.pin == $p)] | length == 1 and .[0].xdp_mode != "tcx"' <<<"$st"
 lb=$(bpftool -j link show pinned "$PIN/link_xdp_c${cb}_if$ifb" | jq .id)
 load a
 check "a reload in a leaves b's XDP link alone (id $lb)" \

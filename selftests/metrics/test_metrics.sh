@@ -8,7 +8,7 @@
 # is over; a scrape's cost with 262,144 flow records in toe_flows; the
 # rules of dist/prometheus checked and unit-tested with promtool.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 36
+plan 42
 need_cmd curl promtool prometheus ss
 need_built selftests/flowfill
 
@@ -92,6 +92,20 @@ check "toectl status answers in ${ms} ms while three clients stall on the metric
 check "and a scrape is answered meanwhile" \
 	test "$(mcurl -o /dev/null -w '%{http_code}' "$URL/metrics")" = 200
 kill "$STALL" 2>/dev/null; wait "$STALL" 2>/dev/null
+# six half requests from one address (over PER_IP_LIMIT, 4): the stalest
+# go as the next arrive (metrics_evicted); the rest are cut at the 3 s
+# request deadline (metrics_deadline)
+e0=$(ctl -j stats | jq .control.metrics_evicted) d0=$(ctl -j stats | jq .control.metrics_deadline)
+nsx a python3 -c "
+import socket, time
+ss = []
+for _ in range(6):
+    s = socket.create_connection(('127.0.0.1', $MPORT)); s.sendall(b'GET /metr'); ss.append(s); time.sleep(0.05)
+time.sleep(3.8)"
+check "six stalled clients from one address: the stalest evicted (metrics_evicted $e0 -> $(ctl -j stats | jq .control.metrics_evicted))" \
+	test "$(ctl -j stats | jq .control.metrics_evicted)" -gt "$e0"
+check "  and the others cut at the 3 s request deadline (metrics_deadline $d0 -> $(ctl -j stats | jq .control.metrics_deadline))" \
+	test "$(ctl -j stats | jq .control.metrics_deadline)" -gt "$d0"
 
 # --- a second toed on the same port: refused at start, naming it
 out=$(nsx a timeout 10 toed --config "$cfg" --pin-dir "$PIN.other" --run-dir "$CONF_DIR/run2" \
@@ -156,6 +170,32 @@ agree "opentoe_device_offloaded_total{device=t3} = toectl devices' offloaded" 'o
 agree "opentoe_xdp_parse_packets_total{result=tcp} = toectl stats .datapath.xdp_parse_tcp" 'opentoe_xdp_parse_packets_total{result="tcp"}' '.datapath.xdp_parse_tcp' stats
 agree "flows closed by decision add up to the flow_closed events" 'sum(opentoe_flows_closed_total)' '.daemon.events_flow_closed' stats
 kill "$PROM"; wait "$PROM" 2>/dev/null
+
+# --- every toectl stats counter the metrics carry (cmaps[] of
+# user/toed/metrics.c, listed by scripts/counters.py) equals its series in
+# a scrape taken just before (requests: toectl's own request may be counted
+# by then, one more; no module: its kmod_ series may be absent); and the families that are not toectl counters
+mcurl "$URL/metrics" >"$M.after"
+ctl -j stats >"$CONF_DIR/stats.json"
+python3 "$TOE_TOP/scripts/counters.py" --cmaps "$TOE_TOP" >"$CONF_DIR/cmaps"
+diffs=$(while read -r key fam labels; do
+	[ "$labels" = - ] && want=$fam || want="$fam{$labels}"
+	got=$(awk -v n="$want" '$1 == n { print $2 }' "$M.after")
+	t=$(jq --arg k "$key" '.daemon[$k] // .control[$k]' "$CONF_DIR/stats.json")
+	if [ "$key" = requests ]; then [ "$((t - got))" -le 1 ] 2>/dev/null && continue
+	elif [ "$got" = "$t" ]; then continue
+	elif [ -z "$got" ] && [ "$t" = 0 ] && [[ $key == kmod_* ]]; then continue; fi # no module: no series
+	echo "$key: toectl $t, $want ${got:-absent}"
+done <"$CONF_DIR/cmaps")
+check "every toectl stats counter equals its metrics series ($(wc -l <"$CONF_DIR/cmaps") of them)${diffs:+: $diffs}" \
+	test -z "$diffs" -a -s "$CONF_DIR/cmaps"
+check "opentoe_datapath_loaded 1, opentoe_policy_rules 1 and opentoe_policy_serial >= 1 (conf_t3: one rule)" awk '
+	$1 == "opentoe_datapath_loaded" { l = $2 == 1 } $1 == "opentoe_policy_rules" { r = $2 == 1 }
+	$1 == "opentoe_policy_serial" { s = $2 >= 1 } END { exit !(l && r && s) }' "$M.after"
+check "opentoe_policy_apply_duration_seconds: toed's last apply, over 0 and under 5 s" awk '
+	$1 == "opentoe_policy_apply_duration_seconds" { d = $2 > 0 && $2 < 5 } END { exit !d }' "$M.after"
+check "opentoe_device_released_total{device=t3}: the 4 connections' slots given back" awk '
+	$1 == "opentoe_device_released_total{device=\"t3\"}" { r = $2 >= 4 } END { exit !r }' "$M.after"
 
 # --- a scrape's cost with 262,144 records in toe_flows: toed's CPU time
 # per scrape over 200 scrapes (utime + stime from /proc, whatever else

@@ -8,11 +8,11 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
-plan 16
+plan 19
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
-rule bypass lport 5500-5503
-rule bypass rport 5500-5503
+rule bypass lport 5500-5504
+rule bypass rport 5500-5504
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
@@ -21,6 +21,7 @@ in_cg a python3 "$TCPX" server --port 5500 >"$out" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$out" || { fail "server"; finish; }
 N=300000
+m0=$(stat_of "$PIN" $STAT_BYP_MSGS)
 in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5500 --send $N --hold 4 >"$CONF_DIR/held" &
 cpid=$!
 defer "kill $cpid 2>/dev/null"
@@ -40,6 +41,8 @@ check "the server's row: the same bytes in" \
 	jq -e --argjson n $N '.[] | select(.lport == 5500) | .bypass.bytes_in >= $n' <<<"$fl"
 check "  while TCP itself carried almost nothing (bytes_acked < $N)" \
 	jq -e --argjson n $N --argjson lp "$lp" '.[] | select(.lport == $lp) | .bytes_acked < $n' <<<"$fl"
+check "  the datapath counted the redirected messages (bypass_msgs grew)" \
+	test "$(stat_of "$PIN" $STAT_BYP_MSGS)" -gt "$m0"
 txt=$(ctl flows port 5500)
 echo "$txt"
 check "text: BYTES_OUT of the client's row counts the bypassed bytes" \
@@ -67,6 +70,7 @@ in_cg a python3 "$TCPX" server --port 5501 --delay 3 >"$CONF_DIR/slow.out" 2>&1 
 defer "kill $!"
 wait_for 5 grep -q ready "$CONF_DIR/slow.out" || { fail "slow server"; finish; }
 M=$((32 << 20))
+t0=$(stat_of "$PIN" $STAT_BYP_TO_TCP) tm0=$(stat_of "$PIN" $STAT_BYP_TCP_MSGS)
 in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5501 --send $M --chunk 65536 >"$CONF_DIR/slow.cli" &
 cpid=$!
 switched() { ctl -j flows port 5501 | jq -e '[.[] | select(.bypass.to_tcp >= 1)] | length == 1' >/dev/null; }
@@ -80,6 +84,8 @@ check "  after redirecting at least the queue limit (4 MiB)" \
 	jq -e '.[] | select(.rport == 5501) | .bypass.bytes_out >= 4194304' <<<"$fl"
 check "  and its later sends went over TCP (tcp_bytes_out > 0), the peer's queue kept under 2 x its limit" \
 	jq -e '.[] | select(.rport == 5501) | .bypass.tcp_bytes_out > 0 and .bypass.bytes_out < 8388608' <<<"$fl"
+check "  the datapath counted the switch (bypass_to_tcp) and the sends over TCP (bypass_tcp_msgs)" \
+	test "$(stat_of "$PIN" $STAT_BYP_TO_TCP)" -gt "$t0" -a "$(stat_of "$PIN" $STAT_BYP_TCP_MSGS)" -gt "$tm0"
 check "  the reader's row has no switch of its own" \
 	jq -e '.[] | select(.lport == 5501) | .bypass.to_tcp == 0 and .bypass.to_tcp_why.backlog == 0' <<<"$fl"
 timeout 60 tail --pid=$cpid -f /dev/null || fail "  the 32 MiB transfer did not end in 60 s"
@@ -123,4 +129,31 @@ timeout 60 tail --pid=$rpid -f /dev/null && timeout 60 tail --pid=$npid -f /dev/
 wait $rpid $npid
 both_verified() { verified "$CONF_DIR/room.out" $M && verified "$CONF_DIR/noroom.out" $M; }
 check "  both readers got all 24 MiB in order, byte for byte" both_verified
+
+# Back to the peer: a writer sent to TCP by the soft limit (8 MiB to a
+# reader with room that waits 2 s) writes again once TCP's bytes are acked
+# and read: that send goes to the peer again (bypass_to_peer).
+in_cg a python3 -c '
+import socket, time
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE
+l.bind(("127.0.0.1", 5504)); l.listen(); print("ready", flush=True)
+c, _ = l.accept(); time.sleep(2); n = 0
+while True:
+    b = c.recv(1 << 16)
+    if not b: break
+    n += len(b)
+print(n, flush=True)' >"$CONF_DIR/back.out" 2>&1 &
+defer "kill $!"
+wait_for 5 grep -q ready "$CONF_DIR/back.out" || { fail "server for the way back"; finish; }
+p0=$(stat_of "$PIN" $STAT_BYP_TO_PEER)
+in_cg a python3 -c '
+import socket, time
+s = socket.create_connection(("127.0.0.1", 5504))
+for _ in range(128): s.sendall(b"x" * 65536)
+time.sleep(4)
+s.sendall(b"x" * 65536); time.sleep(0.5); s.close()' || fail "the way back: the client failed"
+wait_for 5 grep -qx $((129 << 16)) "$CONF_DIR/back.out" || fail "the way back: the reader got $(tail -1 "$CONF_DIR/back.out") bytes, not $((129 << 16))"
+check "a writer sent to TCP comes back to the peer once TCP's data is read (bypass_to_peer grew)" \
+	test "$(stat_of "$PIN" $STAT_BYP_TO_PEER)" -gt "$p0"
 finish

@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 20
+plan 24
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -20,6 +20,11 @@ nsx a ip link add du type veth peer name dup && nsx a ip link set du up && nsx a
 start_toed "$cfg" --interface dz || { fail "toed starts"; cat "$TOED_LOG"; finish; }
 ifidx() { nsx a ip -j link show "$1" | jq '.[0].ifindex'; }
 VA=$(ifidx va) DZ=$(ifidx dz) DU=$(ifidx du)
+S0=$(ctl -j stats)
+# grew JQ_KEYS: toectl stats' daemon counters KEYS (.daemon.a, .daemon.b)
+# all above their value in S0
+grew() { jq -e --argjson s0 "$S0" "[$1] as \$now | (\$s0 | [$1]) as \$was |
+	[range(\$now | length) | \$now[.] > \$was[.]] | all" < <(ctl -j stats) >/dev/null; }
 
 in_map() { # IFINDEX "DST LLADDR STATE"
 	bpftool -j map dump pinned "$PIN/$MAP_NEIGH" | python3 "$NMAP" map "$1" | grep -xF -- "$2" >/dev/null
@@ -59,10 +64,24 @@ nsx a ip addr del 10.203.0.1/24 dev va
 lgone() { ! bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey 10.203.0.1) >/dev/null 2>&1; }
 check "an address deleted: gone from $MAP_LOCAL_ADDR" wait_for 2 lgone
 check "the peer address is not local" lgone
+# More local addresses on va than toe_local_addr holds (4,096): the writes
+# past it fail and are counted (map_errors); then they go again
+me0=$(ctl -j stats | jq .daemon.map_errors)
+for i in $(seq 0 4199); do echo "addr add 10.230.$((i / 250)).$((i % 250 + 1))/32 dev va"; done >"$CONF_DIR/addrs"
+nsx a ip -batch "$CONF_DIR/addrs" || fail "ip -batch addr add"
+merr() { [ "$(ctl -j stats | jq .daemon.map_errors)" -gt "$me0" ]; }
+check "4,200 local addresses: the writes past $MAP_LOCAL_ADDR's 4,096 counted (map_errors $me0 -> $(ctl -j stats | jq .daemon.map_errors))" \
+	wait_for 10 merr
+sed 's/^addr add/addr del/' "$CONF_DIR/addrs" | nsx a ip -batch - || fail "ip -batch addr del"
 
 # An interface that goes away takes its entries with it.
 nsx a ip link del dz
 check "interface deleted: its neighbours are gone" wait_for 2 not_in_map "$DZ" 192.0.2.10
+
+check "toectl stats counted the neighbour writes and deletes, and the messages (neigh_set, neigh_del, netlink_messages)" \
+	grew ".daemon.neigh_set, .daemon.neigh_del, .daemon.netlink_messages"
+check "  the address writes and deletes (addr_set, addr_del)" grew ".daemon.addr_set, .daemon.addr_del"
+check "  and the link events (link_events: dz deleted)" grew ".daemon.link_events"
 
 # --- 100,000 updates, small receive buffer
 stop_toed TERM

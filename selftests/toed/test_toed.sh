@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 58
+plan 62
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -92,12 +92,38 @@ check "monitor (text) shows the same events" test "$(grep -c '^\[flow_offloaded\
 check "stats: toed counted 3 offloaded and closed events" \
 	jq -e '.daemon.events_flow_offloaded == 3 and .daemon.events_flow_closed >= 3' < <(ctl -j stats)
 
+check "stats: toed counted the server's listen_start event" \
+	jq -e '.daemon.events_listen_start >= 1' < <(ctl -j stats)
+in_cg a python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 5399)); s.listen(); time.sleep(0.2); s.close()'
+lstop() { ctl -j stats | jq -e '.daemon.events_listen_stop >= 1' >/dev/null; }
+check "  and a listener closed in the cgroup: listen_stop" wait_for 3 lstop
+# a monitor client that never reads, while 3,000 listeners open and close
+# in the cgroup (6,000 events): the lines it cannot take are counted lost
+ml0=$(ctl -j stats | jq .daemon.monitor_lost)
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"monitor\n"); time.sleep(4)' \
+	"$RUN/toed.sock" & SLOWMON=$!
+defer "kill $SLOWMON 2>/dev/null"
+sleep 0.3
+in_cg a python3 -c '
+import socket
+for i in range(3000):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); s.close()'
+mlost() { [ "$(ctl -j stats | jq .daemon.monitor_lost)" -gt "$ml0" ]; }
+check "a monitor client that does not read: its lines counted lost (monitor_lost $ml0 -> $(ctl -j stats | jq .daemon.monitor_lost))" \
+	wait_for 5 mlost
+kill "$SLOWMON" 2>/dev/null; wait "$SLOWMON" 2>/dev/null
+
 # --- reload: good, bad, SIGHUP
 serial=$(policy_serial)
+applied=$(ctl -j stats | jq '.daemon.policy_applied')
 cp "$cfg" "$cfg.good"
 echo "rule offload dev t3 rport 5400" >>"$cfg"
 check "toectl reload applies the new file" ctl reload
 check "the policy serial moved on" test "$(policy_serial)" -gt "$serial"
+check "  counted once in toectl stats (policy_applied)" \
+	jq -e --argjson a "$applied" '.daemon.policy_applied == $a + 1' < <(ctl -j stats)
 check "monitor saw the policy applied" jq -e -s '[.[] | select(.event == "policy")] | length >= 1' "$MON"
 check "policy now shows the new rule" grep -q "^rule offload dev t3 rport 5400" < <(ctl policy)
 serial=$(policy_serial)

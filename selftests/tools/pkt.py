@@ -66,6 +66,14 @@ def v4(src, dst, l4, ihl=5, proto=6):
 def v6(src, dst, l4):
     return struct.pack("!IHBB16s16s", 6 << 28, len(l4), 6, 64,
                        socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)) + l4
+def v4tot(h, tot): return h[:2] + struct.pack("!H", tot) + h[4:]
+def v4frag(h): return h[:6] + struct.pack("!H", 0x2000) + h[8:]  # MF set
+def v6ext(src, dst, nhs, l4):
+    # extension headers of 8 bytes each, next header nhs[0] first (60:
+    # destination options, 0: hop-by-hop), the last one's next header TCP
+    ext = b"".join(bytes([nh, 0, 1, 4, 0, 0, 0, 0]) for nh in nhs[1:] + [6])
+    return struct.pack("!IHBB16s16s", 6 << 28, len(ext) + len(l4), nhs[0], 64,
+                       socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)) + ext + l4
 def eth(proto, l3): return b"\x02" * 6 + b"\x04" * 6 + struct.pack("!H", proto) + l3
 def csum(b):
     if len(b) % 2: b += b"\0"
@@ -155,6 +163,19 @@ else:
         "badihl": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl), ihl=4)),
         "baddoff": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl, doff=3))),
         "trunc": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)))[:40],
+        # one of each other parse result (include/toe_parse.h)
+        "notcp": eth(0x0806, b"\0" * 28),
+        "truncl2": eth(0x8100, b"\0\x01"),
+        "truncl3": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl))[:12]),
+        "truncip": eth(0x0800, v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)))[:-10],
+        "badversion": eth(0x0800, v6("fd00::2", "fd00::1", tcp(4444, 443, pl))),
+        "badiplen": eth(0x0800, v4tot(v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)), 10)),
+        "badext": eth(0x86dd, v6ext("fd00::2", "fd00::1", [60, 0], tcp(4444, 443, pl))),
+        "frag": eth(0x0800, v4frag(v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)))),
+        "unknownethertype": eth(0x1234, b"\0" * 46),
+        "vlan3": b"\x02" * 6 + b"\x04" * 6 + struct.pack("!HHHHHH", 0x8100, 1, 0x8100, 2, 0x8100, 3)
+                 + struct.pack("!H", 0x0800) + v4("10.0.0.2", "10.0.0.1", tcp(12345, 80, pl)),
+        "ext9": eth(0x86dd, v6ext("fd00::2", "fd00::1", [60] * 9, tcp(4444, 443, pl))),
         # UDP to port 9 (discard): what selftests/progs/xdp_count.bpf.c drops
         "udp9": eth(0x0800, v4("10.0.0.2", "10.0.0.1", struct.pack("!HHHH", 40000, 9, 8 + len(pl), 0) + pl,
                                proto=17)),

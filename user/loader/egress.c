@@ -157,10 +157,32 @@ static int nf_link_create(int prog_fd, __u32 pf)
  * link_nf_fwd_n<NS>_ipv4 and _ipv6.  In the home namespace it admits; in
  * another it only counts what it would have (fwd_not_home).  Netfilter
  * links cannot take a new program in place, and the kernel takes one
- * program per priority: the link an earlier load pinned is detached
- * first, then the new one made (admissions pause for that instant; flows
- * admitted stay).
+ * program per priority: the new link is made beside the one an earlier
+ * load pinned (at the next free priority), takes its pin, and the old one
+ * is detached only once the whole load succeeded (undo_forget); a load
+ * that fails later pins the old link back (UNDO_REPIN), still attached, its
+ * id unchanged.  For that instant both admit: the same toe_fwd entries,
+ * written twice.
  */
+/*
+ * The link an earlier load pinned at path (fd old, this function's now):
+ * unpinned, to be detached when the load succeeds or pinned back when it
+ * fails (UNDO_REPIN).  Non-zero, old closed and still pinned, if the
+ * rollback log cannot take it.
+ */
+static int retire_link(int old, const char *path)
+{
+	struct undo *u = undo_push(UNDO_REPIN, path);
+
+	if (!u) {
+		close(old);
+		return -ENOSPC;
+	}
+	u->fd = old;
+	unlink(path);
+	return 0;
+}
+
 int attach_nf(const struct opts *o, int prog_fd)
 {
 	static const struct {
@@ -174,18 +196,17 @@ int attach_nf(const struct opts *o, int prog_fd)
 		snprintf(pin, sizeof(pin), TOE_PIN_LINK_NF, TOE_NS_COOKIE,
 			 (unsigned long long)toe_netns_cookie(), fams[i].name);
 		toe_join(path, sizeof(path), o->pin_dir, pin);
-		old = bpf_obj_get(path);
-		if (old >= 0) {
-			bpf_link_detach(old);
-			close(old);
-			unlink(path);
-		}
 		fd = nf_link_create(prog_fd, fams[i].pf);
 		if (fd < 0) {
 			err = -errno;
 			toe_err("cannot attach the forward path's admission at netfilter FORWARD (%s): %s (TOE_LOADER_NO_NF=1 uses tc egress instead)",
 				fams[i].name, strerror(errno));
 			return err;
+		}
+		old = bpf_obj_get(path);
+		if (old >= 0 && retire_link(old, path)) {
+			close(fd);
+			return -ENOSPC;
 		}
 		err = pin_new_link(fd, path);
 		if (err)

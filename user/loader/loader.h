@@ -172,6 +172,7 @@ enum undo_kind {
 	UNDO_PROG_DETACH, /* bpf_prog_detach2 prog fd from map fd2 */
 	UNDO_TC, /* classic tc filter: old prog fd2 back, or delete id */
 	UNDO_XDP_DISP, /* take id out of the dispatcher, old prog fd2 back */
+	UNDO_REPIN, /* pin link fd back at path; on success: detach it */
 };
 
 struct bpf_map;

@@ -5,7 +5,10 @@
  * succeeded forgets them.  The log is bounded: a change that does not fit
  * is refused, and the load fails and rolls back.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -23,10 +26,29 @@
 static struct undo undo_log[UNDO_MAX];
 static int n_undo;
 
+/*
+ * The tests' fault knob: TOE_LOADER_FAIL_AT=N makes the Nth change of this
+ * run fail as it is recorded, so that a test can fail every step of a load
+ * once and check the rollback (selftests/loader/test_rollback_running.sh).
+ */
+static bool fault_here(void)
+{
+	static int calls;
+	const char *knob = getenv("TOE_LOADER_FAIL_AT");
+
+	if (!knob || atoi(knob) != ++calls)
+		return false;
+	toe_err("change %d fails (TOE_LOADER_FAIL_AT): undoing this load",
+		calls);
+	return true;
+}
+
 struct undo *undo_push(enum undo_kind kind, const char *path)
 {
 	struct undo *u;
 
+	if (fault_here())
+		return NULL;
 	if (n_undo == UNDO_MAX) {
 		toe_err("too many changes for the rollback log (at most %d): undoing this load",
 			UNDO_MAX);
@@ -116,6 +138,12 @@ static void undo_one(const struct undo *u, int next_fd)
 	case UNDO_XDP_DISP:
 		undo_xdp_disp(u);
 		break;
+	case UNDO_REPIN:
+		/* the new link is unpinned by now (newer): the old one back */
+		if (bpf_obj_pin(u->fd, u->path))
+			toe_err("cannot pin %s back: %s", u->path,
+				strerror(errno));
+		break;
 	}
 }
 
@@ -131,6 +159,12 @@ void rollback(int next_fd)
 
 void undo_forget(void)
 {
-	while (n_undo > 0)
-		undo_close(&undo_log[--n_undo]);
+	while (n_undo > 0) {
+		struct undo *u = &undo_log[--n_undo];
+
+		/* a link this load replaced, kept running until now */
+		if (u->kind == UNDO_REPIN)
+			bpf_link_detach(u->fd);
+		undo_close(u);
+	}
 }

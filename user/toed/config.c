@@ -27,9 +27,10 @@
 #include <unistd.h>
 #include "lib/netns.h"
 #include "config.h"
+#include "config_limits.h"
 
-#define MAX_LINE 4096
-#define MAX_WORDS 64
+#define MAX_LINE TOE_CFG_MAX_LINE
+#define MAX_WORDS TOE_CFG_MAX_WORDS
 #define MAX_FILE (64 << 20)
 
 struct word {
@@ -188,13 +189,14 @@ static int parse_range(struct ctx *x, const struct word *w, __u16 *lo,
 	dash = strchr(a, '-');
 	if (dash)
 		*dash = '\0';
-	if (parse_u32(x, &part, 0, 65535, "a port", &l))
+	if (parse_u32(x, &part, LIM_LO(PORT), LIM_HI(PORT), "a port", &l))
 		return -1;
 	h = l;
 	if (dash) {
 		part.s = dash + 1;
 		part.col = w->col + (int)(dash + 1 - a);
-		if (parse_u32(x, &part, 0, 65535, "a port", &h))
+		if (parse_u32(x, &part, LIM_LO(PORT), LIM_HI(PORT), "a port",
+			      &h))
 			return -1;
 		if (h < l)
 			return perr(
@@ -248,7 +250,7 @@ static int parse_prefix(struct ctx *x, const struct word *w, __u8 *family,
 			x, w->col,
 			"expected an address prefix (A.B.C.D/N or X::Y/N), got '%s'",
 			shown(w->s));
-	max = fam == TOE_AF_INET ? 32 : 128;
+	max = fam == TOE_AF_INET ? LIM_HI(PREFIX4) : LIM_HI(PREFIX6);
 	l = max;
 	if (slash) {
 		part.s = slash + 1;
@@ -285,7 +287,8 @@ static int parse_cgroup(struct ctx *x, const struct word *w, __u64 *id)
 		*id = st.st_ino;
 		return 0;
 	}
-	if (parse_u32(x, w, 1, 0xffffffffU, "a cgroup path or id", &v))
+	if (parse_u32(x, w, LIM_LO(CGROUP_ID), LIM_HI(CGROUP_ID),
+		      "a cgroup path or id", &v))
 		return -1;
 	*id = v;
 	return 0;
@@ -370,7 +373,7 @@ static bool valid_name(const char *s)
 {
 	size_t n = strlen(s), i;
 
-	if (n == 0 || n > 15)
+	if (n < LIM_LO(DEV_NAME) || n > LIM_HI(DEV_NAME))
 		return false;
 	for (i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
@@ -432,7 +435,8 @@ static int parse_share(struct ctx *x, const struct word *w, __u32 *out)
 			    shown(w->s));
 	memcpy(num, w->s, n - 1);
 	num[n - 1] = '\0';
-	return parse_u32(x, &v, 1, 100, "a share in percent", out);
+	return parse_u32(x, &v, LIM_LO(SHARE), LIM_HI(SHARE),
+			 "a share in percent", out);
 }
 
 /*
@@ -510,7 +514,7 @@ static int device_new(struct ctx *x, struct word *w, struct toe_cfg_dev **dp)
 				x, w[1].col,
 				"device '%s' is already declared on line %d",
 				w[1].s, c->devs[i].line);
-	if (c->ndevs == TOE_MAX_DEVS)
+	if (c->ndevs == (int)LIM_HI(DEVS))
 		return perr(x, w[1].col, "too many devices (at most %d)",
 			    TOE_MAX_DEVS);
 	d = &c->devs[c->ndevs];
@@ -535,8 +539,8 @@ static int device_steer(struct ctx *x, struct toe_cfg_dev *d, struct word *w,
 		d->steer = TOE_STEER_FORWARD;
 	} else if (!strcmp(w[i].s, "cpu")) {
 		NEED(1, "a CPU number");
-		if (parse_u32(x, &w[++i], 0, 4095, "a CPU number",
-			      &d->steer_cpu))
+		if (parse_u32(x, &w[++i], LIM_LO(CPU), LIM_HI(CPU),
+			      "a CPU number", &d->steer_cpu))
 			return -1;
 		d->steer = TOE_STEER_CPU;
 	} else {
@@ -598,23 +602,23 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 		} else if (!strcmp(w[i].s, "dev")) {
 			NEED(1, "an interface name");
 			i++;
-			if (!w[i].s[0])
+			if (strlen(w[i].s) < LIM_LO(IF_NAME))
 				return perr(
 					x, w[i].col,
 					"expected an interface name, got '%s'",
 					shown(w[i].s));
 			/* the kernel's limit: IF_NAMESIZE with its NUL */
-			if (strlen(w[i].s) >= IF_NAMESIZE)
+			if (strlen(w[i].s) > LIM_HI(IF_NAME))
 				return perr(
 					x, w[i].col,
-					"interface name '%s' is %zu characters long; at most %d",
+					"interface name '%s' is %zu characters long; at most %u",
 					shown(w[i].s), strlen(w[i].s),
-					IF_NAMESIZE - 1);
+					LIM_HI(IF_NAME));
 			strcpy(d->ifname, w[i].s);
 		} else if (!strcmp(w[i].s, "nconn")) {
 			NEED(1, "a number");
-			if (parse_u32(x, &w[++i], 1, 16777216, "nconn",
-				      &d->nconn))
+			if (parse_u32(x, &w[++i], LIM_LO(NCONN), LIM_HI(NCONN),
+				      "nconn", &d->nconn))
 				return -1;
 			have_nconn = true;
 		} else if (!strcmp(w[i].s, "steer")) {
@@ -674,7 +678,7 @@ static int rule_new(struct ctx *x, struct word *w, struct toe_cfg_rule **rp)
 	struct toe_cfg *c = x->c;
 	struct toe_cfg_rule *r;
 
-	if (c->nrules >= TOE_POL_MAX_RULES)
+	if (c->nrules >= (int)LIM_HI(RULES))
 		return perr(x, w[0].col, "too many rules (at most %d)",
 			    TOE_POL_MAX_RULES);
 	if (c->nrules == c->cap) {
@@ -765,12 +769,12 @@ static int rule_value(struct ctx *x, struct toe_cfg_rule *r, enum rule_key k,
 		break;
 	case RK_KEEPALIVE:
 		NEED(3, "IDLE INTVL CNT (seconds, seconds, probes)");
-		if (parse_u32(x, &w[i + 1], 1, 32767, "keepalive idle seconds",
-			      &r->ka_idle) ||
-		    parse_u32(x, &w[i + 2], 1, 32767,
+		if (parse_u32(x, &w[i + 1], LIM_LO(KA_IDLE), LIM_HI(KA_IDLE),
+			      "keepalive idle seconds", &r->ka_idle) ||
+		    parse_u32(x, &w[i + 2], LIM_LO(KA_INTVL), LIM_HI(KA_INTVL),
 			      "keepalive interval seconds", &r->ka_intvl) ||
-		    parse_u32(x, &w[i + 3], 1, 127, "keepalive probe count",
-			      &r->ka_cnt))
+		    parse_u32(x, &w[i + 3], LIM_LO(KA_CNT), LIM_HI(KA_CNT),
+			      "keepalive probe count", &r->ka_cnt))
 			return -1;
 		i += 3;
 		break;

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/counters.py [TOP]: every counter opentoe has, and the tests that
+read it by name (selftests/style/test_counters.sh runs it).
+
+The counters, from the tables that define them:
+  stat     TOE_STAT_TABLE (include/opentoe_stats.h): toe_stats' counters;
+  parse    enum toe_parse_result (include/toe_parse.h): the parse results;
+  daemon   toectl stats' "daemon" section (daemon_counters, show_state.c);
+  control  its "control" section (control_counters, show_state.c);
+  family   the metrics families (fams[], user/toed/metrics.c).
+
+A test reads a counter by name when a file under selftests/ (not mutants/,
+not this check's allow-list) names it in one of the ways a test reads it:
+  stat     $STAT_<ID>, a jq path .<name>, or opentoe_datapath_<name>_total;
+  parse    $PARSE_<ID>, .xdp_parse_<name>, or result="<name>";
+  daemon, control   a jq path .<name>, or "<name>" (a quoted JSON key);
+  family   its name (a PromQL query, a grep of a scrape).
+A name in a comment or an echo still counts: the rule is that some test
+names it, the review that the test makes it move.
+
+Prints one line per counter no test reads: "KIND NAME"; with --all, every
+counter, "KIND NAME read|unread".
+"""
+import glob
+import os
+import re
+import sys
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def stat_rows(top):
+    """[(ID, name)] of TOE_STAT_TABLE's named counters."""
+    text = read(os.path.join(top, 'include/opentoe_stats.h'))
+    body = re.search(r'#define TOE_STAT_TABLE\(X\)((?:.*\\\n)*.*)', text).group(1)
+    return re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*"([a-z0-9_]+)"', body)
+
+
+def parse_rows(top):
+    """[(ID, name)] of the parse results (toe_stat_name: the ID lower case)."""
+    text = read(os.path.join(top, 'include/toe_parse.h'))
+    body = re.search(r'\benum\s+toe_parse_result\s*\{(.*?)\};', text, re.S).group(1)
+    ids = re.findall(r'\bTOE_P_([A-Z0-9_]+)\b', body)
+    return [(i, i.lower()) for i in ids if not i.startswith('_')]
+
+
+def ctl_rows(top, func):
+    """The names of the { "name", value } table in show_state.c's func."""
+    text = read(os.path.join(top, 'user/toed/show_state.c'))
+    body = re.search(r'\bsize_t ' + func + r'\(.*?\n}\n', text, re.S).group(0)
+    return re.findall(r'\{\s*"([a-z0-9_]+)"\s*,', body)
+
+
+def family_rows(top):
+    text = read(os.path.join(top, 'user/toed/metrics.c'))
+    body = re.search(r'\bfams\[F__MAX\]\s*=\s*\{(.*?)\n\};', text, re.S).group(1)
+    return re.findall(r'\]\s*=\s*\{\s*"(opentoe_[a-z0-9_]+)"', body)
+
+
+def cmap_rows(top):
+    """[(toectl name, family, labels or '')] of cmaps[] (user/toed/metrics.c):
+    the toectl stats counters the metrics carry, and where."""
+    text = read(os.path.join(top, 'user/toed/metrics.c'))
+    fam = dict(re.findall(r'\[(F_[A-Z0-9_]+)\]\s*=\s*\{\s*"(opentoe_[a-z0-9_]+)"', text))
+    body = re.search(r'\bcmaps\[\]\s*=\s*\{(.*?)\n\};', text, re.S).group(1)
+    rows = re.findall(r'\{\s*"([a-z0-9_]+)"\s*,\s*(F_[A-Z0-9_]+)\s*,\s*(NULL|"(?:[^"\\]|\\.)*")\s*\}', body)
+    return [(k, fam[f], '' if l == 'NULL' else l[1:-1].replace('\\"', '"')) for k, f, l in rows]
+
+
+def counters(top):
+    """[(kind, name, [regex of a read])] of every counter."""
+    out = []
+    for i, n in stat_rows(top):
+        out.append(('stat', n, [r'\bSTAT_%s\b' % i, r'\.%s\b' % n,
+                                r'\bopentoe_datapath_%s_total\b' % n]))
+    for i, n in parse_rows(top):
+        out.append(('parse', 'xdp_parse_' + n,
+                    [r'\bPARSE_%s\b' % i, r'\.xdp_parse_%s\b' % n,
+                     r'result=\\?"%s\\?"' % n]))
+    for kind in ('daemon', 'control'):
+        for n in ctl_rows(top, kind + '_counters'):
+            out.append((kind, n, [r'\.%s\b' % n, r'\\?"%s\\?"' % n]))
+    keys = {}
+    for k, f, _ in cmap_rows(top):
+        keys.setdefault(f, []).append(k)
+    for n in family_rows(top):
+        out.append(('family', n, [r'\b%s(_bucket|_sum|_count)?\b' % n], keys.get(n, [])))
+    return out
+
+
+def test_text(top):
+    """The text of every file under selftests/ a test may read with."""
+    skip = ('selftests/mutants/', 'selftests/style/counters-untested.txt')
+    files = sorted(glob.glob(os.path.join(top, 'selftests/**/*'), recursive=True))
+    parts = []
+    for f in files:
+        rel = os.path.relpath(f, top)
+        if os.path.isfile(f) and not rel.startswith(skip):
+            try:
+                parts.append(read(f))
+            except UnicodeDecodeError:
+                pass
+    return '\n'.join(parts)
+
+
+def main():
+    if '--cmaps' in sys.argv:
+        for k, f, l in cmap_rows(sys.argv[-1] if sys.argv[-1] != '--cmaps' else '.'):
+            print(k, f, l or '-')
+        return
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    top = args[0] if args else '.'
+    text = test_text(top)
+    rows = counters(top)
+    if not rows:
+        sys.exit('counters: no counter found under %s' % top)
+    read_names = set()
+    for kind, name, pats, *fam_keys in rows:
+        hit = any(re.search(p, text) for p in pats)
+        # a family of cmaps[] is the same counters as its toectl names:
+        # read when they all are (test_metrics.sh checks each series
+        # against toectl stats)
+        if not hit and fam_keys and fam_keys[0]:
+            hit = all(k in read_names for k in fam_keys[0])
+        if hit:
+            read_names.add(name)
+        if '--all' in sys.argv:
+            print(kind, name, 'read' if hit else 'unread')
+        elif not hit:
+            print(kind, name)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Mutants chosen by a rule, not by hand (issue 36).
+
+  gen.py list [--rule R]    every mutant the rules make, one a line:
+                            FILE:LINE RULE: OLD -> NEW
+  gen.py count              how many, in all and by rule
+  gen.py run                a random sample of them through the gate's
+                            machinery (mutants.py run_one: a scratch copy,
+                            make all, the mutant's tests), the kill rate,
+                            and the survivors with FILE:LINE
+
+The files: the C files (.c, .h) that the gate's table (mutants.txt) names;
+a mutant of FILE runs the tests the table names for FILE (all of its
+records').  The rules, on code only (comments, preprocessor lines and
+string literals left out):
+  cmp      each comparison operator flipped: == and !=, < and >=, > and <=
+  inc      each "+= 1" made "+= 0", each statement "X++;" dropped
+  htons    each bpf_htons / bpf_ntohs / toe_htons / htons / ntohs (X) made (X)
+  netns    each assignment to a netns field (.netns, ->netns_ino, ...) made 0
+
+Environment: MUTANT_SEED (replay a sample: the seed run prints), MUTANT_SAMPLE
+(how many, default 50), MUTANT_RULES (a comma-separated subset of the rules),
+and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
+rate is under MUTANT_GOAL percent (default 90).
+"""
+import os
+import random
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutants  # noqa: E402  (the gate: load, run_one, TOP)
+
+CMP = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+CMP_RE = re.compile(r"(?<![<>=!\-+*/%&|^])(==|!=|<=|>=|<|>)(?![<>=])")
+INC_RE = re.compile(r"\+= 1\b(?!\d)")
+INCPP_RE = re.compile(r"^(\s*)([A-Za-z_][\w.\->\[\]]*)\+\+;")
+HTONS_RE = re.compile(r"\b(bpf_htons|bpf_ntohs|toe_htons|htons|ntohs)\(")
+NETNS_RE = re.compile(r"((?:\.|->)netns\w*\s*=\s*)([^;=,][^;,]*?)(\s*[;,])")
+
+
+def code_only(line):
+    """The line with string and char literals and // comments blanked."""
+    out = re.sub(r'"(?:[^"\\]|\\.)*"', lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', line)
+    out = re.sub(r"'(?:[^'\\]|\\.)*'", lambda m: " " * len(m.group(0)), out)
+    out = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), out)
+    for mark in ("//", "/*"):  # a line comment, a block comment left open
+        i = out.find(mark)
+        if i >= 0:
+            out = out[:i] + " " * (len(out) - i)
+    return out
+
+
+def paren_end(s, i):
+    """The index of the ')' that closes the '(' at s[i], or -1."""
+    depth = 0
+    for j in range(i, len(s)):
+        depth += {"(": 1, ")": -1}.get(s[j], 0)
+        if depth == 0:
+            return j
+    return -1
+
+
+def line_mutants(line):
+    """[(rule, new line)] of one line of code."""
+    code, out = code_only(line), []
+    for m in CMP_RE.finditer(code):
+        # not a template, an include or a shift: a comparison has spaces
+        if code[m.start() - 1:m.start()] == " " and code[m.end():m.end() + 1] == " ":
+            out.append(("cmp", line[:m.start()] + CMP[m.group(1)] + line[m.end():]))
+    for m in INC_RE.finditer(code):
+        out.append(("inc", line[:m.start()] + "+= 0" + line[m.end():]))
+    m = INCPP_RE.match(code)
+    if m:
+        out.append(("inc", m.group(1) + ";" + line[m.end():]))
+    for m in HTONS_RE.finditer(code):
+        end = paren_end(code, m.end() - 1)
+        if end > 0:
+            out.append(("htons", line[:m.start()] + line[m.end() - 1:end + 1] + line[end + 1:]))
+    for m in NETNS_RE.finditer(code):
+        if m.group(2).strip() != "0":
+            out.append(("netns", line[:m.start(2)] + "0" + line[m.end(2):]))
+    return out
+
+
+def file_mutants(path):
+    """[(line number, rule, old line, new line)] of one file."""
+    out, in_comment = [], False
+    with open(os.path.join(mutants.TOP, path), encoding="utf-8", errors="surrogateescape") as f:
+        lines = f.read().split("\n")
+    for n, line in enumerate(lines, 1):
+        s = line.strip()
+        if in_comment:
+            in_comment = "*/" not in s
+            continue
+        if s.startswith("/*"):
+            in_comment = "*/" not in s
+            continue
+        if s.startswith(("*", "//", "#")):
+            continue
+        for rule, new in line_mutants(line):
+            out.append((n, rule, line, new))
+        tail = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line)
+        if tail.rfind("/*") > tail.rfind("*/"):
+            in_comment = True  # opened after the code, closed on a later line
+    return out, lines
+
+
+def unique_old(lines, n, old, new):
+    """old and new widened by the lines before line n until old occurs once."""
+    text = "\n".join(lines)
+    k = n - 1
+    while text.count(old) != 1 and k > 0:
+        k -= 1
+        old, new = lines[k] + "\n" + old, lines[k] + "\n" + new
+    return old, new
+
+
+def gate_files():
+    """{file: [its tests]} of the C files the gate's table names."""
+    muts, _ = mutants.load()
+    files = {}
+    for m in muts:
+        if m["file"].endswith((".c", ".h")):
+            files.setdefault(m["file"], set()).update(m["tests"])
+    return {f: sorted(t) for f, t in sorted(files.items())}
+
+
+def all_mutants(rules=None):
+    out = []
+    for path, tests in gate_files().items():
+        found, lines = file_mutants(path)
+        for n, rule, old, new in found:
+            if rules and rule not in rules:
+                continue
+            o, w = unique_old(lines, n, old, new)
+            out.append({"id": "%s:%d" % (path, n), "file": path, "line": n, "rule": rule,
+                        "old": o, "new": w, "tests": tests,
+                        "what": "%s: %s -> %s" % (rule, old.strip(), new.strip())})
+    return out
+
+
+def cmd_run(muts):
+    seed = int(os.environ.get("MUTANT_SEED") or random.SystemRandom().randrange(1 << 31))
+    n = min(int(os.environ.get("MUTANT_SAMPLE", "50")), len(muts))
+    goal = float(os.environ.get("MUTANT_GOAL", "90"))
+    sample = random.Random(seed).sample(muts, n)
+    print("gen.py: %d of %d rule-made mutants, MUTANT_SEED=%d (replay: MUTANT_SEED=%d MUTANT_SAMPLE=%d)"
+          % (n, len(muts), seed, seed, n), flush=True)
+    if os.geteuid() != 0:
+        print("the mutants run the selftests: run as root")
+        return 1
+    logdir = os.path.join(mutants.TOP, "build", "mutants")
+    os.makedirs(logdir, exist_ok=True)
+    scratch = os.environ.get("TOE_MUTANTS_TMP", "/tmp")
+    rows, t0 = [], time.monotonic()
+    for m in sample:
+        m["id"] = "gen-%s-%d" % (os.path.basename(m["file"]), m["line"])
+        res, secs, note = mutants.run_one(m, scratch, logdir)
+        rows.append((m, res))
+        print("%-32s %-6s %-13s %5.0fs  %s" % ("%s:%d" % (m["file"], m["line"]), m["rule"], res, secs,
+                                               note[:70]), flush=True)
+    caught = sum(1 for _, r in rows if r == "caught")
+    counted = sum(1 for _, r in rows if r in ("caught", "survived"))
+    rate = 100.0 * caught / max(counted, 1)
+    print("\nkill rate: %d of %d (%.0f%%; build-failed and stale not counted) in %.0f s, MUTANT_SEED=%d"
+          % (caught, counted, rate, time.monotonic() - t0, seed))
+    for m, r in rows:
+        if r != "caught":
+            print("%s: %s:%d %s" % (r, m["file"], m["line"], m["what"]))
+    return 0 if rate >= goal else 1
+
+
+def main():
+    a = sys.argv[1:]
+    rules = [r for r in os.environ.get("MUTANT_RULES", "").split(",") if r] or None
+    if "--rule" in a:
+        rules = [a[a.index("--rule") + 1]]
+    if not a or a[0] not in ("list", "count", "run"):
+        print(__doc__)
+        return 2
+    muts = all_mutants(rules)
+    if a[0] == "list":
+        for m in muts:
+            print("%s %s: %s" % (m["id"], m["rule"], m["what"].split(": ", 1)[1]))
+    elif a[0] == "count":
+        by = {}
+        for m in muts:
+            by[m["rule"]] = by.get(m["rule"], 0) + 1
+        print("%d mutants: %s" % (len(muts), ", ".join("%s %d" % kv for kv in sorted(by.items()))))
+    else:
+        return cmd_run(muts)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
