@@ -370,6 +370,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
+	skel->rodata->toe_ct_kfuncs = ct_kfuncs();
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",

@@ -290,6 +290,7 @@ int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
 bool kernel_enum_has(const char *name, const char *val);
 /* Whether the kernel's BTF has the function name (features.c). */
 bool kernel_func_has(const char *name);
+bool ct_kfuncs(void);
 /* tcx links (Linux 6.6): BPF_TCX_EGRESS in the kernel's BTF. */
 bool kernel_has_tcx(void);
 __u32 tc_classic_prog(__u32 ifindex, bool egress);
