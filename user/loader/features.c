@@ -282,6 +282,8 @@ static void print_auto_hooks(void)
 			continue;
 		if (iface_is_veth(i->if_name))
 			h = "tc (veth)";
+		else if (iface_is_vlan(i->if_name))
+			h = "tc (vlan: --hook xdp is refused there)";
 		else if (bpf_xdp_query(i->if_index, 0, &q) || !q.prog_id)
 			h = "xdp if its driver runs XDP natively, else tc (probed at load)";
 		else if (q.attach_mode == XDP_ATTACHED_SKB)

@@ -343,9 +343,10 @@ int check_other_hook(const struct opts *o, const char *ifname, bool tc);
 
 /* hook.c: --hook auto|xdp|tc, per interface. */
 enum { TOE_HOOK_AUTO, TOE_HOOK_XDP, TOE_HOOK_TC };
-void resolve_hooks(struct opts *o);
+int resolve_hooks(struct opts *o);
 const char *hook_why_key(unsigned int why);
 bool iface_is_veth(const char *ifname);
+bool iface_is_vlan(const char *ifname);
 bool iface_peer_elsewhere(__u32 ifindex);
 
 #endif /* __TOE_LOADER_H */
