@@ -332,12 +332,7 @@ static __always_inline int fwd_egress(struct __sk_buff *skb)
 		return TCX_NEXT; /* the netfilter program admits */
 	if (!iif || iif == oif || !skb_routed(skb, &p))
 		return TCX_NEXT; /* sent by this host, or not routed */
-	/*
-	 * A VLAN's packet on its parent's egress (the tag in the frame, or in
-	 * skb metadata: vlan_dev_hard_start_xmit() put it there) was proved
-	 * on the VLAN device's own egress, with its ifindex
-	 */
-	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan || skb->vlan_present)
+	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
 		return TCX_NEXT;
 	fwd_admit(skb, &p, iif, oif, skb_netns(skb));
 	return TCX_NEXT;

@@ -11,8 +11,8 @@
 # only the handshakes).  Then XDP on the parents r0 and r1 too (--hook auto
 # --xdp-mode native: XDP there, tc still on the VLANs): XDP sees the VLANs'
 # frames and leaves them to the stack and tc, never dropping one; the flow
-# still arrives byte-exact on the tc fast path, the tc egress proof (6.1)
-# on the parents not misled by the VLANs' packets.  (That second load
+# still arrives byte-exact on the tc fast path, admitted (by the tc egress
+# proof on 6.1) although the parents' egress sees the VLANs' packets too.  (That second load
 # comes after the masquerade loaded nf_conntrack: on 6.1 it is a module.)
 # Needs the 8021q module (not in every kernel: SKIP with the reason).
 . "$(dirname "$0")/../lib.sh"
