@@ -21,9 +21,12 @@
 #        so (sender_tso)
 # GRO on at the router's veths in every variant.  Then pod to pod (a host
 # namespace routing between two veth pairs into two pod namespaces, TSO
-# on: kernel against tc; setting pod), all in bench/results/forward.csv
-# (its setting column); and 64-byte segments (bench/pktblast;
-# bench/results/forward_pps.csv).
+# on: kernel against tc; setting pod); then the router masquerading the
+# client out of r1 (iptables -t nat POSTROUTING MASQUERADE: settings
+# masq_mtu and masq_tso, the senders as in mtu and tso; kernel, xdp and
+# tc, all with the masquerade, judged against that kernel row), all in
+# bench/results/forward.csv (its setting column); and 64-byte segments
+# (bench/pktblast; bench/results/forward_pps.csv).
 #
 # The router's own work, on a CPU of its own: every veth's NAPI is
 # threaded; the router's (r0, r1; the host's lxc1, lxc2) are pinned to the
@@ -44,7 +47,9 @@
 #
 # DURATION seconds a run, ROUNDS rounds, the variants' order rotating each
 # round; the goals (bench/forward_goals.py) per row against the kernel rows
-# of the same round.  TOE_BUILD: the build whose toe-loader and toed run.
+# of the same round.  SETTINGS: which throughput settings run (default
+# "mtu tso pod masq_mtu masq_tso"); PPS_ROUNDS=0: no small packets.
+# TOE_BUILD: the build whose toe-loader and toed run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
@@ -52,6 +57,7 @@ export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
 . "$top/selftests/xdp/router.sh"
 need_cmd iperf3 iptables ethtool jq taskset
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-4}
+SETTINGS=${SETTINGS:-mtu tso pod masq_mtu masq_tso}
 PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-2}
 BLAST=$TOE_BUILD/bench/pktblast
 [ -x "$BLAST" ] || BLAST=$top/build/bench/pktblast
@@ -124,11 +130,12 @@ place() {
 		[ $n = 1 ] || echo "place: $n NAPI threads named napi/$2-*" >&2
 	done
 }
-# endpoints SETTING VARIANT: the end hosts' offloads (pod: as tso).
+# endpoints SETTING VARIANT: the end hosts' offloads (pod: as tso;
+# masq_mtu, masq_tso: as mtu, tso).
 endpoints() {
-	local t=off x=off
-	[ $1 != mtu ] && t=on x=on
-	[ $1 != mtu ] && [ "${2%_lookup}" = xdp ] && x=off	# see the header
+	local t=off x=off s=${1#masq_}
+	[ $s != mtu ] && t=on x=on
+	[ $s != mtu ] && [ "${2%_lookup}" = xdp ] && x=off	# see the header
 	nsx $CNS ethtool -K $CDEV tx $x tso $t gso $t >/dev/null 2>&1
 	nsx $SNS ethtool -K $SDEV tx $x tso $t gso $t >/dev/null 2>&1
 	return 0
@@ -271,14 +278,33 @@ nsx_bg s taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
 sleep 0.5
 res=$top/bench/results
 echo "$HDR" >"$res/forward.csv"
-echo "== MTU frames from the senders (setting mtu)"
-rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc)
-echo "== TSO/GSO at the senders (setting tso)"
-rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc)
-topo pod
-echo "== pod to pod through a host, TSO/GSO at the pods (setting pod)"
-rounds "$res/forward.csv" pod kernel $(variants tc)
-topo router
+run_set() { [[ " $SETTINGS " == *" $1 "* ]]; }
+if run_set mtu; then
+	echo "== MTU frames from the senders (setting mtu)"
+	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc)
+fi
+if run_set tso; then
+	echo "== TSO/GSO at the senders (setting tso)"
+	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc)
+fi
+if run_set pod; then
+	topo pod
+	echo "== pod to pod through a host, TSO/GSO at the pods (setting pod)"
+	rounds "$res/forward.csv" pod kernel $(variants tc)
+	topo router
+fi
+# NAT: the router masquerades the client out of r1 in every variant of
+# these settings (the kernel's row: the kernel with the masquerade)
+if run_set masq_mtu || run_set masq_tso; then
+	nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1
+	defer "nsx r iptables -t nat -F"
+	for s in masq_mtu masq_tso; do
+		run_set $s || continue
+		echo "== masquerade, ${s#masq_} senders (setting $s)"
+		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
+	done
+	nsx r iptables -t nat -F
+fi
 echo "== bench/results/forward.csv: medians; x kernel, cpu x (router CPU per GB / conntrack's) and x conntrack: medians of the per-round ratios"
 $GOALS tput "$res/forward.csv"
 [ $TC_OK = 1 ] || echo "tc: not available in $TOE_BUILD (no forward at tc): no tc rows"

@@ -15,7 +15,10 @@ conntrack where the router is the bottleneck (its CPU busy >= ROUTER_BOUND
 of the run in the conntrack row of the same round); where it is not, the
 router's capacity stands in: conntrack's router time per GB (per frame)
 over the variant's, marked "cap" in the summary.  pod: at least 1.0x the
-kernel and less router CPU per GB.  pps: delivered frames at least 1.0x
+kernel and less router CPU per GB.  masq_mtu, masq_tso (every variant
+with the router masquerading the client): at least 1.0x the kernel's
+throughput with the masquerade, the router's CPU per GB at most 0.6x the
+kernel's with the masquerade (no conntrack row there).  pps: delivered frames at least 1.0x
 the kernel, 1.5x conntrack where the router is the bottleneck."""
 import csv
 import statistics
@@ -23,8 +26,12 @@ import sys
 
 ROUTER_BOUND = 0.85
 FAST = ("xdp", "xdp_lookup", "tc")
-COLS = {"tput": "gbit_s", "pod": "gbit_s", "pps": "delivered_pps"}
-RCOLS = {"tput": "router_s_per_gb", "pod": "router_s_per_gb", "pps": "router_ns_per_frame"}
+COLS = {"tput": "gbit_s", "pod": "gbit_s", "masq": "gbit_s", "pps": "delivered_pps"}
+RCOLS = {"tput": "router_s_per_gb", "pod": "router_s_per_gb", "masq": "router_s_per_gb",
+         "pps": "router_ns_per_frame"}
+# the router CPU goal per kind, on the ratio to its base (pod and masq: the
+# kernel's row, tput: conntrack's)
+CPU_TEST = {"pod": lambda m: m < 1.0}
 
 
 def verdict(ok):
@@ -59,14 +66,14 @@ def judge(kind, row, rnd):
     if rk is not None:
         out["vs_kernel"] = "%.3f" % rk
         out["goal_kernel"] = verdict(rk >= 1.0)
-    base = k if kind == "pod" else ct
+    base = k if kind in ("pod", "masq") else ct
     rc = ratio(row, base, RCOLS[kind]) if base else None
     if base and kind != "pps":
         tb = total(base)
         out["rtr_rx_vs"] = "%.3f" % (total(row) / tb) if tb else ""
     if rc is not None:
         out["router_cpu_vs"] = "%.3f" % rc
-        out["goal_router_cpu"] = verdict(rc < 1.0 if kind == "pod" else rc <= 0.6)
+        out["goal_router_cpu"] = verdict(CPU_TEST.get(kind, lambda m: m <= 0.6)(rc))
     if ct:
         rt = ratio(row, ct, col)
         out["vs_conntrack"] = "%.3f" % rt if rt is not None else ""
@@ -84,7 +91,8 @@ def judge(kind, row, rnd):
 
 
 def row_kind(kind, row):
-    return "pod" if row.get("setting") == "pod" else kind
+    s = row.get("setting") or ""
+    return "pod" if s == "pod" else "masq" if s.startswith("masq") else kind
 
 
 def annotate(kind, path):
@@ -153,7 +161,7 @@ def summary(kind, rows):
     for v in order:
         rs = by[v]
         xs = [float(r[col]) for r in rs]
-        cpu_test = (lambda m: m < 1.0) if kind == "pod" else (lambda m: m <= 0.6)
+        cpu_test = CPU_TEST.get(kind, lambda m: m <= 0.6)
         print("%-10s %12s %9s-%-9s %11s %5s %7s %9s %8s %4s %6s %4s %8s %s" % (
             v, fmt(med(rs, col)), fmt(min(xs)), fmt(max(xs)), fmt(med(rs, rcol), rf), fmt(med(rs, "router_util")),
             fmt(med(rs, "prog_ns_per_run"), "%.0f"), fmt(med(rs, "prog_s_per_gb"), "%.4f"),
@@ -163,7 +171,7 @@ def summary(kind, rows):
         if kind != "pps" and med(rs, "rx_s_per_gb") is not None:
             print("  router + end hosts' receive %.3f s/GB%s" % (
                 statistics.median(total(r) for r in rs),
-                ", x %s's %s" % ("the kernel" if kind == "pod" else "conntrack", fmt(med(rs, "rtr_rx_vs")))
+                ", x %s's %s" % ("the kernel" if kind in ("pod", "masq") else "conntrack", fmt(med(rs, "rtr_rx_vs")))
                 if med(rs, "rtr_rx_vs") is not None else ""))
         kf = med(rs, "kernel_forwarded")
         if v in FAST and kf is not None and kf > 1000:
@@ -179,7 +187,9 @@ def main():
         kind = row_kind(sys.argv[1], part[0])
         if s:
             print("== %s%s" % (s, {"mtu": ": MTU frames from the senders", "tso": ": TSO/GSO at the senders",
-                                   "pod": ": pod to pod through a host (TSO/GSO), cpu x against the kernel's"}.get(s, "")))
+                                   "pod": ": pod to pod through a host (TSO/GSO), cpu x against the kernel's",
+                                   "masq_mtu": ": masquerade, MTU frames, x and cpu x against the kernel's with it",
+                                   "masq_tso": ": masquerade, TSO/GSO, x and cpu x against the kernel's with it"}.get(s, "")))
         summary(kind, part)
 
 

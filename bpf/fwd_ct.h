@@ -10,7 +10,11 @@
  * established, as the stack would at that packet), unless it has more
  * left.  The rest of "true" (ESTABLISHED, window-liberal) toed sets at
  * admission (user/toed/ct.c).  Kfuncs weak: without them (a kernel
- * without conntrack's BPF kfuncs) nothing is refreshed.
+ * without conntrack's BPF kfuncs, or nf_conntrack a module not loaded
+ * when opentoe was) nothing is refreshed.  Whether they are there is
+ * toe_ct_kfuncs, from toe-loader (ct_kfuncs()), never tested by address
+ * here: with nf_conntrack a module, libbpf 1.1 loads such a test without
+ * the module's BTF and 6.1 refuses the whole object.
  * Both hooks: xdp_fwd_ct_refresh (bpf_xdp_ct_lookup) and tc_fwd_ct_refresh
  * (bpf_skb_ct_lookup), with the packet's own tuple.
  */
@@ -43,6 +47,11 @@ extern int bpf_ct_change_timeout(struct nf_conn *nfct,
  * (unknown): 100, the lowest, which errs on the longer side.
  */
 const volatile __u32 toe_hz = 0;
+/*
+ * 1: libbpf resolves all four kfuncs above at this load (toe-loader); 0:
+ * the calls are dead code, which the verifier drops.
+ */
+const volatile __u32 toe_ct_kfuncs = 0;
 
 /*
  * Entry ct (a reference the caller holds) of a fast-path flow: its timeout
@@ -100,7 +109,7 @@ static __always_inline bool fwd_ct_due(__u64 *ct_ns)
 	if (now - *ct_ns < TOE_FWD_CT_REFRESH_NS)
 		return false;
 	*ct_ns = now;
-	return bpf_ct_release && bpf_ct_change_timeout;
+	return toe_ct_kfuncs;
 }
 
 /*
@@ -115,7 +124,7 @@ xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
 	struct nf_conn *ct;
 	__u32 len;
 
-	if (!fwd_ct_due(ct_ns) || !bpf_xdp_ct_lookup)
+	if (!fwd_ct_due(ct_ns))
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
 	ct = bpf_xdp_ct_lookup(ctx, &t, len, &o, sizeof(o));
@@ -135,7 +144,7 @@ tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns)
 	struct nf_conn *ct;
 	__u32 len;
 
-	if (!fwd_ct_due(ct_ns) || !bpf_skb_ct_lookup)
+	if (!fwd_ct_due(ct_ns))
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
 	ct = bpf_skb_ct_lookup(skb, &t, len, &o, sizeof(o));

@@ -258,8 +258,8 @@ struct toe_fwd_gen {
  * nothing).  TOE_IFACE_TC: opentoe is at tc ingress there (--hook tc).
  * TOE_IFACE_NO_XDP_TX: XDP must not redirect into it (a veth: its peer may
  * have no NAPI, and XDP loses CHECKSUM_PARTIAL; a device without native
- * XDP: no ndo_xdp_xmit); XDP leaves such flows to the stack
- * (TOE_S_XDP_FWD_STACK_ONLY).
+ * XDP, a VLAN sub-interface: no ndo_xdp_xmit); XDP leaves such flows to
+ * the stack (TOE_S_XDP_FWD_STACK_ONLY).
  */
 #define TOE_IFACE_PEER 1
 #define TOE_IFACE_TC 2
@@ -273,6 +273,7 @@ enum toe_hook_why {
 	TOE_HOOK_WHY_NO_NATIVE = 4, /* XDP only in skb mode there: tc */
 	TOE_HOOK_WHY_KEPT = 5, /* the hook an earlier load put there */
 	TOE_HOOK_WHY_SKB_MODE = 6, /* --xdp-mode given: XDP */
+	TOE_HOOK_WHY_VLAN = 7, /* a VLAN sub-interface: tc */
 };
 
 struct toe_iface {

@@ -15,6 +15,7 @@ const char *toe_hook_why_name(unsigned int why)
 		[TOE_HOOK_WHY_NO_NATIVE] = "no_native_xdp",
 		[TOE_HOOK_WHY_KEPT] = "kept",
 		[TOE_HOOK_WHY_SKB_MODE] = "xdp_mode",
+		[TOE_HOOK_WHY_VLAN] = "vlan",
 	};
 
 	if (why < sizeof(keys) / sizeof(keys[0]) && keys[why])
@@ -37,6 +38,8 @@ const char *toe_hook_why_text(unsigned int why)
 		return "kept: opentoe was already there with it";
 	case TOE_HOOK_WHY_SKB_MODE:
 		return "--xdp-mode asked for XDP";
+	case TOE_HOOK_WHY_VLAN:
+		return "VLAN sub-interface: tc gets its skbs untagged (XDP only in skb mode there)";
 	}
 	return "unknown";
 }

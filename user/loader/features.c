@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -156,6 +157,34 @@ bool kernel_func_has(const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
 
+/*
+ * Whether libbpf resolves every conntrack kfunc the fast path calls
+ * (bpf/fwd_ct.h) at load: in the kernel's BTF, or in nf_conntrack's where
+ * that is a module and loaded (as on Debian).  The object tests this
+ * (.rodata toe_ct_kfuncs), never a kfunc's address: libbpf 1.1 (Debian 12)
+ * puts no module BTF fd into the ld_imm64 such a test compiles to, which
+ * 6.1 refuses ("invalid btf_id"): opentoe would not load at all wherever
+ * nf_conntrack is a loaded module.
+ */
+bool ct_kfuncs(void)
+{
+	static const char *const fn[] = { "bpf_xdp_ct_lookup",
+					  "bpf_skb_ct_lookup", "bpf_ct_release",
+					  "bpf_ct_change_timeout" };
+	struct btf *base = vmlinux_btf(), *btf = base, *mod = NULL;
+	bool all = base != NULL;
+	unsigned int i;
+
+	if (base && !access("/sys/kernel/btf/nf_conntrack", F_OK)) {
+		mod = btf__load_module_btf("nf_conntrack", base);
+		btf = mod ? mod : base; /* split BTF: finds vmlinux's too */
+	}
+	for (i = 0; all && i < sizeof(fn) / sizeof(fn[0]); i++)
+		all = btf__find_by_name_kind(btf, fn[i], BTF_KIND_FUNC) > 0;
+	btf__free(mod);
+	return all;
+}
+
 /* bpftool's names: libbpf's for program and map types. */
 static const char *feature_name(const struct feature *f)
 {
@@ -253,6 +282,8 @@ static void print_auto_hooks(void)
 			continue;
 		if (iface_is_veth(i->if_name))
 			h = "tc (veth)";
+		else if (iface_is_vlan(i->if_name))
+			h = "tc (vlan: --hook xdp is refused there)";
 		else if (bpf_xdp_query(i->if_index, 0, &q) || !q.prog_id)
 			h = "xdp if its driver runs XDP natively, else tc (probed at load)";
 		else if (q.attach_mode == XDP_ATTACHED_SKB)

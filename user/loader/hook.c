@@ -5,7 +5,8 @@
  * auto (the default): a veth gets tc (on a veth XDP copies every frame into
  * a page-pool page, turns TSO off on its peer, and a frame it redirects
  * loses CHECKSUM_PARTIAL); a device whose driver runs XDP natively (a NIC,
- * a tun) keeps XDP; any other device (dummy, bridge, ...: XDP only in skb
+ * a tun) keeps XDP; a VLAN sub-interface gets tc (resolve_hooks(): --hook
+ * xdp is refused there); any other device (dummy, bridge, ...: XDP only in skb
  * mode) gets tc.  An interface opentoe is already on keeps the hook it
  * has.  Native XDP is probed by attaching a two-instruction XDP program in
  * driver mode for a moment (a link, closed at once), on an interface with
@@ -31,6 +32,7 @@
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "lib/pinned.h"
+#include "lib/err.h"
 #include "lib/hooks.h"
 
 const char *hook_why_key(unsigned int why)
@@ -38,12 +40,12 @@ const char *hook_why_key(unsigned int why)
 	return toe_hook_why_name(why);
 }
 
-/* The interface's driver is veth (ETHTOOL_GDRVINFO). */
-bool iface_is_veth(const char *ifname)
+/* The interface's driver is the one named (ETHTOOL_GDRVINFO). */
+static bool iface_driver_is(const char *ifname, const char *driver)
 {
 	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
 	struct ifreq ifr = {};
-	bool veth = false;
+	bool same = false;
 	int fd;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -52,9 +54,24 @@ bool iface_is_veth(const char *ifname)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = (void *)&di;
 	if (!ioctl(fd, SIOCETHTOOL, &ifr))
-		veth = !strcmp(di.driver, "veth");
+		same = !strcmp(di.driver, driver);
 	close(fd);
-	return veth;
+	return same;
+}
+
+/* The interface is a veth. */
+bool iface_is_veth(const char *ifname)
+{
+	return iface_driver_is(ifname, "veth");
+}
+
+/*
+ * The interface is a VLAN sub-interface (8021q: 802.1Q or 802.1ad), whose
+ * driver reports itself so (vlan_ethtool_get_drvinfo()).
+ */
+bool iface_is_vlan(const char *ifname)
+{
+	return iface_driver_is(ifname, "802.1Q VLAN Support");
 }
 
 /*
@@ -156,8 +173,17 @@ static int hook_in_place(const struct opts *o, __u32 ifindex)
 	return -1;
 }
 
-/* o->dev_tc[] and o->dev_why[] for every --dev (interfaces checked). */
-void resolve_hooks(struct opts *o)
+/*
+ * o->dev_tc[] and o->dev_why[] for every --dev (interfaces checked).  0,
+ * or 1 after a message: --hook xdp named a VLAN sub-interface.  A vlan
+ * device has XDP only in skb mode, and XDP on its parent sees frames whose
+ * tag the NIC may already have stripped (in the descriptor, not the
+ * frame), and would have to push tags into frames redirected to it: tc on
+ * the sub-interface itself gets the skb untagged, its tag in skb metadata,
+ * and bpf_fib_lookup() and the redirect helpers take the vlan device as
+ * any other (the kernel's vlan_dev_hard_start_xmit() tags it on the way).
+ */
+int resolve_hooks(struct opts *o)
 {
 	int i;
 
@@ -165,12 +191,20 @@ void resolve_hooks(struct opts *o)
 		__u32 ifindex = if_nametoindex(o->devs[i]);
 		int cur = hook_in_place(o, ifindex);
 
+		if (o->hook == TOE_HOOK_XDP && iface_is_vlan(o->devs[i])) {
+			toe_err("%s is a VLAN sub-interface: opentoe runs on tc there, not XDP (--hook tc, or auto); nothing was changed",
+				o->devs[i]);
+			return 1;
+		}
 		if (o->hook != TOE_HOOK_AUTO) {
 			o->dev_tc[i] = o->hook == TOE_HOOK_TC;
 			o->dev_why[i] = TOE_HOOK_WHY_FORCED;
 		} else if (cur >= 0) {
 			o->dev_tc[i] = cur;
 			o->dev_why[i] = TOE_HOOK_WHY_KEPT;
+		} else if (iface_is_vlan(o->devs[i])) {
+			o->dev_tc[i] = true;
+			o->dev_why[i] = TOE_HOOK_WHY_VLAN;
 		} else if (o->xdp_flags) {
 			o->dev_tc[i] = false;
 			o->dev_why[i] = TOE_HOOK_WHY_SKB_MODE;
@@ -185,4 +219,5 @@ void resolve_hooks(struct opts *o)
 			o->dev_why[i] = TOE_HOOK_WHY_NO_NATIVE;
 		}
 	}
+	return 0;
 }

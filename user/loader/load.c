@@ -94,8 +94,9 @@ const struct loader_opt load_options[] = {
 "  -d, --dev IFACE        attach XDP to IFACE (repeatable)\n" },
 	{ .name = "hook", .has_arg = required_argument, .key = 'H',
 	  .set = set_hook, .help =
-"  -H, --hook HOOK        auto (default): tc on a veth and on a device without\n"
-"                         native XDP, XDP on one whose driver has it (a NIC);\n"
+"  -H, --hook HOOK        auto (default): tc on a veth, a VLAN sub-interface and\n"
+"                         a device without native XDP, XDP on one whose\n"
+"                         driver has it (a NIC);\n"
 "                         xdp: account, steer and forward in XDP everywhere;\n"
 "                         tc: account and forward on tc ingress everywhere (a\n"
 "                         tcx link; before Linux 6.6 a clsact filter), after\n"
@@ -249,7 +250,8 @@ static int load_checks(struct opts *o)
 			return 1;
 		}
 	}
-	resolve_hooks(o);
+	if (resolve_hooks(o))
+		return 1;
 	for (i = 0; i < o->ndevs; i++)
 		if (check_other_hook(o, o->devs[i], o->dev_tc[i]))
 			return 1;
@@ -370,6 +372,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
+	skel->rodata->toe_ct_kfuncs = ct_kfuncs();
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",
@@ -386,7 +389,8 @@ static __u32 iface_flags(const struct opts *o, int i)
 	__u32 f = o->dev_tc[i] ? TOE_IFACE_TC : 0;
 
 	/* no ndo_xdp_xmit there: an XDP redirect into it would be dropped */
-	if (o->dev_why[i] == TOE_HOOK_WHY_NO_NATIVE)
+	if (o->dev_why[i] == TOE_HOOK_WHY_NO_NATIVE ||
+	    iface_is_vlan(o->devs[i]))
 		f |= TOE_IFACE_NO_XDP_TX;
 	if (!iface_is_veth(o->devs[i]))
 		return f;

@@ -291,6 +291,7 @@ int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
 bool kernel_enum_has(const char *name, const char *val);
 /* Whether the kernel's BTF has the function name (features.c). */
 bool kernel_func_has(const char *name);
+bool ct_kfuncs(void);
 /* tcx links (Linux 6.6): BPF_TCX_EGRESS in the kernel's BTF. */
 bool kernel_has_tcx(void);
 __u32 tc_classic_prog(__u32 ifindex, bool egress);
@@ -343,9 +344,10 @@ int check_other_hook(const struct opts *o, const char *ifname, bool tc);
 
 /* hook.c: --hook auto|xdp|tc, per interface. */
 enum { TOE_HOOK_AUTO, TOE_HOOK_XDP, TOE_HOOK_TC };
-void resolve_hooks(struct opts *o);
+int resolve_hooks(struct opts *o);
 const char *hook_why_key(unsigned int why);
 bool iface_is_veth(const char *ifname);
+bool iface_is_vlan(const char *ifname);
 bool iface_peer_elsewhere(__u32 ifindex);
 
 #endif /* __TOE_LOADER_H */
