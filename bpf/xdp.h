@@ -45,8 +45,16 @@ static __always_inline int xdp_next(struct xdp_md *ctx)
 	if (slot >= TOE_XDP_CHAIN_SLOTS)
 		return XDP_PASS;
 	owner = bpf_map_lookup_elem(&toe_xdp_next_ns, &slot);
-	if (owner && *owner && *owner == xdp_netns(ctx))
+	if (owner && *owner && *owner == xdp_netns(ctx)) {
+		/*
+		 * Counted before the call, which does not return when it
+		 * runs the chained program; taken back when it does return
+		 * (the slot emptied under us by a reload).
+		 */
+		stat_inc(TOE_S_XDP_CHAINED);
 		bpf_tail_call(ctx, &toe_xdp_next, slot);
+		stat_add(TOE_S_XDP_CHAINED, (__u64)-1);
+	}
 	/* Empty slot (nothing chained here), or another namespace's. */
 	return XDP_PASS;
 }

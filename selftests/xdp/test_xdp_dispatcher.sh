@@ -24,7 +24,7 @@ if toe-loader features -j | jq -e '.[] | select(.name == "ext") | .present' >/de
 	plan 43
 else
 	DISP=0
-	plan 12
+	plan 13
 fi
 PIN=$TOE_PIN_DIR PIN2=$TOE_PIN_DIR-other
 cg_add disp || skip "no cgroup v2 mount"
@@ -94,7 +94,11 @@ if [ $DISP = 0 ]; then
 		jq -e --argjson id "$fid" '.programs[] | select(.id == $id and .chained and .attach == "va")' <<<"$(st)"
 	check "xdp-loader status shows only opentoe's program (chaining's cost)" \
 		test "$(xhas toe_xdp && echo y)$(xhas xdpfilt && echo n)" = y
+	c0=$(stat_of "$PIN" "$STAT_XDP_CHAINED")
 	check "UDP/9 still dropped (by the chained program)" filter_drops_udp9
+	c1=$(stat_of "$PIN" "$STAT_XDP_CHAINED")
+	check "xdp_chained counts the frames handed on ($c0 -> $c1, 10 sent)" \
+		test "$c1" -ge $((c0 + 10))
 	block_b
 	check "frames xdp-filter drops: opentoe saw them first (chaining runs opentoe first)" seen_after 10
 	block_b -r
