@@ -23,7 +23,7 @@
 #    no native XDP there), out by bpf_redirect, back by redirect_peer.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 26
+plan 27
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 RUN=$work/run
@@ -100,8 +100,11 @@ P4=10.211.3.1 R4c=10.211.3.254
 ns_add p && veth_pair r r2 p p2 && nsx p ip addr add $P4/24 dev p2 && nsx p ip link set p2 up &&
 	nsx r ip addr add $R4c/24 dev r2 && nsx r ip link set r2 up && nsx p ip route add default via $R4c ||
 	{ fail "pod p"; finish; }
-check "load again with a pod's veth: r0, r1 keep tc (kept), r2 gets tc (veth)" \
-	nsx r toe-loader load --dev r0 --dev r1 --dev r2 --cgroup "$CG" --pin-dir "$PIN"
+out=$(nsx r toe-loader load --dev r0 --dev r1 --dev r2 --cgroup "$CG" --pin-dir "$PIN")
+echo "# $out"
+check "load again with a pod's veth: r0, r1 keep tc (veth, kept), r2 gets tc (veth)" \
+	grep -q 'tc ingress on r0 (veth, kept); tc ingress on r1 (veth, kept); tc ingress on r2 (veth)' <<<"$out"
+check "  status -j still says why r0 has tc (veth), not only that it was kept" test "$(hook_of r0)" = "tc veth"
 nsx_bg p python3 "$XFER" server --port 5201 >"$work/pod.out" 2>&1
 wait_for 5 grep -q ready "$work/pod.out"
 wait_for 5 nsx s ping -c1 -W1 $P4 >/dev/null

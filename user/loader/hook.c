@@ -7,7 +7,8 @@
  * loses CHECKSUM_PARTIAL); a device whose driver runs XDP natively (a NIC,
  * a tun) keeps XDP; any other device (dummy, bridge, ...: XDP only in skb
  * mode) gets tc.  An interface opentoe is already on keeps the hook it
- * has.  Native XDP is probed by attaching a two-instruction XDP program in
+ * has, and the reason it was given it (toe_ifaces' hook_why: status says
+ * "veth", not "kept", and a kept bridge stays TOE_IFACE_NO_XDP_TX).  Native XDP is probed by attaching a two-instruction XDP program in
  * driver mode for a moment (a link, closed at once), on an interface with
  * no XDP program yet; one that has one says by its attach mode.
  *
@@ -32,6 +33,8 @@
 #include "loader.h"
 #include "lib/pinned.h"
 #include "lib/hooks.h"
+#include "lib/netns.h"
+#include "lib/path.h"
 
 const char *hook_why_key(unsigned int why)
 {
@@ -156,6 +159,29 @@ static int hook_in_place(const struct opts *o, __u32 ifindex)
 	return -1;
 }
 
+/*
+ * Why an earlier load in this namespace put ifindex on its hook
+ * (toe_ifaces' hook_why), or TOE_HOOK_WHY_KEPT if it is not recorded.
+ */
+static __u8 why_in_place(const struct opts *o, __u32 ifindex)
+{
+	char path[PATH_MAX];
+	struct toe_iface v;
+	__u8 why = TOE_HOOK_WHY_KEPT;
+	int fd;
+
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(IFACES));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return why;
+	if (!bpf_map_lookup_elem(fd, &ifindex, &v) &&
+	    v.netns == toe_netns_cookie() && v.hook_why &&
+	    v.hook_why <= TOE_HOOK_WHY_SKB_MODE)
+		why = v.hook_why;
+	close(fd);
+	return why;
+}
+
 /* o->dev_tc[] and o->dev_why[] for every --dev (interfaces checked). */
 void resolve_hooks(struct opts *o)
 {
@@ -170,7 +196,8 @@ void resolve_hooks(struct opts *o)
 			o->dev_why[i] = TOE_HOOK_WHY_FORCED;
 		} else if (cur >= 0) {
 			o->dev_tc[i] = cur;
-			o->dev_why[i] = TOE_HOOK_WHY_KEPT;
+			o->dev_why[i] = why_in_place(o, ifindex);
+			o->dev_kept[i] = true;
 		} else if (o->xdp_flags) {
 			o->dev_tc[i] = false;
 			o->dev_why[i] = TOE_HOOK_WHY_SKB_MODE;

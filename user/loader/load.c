@@ -445,8 +445,9 @@ static void print_loaded(const struct opts *o)
 
 	printf("opentoe loaded: sock_ops on %s", o->cgroup);
 	for (i = 0; i < o->ndevs; i++)
-		printf("; %s on %s (%s)", o->dev_tc[i] ? "tc ingress" : "XDP",
-		       o->devs[i], hook_why_key(o->dev_why[i]));
+		printf("; %s on %s (%s%s)", o->dev_tc[i] ? "tc ingress" : "XDP",
+		       o->devs[i], hook_why_key(o->dev_why[i]),
+		       o->dev_kept[i] ? ", kept" : "");
 	printf("; pinned in %s\n", o->pin_dir);
 }
 
