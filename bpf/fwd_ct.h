@@ -43,6 +43,14 @@ extern int bpf_ct_change_timeout(struct nf_conn *nfct,
  * (unknown): 100, the lowest, which errs on the longer side.
  */
 const volatile __u32 toe_hz = 0;
+/*
+ * Whether the four kfuncs are there, set by toe-loader from the BTF libbpf
+ * resolves them from (the kernel's, or nf_conntrack's when it is a
+ * module).  Not "if (!bpf_xdp_ct_lookup)": that is an ld_imm64 of the
+ * kfunc, which libbpf 1.1 emits without the module's BTF fd, and 6.1
+ * refuses (invalid btf_id) whenever nf_conntrack is a loaded module.
+ */
+const volatile __u32 toe_ct_kfuncs = 0;
 
 /*
  * Entry ct (a reference the caller holds) of a fast-path flow: its timeout
@@ -100,7 +108,7 @@ static __always_inline bool fwd_ct_due(__u64 *ct_ns)
 	if (now - *ct_ns < TOE_FWD_CT_REFRESH_NS)
 		return false;
 	*ct_ns = now;
-	return bpf_ct_release && bpf_ct_change_timeout;
+	return toe_ct_kfuncs;
 }
 
 /*
@@ -115,7 +123,7 @@ xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
 	struct nf_conn *ct;
 	__u32 len;
 
-	if (!fwd_ct_due(ct_ns) || !bpf_xdp_ct_lookup)
+	if (!fwd_ct_due(ct_ns))
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
 	ct = bpf_xdp_ct_lookup(ctx, &t, len, &o, sizeof(o));
@@ -135,7 +143,7 @@ tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns)
 	struct nf_conn *ct;
 	__u32 len;
 
-	if (!fwd_ct_due(ct_ns) || !bpf_skb_ct_lookup)
+	if (!fwd_ct_due(ct_ns))
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
 	ct = bpf_skb_ct_lookup(skb, &t, len, &o, sizeof(o));

@@ -156,6 +156,30 @@ bool kernel_func_has(const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
 
+/*
+ * Whether the kernel has the function name in its own BTF or in that of
+ * the loaded module (/sys/kernel/btf/MODULE): where libbpf resolves a
+ * kfunc from (no side effect).
+ */
+bool kernel_or_module_func_has(const char *name, const char *module)
+{
+	struct btf *base = vmlinux_btf(), *btf;
+	char path[128];
+	bool has;
+
+	if (!base)
+		return false;
+	if (btf__find_by_name_kind(base, name, BTF_KIND_FUNC) > 0)
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	btf = btf__parse_split(path, base);
+	if (!btf)
+		return false;
+	has = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return has;
+}
+
 /* bpftool's names: libbpf's for program and map types. */
 static const char *feature_name(const struct feature *f)
 {

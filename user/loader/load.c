@@ -352,6 +352,23 @@ static int pin_maps(const struct opts *o, struct opentoe *skel,
 	return 0;
 }
 
+/*
+ * Whether conntrack's kfuncs resolve (bpf/fwd_ct.h's toe_ct_kfuncs): in
+ * the kernel's BTF, or in nf_conntrack's when it is a loaded module.
+ */
+static __u32 ct_kfuncs(void)
+{
+	static const char *const fn[] = { "bpf_xdp_ct_lookup",
+					  "bpf_skb_ct_lookup", "bpf_ct_release",
+					  "bpf_ct_change_timeout" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fn) / sizeof(fn[0]); i++)
+		if (!kernel_or_module_func_has(fn[i], "nf_conntrack"))
+			return 0;
+	return 1;
+}
+
 /* Map sizes, then load the object into the kernel (pins what is new). */
 static int load_object(const struct opts *o, struct opentoe *skel)
 {
@@ -370,6 +387,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
+	skel->rodata->toe_ct_kfuncs = ct_kfuncs();
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",
