@@ -369,6 +369,14 @@ static __u32 ct_kfuncs(void)
 	return 1;
 }
 
+/* Whether the environment variable name is "1" (the tests' knobs). */
+static bool knob_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
 /* Map sizes, then load the object into the kernel (pins what is new). */
 static int load_object(const struct opts *o, struct opentoe *skel)
 {
@@ -388,6 +396,8 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
 	skel->rodata->toe_ct_kfuncs = ct_kfuncs();
+	/* the tests' fault: the forward path's TTL step fails (forward.h) */
+	skel->rodata->toe_fault_hop = knob_on("TOE_LOADER_FAULT_HOP");
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",
