@@ -105,14 +105,18 @@ check "  the stack took what no longer fit ($M tc_fwd_mtu), tc the rest ($G segm
 # IFACE (in namespace SERVER: a packet socket, since a redirect_peer skips
 # the device's statistics before 6.8) received more than a stray frame;
 # RAN: bytes it received before the command
+rx_runs() { awk 'NR == 1 { b = $2 } END { exit !($2 - b > 1000000) }' "$1"; }
 drop_stops() {
-	local name=$1 t0 t1 last rule="FORWARD -d $3 -p tcp --dport 5201 -j DROP"
-	nsx_bg "$2" python3 "$XFER" client --addr "$3" --port 5201 --seconds 3 >"$work/$name.json"
-	nsx_bg "$4" python3 "$TOE_TOP/selftests/xdp/forge.py" rxtap "$5" 0.01 2.7 >"$work/$name.rx"
-	sleep 1.2
+	local name=$1 t0 t1 last cpid rule="FORWARD -d $3 -p tcp --dport 5201 -j DROP"
+	nsx_bg "$2" python3 "$XFER" client --addr "$3" --port 5201 --seconds "$(slow 3)" >"$work/$name.json"
+	cpid=$NSX_PID
+	nsx_bg "$4" python3 "$TOE_TOP/selftests/xdp/forge.py" rxtap "$5" 0.01 "$(slow 2.7)" >"$work/$name.rx"
+	# the sampler sees the flow (python starts slowly in the 6.1 guest)
+	sleep 0.7 && wait_for 10 rx_runs "$work/$name.rx"
 	t0=$(date +%s.%N); nsx r iptables -I $rule; t1=$(date +%s.%N)
 	sleep 1.3
 	nsx r iptables -D $rule
+	kill "$cpid" 2>/dev/null # (the stalled flow: not on the fast path again)
 	last=$(awk -v t0="$t0" 'NR > 1 && $2 - p > 2000 && $1 >= t0 { l = $1 } { p = $2 } END { printf "%.4f", l ? l : t0 }' "$work/$name.rx")
 	LAT=$(awk -v l="$last" -v t1="$t1" 'BEGIN { printf "%d", (l - t1) * 1000 }')
 	RAN=$(awk -v t0="$t0" '$1 < t0 { b = $2 } END { print b + 0 }' "$work/$name.rx")
