@@ -198,12 +198,23 @@ static __always_inline void route_remember(struct toe_fwd *fs, int from,
 		c->gen = 0;
 }
 
-/* TTL or hop limit down by one (the stack's forwarding does it too). */
+/*
+ * The tests' fault: the TTL step fails (toe-loader with
+ * TOE_LOADER_FAULT_HOP=1), to show that a packet a failed step leaves to
+ * the stack is the one that came in.  0: the verifier drops the branch.
+ */
+const volatile __u32 toe_fault_hop = 0;
+
+/*
+ * TTL or hop limit down by one (the stack's forwarding does it too): the
+ * first write to a forwarded packet, so that failing it leaves the packet
+ * as it came (nothing written then).
+ */
 static __always_inline int hop(void *data, void *data_end, __u8 family)
 {
 	struct ethhdr *eth = data;
 
-	if ((void *)(eth + 1) > data_end)
+	if ((void *)(eth + 1) > data_end || toe_fault_hop)
 		return FWD_SLOW;
 	if (family == TOE_AF_INET) {
 		struct iphdr *iph = (void *)(eth + 1);
@@ -224,6 +235,17 @@ static __always_inline int hop(void *data, void *data_end, __u8 family)
 		ip6->hop_limit--;
 	}
 	return 0;
+}
+
+/*
+ * A step failed after the frame was written (TTL down): not for the stack,
+ * which would forward a half-forwarded frame (nat_rewrite() fails only on
+ * a short frame, which the parser already refused).
+ */
+static __always_inline int fwd_written_drop(void)
+{
+	stat_inc(TOE_S_XDP_FWD_SLOW);
+	return XDP_DROP;
 }
 
 /*
@@ -279,10 +301,10 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 		/* the egress may have left opentoe since (toe-loader) */
 		if (!bpf_map_lookup_elem(&toe_devmap, &ifout))
 			goto lookup;
-		if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
-			return FWD_SLOW;
 		if (hop(data, data_end, p->family))
-			return FWD_SLOW;
+			return FWD_SLOW; /* nothing written yet */
+		if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
+			return fwd_written_drop();
 		__builtin_memcpy(eth->h_dest, dmac, 6);
 		__builtin_memcpy(eth->h_source, smac, 6);
 		count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
@@ -318,10 +340,10 @@ lookup:
 	}
 
 	route_remember(fs, from, g, rg, ifout, fp.dmac, fp.smac, tot_len);
-	if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
-		return FWD_SLOW;
 	if (hop(data, data_end, p->family))
-		return FWD_SLOW;
+		return FWD_SLOW; /* nothing written yet */
+	if (nt && nat_rewrite(data + TOE_ETH_HLEN, data_end, nt))
+		return fwd_written_drop();
 	eth = data;
 	__builtin_memcpy(eth->h_dest, fp.dmac, 6);
 	__builtin_memcpy(eth->h_source, fp.smac, 6);

@@ -41,7 +41,8 @@
  * keeps the header's sum (so CHECKSUM_COMPLETE stays right); IPv6 has no
  * header checksum, but a CHECKSUM_COMPLETE sum covers the hop limit:
  * bpf_skb_store_bytes() with BPF_F_RECOMPUTE_CSUM keeps it right.  0, or
- * TC_FWD_STACK.  Packet pointers are invalid afterwards.
+ * TC_FWD_STACK with nothing written (tc_xmit()'s first write).  Packet
+ * pointers are invalid afterwards.
  */
 static __always_inline int tc_hop(struct __sk_buff *skb,
 				  const struct toe_pkt *p)
@@ -52,7 +53,8 @@ static __always_inline int tc_hop(struct __sk_buff *skb,
 
 	if (p->family == TOE_AF_INET)
 		return hop(data, data_end, p->family) ? TC_FWD_STACK : 0;
-	if (bpf_skb_store_bytes(skb, p->ttl_off, &hl, 1, BPF_F_RECOMPUTE_CSUM))
+	if (toe_fault_hop ||
+	    bpf_skb_store_bytes(skb, p->ttl_off, &hl, 1, BPF_F_RECOMPUTE_CSUM))
 		return TC_FWD_STACK;
 	return 0;
 }
@@ -122,11 +124,32 @@ static __always_inline int tc_nat(struct __sk_buff *skb,
 }
 
 /*
+ * Whether every header tc_xmit() writes is in the skb's linear part:
+ * Ethernet and the IP header, and TCP's for a NATed flow (checked before
+ * the first write).
+ */
+static __always_inline bool tc_writable(struct __sk_buff *skb,
+					const struct toe_pkt *p, bool nat)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 need = TOE_ETH_HLEN +
+		     (p->family == TOE_AF_INET ? TOE_IPV4_HLEN : TOE_IPV6_HLEN);
+
+	if (nat)
+		need = TC_NAT_TCP + sizeof(struct tcphdr);
+	return data + need <= data_end;
+}
+
+/*
  * Route, MTU, TTL, MACs and the redirect for one skb of an admitted flow
  * (tc_fwd_path()), sent by end from: a NATed flow's routed as it leaves
- * and translated (tc_nat()) once the redirect is decided.  Returns the
- * redirect's TC_ACT_REDIRECT, TCX_DROP for a half-translated skb, or
- * TC_FWD_STACK after counting why.
+ * and translated (tc_nat()) once the redirect is decided.  Every check
+ * comes before the first write, and that write (the TTL) writes nothing
+ * when it fails: what goes to the stack is the skb as it came.  A step
+ * failing after it (which the checks rule out) drops the skb rather than
+ * hand the stack a half-forwarded one.  Returns the redirect's
+ * TC_ACT_REDIRECT, TCX_DROP, or TC_FWD_STACK after counting why.
  */
 static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 			      struct toe_fwd *fs, int from)
@@ -167,19 +190,14 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 		stat_inc(TOE_S_TC_FWD_NEIGH_MISS);
 		return TC_FWD_STACK;
 	}
-	if (rc == BPF_FIB_LKUP_RET_SUCCESS && tc_macs(skb, fp.dmac, fp.smac))
-		goto slow;
-	if (nt) {
-		rc = tc_nat(skb, nt);
-		if (rc == -1)
-			goto slow;
-		if (rc) {
-			stat_inc(TOE_S_TC_FWD_SLOW);
-			return TCX_DROP; /* half-translated: not for the stack */
-		}
+	if (!tc_writable(skb, p, nt) || tc_hop(skb, p))
+		goto slow; /* nothing written */
+	/* written: from here on not for the stack */
+	if ((nt && tc_nat(skb, nt)) || (rc == BPF_FIB_LKUP_RET_SUCCESS &&
+					tc_macs(skb, fp.dmac, fp.smac))) {
+		stat_inc(TOE_S_TC_FWD_SLOW);
+		return TCX_DROP;
 	}
-	if (tc_hop(skb, p))
-		goto slow;
 	count_pkts(&fs->packets, &fs->bytes, segs, len);
 	stat_inc(TOE_S_TC_FORWARD);
 	stat_add(TOE_S_TC_FWD_SEGS, segs);

@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 74
+plan 75
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -278,4 +278,11 @@ check "the other program is back on va" test "$(xdp_id)" = "$other"
 check "and opentoe left nothing" test ! -e "$PIN"
 nsx a bpftool net detach xdpgeneric dev va
 
+# conntrack's kfuncs (the forward path's refresh, bpf/fwd_ct.h) come from
+# nf_conntrack's own BTF where it is a module (Debian's 6.1): the object
+# loads with it loaded too (removed again if it was not there)
+[ -d /sys/module/nf_conntrack ] || defer "modprobe -r nf_conntrack 2>/dev/null"
+modprobe -q nf_conntrack
+check "load with nf_conntrack loaded (conntrack's kfuncs from the kernel's or its own BTF)" tl load --dev va --cgroup "$CG"
+tl unload >/dev/null
 finish

@@ -30,6 +30,10 @@ csum IFACE PORT SECONDS
 rx IFACE INTERVAL SECONDS
         every INTERVAL seconds: "time rx_bytes" of IFACE from /proc/net/dev
         (this namespace's), time as time.time()
+rxtap IFACE INTERVAL SECONDS
+        the same from a packet socket: "time bytes" of the IPv4 datagrams
+        received on IFACE so far (a bpf_redirect_peer into IFACE is not in
+        its statistics before Linux 6.8)
 """
 import os
 import random
@@ -190,9 +194,29 @@ def rx(iface, interval, seconds):
         time.sleep(float(interval))
 
 
+def rxtap(iface, interval, seconds):
+    """As rx, from a packet socket: bytes of IPv4 frames received on iface
+    (a redirect_peer into it does not count in its statistics before 6.8)."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    s.bind((iface, 0))
+    s.settimeout(float(interval))
+    end, total = time.time() + float(seconds), 0
+    nxt = time.time()
+    while time.time() < end:
+        try:
+            b, addr = s.recvfrom(100)
+            if addr[2] != socket.PACKET_OUTGOING and len(b) >= 18:
+                total += struct.unpack("!H", b[16:18])[0]
+        except socket.timeout:
+            pass
+        if time.time() >= nxt:
+            print("%.4f %d" % (time.time(), total), flush=True)
+            nxt += float(interval)
+
+
 if __name__ == "__main__":
     cmds = {"handshake": handshake, "synack": synack, "rst": rst, "flood": flood, "count": count, "csum": csum_check,
-            "rx": rx}
+            "rx": rx, "rxtap": rxtap}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         raise SystemExit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

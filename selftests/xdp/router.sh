@@ -9,13 +9,18 @@ PKT="python3 $TOE_TOP/selftests/tools/pkt.py"
 XFER=$TOE_TOP/selftests/xdp/xfer.py
 # FWD_HOOK: the hook the forward tests load the router's interfaces with
 # (TOE_FWD_HOOK: xdp, the default, or tc; a test_*_tc.sh runs its test so);
-# FWD_STAT: the counter of packets (tc: segments) that hook forwarded.  With xdp the veths
-# are declared able to take XDP redirects (--xdp-veth-tx: the tests set
-# their peers up for it, endpoints_for_native).
+# FWD_STAT: the counter of packets (tc: segments) that hook forwarded;
+# FWD_MISS: of packets it left to the stack for want of a neighbour;
+# FWD_PROG: its program's name (toe-loader status); FWD_NAME: the hook as
+# the checks say it.  With xdp the veths are declared able to take XDP
+# redirects (--xdp-veth-tx: the tests set their peers up for it,
+# endpoints_for_hook).
 FWD_HOOK=${TOE_FWD_HOOK:-xdp}
 case $FWD_HOOK in
-xdp) FWD_STAT=$STAT_XDP_FORWARD DP_HOOK_ARGS="--hook xdp --xdp-veth-tx" ;;
-tc) FWD_STAT=$STAT_TC_FWD_SEGS DP_HOOK_ARGS="--hook tc" ;; # segments, as XDP counts
+xdp) FWD_STAT=$STAT_XDP_FORWARD FWD_MISS=$STAT_XDP_NEIGH_MISS FWD_PROG=toe_xdp FWD_NAME=XDP
+	DP_HOOK_ARGS="--hook xdp --xdp-veth-tx" ;;
+tc) FWD_STAT=$STAT_TC_FWD_SEGS FWD_MISS=$STAT_TC_FWD_NEIGH_MISS FWD_PROG=toe_tc FWD_NAME=tc
+	DP_HOOK_ARGS="--hook tc" ;; # segments, as XDP counts
 *) echo "bad TOE_FWD_HOOK '$FWD_HOOK': xdp or tc" >&2; exit 1 ;;
 esac
 
@@ -58,6 +63,11 @@ endpoints_for_native() {
 	nsx c ethtool -K c0 gro on tx off >/dev/null &&
 	nsx s ethtool -K s1 gro on tx off >/dev/null
 }
+
+# endpoints_for_hook: the end hosts as the hook under test forwards them:
+# XDP endpoints_for_native; tc the kernel's default offloads (TSO,
+# CHECKSUM_PARTIAL: what containers send, the skb kept whole).
+endpoints_for_hook() { [ "$FWD_HOOK" = tc ] || endpoints_for_native; }
 
 # endpoints_no_gso: MTU-sized frames on the veths, as on a wire (generic
 # XDP sees a GSO packet as one frame over the egress MTU and leaves it to

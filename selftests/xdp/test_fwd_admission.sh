@@ -122,11 +122,13 @@ check "no FORWARD rule, client alone: nothing enters $MAP_FWD (the data is the s
 # ---- a running fast-path flow, then a DROP rule for it
 nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 5 >"$work/long.json"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 5)" >"$work/long.json"
 est_5301() { test "$(fwd_est 5301)" = 1; }
 check "a real flow is admitted ($MAP_FWD: established)" wait_for 3 est_5301
-nsx_bg s $FORGE rx s1 0.01 3 >"$work/rx"
-sleep 1
+nsx_bg s $FORGE rx s1 0.01 "$(slow 3)" >"$work/rx"
+# the sampler sees the flow (python starts slowly in the 6.1 guest)
+rx_runs() { awk 'NR == 1 { b = $2 } END { exit !($2 - b > 1000000) }' "$work/rx"; }
+sleep 0.5 && wait_for 10 rx_runs
 t0=$(date +%s.%N)
 nsx r iptables -I FORWARD -p tcp --dport 5301 -j DROP
 t1=$(date +%s.%N)

@@ -4,14 +4,15 @@
 # follows conntrack's destroy events and deletes the flow's toe_fwd entry,
 # as a flowtable tears down its flow.  A fast-path flow through the router
 # (conntrack tracking it, toed running there), then `conntrack -D` of it:
-# within 1 s XDP forwards none of it and the stack forwards it, and the
-# transfer still completes intact.  IPv4, then IPv6.
+# within 1 s the fast path forwards none of it and the stack forwards it, and the
+# transfer still completes intact.  IPv4, then IPv6.  XDP, or tc
+# (test_fwd_conntrack_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 10
 need_cmd iptables ip6tables conntrack
 router_test fwdct || exit 1
-endpoints_for_native || exit 1
+endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD"
@@ -41,11 +42,11 @@ round() {
 	check "$name: conntrack tracks the flow on the router" bash -c "nsenter --net=/run/netns/$(ns_name r) conntrack -L -f $fam -p tcp --dport 5201 2>/dev/null | grep -q 5201"
 	nsx r conntrack -D -f $fam -p tcp --dport 5201 >/dev/null 2>&1
 	sleep 1
-	x0=$(st $STAT_XDP_FORWARD) k0=$(ip_forwarded)
+	x0=$(st $FWD_STAT) k0=$(ip_forwarded)
 	sleep 0.5
-	x1=$(st $STAT_XDP_FORWARD) k1=$(ip_forwarded)
+	x1=$(st $FWD_STAT) k1=$(ip_forwarded)
 	check "  conntrack -D: within 1 s the flow's $MAP_FWD entry is gone ($(n5201) left)" test "$(n5201)" = 0
-	check "  XDP forwards none of it ($((x1 - x0)) packets in the next 0.5 s)" test "$x1" = "$x0"
+	check "  $FWD_NAME forwards none of it ($((x1 - x0)) packets in the next 0.5 s)" test "$x1" = "$x0"
 	check "  the stack forwards it ($((k1 - k0)) packets)" test $((k1 - k0)) -gt 100
 	wait $cpid
 	check "  and the transfer completes intact" intact $name

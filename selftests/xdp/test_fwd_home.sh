@@ -6,13 +6,14 @@
 # there); the router r loads the same datapath on its interfaces.  Flows r
 # routes are never admitted (fwd_not_home counts them); a FORWARD DROP in
 # r, which no toed watches, holds at once; toed started in r refuses to
-# serve the datapath, saying why.
+# serve the datapath, saying why.  XDP on r's interfaces, or tc
+# (test_fwd_home_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 7
 need_cmd iptables
 router_test fwdhome || exit 1
-endpoints_for_native || exit 1
+endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 ns_add h || { fail "home namespace"; finish; }
 dp_load h || { fail "load in h"; finish; }
@@ -28,11 +29,11 @@ wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts in h"; cat "$wo
 nsx_bg s python3 "$XFER" server --port 5201 --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
-a0=$(st $STAT_XDP_FWD_FLOWS) n0=$(st $STAT_FWD_NOT_HOME) x0=$(st $STAT_XDP_FORWARD)
+a0=$(st $STAT_XDP_FWD_FLOWS) n0=$(st $STAT_FWD_NOT_HOME) x0=$(st $FWD_STAT)
 nsx_t 30 c python3 "$XFER" client --addr $S4 --port 5201 --bytes 5000000 --connect-timeout 3 >"$work/r.json"
 check "a flow r routes gets through (the stack's)" intact r
-check "  never admitted, nothing by XDP (admissions $(($(st $STAT_XDP_FWD_FLOWS) - a0)), XDP $(($(st $STAT_XDP_FORWARD) - x0)))" \
-	test "$(st $STAT_XDP_FWD_FLOWS)" = "$a0" -a "$(st $STAT_XDP_FORWARD)" = "$x0"
+check "  never admitted, nothing by $FWD_NAME (admissions $(($(st $STAT_XDP_FWD_FLOWS) - a0)), $FWD_NAME $(($(st $FWD_STAT) - x0)))" \
+	test "$(st $STAT_XDP_FWD_FLOWS)" = "$a0" -a "$(st $FWD_STAT)" = "$x0"
 check "  counted: fwd_not_home $n0 -> $(st $STAT_FWD_NOT_HOME)" test "$(st $STAT_FWD_NOT_HOME)" -gt "$n0"
 # a FORWARD DROP in r under a running flow: the stack's, so it holds
 defer "nsx r iptables -F FORWARD"
@@ -41,9 +42,9 @@ sleep 1
 nsx r iptables -I FORWARD -p tcp --dport 5301 -j DROP
 sleep 0.2
 b0=$(grep -c . "$work/server.out")
-x1=$(st $STAT_XDP_FORWARD)
+x1=$(st $FWD_STAT)
 sleep 1
-check "FORWARD DROP in r (no toed watches r): XDP forwards nothing of the flow ($(($(st $STAT_XDP_FORWARD) - x1)) packets)" \
-	test "$(st $STAT_XDP_FORWARD)" = "$x1"
+check "FORWARD DROP in r (no toed watches r): $FWD_NAME forwards nothing of the flow ($(($(st $FWD_STAT) - x1)) packets)" \
+	test "$(st $FWD_STAT)" = "$x1"
 check "toed in h logged no home error" bash -c "! grep -q 'home in another' '$work/toed.log'"
 finish

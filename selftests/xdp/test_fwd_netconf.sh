@@ -8,7 +8,8 @@
 # else would make toed drop its cached route), then
 # sysctl net.ipv4.ip_forward=0: the server's received bytes (sampled every
 # 10 ms) stop within 100 ms.  Then the same with the client-side device's
-# forwarding=0 alone.
+# forwarding=0 alone.  On tc (test_fwd_netconf_tc.sh) no route is cached:
+# each skb's route lookup sees forwarding off.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 5
@@ -16,7 +17,7 @@ SPY=$(for p in python3 /usr/bin/python3; do $p -c 'import scapy.all' 2>/dev/null
 [ -n "$SPY" ] || cannot_run "python3-scapy missing (make deps)"
 FORGE="$SPY $TOE_TOP/selftests/xdp/forge.py"
 router_test fwdnc || exit 1
-endpoints_for_native || exit 1
+endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "ping"; finish; }
@@ -28,6 +29,9 @@ wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/to
 nsx_bg s python3 "$XFER" server --port 5201 --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
+# what ran the flow: XDP's cached route; tc (no cache) its segments
+CSTAT=$STAT_XDP_FWD_CACHED CWHAT="route cached"
+[ $FWD_HOOK = xdp ] || CSTAT=$FWD_STAT CWHAT="tc forwarded"
 est() { # PORT: one established toe_fwd entry of PORT
 	test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length')" = 1
@@ -40,7 +44,7 @@ stops() {
 	wait_for 3 est "$port" || { fail "$name: the flow is admitted"; return 1; }
 	nsx_bg s $FORGE rx s1 0.01 3 >"$work/$name.rx"
 	sleep 1
-	c0=$(st $STAT_XDP_FWD_CACHED)
+	c0=$(st $CSTAT)
 	t0=$(date +%s.%N); "$@"; t1=$(date +%s.%N)
 	sleep 1.5
 	last=$(awk -v t0="$t0" 'NR > 1 && $2 - p > 2000 && $1 >= t0 { l = $1 } { p = $2 } END { printf "%.4f", l ? l : t0 }' "$work/$name.rx")
@@ -50,7 +54,7 @@ stops() {
 	awk -v t0="$t0" '$1 < t0 && NR > 1 && $2 - p > 100000 { ok = 1 } { p = $2 } END { exit !ok }' "$work/$name.rx" && RAN=yes
 }
 stops ipfwd 5201 nsx r sysctl -qw net.ipv4.ip_forward=0
-check "ip_forward=0 under a fast-path flow (permanent neighbours, route cached: $CACHED packets): no byte at the server after $LAT ms (< 100)" \
+check "ip_forward=0 under a fast-path flow (permanent neighbours, $CWHAT: $CACHED packets): no byte at the server after $LAT ms (< 100)" \
 	test "$LAT" -lt 100
 check "  the flow was running before (the server received data)" test $RAN = yes
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null

@@ -15,12 +15,15 @@
 #  - the tc egress fallback (TOE_LOADER_NO_NF=1, the proof of kernels
 #    before 6.4) does admit the redirected flow: the limit the netfilter
 #    proof removes, shown so that this test fails on a datapath without it.
+# XDP on the router's interfaces, or tc (test_fwd_redirect_tc.sh: opentoe's
+# tcx program runs before the test's clsact filters, which see what it
+# passes on).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 plan 13
 need_cmd tc iptables
 router_test fwdredir || exit 1
-endpoints_for_native || exit 1
+endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
 # frames moved unchanged across the router reach the other end
 R0MAC=$(nsx r ip -j link show r0 | jq -r '.[0].address') R1MAC=$(nsx r ip -j link show r1 | jq -r '.[0].address')
@@ -51,30 +54,30 @@ tcmove() {
 untc() { nsx r tc qdisc del dev r0 clsact 2>/dev/null; nsx r tc qdisc del dev r1 clsact 2>/dev/null; true; }
 defer untc
 # moved NAME PORT: a 2 MB transfer to PORT while tc moves it; A, F, X: admissions,
-# forwarded by the stack, by XDP meanwhile
+# forwarded by the stack, by the fast path (XDP or tc) meanwhile
 moved() {
 	local a0 f0 x0
-	a0=$(st $STAT_XDP_FWD_FLOWS) f0=$(ip_forwarded) x0=$(st $STAT_XDP_FORWARD)
+	a0=$(st $STAT_XDP_FWD_FLOWS) f0=$(ip_forwarded) x0=$(st $FWD_STAT)
 	nsx_t 30 c python3 "$XFER" client --addr $S4 --port $2 --bytes 2000000 --connect-timeout 3 >"$work/$1.json"
-	A=$(($(st $STAT_XDP_FWD_FLOWS) - a0)) F=$(($(ip_forwarded) - f0)) X=$(($(st $STAT_XDP_FORWARD) - x0))
-	echo "# $1: admitted $A, stack forwarded $F, XDP forwarded $X, $MAP_FWD entries of port $2: $(n_port $2)"
+	A=$(($(st $STAT_XDP_FWD_FLOWS) - a0)) F=$(($(ip_forwarded) - f0)) X=$(($(st $FWD_STAT) - x0))
+	echo "# $1: admitted $A, stack forwarded $F, $FWD_NAME forwarded $X, $MAP_FWD entries of port $2: $(n_port $2)"
 }
 
 tcmove redirect 5201 || { fail "tc mirred redirect"; finish; }
 moved redir 5201
 check "mirred redirect: the transfer arrives (tc carried it, the stack forwarded $F packets)" intact redir
-check "  no admission, nothing in $MAP_FWD, XDP forwarded nothing" test "$A" = 0 -a "$(n_port 5201)" = 0 -a "$X" = 0
+check "  no admission, nothing in $MAP_FWD, $FWD_NAME forwarded nothing" test "$A" = 0 -a "$(n_port 5201)" = 0 -a "$X" = 0
 untc
 defer "nsx r iptables -F FORWARD"
 nsx r iptables -A FORWARD -p tcp --dport 5301 -j DROP && nsx r iptables -A FORWARD -p tcp --sport 5301 -j DROP
 tcmove mirror 5301 || { fail "tc mirred mirror"; finish; }
 moved mirror 5301
 check "mirred mirror, the originals dropped at FORWARD: the transfer arrives" intact mirror
-check "  no admission, nothing in $MAP_FWD, XDP forwarded nothing" test "$A" = 0 -a "$(n_port 5301)" = 0 -a "$X" = 0
+check "  no admission, nothing in $MAP_FWD, $FWD_NAME forwarded nothing" test "$A" = 0 -a "$(n_port 5301)" = 0 -a "$X" = 0
 untc
 moved routed 5201
 check "the filters gone, the stack forwards port 5201: intact" intact routed
-check "  and it is admitted (admissions $A, XDP forwarded $X packets)" test "$A" -ge 1 -a "$X" -gt 100
+check "  and it is admitted (admissions $A, $FWD_NAME forwarded $X packets)" test "$A" -ge 1 -a "$X" -gt 100
 
 # ---- the fallback proof on the same router
 nsx r toe-loader unload --pin-dir "$PIN" >/dev/null

@@ -8,7 +8,8 @@
  * a tun) keeps XDP; a VLAN sub-interface gets tc (resolve_hooks(): --hook
  * xdp is refused there); any other device (dummy, bridge, ...: XDP only in skb
  * mode) gets tc.  An interface opentoe is already on keeps the hook it
- * has.  Native XDP is probed by attaching a two-instruction XDP program in
+ * has, and the reason it was given it (toe_ifaces' hook_why: status says
+ * "veth", not "kept", and a kept bridge stays TOE_IFACE_NO_XDP_TX).  Native XDP is probed by attaching a two-instruction XDP program in
  * driver mode for a moment (a link, closed at once), on an interface with
  * no XDP program yet; one that has one says by its attach mode.
  *
@@ -34,6 +35,8 @@
 #include "lib/pinned.h"
 #include "lib/err.h"
 #include "lib/hooks.h"
+#include "lib/netns.h"
+#include "lib/path.h"
 
 const char *hook_why_key(unsigned int why)
 {
@@ -174,6 +177,29 @@ static int hook_in_place(const struct opts *o, __u32 ifindex)
 }
 
 /*
+ * Why an earlier load in this namespace put ifindex on its hook
+ * (toe_ifaces' hook_why), or TOE_HOOK_WHY_KEPT if it is not recorded.
+ */
+static __u8 why_in_place(const struct opts *o, __u32 ifindex)
+{
+	char path[PATH_MAX];
+	struct toe_iface v;
+	__u8 why = TOE_HOOK_WHY_KEPT;
+	int fd;
+
+	toe_join(path, sizeof(path), o->pin_dir, TOE_MAP(IFACES));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return why;
+	if (!bpf_map_lookup_elem(fd, &ifindex, &v) &&
+	    v.netns == toe_netns_cookie() && v.hook_why &&
+	    v.hook_why <= TOE_HOOK_WHY_VLAN)
+		why = v.hook_why;
+	close(fd);
+	return why;
+}
+
+/*
  * o->dev_tc[] and o->dev_why[] for every --dev (interfaces checked).  0,
  * or 1 after a message: --hook xdp named a VLAN sub-interface.  A vlan
  * device has XDP only in skb mode, and XDP on its parent sees frames whose
@@ -201,7 +227,8 @@ int resolve_hooks(struct opts *o)
 			o->dev_why[i] = TOE_HOOK_WHY_FORCED;
 		} else if (cur >= 0) {
 			o->dev_tc[i] = cur;
-			o->dev_why[i] = TOE_HOOK_WHY_KEPT;
+			o->dev_why[i] = why_in_place(o, ifindex);
+			o->dev_kept[i] = true;
 		} else if (iface_is_vlan(o->devs[i])) {
 			o->dev_tc[i] = true;
 			o->dev_why[i] = TOE_HOOK_WHY_VLAN;

@@ -354,6 +354,14 @@ static int pin_maps(const struct opts *o, struct opentoe *skel,
 	return 0;
 }
 
+/* Whether the environment variable name is "1" (the tests' knobs). */
+static bool knob_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
 /* Map sizes, then load the object into the kernel (pins what is new). */
 static int load_object(const struct opts *o, struct opentoe *skel)
 {
@@ -373,6 +381,8 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
 	skel->rodata->toe_ct_kfuncs = ct_kfuncs();
+	/* the tests' fault: the forward path's TTL step fails (forward.h) */
+	skel->rodata->toe_fault_hop = knob_on("TOE_LOADER_FAULT_HOP");
 	err = opentoe__load(skel);
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",
@@ -449,8 +459,9 @@ static void print_loaded(const struct opts *o)
 
 	printf("opentoe loaded: sock_ops on %s", o->cgroup);
 	for (i = 0; i < o->ndevs; i++)
-		printf("; %s on %s (%s)", o->dev_tc[i] ? "tc ingress" : "XDP",
-		       o->devs[i], hook_why_key(o->dev_why[i]));
+		printf("; %s on %s (%s%s)", o->dev_tc[i] ? "tc ingress" : "XDP",
+		       o->devs[i], hook_why_key(o->dev_why[i]),
+		       o->dev_kept[i] ? ", kept" : "");
 	printf("; pinned in %s\n", o->pin_dir);
 }
 

@@ -69,6 +69,7 @@ struct opts {
 	int hook; /* --hook: TOE_HOOK_AUTO (default), _XDP or _TC */
 	bool dev_tc[MAX_IFACES]; /* devs[i]'s hook is tc (resolve_hooks) */
 	__u8 dev_why[MAX_IFACES]; /* and why: enum toe_hook_why */
+	bool dev_kept[MAX_IFACES]; /* the hook an earlier load put there */
 	bool xdp_veth_tx; /* --xdp-veth-tx: XDP may redirect into veths */
 	__u32 flows;
 	bool json;
@@ -291,6 +292,7 @@ int swap_if_link(const struct opts *o, const char *fmt, __u32 type,
 bool kernel_enum_has(const char *name, const char *val);
 /* Whether the kernel's BTF has the function name (features.c). */
 bool kernel_func_has(const char *name);
+/* Whether libbpf resolves conntrack's kfuncs (features.c). */
 bool ct_kfuncs(void);
 /* tcx links (Linux 6.6): BPF_TCX_EGRESS in the kernel's BTF. */
 bool kernel_has_tcx(void);
