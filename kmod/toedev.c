@@ -26,6 +26,7 @@
 #include <net/net_namespace.h>
 
 #include "toedev.h"
+#include "trace.h"
 
 /*
  * toedev_mutex protects: toedev_list, writes to toedev_idr, tom_list and
@@ -489,6 +490,7 @@ int register_toedev(struct toedev *dev, const char *name)
 	set_bit(TOEDEV_F_REGISTERED, &dev->flags);
 	/* publish last: lookups see a complete device */
 	idr_replace(&toedev_idr, dev, dev->toe_index);
+	trace_toedev_register(dev);
 out:
 	mutex_unlock(&toedev_mutex);
 	if (!ret)
@@ -514,6 +516,7 @@ void unregister_toedev(struct toedev *dev)
 	list_del_init(&dev->toe_list);
 	/* users still holding a reference can no longer attach a TOM */
 	clear_bit(TOEDEV_F_REGISTERED, &dev->flags);
+	trace_toedev_unregister(dev);
 	mutex_unlock(&toedev_mutex);
 
 	opentoe_notify_dev(dev, OPENTOE_CMD_DEV_DEL_NTF);

@@ -26,6 +26,7 @@
 #include <net/netlink.h>
 
 #include "tom.h"
+#include "trace.h"
 
 static const struct tom_chip chip_t1 = { "T1", 64, 16 };
 static const struct tom_chip chip_t1c = { "T1C", 128, 32 };
@@ -139,6 +140,7 @@ static void tom_shutdown(struct tom_dev *td)
 		left = tom_host_let_go(td, c);
 		spin_unlock(&td->lock);
 		tom_stat(td, OPENTOE_STAT_CLOSES);
+		trace_tid_free(dev, i, left & TOM_CONN_DEVICE);
 		if (left & TOM_CONN_DEVICE)
 			dev->disconnect(dev, i);
 		else

@@ -9,6 +9,7 @@
 #include <net/netlink.h>
 
 #include "tom.h"
+#include "trace.h"
 
 static bool listen_match(const struct toe_listener *a,
 			 const struct toe_listener *b)
@@ -42,18 +43,22 @@ int tom_listen_start(struct toedev *dev, const struct toe_listener *l)
 		goto err_erase;
 	td->nlisten++;
 	tom_stat(td, OPENTOE_STAT_LISTENS);
+	trace_listen_start(dev, stid, l->family, &l->addr, l->port, 0);
 	return 0;
 
 err_erase:
 	xa_erase(&td->stids, stid);
 err_free:
 	kfree(tl);
+	trace_listen_start(dev, -1, l->family, &l->addr, l->port, ret);
 	return ret;
 }
 
 void tom_listen_drop(struct tom_dev *td, struct tom_listen *tl)
 {
 	td->tdev->listen_stop(td->tdev, tl->stid);
+	trace_listen_stop(td->tdev, tl->stid, tl->key.family, &tl->key.addr,
+			  tl->key.port, 0);
 	xa_erase(&td->stids, tl->stid);
 	td->nlisten--;
 	kfree(tl);
