@@ -11,6 +11,7 @@
  *  tid_release   the device lets go (after tid_free of a bound TID)
  *  l2t_update    an L2T entry written to the device (new or neighbour change)
  *  listen_start, listen_stop  a listener on a server TID, or refused one
+ *  stid_reserve, stid_free  a server TID held for a listener to come
  *
  * A device is named by its registry index and name; a TID by the device's
  * index and its number.  Addresses: IPv4 as ::ffff:a.b.c.d (printed so),
@@ -89,6 +90,17 @@ DEFINE_EVENT(opentoe_tid, tid_reserve,
 );
 
 DEFINE_EVENT(opentoe_tid, tid_release,
+	TP_PROTO(const struct toedev *dev, unsigned int tid),
+	TP_ARGS(dev, tid)
+);
+
+/* a server TID reserved for a listener to come, and given back unused */
+DEFINE_EVENT(opentoe_tid, stid_reserve,
+	TP_PROTO(const struct toedev *dev, unsigned int tid),
+	TP_ARGS(dev, tid)
+);
+
+DEFINE_EVENT(opentoe_tid, stid_free,
 	TP_PROTO(const struct toedev *dev, unsigned int tid),
 	TP_ARGS(dev, tid)
 );
