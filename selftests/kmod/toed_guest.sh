@@ -214,7 +214,7 @@ tidgone() { ! toe_kmod_test tids | grep -q "src 10.7.0.1:$LPORT "; }
 wait_for 50 tidgone
 tap $? "its TID is freed after close (no TID of that flow in TID_GET)"
 check "... toectl stats: 1 bound, 1 freed" \
-	sh -c 'toectl -j stats | grep -q "\"kmod_tid_alloc\":1,.*\"kmod_tid_free\":1,"'
+	sh -c 'toectl -j stats | grep -q "\"kmod_tid_bound\":1,.*\"kmod_tid_free\":1,"'
 refilled() { toe_kmod_test devs | grep -q ' used 0 reserved 16 '; }
 wait_for 50 refilled
 tap $? "... and reserved again into the pool after the device's late release (used 0, reserved 16)"
@@ -231,7 +231,7 @@ wait_for 30 routed
 tap $? "a flow routed through lo: refused by the datapath, reason route (logged)"
 check "... counted ($MAP_STATS tid_route_other_if), the module never asked" \
 	sh -c 'toectl -j stats | grep -q "\"tid_route_other_if\":1," &&
-		toectl -j stats | grep -q "\"kmod_tid_alloc_unreach\":0,"'
+		toectl -j stats | grep -q "\"kmod_tid_bind_unreach\":0,"'
 
 # ---- the module refuses to bind a flow's TID (the simulated device's
 # fail_connect): toed demotes it to the host before anyone hears "offloaded"
