@@ -580,7 +580,7 @@ if [ -n "$BT" ]; then
 else
 	check "tracefs: in order (reserve, bind, free, release), and the device's register and unregister" \
 		sh -c "grep -E ' tid_(reserve|bind|free|release): index=${NIDX:-x} name=toe0 tid=${BTID:-x}( |\$)' $OUT | sed 's/.* tid_\([a-z]*\): .*/\1/' | tr '\n' ' ' | grep -q '^reserve bind free release ' &&
-			grep -q ' toedev_register: index=${NIDX:-x} name=toe0 ' $OUT && grep -q ' toedev_unregister: .* name=toe0 ' $OUT"
+			grep -q ' toedev_register: index=${NIDX:-x} name=toe0 ' $OUT && grep -q ' toedev_unregister: index=[0-9]* name=toe0\$' $OUT"
 fi
 echo "# following one TID took $(($(date +%s) - T0)) s"
 
