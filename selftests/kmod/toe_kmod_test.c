@@ -1441,6 +1441,16 @@ static void test_stids(void)
 		    stids_are(idx, 1, 15) && sim_counter(34, "listens") == 1,
 	    "LISTEN_START + TID 5: the listener on server TID 5, 1 listener, 15 reserved (%d)",
 	    ret);
+	sim_knob(34, "fail_listen", 1);
+	ret = listen_stid(idx, 7, 9301, err, sizeof(err));
+	sim_knob(34, "fail_listen", 0);
+	i = listen_stid(idx, 7, 9301, err, sizeof(err));
+	i = i ? i :
+		listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, "10.1.0.1",
+			       9301, err, sizeof(err));
+	tap(ret == -EIO && !i && stids_are(idx, 1, 14),
+	    "the device refuses LISTEN_START + TID 7 (fail_listen): it stays reserved, taken next time (%d, then %d)",
+	    ret, i);
 	ret = listen_stid(idx, 5, 9301, err, sizeof(err));
 	tap(ret == -ENOENT && strstr(err, "not reserved"),
 	    "LISTEN_START + TID 5 again: ENOENT with extack (%d: %s)", ret,
@@ -1451,12 +1461,12 @@ static void test_stids(void)
 	    ret, err);
 	ret = stid_free(idx, 5, err, sizeof(err));
 	tap(ret == -ENOENT && strstr(err, "not reserved") &&
-		    stids_are(idx, 1, 15),
+		    stids_are(idx, 1, 14),
 	    "TID_FREE + SERVER of a listener's server TID: ENOENT, it stays (%d: %s)",
 	    ret, err);
 	ret = stid_free(idx, 6, err, sizeof(err));
 	i = stid_free(idx, 6, err, sizeof(err));
-	tap(!ret && i == -ENOENT && stids_are(idx, 1, 14),
+	tap(!ret && i == -ENOENT && stids_are(idx, 1, 13),
 	    "TID_FREE + SERVER of reserved 6: given back once (%d, then %d)",
 	    ret, i);
 	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, "10.1.0.1",
@@ -1464,7 +1474,7 @@ static void test_stids(void)
 	s = stid_reserve(idx, err, sizeof(err));
 	i = stid_reserve(idx, err, sizeof(err));
 	tap(!ret && (s == 5 || s == 6) && (i == 5 || i == 6) && s != i &&
-		    stids_are(idx, 0, 16) && sim_counter(34, "listens") == 0,
+		    stids_are(idx, 0, 15) && sim_counter(34, "listens") == 0,
 	    "LISTEN_STOP frees server TID 5: 5 and 6 reserved again (%d, %d, %d)",
 	    ret, s, i);
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
