@@ -63,7 +63,13 @@
  *                           it with TID_ALLOC + TID afterwards.  Reserved
  *                           TIDs count in DEV_TIDS_RESERVED, not in
  *                           DEV_TIDS_USED; DEV_DETACH frees them, as the
- *                           device goes.
+ *                           device goes.  With SERVER: a server TID, for a
+ *                           listener to come (ENOSPC when every one is
+ *                           taken), counted in DEV_STIDS_RESERVED, not in
+ *                           DEV_LISTENERS nor LISTEN_GET; LISTEN_START with
+ *                           DEV_INDEX and TID takes it, TID_FREE with
+ *                           SERVER gives it back unused (ENOENT if it is
+ *                           not a reserved server TID).
  *  OPENTOE_CMD_L2T_GET      dump, optional DEV_INDEX filter -> one message
  *                           per L2T entry in use: DEV_INDEX, L2T_INDEX,
  *                           L2T_ADDR4 or L2T_ADDR6, L2T_IFINDEX, L2T_LLADDR
@@ -81,7 +87,11 @@
  *                           then lasts until LISTEN_STOP or until the
  *                           device's TOM is detached.  EEXIST if a listener
  *                           of the address already reaches the device (one
- *                           without DEV_INDEX reaches all of them).
+ *                           without DEV_INDEX reaches all of them).  With
+ *                           DEV_INDEX and TID: the listener takes that
+ *                           server TID, reserved by TID_RESERVE + SERVER
+ *                           (ENOENT if it is not); refused, the server TID
+ *                           stays reserved.
  *  OPENTOE_CMD_LISTEN_STOP  same attributes (DEV_INDEX as given to START)
  *                           -> ack; ENOENT if unknown.
  *  OPENTOE_CMD_LISTEN_GET   dump, optional DEV_INDEX filter -> one message
@@ -185,6 +195,13 @@ enum opentoe_attr {
 	OPENTOE_A_LISTEN_PORT, /* __be16, != 0 */
 	OPENTOE_A_TID_STATE, /* __u32: OPENTOE_TID_F_* */
 	OPENTOE_A_DEV_TIDS_RESERVED, /* __u32: by TID_RESERVE, no flow yet */
+	/*
+	 * flag: TID_RESERVE and TID_FREE act on the device's server TIDs
+	 * (listeners'): a server TID reserved for a listener to come, which
+	 * LISTEN_START with DEV_INDEX and TID takes
+	 */
+	OPENTOE_A_SERVER,
+	OPENTOE_A_DEV_STIDS_RESERVED, /* __u32: server TIDs reserved */
 
 	__OPENTOE_A_MAX,
 	OPENTOE_A_MAX = __OPENTOE_A_MAX - 1

@@ -29,6 +29,7 @@ static const struct nla_policy opentoe_policy[OPENTOE_A_MAX + 1] = {
 	[OPENTOE_A_LISTEN_ADDR4] = { .type = NLA_BE32 },
 	[OPENTOE_A_LISTEN_ADDR6] = NLA_POLICY_EXACT_LEN(16),
 	[OPENTOE_A_LISTEN_PORT] = { .type = NLA_BE16 },
+	[OPENTOE_A_SERVER] = { .type = NLA_FLAG },
 	/* everything else is reply-only: refused in requests (strict) */
 };
 
@@ -353,9 +354,14 @@ static int opentoe_tid_reply(struct sk_buff *msg, struct genl_info *info,
 
 	if (!hdr || nla_put_u32(msg, OPENTOE_A_DEV_INDEX, dev->toe_index) ||
 	    nla_put_u32(msg, OPENTOE_A_TID, tid) ||
-	    (l2t_idx && nla_put_u32(msg, OPENTOE_A_L2T_INDEX, *l2t_idx))) {
+	    (l2t_idx && nla_put_u32(msg, OPENTOE_A_L2T_INDEX, *l2t_idx)) ||
+	    (info->attrs[OPENTOE_A_SERVER] &&
+	     nla_put_flag(msg, OPENTOE_A_SERVER))) {
 		/* nobody will ever know the TID: give it back */
-		toe_close(dev, tid);
+		if (info->attrs[OPENTOE_A_SERVER])
+			toe_stid_free(dev, tid);
+		else
+			toe_close(dev, tid);
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -433,6 +439,16 @@ static int opentoe_tid_free_doit(struct sk_buff *skb, struct genl_info *info)
 	dev = opentoe_get_dev(info);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
+	if (info->attrs[OPENTOE_A_SERVER]) {
+		ret = toe_stid_free(dev,
+				    nla_get_u32(info->attrs[OPENTOE_A_TID]));
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[OPENTOE_A_TID],
+					    "server TID not reserved");
+		toedev_put(dev);
+		return ret;
+	}
 	ret = toe_close(dev, nla_get_u32(info->attrs[OPENTOE_A_TID]));
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[OPENTOE_A_TID],
@@ -456,8 +472,14 @@ static int opentoe_tid_reserve_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = toe_reserve(dev, &tid);
+	if (info->attrs[OPENTOE_A_SERVER])
+		ret = toe_stid_reserve(dev, &tid);
+	else
+		ret = toe_reserve(dev, &tid);
 	if (ret) {
+		if (ret == -ENOSPC && info->attrs[OPENTOE_A_SERVER])
+			NL_SET_ERR_MSG(info->extack,
+				       "no server TID free on the device");
 		nlmsg_free(msg);
 		goto out;
 	}
@@ -613,6 +635,16 @@ static int opentoe_listen_start_doit(struct sk_buff *skb,
 
 	if (ret)
 		return ret;
+	if (info->attrs[OPENTOE_A_TID]) {
+		if (!info->attrs[OPENTOE_A_DEV_INDEX]) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[OPENTOE_A_TID],
+					    "a server TID needs its DEV_INDEX");
+			return -EINVAL;
+		}
+		l.has_stid = true;
+		l.stid = nla_get_u32(info->attrs[OPENTOE_A_TID]);
+	}
 	if (info->attrs[OPENTOE_A_DEV_INDEX]) {
 		dev = opentoe_get_dev(info);
 		if (IS_ERR(dev))
@@ -620,6 +652,10 @@ static int opentoe_listen_start_doit(struct sk_buff *skb,
 	}
 	ret = toe_listen_start(genl_info_net(info), &l, dev);
 	switch (ret) {
+	case -ENOENT:
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[OPENTOE_A_TID],
+				    "server TID not reserved");
+		break;
 	case -EEXIST:
 		NL_SET_ERR_MSG(
 			info->extack,

@@ -11,6 +11,9 @@
 
 #include "toedev.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 static int __init opentoe_init(void)
 {
 	int ret;

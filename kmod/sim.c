@@ -12,6 +12,7 @@
  * in /sys/kernel/debug/opentoe_sim/opentoe_simID/:
  *   fail_attach       the device refuses to open (TOM attach fails)
  *   fail_connect      the device refuses new connections
+ *   fail_listen       the device refuses new listeners
  *   connect_delay_ms  the device takes this long to accept or refuse one
  *                     (at most TOE_SIM_MAX_DELAY_MS): widens the window
  *                     between a flow's TID bind and its close
@@ -44,6 +45,7 @@ struct toe_sim {
 	/* knobs, written from debugfs at any time */
 	bool fail_attach;
 	bool fail_connect;
+	bool fail_listen;
 	u32 connect_delay_ms;
 	u32 release_delay_ms;
 	/* counters */
@@ -142,6 +144,8 @@ static int sim_listen_start(struct toedev *tdev, unsigned int stid,
 {
 	struct toe_sim *sim = tdev->priv;
 
+	if (READ_ONCE(sim->fail_listen))
+		return -EIO;
 	atomic_inc(&sim->listens);
 	return 0;
 }
@@ -230,6 +234,7 @@ static void toe_sim_debugfs(struct toe_sim *sim)
 	sim->ddir = d;
 	debugfs_create_bool("fail_attach", 0600, d, &sim->fail_attach);
 	debugfs_create_bool("fail_connect", 0600, d, &sim->fail_connect);
+	debugfs_create_bool("fail_listen", 0600, d, &sim->fail_listen);
 	debugfs_create_u32("connect_delay_ms", 0600, d, &sim->connect_delay_ms);
 	debugfs_create_u32("release_delay_ms", 0600, d, &sim->release_delay_ms);
 	debugfs_create_atomic_t("l2t_writes", 0400, d, &sim->l2t_writes);

@@ -26,6 +26,7 @@
 #include <net/net_namespace.h>
 
 #include "toedev.h"
+#include "trace.h"
 
 /*
  * toedev_mutex protects: toedev_list, writes to toedev_idr, tom_list and
@@ -93,6 +94,16 @@ static void null_listen_stop(struct toedev *dev, const struct toe_listener *l)
 {
 }
 
+static int null_reserve_stid(struct toedev *dev, unsigned int *stid)
+{
+	return -ENOPROTOOPT;
+}
+
+static int null_free_stid(struct toedev *dev, unsigned int stid)
+{
+	return -ENOENT;
+}
+
 static int null_fill_dev(struct toedev *dev, struct sk_buff *skb)
 {
 	return 0;
@@ -133,6 +144,8 @@ const struct tom_info toe_null_tom = {
 	.tid_released = null_tid_released,
 	.listen_start = null_listen_start,
 	.listen_stop = null_listen_stop,
+	.reserve_stid = null_reserve_stid,
+	.free_stid = null_free_stid,
 	.fill_dev = null_fill_dev,
 	.fill_l2t = null_fill_l2t,
 	.l2t_size = null_l2t_size,
@@ -489,6 +502,7 @@ int register_toedev(struct toedev *dev, const char *name)
 	set_bit(TOEDEV_F_REGISTERED, &dev->flags);
 	/* publish last: lookups see a complete device */
 	idr_replace(&toedev_idr, dev, dev->toe_index);
+	trace_toedev_register(dev);
 out:
 	mutex_unlock(&toedev_mutex);
 	if (!ret)
@@ -514,6 +528,7 @@ void unregister_toedev(struct toedev *dev)
 	list_del_init(&dev->toe_list);
 	/* users still holding a reference can no longer attach a TOM */
 	clear_bit(TOEDEV_F_REGISTERED, &dev->flags);
+	trace_toedev_unregister(dev);
 	mutex_unlock(&toedev_mutex);
 
 	opentoe_notify_dev(dev, OPENTOE_CMD_DEV_DEL_NTF);
@@ -587,6 +602,8 @@ static void tom_fill_defaults(struct tom_info *t)
 	TOM_DEFAULT(tid_released);
 	TOM_DEFAULT(listen_start);
 	TOM_DEFAULT(listen_stop);
+	TOM_DEFAULT(reserve_stid);
+	TOM_DEFAULT(free_stid);
 	TOM_DEFAULT(fill_dev);
 	TOM_DEFAULT(fill_l2t);
 	TOM_DEFAULT(l2t_size);
@@ -739,6 +756,8 @@ int toe_listen_start(struct net *net, const struct toe_listener *k,
 	struct toe_listener *l;
 	int ret = 0;
 
+	if (k->has_stid && !dev)
+		return -EINVAL; /* a server TID is a device's */
 	l = kmemdup(k, sizeof(*k), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
@@ -809,6 +828,38 @@ int toe_listen_stop(struct net *net, const struct toe_listener *k)
 	mutex_unlock(&toedev_mutex);
 	kfree(l);
 	return 0;
+}
+
+/*
+ * A server TID of @dev held for a listener to come: toe_listen_start()
+ * with has_stid takes it.  Under toedev_mutex and tom_sem (write), as the
+ * server-TID table changes (tom.h).
+ */
+int toe_stid_reserve(struct toedev *dev, unsigned int *stid)
+{
+	int ret;
+
+	mutex_lock(&toedev_mutex);
+	down_write(&dev->tom_sem);
+	ret = test_bit(TOEDEV_F_REGISTERED, &dev->flags) ?
+		      dev->offload_mod->reserve_stid(dev, stid) :
+		      -ENODEV;
+	up_write(&dev->tom_sem);
+	mutex_unlock(&toedev_mutex);
+	return ret;
+}
+
+/* A reserved server TID given back unused; ENOENT if it is not one. */
+int toe_stid_free(struct toedev *dev, unsigned int stid)
+{
+	int ret;
+
+	mutex_lock(&toedev_mutex);
+	down_write(&dev->tom_sem);
+	ret = dev->offload_mod->free_stid(dev, stid);
+	up_write(&dev->tom_sem);
+	mutex_unlock(&toedev_mutex);
+	return ret;
 }
 
 /* ---- lower devices going away ---- */

@@ -51,6 +51,9 @@ struct toe_listener {
 	__be16 port;
 	struct in6_addr addr; /* any: wildcard */
 	int dev_index; /* 0: every device */
+	/* with dev_index: take server TID stid, reserved (reserve_stid) */
+	bool has_stid;
+	unsigned int stid;
 };
 
 /* toedev::flags */
@@ -150,6 +153,13 @@ struct tom_info {
 	void (*tid_released)(struct toedev *dev, unsigned int tid);
 	int (*listen_start)(struct toedev *dev, const struct toe_listener *l);
 	void (*listen_stop)(struct toedev *dev, const struct toe_listener *l);
+	/*
+	 * A server TID held for a listener to come (listen_start with
+	 * has_stid takes it), and given back unused; toedev_mutex and
+	 * tom_sem (write) held, as the listen methods.
+	 */
+	int (*reserve_stid)(struct toedev *dev, unsigned int *stid);
+	int (*free_stid)(struct toedev *dev, unsigned int stid);
 	/* Adds the TOM's device attributes to a genetlink device message. */
 	int (*fill_dev)(struct toedev *dev, struct sk_buff *skb);
 	/* Adds L2T entry @idx (if in use: 1) to a message; 0 if unused. */
@@ -208,6 +218,8 @@ int toe_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
 int toe_listen_start(struct net *net, const struct toe_listener *l,
 		     struct toedev *dev);
 int toe_listen_stop(struct net *net, const struct toe_listener *l);
+int toe_stid_reserve(struct toedev *dev, unsigned int *stid);
+int toe_stid_free(struct toedev *dev, unsigned int stid);
 
 /* Visit the registered TOMs after the first @skip, under toedev_mutex. */
 struct toe_tom_walk {

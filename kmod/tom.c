@@ -26,6 +26,7 @@
 #include <net/netlink.h>
 
 #include "tom.h"
+#include "trace.h"
 
 static const struct tom_chip chip_t1 = { "T1", 64, 16 };
 static const struct tom_chip chip_t1c = { "T1C", 128, 32 };
@@ -139,6 +140,7 @@ static void tom_shutdown(struct tom_dev *td)
 		left = tom_host_let_go(td, c);
 		spin_unlock(&td->lock);
 		tom_stat(td, OPENTOE_STAT_CLOSES);
+		trace_tid_free(dev, i, left & TOM_CONN_DEVICE);
 		if (left & TOM_CONN_DEVICE)
 			dev->disconnect(dev, i);
 		else
@@ -227,6 +229,8 @@ static int tom_fill_dev(struct toedev *dev, struct sk_buff *skb)
 	if (nla_put_u32(skb, OPENTOE_A_DEV_TIDS_USED, ntids - nreserved) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_TIDS_RESERVED, nreserved) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_LISTENERS, td->nlisten) ||
+	    nla_put_u32(skb, OPENTOE_A_DEV_STIDS_RESERVED,
+			td->nstid_reserved) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_L2T_SIZE, td->l2t_size) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_L2T_USED, l2t_used))
 		return -EMSGSIZE;
@@ -256,6 +260,8 @@ static struct tom_info chelsio_tom = {
 	.tid_released = tom_tid_released,
 	.listen_start = tom_listen_start,
 	.listen_stop = tom_listen_stop,
+	.reserve_stid = tom_stid_reserve,
+	.free_stid = tom_stid_free,
 	.fill_dev = tom_fill_dev,
 	.fill_l2t = tom_fill_l2t,
 	.l2t_size = tom_l2t_size,

@@ -49,6 +49,7 @@ struct tom_conn {
 
 struct tom_listen {
 	unsigned int stid;
+	bool reserved; /* for a listener to come: key unset */
 	struct toe_listener key; /* list and net unused */
 };
 
@@ -85,7 +86,8 @@ struct tom_dev {
 	 * LISTEN_GET dump, DEV_GET's count).
 	 */
 	struct xarray stids; /* stid -> tom_listen */
-	unsigned int nlisten;
+	unsigned int nlisten; /* listeners, not the reserved */
+	unsigned int nstid_reserved;
 
 	/* l2t_lock protects l2t[] (taken from netevent, softirq too) */
 	spinlock_t l2t_lock;
@@ -138,5 +140,7 @@ void tom_listen_drop(struct tom_dev *td, struct tom_listen *tl);
 void tom_listen_stop(struct toedev *dev, const struct toe_listener *l);
 int tom_fill_listen(struct toedev *dev, unsigned long *stid,
 		    struct sk_buff *skb);
+int tom_stid_reserve(struct toedev *dev, unsigned int *stid);
+int tom_stid_free(struct toedev *dev, unsigned int stid);
 
 #endif /* __OPENTOE_TOM_H */

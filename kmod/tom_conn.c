@@ -13,6 +13,7 @@
 #include <net/netlink.h>
 
 #include "tom.h"
+#include "trace.h"
 
 int tom_can_offload(struct toedev *dev, const struct toe_flow *flow)
 {
@@ -113,6 +114,7 @@ int tom_connect(struct toedev *dev, const struct toe_flow *flow,
 	c->flags = TOM_CONN_HOST | TOM_CONN_DEVICE;
 	spin_unlock(&td->lock);
 	tom_stat(td, OPENTOE_STAT_CONNECTS);
+	trace_tid_bind(dev, tid, flow, c->l2t_idx, 0);
 	*tidp = tid;
 	*l2t_idx = c->l2t_idx;
 	return 0;
@@ -155,6 +157,7 @@ int tom_reserve(struct toedev *dev, unsigned int *tidp)
 	td->nreserved++;
 	spin_unlock(&td->lock);
 	tom_stat(td, OPENTOE_STAT_RESERVES);
+	trace_tid_reserve(dev, tid);
 	*tidp = tid;
 	return 0;
 }
@@ -177,6 +180,7 @@ int tom_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
 	c = xa_load(&td->tids, tid);
 	if (!c || c->flags != (TOM_CONN_HOST | TOM_CONN_RESERVED)) {
 		spin_unlock(&td->lock);
+		trace_tid_bind(dev, tid, flow, -1, -ENOENT);
 		return -ENOENT;
 	}
 	c->flags = 0;
@@ -207,6 +211,7 @@ int tom_bind(struct toedev *dev, unsigned int tid, const struct toe_flow *flow,
 	c->flags = TOM_CONN_HOST | TOM_CONN_DEVICE;
 	spin_unlock(&td->lock);
 	tom_stat(td, OPENTOE_STAT_CONNECTS);
+	trace_tid_bind(dev, tid, flow, l2t, 0);
 	*l2t_idx = l2t;
 	return 0;
 
@@ -215,6 +220,7 @@ err_reserved:
 	c->flags = TOM_CONN_HOST | TOM_CONN_RESERVED;
 	td->nreserved++;
 	spin_unlock(&td->lock);
+	trace_tid_bind(dev, tid, flow, -1, ret);
 	return ret;
 }
 
@@ -251,6 +257,7 @@ int tom_close(struct toedev *dev, unsigned int tid)
 	spin_unlock(&td->lock);
 
 	tom_stat(td, OPENTOE_STAT_CLOSES);
+	trace_tid_free(dev, tid, left & TOM_CONN_DEVICE);
 	if (left & TOM_CONN_DEVICE)
 		dev->disconnect(dev, tid); /* -> tom_tid_released() */
 	else
@@ -288,6 +295,7 @@ void tom_tid_released(struct toedev *dev, unsigned int tid)
 	spin_unlock(&td->lock);
 
 	tom_stat(td, OPENTOE_STAT_RELEASES);
+	trace_tid_release(dev, tid);
 	if (!left)
 		tom_conn_free(td, c);
 }

@@ -15,6 +15,7 @@
 #include <net/route.h>
 
 #include "tom.h"
+#include "trace.h"
 
 /* The next hop of @flow if its route leaves through the lower device. */
 int tom_route(struct tom_dev *td, const struct toe_flow *flow,
@@ -127,6 +128,8 @@ int tom_l2t_get(struct tom_dev *td, u8 family, const struct in6_addr *nh)
 		 */
 		l2e_snapshot(e, n);
 		td->tdev->neigh_update(td->tdev, idx, e->lladdr, e->state);
+		trace_l2t_update(td->tdev, idx, family, nh, e->lladdr,
+				 e->state);
 	}
 	spin_unlock_bh(&td->l2t_lock);
 
@@ -183,6 +186,8 @@ static int tom_netevent(struct notifier_block *nb, unsigned long event,
 			l2e_snapshot(e, n);
 			td->tdev->neigh_update(td->tdev, i, e->lladdr,
 					       e->state);
+			trace_l2t_update(td->tdev, i, family, &addr, e->lladdr,
+					 e->state);
 			tom_stat(td, OPENTOE_STAT_L2T_UPDATES);
 			changed = i;
 			break;

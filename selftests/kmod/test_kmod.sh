@@ -11,25 +11,30 @@
 # log holds a WARNING, BUG, Oops, refcount or leak message.  When
 # toe-loader, toed and toectl are built, they (and their shared libraries)
 # go in too, and after toe_kmod_test the guest runs toed_guest.sh: the
-# eBPF datapath, toed and toectl against the module with real TCP.
+# eBPF datapath, toed and toectl against the module with real TCP.  With
+# bpftrace installed the guest also gets the 9p modules and this machine's
+# root read-only over virtio-9p, to run scripts/trace/tid.bt from there.
 # Also runs checkpatch.pl (taken once from linux-source-6.1) on kmod/.
 #
 # Environment: TOE_CACHE (default /var/cache/opentoe), TOE_BUILD (module
 # build and the guest's serial log go to $TOE_BUILD/kmod),
 # TOE_KMOD_TIMEOUT (guest time limit, default 300 s), TOE_KMOD_CHECKPATCH=0
 # (do not fetch linux-source for checkpatch.pl), TOE_KMOD_TOED_ONLY=1 (the
-# guest skips toe_kmod_test and runs only the toed part: for iterating).
+# guest skips toe_kmod_test and runs only the toed part: for iterating),
+# TOE_KMOD_BPFTRACE=0 (one TID followed through tracefs, not by
+# scripts/trace/tid.bt under bpftrace: a minute less).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 set -u
 
-plan 214
+plan 241
 need_root
 need_cmd qemu-system-x86_64 gcc make cpio gzip xz apt-get apt-cache dpkg dpkg-deb timeout perl
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 	cannot_run "needs busybox-static (/bin/busybox, statically linked)"
 
 build=$TOE_BUILD/kmod
+virtfs=
 tmp=$(mktemp -d /tmp/opentoe-kmod.XXXXXX)
 defer "rm -rf $tmp"
 mkdir -p "$build" || exit 1
@@ -145,6 +150,30 @@ if [ -x "$TOE_BUILD/toed" ] && [ -x "$TOE_BUILD/toe-loader" ] && [ -x "$TOE_BUIL
 		cp "$(command -v bpftool)" "$rootfs/usr/sbin/"
 		bins="$bins $(command -v bpftool)"
 	fi
+	# scripts/trace/tid.bt under bpftrace: too big for the initramfs
+	# (LLVM), so the guest mounts this machine's root read-only over
+	# virtio-9p and runs it from there (chroot); the 9p modules,
+	# dependencies first, in /lib/modules/9p.list.  It costs about a
+	# minute under TCG (bpftrace attaches in ~60 s on a loaded machine);
+	# TOE_KMOD_BPFTRACE=0: the guest follows the TID through tracefs
+	if [ "${TOE_KMOD_BPFTRACE:-1}" != 1 ]; then
+		echo "TOE_KMOD_BPFTRACE=0: the guest follows a TID through tracefs"
+	elif command -v bpftrace >/dev/null; then
+		. "$here/../guest/boot.sh"
+		guest_modules virtio_pci 9pnet_virtio 9p | awk '!seen[$0]++' >"$rootfs/lib/modules/9p.list"
+		if grep -q '^missing:' "$rootfs/lib/modules/9p.list"; then
+			echo "not in linux-image-$abi-amd64: $(grep -o 'missing:.*' "$rootfs/lib/modules/9p.list")"
+			rm "$rootfs/lib/modules/9p.list"
+		else
+			while read -r m; do
+				cp "$(find "$moddir/kernel" -name "$m.ko" | head -n 1)" "$rootfs/lib/modules/"
+			done <"$rootfs/lib/modules/9p.list"
+			cp "$TOE_TOP/scripts/trace/tid.bt" "$rootfs/bin/"
+			virtfs="local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		fi
+	else
+		echo "bpftrace not installed: the guest follows a TID through tracefs"
+	fi
 else
 	echo "toe-loader, toed or toectl not built (make): the guest runs the module test only"
 fi
@@ -156,6 +185,8 @@ done
 echo "prepared in $(($(date +%s) - start)) s"
 
 # ---- boot ----
+# no_timer_check: under TCG on a loaded machine the kernel's IO-APIC timer
+# check can fail and panic the boot ("IO-APIC + timer doesn't work!")
 
 serial=$build/serial.log
 rm -f "$serial"
@@ -164,7 +195,8 @@ timeout --kill-after=5 "${TOE_KMOD_TIMEOUT:-300}" qemu-system-x86_64 \
 	-accel tcg -m 1G -smp 2 -nographic -no-reboot -nic none \
 	-monitor none -serial "file:$serial" \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet slub_debug=FZPU${TOE_KMOD_TOED_ONLY:+ opentoe.toed_only}" \
+	${virtfs:+-virtfs "$virtfs"} \
+	-append "console=ttyS0 panic=-1 quiet no_timer_check slub_debug=FZPU${TOE_KMOD_TOED_ONLY:+ opentoe.toed_only}" \
 	</dev/null >"$tmp/qemu.out" 2>&1 &
 qpid=$!
 defer "kill $qpid"

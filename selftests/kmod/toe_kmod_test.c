@@ -234,7 +234,7 @@ struct devinfo {
 	int index;
 	char name[OPENTOE_NAMSIZ];
 	unsigned int ttid, nconn, tids_used, listeners, l2t_used;
-	unsigned int tids_reserved;
+	unsigned int tids_reserved, stids_reserved;
 	char tom[OPENTOE_TOM_NAMSIZ];
 	char ifname[32];
 	uint64_t stats[OPENTOE_STAT_MAX + 1];
@@ -269,6 +269,8 @@ static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
 		d->tids_reserved = nla_u32(tb[OPENTOE_A_DEV_TIDS_RESERVED]);
 	if (tb[OPENTOE_A_DEV_LISTENERS])
 		d->listeners = nla_u32(tb[OPENTOE_A_DEV_LISTENERS]);
+	if (tb[OPENTOE_A_DEV_STIDS_RESERVED])
+		d->stids_reserved = nla_u32(tb[OPENTOE_A_DEV_STIDS_RESERVED]);
 	if (tb[OPENTOE_A_DEV_L2T_USED])
 		d->l2t_used = nla_u32(tb[OPENTOE_A_DEV_L2T_USED]);
 	if (tb[OPENTOE_A_DEV_STATS]) {
@@ -1347,6 +1349,143 @@ static void test_listeners_dev(void)
 	free(l);
 }
 
+/* TID_RESERVE + SERVER: a server TID, or -errno; err gets the extack. */
+static int stid_reserve(int index, char *err, size_t errlen)
+{
+	struct tidreply r = { -1, -1 };
+	struct toe_nlmsg m;
+	int ret;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_RESERVE);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put(&m, OPENTOE_A_SERVER, NULL, 0);
+	err[0] = 0;
+	ret = toe_nlmsg_call(nl.fd, &nl.seq, &m, OPENTOE_A_MAX, tid_cb, &r,
+			     "reserve", err, errlen);
+	return ret ? ret : r.tid;
+}
+
+static int stid_free(int index, int stid, char *err, size_t errlen)
+{
+	struct toe_nlmsg m;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_TID_FREE);
+	toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_TID, stid);
+	toe_nla_put(&m, OPENTOE_A_SERVER, NULL, 0);
+	err[0] = 0;
+	return toe_nlmsg_call(nl.fd, &nl.seq, &m, OPENTOE_A_MAX, NULL, NULL,
+			      "free", err, errlen);
+}
+
+/* LISTEN_START of 10.1.0.1:port with server TID stid (index < 0: none). */
+static int listen_stid(int index, int stid, uint16_t port, char *err,
+		       size_t errlen)
+{
+	struct toe_nlmsg m;
+
+	msg_init(&m, fam_id, 0, OPENTOE_CMD_LISTEN_START);
+	toe_nla_put_u32(&m, OPENTOE_A_LISTEN_ADDR4, inet_addr("10.1.0.1"));
+	toe_nla_put_u16(&m, OPENTOE_A_LISTEN_PORT, htons(port));
+	if (index >= 0)
+		toe_nla_put_u32(&m, OPENTOE_A_DEV_INDEX, index);
+	toe_nla_put_u32(&m, OPENTOE_A_TID, stid);
+	err[0] = 0;
+	return toe_nlmsg_call(nl.fd, &nl.seq, &m, OPENTOE_A_MAX, NULL, NULL,
+			      "listen", err, errlen);
+}
+
+/* DEV_GET's server TIDs: listeners and reserved, as "L/R". */
+static bool stids_are(int index, unsigned int lsn, unsigned int rsv)
+{
+	struct devinfo d = { 0 };
+
+	return !dev_get(&nl, index, &d) && d.listeners == lsn &&
+	       d.stids_reserved == rsv;
+}
+
+/*
+ * Server TIDs reserved ahead of their listeners (the datapath's server-TID
+ * pool): on a T1's 16, taken by LISTEN_START + TID, given back unused.
+ */
+static void test_stids(void)
+{
+	int idx, i, ret, got = 0, s;
+	struct lsnlist *l = calloc(1, sizeof(*l));
+	char err[512];
+
+	ret = sim_new(34, "veth0", 1, 4, "stid%d");
+	idx = sim_index(34);
+	for (i = 0; !ret && i < 16; i++) {
+		s = stid_reserve(idx, err, sizeof(err));
+		if (s < 0 || s > 15)
+			ret = s < 0 ? s : -ERANGE;
+		else
+			got |= 1 << s;
+	}
+	tap(!ret && got == 0xffff && stids_are(idx, 0, 16) &&
+		    !lsn_dump(&nl, idx, l) && l->n == 0,
+	    "16 server TIDs reserved on a T1: 0-15, DEV_STIDS_RESERVED 16, none in LISTEN_GET (%d)",
+	    ret);
+	ret = stid_reserve(idx, err, sizeof(err));
+	tap(ret == -ENOSPC && strstr(err, "no server TID free"),
+	    "a 17th: ENOSPC with extack (%d: %s)", ret, err);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, "10.1.0.1",
+			     9300, err, sizeof(err));
+	tap(ret == -ENOSPC,
+	    "LISTEN_START without a TID while all are reserved: ENOSPC (%d)",
+	    ret);
+	ret = listen_stid(idx, 5, 9300, err, sizeof(err));
+	ret = ret ? ret : lsn_dump(&nl, idx, l);
+	tap(!ret && l->n == 1 && l->l[0].tid == 5 && l->l[0].port == 9300 &&
+		    stids_are(idx, 1, 15) && sim_counter(34, "listens") == 1,
+	    "LISTEN_START + TID 5: the listener on server TID 5, 1 listener, 15 reserved (%d)",
+	    ret);
+	sim_knob(34, "fail_listen", 1);
+	ret = listen_stid(idx, 7, 9301, err, sizeof(err));
+	sim_knob(34, "fail_listen", 0);
+	i = listen_stid(idx, 7, 9301, err, sizeof(err));
+	i = i ? i :
+		listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, "10.1.0.1",
+			       9301, err, sizeof(err));
+	tap(ret == -EIO && !i && stids_are(idx, 1, 14),
+	    "the device refuses LISTEN_START + TID 7 (fail_listen): it stays reserved, taken next time (%d, then %d)",
+	    ret, i);
+	ret = listen_stid(idx, 5, 9301, err, sizeof(err));
+	tap(ret == -ENOENT && strstr(err, "not reserved"),
+	    "LISTEN_START + TID 5 again: ENOENT with extack (%d: %s)", ret,
+	    err);
+	ret = listen_stid(-1, 6, 9301, err, sizeof(err));
+	tap(ret == -EINVAL && strstr(err, "DEV_INDEX"),
+	    "LISTEN_START + TID without DEV_INDEX: EINVAL with extack (%d: %s)",
+	    ret, err);
+	ret = stid_free(idx, 5, err, sizeof(err));
+	tap(ret == -ENOENT && strstr(err, "not reserved") &&
+		    stids_are(idx, 1, 14),
+	    "TID_FREE + SERVER of a listener's server TID: ENOENT, it stays (%d: %s)",
+	    ret, err);
+	ret = stid_free(idx, 6, err, sizeof(err));
+	i = stid_free(idx, 6, err, sizeof(err));
+	tap(!ret && i == -ENOENT && stids_are(idx, 1, 13),
+	    "TID_FREE + SERVER of reserved 6: given back once (%d, then %d)",
+	    ret, i);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, "10.1.0.1",
+			     9300, err, sizeof(err));
+	s = stid_reserve(idx, err, sizeof(err));
+	i = stid_reserve(idx, err, sizeof(err));
+	tap(!ret && (s == 5 || s == 6) && (i == 5 || i == 6) && s != i &&
+		    stids_are(idx, 0, 15) && sim_counter(34, "listens") == 0,
+	    "LISTEN_STOP frees server TID 5: 5 and 6 reserved again (%d, %d, %d)",
+	    ret, s, i);
+	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
+	ret = ret ? ret : dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx);
+	tap(!ret && stids_are(idx, 0, 0),
+	    "detach with only reserved server TIDs: not EBUSY, they go with the TOM (%d)",
+	    ret);
+	sim_del(34);
+	free(l);
+}
+
 /* Requests that the attribute policies must refuse. */
 static void test_policy(void)
 {
@@ -2181,6 +2320,7 @@ int main(int argc, char **argv)
 	test_l2t_full();
 	test_listeners();
 	test_listeners_dev();
+	test_stids();
 	test_policy();
 	test_unprivileged();
 	test_lldev_gone();

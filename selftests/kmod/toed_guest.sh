@@ -26,7 +26,10 @@
 #   listeners a rule offloads on toe0 get a server TID each in the module
 #   (LISTEN_GET, toectl devices), given back at close, 100 of them on 64
 #   server TIDs, reconciled after a SIGKILL (closed meanwhile: stopped;
-#   still open: kept, once); the module unloaded under toed:
+#   still open: kept, once); every tracepoint of the module recorded in
+#   tracefs, and one connection's TID followed through them by
+#   scripts/trace/tid.bt (bpftrace from this machine's root over
+#   virtio-9p; tracefs without it); the module unloaded under toed:
 #   configuration devices only again.
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 ip=/usr/sbin/ip
@@ -143,7 +146,12 @@ check "... toe0 is not a device yet" sh -c '! toectl -j devices | grep -q toe0'
 check "... and its rule is kept, as 'device toe0 kmod'" sh -c 'toectl policy | grep -q "^device toe0 kmod"'
 
 # ---- the module, loaded under toed, and a simulated T3 on veth6
-insmod /lib/modules/opentoe.ko &&
+insmod /lib/modules/opentoe.ko
+# the module's tracepoints, recorded in tracefs from here to the end
+TR=/sys/kernel/tracing
+[ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
+echo 1 >"$TR/events/opentoe/enable"
+lsmod | grep -q '^opentoe' &&
 	echo "1 veth6 3 16 toe%d" >/sys/bus/opentoe_sim/new_device
 tap $? "insmod, a simulated T3 (nconn 16) on veth6"
 toe0() { toectl -j devices | objs | grep '"device":"toe0"'; }
@@ -206,7 +214,7 @@ tidgone() { ! toe_kmod_test tids | grep -q "src 10.7.0.1:$LPORT "; }
 wait_for 50 tidgone
 tap $? "its TID is freed after close (no TID of that flow in TID_GET)"
 check "... toectl stats: 1 bound, 1 freed" \
-	sh -c 'toectl -j stats | grep -q "\"kmod_tid_alloc\":1,.*\"kmod_tid_free\":1,"'
+	sh -c 'toectl -j stats | grep -q "\"kmod_tid_bound\":1,.*\"kmod_tid_free\":1,"'
 refilled() { toe_kmod_test devs | grep -q ' used 0 reserved 16 '; }
 wait_for 50 refilled
 tap $? "... and reserved again into the pool after the device's late release (used 0, reserved 16)"
@@ -223,7 +231,7 @@ wait_for 30 routed
 tap $? "a flow routed through lo: refused by the datapath, reason route (logged)"
 check "... counted ($MAP_STATS tid_route_other_if), the module never asked" \
 	sh -c 'toectl -j stats | grep -q "\"tid_route_other_if\":1," &&
-		toectl -j stats | grep -q "\"kmod_tid_alloc_unreach\":0,"'
+		toectl -j stats | grep -q "\"kmod_tid_bind_unreach\":0,"'
 
 # ---- the module refuses to bind a flow's TID (the simulated device's
 # fail_connect): toed demotes it to the host before anyone hears "offloaded"
@@ -468,6 +476,113 @@ kill "$LSN"
 wait "$LSN" 2>/dev/null
 wait_for 50 has_lsn 5402 0
 tap $? "... and stops it when the listener closes"
+
+# ---- the module's tracepoints (kmod/trace.h), as tracefs recorded them
+# since insmod: every one of them fired in the steps above
+for ev in toedev_register toedev_unregister tid_reserve tid_bind tid_free \
+	tid_release l2t_update listen_start listen_stop; do
+	c=$(grep -c " $ev: " "$TR/trace")
+	tap "$([ "$c" -gt 0 ] && echo 0 || echo 1)" "tracepoint opentoe:$ev recorded in tracefs ($c)"
+done
+grep -m 1 ' listen_start: .* stid=-1 .* ret=-28$' "$TR/trace" | sed 's/^ */# /'
+check "... listen_start also when no server TID is free (stid -1, ret -ENOSPC)" \
+	grep -q ' listen_start: .* stid=-1 .* ret=-28$' "$TR/trace"
+echo 0 >"$TR/events/opentoe/enable"
+
+# ---- one connection's TID followed through the tracepoints, from its
+# reservation on a fresh device to the device's release: by
+# scripts/trace/tid.bt when test_kmod.sh lent this machine's root over
+# virtio-9p (for its bpftrace and LLVM, run in a chroot with the guest's
+# proc, sys and tracefs over the host's); else (no bpftrace there, or
+# TOE_KMOD_BPFTRACE=0) by tracefs
+bt_host() {
+	for m in $(cat /lib/modules/9p.list); do
+		insmod "/lib/modules/$m.ko" || return 1
+	done
+	mkdir -p /host &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose hostroot /host &&
+		mount -t proc proc /host/proc && mount -t sysfs sys /host/sys &&
+		mount -t tracefs nodev /host/sys/kernel/tracing &&
+		mount -t devtmpfs dev /host/dev && mount -t tmpfs tmp /host/tmp &&
+		cp /bin/tid.bt /host/tmp/
+}
+BT=
+T0=$(date +%s)
+if [ -f /lib/modules/9p.list ]; then
+	if bt_host; then
+		chroot /host /usr/bin/bpftrace /tmp/tid.bt >/tmp/tid.out 2>&1 &
+		BT=$!
+		# attached, or gone (an error), or 3 minutes
+		btup() { grep -q '^tracing' /tmp/tid.out || ! kill -0 "$BT" 2>/dev/null; }
+		wait_for 1800 btup
+		grep -q '^tracing' /tmp/tid.out
+		tap $? "bpftrace scripts/trace/tid.bt attaches to the module's tracepoints (in $(($(date +%s) - T0)) s)" ||
+			sed 's/^/# /' /tmp/tid.out | head -n 20
+	else
+		tap 1 "this machine's root mounted over virtio-9p for bpftrace"
+	fi
+else
+	echo 1 >"$TR/events/opentoe/enable"
+	echo >"$TR/trace"
+	tap $? "tracefs: the module's events on, the trace buffer cleared (no bpftrace)"
+fi
+# a fresh device: its TIDs are reserved while they are watched
+echo 1 >/sys/bus/opentoe_sim/del_device
+echo "1 veth6 3 16 toe%d" >/sys/bus/opentoe_sim/new_device
+wait_for 50 toe0
+refilled() { toe_kmod_test devs | grep -q ' used 0 reserved 16 '; }
+wait_for 50 refilled
+NIDX=$(toe0 | field kmod_index)
+nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
+SV=$!
+usleep 300000
+toe_kmod_test hold 10.7.0.2 5300 1 >/dev/null &
+H=$!
+if [ -n "$BT" ]; then
+	OUT=/tmp/tid.out
+	bound_re='^[0-9]* *bind  *toe0 .* -> 10\.7\.0\.2:5300 '
+	ev_re() { echo "^[0-9]* *$1  *toe0  *$2 "; }
+else
+	OUT=/tmp/trace.out
+	bound_re=' tid_bind: .* name=toe0 tid=[0-9]* .*:10\.7\.0\.2:5300 l2t=[0-9]* ret=0$'
+	ev_re() { echo " tid_$1: index=${NIDX:-x} name=toe0 tid=$2\\( \\|\$\\)"; }
+fi
+snap() { [ -n "$BT" ] || cat "$TR/trace" >"$OUT"; }
+btbound() { snap; grep -q "$bound_re" "$OUT"; }
+wait_for 100 btbound
+if [ -n "$BT" ]; then
+	BTID=$(grep "$bound_re" "$OUT" | awk '{print $4}' | head -n 1)
+else
+	BTID=$(grep "$bound_re" "$OUT" | sed -n 's/.* tid=\([0-9]*\) .*/\1/p' | head -n 1)
+fi
+kill "$H"
+wait "$H" 2>/dev/null
+btrel() { snap; grep -q "$(ev_re release "${BTID:-x}")" "$OUT"; }
+wait_for 100 btrel
+if [ -n "$BT" ]; then
+	kill -INT "$BT"
+	wait "$BT" 2>/dev/null
+else
+	echo 0 >"$TR/events/opentoe/enable"
+	snap
+fi
+kill "$SV" 2>/dev/null
+wait "$SV" 2>/dev/null
+grep -E "tid=${BTID:-x}( |\$)|toedev_|^[0-9]+ +[a-z]+ +toe0 +(${BTID:-x}|-) " "$OUT" |
+	sed 's/^ */# trace: /' | head -n 20
+for ev in reserve bind free release; do
+	check "the connection's TID ${BTID:-?} on toe0: $ev seen ($([ -n "$BT" ] && echo tid.bt || echo tracefs))" \
+		grep -q "$(ev_re "$ev" "${BTID:-x}")" "$OUT"
+done
+if [ -n "$BT" ]; then
+	check "tid.bt: its life line, and the device's register and unregister" \
+		sh -c "grep -q '$(ev_re life "${BTID:-x}")' $OUT && grep -q '^[0-9]* *register  *toe0 ' $OUT && grep -q '^[0-9]* *unregist  *toe0 ' $OUT"
+else
+	check "tracefs: in order (reserve, bind, free, release), and the device's register and unregister" \
+		sh -c "grep -E ' tid_(reserve|bind|free|release): index=${NIDX:-x} name=toe0 tid=${BTID:-x}( |\$)' $OUT | sed 's/.* tid_\([a-z]*\): .*/\1/' | tr '\n' ' ' | grep -q '^reserve bind free release ' &&
+			grep -q ' toedev_register: index=${NIDX:-x} name=toe0 ' $OUT && grep -q ' toedev_unregister: index=[0-9]* name=toe0\$' $OUT"
+fi
+echo "# following one TID took $(($(date +%s) - T0)) s"
 
 # ---- the module unloaded under toed: toed re-reads the devices after the
 # del_device event, and a generic-netlink request in flight holds the

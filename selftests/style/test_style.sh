@@ -30,9 +30,19 @@ fi
 
 # guard_ok FILE: #ifndef G / #define G first, #endif /* G */ last, and G is
 # __<...><FILE STEM>_H (upper case).
+# A kernel trace header (kmod/trace.h) is read again and again by
+# <trace/define_trace.h>: #if !defined(G) || defined(TRACE_HEADER_MULTI_READ)
+# / #define G, and it ends by including define_trace.h.
 guard_ok() {
 	local f=$1 stem g
 	stem=$(basename "$f" .h | tr 'a-z.-' 'A-Z__')
+	if grep -q '^#if .*defined(TRACE_HEADER_MULTI_READ)$' "$f"; then
+		g=$(sed -n 's/^#if !defined(\(__[A-Z0-9_]*\)) || defined(TRACE_HEADER_MULTI_READ)$/\1/p' "$f")
+		[[ $g =~ ^__[A-Z0-9_]*${stem}_H$ ]] && grep -qx "#define $g" "$f" &&
+			[ "$(tail -n 1 "$f")" = "#include <trace/define_trace.h>" ] ||
+			{ echo "$f: not a kernel trace header's guard"; return 1; }
+		return 0
+	fi
 	g=$(grep -m1 '^#ifndef' "$f" | awk '{print $2}')
 	[[ $g =~ ^__[A-Z0-9_]*${stem}_H$ ]] || { echo "$f: guard '$g'"; return 1; }
 	grep -A1 -m1 '^#ifndef' "$f" | grep -qx "#define $g" || { echo "$f: no #define $g"; return 1; }

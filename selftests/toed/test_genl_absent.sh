@@ -38,7 +38,7 @@ check "toectl status: module not loaded" grep -q "^module: *not loaded" < <(ctl 
 check "toectl status -j: kmod.loaded false, no devices, no TIDs" \
 	jq -e '.kmod == {"loaded": false, "devices": 0, "tids_held": 0}' < <(ctl -j status)
 check "toectl stats: kmod_loaded 0, nothing allocated" \
-	jq -e '.daemon.kmod_loaded == 0 and .daemon.kmod_tid_alloc == 0 and .daemon.kmod_devices == 0' < <(ctl -j stats)
+	jq -e '.daemon.kmod_loaded == 0 and .daemon.kmod_tid_bound == 0 and .daemon.kmod_devices == 0' < <(ctl -j stats)
 check "toectl devices: t3 served by sock_ops, no TID/L2T columns filled" \
 	jq -e 'length == 1 and .[0].device == "t3" and .[0].module == "sock_ops" and .[0].kmod == false and (.[0] | has("tids_used") | not)' < <(ctl -j devices)
 check "toectl devices (text): TIDS and L2T are '-'" \

@@ -261,7 +261,6 @@ static const char *refusal_hint(int ret)
 
 static void count_refusal(int ret)
 {
-	D->kst.no_tid++;
 	if (ret == -ENOSPC)
 		D->kst.alloc_nospc++;
 	else if (ret == -ENETUNREACH)

@@ -127,13 +127,13 @@ struct toed {
 	size_t tid_nb, tid_n; /* hash buckets, entries */
 	bool kmod_dirty; /* a module device changed: re-apply */
 	struct {
+		/* binds of a pool's TID: accepted, refused by reason */
 		__u64 alloc, alloc_nospc, alloc_unreach, alloc_failed;
-		__u64 no_tid; /* offloaded by the datapath, no TID */
 		__u64 freed, free_failed, adopted, orphans, lost;
 		__u64 reserved,
 			unreserved; /* TIDs into the pools, given back unused */
 		__u64 demoted; /* flows toe_tid_demote sent to the host */
-		__u64 bind_refused; /* of alloc_*: a pool's TID the module would not bind */
+		__u64 bind_refused; /* alloc_nospc + _unreach + _failed */
 	} kst;
 
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
