@@ -49,6 +49,9 @@
 # round; the goals (bench/forward_goals.py) per row against the kernel rows
 # of the same round.  SETTINGS: which throughput settings run (default
 # "mtu tso pod masq_mtu masq_tso"); PPS_ROUNDS=0: no small packets.
+# BENCH_PERF=DIR: a `perf record -g` of the router's CPU during each run,
+# DIR/SETTING-VARIANT-ROUND.data (perf's own cost lands in the figures:
+# for profiles, not for the ratios).
 # TOE_BUILD: the build whose toe-loader and toed run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -231,7 +234,7 @@ rx_ns() { echo $(($(threads_ns $CDEV $SDEV) + $(softirq_ns 3))); }
 HDR=setting,variant,round,gbit_s,cpu_s_per_gb,router_s_per_gb,router_util,rcpu_stat_s_per_gb,sender_tso,kernel_forwarded,fast_forwarded,prog_ns_per_run,prog_s_per_gb,rx_s_per_gb
 # tput CSV SETTING VARIANT ROUND: one iperf3 run, its row into CSV.
 tput() {
-	local csv=$1 set=$2 v=$3 r=$4 k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 e0 e1 k x tso
+	local csv=$1 set=$2 v=$3 r=$4 pp k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 e0 e1 k x tso
 	endpoints $2 $v
 	on $v || { echo "cannot set up $v" >&2; exit 1; }
 	place || { echo "cannot place the NAPI threads" >&2; exit 1; }
@@ -239,7 +242,13 @@ tput() {
 	k0=$(fwded) x0=$(fast_count $v)
 	read -r rt0 rc0 < <(prog_stats $v)
 	b0=$(busy) r0=$(router_ns) e0=$(rx_ns) s0=$(rbusy)
+	pp=
+	if [ -n "${BENCH_PERF:-}" ]; then
+		perf record -q -C $RCPU -g -o "$BENCH_PERF/$set-$v-$r.data" -- sleep "$DURATION" >/dev/null 2>&1 &
+		pp=$!
+	fi
 	nsx $CNS taskset -c 0 iperf3 -c $SADDR -p 5201 -t "$DURATION" -J >"$work/out.json"
+	[ -z "$pp" ] || wait "$pp"
 	r1=$(router_ns) e1=$(rx_ns) b1=$(busy) s1=$(rbusy)
 	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0))
 	read -r rt1 rc1 < <(prog_stats $v)
