@@ -202,7 +202,10 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		} else {
 			take_slot(&d);
 			if (d.action == TOE_ACT_OFFLOAD) {
-				if (take_tid(&d, sk, &k, cookie))
+				/* a child of a listener without a server TID takes none */
+				if ((dir != TOE_DIR_PASSIVE ||
+				     child_listener_ok(&d, &k)) &&
+				    take_tid(&d, sk, &k, cookie))
 					slot_offloaded(d.dev);
 				else
 					slot_refused(&d);
@@ -245,7 +248,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL, d.tid);
 	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV ||
 		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE ||
-		 d.reason == TOE_R_QUOTA)
+		 d.reason == TOE_R_QUOTA || d.reason == TOE_R_NO_STID)
 		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL, TOE_TID_NONE);
 	bpf_sock_ops_cb_flags_set(skops, cb);
 }
@@ -311,10 +314,12 @@ static __always_inline void on_update(struct bpf_sock_ops *skops)
 /*
  * A listener: the patch's OFFLOAD_LISTEN_START.  Policy decides it as a
  * flow of its local address and port, remote 0, of its socket's cgroup;
- * offloaded on a present device, it goes into toe_listeners (for toed,
- * which asks the kernel module for a server TID).  Its event carries the
- * decision either way.  Devices take no capacity slot for a listener: its
- * connections take theirs when they are established.
+ * offloaded on a present device, it goes into toe_listeners; on a module
+ * device only with a server TID from the device's server pool (take_stid:
+ * none, it stays on the host, reason no_stid), which toed binds to it
+ * (LISTEN_START + TID).  Its event carries the decision and the server
+ * TID.  Devices take no capacity slot for a listener: its connections
+ * take theirs when they are established.
  */
 static __always_inline void on_listen(struct bpf_sock_ops *skops)
 {
@@ -324,6 +329,7 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 	struct bpf_sock *sk = skops->sk;
 	struct decision d;
 	struct toe_dev *dev;
+	__u32 stid = TOE_TID_NONE;
 
 	skops_key(skops, &k);
 	stat_inc(TOE_S_LISTEN);
@@ -333,6 +339,10 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 		if (!dev || !(dev->flags & TOE_DEVF_PRESENT)) {
 			d.action = TOE_ACT_HOST;
 			d.reason = TOE_R_NODEV;
+			d.dev = TOE_DEV_NONE;
+		} else if (!take_stid(&d, &stid)) {
+			/* a module device: no server TID, no listener there */
+			d.action = TOE_ACT_HOST;
 			d.dev = TOE_DEV_NONE;
 		}
 	} else if (d.action != TOE_ACT_BYPASS) {
@@ -352,9 +362,10 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 		l.policy = f.policy;
 		l.cookie = bpf_get_socket_cookie(skops);
 		l.netns_ino = f.netns_ino;
+		l.stid = stid;
 		bpf_map_update_elem(&toe_listeners, &k, &l, BPF_ANY);
 	}
-	emit(TOE_EV_LISTEN_START, &k, &f, NULL, TOE_TID_NONE);
+	emit(TOE_EV_LISTEN_START, &k, &f, NULL, stid);
 	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
 }
 
@@ -367,6 +378,7 @@ static __always_inline void on_listen_stop(struct bpf_sock_ops *skops)
 	struct toe_flow_key k;
 	struct toe_flow f = {};
 	struct toe_listen *l;
+	__u32 stid;
 
 	skops_key(skops, &k);
 	l = bpf_map_lookup_elem(&toe_listeners, &k);
@@ -381,8 +393,9 @@ static __always_inline void on_listen_stop(struct bpf_sock_ops *skops)
 	f.direction = TOE_DIR_PASSIVE;
 	f.policy = l->policy;
 	f.netns_ino = l->netns_ino;
+	stid = l->stid;
 	bpf_map_delete_elem(&toe_listeners, &k);
-	emit(TOE_EV_LISTEN_STOP, &k, &f, NULL, TOE_TID_NONE);
+	emit(TOE_EV_LISTEN_STOP, &k, &f, NULL, stid);
 }
 
 /* A state change: only closes count, a listener's (LISTEN_STOP) or a flow's. */

@@ -20,7 +20,7 @@ struct toe_tid_queue {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, TOE_MAX_DEVS);
+	__uint(max_entries, 2 * TOE_MAX_DEVS); /* TOE_STID_POOL: listeners */
 	__type(key, __u32);
 	__array(values, struct toe_tid_queue);
 } toe_tid_pool SEC(".maps");

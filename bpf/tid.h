@@ -85,6 +85,71 @@ static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
 }
 
 /*
+ * A listener policy offloads on device d->dev: if the device is the
+ * module's, the listener must be of toed's namespace and take a server
+ * TID from the device's server pool (TOE_STID_POOL), into *stid.  False,
+ * with d->reason set, if it must stay on the host.
+ */
+static __always_inline bool take_stid(struct decision *d, __u32 *stid)
+{
+	__u32 idx = d->dev, sidx;
+	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	void *pool;
+
+	*stid = TOE_TID_NONE;
+	if (!dev || !(dev->flags & TOE_DEVF_KMOD))
+		return true;
+	if (d->tenant) {
+		d->reason = TOE_R_ROUTE; /* as a tenant's connection */
+		return false;
+	}
+	sidx = TOE_STID_POOL(idx);
+	pool = bpf_map_lookup_elem(&toe_tid_pool, &sidx);
+	if (!pool || bpf_map_pop_elem(pool, stid)) {
+		*stid = TOE_TID_NONE;
+		d->reason = TOE_R_NO_STID;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An accepted connection offloaded on module device d->dev: its listener
+ * must be offloaded there with a server TID (toe_listeners: its address,
+ * or the wildcard of its family, or ::, a dual-stack one).  False, with
+ * d->reason no_stid, if it is not: the child stays on the host, no TID.
+ */
+static __always_inline bool child_listener_ok(struct decision *d,
+					      const struct toe_flow_key *k)
+{
+	__u32 idx = d->dev;
+	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	struct toe_flow_key lk = {};
+	struct toe_listen *l;
+
+	/* a tenant's: take_tid keeps it home, reason route */
+	if (!dev || !(dev->flags & TOE_DEVF_KMOD) || d->tenant)
+		return true;
+	lk.netns = k->netns;
+	lk.family = k->family;
+	lk.lport = k->lport;
+	__builtin_memcpy(lk.laddr, k->laddr, sizeof(lk.laddr));
+	l = bpf_map_lookup_elem(&toe_listeners, &lk);
+	if (!l) {
+		__builtin_memset(lk.laddr, 0, sizeof(lk.laddr));
+		l = bpf_map_lookup_elem(&toe_listeners, &lk);
+	}
+	if (!l && k->family == TOE_AF_INET) {
+		lk.family = TOE_AF_INET6;
+		l = bpf_map_lookup_elem(&toe_listeners, &lk);
+	}
+	if (l && l->dev == idx && l->stid != TOE_TID_NONE)
+		return true;
+	d->reason = TOE_R_NO_STID;
+	return false;
+}
+
+/*
  * A closing connection of a module device: its TID (for the close event,
  * toed gives it back to the module) and its slot, if toed has not demoted
  * it meanwhile.  TOE_TID_NONE if it held none.

@@ -156,7 +156,7 @@ struct toe_listen {
 	__u32 dev; /* device index policy chose */
 	__u32 rule; /* matching rule index or TOE_RULE_NONE */
 	__u32 policy; /* serial of the policy that decided (low bits) */
-	__u32 pad;
+	__u32 stid; /* its server TID on a module device, else TOE_TID_NONE */
 	__u64 cookie; /* socket cookie */
 	__u64 netns_ino; /* inode of the key's namespace, for display */
 };

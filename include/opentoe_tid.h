@@ -13,8 +13,12 @@
  * The kernel module's TIDs, taken synchronously by sock_ops (issue: the
  * datapath and the module agree at every instant).
  *
- * toe_tid_pool: ARRAY_OF_MAPS[TOE_MAX_DEVS] of QUEUE(__u32 TID,
- * TOE_TID_POOL_MAX), index = toe_devs index of a module device.  toed
+ * toe_tid_pool: ARRAY_OF_MAPS[2 * TOE_MAX_DEVS] of QUEUE(__u32 TID,
+ * TOE_TID_POOL_MAX), index = toe_devs index of a module device for its
+ * connections' TIDs, TOE_STID_POOL(index) for its server TIDs (listeners:
+ * sock_ops pops one at listen time, an empty pool keeps the listener on
+ * the host, TOE_R_NO_STID; toed fills it with TID_RESERVE + SERVER and
+ * binds it with LISTEN_START + TID from the listen event).  toed
  * fills each with TIDs the module reserved (TID_RESERVE) and keeps it
  * topped up; sock_ops pops one when it offloads a connection on the
  * device, and an empty pool is a refusal (TOE_R_NO_TID) decided there.
@@ -28,6 +32,8 @@
  */
 #define TOE_TID_NONE 0xffffffffU
 #define TOE_TID_POOL_MAX 1024
+#define TOE_STID_POOL(i) ((i) + TOE_MAX_DEVS)
+#define TOE_STID_POOL_MAX 64 /* server TIDs toed keeps reserved per device */
 #define TOE_TID_HELD_MAX 65536
 
 struct toe_tid_held {

@@ -2103,10 +2103,11 @@ static int dump_mode(const char *what)
 
 		ret = dl ? dev_dump(&nl, dl) : -ENOMEM;
 		for (i = 0; !ret && i < dl->n; i++)
-			printf("dev %d name %s nconn %u used %u reserved %u listeners %u l2t %u\n",
+			printf("dev %d name %s nconn %u used %u reserved %u listeners %u l2t %u stids %u\n",
 			       dl->d[i].index, dl->d[i].name, dl->d[i].nconn,
 			       dl->d[i].tids_used, dl->d[i].tids_reserved,
-			       dl->d[i].listeners, dl->d[i].l2t_used);
+			       dl->d[i].listeners, dl->d[i].l2t_used,
+			       dl->d[i].stids_reserved);
 		free(dl);
 	} else if (!strcmp(what, "l2t")) {
 		l = calloc(1, sizeof(*l));

@@ -183,6 +183,15 @@ static int event_text(const struct toe_event *e, const char *dn,
 			 sizeof(r));
 	switch (e->type) {
 	case TOE_EV_LISTEN_START:
+		/* a listener policy offloads kept home: no server TID, a tenant's */
+		if (e->reason == TOE_R_NO_STID || e->reason == TOE_R_ROUTE) {
+			snprintf(text, len, "[%s] %s %s dev - reason %s%s\n",
+				 toe_event_name(e->type), l,
+				 toe_action_name(e->decision),
+				 toe_reason_name(e->reason), ns);
+			return LOG_WARN;
+		}
+		/* fall through */
 	case TOE_EV_LISTEN_STOP:
 		snprintf(text, len, "[%s] %s\n", toe_event_name(e->type), l);
 		return LOG_DEBUG;

@@ -211,6 +211,7 @@ static int dev_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_USED], &d->tids_used);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_RESERVED], &d->tids_reserved);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_LISTENERS], &d->listeners);
+	toe_nla_get_u32(tb[OPENTOE_A_DEV_STIDS_RESERVED], &d->stids_reserved);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_L2T_SIZE], &d->l2t_size);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_L2T_USED], &d->l2t_used);
 	if (d->name[0])
@@ -321,21 +322,32 @@ int toe_genl_tid_bind(struct toe_genl *g, __u32 dev,
 	return tid_alloc(g, dev, k, true, &tid, l2t, err, errlen);
 }
 
-int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err,
-			 size_t errlen)
+/* The SERVER flag attribute: a server TID's (a listener's). */
+static void put_server(struct toe_nlmsg *r, bool server)
+{
+	static const char none;
+
+	if (server)
+		toe_nla_put(r, OPENTOE_A_SERVER, &none, 0);
+}
+
+static int tid_reserve(struct toe_genl *g, __u32 dev, bool server, __u32 *tid,
+		       char *err, size_t errlen)
 {
 	struct tid_reply t = { 0 };
 	struct toe_nlmsg r;
 	char what[64];
 	int ret;
 
-	snprintf(what, sizeof(what), "TID_RESERVE on module device %u", dev);
+	snprintf(what, sizeof(what), "TID_RESERVE%s on module device %u",
+		 server ? " + SERVER" : "", dev);
 	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
 	toe_nlmsg_init(&r, g->family, 0, OPENTOE_CMD_TID_RESERVE,
 		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
+	put_server(&r, server);
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
 		return ret;
@@ -347,15 +359,27 @@ int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err,
 	return 0;
 }
 
-int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err,
-		      size_t errlen)
+int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err,
+			 size_t errlen)
+{
+	return tid_reserve(g, dev, false, tid, err, errlen);
+}
+
+int toe_genl_stid_reserve(struct toe_genl *g, __u32 dev, __u32 *stid, char *err,
+			  size_t errlen)
+{
+	return tid_reserve(g, dev, true, stid, err, errlen);
+}
+
+static int tid_free(struct toe_genl *g, __u32 dev, bool server, __u32 tid,
+		    char *err, size_t errlen)
 {
 	struct toe_nlmsg r;
-	char what[64];
+	char what[80];
 	int ret;
 
-	snprintf(what, sizeof(what), "TID_FREE of TID %u on module device %u",
-		 tid, dev);
+	snprintf(what, sizeof(what), "TID_FREE of %sTID %u on module device %u",
+		 server ? "server " : "", tid, dev);
 	ret = need_family(g, what, err, errlen);
 	if (ret)
 		return ret;
@@ -363,7 +387,20 @@ int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err,
 		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	toe_nla_put_u32(&r, OPENTOE_A_TID, tid);
+	put_server(&r, server);
 	return call(g, &r, NULL, NULL, what, err, errlen);
+}
+
+int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err,
+		      size_t errlen)
+{
+	return tid_free(g, dev, false, tid, err, errlen);
+}
+
+int toe_genl_stid_free(struct toe_genl *g, __u32 dev, __u32 stid, char *err,
+		       size_t errlen)
+{
+	return tid_free(g, dev, true, stid, err, errlen);
 }
 
 /* A growing array of fixed-size records. */
@@ -525,7 +562,8 @@ int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out,
 /* ------------------------------------------------------ listeners */
 
 int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
-		    const struct toe_flow_key *k, char *err, size_t errlen)
+		    const struct toe_flow_key *k, __u32 stid, char *err,
+		    size_t errlen)
 {
 	struct toe_nlmsg r;
 	char what[64];
@@ -547,6 +585,8 @@ int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
 	else
 		toe_nla_put(&r, OPENTOE_A_LISTEN_ADDR4, k->laddr, 4);
 	put_be16(&r, OPENTOE_A_LISTEN_PORT, k->lport);
+	if (start && stid != TOE_TID_NONE) /* the reserved one it takes */
+		toe_nla_put_u32(&r, OPENTOE_A_TID, stid);
 	return call(g, &r, NULL, NULL, what, err, errlen);
 }
 

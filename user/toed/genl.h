@@ -31,6 +31,7 @@ struct toe_genl_dev {
 	char tom[OPENTOE_TOM_NAMSIZ]; /* attached TOM, "" for none */
 	__u32 tids_used, listeners, l2t_size, l2t_used;
 	__u32 tids_reserved; /* TID_RESERVE'd, bound to no flow yet */
+	__u32 stids_reserved; /* server TIDs reserved, on no listener yet */
 };
 
 /* A TID in use, from TID_GET; the tuple as a flow key of this host. */
@@ -114,6 +115,11 @@ int toe_genl_tid_reserve(struct toe_genl *g, __u32 dev, __u32 *tid, char *err,
 			 size_t errlen);
 int toe_genl_tid_free(struct toe_genl *g, __u32 dev, __u32 tid, char *err,
 		      size_t errlen);
+/* The same with SERVER: a server TID, for a listener to come. */
+int toe_genl_stid_reserve(struct toe_genl *g, __u32 dev, __u32 *stid, char *err,
+			  size_t errlen);
+int toe_genl_stid_free(struct toe_genl *g, __u32 dev, __u32 stid, char *err,
+		       size_t errlen);
 /* Every TID in use (dev 0: of every device); *out is malloc'd, free it. */
 int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out,
 		  int *n, char *err, size_t errlen);
@@ -130,10 +136,12 @@ struct toe_genl_listener {
 
 /*
  * LISTEN_START (start) or LISTEN_STOP of k's local address and port on
- * module device dev alone: a server TID there.  0 or -errno, err set.
+ * module device dev alone: a server TID there, the reserved stid if not
+ * TOE_TID_NONE (ENOENT: not reserved).  0 or -errno, err set.
  */
 int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
-		    const struct toe_flow_key *k, char *err, size_t errlen);
+		    const struct toe_flow_key *k, __u32 stid, char *err,
+		    size_t errlen);
 /* Every listener (dev 0: of every device); *out is malloc'd, free it. */
 int toe_genl_listeners(struct toe_genl *g, __u32 dev,
 		       struct toe_genl_listener **out, int *n, char *err,

@@ -237,7 +237,7 @@ void kmod_map_refresh(void)
 }
 
 /* The toe_devs index of a module device, or TOE_DEV_NONE. */
-static __u32 kmod_toe_index(__u32 mdev)
+__u32 kmod_toe_index(__u32 mdev)
 {
 	__u32 i;
 

@@ -35,6 +35,7 @@ struct lsnmod {
 	struct toe_flow_key t; /* family, laddr, lport; the rest 0 */
 	__u32 mdev;
 	__u32 refs; /* struct lsn entries on it */
+	__u32 stid; /* the server TID the first took from the datapath's pool */
 	bool held; /* the module has it for toed */
 };
 
@@ -102,13 +103,23 @@ static void lsn_name(const struct toe_flow_key *k, char *buf, size_t len)
 	toe_endpoint_str(k->family, k->laddr, k->lport, buf, len);
 }
 
-/* A server TID for m on its module device. */
+/*
+ * m on its module device, on the server TID its first listener took from
+ * the datapath's pool (m->stid; one the module does not hold reserved any
+ * more, ENOENT, or none: the module picks one).
+ */
 static void mod_start(struct lsnmod *m)
 {
 	char err[512], l[64];
 	int ret;
 
-	ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t, err, sizeof(err));
+	ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t, m->stid, err,
+			      sizeof(err));
+	if (ret == -ENOENT && m->stid != TOE_TID_NONE)
+		ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t,
+				      TOE_TID_NONE, err, sizeof(err));
+	else if (ret && ret != -EEXIST && m->stid != TOE_TID_NONE)
+		stid_put(m->mdev, m->stid); /* still reserved */
 	lsn_name(&m->t, l, sizeof(l));
 	if (!ret || ret == -EEXIST) {
 		/* EEXIST: the module has it already (from a toed before) */
@@ -137,7 +148,8 @@ static void mod_stop(struct lsnmod *m)
 	if (!m->held)
 		return;
 	m->held = false;
-	ret = toe_genl_listen(&D->gl, false, m->mdev, &m->t, err, sizeof(err));
+	ret = toe_genl_listen(&D->gl, false, m->mdev, &m->t, TOE_TID_NONE, err,
+			      sizeof(err));
 	if (!ret) {
 		D->lst.stops++;
 		D->lst.reconciled += reconciling;
@@ -168,8 +180,13 @@ static void lsn_drop(struct lsn *e)
 		mod_unref(m);
 }
 
-/* A listener on module device mdev; ask: its server TID now if it is the first. */
-static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask)
+/*
+ * A listener on module device mdev, holding server TID stid from the
+ * datapath's pool; ask: the module listener now if it is the first (one
+ * sharing an existing module listener gives its server TID back).
+ */
+static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
+			   __u32 stid)
 {
 	struct toe_flow_key t;
 	struct lsnmod *m;
@@ -191,6 +208,9 @@ static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask)
 		memset(m, 0, sizeof(*m));
 		m->t = t;
 		m->mdev = mdev;
+		m->stid = stid;
+	} else if (ask && stid != TOE_TID_NONE) {
+		stid_put(mdev, stid); /* m's is shared */
 	}
 	p = grow(lsn, &lsn_cap, lsn_n, sizeof(*lsn));
 	if (!p) {
@@ -221,19 +241,47 @@ static bool still_listening(const struct toe_flow_key *k)
 	       bpf_map_lookup_elem(D->m.listeners, k, &v) == 0;
 }
 
+/*
+ * The module did not take the listener of e (its device refused it): out
+ * of toe_listeners, so that its accepted connections take no TID either.
+ */
+static void lsn_refused(const struct toe_event *e, __u32 mdev)
+{
+	struct lsn *l = lsn_find(&e->key);
+	struct toe_flow_key t;
+	struct toe_listen v;
+	struct lsnmod *m;
+
+	tuple_of(&e->key, &t);
+	m = mod_find(&t, mdev);
+	if (!l || !m || m->held || !toe_genl_up(&D->gl))
+		return;
+	if (D->m.listeners >= 0 &&
+	    bpf_map_lookup_elem(D->m.listeners, &e->key, &v) == 0 &&
+	    v.stid == e->tid)
+		bpf_map_delete_elem(D->m.listeners, &e->key);
+	lsn_drop(l);
+}
+
 void listen_event(const struct toe_event *e)
 {
 	struct lsn *l;
 
 	if (e->type == TOE_EV_LISTEN_START) {
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
-		    D->kmod_idx[e->dev])
-			lsn_add(&e->key, D->kmod_idx[e->dev], true);
+		    D->kmod_idx[e->dev]) {
+			if (lsn_add(&e->key, D->kmod_idx[e->dev], true, e->tid))
+				lsn_refused(e, D->kmod_idx[e->dev]);
+			pool_fill(e->dev); /* its server pool topped up */
+		}
 		return;
 	}
 	l = lsn_find(&e->key);
-	if (l && !still_listening(&e->key))
+	if (l && !still_listening(&e->key)) {
 		lsn_drop(l);
+		if (e->dev < TOE_MAX_DEVS && D->kmod_idx[e->dev])
+			pool_fill(e->dev); /* the module freed its server TID */
+	}
 }
 
 /* toe_listeners' entries on a module device into the table (seen). */
@@ -254,7 +302,7 @@ static int read_map(void)
 		if (bpf_map_lookup_elem(D->m.listeners, &k, &v) ||
 		    v.dev >= TOE_MAX_DEVS || !D->kmod_idx[v.dev])
 			continue;
-		e = lsn_add(&k, D->kmod_idx[v.dev], false);
+		e = lsn_add(&k, D->kmod_idx[v.dev], false, v.stid);
 		if (!e)
 			return -1;
 		e->seen = true;

@@ -89,6 +89,7 @@ const char *toe_reason_name(__u32 r)
 		[TOE_R_ROUTE] = "route",
 		[TOE_R_MODULE] = "module",
 		[TOE_R_QUOTA] = "quota",
+		[TOE_R_NO_STID] = "no_stid",
 	};
 
 	return r < TOE_R__MAX ? n[r] : "?";

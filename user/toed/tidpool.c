@@ -8,6 +8,8 @@
  *   pool_fill    keeps each module device's pool holding every TID the
  *                module has free, up to TOE_TID_POOL_MAX: after an offload
  *                took one, after a close gave one back, on the timer;
+ *   stid_fill    the same for the device's server TIDs (listeners,
+ *                TOE_STID_POOL), up to TOE_STID_POOL_MAX reserved;
  *   pool_drain   empties a pool whose device went or changed (its TIDs
  *                given back to the module when it still has them);
  *   pool_demote  runs toe_tid_demote: a flow the module will not bind (or
@@ -27,8 +29,12 @@
 #include "opentoe.skel.h"
 
 static struct opentoe *demote_skel;
-static int qfd[TOE_MAX_DEVS]; /* toe_devs index -> its queue's fd, 0: not open */
-static __u32 qmdev[TOE_MAX_DEVS]; /* the module device its TIDs are of */
+/* toe_tid_pool index (TOE_STID_POOL(i): device i's server TIDs) -> */
+static int qfd[2 * TOE_MAX_DEVS]; /* its queue's fd, 0: not open */
+static __u32 qmdev[2 * TOE_MAX_DEVS]; /* the module device its TIDs are of */
+/* device i's listeners + server TIDs reserved when TID_RESERVE + SERVER
+ * last said ENOSPC: not asked again until a listener went */
+static __u32 stid_out[TOE_MAX_DEVS];
 
 /* Load toe_tid_demote on the pinned maps; false if this datapath has none. */
 static bool demote_open(void)
@@ -73,7 +79,7 @@ void pool_close(void)
 {
 	int i;
 
-	for (i = 0; i < TOE_MAX_DEVS; i++) {
+	for (i = 0; i < 2 * TOE_MAX_DEVS; i++) {
 		if (qfd[i] > 0)
 			close(qfd[i]);
 		qfd[i] = 0;
@@ -127,8 +133,47 @@ static bool kdev_now(__u32 mdev, struct toe_genl_dev *out)
 }
 
 /*
+ * Device i's server pool holds every server TID the module has free, up
+ * to TOE_STID_POOL_MAX reserved at once (the module does not say how many
+ * it has: it is asked until ENOSPC, and not again until a listener went).
+ */
+static void stid_fill(__u32 i, __u32 mdev, const struct toe_genl_dev *k)
+{
+	__u32 sidx = TOE_STID_POOL(i), stid, n = 0;
+	char err[512];
+	int fd, ret;
+
+	if (stid_out[i] && k->listeners + k->stids_reserved >= stid_out[i])
+		return;
+	stid_out[i] = 0;
+	fd = pool_queue(sidx);
+	if (fd < 0)
+		return;
+	qmdev[sidx] = mdev;
+	while (k->stids_reserved + n < TOE_STID_POOL_MAX) {
+		ret = toe_genl_stid_reserve(&D->gl, mdev, &stid, err,
+					    sizeof(err));
+		if (ret) {
+			if (ret == -ENOSPC)
+				stid_out[i] =
+					k->listeners + k->stids_reserved + n;
+			else
+				logm(LOG_DEBUG, "%s", err);
+			break;
+		}
+		if (bpf_map_update_elem(fd, NULL, &stid, BPF_ANY)) {
+			toe_genl_stid_free(&D->gl, mdev, stid, err,
+					   sizeof(err));
+			break;
+		}
+		n++;
+	}
+}
+
+/*
  * Pool i (a module device's) holds every TID the module has free, up to
- * TOE_TID_POOL_MAX reserved at once; how many were added.
+ * TOE_TID_POOL_MAX reserved at once; how many were added.  Its server
+ * pool is topped up too (stid_fill).
  */
 int pool_fill(__u32 i)
 {
@@ -140,7 +185,8 @@ int pool_fill(__u32 i)
 	if (i >= TOE_MAX_DEVS)
 		return 0;
 	mdev = D->kmod_idx[i];
-	if (qmdev[i] && qmdev[i] != mdev)
+	if ((qmdev[i] && qmdev[i] != mdev) ||
+	    (qmdev[TOE_STID_POOL(i)] && qmdev[TOE_STID_POOL(i)] != mdev))
 		pool_drain(i); /* the device went, or the index is another's */
 	if (!mdev || !demote_open())
 		return 0;
@@ -148,6 +194,7 @@ int pool_fill(__u32 i)
 	if (fd < 0 || !kdev_now(mdev, &k) || !k.tom[0])
 		return 0;
 	qmdev[i] = mdev;
+	stid_fill(i, mdev, &k);
 	busy = k.tids_used + k.tids_reserved;
 	want = k.nconn > TOE_TID_POOL_MAX ? TOE_TID_POOL_MAX : k.nconn;
 	while (k.tids_reserved + n < want && busy + n < k.nconn) {
@@ -175,23 +222,39 @@ void pool_fill_all(void)
 			pool_fill(i);
 }
 
+/* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
+static void queue_drain(__u32 q, __u32 mdev, bool server)
+{
+	int fd = pool_queue_if_any(q);
+	char err[512];
+	__u32 tid;
+
+	qmdev[q] = 0;
+	if (fd < 0)
+		return;
+	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
+		if (!mdev || !toe_genl_up(&D->gl))
+			continue;
+		if (server)
+			toe_genl_stid_free(&D->gl, mdev, tid, err, sizeof(err));
+		else if (!toe_genl_tid_free(&D->gl, mdev, tid, err,
+					    sizeof(err)))
+			D->kst.unreserved++;
+	}
+}
+
 /*
- * Empty pool i: its TIDs go back to the module device they were reserved
- * on, when it still has them (a device that went took them along).
+ * Empty pool i and its server pool: their TIDs go back to the module
+ * device they were reserved on, when it still has them (a device that
+ * went took them along).
  */
 void pool_drain(__u32 i)
 {
-	__u32 tid, mdev = qmdev[i] ? qmdev[i] : D->kmod_idx[i];
-	int fd = pool_queue_if_any(i);
-	char err[512];
+	__u32 s = TOE_STID_POOL(i);
 
-	if (fd < 0)
-		return;
-	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0)
-		if (mdev && toe_genl_up(&D->gl) &&
-		    toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)) == 0)
-			D->kst.unreserved++;
-	qmdev[i] = 0;
+	queue_drain(i, qmdev[i] ? qmdev[i] : D->kmod_idx[i], false);
+	queue_drain(s, qmdev[s] ? qmdev[s] : D->kmod_idx[i], true);
+	stid_out[i] = 0;
 }
 
 /* Put a reserved TID back in pool i (the module refused to bind it). */
@@ -204,6 +267,22 @@ void pool_put(__u32 i, __u32 tid)
 	    bpf_map_update_elem(fd, NULL, &tid, BPF_ANY))
 		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err,
 				  sizeof(err));
+}
+
+/*
+ * A listener's server TID the module did not take, reserved still, on
+ * module device mdev: back to its server pool (or to the module).
+ */
+void stid_put(__u32 mdev, __u32 stid)
+{
+	__u32 i = kmod_toe_index(mdev), s = TOE_STID_POOL(i);
+	char err[512];
+	int fd;
+
+	if (i >= TOE_MAX_DEVS || qmdev[s] != mdev ||
+	    (fd = pool_queue_if_any(s)) < 0 ||
+	    bpf_map_update_elem(fd, NULL, &stid, BPF_ANY))
+		toe_genl_stid_free(&D->gl, mdev, stid, err, sizeof(err));
 }
 
 /*
@@ -237,6 +316,15 @@ int pool_take(__u32 (**out)[2])
 			n++;
 		}
 		qmdev[i] = D->kmod_idx[i];
+	}
+	/*
+	 * The server pools are not reconciled TID by TID: their TIDs go back
+	 * to the device now at each index (a device that went or changed
+	 * while toed was away left its own there), and pool_fill refills.
+	 */
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		queue_drain(TOE_STID_POOL(i), D->kmod_idx[i], true);
+		stid_out[i] = 0;
 	}
 	*out = v;
 	return n;
