@@ -196,6 +196,7 @@ static __always_inline void set_state(struct toe_byp_sk *st, __u32 state,
 
 	if (st->state == TOE_BYP_PAIRED && state != TOE_BYP_PAIRED) {
 		stat_inc(TOE_S_BYP_TO_TCP);
+		rsn_inc(TOE_RSN_BYP(why & (TOE_RSN_STRIDE - 1)));
 		if (bf) {
 			bf->to_tcp++;
 			if (why >= 1 && why <= TOE_BYP_WHY_N)

@@ -112,30 +112,11 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 }
 
 /*
- * toed hears of an admission (TOE_EV_FWD_ADMITTED): it makes the flow's
- * conntrack entry ESTABLISHED and window-liberal, as nftables' flowtable
- * does at offload (user/toed/ct.c), so that the stack takes the flow back
- * (FIN, RST, READMIT) without INVALID drops.
+ * toed hears of an admission (TOE_EV_FWD_ADMITTED, fwd_ev_admit): it
+ * makes the flow's conntrack entry ESTABLISHED and window-liberal, as
+ * nftables' flowtable does at offload (user/toed/ct.c), so that the stack
+ * takes the flow back (FIN, RST, READMIT) without INVALID drops.
  */
-static __always_inline void egress_admitted(const struct toe_flow_key *ck,
-					    __u8 client)
-{
-	struct toe_event *e;
-
-	e = bpf_ringbuf_reserve(&toe_events, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(TOE_S_EVENT_DROPPED);
-		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->ts_ns = bpf_ktime_get_ns();
-	e->type = TOE_EV_FWD_ADMITTED;
-	e->key = *ck;
-	e->direction = client;
-	e->dev = TOE_DEV_NONE;
-	e->rule = TOE_RULE_NONE;
-	bpf_ringbuf_submit(e, 0);
-}
 
 /*
  * The stack forwarded a SYN-ACK from iif out of oif: if it answers a SYN
@@ -143,7 +124,7 @@ static __always_inline void egress_admitted(const struct toe_flow_key *ck,
  * SYN's egress interface out of its ingress one, acking the SYN's
  * sequence number), the flow is admitted.  Admitted under the generation
  * of the SYN: if the ruleset changed in between, XDP sends it back through
- * the stack (READMIT) before its first fast-path packet.
+ * the stack (READMIT) before its first fast-path packet.  1 if admitted.
  */
 static __noinline int egress_synack(const struct toe_pkt *p,
 				    const struct toe_flow_key *ck,
@@ -180,8 +161,7 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 	bpf_map_update_elem(&toe_fwd, ck, &v, BPF_ANY);
 	bpf_map_delete_elem(&toe_fwd_half, ck);
 	stat_inc(TOE_S_XDP_FWD_FLOWS);
-	egress_admitted(ck, v.client);
-	return 0;
+	return 1; /* the caller sends the event (fwd_ev_admit) */
 }
 
 /*
@@ -217,6 +197,7 @@ static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 		return;
 	fs->adm_ns = bpf_ktime_get_ns(); /* netfilter: no coarse clock */
 	fs->readmits++;
+	fs->ret_reason = 0; /* a later return is a new event (fwd_events.h) */
 	fs->state = TOE_FWD_ESTABLISHED;
 	stat_inc(TOE_S_FWD_READMITTED);
 }
@@ -272,8 +253,9 @@ static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
 		egress_syn(p, &ck, from, FWD_IFS(iif, oif), ns);
-	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
-		egress_synack(p, &ck, &c, FWD_IFS(iif, oif), ns);
+	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK) &&
+		 egress_synack(p, &ck, &c, FWD_IFS(iif, oif), ns))
+		fwd_ev_admit(&ck); /* bpf/fwd_events.h */
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
 	else

@@ -248,8 +248,10 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL, d.tid);
 	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV ||
 		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE ||
-		 d.reason == TOE_R_QUOTA || d.reason == TOE_R_NO_STID)
+		 d.reason == TOE_R_QUOTA || d.reason == TOE_R_NO_STID) {
+		rsn_inc(TOE_RSN_REFUSED(d.reason & (TOE_RSN_STRIDE - 1)));
 		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL, TOE_TID_NONE);
+	}
 	bpf_sock_ops_cb_flags_set(skops, cb);
 }
 

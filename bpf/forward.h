@@ -27,6 +27,7 @@
 #include "xdp.h"
 #include "nat.h"
 #include "fwd_ct.h"
+#include "fwd_events.h"
 
 /* Addresses as bytes in network order: <0, 0, >0. */
 static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
@@ -146,7 +147,33 @@ enum fwd_xmit_rc {
 	 * fwd_xmit counts it (TOE_S_XDP_FWD_STACK_ONLY).
 	 */
 	FWD_STACK_ONLY = -3,
+	/* no route, or not one the fast path may take (TOE_FR_ROUTE) */
+	FWD_ROUTE = -4,
+	/* over the egress MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED, TOE_FR_MTU) */
+	FWD_MTU = -5,
 };
+
+/* The reason (enum toe_fwd_reason) of a fwd_xmit_rc. */
+static __always_inline __u32 fwd_xmit_why(int rc)
+{
+	if (rc == FWD_NEIGH_MISS)
+		return TOE_FR_NEIGH;
+	if (rc == FWD_STACK_ONLY)
+		return TOE_FR_STACK_ONLY;
+	if (rc == FWD_ROUTE)
+		return TOE_FR_ROUTE;
+	if (rc == FWD_MTU)
+		return TOE_FR_MTU;
+	return TOE_FR_SLOW;
+}
+
+/* A failed fib() as a fwd_xmit_rc. */
+static __always_inline int fib_fail(long rc)
+{
+	if (rc == FIB_NO_HDR)
+		return FWD_SLOW;
+	return rc == BPF_FIB_LKUP_RET_FRAG_NEEDED ? FWD_MTU : FWD_ROUTE;
+}
 
 /*
  * Whether fs's flow may use a cached route at all: toed keeps a route
@@ -307,7 +334,7 @@ static __noinline int fwd_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
 			return fwd_written_drop();
 		__builtin_memcpy(eth->h_dest, dmac, 6);
 		__builtin_memcpy(eth->h_source, smac, 6);
-		count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
+		fwd_count(fs, from, 1, data_end - data);
 		stat_inc(TOE_S_XDP_FORWARD);
 		stat_inc(TOE_S_XDP_FWD_CACHED);
 		return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
@@ -318,7 +345,7 @@ lookup:
 	rc = fib(ctx, ifin, p, data + TOE_ETH_HLEN, data_end, tot_len, 0, nt,
 		 &fp);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
-		return FWD_SLOW;
+		return fib_fail(rc);
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
 	out = bpf_map_lookup_elem(&toe_ifaces, &ifout);
@@ -328,7 +355,7 @@ lookup:
 	 */
 	if (!in || !out || in->netns != out->netns || in->netns != fs->netns ||
 	    !bpf_map_lookup_elem(&toe_devmap, &ifout))
-		return FWD_SLOW;
+		return FWD_ROUTE;
 	if (out->flags & TOE_IFACE_NO_XDP_TX) {
 		/* a redirect there would be dropped, or lose its checksum */
 		stat_inc(TOE_S_XDP_FWD_STACK_ONLY);
@@ -347,7 +374,7 @@ lookup:
 	eth = data;
 	__builtin_memcpy(eth->h_dest, fp.dmac, 6);
 	__builtin_memcpy(eth->h_source, fp.smac, 6);
-	count_pkts(&fs->packets, &fs->bytes, 1, data_end - data);
+	fwd_count(fs, from, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FORWARD);
 	/* The entry was there a moment ago; if it went, the frame is dropped. */
 	return bpf_redirect_map(&toe_devmap, ifout, XDP_DROP);
@@ -433,6 +460,8 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
 		if (fs->state == TOE_FWD_ESTABLISHED)
 			stat_inc(TOE_S_XDP_FWD_ENDED);
+		fwd_ended(fs, ck, ifin,
+			  fl & TOE_TCP_RST ? TOE_FR_RST : TOE_FR_FIN);
 		bpf_map_delete_elem(&toe_fwd, ck);
 		return NULL;
 	}
@@ -440,6 +469,9 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 		return NULL; /* the tuple reused: the admission decides */
 	if (rc == FWD_STALE) {
 		if (fs->state == TOE_FWD_ESTABLISHED) {
+			fwd_returned(fs, ck, ifin,
+				     fs->gen != g->gen ? TOE_FR_RULESET :
+							 TOE_FR_LEASE);
 			/* Back through the stack until it forwards both ways again. */
 			fs->seen = 0;
 			fs->gen = g->gen;
@@ -477,8 +509,9 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 	rc = fwd_xmit(ctx, p, fs, from, g);
 	if (rc >= 0)
 		return rc;
-	if (rc == FWD_SLOW)
+	if (rc == FWD_SLOW || rc == FWD_ROUTE || rc == FWD_MTU)
 		stat_inc(TOE_S_XDP_FWD_SLOW);
+	fwd_returned(fs, ck, ctx->ingress_ifindex, fwd_xmit_why(rc));
 	return xdp_next(ctx);
 }
 

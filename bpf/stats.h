@@ -26,6 +26,15 @@ static __always_inline void stat_inc(__u32 idx)
 	stat_add(idx, 1);
 }
 
+/* One more in toe_reasons (TOE_RSN_*, include/opentoe_reasons.h). */
+static __always_inline void rsn_inc(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&toe_reasons, &idx);
+
+	if (c)
+		*c += 1;
+}
+
 /*
  * A packet the parser did not take as TCP: a malformed one is counted
  * (each TOE_P_* error is its own counter), never dropped: the stack

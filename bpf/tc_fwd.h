@@ -149,7 +149,8 @@ static __always_inline bool tc_writable(struct __sk_buff *skb,
  * when it fails: what goes to the stack is the skb as it came.  A step
  * failing after it (which the checks rule out) drops the skb rather than
  * hand the stack a half-forwarded one.  Returns the redirect's
- * TC_ACT_REDIRECT, TCX_DROP, or TC_FWD_STACK after counting why.
+ * TC_ACT_REDIRECT, TCX_DROP, or -reason (enum toe_fwd_reason) for the
+ * stack after counting why.
  */
 static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 			      struct toe_fwd *fs, int from)
@@ -162,6 +163,7 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 	struct bpf_fib_lookup fp;
 	__u32 ifin = skb->ingress_ifindex, ifout, mtu = 0;
 	__u32 segs = skb->gso_segs ? skb->gso_segs : 1, len = skb->len;
+	__u32 why = TOE_FR_SLOW; /* the reason, when it goes to the stack */
 	long rc;
 
 	if (p->ttl <= 1 || p->nvlan ||
@@ -169,26 +171,30 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 					p->n_ext))
 		goto slow; /* ICMP time exceeded, options, extension headers */
 	rc = fib(skb, ifin, p, data + TOE_ETH_HLEN, data_end, 0, 0, nt, &fp);
-	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH) {
+		why = fwd_xmit_why(fib_fail(rc));
 		goto slow;
+	}
 	ifout = fp.ifindex;
 	in = bpf_map_lookup_elem(&toe_ifaces, &ifin);
 	out = bpf_map_lookup_elem(&toe_ifaces, &ifout);
 	/* as fwd_xmit: both opentoe's, in the namespace that admitted it */
-	if (!in || !out || in->netns != out->netns || in->netns != fs->netns)
+	if (!in || !out || in->netns != out->netns || in->netns != fs->netns) {
+		why = TOE_FR_ROUTE;
 		goto slow;
+	}
 	/*
 	 * GSO: each segment against the egress MTU, as ip_forward() does
 	 * (without BPF_MTU_CHK_SEGS any GSO skb passes)
 	 */
 	if (bpf_check_mtu(skb, ifout, &mtu, 0, BPF_MTU_CHK_SEGS)) {
 		stat_inc(TOE_S_TC_FWD_MTU);
-		return TC_FWD_STACK;
+		return -TOE_FR_MTU;
 	}
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH && (out->flags & TOE_IFACE_PEER)) {
 		/* the stack resolves it; the next skb finds it */
 		stat_inc(TOE_S_TC_FWD_NEIGH_MISS);
-		return TC_FWD_STACK;
+		return -TOE_FR_NEIGH;
 	}
 	if (!tc_writable(skb, p, nt) || tc_hop(skb, p))
 		goto slow; /* nothing written */
@@ -198,7 +204,7 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 		stat_inc(TOE_S_TC_FWD_SLOW);
 		return TCX_DROP;
 	}
-	count_pkts(&fs->packets, &fs->bytes, segs, len);
+	fwd_count(fs, from, segs, len);
 	stat_inc(TOE_S_TC_FORWARD);
 	stat_add(TOE_S_TC_FWD_SEGS, segs);
 	if (out->flags & TOE_IFACE_PEER) {
@@ -218,7 +224,7 @@ static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
 	return bpf_redirect_neigh(ifout, &nh, sizeof(nh), 0);
 slow:
 	stat_inc(TOE_S_TC_FWD_SLOW);
-	return TC_FWD_STACK;
+	return -(int)why;
 }
 
 /*
@@ -241,7 +247,10 @@ static __always_inline int tc_fwd_path(struct __sk_buff *skb,
 		return TCX_NEXT;
 	tc_fwd_ct_refresh(skb, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
 	rc = tc_xmit(skb, p, fs, from);
-	return rc < 0 ? TCX_NEXT : rc;
+	if (rc >= 0)
+		return rc;
+	fwd_returned(fs, ck, skb->ingress_ifindex, -rc); /* fwd_events.h */
+	return TCX_NEXT;
 }
 
 #endif /* __TOE_TC_FWD_H */

@@ -22,6 +22,15 @@ enum toe_event_type {
 	 * window-liberal (user/toed/ct.c); toectl monitor shows it.
 	 */
 	TOE_EV_FWD_ADMITTED = 6,
+	/*
+	 * The forward path gave an admitted flow back to the stack (reason:
+	 * enum toe_fwd_reason of kind "returned"; the flow stays admitted)
+	 * or ended its fast path (TOE_EV_FWD_ENDED: FIN, RST; toed's own for
+	 * conntrack_gone).  Once a flow transition, never a packet
+	 * (bpf/fwd_events.h).  fwd_* below: the flow's counters then.
+	 */
+	TOE_EV_FWD_RETURNED = 7,
+	TOE_EV_FWD_ENDED = 8,
 };
 
 #ifndef __bpf__
@@ -41,6 +50,10 @@ static inline const char *toe_event_name(__u32 type)
 		return "flow_closed";
 	case TOE_EV_FWD_ADMITTED:
 		return "fwd_admitted";
+	case TOE_EV_FWD_RETURNED:
+		return "fwd_returned";
+	case TOE_EV_FWD_ENDED:
+		return "fwd_ended";
 	default:
 		return "unknown";
 	}
@@ -69,6 +82,18 @@ struct toe_event {
 	__u64 cookie; /* the socket's cookie (0: none) */
 	/* the tenant whose event budget it took (toe_tenants; 0: none) */
 	__u64 tenant;
+	/*
+	 * TOE_EV_FWD_*: what the fast path forwarded of the flow, by direction
+	 * ([0] client to server, [1] server to client; bytes of the frames,
+	 * Ethernet header included), the client's and the server's interface
+	 * (ifindex in the router's namespace) and the hook (enum toe_fwd_hook)
+	 * of the interface the packet came in on (admitted: the client's).
+	 */
+	__u64 fwd_packets[2];
+	__u64 fwd_bytes[2];
+	__u32 fwd_if[2];
+	__u8 hook;
+	__u8 pad2[7];
 };
 
 /* What one event takes of the ring: its header and itself, 8-aligned. */

@@ -215,6 +215,19 @@ struct toe_fwd {
 	__u16 pad2;
 	__u32 pad3;
 	__u64 ct_ns; /* its conntrack entry last refreshed (bpf/fwd_ct.h) */
+	/*
+	 * Issue 35 (bpf/fwd_events.h): what the fast path forwarded by
+	 * direction, [0] client to server, [1] server to client (packets:
+	 * tc's segments; bytes of the frames, Ethernet header included;
+	 * packets and bytes above are their sums); the reason of the last
+	 * fwd_returned event (enum toe_fwd_reason, 0: none since the flow was
+	 * back on the fast path a second after it) and when it was sent.
+	 */
+	__u64 dir_packets[2];
+	__u64 dir_bytes[2];
+	__u64 ret_ns;
+	__u8 ret_reason;
+	__u8 pad4[7];
 };
 
 struct toe_fwd_half {

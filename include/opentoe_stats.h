@@ -91,7 +91,9 @@
 	X(XDP_FWD_STACK_ONLY, "xdp_fwd_stack_only",                                 \
 	  "XDP: egress cannot take XDP redirects, left to the stack")               \
 	X(EVENT_QUOTA, "event_quota_dropped",                                       \
-	  "Events dropped: their namespace had its share of the ring")
+	  "Events dropped: their namespace had its share of the ring")              \
+	X(FWD_BYTES, "fwd_bytes",                                                   \
+	  "Bytes the forward path forwarded, both hooks (frames, Ethernet included)")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

@@ -47,7 +47,8 @@
 	X(TID_POOL,	toe_tid_pool)		\
 	X(TID_HELD,	toe_tid_held)		\
 	X(LISTENERS,	toe_listeners)		\
-	X(TENANTS,	toe_tenants)
+	X(TENANTS,	toe_tenants)		\
+	X(REASONS,	toe_reasons)
 /* clang-format on */
 
 enum toe_map_id {
