@@ -127,8 +127,9 @@ bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 	const struct nfgenmsg *g = NLMSG_DATA(h);
 	const struct nlattr *tu;
 	struct toe_flow_key k;
+	struct toe_fwd v;
 	int len, fd;
-	bool gone;
+	bool gone, have;
 
 	if (h->nlmsg_type !=
 		    ((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_DELETE) ||
@@ -143,8 +144,12 @@ bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 	fd = bpf_obj_get(fwd_path);
 	if (fd < 0)
 		return false;
+	/* its counters first, for its fwd_ended event (fwdev.c) */
+	have = bpf_map_lookup_elem(fd, &k, &v) == 0;
 	gone = bpf_map_delete_elem(fd, &k) == 0;
 	close(fd);
+	if (gone && have)
+		fwd_ct_gone(&k, &v);
 	tu = attr_find((const char *)g + NLMSG_ALIGN(sizeof(*g)), len,
 		       CTA_TUPLE_REPLY);
 	if (gone && tu && !tuple_key(tu, g->nfgen_family, &k))

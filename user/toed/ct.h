@@ -17,6 +17,11 @@
 bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h);
 
 struct toe_event;
+struct toe_flow_key;
+struct toe_fwd;
+
+/* fwdev.c: the fast path of flow k (entry v) ended by conntrack: its event. */
+void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v);
 
 /*
  * The forward path admitted a flow (TOE_EV_FWD_ADMITTED): its conntrack

@@ -228,40 +228,6 @@ static struct log_rl ev_rl[TOE_EV_FLOW_CLOSED + 1] = {
 };
 
 /*
- * A routed flow the forward path admitted (TOE_EV_FWD_ADMITTED: key the
- * toe_fwd key, direction its client's end) for the monitors, client end
- * first; ct: toed made its conntrack entry ESTABLISHED and window-liberal
- * (ct.c).  Not logged: ct.c logs what failed.
- */
-static void fwd_admitted_show(const struct toe_event *e, bool ct)
-{
-	const __u32 *ca = e->direction ? e->key.raddr : e->key.laddr;
-	const __u32 *sa = e->direction ? e->key.laddr : e->key.raddr;
-	__u16 cp = e->direction ? e->key.rport : e->key.lport;
-	__u16 sp = e->direction ? e->key.lport : e->key.rport;
-	char c[64], sv[64], cs[48], ss[48], text[192], json[384];
-
-	if (!mon_any())
-		return;
-	toe_endpoint_str(e->key.family, ca, cp, c, sizeof(c));
-	toe_endpoint_str(e->key.family, sa, sp, sv, sizeof(sv));
-	toe_nl_addr_str(e->key.family, ca, cs, sizeof(cs));
-	toe_nl_addr_str(e->key.family, sa, ss, sizeof(ss));
-	snprintf(text, sizeof(text), "[%s] %s -> %s forward conntrack %s\n",
-		 toe_event_name(e->type), c, sv,
-		 ct ? "established" : "unchanged");
-	snprintf(
-		json, sizeof(json),
-		"{\"event\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
-		"\"direction\":\"routed\",\"decision\":\"forward\",\"conntrack\":%s,"
-		"\"netns_cookie\":%llu}\n",
-		toe_event_name(e->type), cs, cp, ss, sp,
-		ct ? "\"established\"" : "\"unchanged\"",
-		(unsigned long long)e->key.netns);
-	mon_send(text, json);
-}
-
-/*
  * The event budget (include/opentoe_policy.h, TOE_TQ_EVENTS): what toed
  * read of each tenant's events, told to the datapath after each read of
  * the ring (events_consume), one update per tenant rather than per event.
@@ -340,8 +306,12 @@ int on_event(void *ctx, void *data, size_t len)
 	if (e->tenant)
 		credit_add(e->tenant);
 	if (e->type == TOE_EV_FWD_ADMITTED) {
-		/* conntrack kept true (ct.c) */
-		fwd_admitted_show(e, ct_admitted(e));
+		/* conntrack kept true (ct.c); shown by fwdev.c */
+		fwd_event_show(e, ct_admitted(e));
+		return 0;
+	}
+	if (e->type == TOE_EV_FWD_RETURNED || e->type == TOE_EV_FWD_ENDED) {
+		fwd_event_show(e, false);
 		return 0;
 	}
 	if (e->type < TOE_EV_LISTEN_START || e->type > TOE_EV_FLOW_CLOSED) {

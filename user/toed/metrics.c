@@ -102,6 +102,12 @@ enum fam {
 	F_CLOSED,
 	F_REFUSED,
 	F_NLAT,
+	F_FWD_OPEN,
+	F_FWD_RET,
+	F_FWD_END,
+	F_FWD_RET_PKTS,
+	F_BYP_TCP,
+	F_DP_REFUSED,
 	/* from daemon_counters and control_counters, through cmaps[] */
 	F_EVENTS,
 	F_EV_BAD,
@@ -188,6 +194,18 @@ static const struct family {
 			"Connections policy sent to a device that did not take them (flow_refused events), by reason" },
 	[F_NLAT] = { "opentoe_neigh_propagation_seconds", "histogram",
 		     "From reading a neighbour event off rtnetlink to its toe_neigh map write" },
+	[F_FWD_OPEN] = { "opentoe_fwd_flows", "gauge",
+			 "Routed flows on the fast path now (toe_fwd), by device, hook and state (fast, readmit)" },
+	[F_FWD_RET] = { "opentoe_fwd_returned_flows_total", "counter",
+			"Fast-path flows given back to the stack (fwd_returned), by hook and reason" },
+	[F_FWD_END] = { "opentoe_fwd_ended_flows_total", "counter",
+			"Fast paths ended (fwd_ended), by hook and reason" },
+	[F_FWD_RET_PKTS] = { "opentoe_fwd_returned_packets_total", "counter",
+			     "Packets (tc: skbs) of fast-path flows left to the stack, by hook and reason" },
+	[F_BYP_TCP] = { "opentoe_bypass_to_tcp_total", "counter",
+			"Bypass sockets switched to TCP, by reason" },
+	[F_DP_REFUSED] = { "opentoe_datapath_refused_total", "counter",
+			   "Connections sock_ops refused (toe_reasons, counted even when the event is lost), by reason" },
 	[F_EVENTS] = { "opentoe_toed_events_total", "counter",
 		       "Datapath ring-buffer events toed read, by type" },
 	[F_EV_BAD] = { "opentoe_toed_events_malformed_total", "counter",
@@ -517,6 +535,91 @@ static void render_policy(FILE *f)
 	}
 }
 
+/* The fast path's open flows by device, hook and state (fwdev.c). */
+static void render_fwd_open(FILE *f)
+{
+	static __u32 n[TOE_MAX_DEVS][TOE_FH__MAX][2];
+	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
+	char l[160], dn[40];
+	int i, nr;
+	__u32 h, s;
+
+	if (!rows)
+		return;
+	head(f, F_FWD_OPEN);
+	fwd_open_count(n);
+	nr = toe_devs_read(&D->m, rows);
+	for (i = 0; i < nr; i++) {
+		if (rows[i].d.steer != TOE_STEER_FORWARD ||
+		    rows[i].index >= TOE_MAX_DEVS)
+			continue;
+		label_value(dn, sizeof(dn), rows[i].name);
+		for (h = 0; h < TOE_FH__MAX; h++)
+			for (s = 0; s < 2; s++) {
+				snprintf(
+					l, sizeof(l),
+					"device=\"%s\",hook=\"%s\",state=\"%s\"",
+					dn, toe_fwd_hook_name(h),
+					s ? "readmit" : "fast");
+				sample(f, F_FWD_OPEN, l,
+				       n[rows[i].index][h][s]);
+			}
+	}
+	free(rows);
+}
+
+/* toe_reasons (fwdev.c), family by family, with a reason label. */
+static void render_reasons(FILE *f)
+{
+	static const char *const kind[TOE_FR__MAX] = {
+#define FR_KIND(id, name, k, help) [TOE_FR_##id] = k,
+		TOE_FWD_REASON_TABLE(FR_KIND)
+#undef FR_KIND
+	};
+	__u64 v[TOE_RSN_MAX];
+	char l[96];
+	__u32 h, r;
+	int x;
+
+	if (!D->dp.loaded)
+		return;
+	render_fwd_open(f);
+	fwd_reasons_read(v);
+	for (x = F_FWD_RET; x <= F_FWD_RET_PKTS; x++) {
+		head(f, x);
+		for (h = 0; h < TOE_FH__MAX; h++)
+			for (r = 1; r < TOE_FR__MAX; r++) {
+				bool ended = !strcmp(kind[r], "ended");
+
+				if ((x == F_FWD_RET && ended) ||
+				    (x == F_FWD_END && !ended) ||
+				    (x == F_FWD_RET_PKTS &&
+				     r == TOE_FR_CT_GONE))
+					continue;
+				snprintf(l, sizeof(l),
+					 "hook=\"%s\",reason=\"%s\"",
+					 toe_fwd_hook_name(h),
+					 toe_fwd_reason_name(r));
+				sample(f, x, l,
+				       v[x == F_FWD_RET_PKTS ?
+						 TOE_RSN_FWD_PKTS(h, r) :
+						 TOE_RSN_FWD_FLOWS(h, r)]);
+			}
+	}
+	head(f, F_BYP_TCP);
+	for (r = 1; r <= TOE_BYP_WHY_N; r++) {
+		snprintf(l, sizeof(l), "reason=\"%s\"", toe_byp_why_name(r));
+		sample(f, F_BYP_TCP, l, v[TOE_RSN_BYP(r)]);
+	}
+	head(f, F_DP_REFUSED);
+	for (r = 0; r < TOE_R__MAX; r++) {
+		if (!toe_reason_refusal(r))
+			continue;
+		snprintf(l, sizeof(l), "reason=\"%s\"", toe_reason_name(r));
+		sample(f, F_DP_REFUSED, l, v[TOE_RSN_REFUSED(r)]);
+	}
+}
+
 static void render_nlat(FILE *f)
 {
 	__u64 cum = 0;
@@ -602,6 +705,7 @@ static ssize_t render(char **buf)
 	render_devices(f);
 	render_policy(f);
 	render_nlat(f);
+	render_reasons(f);
 	render_counters(f, c, n);
 	if (fclose(f)) {
 		free(*buf);

@@ -39,6 +39,7 @@ static const struct toe_pin view_pins[] = {
 	TOE_PIN_OPT(struct toe_maps, listeners, LISTENERS),
 	TOE_PIN_OPT(struct toe_maps, ifaces, IFACES),
 	TOE_PIN_OPT(struct toe_maps, tenants, TENANTS),
+	TOE_PIN_OPT(struct toe_maps, reasons, REASONS),
 };
 #define N_VIEW_PINS (sizeof(view_pins) / sizeof(view_pins[0]))
 

@@ -20,6 +20,7 @@ struct toe_maps {
 	int listeners; /* optional (-1): toe_listeners, an older datapath */
 	int ifaces; /* optional (-1): toe_ifaces, the interfaces' hooks */
 	int tenants; /* optional (-1): toe_tenants, the event budget's */
+	int reasons; /* optional (-1): toe_reasons, an older datapath */
 };
 
 int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err,

@@ -526,13 +526,16 @@ static void stats_group(FILE *f, struct toe_json *j, bool json,
 
 void view_stats(FILE *f, bool json)
 {
-	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS];
+	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS], rc[MAX_COUNTERS];
 	size_t ndm = daemon_counters(dm), ncc = control_counters(cc);
+	size_t nrc = reason_counters(rc); /* fwdev.c: toe_reasons */
 	const struct {
 		const char *name;
 		const struct counter *c;
 		size_t n;
-	} groups[] = { { "daemon", dm, ndm }, { "control", cc, ncc } };
+	} groups[] = { { "daemon", dm, ndm },
+		       { "control", cc, ncc },
+		       { "reasons", rc, nrc } };
 	__u64 v[TOE_STATS_MAX];
 	struct toe_json j;
 	unsigned int i, g;

@@ -25,6 +25,7 @@
  *   listen.c  the server TIDs toed holds there for offloaded listeners
  *   events.c  ring-buffer events, monitor clients, neighbour and link
  *             callbacks, which interfaces are mirrored
+ *   fwdev.c   the forward path's flow events and per-reason counters
  *   metrics.c --metrics: /metrics for Prometheus, served from the loop
  *   reconcile.c  lost events made good: TIDs and listeners reconciled
  *
@@ -101,6 +102,14 @@ void view_stats(FILE *f, bool json);
 void view_policy(FILE *f, bool json);
 void view_devices(FILE *f, bool json);
 void view_neigh(FILE *f, bool json);
+
+/* fwdev.c: the forward path's events and reasons (issue 35) */
+void fwd_event_show(const struct toe_event *e, bool ct);
+void fwd_reasons_read(__u64 *out);
+size_t reason_counters(struct counter *out);
+const char *toe_byp_why_name(__u32 why);
+bool toe_reason_refusal(__u32 r);
+void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2]);
 
 /* kmod.c */
 long long tid_of(const struct toe_flow_key *k, void *ctx);

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * toed: the forward path seen from outside (issue 35).  Its flow events
+ * (fwd_admitted, fwd_returned, fwd_ended: bpf/fwd_events.h) for the log
+ * and toectl monitor; the fast path ended by conntrack (ct.c: toed's own
+ * fwd_ended, reason conntrack_gone); the per-reason counters
+ * (toe_reasons, include/opentoe_reasons.h) for toectl stats and
+ * /metrics; and the open fast-path flows by device and hook.
+ */
+#define _GNU_SOURCE
+#include <net/if.h>
+#include <stdio.h>
+#include <sys/sdt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/json.h"
+#include "toed.h"
+
+/* An interface's name in toed's namespace (the router's), or "ifN". */
+static const char *if_name(__u32 ifindex, char *buf)
+{
+	if (!ifindex || !if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	return buf;
+}
+
+/* The policy device's name of e (toe_devs), "-" if none. */
+static void fwd_dev_name(const struct toe_event *e, char dn[17])
+{
+	struct toe_dev d;
+
+	strcpy(dn, "-");
+	if (e->dev != TOE_DEV_NONE && D->m.devs >= 0 &&
+	    bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 && d.name[0]) {
+		memcpy(dn, d.name, 16);
+		dn[16] = 0;
+	}
+}
+
+static struct log_rl fwd_rl = { .what = "forward path events" };
+
+/*
+ * A forward-path event e (TOE_EV_FWD_*, key the toe_fwd key, direction
+ * its client's end) to the log and the monitors, client end first.  ct:
+ * for fwd_admitted, whether toed made its conntrack entry ESTABLISHED and
+ * window-liberal (ct.c).  Logged at info (returned, ended) or debug
+ * (admitted), rate-limited.
+ */
+void fwd_event_show(const struct toe_event *e, bool ct)
+{
+	const __u32 *ca = e->direction ? e->key.raddr : e->key.laddr;
+	const __u32 *sa = e->direction ? e->key.laddr : e->key.raddr;
+	__u16 cp = e->direction ? e->key.rport : e->key.lport;
+	__u16 sp = e->direction ? e->key.lport : e->key.rport;
+	char c[64], sv[64], cs[48], ss[48], in[IF_NAMESIZE], out[IF_NAMESIZE];
+	char text[384], json[768], more[64] = "", dn[17];
+	const char *rs = toe_fwd_reason_name(e->reason);
+	int level = e->type == TOE_EV_FWD_ADMITTED ? LOG_DEBUG : LOG_INFO;
+
+	/* scripts/trace/fwd.bt: event, reason and hook names, client port,
+	 * bytes each way (six arguments: bpftrace's limit on x86-64) */
+	DTRACE_PROBE6(toed, fwd_event, toe_event_name(e->type), rs,
+		      toe_fwd_hook_name(e->hook), cp, e->fwd_bytes[0],
+		      e->fwd_bytes[1]);
+	if (!mon_any() && !log_on(level))
+		return;
+	fwd_dev_name(e, dn);
+	toe_endpoint_str(e->key.family, ca, cp, c, sizeof(c));
+	toe_endpoint_str(e->key.family, sa, sp, sv, sizeof(sv));
+	toe_nl_addr_str(e->key.family, ca, cs, sizeof(cs));
+	toe_nl_addr_str(e->key.family, sa, ss, sizeof(ss));
+	if_name(e->fwd_if[0], in);
+	if_name(e->fwd_if[1], out);
+	if (e->type == TOE_EV_FWD_ADMITTED)
+		snprintf(more, sizeof(more), " conntrack %s",
+			 ct ? "established" : "unchanged");
+	else
+		snprintf(more, sizeof(more), " reason %s", rs);
+	snprintf(
+		text, sizeof(text),
+		"[%s] %s -> %s forward dev %s hook %s in %s out %s%s c2s %llu pkts %llu bytes s2c %llu pkts %llu bytes\n",
+		toe_event_name(e->type), c, sv, dn, toe_fwd_hook_name(e->hook),
+		in, out, more, (unsigned long long)e->fwd_packets[0],
+		(unsigned long long)e->fwd_bytes[0],
+		(unsigned long long)e->fwd_packets[1],
+		(unsigned long long)e->fwd_bytes[1]);
+	if (log_on(level))
+		logm_limited(&fwd_rl, level, "%.*s", (int)strlen(text) - 1,
+			     text);
+	if (!mon_any())
+		return;
+	if (e->type == TOE_EV_FWD_ADMITTED)
+		snprintf(more, sizeof(more), "\"conntrack\":\"%s\"",
+			 ct ? "established" : "unchanged");
+	else
+		snprintf(more, sizeof(more), "\"reason\":\"%s\"", rs);
+	snprintf(
+		json, sizeof(json),
+		"{\"event\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
+		"\"direction\":\"routed\",\"decision\":\"forward\",\"device\":\"%s\",\"hook\":\"%s\","
+		"\"in\":\"%s\",\"in_ifindex\":%u,\"out\":\"%s\",\"out_ifindex\":%u,%s,"
+		"\"packets_c2s\":%llu,\"bytes_c2s\":%llu,\"packets_s2c\":%llu,\"bytes_s2c\":%llu,"
+		"\"netns_cookie\":%llu}\n",
+		toe_event_name(e->type), cs, cp, ss, sp, dn,
+		toe_fwd_hook_name(e->hook), in, e->fwd_if[0], out, e->fwd_if[1],
+		more, (unsigned long long)e->fwd_packets[0],
+		(unsigned long long)e->fwd_bytes[0],
+		(unsigned long long)e->fwd_packets[1],
+		(unsigned long long)e->fwd_bytes[1],
+		(unsigned long long)e->key.netns);
+	mon_send(text, json);
+}
+
+/*
+ * conntrack destroyed flow k's entry and ct.c deleted its toe_fwd entry v:
+ * its fwd_ended (reason conntrack_gone), counted by the hook of the
+ * client's interface.
+ */
+void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v)
+{
+	struct toe_event e = {};
+	struct toe_iface i;
+
+	e.type = TOE_EV_FWD_ENDED;
+	e.key = *k;
+	e.key.netns = v->netns;
+	e.dev = v->dev;
+	e.rule = v->rule;
+	e.policy = v->policy;
+	e.reason = TOE_FR_CT_GONE;
+	e.direction = v->client;
+	e.hook = TOE_FH_XDP;
+	if (D->m.ifaces >= 0 &&
+	    bpf_map_lookup_elem(D->m.ifaces, &v->client_if, &i) == 0 &&
+	    (i.flags & TOE_IFACE_TC))
+		e.hook = TOE_FH_TC;
+	memcpy(e.fwd_packets, v->dir_packets, sizeof(e.fwd_packets));
+	memcpy(e.fwd_bytes, v->dir_bytes, sizeof(e.fwd_bytes));
+	e.fwd_if[0] = v->client_if;
+	e.fwd_if[1] = v->server_if;
+	D->fwd_ct_gone[e.hook]++;
+	fwd_event_show(&e, false);
+}
+
+/*
+ * toe_reasons summed over the CPUs into out (TOE_RSN_MAX), toed's own
+ * conntrack_gone counts added; zeros without the map (an older datapath).
+ */
+void fwd_reasons_read(__u64 *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), c, h;
+	__u64 *v;
+	__u32 i;
+
+	memset(out, 0, TOE_RSN_MAX * sizeof(*out));
+	v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
+	for (i = 0; v && D->m.reasons >= 0 && i < TOE_RSN_MAX; i++) {
+		if (bpf_map_lookup_elem(D->m.reasons, &i, v))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[i] += v[c];
+	}
+	free(v);
+	for (h = 0; h < TOE_FH__MAX; h++)
+		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_CT_GONE)] += D->fwd_ct_gone[h];
+}
+
+/* The bypass's reasons to switch to TCP (enum toe_byp_why), by name. */
+const char *toe_byp_why_name(__u32 why)
+{
+	static const char *const n[TOE_BYP_WHY_N + 1] = {
+		[TOE_BYP_WHY_NONE] = "none",
+		[TOE_BYP_WHY_NO_PEER] = "no_peer",
+		[TOE_BYP_WHY_REFUSED] = "refused",
+		[TOE_BYP_WHY_DRAIN] = "drain",
+		[TOE_BYP_WHY_BACKLOG] = "backlog",
+	};
+
+	return why <= TOE_BYP_WHY_N ? n[why] : "?";
+}
+
+/* The refusals sock_ops counts (bpf/flows.h: the flow_refused events). */
+bool toe_reason_refusal(__u32 r)
+{
+	return r == TOE_R_CAPACITY || r == TOE_R_NODEV || r == TOE_R_NO_TID ||
+	       r == TOE_R_ROUTE || r == TOE_R_QUOTA || r == TOE_R_NO_STID;
+}
+
+/*
+ * toe_reasons as flat counters (toectl stats' "reasons" section, the docs'
+ * names): fwd_flows_HOOK_REASON, fwd_packets_HOOK_REASON,
+ * bypass_to_tcp_WHY, refused_REASON; how many into out (at most
+ * MAX_COUNTERS).  The names live in a static buffer.
+ */
+size_t reason_counters(struct counter *out)
+{
+	static char names[MAX_COUNTERS][40];
+	__u64 v[TOE_RSN_MAX];
+	size_t n = 0;
+	__u32 h, r;
+
+	fwd_reasons_read(v);
+	for (h = 0; h < TOE_FH__MAX; h++)
+		for (r = 1; r < TOE_FR__MAX && n + 2 <= MAX_COUNTERS; r++) {
+			if (h == TOE_FH_TC && r == TOE_FR_STACK_ONLY)
+				continue; /* XDP's only */
+			snprintf(names[n], sizeof(names[n]), "fwd_flows_%s_%s",
+				 toe_fwd_hook_name(h), toe_fwd_reason_name(r));
+			out[n].name = names[n];
+			out[n++].v = v[TOE_RSN_FWD_FLOWS(h, r)];
+			if (r == TOE_FR_CT_GONE)
+				continue; /* toed's: no packet */
+			snprintf(names[n], sizeof(names[n]),
+				 "fwd_packets_%s_%s", toe_fwd_hook_name(h),
+				 toe_fwd_reason_name(r));
+			out[n].name = names[n];
+			out[n++].v = v[TOE_RSN_FWD_PKTS(h, r)];
+		}
+	for (r = 1; r <= TOE_BYP_WHY_N && n < MAX_COUNTERS; r++) {
+		snprintf(names[n], sizeof(names[n]), "bypass_to_tcp_%s",
+			 toe_byp_why_name(r));
+		out[n].name = names[n];
+		out[n++].v = v[TOE_RSN_BYP(r)];
+	}
+	for (r = 0; r < TOE_R__MAX && n < MAX_COUNTERS; r++) {
+		if (!toe_reason_refusal(r))
+			continue;
+		snprintf(names[n], sizeof(names[n]), "refused_%s",
+			 toe_reason_name(r));
+		out[n].name = names[n];
+		out[n++].v = v[TOE_RSN_REFUSED(r)];
+	}
+	return n;
+}
+
+/*
+ * The fast path's open flows (toe_fwd entries) by device, hook (of the
+ * client's interface) and state (0: established, 1: readmit) into
+ * n[TOE_MAX_DEVS][TOE_FH__MAX][2].  A walk of toe_fwd: its cost grows
+ * with the flows (at most --flows entries, TOE_FWD_DEFAULT).
+ */
+void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2])
+{
+	struct toe_flow_key k, next, *prev = NULL;
+	struct toe_iface i;
+	struct toe_fwd v;
+	int h;
+
+	memset(n, 0, sizeof(__u32) * TOE_MAX_DEVS * TOE_FH__MAX * 2);
+	if (D->m.fwd < 0)
+		return;
+	while (bpf_map_get_next_key(D->m.fwd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(D->m.fwd, &k, &v) ||
+		    v.dev >= TOE_MAX_DEVS)
+			continue;
+		h = D->m.ifaces >= 0 &&
+		    bpf_map_lookup_elem(D->m.ifaces, &v.client_if, &i) == 0 &&
+		    (i.flags & TOE_IFACE_TC);
+		n[v.dev][h][v.state == TOE_FWD_READMIT]++;
+	}
+}
