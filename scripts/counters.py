@@ -8,14 +8,20 @@ The counters, from the tables that define them:
   parse    enum toe_parse_result (include/toe_parse.h): the parse results;
   daemon   toectl stats' "daemon" section (daemon_counters, show_state.c);
   control  its "control" section (control_counters, show_state.c);
-  family   the metrics families (fams[], user/toed/metrics.c).
+  family   the metrics families (fams[], user/toed/metrics.c);
+  reason   toectl stats' "reasons" section (toe_reasons,
+           include/opentoe_reasons.h): fwd_flows_HOOK_REASON and
+           fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (tc has no
+           stack_only, conntrack_gone no packets), bypass_to_tcp_WHY,
+           refused_REASON (user/toed/fwdev.c names them).
 
 A test reads a counter by name when a file under selftests/ (not mutants/,
 not this check's allow-list) names it in one of the ways a test reads it:
   stat     $STAT_<ID>, a jq path .<name>, or opentoe_datapath_<name>_total;
   parse    $PARSE_<ID>, .xdp_parse_<name>, or result="<name>";
   daemon, control   a jq path .<name>, or "<name>" (a quoted JSON key);
-  family   its name (a PromQL query, a grep of a scrape).
+  family   its name (a PromQL query, a grep of a scrape);
+  reason   its name (a jq path .reasons.NAME, a word in a list).
 A name in a comment or an echo still counts: the rule is that some test
 names it, the review that the test makes it move.
 
@@ -71,6 +77,28 @@ def cmap_rows(top):
     return [(k, fam[f], '' if l == 'NULL' else l[1:-1].replace('\\"', '"')) for k, f, l in rows]
 
 
+def reason_rows(top):
+    """The names of toectl stats' reasons section (fwdev.c's reason_counters)."""
+    text = read(os.path.join(top, 'include/opentoe_reasons.h'))
+    body = re.search(r'#define TOE_FWD_REASON_TABLE\(X\)((?:.*\\\n)*.*)', text).group(1)
+    fwd = re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*"([a-z0-9_]+)"', body)
+    out = []
+    for hook in ('xdp', 'tc'):
+        for _, n in fwd:
+            if hook == 'tc' and n == 'stack_only':
+                continue
+            out.append('fwd_flows_%s_%s' % (hook, n))
+            if n != 'conntrack_gone':
+                out.append('fwd_packets_%s_%s' % (hook, n))
+    byp = read(os.path.join(top, 'user/toed/fwdev.c'))
+    out += ['bypass_to_tcp_' + w for w in re.findall(r'\[TOE_BYP_WHY_[A-Z_]+\] = "([a-z_]+)"', byp) if w != 'none']
+    refusal = re.search(r'toe_reason_refusal\(.*?\n}', byp, re.S).group(0)
+    names = dict((i, n) for i, n in re.findall(r'\[TOE_R_([A-Z_]+)\]\s*=\s*"([a-z_]+)"',
+                                               read(os.path.join(top, 'user/toed/show_maps.c'))))
+    out += ['refused_' + names[i] for i in re.findall(r'TOE_R_([A-Z_]+)', refusal)]
+    return out
+
+
 def counters(top):
     """[(kind, name, [regex of a read])] of every counter."""
     out = []
@@ -84,6 +112,8 @@ def counters(top):
     for kind in ('daemon', 'control'):
         for n in ctl_rows(top, kind + '_counters'):
             out.append((kind, n, [r'\.%s\b' % n, r'\\?"%s\\?"' % n]))
+    for n in reason_rows(top):
+        out.append(('reason', n, [r'\b%s\b' % n]))
     keys = {}
     for k, f, _ in cmap_rows(top):
         keys.setdefault(f, []).append(k)

@@ -10,7 +10,7 @@
 # address appears only after toed started (metrics_bind_failed, retried).  A label on the
 # wrong family, or a family renamed, fails it: the rules find nothing.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 7
+plan 9
 need_cmd curl promtool
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf_t3 rules 2)
@@ -43,6 +43,11 @@ check "the scrapes saw t3's capacity refusals (${refused:-none} at the last)" te
 frefused=$(awk '$1 == "opentoe_flows_refused_total{reason=\"capacity\"}" { print $2 }' "$S/11")
 check "and toed's flow_refused events by reason (opentoe_flows_refused_total capacity: ${frefused:-none})" \
 	test "${frefused:-0}" -ge 11
+check "the datapath's own count of them ($MAP_REASONS): toectl stats refused_capacity, opentoe_datapath_refused_total" \
+	test "$(ctl -j stats | jq .reasons.refused_capacity)" -ge 11 -a \
+	"$(awk '$1 == "opentoe_datapath_refused_total{reason=\"capacity\"}" { print $2 }' "$S/11")" -ge 11
+byp=$(grep -c '^opentoe_bypass_to_tcp_total{reason="\(no_peer\|refused\|drain\|backlog\)"} [0-9]' "$S/11")
+check "the scrape has opentoe_bypass_to_tcp_total for each of the 4 reasons ($byp)" test "$byp" = 4
 T=$CONF_DIR/rules-on-scrape.test.yml
 python3 "$TOE_TOP/selftests/metrics/scrape2test.py" "$TOE_TOP/dist/prometheus/opentoe-rules.yml" \
 	"$TOE_TOP/selftests/metrics/rules_on_scrape.yml" "$S"/?? >"$T"

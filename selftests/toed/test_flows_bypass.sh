@@ -8,7 +8,7 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
-plan 19
+plan 20
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
 rule bypass lport 5500-5504
@@ -86,6 +86,8 @@ check "  and its later sends went over TCP (tcp_bytes_out > 0), the peer's queue
 	jq -e '.[] | select(.rport == 5501) | .bypass.tcp_bytes_out > 0 and .bypass.bytes_out < 8388608' <<<"$fl"
 check "  the datapath counted the switch (bypass_to_tcp) and the sends over TCP (bypass_tcp_msgs)" \
 	test "$(stat_of "$PIN" $STAT_BYP_TO_TCP)" -gt "$t0" -a "$(stat_of "$PIN" $STAT_BYP_TCP_MSGS)" -gt "$tm0"
+check "  toectl stats' reasons: bypass_to_tcp_backlog counted it ($MAP_REASONS)" \
+	test "$(ctl -j stats | jq .reasons.bypass_to_tcp_backlog)" -ge 1
 check "  the reader's row has no switch of its own" \
 	jq -e '.[] | select(.lport == 5501) | .bypass.to_tcp == 0 and .bypass.to_tcp_why.backlog == 0' <<<"$fl"
 timeout 60 tail --pid=$cpid -f /dev/null || fail "  the 32 MiB transfer did not end in 60 s"

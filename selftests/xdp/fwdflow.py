@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Routed TCP flows for the forward path's event tests (test_fwd_reasons.sh).
+
+server --port P
+        listen (dual-stack) until killed; print "ready".  Each connection
+        sends a 16-byte header (N, M: big-endian u64): the server reads N
+        bytes (N = 0: to EOF), sends M back, reads to EOF, and prints
+        {"peer_port": N, "got": N}.
+client --addr A --port P --send N --reply M
+        send the header and N bytes, read M, close (FIN); print
+        {"lport": N, "sent": N + 16, "got": M}.
+trickle --addr A --port P --stop FILE [--ttl FILE] [--rst]
+        send 1000 bytes every 5 ms (TCP_NODELAY: a segment each) until FILE
+        exists; while the --ttl FILE exists the packets leave with TTL 1;
+        --rst: close with an RST (SO_LINGER 0).  Prints {"lport": N} at
+        once and {"sent": N} at the end.
+"""
+import argparse
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from tcpserve import listener, serve_forever  # noqa: E402
+
+
+def read_n(c, n):
+    got = 0
+    while n == 0 or got < n:
+        b = c.recv(65536 if n == 0 else min(65536, n - got))
+        if not b:
+            break
+        got += len(b)
+    return got
+
+
+def serve(args):
+    lock = threading.Lock()
+
+    def handle(c, port):
+        got = 0
+        try:
+            hdr = c.recv(16, socket.MSG_WAITALL)
+            n, m = struct.unpack("!QQ", hdr)
+            got = read_n(c, n)
+            if m:
+                c.sendall(b"r" * m)
+            read_n(c, 0)
+        except (OSError, struct.error):
+            pass
+        try:
+            peer = c.getpeername()[1]
+        except OSError:
+            peer = 0
+        c.close()
+        with lock:
+            print(json.dumps({"port": port, "peer_port": peer, "got": got}), flush=True)
+
+    serve_forever([listener(port, 64) for port in args.port], args.port, handle)
+
+
+def connect(args):
+    fam = socket.AF_INET6 if ":" in args.addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect((args.addr, args.port))
+    s.settimeout(30)
+    return s
+
+
+def client(args):
+    s = connect(args)
+    s.sendall(struct.pack("!QQ", args.send, args.reply))
+    s.sendall(os.urandom(args.send))
+    got = 0
+    while got < args.reply:
+        b = s.recv(65536)
+        if not b:
+            break
+        got += len(b)
+    lport = s.getsockname()[1]
+    s.close()
+    print(json.dumps({"lport": lport, "sent": args.send + 16, "got": got}), flush=True)
+    return 0 if got == args.reply else 1
+
+
+def trickle(args):
+    s = connect(args)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    print(json.dumps({"lport": s.getsockname()[1]}), flush=True)
+    s.sendall(struct.pack("!QQ", 0, 0))
+    buf, sent, ttl = b"t" * 1000, 0, 64
+    s.settimeout(0.2)
+    while not os.path.exists(args.stop):
+        want = 1 if args.ttl and os.path.exists(args.ttl) else 64
+        if want != ttl:
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, want)
+            ttl = want
+        try:
+            sent += s.send(buf)
+        except socket.timeout:
+            pass
+        time.sleep(0.005)
+    if args.rst:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    print(json.dumps({"sent": sent}), flush=True)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("server")
+    p.add_argument("--port", type=int, action="append", required=True)
+    for name in ("client", "trickle"):
+        p = sub.add_parser(name)
+        p.add_argument("--addr", required=True)
+        p.add_argument("--port", type=int, required=True)
+        if name == "client":
+            p.add_argument("--send", type=int, required=True)
+            p.add_argument("--reply", type=int, default=0)
+        else:
+            p.add_argument("--stop", required=True)
+            p.add_argument("--ttl")
+            p.add_argument("--rst", action="store_true")
+    args = ap.parse_args()
+    return {"server": lambda a: serve(a) or 0, "client": client, "trickle": trickle}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The forward path seen from outside (issue 35): every reason it gives a
+# routed flow back to the stack or ends its fast path, made to happen once
+# with real traffic through the router, each seen as a fwd_returned or
+# fwd_ended event in toectl monitor -j (hook, interfaces, reason), counted
+# in toectl stats' "reasons" (flows and packets, by hook) and in toed's
+# /metrics (opentoe_fwd_returned_flows_total, opentoe_fwd_ended_flows_total,
+# opentoe_fwd_returned_packets_total, with a reason label); and the bytes
+# of a known transfer, each way, against what was sent plus the headers.
+# One flow that ends with FIN carries the bytes; a trickle (a 1000-byte
+# segment every 5 ms) lives through a route made unreachable (route), its
+# neighbour deleted (neigh), the egress MTU lowered (mtu), XDP's egress
+# marked unable to take redirects (stack_only, XDP only), TTL 1 (slow),
+# toed stopped with its lease run out (lease), an nftables change
+# (ruleset), and ends with an RST (rst); a third is ended by conntrack -D
+# (conntrack_gone).  XDP, or tc (test_fwd_reasons_tc.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+# (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 24 || echo 25)
+need_cmd conntrack iptables nft curl promtool
+need_built toectl
+router_test fwdrs || exit 1
+endpoints_for_hook || exit 1
+FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
+fwd_conf "$work/fwd.conf" || exit 1
+dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
+wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
+defer "nsx r iptables -F FORWARD; nsx r nft delete table inet toe35 2>/dev/null"
+# conntrack on in the router (toed follows its destroy events)
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rule"; finish; }
+MPORT=$(nsx r python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+RUN=$work/run
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --metrics 127.0.0.1:$MPORT --log-level info >"$work/toed.log" 2>&1
+TOED=$NSX_PID
+wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+defer "kill -CONT $TOED 2>/dev/null"
+ctl() { toectl --run-dir "$RUN" "$@"; }
+ctl monitor -j >"$work/mon.json" 2>&1 &
+defer "kill $!"
+ctl monitor >"$work/mon.txt" 2>&1 &
+defer "kill $!"
+if [ "$FWD_HOOK" = tc ] && command -v bpftrace >/dev/null; then
+	# scripts/trace/fwd.bt on toed's USDT probe (uprobes: no kprobes here)
+	bpftrace -p "$TOED" "$TOE_TOP/scripts/trace/fwd.bt" >"$work/bt.out" 2>&1 &
+	BTPID=$!
+	defer "kill -INT $BTPID 2>/dev/null"
+	wait_for 30 grep -qs "^tracing\|fwd.bt:[0-9].*ERROR" "$work/bt.out"
+	grep -q "^tracing" "$work/bt.out" || { fail "fwd.bt attaches"; cat "$work/bt.out"; }
+fi
+nsx_bg s python3 "$FLOW" server --port 5201 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+r0=$(nsx r ip -j link show r0 | jq '.[0].ifindex') r1=$(nsx r ip -j link show r1 | jq '.[0].ifindex')
+# ev LPORT EVENT [REASON]: the monitor's JSON line of the client port's event, on this hook
+ev() {
+	grep -F "\"event\":\"$2\"" "$work/mon.json" | grep -F "\"lport\":$1," |
+		grep -F "\"hook\":\"$FWD_HOOK\"" | grep -F "${3:+\"reason\":\"$3\"}" | tail -n 1
+}
+has() { test -n "$(ev "$@")"; }
+
+# --- a known transfer, ended by FIN: its bytes each way
+C2S=1000016 S2C=200000 # fwdflow.py: a 16-byte header, then --send bytes; --reply back
+nsx_t 20 c python3 "$FLOW" client --addr $S4 --port 5201 --send $((C2S - 16)) --reply $S2C >"$work/bytes.json"
+lp=$(jq .lport "$work/bytes.json")
+check "a transfer's fwd_admitted: hook $FWD_HOOK, in r0 (ifindex $r0), out r1 (ifindex $r1)" \
+	bash -c "jq -e --argjson i $r0 --argjson o $r1 '.in == \"r0\" and .in_ifindex == \$i and .out == \"r1\" and .out_ifindex == \$o and .device == \"fwd\"' <<<'$(ev "$lp" fwd_admitted)'"
+check "and its fwd_ended, reason fin" wait_for 3 has "$lp" fwd_ended fin
+e=$(ev "$lp" fwd_ended fin)
+echo "# fwd_ended: $e"
+# bytes are frames (Ethernet, IPv4, TCP with options: 54 to 94 bytes of
+# headers each); tc counts a GSO skb's headers once and its segments as packets
+pc=$(jq .packets_c2s <<<"$e") bc=$(jq .bytes_c2s <<<"$e") ps=$(jq .packets_s2c <<<"$e") bs=$(jq .bytes_s2c <<<"$e")
+lo=54; [ "$FWD_HOOK" = tc ] && lo=0
+check "client to server: $bc bytes in $pc packets = $C2S sent + $((bc - C2S)) of headers (${lo}..94 a packet)" \
+	test $((bc - C2S)) -ge $((pc * lo)) -a $((bc - C2S)) -le $((pc * 94)) -a $((bc - C2S)) -gt 0
+check "server to client: $bs bytes in $ps packets = $S2C sent + $((bs - S2C)) of headers" \
+	test $((bs - S2C)) -ge $((ps * lo)) -a $((bs - S2C)) -le $((ps * 94)) -a $((bs - S2C)) -gt 0
+
+# --- a trickle through every reason to return it
+STOP=$work/stop TTL=$work/ttl
+nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" --ttl "$TTL" --rst >"$work/trickle.json"
+wait_for 3 grep -q lport "$work/trickle.json" || { fail "trickle"; finish; }
+lp=$(head -n 1 "$work/trickle.json" | jq .lport)
+wait_for 3 has "$lp" fwd_admitted || { fail "trickle admitted"; finish; }
+sleep 1.1 # older than an admission unwatched by toed holds (the lease's check)
+back() { wait_for 3 has "$lp" fwd_returned "$1"; }
+nsx r ip route add unreachable $S4/32
+check "a route made unreachable: fwd_returned, reason route" back route
+nsx r ip route del unreachable $S4/32
+nsx r ip neigh del $S4 dev r1
+check "the next hop's neighbour deleted: reason neigh" back neigh
+sleep 0.2
+nsx r ip link set r1 mtu 1000
+check "the egress MTU under the segments: reason mtu" back mtu
+nsx r ip link set r1 mtu 1500
+if [ "$FWD_HOOK" = xdp ]; then
+	# $MAP_IFACES' TOE_IFACE_NO_XDP_TX (4) on r1, as toe-loader sets it for a veth without --xdp-veth-tx
+	key=$(printf '%02x %02x %02x %02x' $((r1 & 255)) $((r1 >> 8 & 255)) 0 0)
+	val=$(bpftool -j map lookup pinned "$PIN/$MAP_IFACES" key hex $key | jq -r '.value | map(ltrimstr("0x")) | join(" ")')
+	set -- $val
+	bpftool map update pinned "$PIN/$MAP_IFACES" key hex $key value hex ${@:1:8} $(printf %02x $((0x$9 | 4))) ${@:10}
+	check "an egress that takes no XDP redirect: reason stack_only" back stack_only
+	bpftool map update pinned "$PIN/$MAP_IFACES" key hex $key value hex $val
+fi
+touch "$TTL"
+check "the client's packets with TTL 1: reason slow" back slow
+rm -f "$TTL"
+sleep 0.3
+# toed stopped, its lease run out (lease_ns, $MAP_FWD_GEN's first 8 bytes, 0)
+kill -STOP $TOED
+val=$(bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq -r '.value | map(ltrimstr("0x")) | join(" ")')
+bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex 00 00 00 00 00 00 00 00 $(cut -d' ' -f9- <<<"$val")
+sleep 0.3
+kill -CONT $TOED
+check "toed stopped and its lease out: reason lease" back lease
+rdm() { test "$(stat_of "$PIN" $STAT_FWD_READMITTED)" -ge "$1"; }
+check "  and re-admitted by the stack once toed is back" wait_for 3 rdm 1
+nsx r nft add table inet toe35
+check "an nftables change: reason ruleset" back ruleset
+wait_for 3 rdm 2
+touch "$STOP"
+check "the trickle closed with an RST: fwd_ended, reason rst" wait_for 3 has "$lp" fwd_ended rst
+wait_for 3 grep -q sent "$work/trickle.json"
+
+# --- conntrack destroys a flow's entry: toed ends its fast path
+rm -f "$STOP"
+nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/ct.json"
+wait_for 3 grep -q lport "$work/ct.json" || { fail "trickle 2"; finish; }
+lp=$(head -n 1 "$work/ct.json" | jq .lport)
+wait_for 3 has "$lp" fwd_admitted || fail "trickle 2 admitted"
+sleep 0.2
+nsx r conntrack -D -p tcp --sport "$lp" >/dev/null 2>&1
+check "conntrack -D: fwd_ended, reason conntrack_gone" wait_for 3 has "$lp" fwd_ended conntrack_gone
+touch "$STOP"
+check "the text monitor says the same: [fwd_returned] ... reason mtu" \
+	grep -q "^\[fwd_returned\] $C4:[0-9]* -> $S4:5201 forward dev fwd hook $FWD_HOOK in r0 out r1 reason mtu c2s" "$work/mon.txt"
+check "toed logs them (info): fwd_ended ... reason conntrack_gone" grep -q "fwd_ended.*reason conntrack_gone" "$work/toed.log"
+
+if [ -n "$BTPID" ]; then
+	kill -INT $BTPID; wait $BTPID 2>/dev/null
+	grep -v "failed to detach\|uprobe_events\|RLIMIT_MEMLOCK\|^$" "$work/bt.out" | sed 's/^/# /' | head -30
+	check "fwd.bt: the transfer's fwd_ended, fin, tc, its bytes each way" \
+		grep -q "fwd_ended  *fin  *tc  *[0-9]*  *$bc  *$bs$" "$work/bt.out"
+	check "fwd.bt: the counts at the end, by event, hook and reason" \
+		grep -q '^@events\[fwd_returned, tc, mtu\]: [1-9]' "$work/bt.out"
+fi
+
+# --- every reason counted: toectl stats (flows, packets) and /metrics
+ctl -j stats >"$work/stats.json"
+curl -sf --max-time 5 -o "$work/scrape" "http://127.0.0.1:$MPORT/metrics" 2>/dev/null ||
+	nsx r curl -sf --max-time 5 -o "$work/scrape" "http://127.0.0.1:$MPORT/metrics"
+if [ "$FWD_HOOK" = xdp ]; then
+	FLOWS="fwd_flows_xdp_route fwd_flows_xdp_neigh fwd_flows_xdp_mtu fwd_flows_xdp_stack_only fwd_flows_xdp_slow fwd_flows_xdp_lease fwd_flows_xdp_ruleset fwd_flows_xdp_fin fwd_flows_xdp_rst fwd_flows_xdp_conntrack_gone"
+	PKTS="fwd_packets_xdp_route fwd_packets_xdp_neigh fwd_packets_xdp_mtu fwd_packets_xdp_stack_only fwd_packets_xdp_slow fwd_packets_xdp_lease fwd_packets_xdp_ruleset fwd_packets_xdp_fin fwd_packets_xdp_rst"
+else
+	FLOWS="fwd_flows_tc_route fwd_flows_tc_neigh fwd_flows_tc_mtu fwd_flows_tc_slow fwd_flows_tc_lease fwd_flows_tc_ruleset fwd_flows_tc_fin fwd_flows_tc_rst fwd_flows_tc_conntrack_gone"
+	PKTS="fwd_packets_tc_route fwd_packets_tc_neigh fwd_packets_tc_mtu fwd_packets_tc_slow fwd_packets_tc_lease fwd_packets_tc_ruleset fwd_packets_tc_fin fwd_packets_tc_rst"
+fi
+zero() { for n in $1; do [ "$(jq ".reasons.$n" "$work/stats.json")" -ge 1 ] 2>/dev/null || echo -n "$n "; done; }
+z=$(zero "$FLOWS")
+check "toectl stats: every reason's flows counted on $FWD_HOOK${z:+; zero: $z}" test -z "$z"
+z=$(zero "$PKTS")
+check "toectl stats: and its packets${z:+; zero: $z}" test -z "$z"
+check "toectl stats (text) has the reasons section" bash -c "ctl() { toectl --run-dir '$RUN' \"\$@\"; }; ctl stats | grep -q '^  fwd_flows_${FWD_HOOK}_mtu '"
+mz=""
+for n in $FLOWS; do
+	r=${n#fwd_flows_"$FWD_HOOK"_}
+	case $r in fin|rst|conntrack_gone) f=opentoe_fwd_ended_flows_total ;; *) f=opentoe_fwd_returned_flows_total ;; esac
+	v=$(awk -v s="$f{hook=\"$FWD_HOOK\",reason=\"$r\"}" '$1 == s { print $2 }' "$work/scrape")
+	[ "${v:-0}" -ge 1 ] || mz="$mz$r "
+	if [ "$r" != conntrack_gone ]; then
+		v=$(awk -v s="opentoe_fwd_returned_packets_total{hook=\"$FWD_HOOK\",reason=\"$r\"}" '$1 == s { print $2 }' "$work/scrape")
+		[ "${v:-0}" -ge 1 ] || mz="${mz}packets:$r "
+	fi
+done
+check "/metrics: every reason, flows and packets, with its reason label${mz:+; zero: $mz}" test -z "$mz"
+fb=$(awk '$1 == "opentoe_datapath_fwd_bytes_total" { print $2 }' "$work/scrape")
+check "/metrics: the total forwarded bytes (${fb:-none}) at least the transfer's" test "${fb:-0}" -ge $((C2S + S2C))
+check "toectl stats: fwd_bytes the same counter" test "$(jq .datapath.fwd_bytes "$work/stats.json")" -ge $((C2S + S2C))
+
+# --- the open flows gauge, and the rule on toed's scrapes: flows
+# returned at a high rate (three trickles, returned by a ruleset change
+# before each of 7 scrapes; selftests/metrics/scrape2test.py: a minute apart)
+rm -f "$STOP"
+for i in 1 2 3; do
+	nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/t$i.json"
+done
+open3() { nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -q "^opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3$"; }
+check "/metrics: opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3 with three trickles" wait_for 3 open3
+mkdir -p "$work/s"
+for i in 0 1 2 3 4 5 6; do
+	n0=$(stat_of "$PIN" $STAT_FWD_READMITTED)
+	nsx r nft add table inet toe35r$i
+	nsx r nft delete table inet toe35r$i
+	wait_for 3 rdm $((n0 + 3))
+	nsx r curl -sf --max-time 5 -o "$work/s/$i" "http://127.0.0.1:$MPORT/metrics"
+done
+touch "$STOP"
+T=$work/rules.test.yml
+python3 "$TOE_TOP/selftests/metrics/scrape2test.py" "$TOE_TOP/dist/prometheus/opentoe-rules.yml" \
+	"$TOE_TOP/selftests/metrics/rules_fwd_returning.yml" "$work"/s/? >"$T"
+out=$(promtool test rules "$T" 2>&1); rc=$?
+check "promtool: OpentoeFastPathReturning fires on toed's scrapes${out:+: $(tail -n 15 <<<"$out")}" test "$rc" = 0
+finish
