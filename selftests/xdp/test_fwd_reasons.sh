@@ -18,7 +18,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 # (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
-plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 24 || echo 25)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 25 || echo 26)
 need_cmd conntrack iptables nft curl promtool
 need_built toectl
 router_test fwdrs || exit 1
@@ -121,6 +121,11 @@ check "an nftables change: reason ruleset" back ruleset
 wait_for 3 rdm 2
 touch "$STOP"
 check "the trickle closed with an RST: fwd_ended, reason rst" wait_for 3 has "$lp" fwd_ended rst
+# once a transition, never a packet: hundreds of the trickle's packets
+# went to the stack for TTL 1 and for the MTU, one event each
+nev() { grep -F '"event":"fwd_returned"' "$work/mon.json" | grep -F "\"lport\":$lp," | grep -c "\"reason\":\"$1\""; }
+check "one fwd_returned for the TTL's packets ($(nev slow)), one for the MTU's ($(nev mtu))" \
+	test "$(nev slow)" = 1 -a "$(nev mtu)" = 1
 wait_for 3 grep -q sent "$work/trickle.json"
 
 # --- conntrack destroys a flow's entry: toed ends its fast path
