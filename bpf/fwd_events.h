@@ -63,9 +63,9 @@ static __always_inline void fwd_count(struct toe_fwd *fs, int from, __u64 pkts,
  * toe_fwd key with the router's namespace).  Not inlined, and nothing on
  * its stack but scalars: the admission's programs are tight on 6.1.
  */
-static __noinline int fwd_event(const struct toe_fwd *fs,
-				const struct toe_flow_key *ck, __u32 type,
-				__u32 reason, __u32 hook)
+static __noinline __attribute__((unused)) int
+fwd_event(const struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 type,
+	  __u32 reason, __u32 hook)
 {
 	struct toe_event *e;
 
@@ -104,9 +104,9 @@ static __noinline int fwd_event(const struct toe_fwd *fs,
  * stack for reason (enum toe_fwd_reason, kind "returned"): counted; an
  * event if the flow's reason changes.
  */
-static __noinline int fwd_returned(struct toe_fwd *fs,
-				   const struct toe_flow_key *ck, __u32 ifin,
-				   __u32 reason)
+static __noinline __attribute__((unused)) int
+fwd_returned(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 ifin,
+	     __u32 reason)
 {
 	__u32 hook = fwd_hook_of(ifin);
 
@@ -121,9 +121,9 @@ static __noinline int fwd_returned(struct toe_fwd *fs,
 }
 
 /* FIN or RST (reason) of fs, in on ifin: its fast path ends; the event. */
-static __noinline int fwd_ended(struct toe_fwd *fs,
-				const struct toe_flow_key *ck, __u32 ifin,
-				__u32 reason)
+static __noinline __attribute__((unused)) int
+fwd_ended(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 ifin,
+	  __u32 reason)
 {
 	__u32 hook = fwd_hook_of(ifin);
 
