@@ -18,7 +18,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 # (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
-plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 25 || echo 26)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 26 || echo 27)
 need_cmd conntrack iptables nft curl promtool
 need_built toectl
 router_test fwdrs || exit 1
@@ -91,8 +91,17 @@ nsx r ip route del unreachable $S4/32
 nsx r ip neigh del $S4 dev r1
 check "the next hop's neighbour deleted: reason neigh" back neigh
 sleep 0.2
+# a bulk flow under an egress MTU of 1400: its 1448-byte segments (on tc,
+# GSO skbs: they pass the route lookup and fail bpf_check_mtu's check of
+# each segment); then 1000, under the trickle's 1052-byte packets
+nsx r ip link set r1 mtu 1400
+nsx_t 20 c python3 "$FLOW" client --addr $S4 --port 5201 --send 2000000 >"$work/bulk.json" &
+BULK=$!
+bulk_mtu() { local p; for p in $(nsx c ss -Htn dport = :5201 | awk '{ sub(/.*:/, "", $(NF-1)); print $(NF-1) }') $(jq -r '.lport // empty' "$work/bulk.json" 2>/dev/null); do [ "$p" != "$lp" ] && has "$p" fwd_returned mtu && return 0; done; return 1; }
+check "a bulk flow over the egress MTU: reason mtu" wait_for 5 bulk_mtu
+wait $BULK
 nsx r ip link set r1 mtu 1000
-check "the egress MTU under the segments: reason mtu" back mtu
+check "the egress MTU under the trickle's packets: reason mtu" back mtu
 nsx r ip link set r1 mtu 1500
 if [ "$FWD_HOOK" = xdp ]; then
 	# $MAP_IFACES' TOE_IFACE_NO_XDP_TX (4) on r1, as toe-loader sets it for a veth without --xdp-veth-tx
@@ -186,7 +195,7 @@ check "toectl stats: fwd_bytes the same counter" test "$(jq .datapath.fwd_bytes 
 
 # --- the open flows gauge, and the rule on toed's scrapes: flows
 # returned at a high rate (three trickles, returned by a ruleset change
-# before each of 7 scrapes; selftests/metrics/scrape2test.py: a minute apart)
+# before each of 8 scrapes; selftests/metrics/scrape2test.py: a minute apart)
 rm -f "$STOP"
 for i in 1 2 3; do
 	nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/t$i.json"
@@ -194,11 +203,14 @@ done
 open3() { nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -q "^opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3$"; }
 check "/metrics: opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3 with three trickles" wait_for 3 open3
 mkdir -p "$work/s"
-for i in 0 1 2 3 4 5 6; do
-	n0=$(stat_of "$PIN" $STAT_FWD_READMITTED)
+rset() { ctl -j stats | jq ".reasons.fwd_flows_${FWD_HOOK}_ruleset"; }
+rgrew() { test "$(rset)" -ge "$1"; }
+for i in 0 1 2 3 4 5 6 7; do
+	n0=$(stat_of "$PIN" $STAT_FWD_READMITTED) rs0=$(rset)
 	nsx r nft add table inet toe35r$i
 	nsx r nft delete table inet toe35r$i
-	wait_for 3 rdm $((n0 + 3))
+	# all three returned and re-admitted before the scrape
+	wait_for 3 rgrew $((rs0 + 3)) && wait_for 3 rdm $((n0 + 3))
 	nsx r curl -sf --max-time 5 -o "$work/s/$i" "http://127.0.0.1:$MPORT/metrics"
 done
 touch "$STOP"
