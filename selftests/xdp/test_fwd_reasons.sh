@@ -18,7 +18,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 # (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
-plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 26 || echo 27)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 27 || echo 28)
 need_cmd conntrack iptables nft curl promtool
 need_built toectl
 router_test fwdrs || exit 1
@@ -83,6 +83,8 @@ nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP
 wait_for 3 grep -q lport "$work/trickle.json" || { fail "trickle"; finish; }
 lp=$(head -n 1 "$work/trickle.json" | jq .lport)
 wait_for 3 has "$lp" fwd_admitted || { fail "trickle admitted"; finish; }
+each_way() { ctl -j flows port 5201 | jq -e --argjson p "$lp" '.[] | select(.lport == $p) | .bytes_c2s > 10000 and .bytes_s2c > 0 and .packets_c2s > 10 and .bytes_c2s + .bytes_s2c == .xdp_bytes' >/dev/null; }
+check "toectl flows -j: the trickle's packets and bytes each way, summing to the total" wait_for 3 each_way
 sleep 1.1 # older than an admission unwatched by toed holds (the lease's check)
 back() { wait_for 3 has "$lp" fwd_returned "$1"; }
 nsx r ip route add unreachable $S4/32

@@ -550,6 +550,11 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 			tj_kstr(j, "state", fwd_state(v.state));
 			tj_ku64(j, "xdp_packets", v.packets);
 			tj_ku64(j, "xdp_bytes", v.bytes);
+			/* each way, client to server first (issue 35) */
+			tj_ku64(j, "packets_c2s", v.dir_packets[0]);
+			tj_ku64(j, "bytes_c2s", v.dir_bytes[0]);
+			tj_ku64(j, "packets_s2c", v.dir_packets[1]);
+			tj_ku64(j, "bytes_s2c", v.dir_bytes[1]);
 			byp_json(j, NULL);
 			tj_key(j, "age_s");
 			tj_f64(j,
