@@ -21,7 +21,8 @@ not this check's allow-list) names it in one of the ways a test reads it:
   parse    $PARSE_<ID>, .xdp_parse_<name>, or result="<name>";
   daemon, control   a jq path .<name>, or "<name>" (a quoted JSON key);
   family   its name (a PromQL query, a grep of a scrape);
-  reason   its name (a jq path .reasons.NAME, a word in a list).
+  reason   its name (a jq path .reasons.NAME, a word in a list), or for
+           the bypass's and the refusals' their index $RSN_<ID>.
 A name in a comment or an echo still counts: the rule is that some test
 names it, the review that the test makes it move.
 
@@ -113,7 +114,9 @@ def counters(top):
         for n in ctl_rows(top, kind + '_counters'):
             out.append((kind, n, [r'\.%s\b' % n, r'\\?"%s\\?"' % n]))
     for n in reason_rows(top):
-        out.append(('reason', n, [r'\b%s\b' % n]))
+        # or its toe_reasons index by name ($RSN_BYP_NO_PEER, $RSN_REFUSED_QUOTA)
+        rsn = n.upper().replace('BYPASS_TO_TCP_', 'RSN_BYP_').replace('REFUSED_', 'RSN_REFUSED_')
+        out.append(('reason', n, [r'\b%s\b' % n, r'\$%s\b' % rsn]))
     keys = {}
     for k, f, _ in cmap_rows(top):
         keys.setdefault(f, []).append(k)

@@ -10,6 +10,10 @@ them to build/toe_names.sh; selftests/lib.sh sources it):
   STAT_<ID>=<index>      every named X(ID, "name", ...) of TOE_STAT_TABLE
   PARSE_<ID>=<index>     every TOE_P_<ID> of enum toe_parse_result (the
                          toe_stats indexes below STAT_BASE)
+  RSN_BYP_<WHY>=<index>  toe_reasons' counter of the bypass's switches to
+                         TCP for enum toe_byp_why WHY (TOE_RSN_BYP)
+  RSN_REFUSED_<R>=<index>  and of sock_ops' refusals for enum toe_reason R
+                         (TOE_RSN_REFUSED)
 
 The tables are found wherever they are under INCLUDE_DIR (default include/,
 searched recursively), so a header split moves nothing here.  Plain
@@ -76,6 +80,29 @@ def parse_rows(top):
     return rows
 
 
+def enum_values(top, name, prefix):
+    """[(ID, value)] of enum name's TOE_<prefix>_ID entries (counting on)."""
+    _, body = find(top, lambda t: enum_body(t, name))
+    rows, n = [], 0
+    for ident, value in re.findall(r'\b' + prefix + r'([A-Z0-9_]+)\s*(?:=\s*(\d+))?\s*,', body):
+        n = int(value) if value else n
+        if not ident.startswith('_'):
+            rows.append((ident, n))
+        n += 1
+    return rows
+
+
+def rsn_rows(top):
+    """[(name, index)] of toe_reasons' bypass and refusal counters."""
+    _, byp = find(top, lambda t: re.search(r'#define TOE_RSN_BYP\(why\) \((\d+)', t))
+    _, ref = find(top, lambda t: re.search(r'#define TOE_RSN_REFUSED\(r\) \((\d+)', t))
+    rows = [('BYP_' + i, int(byp.group(1)) + v)
+            for i, v in enum_values(top, 'toe_byp_why', 'TOE_BYP_WHY_') if i != 'NONE']
+    rows += [('REFUSED_' + i, int(ref.group(1)) + v)
+             for i, v in enum_values(top, 'toe_reason', 'TOE_R_')]
+    return rows
+
+
 def main():
     top = sys.argv[1] if len(sys.argv) > 1 else 'include'
     maps = map_rows(top)
@@ -91,6 +118,8 @@ def main():
     out.append('STAT_BASE=%d' % base)
     out += ['STAT_%s=%d' % row for row in stats]
     out += ['PARSE_%s=%d' % row for row in parse]
+    out.append('# toe_reasons indexes (include/opentoe_reasons.h): bypass switches, refusals.')
+    out += ['RSN_%s=%d' % row for row in rsn_rows(top)]
     print('\n'.join(out))
 
 

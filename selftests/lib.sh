@@ -212,6 +212,10 @@ dp_load() {
 stat_of() {
 	bpftool -j map lookup pinned "$1/$MAP_STATS" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
 }
+# rsn_of PIN INDEX: a toe_reasons counter summed over the CPUs (INDEX: $RSN_*)
+rsn_of() {
+	bpftool -j map lookup pinned "$1/$MAP_REASONS" key "$2" 0 0 0 | jq '[.formatted.values[].value] | add'
+}
 
 # cg_add NAME: a cgroup v2 folder for this test in $CG, removed on exit
 # with every process still in it.  (Not in $(...): the cleanup must be

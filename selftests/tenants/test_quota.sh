@@ -10,12 +10,12 @@
 # any tenant.
 # "quota slots 100%" lets one tenant take the whole device.
 . "$(dirname "$0")/../policy/setup.sh"
-plan 9
+plan 10
 . "$(dirname "$0")/unpriv.sh"
 rule='rule offload dev t3 remote 10.0.0.0/8 rport 443 netns any'
 t3_applies quota "the configuration applies (netns any, the default quota)" "$rule"
 
-q0=$(stat_sum "$STAT_QUOTA")
+q0=$(stat_sum "$STAT_QUOTA") rq0=$(rsn_of "$PIN" $RSN_REFUSED_QUOTA)
 out1=$CONF_DIR/tenant1
 tenant_up 10.99.0.1 4 20 "$out1"
 t1=$TPID
@@ -24,6 +24,7 @@ check "tenant 1: 2 of its 4 connections offloaded, 2 on the host with reason quo
 	test "$(jq -c '[([.[] | select(.decision == 1)] | length), ([.[] | select(.decision == 0 and .reason == 9)] | length)]' <<<"$got")" = "[2,2]" ||
 	echo "$got"
 check "quota_refused counted 2" test "$(($(stat_sum "$STAT_QUOTA") - q0))" = 2
+check "and the refusals by reason ($MAP_REASONS: refused_quota) 2" test "$(($(rsn_of "$PIN" $RSN_REFUSED_QUOTA) - rq0))" = 2
 check "t3 holds 2 slots" test "$(dev_live 0 live)" = 2
 
 out2=$CONF_DIR/tenant2

@@ -8,11 +8,11 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
-plan 20
+plan 22
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
-rule bypass lport 5500-5504
-rule bypass rport 5500-5504
+rule bypass lport 5500-5506
+rule bypass rport 5500-5506
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
@@ -158,4 +158,25 @@ s.sendall(b"x" * 65536); time.sleep(0.5); s.close()' || fail "the way back: the 
 wait_for 5 grep -qx $((129 << 16)) "$CONF_DIR/back.out" || fail "the way back: the reader got $(tail -1 "$CONF_DIR/back.out") bytes, not $((129 << 16))"
 check "a writer sent to TCP comes back to the peer once TCP's data is read (bypass_to_peer grew)" \
 	test "$(stat_of "$PIN" $STAT_BYP_TO_PEER)" -gt "$p0"
+
+# The other reasons to switch to TCP, in toectl stats' reasons ($MAP_REASONS):
+# the peer closed under a paired writer; a small send finds the redirect
+# refused (refused), a send over the writer's budget rechecks the peer and
+# finds it gone (no_peer).
+rs() { ctl -j stats | jq ".reasons.$1"; }
+r0=$(rs bypass_to_tcp_refused) n0=$(rs bypass_to_tcp_no_peer)
+in_cg a python3 -c '
+import socket, time
+for port, size in ((5505, 100), (5506, 4 << 20)):
+    l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", port)); l.listen()
+    s = socket.create_connection(("127.0.0.1", port)); c, _ = l.accept()
+    s.sendall(b"p" * 1000); c.recv(1000); c.close(); time.sleep(0.2)
+    try:
+        s.send(b"x" * size)
+    except OSError:
+        pass
+    s.close(); l.close()' || fail "the peer-closed pairs: the script failed"
+check "a small send after the peer closed: bypass_to_tcp_refused grew" test "$(rs bypass_to_tcp_refused)" -gt "$r0"
+check "a send over the budget after the peer closed: bypass_to_tcp_no_peer grew" test "$(rs bypass_to_tcp_no_peer)" -gt "$n0"
 finish
