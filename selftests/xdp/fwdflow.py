@@ -75,8 +75,8 @@ def connect(args):
 
 def client(args):
     s = connect(args)
-    s.sendall(struct.pack("!QQ", args.send, args.reply))
-    s.sendall(os.urandom(args.send))
+    # one write: the first skb already holds data (GSO from the start)
+    s.sendall(struct.pack("!QQ", args.send, args.reply) + os.urandom(args.send))
     got = 0
     while got < args.reply:
         b = s.recv(65536)
