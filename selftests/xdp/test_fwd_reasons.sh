@@ -150,7 +150,7 @@ nsx r conntrack -D -p tcp --sport "$lp" >/dev/null 2>&1
 check "conntrack -D: fwd_ended, reason conntrack_gone" wait_for 3 has "$lp" fwd_ended conntrack_gone
 touch "$STOP"
 check "the text monitor says the same: [fwd_returned] ... reason mtu" \
-	grep -q "^\[fwd_returned\] $C4:[0-9]* -> $S4:5201 forward dev fwd hook $FWD_HOOK in r0 out r1 reason mtu c2s" "$work/mon.txt"
+	grep -q "^\[fwd_returned\] $C4:[0-9]* -> $S4:5201 forward reason mtu dev fwd hook $FWD_HOOK in r0 out r1 c2s" "$work/mon.txt"
 check "toed logs them (info): fwd_ended ... reason conntrack_gone" grep -q "fwd_ended.*reason conntrack_gone" "$work/toed.log"
 
 if [ -n "$BTPID" ]; then

@@ -80,9 +80,10 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 		snprintf(more, sizeof(more), " reason %s", rs);
 	snprintf(
 		text, sizeof(text),
-		"[%s] %s -> %s forward dev %s hook %s in %s out %s%s c2s %llu pkts %llu bytes s2c %llu pkts %llu bytes\n",
-		toe_event_name(e->type), c, sv, dn, toe_fwd_hook_name(e->hook),
-		in, out, more, (unsigned long long)e->fwd_packets[0],
+		"[%s] %s -> %s forward%s dev %s hook %s in %s out %s c2s %llu pkts %llu bytes s2c %llu pkts %llu bytes\n",
+		toe_event_name(e->type), c, sv, more, dn,
+		toe_fwd_hook_name(e->hook), in, out,
+		(unsigned long long)e->fwd_packets[0],
 		(unsigned long long)e->fwd_bytes[0],
 		(unsigned long long)e->fwd_packets[1],
 		(unsigned long long)e->fwd_bytes[1]);
