@@ -7,7 +7,7 @@
 # connections its rules name on the host (reason nodev) until the module
 # gives the device; the kmod keyword is refused next to type/dev/nconn.
 . "$(dirname "$0")/setup.sh"
-plan 18
+plan 19
 if command -v genl >/dev/null && genl ctrl get name opentoe >/dev/null 2>&1; then
 	skip "the opentoe kernel module is loaded here"
 fi
@@ -55,6 +55,8 @@ check "a connection the t3 rule names is offloaded as before (flow_offloaded cou
 	jq -e '.daemon.events_flow_offloaded == 1' < <(ctl -j stats)
 check "a connection the toe0 rule names stays on the host: reason nodev (flow_refused)" \
 	jq -e '.daemon.events_flow_refused == 1' < <(ctl -j stats)
+check "  counted by the datapath under its reason (toectl stats' reasons: refused_nodev)" \
+	jq -e '.reasons.refused_nodev == 1' < <(ctl -j stats)
 client --addr "$B4" --port 5300 --send 1000 --hold 2 >/dev/null &
 HELD=$!
 hasflow() { ctl -j flows port 5300 dev t3 | jq -e 'length >= 1' >/dev/null; }
