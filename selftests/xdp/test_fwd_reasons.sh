@@ -80,7 +80,7 @@ check "server to client: $bs bytes in $ps packets = $S2C sent + $((bs - S2C)) of
 # --- a trickle through every reason to return it
 STOP=$work/stop TTL=$work/ttl
 nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" --ttl "$TTL" --rst >"$work/trickle.json"
-wait_for 3 grep -q lport "$work/trickle.json" || { fail "trickle"; finish; }
+wait_for 10 grep -q lport "$work/trickle.json" || { fail "trickle"; finish; }
 lp=$(head -n 1 "$work/trickle.json" | jq .lport)
 wait_for 3 has "$lp" fwd_admitted || { fail "trickle admitted"; finish; }
 each_way() { ctl -j flows port 5201 | jq -e --argjson p "$lp" '.[] | select(.lport == $p) | .bytes_c2s > 10000 and .bytes_s2c > 0 and .packets_c2s > 10 and .bytes_c2s + .bytes_s2c == .xdp_bytes' >/dev/null; }
@@ -142,7 +142,7 @@ wait_for 3 grep -q sent "$work/trickle.json"
 # --- conntrack destroys a flow's entry: toed ends its fast path
 rm -f "$STOP"
 nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/ct.json"
-wait_for 3 grep -q lport "$work/ct.json" || { fail "trickle 2"; finish; }
+wait_for 10 grep -q lport "$work/ct.json" || { fail "trickle 2"; finish; }
 lp=$(head -n 1 "$work/ct.json" | jq .lport)
 wait_for 3 has "$lp" fwd_admitted || fail "trickle 2 admitted"
 sleep 0.2
