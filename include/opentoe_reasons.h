@@ -37,7 +37,9 @@
 	X(FIN, "fin", "ended", "a FIN from either end")		\
 	X(RST, "rst", "ended", "an RST from either end")		\
 	X(CT_GONE, "conntrack_gone", "ended",				\
-	  "conntrack destroyed the flow's entry (toed ended the fast path)")
+	  "conntrack destroyed the flow's entry (toed ended the fast path)") \
+	X(EVICTED, "evicted", "ended",					\
+	  "the entry went without a FIN or RST: toe_fwd full (toed saw it gone)")
 /* clang-format on */
 
 enum toe_fwd_reason {
@@ -61,8 +63,9 @@ enum toe_fwd_hook { TOE_FH_XDP = 0, TOE_FH_TC = 1, TOE_FH__MAX };
  *   TOE_RSN_BYP(why): bypass sockets switched to TCP, by enum toe_byp_why;
  *   TOE_RSN_REFUSED(r): connections sock_ops refused, by enum toe_reason
  *     (the flow_refused events, counted even when the ring drops one).
- * conntrack_gone is toed's (it deletes the entry): toed counts it, and
- * toectl stats and /metrics add its count to the map's.
+ * conntrack_gone and evicted are toed's (it deletes the entry; it finds
+ * it gone): toed counts them, and toectl stats and /metrics add its counts
+ * to the map's.
  */
 #define TOE_RSN_STRIDE 16
 #define TOE_RSN_FWD_FLOWS(hook, r) ((hook)*TOE_RSN_STRIDE + (r))

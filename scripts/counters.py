@@ -89,7 +89,7 @@ def reason_rows(top):
             if hook == 'tc' and n == 'stack_only':
                 continue
             out.append('fwd_flows_%s_%s' % (hook, n))
-            if n != 'conntrack_gone':
+            if n not in ('conntrack_gone', 'evicted'):
                 out.append('fwd_packets_%s_%s' % (hook, n))
     byp = read(os.path.join(top, 'user/toed/fwdev.c'))
     out += ['bypass_to_tcp_' + w for w in re.findall(r'\[TOE_BYP_WHY_[A-Z_]+\] = "([a-z_]+)"', byp) if w != 'none']

@@ -18,7 +18,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 # (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
-plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 27 || echo 28)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 28 || echo 29)
 need_cmd conntrack iptables nft curl promtool
 need_built toectl
 router_test fwdrs || exit 1
@@ -152,6 +152,8 @@ touch "$STOP"
 check "the text monitor says the same: [fwd_returned] ... reason mtu" \
 	grep -q "^\[fwd_returned\] $C4:[0-9]* -> $S4:5201 forward reason mtu dev fwd hook $FWD_HOOK in r0 out r1 c2s" "$work/mon.txt"
 check "toed logs them (info): fwd_ended ... reason conntrack_gone" grep -q "fwd_ended.*reason conntrack_gone" "$work/toed.log"
+check "nothing reported evicted: $MAP_FWD had room, and toed saw every FIN and RST ($(grep -c '"reason":"evicted"' "$work/mon.json"))" \
+	test "$(grep -c '"reason":"evicted"' "$work/mon.json")" = 0
 
 if [ -n "$BTPID" ]; then
 	kill -INT $BTPID; wait $BTPID 2>/dev/null

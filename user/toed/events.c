@@ -308,9 +308,11 @@ int on_event(void *ctx, void *data, size_t len)
 	if (e->type == TOE_EV_FWD_ADMITTED) {
 		/* conntrack kept true (ct.c); shown by fwdev.c */
 		fwd_event_show(e, ct_admitted(e));
+		fwd_track(e); /* evictions (fwdev.c) */
 		return 0;
 	}
 	if (e->type == TOE_EV_FWD_RETURNED || e->type == TOE_EV_FWD_ENDED) {
+		fwd_track(e);
 		fwd_event_show(e, false);
 		return 0;
 	}

@@ -142,6 +142,7 @@ void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v)
 	e.fwd_if[0] = v->client_if;
 	e.fwd_if[1] = v->server_if;
 	D->fwd_ct_gone[e.hook]++;
+	fwd_track(&e);
 	fwd_event_show(&e, false);
 }
 
@@ -164,8 +165,10 @@ void fwd_reasons_read(__u64 *out)
 			out[i] += v[c];
 	}
 	free(v);
-	for (h = 0; h < TOE_FH__MAX; h++)
+	for (h = 0; h < TOE_FH__MAX; h++) {
 		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_CT_GONE)] += D->fwd_ct_gone[h];
+		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_EVICTED)] += D->fwd_evicted[h];
+	}
 }
 
 /* The bypass's reasons to switch to TCP (enum toe_byp_why), by name. */
@@ -211,7 +214,7 @@ size_t reason_counters(struct counter *out)
 				 toe_fwd_hook_name(h), toe_fwd_reason_name(r));
 			out[n].name = names[n];
 			out[n++].v = v[TOE_RSN_FWD_FLOWS(h, r)];
-			if (r == TOE_FR_CT_GONE)
+			if (r == TOE_FR_CT_GONE || r == TOE_FR_EVICTED)
 				continue; /* toed's: no packet */
 			snprintf(names[n], sizeof(names[n]),
 				 "fwd_packets_%s_%s", toe_fwd_hook_name(h),
@@ -263,4 +266,169 @@ void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2])
 		    (i.flags & TOE_IFACE_TC);
 		n[v.dev][h][v.state == TOE_FWD_READMIT]++;
 	}
+}
+
+/*
+ * Evictions.  toe_fwd is an LRU: when it is full, admitting a flow evicts
+ * another without a packet of it, so no program sees it go.  toed keeps
+ * the keys of the flows it heard admitted (FWD_TRACK_MAX of them, open
+ * addressing; beyond that a flow goes untracked) and, every timer tick,
+ * after reading the ring (a FIN's or RST's fwd_ended is on the ring before
+ * its entry goes), looks each up: one gone without its fwd_ended was
+ * evicted (or its event was lost), and gets toed's own fwd_ended, reason
+ * evicted, with what its fwd_admitted said (its counters went with the
+ * entry: 0).  Tombstones (TRK_GONE) are swept when they fill half the
+ * table; a datapath loaded again empties it.
+ */
+#define FWD_TRACK_MAX 16384 /* a power of two */
+enum { TRK_FREE = 0, TRK_USED, TRK_GONE };
+
+struct trk {
+	struct toe_flow_key k;
+	__u8 st; /* TRK_* */
+	__u8 hook, client; /* the admitted event's, for the evicted one */
+	__u32 dev, fwd_if[2];
+	__u64 netns;
+};
+static struct trk *trk;
+static __u32 trk_used, trk_gone;
+
+static __u32 trk_hash(const struct toe_flow_key *k)
+{
+	const __u8 *b = (const __u8 *)k;
+	__u32 h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h & (FWD_TRACK_MAX - 1);
+}
+
+/* The slot of k, or (add) a free one for it; NULL if none. */
+static struct trk *trk_find(const struct toe_flow_key *k, bool add)
+{
+	struct trk *tomb = NULL;
+	__u32 i, h = trk_hash(k);
+
+	if (!trk)
+		return NULL;
+	for (i = 0; i < FWD_TRACK_MAX; i++) {
+		struct trk *t = &trk[(h + i) & (FWD_TRACK_MAX - 1)];
+
+		if (t->st == TRK_FREE)
+			return add ? (tomb ? tomb : t) : NULL;
+		if (t->st == TRK_GONE) {
+			if (!tomb)
+				tomb = t;
+		} else if (!memcmp(&t->k, k, sizeof(*k))) {
+			return t;
+		}
+	}
+	return add ? tomb : NULL;
+}
+
+static void trk_drop(struct trk *t)
+{
+	t->st = TRK_GONE;
+	trk_used--;
+	trk_gone++;
+}
+
+/* Every used slot again into a clean table (the tombstones go). */
+static void trk_sweep(void)
+{
+	struct trk *old = trk;
+	__u32 i;
+
+	trk = calloc(FWD_TRACK_MAX, sizeof(*trk));
+	if (!trk) {
+		trk = old;
+		return;
+	}
+	trk_used = trk_gone = 0;
+	for (i = 0; i < FWD_TRACK_MAX; i++) {
+		struct trk *t;
+
+		if (old[i].st != TRK_USED)
+			continue;
+		t = trk_find(&old[i].k, true);
+		*t = old[i];
+		trk_used++;
+	}
+	free(old);
+}
+
+/* A forward-path event read off the ring (or toed's own): tracking. */
+void fwd_track(const struct toe_event *e)
+{
+	struct toe_flow_key k = e->key;
+	struct trk *t;
+
+	k.netns = 0; /* the toe_fwd key (fwd_event adds the namespace) */
+	if (!trk && e->type == TOE_EV_FWD_ADMITTED)
+		trk = calloc(FWD_TRACK_MAX, sizeof(*trk));
+	t = trk_find(&k, e->type == TOE_EV_FWD_ADMITTED);
+	if (!t)
+		return;
+	if (e->type == TOE_EV_FWD_ENDED) {
+		if (t->st == TRK_USED)
+			trk_drop(t);
+		return;
+	}
+	if (e->type != TOE_EV_FWD_ADMITTED || t->st == TRK_USED ||
+	    trk_used >= FWD_TRACK_MAX / 2)
+		return;
+	if (t->st == TRK_GONE)
+		trk_gone--;
+	t->k = k;
+	t->st = TRK_USED;
+	t->hook = e->hook;
+	t->client = e->direction;
+	t->dev = e->dev;
+	t->fwd_if[0] = e->fwd_if[0];
+	t->fwd_if[1] = e->fwd_if[1];
+	t->netns = e->key.netns;
+	trk_used++;
+}
+
+/* The timer's check: tracked flows gone from toe_fwd without fwd_ended. */
+void fwd_evict_check(void)
+{
+	static __u64 reloads;
+	struct toe_event e;
+	struct toe_fwd v;
+	__u32 i;
+
+	if (trk && reloads != D->dp.reloads + D->dp.unloads) {
+		/* another datapath's toe_fwd: what was tracked is not in it */
+		free(trk);
+		trk = NULL;
+		trk_used = trk_gone = 0;
+	}
+	reloads = D->dp.reloads + D->dp.unloads;
+	if (!trk || D->m.fwd < 0 || !D->dp.loaded)
+		return;
+	events_consume(); /* a FIN's event before its entry's absence */
+	for (i = 0; i < FWD_TRACK_MAX; i++) {
+		struct trk *t = &trk[i];
+
+		if (t->st != TRK_USED ||
+		    bpf_map_lookup_elem(D->m.fwd, &t->k, &v) == 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.type = TOE_EV_FWD_ENDED;
+		e.key = t->k;
+		e.key.netns = t->netns;
+		e.reason = TOE_FR_EVICTED;
+		e.hook = t->hook;
+		e.direction = t->client;
+		e.dev = t->dev;
+		e.fwd_if[0] = t->fwd_if[0];
+		e.fwd_if[1] = t->fwd_if[1]; /* its counters went with it: 0 */
+		D->fwd_evicted[t->hook & 1]++;
+		trk_drop(t);
+		fwd_event_show(&e, false);
+	}
+	if (trk_gone > FWD_TRACK_MAX / 2)
+		trk_sweep();
 }

@@ -316,6 +316,7 @@ static bool dispatch(const struct epoll_event *ev)
 			pool_fill_all(); /* TIDs a device released late */
 		retrack(false);
 		nft_tick();
+		fwd_evict_check(); /* toe_fwd's evictions (fwdev.c) */
 		log_rl_flush(); /* what a rate-limited log held back */
 		break;
 	case SRC_NFT:

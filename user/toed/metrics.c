@@ -594,7 +594,8 @@ static void render_reasons(FILE *f)
 				if ((x == F_FWD_RET && ended) ||
 				    (x == F_FWD_END && !ended) ||
 				    (x == F_FWD_RET_PKTS &&
-				     r == TOE_FR_CT_GONE))
+				     (r == TOE_FR_CT_GONE ||
+				      r == TOE_FR_EVICTED)))
 					continue;
 				snprintf(l, sizeof(l),
 					 "hook=\"%s\",reason=\"%s\"",

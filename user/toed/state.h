@@ -143,6 +143,7 @@ struct toed {
 	__u64 refused_by[TOE_R__MAX]; /* flow_refused events by reason */
 	/* fast paths conntrack ended (ct.c, fwdev.c), by enum toe_fwd_hook */
 	__u64 fwd_ct_gone[TOE_FH__MAX];
+	__u64 fwd_evicted[TOE_FH__MAX]; /* ... found gone (fwdev.c) */
 	struct {
 		__u64 bucket[NLAT_BUCKETS]; /* not cumulative; over the last: count */
 		__u64 count, sum_ns;

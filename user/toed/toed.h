@@ -110,6 +110,8 @@ size_t reason_counters(struct counter *out);
 const char *toe_byp_why_name(__u32 why);
 bool toe_reason_refusal(__u32 r);
 void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2]);
+void fwd_track(const struct toe_event *e);
+void fwd_evict_check(void);
 
 /* kmod.c */
 long long tid_of(const struct toe_flow_key *k, void *ctx);

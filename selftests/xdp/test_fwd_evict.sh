@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A fast path the LRU evicts (issue 35): toe_fwd (toe-loader --flows 4) is
+# too small for the 12 routed flows a client opens through the router, so
+# admitting some evicts others, which no program sees go.  toed, which
+# tracks the flows it heard admitted, finds them gone without a FIN or RST
+# and reports each: fwd_ended, reason evicted, in toectl monitor -j, toectl
+# stats' reasons and /metrics.  The flows themselves go on through the
+# stack, intact.  XDP, or tc (test_fwd_evict_tc.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 6
+need_cmd curl
+need_built toectl
+router_test fwdev || exit 1
+endpoints_for_hook || exit 1
+FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
+fwd_conf "$work/fwd.conf" || exit 1
+dp_load r --dev r0 --dev r1 --flows 4 || { fail "load"; finish; }
+wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
+MPORT=$(nsx r python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+RUN=$work/run
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" --metrics 127.0.0.1:$MPORT >"$work/toed.log" 2>&1
+wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+ctl() { toectl --run-dir "$RUN" "$@"; }
+ctl monitor -j >"$work/mon.json" 2>&1 &
+defer "kill $!"
+nsx_bg s python3 "$FLOW" server --port 5201 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+STOP=$work/stop
+for i in $(seq 1 12); do
+	nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/t$i.json"
+	sleep 0.05
+done
+n_ev() { grep -F '"event":"fwd_ended"' "$work/mon.json" | grep -F "\"hook\":\"$FWD_HOOK\"" | grep -c '"reason":"evicted"'; }
+some() { [ "$(n_ev)" -ge 1 ]; }
+# toed looks every 2 s (its timer)
+check "toectl monitor -j: fwd_ended, reason evicted, for flows $MAP_FWD had no room for ($(n_ev))" wait_for 6 some
+ev=$(grep -F '"reason":"evicted"' "$work/mon.json" | head -n 1)
+echo "# $ev"
+lp=$(jq .lport <<<"$ev")
+ev_ok() { jq -e '.device == "fwd" and .in == "r0" and .out == "r1" and .laddr == "'$C4'"' <<<"$ev" >/dev/null; }
+check "  with its device, interfaces, client first" ev_ok
+check "  a flow that sent no FIN or RST (port $lp: no other fwd_ended)" \
+	test "$(grep -F "\"lport\":$lp," "$work/mon.json" | grep -c '"event":"fwd_ended"')" = 1
+check "toectl stats: fwd_flows_${FWD_HOOK}_evicted counts them (xdp: fwd_flows_xdp_evicted, tc: fwd_flows_tc_evicted)" \
+	test "$(ctl -j stats | jq ".reasons.fwd_flows_${FWD_HOOK}_evicted")" -ge "$(n_ev)"
+v=$(nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" |
+	awk -v s="opentoe_fwd_ended_flows_total{hook=\"$FWD_HOOK\",reason=\"evicted\"}" '$1 == s { print $2 }')
+check "/metrics: opentoe_fwd_ended_flows_total{hook=\"$FWD_HOOK\",reason=\"evicted\"} ${v:-none}" test "${v:-0}" -ge 1
+touch "$STOP"
+sent() { [ "$(cat "$work"/t*.json | grep -c sent)" = 12 ]; }
+wait_for 10 sent
+got() { [ "$(grep -c peer_port "$work/server.out")" = 12 ]; }
+check "all 12 flows ended cleanly, the evicted ones through the stack" wait_for 5 got
+finish
