@@ -31,6 +31,16 @@ CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O) $(DEPFLAGS)
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
+# CAPTURE=0: the fast paths without toectl dump's capture (bpf/capture.h's
+# calls compiled out; the maps stay, toectl dump says the datapath has no
+# capture).  For bench comparisons, in a build folder of its own:
+#   make O=build-nocap CAPTURE=0 all
+#   TOE_BUILD=$PWD/build-nocap BENCH_TAG=-nocap make bench-xdp bench-forward
+CAPTURE  ?= 1
+ifeq ($(CAPTURE),0)
+BPF_CFLAGS += -DTOE_NO_CAPTURE
+CFLAGS     += -DTOE_NO_CAPTURE
+endif
 
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h

@@ -21,5 +21,6 @@
 #include "opentoe_xdp.h"
 #include "opentoe_bypass.h"
 #include "opentoe_tid.h"
+#include "opentoe_capture.h"
 
 #endif /* __OPENTOE_H */
