@@ -15,14 +15,15 @@
 #    still the packets forwarded;
 #  - a second dump while one runs is refused naming the first; a dump
 #    killed with kill -9 leaves the capture on, the next one switches it
-#    off, says so, and works; afterwards it is off;
+#    off, says so, and works; afterwards it is off; with no next dump,
+#    toed (running beside) switches it off;
 #  - bad input: no datapath, a bad filter, a namespace or device that does
 #    not exist; a bypassed flow named by the filter is said to be one,
 #    with its bytes from the counters.
 # The tc hook: test_dump_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 24
+plan 25
 need_cmd tcpdump
 router_test dump || exit 1
 endpoints_for_hook || exit 1
@@ -36,6 +37,10 @@ nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" $DP_HOOK
 	{ fail "load, apply, neighbours"; finish; }
 nsx_bg s python3 "$XFER" server --port 5201 --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+# toed, for its sweep of a capture a killed dump left on
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+TOED_PID=$NSX_PID
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 RNS=$(ns_name r)
 cap_on() { bpftool -j map lookup pinned "$PIN/$MAP_CAP_CONF" key 0 0 0 0 | jq -r .formatted.value.on; }
 is_on() { [ "$(cap_on)" = 1 ]; }
@@ -110,6 +115,7 @@ toectl dump --pin-dir "$PIN" -w "$work/f.pcap" -t 0.2 2>"$work/f.err"; rc=$?
 echo "# second dump: $(cat "$work/f.err")"
 check "a second dump is refused (status 1), naming the first's pid" \
 	eval "test $rc = 1 && grep -q 'another dump runs.*pid $DPID' '$work/f.err'"
+kill -STOP $TOED_PID # its sweep held back: the next dump is the one to notice
 kill -9 $DPID; wait $DPID 2>/dev/null
 check "kill -9: the capture is still on" is_on
 toectl dump --pin-dir "$PIN" -w "$work/g.pcap" -t 0.3 2>"$work/g.err"; rc=$?
@@ -117,6 +123,12 @@ echo "# next dump: $(head -1 "$work/g.err")"
 check "  the next dump works (status 0) and says it switched the stale one off" \
 	eval "test $rc = 0 && grep -q 'pid $DPID was left on.*switched off' '$work/g.err'"
 check "  and the capture is off after it" is_off
+kill -CONT $TOED_PID
+dump_bg "$work/h" -w "$work/h.pcap" || fail "dump started"
+kill -9 $DPID; wait $DPID 2>/dev/null
+wait_for 5 is_off
+check "kill -9 with toed running: toed switches the capture off within 5 s, and logs it" \
+	eval "is_off && grep -q 'toectl dump pid $DPID was left on.*switched off' '$work/toed.log'"
 
 # 6. bad input, nothing changed
 check_not "no datapath at --pin-dir: refused" toectl dump --pin-dir "$PIN.none" -w "$work/x.pcap"
