@@ -23,7 +23,7 @@
 # The tc hook: test_dump_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 25
+plan 26
 need_cmd tcpdump
 router_test dump || exit 1
 endpoints_for_hook || exit 1
@@ -42,6 +42,8 @@ nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >
 TOED_PID=$NSX_PID
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 RNS=$(ns_name r)
+check "--capture-ring 2m: the ring has 2097152 bytes" \
+	test "$(bpftool -j map show pinned "$PIN/$MAP_CAP_RING" | jq .max_entries)" = 2097152
 cap_on() { bpftool -j map lookup pinned "$PIN/$MAP_CAP_CONF" key 0 0 0 0 | jq -r .formatted.value.on; }
 is_on() { [ "$(cap_on)" = 1 ]; }
 is_off() { [ "$(cap_on)" = 0 ]; }
