@@ -13,8 +13,9 @@ check PCAP --port P --bytes N --sha256 H
         micro- or nanosecond timestamps, Ethernet, IPv4 or IPv6): print
         {"frames": N, "frames_port": N, "stream": N, "holes": N,
          "sha_ok": bool}: sha_ok if the stream ends with N bytes of hash H
-count PCAP [--port P]
-        frames of the file (to or from port P); {"frames": N}
+count PCAP [--port P] [--equal FILE]
+        frames of the file (to or from port P; byte for byte FILE's
+        content, whole: caplen = len); {"frames": N}
 """
 import argparse
 import fcntl
@@ -129,8 +130,11 @@ def check(args):
 
 def count(args):
     n = 0
-    for _, _, fr in frames(args.pcap):
+    want = open(args.equal, "rb").read() if args.equal else None
+    for incl, orig, fr in frames(args.pcap):
         t = tcp_of(fr)
+        if want is not None and (fr != want or incl != orig):
+            continue
         if args.port is None or (t and args.port in (t[0], t[1])):
             n += 1
     print(json.dumps({"frames": n}))
@@ -154,6 +158,7 @@ def main():
     p = sub.add_parser("count")
     p.add_argument("pcap")
     p.add_argument("--port", type=int)
+    p.add_argument("--equal")
     args = ap.parse_args()
     return {"send": send, "check": check, "count": count}[args.cmd](args)
 

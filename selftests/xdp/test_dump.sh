@@ -19,11 +19,13 @@
 #    toed (running beside) switches it off;
 #  - bad input: no datapath, a bad filter, a namespace or device that does
 #    not exist; a bypassed flow named by the filter is said to be one,
-#    with its bytes from the counters.
+#    with its bytes from the counters;
+#  - the packets of an offloaded local flow, through the hook's program
+#    (BPF_PROG_TEST_RUN), captured whole.
 # The tc hook: test_dump_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 26
+plan 28
 need_cmd tcpdump
 router_test dump || exit 1
 endpoints_for_hook || exit 1
@@ -156,4 +158,19 @@ check "a dump of a bypassed flow says it is one, with its bytes from the counter
 	eval "test $rc = 0 && grep -q 'flow 10.9.0.1:4000 -> 10.9.0.2:80 is bypassed.*1234567 bytes' '$work/y.err'"
 toectl dump --pin-dir "$PIN" -w "$work/z.pcap" -t 0.2 --port 80 -j >"$work/z.json" 2>/dev/null
 check "  and in -j: bypassed[] with its bytes" jq -e '.bypassed[0].bytes == 1234567 and .bypassed[0].to == "10.9.0.2:80"' "$work/z.json"
+
+# 8. packets of an offloaded local flow (its record written as sock_ops
+# would, as bench/bench_xdp.sh does) through the hook's program, 50 runs
+# of BPF_PROG_TEST_RUN (this namespace's: the key's)
+prog=$(nsx r toe-loader status -j --pin-dir "$PIN" | jq --arg p $FWD_PROG 'first(.programs[] | select(.name == $p)) | .id')
+python3 "$TOE_TOP/selftests/tools/pkt.py" v4off "$work/v4off.bin"
+bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $($PKT key 4 10.0.0.1 10.0.0.2 80 12345) value hex $($PKT flow 1)
+bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($PKT filter 4 10.0.0.1 10.0.0.2 80 12345)
+dump_bg "$work/l" -w "$work/l.pcap" --port 80 --hook $FWD_HOOK -j || fail "dump started"
+bpftool prog run id "$prog" data_in "$work/v4off.bin" repeat 50 >/dev/null 2>&1
+kill -INT $DPID; wait $DPID
+echo "# offloaded local flow through $FWD_PROG: $(cat "$work/l.json")"
+check "an offloaded local flow's packets through $FWD_PROG: 50 captured" jq -e '.captured == 50 and .dropped == 0' "$work/l.json"
+check "  tcpdump reads them, each the frame as it came, byte for byte" eval \
+	"test \$(tcpdump -r '$work/l.pcap' -nn 2>/dev/null | wc -l) = 50 && $DUMPPY count '$work/l.pcap' --equal '$work/v4off.bin' | jq -e '.frames == 50'"
 finish
