@@ -107,16 +107,41 @@ cap_begin(const struct toe_cap_conf *c, __u32 len, __u32 ifindex, __u8 hook,
 	return s;
 }
 
-/* The record onto the ring, or counted lost (the ring is full). */
-static __always_inline void cap_commit(struct toe_cap_cpu *s, __u64 cap)
+/*
+ * cap (1 .. TOE_CAP_SNAP_MAX: min(length, snap length)) as the verifier
+ * must see it on the very register the helpers get: no branch, whose
+ * bound a verifier before Linux 6.8 or so does not carry over to a copy
+ * of the register the compiler compares instead.  1 .. 65536 whatever
+ * cap was (0 becomes a copy longer than any frame, which fails).
+ */
+static __always_inline __u64 cap_bound(__u64 cap)
 {
-	if (bpf_ringbuf_output(&toe_cap_ring, &s->rec, sizeof(s->rec) + cap, 0))
-		s->lost++;
+	barrier_var(cap); /* nothing the compiler knew of it is used */
+	return ((cap - 1) & TOE_CAP_SNAP_MAX) + 1;
 }
 
-/* A frame XDP took, while a dump runs (capture_xdp()). */
-static __noinline void cap_xdp(struct xdp_md *ctx, const struct toe_pkt *p,
-			       const struct toe_cap_conf *c, __u8 hook)
+/*
+ * The record onto the ring, or counted lost (the ring is full); 0, or 1
+ * when lost.
+ */
+static __always_inline int cap_commit(struct toe_cap_cpu *s, __u64 cap)
+{
+	if (!bpf_ringbuf_output(&toe_cap_ring, &s->rec, sizeof(s->rec) + cap,
+				0))
+		return 0;
+	s->lost++;
+	return 1;
+}
+
+/*
+ * A frame XDP took, while a dump runs (capture_xdp()).  The subprograms
+ * return a scalar the caller uses, never void: what the compiler leaves
+ * in r0 of a void one (or of one whose value no caller reads, made void
+ * by the compiler) may be a pointer to the caller's stack, which the
+ * verifier refuses.  0: captured or not taken; 1: lost; -1: not copied.
+ */
+static __noinline int cap_xdp(struct xdp_md *ctx, const struct toe_pkt *p,
+			      const struct toe_cap_conf *c, __u8 hook)
 {
 	__u32 ifin = ctx->ingress_ifindex;
 	__u64 cap = 0;
@@ -126,19 +151,19 @@ static __noinline void cap_xdp(struct xdp_md *ctx, const struct toe_pkt *p,
 	if (c->match & TOE_CAP_M_NETNS)
 		netns = xdp_netns(ctx);
 	if (!cap_match(c, p, ifin, netns, hook))
-		return;
+		return 0;
 	s = cap_begin(c, bpf_xdp_get_buff_len(ctx), ifin, hook, &cap);
-	barrier_var(cap); /* the bound below on the register the helper gets */
-	if (!s || cap < 1 || cap > TOE_CAP_SNAP_MAX)
-		return;
+	if (!s)
+		return -1;
+	cap = cap_bound(cap);
 	if (bpf_xdp_load_bytes(ctx, 0, s->data, cap))
-		return;
-	cap_commit(s, cap);
+		return -1;
+	return cap_commit(s, cap);
 }
 
-/* An skb tc took, while a dump runs (capture_tc()). */
-static __noinline void cap_tc(struct __sk_buff *skb, const struct toe_pkt *p,
-			      const struct toe_cap_conf *c, __u8 hook)
+/* An skb tc took, while a dump runs (capture_tc()); as cap_xdp(). */
+static __noinline int cap_tc(struct __sk_buff *skb, const struct toe_pkt *p,
+			     const struct toe_cap_conf *c, __u8 hook)
 {
 	__u32 ifin = skb->ingress_ifindex;
 	__u64 cap = 0;
@@ -148,14 +173,14 @@ static __noinline void cap_tc(struct __sk_buff *skb, const struct toe_pkt *p,
 	if (c->match & TOE_CAP_M_NETNS)
 		netns = skb_netns(skb);
 	if (!cap_match(c, p, ifin, netns, hook))
-		return;
+		return 0;
 	s = cap_begin(c, skb->len, ifin, hook, &cap);
-	barrier_var(cap); /* the bound below on the register the helper gets */
-	if (!s || cap < 1 || cap > TOE_CAP_SNAP_MAX)
-		return;
+	if (!s)
+		return -1;
+	cap = cap_bound(cap);
 	if (bpf_skb_load_bytes(skb, 0, s->data, cap))
-		return;
-	cap_commit(s, cap);
+		return -1;
+	return cap_commit(s, cap);
 }
 
 /*
@@ -168,8 +193,12 @@ static __always_inline void capture_xdp(struct xdp_md *ctx,
 	__u32 zero = 0;
 	struct toe_cap_conf *c = bpf_map_lookup_elem(&toe_cap_conf, &zero);
 
-	if (c && c->on)
-		cap_xdp(ctx, p, c, hook);
+	int rc;
+
+	if (c && c->on) {
+		rc = cap_xdp(ctx, p, c, hook);
+		barrier_var(rc); /* used: the compiler keeps it in r0 */
+	}
 }
 
 /* The same for an skb tc has taken. */
@@ -179,8 +208,12 @@ static __always_inline void capture_tc(struct __sk_buff *skb,
 	__u32 zero = 0;
 	struct toe_cap_conf *c = bpf_map_lookup_elem(&toe_cap_conf, &zero);
 
-	if (c && c->on)
-		cap_tc(skb, p, c, hook);
+	int rc;
+
+	if (c && c->on) {
+		rc = cap_tc(skb, p, c, hook);
+		barrier_var(rc); /* used: the compiler keeps it in r0 */
+	}
 }
 #endif /* TOE_NO_CAPTURE */
 

@@ -57,7 +57,7 @@ enum toe_cap_hook {
 /* One end of a flow filter: address (IPv4: first 4 bytes) and port. */
 struct toe_cap_end {
 	__u8 addr[16];
-	__be16 port;
+	__u16 port; /* network order; 0: any */
 	__u8 pad[2];
 };
 
@@ -68,10 +68,11 @@ struct toe_cap_conf {
 	__u32 match; /* enum toe_cap_match */
 	__u8 family; /* with TOE_CAP_M_FLOW: TOE_AF_INET or TOE_AF_INET6 */
 	__u8 hooks; /* with TOE_CAP_M_HOOK */
-	__be16 port; /* with TOE_CAP_M_PORT */
+	__u16 port; /* with TOE_CAP_M_PORT, network order */
 	__u32 ifindex; /* with TOE_CAP_M_IFINDEX */
 	__u64 netns; /* with TOE_CAP_M_NETNS (and TOE_CAP_M_IFINDEX) */
-	struct toe_cap_end a, b; /* with TOE_CAP_M_FLOW */
+	struct toe_cap_end a; /* with TOE_CAP_M_FLOW: one end */
+	struct toe_cap_end b; /* and the other */
 	__u32 owner; /* the pid of the toectl dump that set on */
 	__u32 no_capture; /* toe-loader: 1 if built with make CAPTURE=0 */
 	__u64 start_ns; /* when (bpf_ktime_get_ns clock: CLOCK_MONOTONIC) */
