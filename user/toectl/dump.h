@@ -9,6 +9,7 @@
 #define __TOECTL_DUMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "opentoe.h"
@@ -45,8 +46,5 @@ int dump_resolve_where(struct dump_opts *o);
 struct toe_json;
 void dump_bypass_report(const struct dump_opts *o, int byp_flows,
 			struct toe_json *j);
-/* "ADDR:PORT" of an end of the flow filter, for messages. */
-void dump_end_str(const struct toe_cap_conf *c, const struct toe_cap_end *e,
-		  char *buf, size_t len);
 
 #endif /* __TOECTL_DUMP_H */

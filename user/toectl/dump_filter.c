@@ -26,7 +26,7 @@
 #include "lib/netns.h"
 
 /* A port: decimal, 1 to 65535.  0, or -1 (no message). */
-static int parse_port(const char *s, __be16 *port)
+static int parse_port(const char *s, __u16 *port)
 {
 	unsigned long v = 0;
 	const char *p;
@@ -184,19 +184,4 @@ out:
 	if (self >= 0)
 		close(self);
 	return rc;
-}
-
-void dump_end_str(const struct toe_cap_conf *c, const struct toe_cap_end *e,
-		  char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-	int af = c->family == TOE_AF_INET6 ? AF_INET6 : AF_INET;
-
-	inet_ntop(af, e->addr, a, sizeof(a));
-	if (!e->port)
-		snprintf(buf, len, "%s", a);
-	else if (af == AF_INET6)
-		snprintf(buf, len, "[%s]:%u", a, ntohs(e->port));
-	else
-		snprintf(buf, len, "%s:%u", a, ntohs(e->port));
 }
