@@ -14,6 +14,16 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deb        the Debian package, build/deb/opentoe_VERSION_ARCH.deb
 
+# CAPTURE=0: the datapath without toectl dump's capture (bpf/capture.h's
+# calls compiled out; its maps stay, and toectl dump says there is no
+# capture), built in its own folder; make bench-xdp CAPTURE=0 and
+# make bench-forward CAPTURE=0 run on it, their results in
+# bench/results-nocap, beside bench/results of the same benches with it.
+CAPTURE  ?= 1
+ifeq ($(CAPTURE),0)
+O        ?= build-nocap
+BENCH_ENV := BENCH_RESULTS=$(CURDIR)/bench/results-nocap
+endif
 O        ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -31,6 +41,10 @@ CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O) $(DEPFLAGS)
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
+ifeq ($(CAPTURE),0)
+BPF_CFLAGS += -DTOE_NO_CAPTURE
+CFLAGS     += -DTOE_NO_CAPTURE
+endif
 
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
@@ -199,7 +213,7 @@ bench-report:
 
 $(addprefix bench-,$(BENCHES)): bench-%: deps
 	@$(MAKE) --no-print-directory all
-	@bash bench/bench_$*.sh
+	@TOE_BUILD=$(abspath $(O)) $(BENCH_ENV) bash bench/bench_$*.sh
 
 bench-parser: $(O)/vmlinux.h
 	@$(MAKE) --no-print-directory -C selftests/parser O=$(abspath $(O)) bench

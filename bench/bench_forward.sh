@@ -52,7 +52,9 @@
 # BENCH_PERF=DIR: a `perf record -g` of the router's CPU during each run,
 # DIR/SETTING-VARIANT-ROUND.data (perf's own cost lands in the figures:
 # for profiles, not for the ratios).
-# TOE_BUILD: the build whose toe-loader and toed run.
+# TOE_BUILD: the build whose toe-loader and toed run; BENCH_RESULTS: the
+# results folder (make bench-forward CAPTURE=0: a build without toectl
+# dump's capture, its results in bench/results-nocap).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
@@ -285,7 +287,8 @@ nsx_bg p2 taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
 topo router
 nsx_bg s taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
 sleep 0.5
-res=$top/bench/results
+res=${BENCH_RESULTS:-$top/bench/results} # make bench-forward CAPTURE=0: results-nocap
+mkdir -p "$res" || exit 1
 echo "$HDR" >"$res/forward.csv"
 run_set() { [[ " $SETTINGS " == *" $1 "* ]]; }
 if run_set mtu; then

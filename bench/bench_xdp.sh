@@ -7,7 +7,9 @@
 # over the rounds, and the ratio to the floor.  CSV: bench/results/xdp.csv.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
+# TOE_BUILD, BENCH_RESULTS: the build and the results folder (make
+# bench-xdp CAPTURE=0: without toectl dump's capture, bench/results-nocap)
+export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
 . "$top/selftests/lib.sh"
 ROUNDS=${ROUNDS:-7} REPEAT=${REPEAT:-1000000}
 P="python3 $top/selftests/tools/pkt.py"
@@ -27,7 +29,9 @@ ns() { # PROG PKT -> ns per run
 	bpftool prog run id "$1" data_in "$work/$2.bin" repeat "$REPEAT" 2>&1 |
 		sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p'
 }
-csv=$top/bench/results/xdp.csv
+res=${BENCH_RESULTS:-$top/bench/results}
+mkdir -p "$res" || exit 1
+csv=$res/xdp.csv
 echo "variant,round,ns_per_packet" >"$csv"
 for ((r = 1; r <= ROUNDS; r++)); do
 	echo "floor,$r,$(ns $floor v4host)" >>"$csv"
@@ -35,4 +39,4 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	echo "offloaded_flow,$r,$(ns $toe v4off)" >>"$csv"
 	echo "malformed,$r,$(ns $toe badihl)" >>"$csv"
 done
-python3 "$top/bench/report.py" --only xdp
+python3 "$top/bench/report.py" "$res" --only xdp

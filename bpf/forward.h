@@ -28,6 +28,7 @@
 #include "nat.h"
 #include "fwd_ct.h"
 #include "fwd_events.h"
+#include "capture.h"
 
 /* Addresses as bytes in network order: <0, 0, >0. */
 static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
@@ -507,6 +508,9 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 		return xdp_next(ctx);
 	xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
 	rc = fwd_xmit(ctx, p, fs, from, g);
+	if (rc == XDP_REDIRECT)
+		capture_xdp(ctx, p,
+			    TOE_CAP_XDP_FWD); /* toectl dump: capture.h */
 	if (rc >= 0)
 		return rc;
 	if (rc == FWD_SLOW || rc == FWD_ROUTE || rc == FWD_MTU)

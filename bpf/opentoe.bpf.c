@@ -11,8 +11,8 @@
  *
  * This file is the list of entry points; the machinery is in one header
  * per concern (policy.h, flows.h, bypass.h, xdp.h, forward.h, egress.h,
- * tc.h, tc_fwd.h, stats.h) and the maps in one header per concern (maps_*.h).  One object,
- * one skeleton.
+ * tc.h, tc_fwd.h, stats.h, capture.h) and the maps in one header per
+ * concern (maps_*.h).  One object, one skeleton.
  */
 #include "common.h"
 #include "toe_parse.h"
@@ -25,6 +25,7 @@
 #include "tc.h"
 #include "tc_fwd.h"
 #include "egress.h"
+#include "capture.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -119,6 +120,7 @@ int toe_xdp(struct xdp_md *ctx)
 
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FLOW_HIT);
+	capture_xdp(ctx, &p, TOE_CAP_XDP_LOCAL); /* toectl dump: capture.h */
 	return steer_local(ctx, f->dev);
 }
 
@@ -155,6 +157,7 @@ int toe_tc(struct __sk_buff *skb)
 	segs = skb->gso_segs ? skb->gso_segs : 1;
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, segs, skb->len);
 	stat_add(TOE_S_XDP_FLOW_HIT, segs);
+	capture_tc(skb, &p, TOE_CAP_TC_LOCAL); /* toectl dump: capture.h */
 	return TCX_NEXT;
 }
 

@@ -32,6 +32,7 @@
 #include "stats.h"
 #include "forward.h"
 #include "tc.h"
+#include "capture.h"
 
 /* tc_xmit()'s result when it leaves the skb to the stack. */
 #define TC_FWD_STACK (-1)
@@ -247,6 +248,8 @@ static __always_inline int tc_fwd_path(struct __sk_buff *skb,
 		return TCX_NEXT;
 	tc_fwd_ct_refresh(skb, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
 	rc = tc_xmit(skb, p, fs, from);
+	if (rc == TOE_TC_ACT_REDIRECT)
+		capture_tc(skb, p, TOE_CAP_TC_FWD); /* toectl dump: capture.h */
 	if (rc >= 0)
 		return rc;
 	fwd_returned(fs, ck, skb->ingress_ifindex, -rc); /* fwd_events.h */

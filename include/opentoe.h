@@ -22,5 +22,6 @@
 #include "opentoe_bypass.h"
 #include "opentoe_tid.h"
 #include "opentoe_reasons.h"
+#include "opentoe_capture.h"
 
 #endif /* __OPENTOE_H */

@@ -48,7 +48,10 @@
 	X(TID_HELD,	toe_tid_held)		\
 	X(LISTENERS,	toe_listeners)		\
 	X(TENANTS,	toe_tenants)		\
-	X(REASONS,	toe_reasons)
+	X(REASONS,	toe_reasons)		\
+	X(CAP_CONF,	toe_cap_conf)		\
+	X(CAP_RING,	toe_cap_ring)		\
+	X(CAP_CPU,	toe_cap_cpu)
 /* clang-format on */
 
 enum toe_map_id {

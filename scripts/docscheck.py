@@ -69,7 +69,9 @@ def program_options(build):
         return r.stdout + r.stderr
 
     progs = {"toed": {"": help_options(run(["toed"]))},
-             "toectl": {"": help_options(run(["toectl"]))}}
+             # toectl dump has options of its own (toectl dump --help)
+             "toectl": {"": help_options(run(["toectl"])) |
+                        help_options(run(["toectl", "dump"]))}}
     top = help_options(run(["toe-loader"]))
     loader = {"": set(top)}
     for c in LOADER_CMDS:

@@ -12,7 +12,7 @@
 # the kernel refuses BTF for (listed below, reported as skipped).
 # shellcheck source-path=SCRIPTDIR source=../toed/setup.sh
 . "$(dirname "$0")/../toed/setup.sh"
-plan 110
+plan 117
 need_cmd bpftool jq awk
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 # the datapath's sources: its maps are declared in bpf/maps_*.h
@@ -24,7 +24,7 @@ HDR=("$TOE_TOP"/include/opentoe*.h)
 # ENOTSUPP for a sockhash, cpumap, devmap (hash) and map of maps, and a ring
 # buffer has no key or value type to describe.  libbpf creates them without
 # BTF.  NAME:TYPE, so that a new map without BTF fails even of these types.
-NO_BTF=" $MAP_EVENTS:ringbuf $MAP_RCU_SYNC:array_of_maps $MAP_TID_POOL:array_of_maps $MAP_DEVMAP:devmap_hash $MAP_CPUMAP:cpumap $MAP_BYPASS:sockhash "
+NO_BTF=" $MAP_EVENTS:ringbuf $MAP_CAP_RING:ringbuf $MAP_RCU_SYNC:array_of_maps $MAP_TID_POOL:array_of_maps $MAP_DEVMAP:devmap_hash $MAP_CPUMAP:cpumap $MAP_BYPASS:sockhash "
 # Types bpftool cannot walk (no get_next_key from user space): BTF only.
 NO_DUMP=" sk_storage "
 

@@ -19,6 +19,7 @@
 static const char *const kind_names[] = {
 	[TOE_LOCK_CHANGE] = "change",
 	[TOE_LOCK_DAEMON] = "toed",
+	[TOE_LOCK_DUMP] = "dump",
 };
 
 const char *toe_run_dir(void)

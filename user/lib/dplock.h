@@ -12,6 +12,10 @@
  *                   a bounded time, then fails naming the holder.
  *  TOE_LOCK_DAEMON  held by the toed serving the datapath, for its whole
  *                   life: a second toed is refused at once.
+ *  TOE_LOCK_DUMP    held by the toectl dump whose capture is on
+ *                   (include/opentoe_capture.h): a second dump is refused
+ *                   at once, naming it; whoever takes it and finds the
+ *                   capture on knows its dump was killed.
  *
  * flock() locks end with their holder, kill -9 included.  Every folder and
  * file on the way is checked: owned by root (the effective uid), writable
@@ -41,6 +45,7 @@ const char *toe_lock_dir(void);
 enum toe_lock_kind {
 	TOE_LOCK_CHANGE,
 	TOE_LOCK_DAEMON,
+	TOE_LOCK_DUMP,
 };
 
 /*

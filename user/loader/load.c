@@ -118,6 +118,10 @@ const struct loader_opt load_options[] = {
 	  .set = set_flows, .help =
 "  -f, --flows N          size of toe_flows and toe_fwd\n"
 "                         (default " STR(TOE_FLOWS_DEFAULT) ", toe_fwd " STR(TOE_FWD_DEFAULT) ")\n" },
+	{ .name = "capture-ring", .has_arg = required_argument, .key = 'R',
+	  .set = set_capture_ring, .help =
+"  -R, --capture-ring BYTES  size of toectl dump's capture ring, a power of 2\n"
+"                         (default 4m; kept across reloads)\n" },
 	WAIT_OPTION,
 	{ NULL }
 };
@@ -378,6 +382,9 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 	err = libbpf_num_possible_cpus();
 	if (err > 0)
 		bpf_map__set_max_entries(skel->maps.toe_cpumap, err);
+	err = capture_sizes(o, skel);
+	if (err)
+		return err;
 	nf_prepare(o, skel->progs.toe_nf_fwd, &skel->rodata->toe_nf_admit);
 	skel->rodata->toe_hz = kernel_hz(); /* conntrack kept (bpf/fwd_ct.h) */
 	skel->rodata->toe_ct_kfuncs = ct_kfuncs();
@@ -499,6 +506,7 @@ int cmd_load(struct opts *o)
 	/* Bypass on (an unload that stopped short may have left it draining). */
 	bpf_map_update_elem(bpf_map__fd(skel->maps.toe_byp_conf), &zero,
 			    &(struct toe_byp_conf){ .draining = 0 }, BPF_ANY);
+	capture_mark(skel);
 	undo_forget();
 	opentoe__destroy(skel); /* everything stays: it is pinned */
 	print_loaded(o);

@@ -76,6 +76,7 @@ struct opts {
 	bool force; /* unload: drop unread bypassed data */
 	double drain_timeout; /* unload: seconds to wait for readers */
 	int wait_ms; /* load, unload: --wait for the datapath's lock */
+	__u32 cap_ring; /* load: --capture-ring BYTES, 0: the default */
 };
 
 /*
@@ -137,6 +138,16 @@ __u32 kernel_hz(void);
  * it has none; whether this one is it (egress.c).
  */
 bool claim_home(int gen_fd);
+
+/*
+ * The packet capture's maps (capture.c): --capture-ring; their sizes
+ * before the load (0, or -EINVAL after a message); after it, whether
+ * these programs capture (toe_cap_conf.no_capture).
+ */
+struct opentoe;
+int set_capture_ring(struct opts *o, const char *arg);
+int capture_sizes(const struct opts *o, struct opentoe *skel);
+void capture_mark(struct opentoe *skel);
 
 int cmd_load(struct opts *o);
 int cmd_status(struct opts *o);

@@ -17,6 +17,7 @@
 #include "lib/toe_ctl.h"
 #include "lib/err.h"
 #include "lib/parse_rc.h"
+#include "dump.h"
 
 /*
  * The commands, as toed's control socket knows them: toectl checks the
@@ -63,6 +64,9 @@ static void usage(FILE *f)
 				line);
 		}
 	}
+	fprintf(f, "  %-25s  %s\n  %-25s  %s\n", "dump -w FILE|- [FILTER]",
+		"capture the packets the fast paths handle, to pcap", "",
+		"(toectl dump --help; reads the maps, not toed)");
 	fprintf(f,
 		"\n"
 		"Options:\n"
@@ -313,6 +317,8 @@ int main(int argc, char **argv)
 	rc = parse_opts(argc, argv, &json, &run_dir);
 	if (rc != TOE_PARSE_OK)
 		return toe_parse_exit(rc);
+	if (!strcmp(argv[optind], "dump")) /* the maps, not toed: dump.c */
+		return dump_main(argc - optind, argv + optind, json);
 	cmd = find_cmd(argv[optind], &rc);
 	if (!cmd)
 		return toe_parse_exit(rc);

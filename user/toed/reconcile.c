@@ -62,6 +62,7 @@ void reconcile_tick(void)
 	long long d;
 	char why[64];
 
+	capture_sweep(); /* not a loss: a killed dump's capture (capture.c) */
 	if (now < R.next_check_ns)
 		return;
 	R.next_check_ns = now + RECONCILE_CHECK_MS * 1000000ULL;

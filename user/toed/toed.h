@@ -164,6 +164,9 @@ void reconcile_now(const char *why);
 void reconcile_tick(void);
 int reconcile_timeout_ms(int ms);
 
+/* capture.c: a killed toectl dump's capture switched off (every 2 s) */
+void capture_sweep(void);
+
 /* metrics.c */
 int metrics_parse(const char *arg, char *err, size_t errlen);
 int metrics_open(void);
