@@ -22,12 +22,14 @@
 Environment: TOE_MUTANTS_TMP (scratch parent, default /tmp),
 TOE_TEST_TIMEOUT (per test file, default here 600 s).
 """
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,7 +144,108 @@ def copy_tree(dst):
     shutil.copytree(TOP, dst, symlinks=True, ignore=ignore)
 
 
-def run_one(m, scratch_parent, logdir):
+VM_TESTS = ("selftests/guest/test_guest.sh", "selftests/kmod/test_kmod.sh")
+# a failing check that measures time (or a test file that ran out of time)
+# may be the shared machine's load, not the mutant: such a catch is re-run
+# on the unmutated tree before it counts
+TIMING_RE = re.compile(r"\b(p\d\d|latency|ms|usec|µs|seconds?|within|timed? ?out|stall\w*|"
+                       r"rate|throughput|[GMK]bit|faster|slower|slow|deadline|\d+ ?s)\b", re.I)
+
+
+class Stats:
+    """Per test file: runs, seconds, kills (build/mutants/test-stats.json),
+    to run a mutant's cheapest, most often killing test first."""
+
+    def __init__(self, path=None):
+        self.path, self.d, self.lock = path, {}, threading.Lock()
+        if path and os.path.isfile(path):
+            try:
+                self.d = json.load(open(path))
+            except ValueError:
+                self.d = {}
+
+    def cost(self, t):
+        """Expected seconds to a kill: mean time over the share that kills."""
+        s = self.d.get(t, {})
+        mean = s.get("secs", 0) / s["runs"] if s.get("runs") else 60.0
+        return mean * (s.get("runs", 0) + 1) / (s.get("kills", 0) + 1)
+
+    def order(self, tests):
+        """Host tests before the qemu ones (minutes each), cheapest first."""
+        return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t), t))
+
+    def add(self, t, secs, killed):
+        with self.lock:
+            s = self.d.setdefault(t, {"runs": 0, "secs": 0.0, "kills": 0})
+            s["runs"] += 1
+            s["secs"] += secs
+            s["kills"] += int(killed)
+            if self.path:
+                with open(self.path + ".tmp", "w") as f:
+                    json.dump(self.d, f, indent=1, sort_keys=True)
+                os.replace(self.path + ".tmp", self.path)
+
+
+def verdict(rc, out):
+    """(failed?, why) of one selftests/run.sh run from its status and TAP."""
+    lines = out.strip().split("\n") if out.strip() else [""]
+    mm = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", lines[-1])
+    failed = [re.sub(r"^not ok \d+ - ", "", x) for x in lines if x.startswith("not ok")]
+    if rc != 0 and failed:
+        return True, "%d failed: %s" % (len(failed), " | ".join(failed))
+    if rc != 0:
+        return True, "run.sh exit %d: %s" % (rc, lines[-1])
+    return False, lines[-1] if mm else "run.sh exit 0, no summary"
+
+
+def run_test(tree, t, env):
+    """(rc, output, seconds) of one test file run by the tree's run.sh."""
+    t0 = time.monotonic()
+    r = subprocess.run(["bash", "selftests/run.sh", t], cwd=tree, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, env=env, universal_newlines=True, errors="replace")
+    return r.returncode, r.stdout, time.monotonic() - t0
+
+
+def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test, top=TOP):
+    """Run tests in tree one file at a time (stats' order); with first_fail,
+    stop at the first file that fails.  A failure whose checks look timed
+    is run again on the unmutated tree at top: failing there too, it is the
+    machine, not the mutant.  Returns (result, note)."""
+    stats, caught, why = stats or Stats(), None, ""
+    for t in stats.order(tests) if first_fail else tests:
+        rc, out, secs = runner(tree, t, env)
+        f.write("---- %s (%.0f s)\n%s\n" % (t, secs, out))
+        f.flush()
+        bad, why = verdict(rc, out)
+        if bad and TIMING_RE.search(why):
+            rc0, out0, _ = runner(top, t, env)
+            f.write("---- %s again on the unmutated tree (timed check)\n%s\n" % (t, out0))
+            if verdict(rc0, out0)[0]:
+                stats.add(t, secs, False)
+                return "flaky", "%s fails unmutated too: %s" % (t, why)
+            why += " (passes unmutated)"
+        stats.add(t, secs, bad)
+        if bad and first_fail:
+            return "caught", "%s: %s" % (t, why)
+        if bad:
+            caught = "%s: %s" % (t, why)
+    if caught:
+        return "caught", caught
+    return "survived", why
+
+
+def mutant_env():
+    env = dict(os.environ)
+    for k in ("TOE_BUILD", "TOE_TOP", "MAKEFLAGS", "MAKELEVEL"):
+        env.pop(k, None)
+    env.setdefault("TOE_TEST_TIMEOUT", "600")
+    return env
+
+
+def run_one(m, scratch_parent, logdir, first_fail=False, stats=None):
+    """One mutant: (result, seconds, note).  The scratch copy carries the
+    tree's build/ with its times (copy_tree), and the mutated file is made
+    newer than everything, so make rebuilds only what the mutant changed."""
     t0 = time.monotonic()
     log = os.path.join(logdir, m["id"] + ".log")
     p = problems(m)
@@ -150,7 +253,7 @@ def run_one(m, scratch_parent, logdir):
         with open(log, "w") as f:
             f.write("\n".join(p) + "\n")
         return "stale", time.monotonic() - t0, "; ".join(p)
-    scratch = tempfile.mkdtemp(prefix="opentoe-mutant-%s." % m["id"], dir=scratch_parent)
+    scratch = tempfile.mkdtemp(prefix="opentoe-mutant-%s." % m["id"].replace("/", "_"), dir=scratch_parent)
     tree = os.path.join(scratch, "tree")
     try:
         copy_tree(tree)
@@ -161,12 +264,7 @@ def run_one(m, scratch_parent, logdir):
         # newer than every object built from it, whatever the copy's times
         now = time.time() + 2
         os.utime(path, (now, now))
-        env = dict(os.environ)
-        env.pop("TOE_BUILD", None)
-        env.pop("TOE_TOP", None)
-        env.pop("MAKEFLAGS", None)
-        env.pop("MAKELEVEL", None)
-        env.setdefault("TOE_TEST_TIMEOUT", "600")
+        env = mutant_env()
         with open(log, "w") as f:
             f.write("mutant %s: %s\n%s: %r -> %r\n\n" % (m["id"], m["what"], m["file"], m["old"], m["new"]))
             f.flush()
@@ -174,21 +272,8 @@ def run_one(m, scratch_parent, logdir):
             if b.returncode != 0:
                 return "build-failed", time.monotonic() - t0, "make all failed"
             env["TOE_NO_BUILD"] = "1"
-            f.write("\n---- tests\n")
-            f.flush()
-            r = subprocess.run(["bash", "selftests/run.sh"] + m["tests"], cwd=tree,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                               universal_newlines=True, errors="replace")
-            f.write(r.stdout)
-        last = r.stdout.strip().split("\n")[-1] if r.stdout.strip() else ""
-        mm = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", last)
-        failed = [l for l in r.stdout.split("\n") if l.startswith("not ok")]
-        if r.returncode != 0 and mm and int(mm.group(2)) > 0:
-            first = re.sub(r"^not ok \d+ - ", "", failed[0]) if failed else ""
-            return "caught", time.monotonic() - t0, "%s failed: %s" % (mm.group(2), first[:90])
-        if r.returncode != 0:
-            return "caught", time.monotonic() - t0, "run.sh exit %d: %s" % (r.returncode, last[:90])
-        return "survived", time.monotonic() - t0, last
+            res, note = run_tests(tree, m["tests"], env, f, first_fail, stats)
+        return res, time.monotonic() - t0, note
     finally:
         # the tests clean up after themselves; the scratch tree goes too
         shutil.rmtree(scratch, ignore_errors=True)
@@ -221,6 +306,7 @@ def cmd_run(only, keep_going=True):
     print("%-20s %-13s %6s  %s" % ("MUTANT", "RESULT", "TIME", "(one at a time; logs in build/mutants/)"), flush=True)
     for m in muts:
         res, secs, note = run_one(m, scratch_parent, logdir)
+        note = note[:90]
         rows.append((m, res, secs, note))
         print("%-20s %-13s %5.0fs  %s" % (m["id"], res, secs, note), flush=True)
     total = time.monotonic() - t_all
@@ -240,6 +326,47 @@ def cmd_run(only, keep_going=True):
     return 0 if caught == len(rows) else 1
 
 
+def cmd_selftest():
+    """The runner's own logic on made-up test files (no tree copied, no
+    test run): order, the stop at the first failure, a timed check that
+    fails unmutated too.  TAP, one line a check."""
+    import io
+    ok = "1 passed, 0 failed, 0 skipped"
+    outs = {"a": (0, ok), "b": (1, "not ok 1 - b: flows admitted\n0 passed, 1 failed, 0 skipped"),
+            "c": (1, "not ok 1 - c: p99 latency 9 ms over 5 ms\n0 passed, 1 failed, 0 skipped"),
+            VM_TESTS[1]: (0, ok)}
+    ran = []
+
+    def runner(tree, t, env):
+        ran.append((tree, t))
+        if tree == "top" and t == "c":
+            return outs["c"] + (1.0,)  # the unmutated tree fails it too
+        return outs[t] + (1.0,)
+
+    st = Stats()
+    st.d = {"a": {"runs": 2, "secs": 100.0, "kills": 0}, "b": {"runs": 2, "secs": 10.0, "kills": 1}}
+    checks = [("host tests first, the cheapest per kill first",
+               st.order([VM_TESTS[1], "a", "b"]) == ["b", "a", VM_TESTS[1]])]
+    res = run_tests("mut", [VM_TESTS[1], "a", "b"], {}, io.StringIO(), True, st, runner, "top")
+    checks.append(("first failing file ends the mutant: %s after %s" % (res[0], [t for _, t in ran]),
+                   res[0] == "caught" and [t for _, t in ran] == ["b"]))
+    del ran[:]
+    res = run_tests("mut", ["a", VM_TESTS[1]], {}, io.StringIO(), True, Stats(), runner, "top")
+    checks.append(("all passing: survived after both", res[0] == "survived" and len(ran) == 2))
+    res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(), runner, "top")
+    checks.append(("a timed check failing unmutated too is flaky, not caught", res[0] == "flaky"))
+    outs["c"] = (1, "not ok 1 - c: p99 latency 9 ms over 5 ms\n0 passed, 1 failed, 0 skipped")
+    res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(),
+                    lambda tr, t, e: (0, ok, 1.0) if tr == "top" else outs[t] + (1.0,), "top")
+    checks.append(("a timed check passing unmutated is caught", res[0] == "caught"))
+    checks.append(("a run.sh failure with no check is caught",
+                   verdict(124, "# x: timed out\n0 passed, 1 failed, 0 skipped")[0]))
+    print("1..%d" % len(checks))
+    for i, (what, good) in enumerate(checks, 1):
+        print("%s %d - runner: %s" % ("ok" if good else "not ok", i, what))
+    return 0 if all(g for _, g in checks) else 1
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -247,6 +374,8 @@ def main():
         return 2
     if a[0] == "check":
         return cmd_check("--tap" in a)
+    if a[0] == "selftest":
+        return cmd_selftest()
     if a[0] == "count":
         muts, _ = load()
         print(len(muts))
