@@ -20,7 +20,8 @@
                                Each run's log: build/mutants/ID.log.
 
 Environment: TOE_MUTANTS_TMP (scratch parent, default /tmp),
-TOE_TEST_TIMEOUT (per test file, default here 600 s).
+TOE_TEST_TIMEOUT (per test file, default here 600 s; in a kill-rate run
+4 times the file's longest passing run so far, at least 120 s).
 """
 import json
 import os
@@ -174,12 +175,20 @@ class Stats:
         """Host tests before the qemu ones (minutes each), cheapest first."""
         return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t), t))
 
+    def timeout(self, t, default):
+        """A file's time limit: 4 times its longest passing run (at least
+        120 s), so a mutant that hangs it costs minutes, not the default."""
+        s = self.d.get(t, {})
+        return str(max(120, int(4 * s["pass_max"]))) if s.get("pass_max") else default
+
     def add(self, t, secs, killed):
         with self.lock:
             s = self.d.setdefault(t, {"runs": 0, "secs": 0.0, "kills": 0})
             s["runs"] += 1
             s["secs"] += secs
             s["kills"] += int(killed)
+            if not killed:
+                s["pass_max"] = max(s.get("pass_max", 0), secs)
             if self.path:
                 with open(self.path + ".tmp", "w") as f:
                     json.dump(self.d, f, indent=1, sort_keys=True)
@@ -191,8 +200,9 @@ def verdict(rc, out):
     lines = out.strip().split("\n") if out.strip() else [""]
     mm = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", lines[-1])
     failed = [re.sub(r"^not ok \d+ - ", "", x) for x in lines if x.startswith("not ok")]
+    late = " (timed out)" if re.search(r"\(exit 124\)|: timed out$", out, re.M) else ""
     if rc != 0 and failed:
-        return True, "%d failed: %s" % (len(failed), " | ".join(failed))
+        return True, "%d failed: %s%s" % (len(failed), " | ".join(failed), late)
     if rc != 0:
         return True, "run.sh exit %d: %s" % (rc, lines[-1])
     return False, lines[-1] if mm else "run.sh exit 0, no summary"
@@ -213,12 +223,13 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
     machine, not the mutant.  Returns (result, note)."""
     stats, caught, why = stats or Stats(), None, ""
     for t in stats.order(tests) if first_fail else tests:
-        rc, out, secs = runner(tree, t, env)
+        tenv = dict(env, TOE_TEST_TIMEOUT=stats.timeout(t, env.get("TOE_TEST_TIMEOUT", "600")))
+        rc, out, secs = runner(tree, t, tenv)
         f.write("---- %s (%.0f s)\n%s\n" % (t, secs, out))
         f.flush()
         bad, why = verdict(rc, out)
         if bad and TIMING_RE.search(why):
-            rc0, out0, _ = runner(top, t, env)
+            rc0, out0, _ = runner(top, t, tenv)  # the same time limit
             f.write("---- %s again on the unmutated tree (timed check)\n%s\n" % (t, out0))
             if verdict(rc0, out0)[0]:
                 stats.add(t, secs, False)
@@ -361,6 +372,14 @@ def cmd_selftest():
     checks.append(("a timed check passing unmutated is caught", res[0] == "caught"))
     checks.append(("a run.sh failure with no check is caught",
                    verdict(124, "# x: timed out\n0 passed, 1 failed, 0 skipped")[0]))
+    st.add("d", 100.0, False)
+    st.add("d", 20.0, True)
+    checks.append(("a file's time limit is 4 times its longest passing run, at least 120 s: %s, %s"
+                   % (st.timeout("d", "600"), st.timeout("a", "600")),
+                   st.timeout("d", "600") == "400" and st.timeout("a", "600") == "600"))
+    checks.append(("a file that ran out of time is a timed failure",
+                   TIMING_RE.search(verdict(1, "not ok 3 - x: planned 4 checks, ran 3 (exit 124)\n"
+                                            "2 passed, 1 failed, 0 skipped")[1]) is not None))
     print("1..%d" % len(checks))
     for i, (what, good) in enumerate(checks, 1):
         print("%s %d - runner: %s" % ("ok" if good else "not ok", i, what))
