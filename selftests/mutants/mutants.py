@@ -220,8 +220,9 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
     """Run tests in tree one file at a time (stats' order); with first_fail,
     stop at the first file that fails.  A failure whose checks look timed
     is run again on the unmutated tree at top: failing there too, it is the
-    machine, not the mutant.  Returns (result, note)."""
-    stats, caught, why = stats or Stats(), None, ""
+    machine, not the mutant: that file says nothing (flaky) and the next
+    one is tried.  Returns (result, note)."""
+    stats, caught, flaky, why = stats or Stats(), None, None, ""
     for t in stats.order(tests) if first_fail else tests:
         tenv = dict(env, TOE_TEST_TIMEOUT=stats.timeout(t, env.get("TOE_TEST_TIMEOUT", "600")))
         rc, out, secs = runner(tree, t, tenv)
@@ -232,8 +233,8 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
             rc0, out0, _ = runner(top, t, tenv)  # the same time limit
             f.write("---- %s again on the unmutated tree (timed check)\n%s\n" % (t, out0))
             if verdict(rc0, out0)[0]:
-                stats.add(t, secs, False)
-                return "flaky", "%s fails unmutated too: %s" % (t, why)
+                flaky = "%s fails unmutated too: %s" % (t, why)
+                continue
             why += " (passes unmutated)"
         stats.add(t, secs, bad)
         if bad and first_fail:
@@ -242,7 +243,7 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
             caught = "%s: %s" % (t, why)
     if caught:
         return "caught", caught
-    return "survived", why
+    return ("flaky", flaky) if flaky else ("survived", why)
 
 
 def mutant_env():
@@ -366,6 +367,12 @@ def cmd_selftest():
     checks.append(("all passing: survived after both", res[0] == "survived" and len(ran) == 2))
     res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(), runner, "top")
     checks.append(("a timed check failing unmutated too is flaky, not caught", res[0] == "flaky"))
+    del ran[:]
+    st2 = Stats()
+    st2.d = {"b": {"runs": 1, "secs": 1000.0, "kills": 0}}  # c first
+    res = run_tests("mut", ["c", "b"], {}, io.StringIO(), True, st2, runner, "top")
+    checks.append(("  and the next file is tried: %s after %s" % (res[0], [t for _, t in ran]),
+                   res[0] == "caught" and [t for _, t in ran] == ["c", "c", "b"]))
     outs["c"] = (1, "not ok 1 - c: p99 latency 9 ms over 5 ms\n0 passed, 1 failed, 0 skipped")
     res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(),
                     lambda tr, t, e: (0, ok, 1.0) if tr == "top" else outs[t] + (1.0,), "top")
