@@ -6,9 +6,19 @@
                             FILE:LINE RULE: OLD -> NEW
   gen.py count              how many, in all and by rule
   gen.py run                a random sample of them through the gate's
-                            machinery (mutants.py run_one: a scratch copy,
-                            make all, the mutant's tests), the kill rate,
-                            and the survivors with FILE:LINE
+                            machinery (mutants.py run_one: a scratch copy
+                            carrying build/, make all rebuilding what the
+                            mutant changed, then its tests one file at a
+                            time, cheapest per kill first, up to the first
+                            that fails), the kill rate, and the survivors
+                            with FILE:LINE.  Two lanes: host tests, and
+                            beside them the qemu tests (at idle priority)
+                            of the mutants that survived their host tests
+                            or have only qemu tests.  A timed failure is
+                            re-run unmutated (failing there too: flaky, not
+                            counted).  Logs and each test file's times:
+                            build/mutants/.
+  gen.py selftest           the lanes on made-up mutants (TAP)
 
 The files: the C files (.c, .h) that the gate's table (mutants.txt) names;
 a mutant of FILE runs the tests the table names for FILE (all of its
@@ -20,11 +30,12 @@ string literals left out):
   netns    each assignment to a netns field (.netns, ->netns_ino, ...) made 0
 
 Environment: MUTANT_SEED (replay a sample: the seed run prints), MUTANT_SAMPLE
-(how many, default 50), MUTANT_RULES (a comma-separated subset of the rules),
+(how many, default 50), MUTANT_ONLY (FILE:LINE,... of the sample: only those), MUTANT_RULES (a comma-separated subset of the rules),
 and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
 rate is under MUTANT_GOAL percent (default 90).
 """
 import os
+import queue
 import random
 import re
 import subprocess
@@ -152,17 +163,39 @@ def lanes(sample):
 
 
 def run_lanes(sample, scratch, logdir, stats, show):
-    """Each lane in its own thread, one mutant at a time in each."""
-    rows, lock = [], threading.Lock()
+    """Each lane in its own thread, one mutant at a time in each.  A mutant
+    of the host lane runs its host tests there; surviving them, it goes to
+    the qemu lane for its qemu tests, so a guest never holds up the host
+    lane."""
+    rows, lock, later = [], threading.Lock(), queue.Queue()
+    host, vm = lanes(sample)
 
-    def lane(ms):
-        for m in ms:
-            res, secs, note = mutants.run_one(m, scratch, logdir, first_fail=True, stats=stats)
-            with lock:
-                rows.append((m, res, note))
-                show(m, res, secs, note)
+    def done(m, res, secs, note):
+        with lock:
+            rows.append((m, res, note))
+            show(m, res, secs, note)
 
-    threads = [threading.Thread(target=lane, args=(ms,)) for ms in lanes(sample) if ms]
+    def host_lane():
+        for m in host:
+            vmt = [t for t in m["tests"] if t in mutants.VM_TESTS]
+            mh = dict(m, tests=[t for t in m["tests"] if t not in vmt])
+            res, secs, note = mutants.run_one(mh, scratch, logdir, first_fail=True, stats=stats)
+            if res == "survived" and vmt:
+                later.put((dict(m, tests=vmt), secs))
+            else:
+                done(m, res, secs, note)
+        later.put(None)
+
+    def vm_lane():
+        todo = [(m, 0.0) for m in vm]
+        while True:
+            item = todo.pop(0) if todo else later.get()
+            if item is None:
+                return
+            res, secs, note = mutants.run_one(item[0], scratch, logdir, first_fail=True, stats=stats)
+            done(item[0], res, secs + item[1], note)
+
+    threads = [threading.Thread(target=f) for f in (host_lane, vm_lane)]
     for t in threads:
         t.start()
     for t in threads:
@@ -210,11 +243,37 @@ def cmd_run(muts):
     return 0 if rate >= goal else 1
 
 
+def cmd_selftest():
+    """The lanes on made-up mutants (no test run): TAP."""
+    calls = []
+
+    def fake(m, scratch, logdir, first_fail, stats):
+        calls.append((m["id"], [os.path.basename(t) for t in m["tests"]]))
+        return ("caught" if m["id"] == "d" else "survived"), 1.0, ""
+
+    real, mutants.run_one = mutants.run_one, fake
+    g, k = "selftests/guest/test_guest.sh", "selftests/kmod/test_kmod.sh"
+    sample = [{"id": "a", "tests": ["selftests/x/test_a.sh", g]}, {"id": "b", "tests": [k]},
+              {"id": "c", "tests": ["selftests/x/test_c.sh"]}, {"id": "d", "tests": ["selftests/x/test_d.sh", k]}]
+    rows = run_lanes(sample, "", "", None, lambda *a: None)
+    mutants.run_one = real
+    res = {m["id"]: r for m, r, _ in rows}
+    want = [("a", ["test_a.sh"]), ("a", ["test_guest.sh"]), ("b", ["test_kmod.sh"]),
+            ("c", ["test_c.sh"]), ("d", ["test_d.sh"])]
+    print("1..2")
+    print("%s 1 - gen lanes: host tests in the host lane, a survivor's qemu tests in the qemu lane, "
+          "a caught one's not run: %s" % ("ok" if sorted(calls) == want else "not ok", sorted(calls)))
+    print("%s 2 - gen lanes: one row a mutant: %s" % ("ok" if len(rows) == 4 and res["d"] == "caught" else "not ok", res))
+    return 0 if sorted(calls) == want and len(rows) == 4 else 1
+
+
 def main():
     a = sys.argv[1:]
     rules = [r for r in os.environ.get("MUTANT_RULES", "").split(",") if r] or None
     if "--rule" in a:
         rules = [a[a.index("--rule") + 1]]
+    if a and a[0] == "selftest":
+        return cmd_selftest()
     if not a or a[0] not in ("list", "count", "run"):
         print(__doc__)
         return 2
