@@ -211,6 +211,33 @@ def verdict(rc, out):
     return False, lines[-1] if mm else "run.sh exit 0, no summary", False
 
 
+def check_keys(out):
+    """The failing checks of a run, their numbers and (...) left out: what
+    to compare with the same file's run on the unmutated tree."""
+    return {re.sub(r"\(.*?\)|\d+", "", x[len("not ok"):]).strip()
+            for x in out.split("\n") if x.startswith("not ok")}
+
+
+class Baseline:
+    """Each test file's failing checks on the unmutated tree, found once
+    (the first time a mutant fails that file): a check that fails there
+    too says nothing about a mutant."""
+
+    def __init__(self):
+        self.d, self.lock = {}, threading.Lock()
+
+    def get(self, t, runner, top, env, f):
+        with self.lock:
+            if t not in self.d:
+                rc0, out0, _ = runner(top, t, env)
+                f.write("---- %s on the unmutated tree (once)\n%s\n" % (t, out0))
+                self.d[t] = check_keys(out0) if rc0 else set()
+            return self.d[t]
+
+
+BASELINE = Baseline()
+
+
 def run_test(tree, t, env):
     """(rc, output, seconds) of one test file run by the tree's run.sh."""
     t0 = time.monotonic()
@@ -219,13 +246,16 @@ def run_test(tree, t, env):
     return r.returncode, r.stdout, time.monotonic() - t0
 
 
-def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test, top=TOP):
+def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test, top=TOP,
+              baseline=None):
     """Run tests in tree one file at a time (stats' order); with first_fail,
     stop at the first file that fails.  A failure whose checks look timed
     is run again on the unmutated tree at top: failing there too, it is the
     machine, not the mutant: that file says nothing (flaky) and the next
-    one is tried.  Returns (result, note)."""
+    one is tried.  So is a file whose failing checks all fail on the
+    unmutated tree too (Baseline).  Returns (result, note)."""
     stats, caught, flaky, why = stats or Stats(), None, None, ""
+    baseline = baseline or BASELINE
     for t in stats.order(tests) if first_fail else tests:
         tenv = dict(env, TOE_TEST_TIMEOUT=stats.timeout(t, env.get("TOE_TEST_TIMEOUT", "600")))
         rc, out, secs = runner(tree, t, tenv)
@@ -239,6 +269,9 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
                 flaky = "%s fails unmutated too: %s" % (t, why)
                 continue
             why += " (passes unmutated)"
+        elif bad and check_keys(out) and not check_keys(out) - baseline.get(t, runner, top, tenv, f):
+            flaky = "%s: only checks that fail unmutated too: %s" % (t, why)
+            continue
         stats.add(t, secs, bad)
         if bad and first_fail:
             return "caught", "%s: %s" % (t, why)
@@ -354,8 +387,8 @@ def cmd_selftest():
 
     def runner(tree, t, env):
         ran.append((tree, t))
-        if tree == "top" and t == "c":
-            return outs["c"] + (1.0,)  # the unmutated tree fails it too
+        if tree == "top":  # the unmutated tree fails c too, passes the rest
+            return outs["c"] + (1.0,) if t == "c" else (0, ok, 1.0)
         return outs[t] + (1.0,)
 
     st = Stats()
@@ -363,8 +396,8 @@ def cmd_selftest():
     checks = [("host tests first, the cheapest per kill first",
                st.order([VM_TESTS[1], "a", "b"]) == ["b", "a", VM_TESTS[1]])]
     res = run_tests("mut", [VM_TESTS[1], "a", "b"], {}, io.StringIO(), True, st, runner, "top")
-    checks.append(("first failing file ends the mutant: %s after %s" % (res[0], [t for _, t in ran]),
-                   res[0] == "caught" and [t for _, t in ran] == ["b"]))
+    checks.append(("first failing file ends the mutant (checked once unmutated): %s after %s" % (res[0], ran),
+                   res[0] == "caught" and ran == [("mut", "b"), ("top", "b")]))
     del ran[:]
     res = run_tests("mut", ["a", VM_TESTS[1]], {}, io.StringIO(), True, Stats(), runner, "top")
     checks.append(("all passing: survived after both", res[0] == "survived" and len(ran) == 2))
@@ -380,6 +413,14 @@ def cmd_selftest():
     res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(),
                     lambda tr, t, e: (0, ok, 1.0) if tr == "top" else outs[t] + (1.0,), "top")
     checks.append(("a timed check passing unmutated is caught", res[0] == "caught"))
+    outs["e"] = (1, "not ok 1 - e: the running flow (0 slow)\n0 passed, 1 failed, 0 skipped")
+    outs["f"] = (1, "not ok 1 - f: the running flow (3 slow)\nnot ok 2 - f: admitted\n0 passed, 2 failed")
+    bl = Baseline()
+    res = run_tests("mut", ["e"], {}, io.StringIO(), True, Stats(), lambda tr, t, e: outs[t] + (1.0,), "top", bl)
+    checks.append(("a check failing unmutated too is not a kill: %s" % res[0], res[0] == "flaky"))
+    res = run_tests("mut", ["f"], {}, io.StringIO(), True, Stats(),
+                    lambda tr, t, e: outs["e"] + (1.0,) if tr == "top" else outs[t] + (1.0,), "top", bl)
+    checks.append(("  one more failing check than unmutated is: %s" % res[0], res[0] == "caught"))
     checks.append(("a run.sh failure with no check is caught",
                    verdict(124, "# x: timed out\n0 passed, 1 failed, 0 skipped")[0]))
     st.add("d", 100.0, False)
