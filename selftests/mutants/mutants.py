@@ -218,6 +218,12 @@ def check_keys(out):
             for x in out.split("\n") if x.startswith("not ok")}
 
 
+def not_a_check(out):
+    """Did the file fail with no check of its own failing (only run.sh's
+    plan or exit line)?"""
+    return not [k for k in check_keys(out) if not re.match(r"^- [^:]*: planned\s+checks, ran$", k)]
+
+
 class Baseline:
     """Each test file's failing checks on the unmutated tree, found once
     (the first time a mutant fails that file): a check that fails there
@@ -272,6 +278,14 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
         elif bad and check_keys(out) and not check_keys(out) - baseline.get(t, runner, top, tenv, f):
             flaky = "%s: only checks that fail unmutated too: %s" % (t, why)
             continue
+        elif bad and not_a_check(out):
+            # no check of its own failed (its setup did: a name taken, ...):
+            # a kill only if it does so again
+            rc, out, _ = runner(tree, t, tenv)
+            f.write("---- %s again (no check failed)\n%s\n" % (t, out))
+            if not verdict(rc, out)[0]:
+                flaky = "%s: failed once before any check, then passed: %s" % (t, why)
+                continue
         stats.add(t, secs, bad)
         if bad and first_fail:
             return "caught", "%s: %s" % (t, why)
@@ -421,6 +435,15 @@ def cmd_selftest():
     res = run_tests("mut", ["f"], {}, io.StringIO(), True, Stats(),
                     lambda tr, t, e: outs["e"] + (1.0,) if tr == "top" else outs[t] + (1.0,), "top", bl)
     checks.append(("  one more failing check than unmutated is: %s" % res[0], res[0] == "caught"))
+    outs["g"] = (1, "not ok 1 - g: planned 5 checks, ran 0 (exit 1)\n0 passed, 1 failed, 0 skipped")
+    runs = []
+
+    def once(tr, t, e):  # fails the first time in the mutated tree only
+        runs.append(tr)
+        return outs[t] + (1.0,) if runs.count("mut") == 1 and tr == "mut" else (0, ok, 1.0)
+
+    res = run_tests("mut", ["g"], {}, io.StringIO(), True, Stats(), once, "top", Baseline())
+    checks.append(("a file failing before any check, then passing, is no kill: %s" % res[0], res[0] == "flaky"))
     checks.append(("a run.sh failure with no check is caught",
                    verdict(124, "# x: timed out\n0 passed, 1 failed, 0 skipped")[0]))
     st.add("d", 100.0, False)
