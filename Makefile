@@ -59,7 +59,7 @@ LIBTOE    := $(O)/lib/libtoe.a
 TOED_OBJS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
 TOECTL_OBJS := $(patsubst user/toectl/%.c,$(O)/toectl-objs/%.o,$(wildcard user/toectl/*.c))
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill \
-	$(O)/selftests/connstorm $(O)/selftests/cfg_limits
+	$(O)/selftests/connstorm $(O)/selftests/cfg_limits $(O)/selftests/nl_feed
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen $(O)/bench/pktblast
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
@@ -149,6 +149,12 @@ $(O)/bench/%: bench/%.c
 $(O)/selftests/%: selftests/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+# toed's rtnetlink reader fed crafted messages: it compiles user/toed/neigh.c
+# in (-MMD records it), and links what that needs of libtoe.
+$(O)/selftests/nl_feed: selftests/tools/nl_feed.c $(LIBTOE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(LIBTOE) $(LDLIBS)
 
 # toe-loader: user/loader/ (main.c: the subcommand table; see each file's
 # header).  Every object waits for the skeleton, which skel.c and the

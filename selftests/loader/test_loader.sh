@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 75
+plan 77
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -52,6 +52,15 @@ check "status lists the bypass sk_msg program on its sockhash (pin $SKPIN)" \
 check "status lists the flow map with its size" \
 	jq -e --arg n "$MAP_FLOWS" '.maps[] | select(.name == $n and .type == "lru_hash" and .max_entries == 262144)' <<<"$st"
 check "status text names the pin folder" bash -c "nsenter --net=/run/netns/$(ns_name a) $TOE_BUILD/toe-loader status --pin-dir $PIN | grep -q 'pin folder: $PIN'"
+# entries: counted for a hash map (the flows: a number), not for an array
+# (the stats: "-" in the text, null in JSON)
+stt=$(nsx a toe-loader status --pin-dir "$PIN")
+row() { awk -v m="$1" '$2 == m { print $5 }' <<<"$stt"; }
+check "status text: the flow map's entries a number ($(row "$MAP_FLOWS")), the stats array's not ($(row "$MAP_STATS"))" \
+	eval '[[ $(row "$MAP_FLOWS") =~ ^[0-9]+$ ]] && [ "$(row "$MAP_STATS")" = - ]'
+check "status -j: the same, a number and null" \
+	jq -e --arg f "$MAP_FLOWS" --arg s "$MAP_STATS" \
+	'(.maps[] | select(.name == $f) | .entries | type == "number") and (.maps[] | select(.name == $s) | .entries == null)' <<<"$st"
 
 # Real traffic from the test cgroup: flows are recorded.
 nsx b iperf3 -s -1 -D -p 5301 && sleep 0.3

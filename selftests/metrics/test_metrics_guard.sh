@@ -6,12 +6,13 @@
 # request has a whole deadline (3 s) however slowly its bytes come; slow
 # clients are limited per address and in total, the stalest evicted, so
 # a fresh scrape is answered within 1 s while 16 (and 64) slow clients
-# hold connections.
+# hold connections, and 6 slow clients of one address evict their own, not
+# another address's.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd curl jq python3
 need_built toed toectl
-plan 11
+plan 12
 
 T=$(mktemp -d /tmp/opentoe-mg.XXXXXX)
 defer "rm -rf $T"
@@ -71,6 +72,15 @@ srcs=$(seq -s, -f '127.0.1.%g' 1 64)
 w=$(slow 64 "$srcs")
 check "64 slow clients from 64 addresses: fresh scrapes within 1 s (worst $w s; $(cat "$T/drip"))" \
 	awk -v w="$w" 'BEGIN { exit !(w != "fail" && w < 1) }'
+# per address: 2 slow clients of 127.0.2.1 (under its limit of 4), then 6
+# of 127.0.2.2: the stalest of 127.0.2.2's go, never 127.0.2.1's
+nsx m python3 "$DRIP" 127.0.0.1 "$P" -n 2 --every 0.5 --for 2.5 --src 127.0.2.1 >"$T/dripa" &
+DA=$!
+sleep 0.5
+nsx m python3 "$DRIP" 127.0.0.1 "$P" -n 6 --every 0.5 --for 1.5 --src 127.0.2.2 >"$T/dripb"
+wait "$DA"
+check "6 slow clients of one address evict their own, not another address's 2 ($(cat "$T/dripa") $(cat "$T/dripb"))" \
+	eval 'jq -e ".opened == 2" "$T/dripa" && jq -e ".opened > 6" "$T/dripb"'
 # two slow clients, under every limit: the whole-request deadline alone
 nsx m python3 "$DRIP" 127.0.0.1 "$P" -n 2 --every 0.5 --for 5.5 >"$T/drip"
 check "a request dripping a header line every 0.5 s lives 3 s, the deadline (+1 s): $(cat "$T/drip")" \

@@ -20,14 +20,17 @@
                                Each run's log: build/mutants/ID.log.
 
 Environment: TOE_MUTANTS_TMP (scratch parent, default /tmp),
-TOE_TEST_TIMEOUT (per test file, default here 600 s).
+TOE_TEST_TIMEOUT (per test file, default here 600 s; in a kill-rate run
+4 times the file's longest passing run so far, at least 120 s).
 """
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,7 +145,169 @@ def copy_tree(dst):
     shutil.copytree(TOP, dst, symlinks=True, ignore=ignore)
 
 
-def run_one(m, scratch_parent, logdir):
+VM_TESTS = ("selftests/guest/test_guest.sh", "selftests/kmod/test_kmod.sh")
+# a failing check that measures time (or a test file that ran out of time)
+# may be the shared machine's load, not the mutant: such a catch is re-run
+# on the unmutated tree before it counts
+TIMING_RE = re.compile(r"\b(p\d\d|latency|ms|usec|µs|seconds?|within|timed? ?out|stall\w*|"
+                       r"rate|throughput|[GMK]bit|faster|slower|deadline|\d+ ?s)\b", re.I)
+
+
+class Stats:
+    """Per test file: runs, seconds, kills (build/mutants/test-stats.json),
+    to run a mutant's cheapest, most often killing test first."""
+
+    def __init__(self, path=None):
+        self.path, self.d, self.lock = path, {}, threading.Lock()
+        if path and os.path.isfile(path):
+            try:
+                self.d = json.load(open(path))
+            except ValueError:
+                self.d = {}
+
+    def cost(self, t):
+        """Expected seconds to a kill: mean time over the share that kills."""
+        s = self.d.get(t, {})
+        mean = s.get("secs", 0) / s["runs"] if s.get("runs") else 60.0
+        return mean * (s.get("runs", 0) + 1) / (s.get("kills", 0) + 1)
+
+    def order(self, tests):
+        """Host tests before the qemu ones (minutes each), cheapest first."""
+        return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t), t))
+
+    def timeout(self, t, default):
+        """A file's time limit: 4 times its longest passing run (at least
+        120 s), so a mutant that hangs it costs minutes, not the default."""
+        s = self.d.get(t, {})
+        return str(max(120, int(4 * s["pass_max"]))) if s.get("pass_max") else default
+
+    def add(self, t, secs, killed):
+        with self.lock:
+            s = self.d.setdefault(t, {"runs": 0, "secs": 0.0, "kills": 0})
+            s["runs"] += 1
+            s["secs"] += secs
+            s["kills"] += int(killed)
+            if not killed:
+                s["pass_max"] = max(s.get("pass_max", 0), secs)
+            if self.path:
+                with open(self.path + ".tmp", "w") as f:
+                    json.dump(self.d, f, indent=1, sort_keys=True)
+                os.replace(self.path + ".tmp", self.path)
+
+
+def verdict(rc, out):
+    """(failed?, why, timed?) of one selftests/run.sh run from its status
+    and TAP: timed when the file ran out of time or every failing check
+    measures time (one failing check that does not rules the machine out)."""
+    lines = out.strip().split("\n") if out.strip() else [""]
+    mm = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", lines[-1])
+    failed = [re.sub(r"^not ok \d+ - ", "", x) for x in lines if x.startswith("not ok")]
+    late = " (timed out)" if re.search(r"\(exit 124\)|: timed out$", out, re.M) else ""
+    timed = bool(late) or bool(failed) and all(TIMING_RE.search(x) for x in failed)
+    if rc != 0 and failed:
+        return True, "%d failed: %s%s" % (len(failed), " | ".join(failed), late), timed
+    if rc != 0:
+        return True, "run.sh exit %d: %s" % (rc, lines[-1]), timed
+    return False, lines[-1] if mm else "run.sh exit 0, no summary", False
+
+
+def check_keys(out):
+    """The failing checks of a run, their numbers and (...) left out: what
+    to compare with the same file's run on the unmutated tree."""
+    return {re.sub(r"\(.*?\)|\d+", "", x[len("not ok"):]).strip()
+            for x in out.split("\n") if x.startswith("not ok")}
+
+
+def not_a_check(out):
+    """Did the file fail with no check of its own failing (only run.sh's
+    plan or exit line)?"""
+    return not [k for k in check_keys(out) if not re.match(r"^- [^:]*: planned\s+checks, ran$", k)]
+
+
+class Baseline:
+    """Each test file's failing checks on the unmutated tree, found once
+    (the first time a mutant fails that file): a check that fails there
+    too says nothing about a mutant."""
+
+    def __init__(self):
+        self.d, self.lock = {}, threading.Lock()
+
+    def get(self, t, runner, top, env, f):
+        with self.lock:
+            if t not in self.d:
+                rc0, out0, _ = runner(top, t, env)
+                f.write("---- %s on the unmutated tree (once)\n%s\n" % (t, out0))
+                self.d[t] = check_keys(out0) if rc0 else set()
+            return self.d[t]
+
+
+BASELINE = Baseline()
+
+
+def run_test(tree, t, env):
+    """(rc, output, seconds) of one test file run by the tree's run.sh."""
+    t0 = time.monotonic()
+    r = subprocess.run(["bash", "selftests/run.sh", t], cwd=tree, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, env=env, universal_newlines=True, errors="replace")
+    return r.returncode, r.stdout, time.monotonic() - t0
+
+
+def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test, top=TOP,
+              baseline=None):
+    """Run tests in tree one file at a time (stats' order); with first_fail,
+    stop at the first file that fails.  A failure whose checks look timed
+    is run again on the unmutated tree at top: failing there too, it is the
+    machine, not the mutant: that file says nothing (flaky) and the next
+    one is tried.  So is a file whose failing checks all fail on the
+    unmutated tree too (Baseline).  Returns (result, note)."""
+    stats, caught, flaky, why = stats or Stats(), None, None, ""
+    baseline = baseline or BASELINE
+    for t in stats.order(tests) if first_fail else tests:
+        tenv = dict(env, TOE_TEST_TIMEOUT=stats.timeout(t, env.get("TOE_TEST_TIMEOUT", "600")))
+        rc, out, secs = runner(tree, t, tenv)
+        f.write("---- %s (%.0f s)\n%s\n" % (t, secs, out))
+        f.flush()
+        bad, why, timed = verdict(rc, out)
+        if bad and timed:
+            rc0, out0, _ = runner(top, t, tenv)  # the same time limit
+            f.write("---- %s again on the unmutated tree (timed check)\n%s\n" % (t, out0))
+            if verdict(rc0, out0)[0]:
+                flaky = "%s fails unmutated too: %s" % (t, why)
+                continue
+            why += " (passes unmutated)"
+        elif bad and check_keys(out) and not check_keys(out) - baseline.get(t, runner, top, tenv, f):
+            flaky = "%s: only checks that fail unmutated too: %s" % (t, why)
+            continue
+        elif bad and not_a_check(out):
+            # no check of its own failed (its setup did: a name taken, ...):
+            # a kill only if it does so again
+            rc, out, _ = runner(tree, t, tenv)
+            f.write("---- %s again (no check failed)\n%s\n" % (t, out))
+            if not verdict(rc, out)[0]:
+                flaky = "%s: failed once before any check, then passed: %s" % (t, why)
+                continue
+        stats.add(t, secs, bad)
+        if bad and first_fail:
+            return "caught", "%s: %s" % (t, why)
+        if bad:
+            caught = "%s: %s" % (t, why)
+    if caught:
+        return "caught", caught
+    return ("flaky", flaky) if flaky else ("survived", why)
+
+
+def mutant_env():
+    env = dict(os.environ)
+    for k in ("TOE_BUILD", "TOE_TOP", "MAKEFLAGS", "MAKELEVEL"):
+        env.pop(k, None)
+    env.setdefault("TOE_TEST_TIMEOUT", "600")
+    return env
+
+
+def run_one(m, scratch_parent, logdir, first_fail=False, stats=None):
+    """One mutant: (result, seconds, note).  The scratch copy carries the
+    tree's build/ with its times (copy_tree), and the mutated file is made
+    newer than everything, so make rebuilds only what the mutant changed."""
     t0 = time.monotonic()
     log = os.path.join(logdir, m["id"] + ".log")
     p = problems(m)
@@ -150,7 +315,7 @@ def run_one(m, scratch_parent, logdir):
         with open(log, "w") as f:
             f.write("\n".join(p) + "\n")
         return "stale", time.monotonic() - t0, "; ".join(p)
-    scratch = tempfile.mkdtemp(prefix="opentoe-mutant-%s." % m["id"], dir=scratch_parent)
+    scratch = tempfile.mkdtemp(prefix="opentoe-mutant-%s." % m["id"].replace("/", "_"), dir=scratch_parent)
     tree = os.path.join(scratch, "tree")
     try:
         copy_tree(tree)
@@ -161,12 +326,7 @@ def run_one(m, scratch_parent, logdir):
         # newer than every object built from it, whatever the copy's times
         now = time.time() + 2
         os.utime(path, (now, now))
-        env = dict(os.environ)
-        env.pop("TOE_BUILD", None)
-        env.pop("TOE_TOP", None)
-        env.pop("MAKEFLAGS", None)
-        env.pop("MAKELEVEL", None)
-        env.setdefault("TOE_TEST_TIMEOUT", "600")
+        env = mutant_env()
         with open(log, "w") as f:
             f.write("mutant %s: %s\n%s: %r -> %r\n\n" % (m["id"], m["what"], m["file"], m["old"], m["new"]))
             f.flush()
@@ -174,21 +334,8 @@ def run_one(m, scratch_parent, logdir):
             if b.returncode != 0:
                 return "build-failed", time.monotonic() - t0, "make all failed"
             env["TOE_NO_BUILD"] = "1"
-            f.write("\n---- tests\n")
-            f.flush()
-            r = subprocess.run(["bash", "selftests/run.sh"] + m["tests"], cwd=tree,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                               universal_newlines=True, errors="replace")
-            f.write(r.stdout)
-        last = r.stdout.strip().split("\n")[-1] if r.stdout.strip() else ""
-        mm = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", last)
-        failed = [l for l in r.stdout.split("\n") if l.startswith("not ok")]
-        if r.returncode != 0 and mm and int(mm.group(2)) > 0:
-            first = re.sub(r"^not ok \d+ - ", "", failed[0]) if failed else ""
-            return "caught", time.monotonic() - t0, "%s failed: %s" % (mm.group(2), first[:90])
-        if r.returncode != 0:
-            return "caught", time.monotonic() - t0, "run.sh exit %d: %s" % (r.returncode, last[:90])
-        return "survived", time.monotonic() - t0, last
+            res, note = run_tests(tree, m["tests"], env, f, first_fail, stats)
+        return res, time.monotonic() - t0, note
     finally:
         # the tests clean up after themselves; the scratch tree goes too
         shutil.rmtree(scratch, ignore_errors=True)
@@ -221,6 +368,7 @@ def cmd_run(only, keep_going=True):
     print("%-20s %-13s %6s  %s" % ("MUTANT", "RESULT", "TIME", "(one at a time; logs in build/mutants/)"), flush=True)
     for m in muts:
         res, secs, note = run_one(m, scratch_parent, logdir)
+        note = note[:90]
         rows.append((m, res, secs, note))
         print("%-20s %-13s %5.0fs  %s" % (m["id"], res, secs, note), flush=True)
     total = time.monotonic() - t_all
@@ -240,6 +388,79 @@ def cmd_run(only, keep_going=True):
     return 0 if caught == len(rows) else 1
 
 
+def cmd_selftest():
+    """The runner's own logic on made-up test files (no tree copied, no
+    test run): order, the stop at the first failure, a timed check that
+    fails unmutated too.  TAP, one line a check."""
+    import io
+    ok = "1 passed, 0 failed, 0 skipped"
+    outs = {"a": (0, ok), "b": (1, "not ok 1 - b: flows admitted\n0 passed, 1 failed, 0 skipped"),
+            "c": (1, "not ok 1 - c: p99 latency 9 ms over 5 ms\n0 passed, 1 failed, 0 skipped"),
+            VM_TESTS[1]: (0, ok)}
+    ran = []
+
+    def runner(tree, t, env):
+        ran.append((tree, t))
+        if tree == "top":  # the unmutated tree fails c too, passes the rest
+            return outs["c"] + (1.0,) if t == "c" else (0, ok, 1.0)
+        return outs[t] + (1.0,)
+
+    st = Stats()
+    st.d = {"a": {"runs": 2, "secs": 100.0, "kills": 0}, "b": {"runs": 2, "secs": 10.0, "kills": 1}}
+    checks = [("host tests first, the cheapest per kill first",
+               st.order([VM_TESTS[1], "a", "b"]) == ["b", "a", VM_TESTS[1]])]
+    res = run_tests("mut", [VM_TESTS[1], "a", "b"], {}, io.StringIO(), True, st, runner, "top")
+    checks.append(("first failing file ends the mutant (checked once unmutated): %s after %s" % (res[0], ran),
+                   res[0] == "caught" and ran == [("mut", "b"), ("top", "b")]))
+    del ran[:]
+    res = run_tests("mut", ["a", VM_TESTS[1]], {}, io.StringIO(), True, Stats(), runner, "top")
+    checks.append(("all passing: survived after both", res[0] == "survived" and len(ran) == 2))
+    res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(), runner, "top")
+    checks.append(("a timed check failing unmutated too is flaky, not caught", res[0] == "flaky"))
+    del ran[:]
+    st2 = Stats()
+    st2.d = {"b": {"runs": 1, "secs": 1000.0, "kills": 0}}  # c first
+    res = run_tests("mut", ["c", "b"], {}, io.StringIO(), True, st2, runner, "top")
+    checks.append(("  and the next file is tried: %s after %s" % (res[0], [t for _, t in ran]),
+                   res[0] == "caught" and [t for _, t in ran] == ["c", "c", "b"]))
+    outs["c"] = (1, "not ok 1 - c: p99 latency 9 ms over 5 ms\n0 passed, 1 failed, 0 skipped")
+    res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(),
+                    lambda tr, t, e: (0, ok, 1.0) if tr == "top" else outs[t] + (1.0,), "top")
+    checks.append(("a timed check passing unmutated is caught", res[0] == "caught"))
+    outs["e"] = (1, "not ok 1 - e: the running flow (0 slow)\n0 passed, 1 failed, 0 skipped")
+    outs["f"] = (1, "not ok 1 - f: the running flow (3 slow)\nnot ok 2 - f: admitted\n0 passed, 2 failed")
+    bl = Baseline()
+    res = run_tests("mut", ["e"], {}, io.StringIO(), True, Stats(), lambda tr, t, e: outs[t] + (1.0,), "top", bl)
+    checks.append(("a check failing unmutated too is not a kill: %s" % res[0], res[0] == "flaky"))
+    res = run_tests("mut", ["f"], {}, io.StringIO(), True, Stats(),
+                    lambda tr, t, e: outs["e"] + (1.0,) if tr == "top" else outs[t] + (1.0,), "top", bl)
+    checks.append(("  one more failing check than unmutated is: %s" % res[0], res[0] == "caught"))
+    outs["g"] = (1, "not ok 1 - g: planned 5 checks, ran 0 (exit 1)\n0 passed, 1 failed, 0 skipped")
+    runs = []
+
+    def once(tr, t, e):  # fails the first time in the mutated tree only
+        runs.append(tr)
+        return outs[t] + (1.0,) if runs.count("mut") == 1 and tr == "mut" else (0, ok, 1.0)
+
+    res = run_tests("mut", ["g"], {}, io.StringIO(), True, Stats(), once, "top", Baseline())
+    checks.append(("a file failing before any check, then passing, is no kill: %s" % res[0], res[0] == "flaky"))
+    checks.append(("a run.sh failure with no check is caught",
+                   verdict(124, "# x: timed out\n0 passed, 1 failed, 0 skipped")[0]))
+    st.add("d", 100.0, False)
+    st.add("d", 20.0, True)
+    checks.append(("a file's time limit is 4 times its longest passing run, at least 120 s: %s, %s"
+                   % (st.timeout("d", "600"), st.timeout("a", "600")),
+                   st.timeout("d", "600") == "400" and st.timeout("a", "600") == "600"))
+    checks.append(("a file that ran out of time is a timed failure",
+                   verdict(1, "not ok 3 - x: planned 4 checks, ran 3 (exit 124)\n2 passed, 1 failed, 0 skipped")[2]))
+    checks.append(("a timed check failing beside an untimed one is not re-run",
+                   not verdict(1, "not ok 1 - x: p99 9 ms\nnot ok 2 - x: flows admitted\n0 passed, 2 failed")[2]))
+    print("1..%d" % len(checks))
+    for i, (what, good) in enumerate(checks, 1):
+        print("%s %d - runner: %s" % ("ok" if good else "not ok", i, what))
+    return 0 if all(g for _, g in checks) else 1
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -247,6 +468,8 @@ def main():
         return 2
     if a[0] == "check":
         return cmd_check("--tap" in a)
+    if a[0] == "selftest":
+        return cmd_selftest()
     if a[0] == "count":
         muts, _ = load()
         print(len(muts))

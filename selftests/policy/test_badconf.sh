@@ -3,7 +3,7 @@
 # Bad configurations: each rejected by toed --check and --apply with file,
 # line and column, and the policy in force stays in force.
 . "$(dirname "$0")/setup.sh"
-plan 47
+plan 51
 load_toe
 good=$(conf_t3 good 10 5500)
 apply "$good" >/dev/null || { fail "apply good"; finish; }
@@ -58,6 +58,13 @@ EOF2
 bad unknown-word "1:11: expected dev, family, local" <<'EOF2'
 rule host colour blue
 EOF2
+bad track-word "1:7: expected 'all' or 'policy', got 'some'" <<'EOF2'
+track some
+EOF2
+for t in all policy; do
+	f=$(conf "track-$t" <<<"track $t")
+	check "check takes 'track $t'" toed --check "$f"
+done
 bad unknown-statement "2:1: expected default, device, rule, track or quota, got 'rules'" <<'EOF2'
 default host
 rules host

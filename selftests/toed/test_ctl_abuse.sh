@@ -9,7 +9,7 @@
 # client limit is refused with a clear message; SIGTERM stops toed within
 # a second with all of them still connected.
 . "$(dirname "$0")/setup.sh"
-plan 40
+plan 41
 need_cmd python3
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
 toed_t3 abuse
@@ -82,6 +82,13 @@ check "toed dropped the 100 idle clients at their deadline: $(cat "$CONF_DIR/idl
 check "the dripping client was answered with an error, not served: $(cat "$CONF_DIR/drip")" \
 	grep -q "error .*time" "$CONF_DIR/drip"
 check "stats counts the clients dropped for time" stats_has '.control.clients_timed_out >= 101'
+
+# --- a client still writing after its answer: toed reads what it sends
+# until it closes (the linger), so its writes do not fail and its answer
+# stays whole
+tr=$($CTLC "$SOCK" trail 2>&1)
+check "a client writing 2 bytes after its answer: both accepted, the answer whole ($tr)" \
+	grep -q "^wrote 2 of 2 after the request; answer: ok" <<<"$tr"
 
 # --- a flood past the limit: refused clearly, served again afterwards
 $CTLC "$SOCK" flood 300 >"$CONF_DIR/flood"

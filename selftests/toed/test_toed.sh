@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 62
+plan 63
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -97,6 +97,10 @@ check "stats: toed counted the server's listen_start event" \
 in_cg a python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 5399)); s.listen(); time.sleep(0.2); s.close()'
 lstop() { ctl -j stats | jq -e '.daemon.events_listen_stop >= 1' >/dev/null; }
 check "  and a listener closed in the cgroup: listen_stop" wait_for 3 lstop
+# a listener kept home for no reason of its own (not no_stid or route):
+# the text monitor's line is just its address, at debug level
+check "  monitor (text): its listen_start line is just its address ($(grep -F ':5399' "$MONT" | head -n 1))" \
+	grep -Eq '^\[listen_start\] 127\.0\.0\.1:5399( netns [0-9]+)?$' "$MONT"
 # a monitor client that never reads, while 3,000 listeners open and close
 # in the cgroup (6,000 events): the lines it cannot take are counted lost
 ml0=$(ctl -j stats | jq .daemon.monitor_lost)

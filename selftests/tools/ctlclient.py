@@ -12,6 +12,10 @@
       toed closed (and after how long the first one was closed).
   ctlclient.py SOCK drip SECONDS
       send "status\\n" one byte a second; print what toed answered and when.
+  ctlclient.py SOCK trail
+      send "stats\n", then after toed answered two more bytes 0.3 s apart
+      (toed lingers, reading them, until we close); print whether both
+      writes went through and the answer's first line.
   ctlclient.py SOCK flood N
       open N connections at once and print, per distinct answer, how many
       got it (after a one-line request each).
@@ -114,6 +118,27 @@ def cmd_drip(path, secs):
     return 0
 
 
+def cmd_trail(path):
+    s = conn(path)
+    s.sendall(b"stats\n")
+    sent = 0
+    for b in (b"x", b"y"):
+        time.sleep(0.3)
+        try:
+            s.send(b)
+            sent += 1
+        except OSError as e:
+            print(f"write {sent + 1} after the answer failed: {e}")
+            break
+    try:
+        data = read_all(s)
+    except OSError as e:
+        data = f"read failed: {e}".encode()
+    first = data.split(b"\n", 1)[0].decode(errors="replace")
+    print(f"wrote {sent} of 2 after the request; answer: {first}")
+    return 0
+
+
 def cmd_flood(path, n):
     socks = []
     for _ in range(n):
@@ -154,6 +179,8 @@ def main():
         return cmd_idle(path, int(sys.argv[3]), float(sys.argv[4]))
     if op == "drip":
         return cmd_drip(path, float(sys.argv[3]))
+    if op == "trail":
+        return cmd_trail(path)
     if op == "flood":
         return cmd_flood(path, int(sys.argv[3]))
     print(__doc__, file=sys.stderr)

@@ -12,7 +12,7 @@
 # hold for the classic clsact filter toe-loader falls back to.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 47
+plan 51
 need_cmd bpftool jq python3 nsenter ethtool iptables
 need_built toed
 dp_start tch
@@ -194,5 +194,19 @@ err=$(nsx b env TOE_LOADER_NO_TCX=1 toe-loader load --dev vb --hook tc --cgroup 
 check "  another pin folder's filter there: refused, naming its program: $err" \
 	grep -q "vb: tc ingress filter handle 0x70e priority 1806 (opentoe's) holds program id ${id3:-x}, not the one pinned in $PIN-2" <<<"$err"
 check "  the first one's filter untouched" test "$(tc_runs b vb ingress "${id3:-0}")" = 1 -a ! -e "$PIN-2"
-ntl unload >/dev/null
+# unload's delete of the filter, done, then reported failing (fault knob
+# TOE_LOADER_TC_DEL_ERR): EINVAL, as when the filter went in between, is
+# nothing to do; EPERM, a delete that failed, fails the unload, naming it
+err=$(nsx b env TOE_LOADER_TC_DEL_ERR=22 TOE_LOADER_NO_TCX=1 toe-loader unload --pin-dir "$PIN" 2>&1 >/dev/null)
+rc=$?
+check "  unload, the filter's delete reporting EINVAL (gone meanwhile): succeeds (exit $rc)${err:+: $err}" \
+	test $rc = 0 -a -z "$err" -a ! -e "$PIN"
+check "  and the filter is gone" test -z "$(nsx b tc filter show dev vb ingress)"
+ntl load --dev vb --hook tc --cgroup "$CG" >/dev/null || fail "load --hook tc without tcx, again"
+err=$(nsx b env TOE_LOADER_TC_DEL_ERR=1 TOE_LOADER_NO_TCX=1 toe-loader unload --pin-dir "$PIN" 2>&1)
+rc=$?
+check "  unload, the filter's delete failing (EPERM): fails (exit $rc), naming it: $err" \
+	eval '[ $rc != 0 ] && grep -q "cannot delete the tc filter of $PIN/tc_ingress_.*: Operation not permitted" <<<"$err"'
+ntl unload >/dev/null 2>&1
+check "  a plain unload afterwards leaves nothing" test -z "$(nsx b tc filter show dev vb ingress)" -a ! -e "$PIN"
 finish

@@ -15,7 +15,7 @@
 # new MAC is on the frames at once.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 9
+plan 10
 need_built toectl
 router_test fwdt || exit 1
 endpoints_for_hook || exit 1
@@ -51,6 +51,9 @@ check "toectl flows lists the routed flow as forward, established" wait_for 3 fw
 sleep 1
 x1=$(st $FWD_STAT) m1=$(st $FWD_MISS)
 check "$FWD_NAME forwards it with the neighbour entry ($((x1 - x0)) packets)" test $((x1 - x0)) -gt 1000
+age=$(ctl -j flows port 5201 | jq -c '[.[] | select(.decision == "forward") | .age_s]')
+check "  and its age counts from its start: over 1 s after it was listed ($age)" \
+	jq -e 'length > 0 and all(. >= 1)' <<<"$age"
 
 # Delete the server's entry on the router: toed deletes it from the map,
 # the kernel resolves it again (the stack forwards meanwhile), toed writes it.

@@ -176,6 +176,19 @@ void undo_tc_classic(const struct undo *u)
 }
 
 /*
+ * The tests' fault knob: TOE_LOADER_TC_DEL_ERR=N makes unload's delete of
+ * a classic filter, once done, report -N, as a filter deleted by someone
+ * else in between (EINVAL, ENOENT: nothing to do) or a failing delete
+ * (anything else) would (selftests/xdp/test_tc_hook.sh).
+ */
+static int tc_del_fault(int err)
+{
+	const char *knob = getenv("TOE_LOADER_TC_DEL_ERR");
+
+	return knob && !err ? -atoi(knob) : err;
+}
+
+/*
  * Unload: delete the filter a tc_* pin (name n, at path) stands for, in
  * its network namespace (home: the loader's own, entered back after).
  * 1 if it failed.
@@ -196,7 +209,7 @@ int detach_tc_classic(const char *n, const char *path, int home)
 			ns.id);
 		return 0;
 	}
-	err = tc_classic_del(ifindex, egress, pinned_id(path));
+	err = tc_del_fault(tc_classic_del(ifindex, egress, pinned_id(path)));
 	if (err && err != -ENODEV && err != -ENOENT && err != -EINVAL) {
 		toe_err("cannot delete the tc filter of %s: %s", path,
 			strerror(-err));

@@ -305,8 +305,8 @@ static int netns_cookie_of(struct ctx *x, const struct word *w, const char *n,
 	char path[64];
 	int fd, home, e = 0;
 
-	if (!*n || strlen(n) > 32 || strchr(n, '/') || !strcmp(n, ".") ||
-	    !strcmp(n, ".."))
+	if (!*n || strlen(n) > LIM_HI(NETNS_NAME) || strchr(n, '/') ||
+	    !strcmp(n, ".") || !strcmp(n, ".."))
 		return perr(
 			x, w->col,
 			"netns '%s': expected a name under /run/netns, host or any",

@@ -35,6 +35,7 @@ enum toe_lim_kind {
 #define TOE_CFG_DEV "device d type chelsio-t3 nconn 1\n"
 #define TOE_CFG_MAX_LINE 4096 /* characters a line */
 #define TOE_CFG_MAX_WORDS 64 /* words a statement */
+#define TOE_CFG_MAX_NETNS_NAME 32 /* characters of a name under /run/netns */
 
 #define TOE_CFG_LIMITS(X)                                                      \
 	X(PORT, TOE_LK_NUM, 0, 65535, "a port", "rule host rport @")           \
@@ -59,6 +60,8 @@ enum toe_lim_kind {
 	  "device @ type chelsio-t3 nconn 1")                                  \
 	X(IF_NAME, TOE_LK_LEN, 1, IF_NAMESIZE - 1, "an interface name",        \
 	  "device d type chelsio-t3 nconn 1 dev @")                            \
+	X(NETNS_NAME, TOE_LK_LEN, 1, TOE_CFG_MAX_NETNS_NAME,                   \
+	  "a namespace name", "rule host netns @")                             \
 	X(LINE, TOE_LK_LINE, 1, TOE_CFG_MAX_LINE, "characters a line", "@")    \
 	X(WORDS, TOE_LK_WORDS, 1, TOE_CFG_MAX_WORDS, "words a statement", "@") \
 	X(DEVS, TOE_LK_COUNT, 0, TOE_MAX_DEVS, "devices",                      \

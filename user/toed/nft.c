@@ -40,7 +40,6 @@ static struct {
 	char fwd_path[4096]; /* toe_fwd's: conntrack's destroy events (ct.c) */
 	__u32 map_id; /* the map mapped, 0 if none */
 	struct toe_fwd_gen *g; /* its one value, mapped */
-	__u64 changes; /* ruleset changes seen */
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
 	__u64 ct_ended; /* fast paths ended by conntrack's destroy events */
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
@@ -171,7 +170,6 @@ static void bump(void)
 {
 	__u32 gen;
 
-	N.changes++;
 	if (!map_gen())
 		return;
 	gen = __atomic_add_fetch(&N.g->gen, 1, __ATOMIC_RELEASE);
