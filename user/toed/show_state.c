@@ -66,6 +66,10 @@ void kmod_view(struct toe_view_kmod *kv)
 		kv[d].l2t_size = kd[i].l2t_size;
 		kv[d].listeners = kd[i].listeners;
 		kv[d].listeners_held = listeners_held(kd[i].index);
+		kv[d].tids_host = kd[i].tids_host;
+		acct_view(d, &kv[d].tid_pool, &kv[d].tid_in_flight);
+		kv[d].tid_seq = D->gl.changes;
+		kv[d].tid_changed_ms = D->gl.changed_ns / 1000000;
 	}
 	free(kd);
 }

@@ -14,7 +14,10 @@
  *                given back to the module when it still has them);
  *   pool_demote  runs toe_tid_demote: a flow the module will not bind (or
  *                whose device went) goes to the host, its slot released;
- *   pool_take    after a restart: the pools' contents, for reconciling.
+ *   pool_take    after a restart: the pools' contents, for reconciling;
+ *   acct_*       the counts of the TID invariant (state.h D->acct):
+ *                what went into and out of each pool, and which of the
+ *                TIDs the datapath took toed has settled.
  *
  * toe_tid_demote comes from the datapath's own object, loaded on the
  * pinned maps it uses and nothing else (as toe-loader's bypass probe).
@@ -73,6 +76,51 @@ static bool demote_open(void)
 	}
 	demote_skel = s;
 	return true;
+}
+
+/* The datapath's tid_taken of toe_devs index i (toe_dev_live). */
+static __u64 dp_taken(__u32 i)
+{
+	struct toe_dev_live l;
+
+	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
+	    bpf_map_lookup_elem(D->m.live, &i, &l))
+		return 0;
+	return l.tid_taken;
+}
+
+/* A TID the datapath took from pool i is toed's business no more. */
+void acct_settle(__u32 i)
+{
+	if (i < TOE_MAX_DEVS && !D->acct_quiet)
+		D->acct[i].settled++;
+}
+
+/*
+ * The counts start over, the pools just emptied (pool_take) by the first
+ * reconcile on this datapath: the TIDs taken before are settled by that
+ * reconcile, quietly (acct_quiet, until its end).
+ */
+void acct_base(void)
+{
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		memset(&D->acct[i], 0, sizeof(D->acct[i]));
+		D->acct[i].taken0 = dp_taken(i);
+	}
+	D->acct_based = true;
+	D->acct_quiet = true;
+}
+
+/* Pool i's TIDs and those in flight, as the counts say now. */
+void acct_view(__u32 i, long long *pool, long long *in_flight)
+{
+	struct tid_acct *a = &D->acct[i];
+	__u64 taken = dp_taken(i) - a->taken0;
+
+	*pool = (long long)(a->pushed - a->pulled - taken);
+	*in_flight = (long long)(taken - a->settled);
 }
 
 void pool_close(void)
@@ -207,6 +255,7 @@ int pool_fill(__u32 i)
 			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
 			break;
 		}
+		D->acct[i].pushed++;
 		D->kst.reserved++;
 		n++;
 	}
@@ -233,6 +282,8 @@ static void queue_drain(__u32 q, __u32 mdev, bool server)
 	if (fd < 0)
 		return;
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
+		if (!server)
+			D->acct[q].pulled++;
 		if (!mdev || !toe_genl_up(&D->gl))
 			continue;
 		if (server)
@@ -267,6 +318,8 @@ void pool_put(__u32 i, __u32 tid)
 	    bpf_map_update_elem(fd, NULL, &tid, BPF_ANY))
 		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err,
 				  sizeof(err));
+	else
+		D->acct[i].pushed++;
 }
 
 /*
@@ -314,6 +367,7 @@ int pool_take(__u32 (**out)[2])
 			v[n][0] = i;
 			v[n][1] = tid;
 			n++;
+			D->acct[i].pulled++;
 		}
 		qmdev[i] = D->kmod_idx[i];
 	}

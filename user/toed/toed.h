@@ -126,6 +126,9 @@ __u32 kmod_toe_index(__u32 mdev);
 int pool_take(__u32 (**out)[2]);
 int pool_queue_if_any(__u32 i);
 bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason);
+void acct_settle(__u32 i);
+void acct_base(void);
+void acct_view(__u32 i, long long *pool, long long *in_flight);
 /* listen.c */
 void listen_event(const struct toe_event *e);
 void listen_reconcile(void);
