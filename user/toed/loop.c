@@ -299,6 +299,7 @@ static bool dispatch(const struct epoll_event *ev)
 		break;
 	case SRC_RING:
 		events_consume();
+		reconcile_soon(); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:
 		ctl_accept();

@@ -154,6 +154,7 @@ void retrack(bool force);
 /* reconcile.c: lost events made good */
 void reconcile_now(const char *why);
 void reconcile_tick(void);
+void reconcile_soon(void);
 int reconcile_timeout_ms(int ms);
 
 /* metrics.c */
