@@ -105,7 +105,9 @@ static __always_inline bool take_stid(struct decision *d, __u32 *stid)
 	if (!dev || !(dev->flags & TOE_DEVF_KMOD))
 		return true;
 	if (d->tenant) {
-		d->reason = TOE_R_ROUTE; /* as a tenant's connection */
+		/* counted and kept home as a tenant's connection is */
+		stat_inc(TOE_S_TID_ROUTE);
+		d->reason = TOE_R_ROUTE;
 		return false;
 	}
 	sidx = TOE_STID_POOL(idx);
