@@ -341,6 +341,7 @@ bool kmod_offload(struct toe_event *e)
 
 	if (tid_find(&e->key) || e->tid == TOE_TID_NONE)
 		return true; /* held already (a replayed event), or no pool */
+	D->tid_event_ns = e->ts_ns;
 	ret = bind_or_demote(&e->key, e->cookie, e->dev, e->tid);
 	pool_fill(e->dev);
 	if (!ret)
@@ -360,6 +361,8 @@ void kmod_close(const struct toe_event *e)
 	char err[512];
 	__u32 mdev;
 
+	if (e->tid != TOE_TID_NONE)
+		D->tid_event_ns = e->ts_ns;
 	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS) {
 		/*
 		 * Taken from the pool, never bound: reserved still, unless its

@@ -37,12 +37,14 @@ void reconcile_now(const char *why)
 {
 	__u64 before = fixed_so_far();
 
+	D->rec.last_ns = toe_now_ns();
 	D->rec.runs++;
 	/* the events still on the ring first: a close in flight is no leak */
 	events_consume();
 	kmod_reconcile();
 	listen_reconcile();
 	D->rec.fixed += fixed_so_far() - before;
+	D->rec.last_took_ns = toe_now_ns() - D->rec.last_ns;
 	logm(LOG_INFO, "reconciled (%s): %llu put right", why,
 	     (unsigned long long)(fixed_so_far() - before));
 }

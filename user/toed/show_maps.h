@@ -55,6 +55,7 @@ struct toe_view_kmod {
 	long long tid_in_flight; /* taken by the datapath, not yet settled */
 	__u64 tid_seq; /* toed's requests that may change the module's TIDs */
 	__u64 tid_changed_ms; /* CLOCK_MONOTONIC ms of the last of them */
+	__u64 tid_event_ms; /* of the last datapath event with a TID read */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */

@@ -70,6 +70,7 @@ void kmod_view(struct toe_view_kmod *kv)
 		acct_view(d, &kv[d].tid_pool, &kv[d].tid_in_flight);
 		kv[d].tid_seq = D->gl.changes;
 		kv[d].tid_changed_ms = D->gl.changed_ns / 1000000;
+		kv[d].tid_event_ms = D->tid_event_ns / 1000000;
 	}
 	free(kd);
 }
@@ -323,6 +324,8 @@ static void status_json(FILE *f, const struct status *s)
 	tj_ku64(&j, "runs", D->rec.runs);
 	tj_ku64(&j, "event_loss", D->rec.event_loss);
 	tj_ku64(&j, "fixed", D->rec.fixed);
+	tj_ku64(&j, "last_ms", D->rec.last_ns / 1000000);
+	tj_ku64(&j, "last_took_ms", D->rec.last_took_ns / 1000000);
 	tj_obj_end(&j);
 	tj_obj_end(&j);
 	tj_end(&j);

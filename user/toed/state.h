@@ -152,6 +152,7 @@ struct toed {
 	} acct[TOE_MAX_DEVS];
 	bool acct_based; /* the counts started on this datapath */
 	bool acct_quiet; /* the first reconcile: settles are of before */
+	__u64 tid_event_ns; /* ts_ns of the last event with a TID toed read */
 
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
@@ -179,6 +180,8 @@ struct toed {
 		__u64 runs; /* reconciles made */
 		__u64 event_loss; /* of them, for events lost */
 		__u64 fixed; /* TIDs and listeners they put right */
+		/* the last one: when it began (CLOCK_MONOTONIC), how long */
+		__u64 last_ns, last_took_ns;
 	} rec; /* loss makes good (reconcile.c) */
 };
 
