@@ -394,6 +394,7 @@ void kmod_close(const struct toe_event *e)
 	}
 	tid_del(&e->key);
 	pool_fill(kmod_toe_index(mdev));
+	pool_refill_soon(); /* when the device has released it */
 }
 
 /* The TIDs live connections took (toe_tid_held), read once. */
@@ -621,6 +622,7 @@ void kmod_reconcile(void)
 	forget_unseen();
 	bind_missing(hv, nh);
 	pool_fill_all();
+	pool_refill_soon(); /* what it freed, once the devices release it */
 out:
 	D->acct_quiet = false;
 	free(hv);

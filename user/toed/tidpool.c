@@ -271,6 +271,65 @@ void pool_fill_all(void)
 			pool_fill(i);
 }
 
+/*
+ * A device releases a closed TID after the host let go of it (a card
+ * acknowledges the close later; the simulator from its workqueue): the
+ * pool_fill right after the close does not find it free.  Rather than
+ * wait for the 2 s timer, toed looks again every REFILL_MS, REFILL_TRIES
+ * times, while a device still holds TIDs toed let go of; a device slower
+ * than that is left to the timer.
+ */
+#define REFILL_MS 10
+#define REFILL_TRIES 20
+static __u64 refill_at_ns;
+static int refill_left;
+
+void pool_refill_soon(void)
+{
+	refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
+	refill_left = REFILL_TRIES;
+}
+
+/* Whether a module device still holds TIDs toed let go of. */
+static bool release_pending(void)
+{
+	int i;
+
+	if (!kmod_read_devs())
+		return false;
+	for (i = 0; i < D->nkdevs; i++)
+		if (D->kdevs[i].tids_used > tids_held(D->kdevs[i].index))
+			return true;
+	return false;
+}
+
+/* After every wake-up of the loop: look again if it is time. */
+void pool_refill_tick(void)
+{
+	if (!refill_at_ns || toe_now_ns() < refill_at_ns)
+		return;
+	refill_at_ns = 0;
+	if (!D->dp.loaded || !toe_genl_up(&D->gl))
+		return;
+	pool_fill_all();
+	if (--refill_left > 0 && release_pending())
+		refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next look. */
+int pool_refill_timeout_ms(int ms)
+{
+	__u64 now = toe_now_ns();
+	int left;
+
+	if (!refill_at_ns)
+		return ms;
+	left = refill_at_ns > now ?
+		       (int)((refill_at_ns - now + 999999) / 1000000) :
+		       0;
+	return ms < 0 || ms > left ? left : ms;
+}
+
 /* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
 static void queue_drain(__u32 q, __u32 mdev, bool server)
 {
