@@ -360,7 +360,8 @@ static int tid_reserve(struct toe_genl *g, __u32 dev, bool server, __u32 *tid,
 		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	put_server(&r, server);
-	changed(g);
+	if (!server) /* a server TID is not in the TID invariant */
+		changed(g);
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
 		return ret;
@@ -401,7 +402,8 @@ static int tid_free(struct toe_genl *g, __u32 dev, bool server, __u32 tid,
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	toe_nla_put_u32(&r, OPENTOE_A_TID, tid);
 	put_server(&r, server);
-	changed(g);
+	if (!server) /* a server TID is not in the TID invariant */
+		changed(g);
 	return call(g, &r, NULL, NULL, what, err, errlen);
 }
 

@@ -70,8 +70,8 @@ struct toe_genl {
 	__u32 ctrl_grp; /* nlctrl's "notify" group */
 	__u32 seq;
 	/*
-	 * requests that may change the module's TIDs (TID_RESERVE, TID_ALLOC,
-	 * TID_FREE) sent: equal before and after a read of the module, the
+	 * requests that may change the module's connection TIDs (TID_RESERVE,
+	 * TID_ALLOC, TID_FREE; not SERVER) sent: equal before and after a read of the module, the
 	 * read saw what toed's counts say (docs/architecture.md, the TID
 	 * invariant)
 	 */

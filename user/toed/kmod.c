@@ -599,7 +599,7 @@ void kmod_reconcile(void)
 
 	if (!D->dp.loaded)
 		return;
-	np = pool_take(&pv);
+	np = pool_take(&pv, !D->acct_based); /* server pools: at a start */
 	if (!D->acct_based)
 		acct_base(); /* the pools empty: the counts start here */
 	nh = held_read(&hv);

@@ -123,7 +123,7 @@ void pool_drain(__u32 i);
 void pool_put(__u32 i, __u32 tid);
 void stid_put(__u32 mdev, __u32 stid);
 __u32 kmod_toe_index(__u32 mdev);
-int pool_take(__u32 (**out)[2]);
+int pool_take(__u32 (**out)[2], bool servers);
 int pool_queue_if_any(__u32 i);
 bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason);
 void pool_refill_soon(void);
