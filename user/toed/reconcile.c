@@ -41,6 +41,7 @@ void reconcile_now(const char *why)
 	D->rec.runs++;
 	/* the events still on the ring first: a close in flight is no leak */
 	events_consume();
+	D->rec.last_read_ns = toe_now_ns() - D->rec.last_ns;
 	kmod_reconcile();
 	listen_reconcile();
 	D->rec.fixed += fixed_so_far() - before;

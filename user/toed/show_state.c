@@ -325,6 +325,7 @@ static void status_json(FILE *f, const struct status *s)
 	tj_ku64(&j, "event_loss", D->rec.event_loss);
 	tj_ku64(&j, "fixed", D->rec.fixed);
 	tj_ku64(&j, "last_ms", D->rec.last_ns / 1000000);
+	tj_ku64(&j, "last_read_ms", D->rec.last_read_ns / 1000000);
 	tj_ku64(&j, "last_took_ms", D->rec.last_took_ns / 1000000);
 	tj_obj_end(&j);
 	tj_obj_end(&j);

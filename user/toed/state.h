@@ -180,8 +180,11 @@ struct toed {
 		__u64 runs; /* reconciles made */
 		__u64 event_loss; /* of them, for events lost */
 		__u64 fixed; /* TIDs and listeners they put right */
-		/* the last one: when it began (CLOCK_MONOTONIC), how long */
-		__u64 last_ns, last_took_ns;
+		/*
+		 * the last one: when it began (CLOCK_MONOTONIC), how long its
+		 * read of the ring took, how long it took in all
+		 */
+		__u64 last_ns, last_read_ns, last_took_ns;
 	} rec; /* loss makes good (reconcile.c) */
 };
 
