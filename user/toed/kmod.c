@@ -150,6 +150,7 @@ static void tid_del(const struct toe_flow_key *k)
 {
 	struct tident **p = tid_slot(k), *t;
 
+	D->tid_settled_ns = toe_now_ns(); /* bound: one fewer */
 	if (!p || !(t = *p))
 		return;
 	*p = t->next;
@@ -539,6 +540,7 @@ static void forget_unseen(void)
 			}
 			*pp = t->next;
 			D->kst.lost += !t->refused;
+			D->tid_settled_ns = toe_now_ns();
 			free(t);
 			D->tid_n--;
 		}

@@ -211,6 +211,7 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 		tj_ku64(j, "tid_seq", k->tid_seq);
 		tj_ku64(j, "tid_changed_ms", k->tid_changed_ms);
 		tj_ku64(j, "tid_event_ms", k->tid_event_ms);
+		tj_ku64(j, "tid_settled_ms", k->tid_settled_ms);
 	}
 	tj_obj_end(j);
 }

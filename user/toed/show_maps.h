@@ -56,6 +56,7 @@ struct toe_view_kmod {
 	__u64 tid_seq; /* toed's requests that may change the module's TIDs */
 	__u64 tid_changed_ms; /* CLOCK_MONOTONIC ms of the last of them */
 	__u64 tid_event_ms; /* of the last datapath event with a TID read */
+	__u64 tid_settled_ms; /* toed's last settle or let-go of a bound TID */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */

@@ -71,6 +71,7 @@ void kmod_view(struct toe_view_kmod *kv)
 		kv[d].tid_seq = D->gl.changes;
 		kv[d].tid_changed_ms = D->gl.changed_ns / 1000000;
 		kv[d].tid_event_ms = D->tid_event_ns / 1000000;
+		kv[d].tid_settled_ms = D->tid_settled_ns / 1000000;
 	}
 	free(kd);
 }

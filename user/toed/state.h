@@ -153,6 +153,8 @@ struct toed {
 	bool acct_based; /* the counts started on this datapath */
 	bool acct_quiet; /* the first reconcile: settles are of before */
 	__u64 tid_event_ns; /* ts_ns of the last event with a TID toed read */
+	/* when toed last settled a TID or let a bound one go (monotonic) */
+	__u64 tid_settled_ns;
 
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];

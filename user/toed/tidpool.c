@@ -92,6 +92,7 @@ static __u64 dp_taken(__u32 i)
 /* A TID the datapath took from pool i is toed's business no more. */
 void acct_settle(__u32 i)
 {
+	D->tid_settled_ns = toe_now_ns();
 	if (i < TOE_MAX_DEVS && !D->acct_quiet)
 		D->acct[i].settled++;
 }
@@ -281,7 +282,7 @@ void pool_fill_all(void)
  * than that is left to the timer.
  */
 #define REFILL_MS 10
-#define REFILL_TRIES 20
+#define REFILL_TRIES 50
 static __u64 refill_at_ns;
 static int refill_left;
 
