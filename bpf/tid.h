@@ -48,6 +48,7 @@ static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
 	struct toe_tid_held h = {};
 	__u32 idx = d->dev, ifindex;
 	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	struct toe_dev_live *live;
 	void *pool;
 
 	d->tid = TOE_TID_NONE;
@@ -79,6 +80,10 @@ static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
 		d->reason = TOE_R_NO_TID;
 		return false;
 	}
+	/* the TID is in flight until toed settles it (binds or gives back) */
+	live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+	if (live)
+		__sync_fetch_and_add(&live->tid_taken, 1);
 	stat_inc(TOE_S_TID_TAKEN);
 	d->tid = h.tid;
 	return true;
@@ -100,7 +105,9 @@ static __always_inline bool take_stid(struct decision *d, __u32 *stid)
 	if (!dev || !(dev->flags & TOE_DEVF_KMOD))
 		return true;
 	if (d->tenant) {
-		d->reason = TOE_R_ROUTE; /* as a tenant's connection */
+		/* counted and kept home as a tenant's connection is */
+		stat_inc(TOE_S_TID_ROUTE);
+		d->reason = TOE_R_ROUTE;
 		return false;
 	}
 	sidx = TOE_STID_POOL(idx);

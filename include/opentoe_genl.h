@@ -20,9 +20,10 @@
  *                           dump: none        -> one message per device
  *      A device message holds: DEV_INDEX, DEV_NAME, DEV_TTID, DEV_NCONN,
  *      DEV_TOM (only when a TOM is attached), DEV_IFINDEX + DEV_IFNAME (when
- *      bound to a net_device), DEV_TIDS_USED, DEV_LISTENERS, DEV_L2T_SIZE,
- *      DEV_L2T_USED, DEV_STATS (nest of OPENTOE_STAT_*, __u64 each); the
- *      last five only while a TOM is attached.
+ *      bound to a net_device), and only while a TOM is attached:
+ *      DEV_TIDS_USED, DEV_TIDS_RESERVED, DEV_TIDS_HOST, DEV_LISTENERS,
+ *      DEV_STIDS_RESERVED, DEV_L2T_SIZE, DEV_L2T_USED, DEV_STATS (nest of
+ *      OPENTOE_STAT_*, __u64 each).
  *  OPENTOE_CMD_DEV_ATTACH   DEV_INDEX*  -> ack.  Activate: attach a TOM by
  *                           the device's type id.  EALREADY if attached,
  *                           ENOPROTOOPT if no TOM knows the type id.
@@ -202,6 +203,12 @@ enum opentoe_attr {
 	 */
 	OPENTOE_A_SERVER,
 	OPENTOE_A_DEV_STIDS_RESERVED, /* __u32: server TIDs reserved */
+	/*
+	 * __u32: TIDs the host holds, reserved or bound (until its TID_FREE;
+	 * a TID being bound too): what toed's pool, bound and in-flight
+	 * counts add up to (docs/architecture.md, the TID invariant)
+	 */
+	OPENTOE_A_DEV_TIDS_HOST,
 
 	__OPENTOE_A_MAX,
 	OPENTOE_A_MAX = __OPENTOE_A_MAX - 1

@@ -91,6 +91,12 @@ struct toe_dev_live {
 	__u64 offloaded; /* total ever offloaded */
 	__u64 refused; /* total refused for capacity */
 	__u64 released; /* total slots released at close */
+	/*
+	 * a module device's: TIDs taken from its pool (bpf/tid.h take_tid),
+	 * total; toed's count of those it has settled gives the TIDs in
+	 * flight (docs/architecture.md, the TID invariant)
+	 */
+	__u64 tid_taken;
 };
 
 /*

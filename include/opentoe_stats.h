@@ -67,7 +67,8 @@
 	X(TID_EMPTY, "tid_pool_empty",                                              \
 	  "Offloads refused: the module device's TID pool was empty")               \
 	X(TID_ROUTE, "tid_route_other_if",                                          \
-	  "Offloads refused: the route leaves through another interface")           \
+	  "Offloads refused: the route leaves through another interface "           \
+	  "(a tenant's socket's always; listeners too)")                            \
 	X(TID_DEMOTED, "tid_demoted",                                               \
 	  "Offloaded flows toed demoted to the host (module refused, device gone)") \
 	X(XDP_FWD_CACHED, "xdp_fwd_route_cached",                                   \

@@ -213,13 +213,14 @@ static int tom_detach(struct toedev *dev, bool force)
 static int tom_fill_dev(struct toedev *dev, struct sk_buff *skb)
 {
 	struct tom_dev *td = TOM(dev);
-	unsigned int ntids, nreserved, l2t_used = 0;
+	unsigned int ntids, nreserved, nhost, l2t_used = 0;
 	struct nlattr *nest;
 	int i;
 
 	spin_lock(&td->lock);
 	ntids = td->ntids;
 	nreserved = td->nreserved;
+	nhost = td->nhost;
 	spin_unlock(&td->lock);
 	spin_lock_bh(&td->l2t_lock);
 	for (i = 0; i < td->l2t_size; i++)
@@ -228,6 +229,7 @@ static int tom_fill_dev(struct toedev *dev, struct sk_buff *skb)
 
 	if (nla_put_u32(skb, OPENTOE_A_DEV_TIDS_USED, ntids - nreserved) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_TIDS_RESERVED, nreserved) ||
+	    nla_put_u32(skb, OPENTOE_A_DEV_TIDS_HOST, nhost) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_LISTENERS, td->nlisten) ||
 	    nla_put_u32(skb, OPENTOE_A_DEV_STIDS_RESERVED,
 			td->nstid_reserved) ||

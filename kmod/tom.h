@@ -70,14 +70,15 @@ struct tom_dev {
 	const struct tom_chip *chip;
 
 	/*
-	 * lock protects tom_conn::flags and ::flow, removal from tids, ntids
-	 * and nreserved.  Process context only; taken before the xarray's
+	 * lock protects tom_conn::flags and ::flow, removal from tids, ntids,
+	 * nreserved and nhost.  Process context only; taken before the xarray's
 	 * own lock.
 	 */
 	spinlock_t lock;
 	struct xarray tids; /* tid -> tom_conn */
 	unsigned int ntids; /* TIDs in tids, closing ones too */
 	unsigned int nreserved; /* of ntids: reserved, no flow yet */
+	unsigned int nhost; /* of ntids: the host's, reserved or bound */
 	wait_queue_head_t released; /* ntids reached 0 */
 
 	/*

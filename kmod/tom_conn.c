@@ -112,6 +112,7 @@ int tom_connect(struct toedev *dev, const struct toe_flow *flow,
 	}
 	spin_lock(&td->lock);
 	c->flags = TOM_CONN_HOST | TOM_CONN_DEVICE;
+	td->nhost++;
 	spin_unlock(&td->lock);
 	tom_stat(td, OPENTOE_STAT_CONNECTS);
 	trace_tid_bind(dev, tid, flow, c->l2t_idx, 0);
@@ -155,6 +156,7 @@ int tom_reserve(struct toedev *dev, unsigned int *tidp)
 	c->flags = TOM_CONN_HOST | TOM_CONN_RESERVED;
 	td->ntids++;
 	td->nreserved++;
+	td->nhost++;
 	spin_unlock(&td->lock);
 	tom_stat(td, OPENTOE_STAT_RESERVES);
 	trace_tid_reserve(dev, tid);
@@ -231,6 +233,7 @@ err_reserved:
 unsigned int tom_host_let_go(struct tom_dev *td, struct tom_conn *c)
 {
 	lockdep_assert_held(&td->lock);
+	td->nhost--;
 	if (c->flags & TOM_CONN_RESERVED) {
 		td->nreserved--;
 		c->flags = 0;

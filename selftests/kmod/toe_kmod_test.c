@@ -234,7 +234,7 @@ struct devinfo {
 	int index;
 	char name[OPENTOE_NAMSIZ];
 	unsigned int ttid, nconn, tids_used, listeners, l2t_used;
-	unsigned int tids_reserved, stids_reserved;
+	unsigned int tids_reserved, stids_reserved, tids_host;
 	char tom[OPENTOE_TOM_NAMSIZ];
 	char ifname[32];
 	uint64_t stats[OPENTOE_STAT_MAX + 1];
@@ -267,6 +267,8 @@ static void fill_devinfo(struct devinfo *d, struct nlattr **tb)
 		d->tids_used = nla_u32(tb[OPENTOE_A_DEV_TIDS_USED]);
 	if (tb[OPENTOE_A_DEV_TIDS_RESERVED])
 		d->tids_reserved = nla_u32(tb[OPENTOE_A_DEV_TIDS_RESERVED]);
+	if (tb[OPENTOE_A_DEV_TIDS_HOST])
+		d->tids_host = nla_u32(tb[OPENTOE_A_DEV_TIDS_HOST]);
 	if (tb[OPENTOE_A_DEV_LISTENERS])
 		d->listeners = nla_u32(tb[OPENTOE_A_DEV_LISTENERS]);
 	if (tb[OPENTOE_A_DEV_STIDS_RESERVED])
@@ -1071,9 +1073,12 @@ static void test_reserve(void)
 	tap(!ret, "... and it binds afterwards (%d)", ret);
 
 	ret = tid_free(&nl, idx, t[2]);
-	tap(!ret && !dev_get(&nl, idx, &d) && d.tids_reserved == 1 &&
-		    d.tids_used == 2,
-	    "TID_FREE of a reserved TID: free at once (reserved 1, used 2)");
+	if (!ret)
+		ret = dev_get(&nl, idx, &d);
+	tap(!ret && d.tids_reserved == 1 && d.tids_used == 2 &&
+		    d.tids_host == 3,
+	    "TID_FREE of a reserved TID: free at once (reserved 1, used 2, the host's 3: %u)",
+	    d.tids_host);
 	ret = tid_reserve(&nl, idx);
 	tap(ret == t[2], "reserved again at once: TID %d (%d)", t[2], ret);
 	t[2] = ret;
@@ -1082,6 +1087,10 @@ static void test_reserve(void)
 	tap(ret == -EBUSY, "detach with bound TIDs: EBUSY (%d)", ret);
 	tid_free(&nl, idx, t[0]);
 	tid_free(&nl, idx, t[1]);
+	ret = dev_get(&nl, idx, &d);
+	tap(!ret && d.tids_host == 2,
+	    "TID_FREE of the bound ones: the host's TIDs 2 (the reserved ones) at once, whatever the device still holds (%u)",
+	    d.tids_host);
 	t0 = now();
 	while (!dev_get(&nl, idx, &d) && d.tids_used && now() - t0 < 2)
 		msleep(20);
@@ -2103,11 +2112,11 @@ static int dump_mode(const char *what)
 
 		ret = dl ? dev_dump(&nl, dl) : -ENOMEM;
 		for (i = 0; !ret && i < dl->n; i++)
-			printf("dev %d name %s nconn %u used %u reserved %u listeners %u l2t %u stids %u\n",
+			printf("dev %d name %s nconn %u used %u reserved %u host %u listeners %u l2t %u stids %u\n",
 			       dl->d[i].index, dl->d[i].name, dl->d[i].nconn,
 			       dl->d[i].tids_used, dl->d[i].tids_reserved,
-			       dl->d[i].listeners, dl->d[i].l2t_used,
-			       dl->d[i].stids_reserved);
+			       dl->d[i].tids_host, dl->d[i].listeners,
+			       dl->d[i].l2t_used, dl->d[i].stids_reserved);
 		free(dl);
 	} else if (!strcmp(what, "l2t")) {
 		l = calloc(1, sizeof(*l));
@@ -2203,6 +2212,7 @@ static int hold_mode(const char *addr, const char *port, const char *count)
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(atoi(port)) };
 	int n = atoi(count), i, fd[256], up = 0;
+	struct timespec ts;
 
 	signal(SIGTERM, hold_sig);
 	inet_pton(AF_INET, addr, &a.sin_addr);
@@ -2215,7 +2225,11 @@ static int hold_mode(const char *addr, const char *port, const char *count)
 		}
 		up += write(fd[i], "hello\n", 6) == 6;
 	}
-	printf("connected %d\n", up);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* when they were up, as toed's tid_changed_ms counts (ms) */
+	printf("connected %d at %lld\n", up,
+	       (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	fflush(stdout); /* the test waits for it (toed_guest.sh) */
 	while (!hold_stop)
 		pause();
 	for (i = 0; i < n && i < 256; i++)

@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 77
+plan 80
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -127,6 +127,17 @@ check "  and saying nothing was changed" grep -q "not loaded: nothing was change
 check "  nothing left" nothing_left
 check "features lists it as absent and refused" \
 	bash -c "TOE_LOADER_HIDE_FEATURE=ringbuf toe-loader features -j | jq -e '.[] | select(.name == \"ringbuf\" and (.present | not) and .without == \"refused\")'"
+# The tests' knob TOE_LOADER_EVENT_RING: the event ring's size (a small one
+# loses events on purpose, selftests/kmod/toed_guest.sh); a bad size is
+# refused, naming it, before anything changes
+err=$(TOE_LOADER_EVENT_RING=5000 tl load --dev va --cgroup "$CG" 2>&1)
+check "TOE_LOADER_EVENT_RING=5000: load refused, naming it" \
+	grep -q "TOE_LOADER_EVENT_RING=5000: not a power of 2 between 4096 and 2^30 bytes" <<<"$err"
+check "  nothing left" nothing_left
+TOE_LOADER_EVENT_RING=65536 tl load --dev va --cgroup "$CG" >/dev/null 2>&1
+ring=$(tl status -j | jq '[.. | objects | select(.name? == "'"$MAP_EVENTS"'") | .max_entries] | first')
+check "TOE_LOADER_EVENT_RING=65536: the event ring is 65536 bytes ($ring)" test "$ring" = 65536
+tl unload >/dev/null 2>&1
 
 # --- bad input: one line, exit 1, nothing done
 expect_err() { # desc pattern cmd...

@@ -366,11 +366,39 @@ static bool knob_on(const char *name)
 	return v && !strcmp(v, "1");
 }
 
+/*
+ * The tests' knob TOE_LOADER_EVENT_RING: the event ring's size in bytes
+ * (a power of 2, at least a page), small enough for a test to lose events
+ * on purpose (selftests/kmod/toed_guest.sh).  0 unset, -1 not valid.
+ */
+static long ring_knob(void)
+{
+	const char *v = getenv("TOE_LOADER_EVENT_RING");
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 0);
+	if (errno || *end || n < 4096 || n > (1UL << 30) || (n & (n - 1))) {
+		toe_err("TOE_LOADER_EVENT_RING=%s: not a power of 2 between 4096 and 2^30 bytes",
+			v);
+		return -1;
+	}
+	return (long)n;
+}
+
 /* Map sizes, then load the object into the kernel (pins what is new). */
 static int load_object(const struct opts *o, struct opentoe *skel)
 {
+	long ring = ring_knob();
 	int err;
 
+	if (ring < 0)
+		return -EINVAL;
+	if (ring)
+		bpf_map__set_max_entries(skel->maps.toe_events, ring);
 	if (o->flows) {
 		bpf_map__set_max_entries(skel->maps.toe_bypass, o->flows);
 		bpf_map__set_max_entries(skel->maps.toe_byp_flows, o->flows);

@@ -135,6 +135,14 @@ static int dp_attach(const struct dp_ids *ids, char *err, size_t len)
 	if (apply(false, "", e, sizeof(e)))
 		D->kmod_dirty = true;
 	retrack(true); /* neighbours and addresses into the new maps */
+	/*
+	 * What is still on the ring first (a toed killed before reading it,
+	 * or this one's start): a flow that closed gives its TID back here,
+	 * once.  Read after the reconcile, the close of a TID the reconcile
+	 * freed as an orphan would free it again, in the pool by then.
+	 */
+	events_consume();
+	D->acct_based = false; /* its tid_taken: the TID counts start over */
 	kmod_reconcile(); /* the old datapath's flows are gone: their TIDs too */
 	return 0;
 }

@@ -210,6 +210,7 @@ static int dev_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	toe_nla_get_str(tb[OPENTOE_A_DEV_TOM], d->tom, sizeof(d->tom));
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_USED], &d->tids_used);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_RESERVED], &d->tids_reserved);
+	toe_nla_get_u32(tb[OPENTOE_A_DEV_TIDS_HOST], &d->tids_host);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_LISTENERS], &d->listeners);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_STIDS_RESERVED], &d->stids_reserved);
 	toe_nla_get_u32(tb[OPENTOE_A_DEV_L2T_SIZE], &d->l2t_size);
@@ -269,6 +270,16 @@ static void put_tuple(struct toe_nlmsg *r, const struct toe_flow_key *k)
 	put_be16(r, OPENTOE_A_FLOW_DPORT, k->rport);
 }
 
+/* A request that may change the module's TIDs goes out: counted, timed. */
+static void changed(struct toe_genl *g)
+{
+	struct timespec ts;
+
+	g->changes++;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	g->changed_ns = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* TID_ALLOC; bind: of reserved TID *tid, else a new one. */
 static int tid_alloc(struct toe_genl *g, __u32 dev,
 		     const struct toe_flow_key *k, bool bind, __u32 *tid,
@@ -295,6 +306,7 @@ static int tid_alloc(struct toe_genl *g, __u32 dev,
 	if (bind)
 		toe_nla_put_u32(&r, OPENTOE_A_TID, *tid);
 	put_tuple(&r, k);
+	changed(g);
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
 		return ret;
@@ -348,6 +360,8 @@ static int tid_reserve(struct toe_genl *g, __u32 dev, bool server, __u32 *tid,
 		       OPENTOE_GENL_VERSION);
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	put_server(&r, server);
+	if (!server) /* a server TID is not in the TID invariant */
+		changed(g);
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
 		return ret;
@@ -388,6 +402,8 @@ static int tid_free(struct toe_genl *g, __u32 dev, bool server, __u32 tid,
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	toe_nla_put_u32(&r, OPENTOE_A_TID, tid);
 	put_server(&r, server);
+	if (!server) /* a server TID is not in the TID invariant */
+		changed(g);
 	return call(g, &r, NULL, NULL, what, err, errlen);
 }
 

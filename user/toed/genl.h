@@ -32,6 +32,7 @@ struct toe_genl_dev {
 	__u32 tids_used, listeners, l2t_size, l2t_used;
 	__u32 tids_reserved; /* TID_RESERVE'd, bound to no flow yet */
 	__u32 stids_reserved; /* server TIDs reserved, on no listener yet */
+	__u32 tids_host; /* the host's: reserved or bound, until TID_FREE */
 };
 
 /* A TID in use, from TID_GET; the tuple as a flow key of this host. */
@@ -68,6 +69,14 @@ struct toe_genl {
 	__u32 mcgrp; /* the family's "events" group */
 	__u32 ctrl_grp; /* nlctrl's "notify" group */
 	__u32 seq;
+	/*
+	 * requests that may change the module's connection TIDs (TID_RESERVE,
+	 * TID_ALLOC, TID_FREE; not SERVER) sent: equal before and after a read of the module, the
+	 * read saw what toed's counts say (docs/architecture.md, the TID
+	 * invariant)
+	 */
+	__u64 changes;
+	__u64 changed_ns; /* CLOCK_MONOTONIC of the last of them */
 	struct toe_genl_stats st;
 };
 

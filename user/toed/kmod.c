@@ -150,6 +150,7 @@ static void tid_del(const struct toe_flow_key *k)
 {
 	struct tident **p = tid_slot(k), *t;
 
+	D->tid_settled_ns = toe_now_ns(); /* bound: one fewer */
 	if (!p || !(t = *p))
 		return;
 	*p = t->next;
@@ -293,6 +294,7 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 			ret = -ENOMEM;
 		} else {
 			D->kst.alloc++;
+			acct_settle(dev); /* in flight no more: bound */
 			logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u",
 			     tid, l2t, mdev);
 			return 0;
@@ -317,6 +319,8 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	demoted = pool_demote(cookie, dev, tid,
 			      ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
 								 TOE_R_MODULE);
+	if (demoted)
+		acct_settle(dev); /* in flight no more: toed's again */
 	if (ret == -ENOMEM && demoted) {
 		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
 			D->kst.free_failed++;
@@ -338,6 +342,7 @@ bool kmod_offload(struct toe_event *e)
 
 	if (tid_find(&e->key) || e->tid == TOE_TID_NONE)
 		return true; /* held already (a replayed event), or no pool */
+	D->tid_event_ns = e->ts_ns;
 	ret = bind_or_demote(&e->key, e->cookie, e->dev, e->tid);
 	pool_fill(e->dev);
 	if (!ret)
@@ -357,9 +362,17 @@ void kmod_close(const struct toe_event *e)
 	char err[512];
 	__u32 mdev;
 
-	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS &&
-	    (mdev = D->kmod_idx[e->dev])) {
-		/* taken from the pool, never bound: reserved still */
+	if (e->tid != TOE_TID_NONE)
+		D->tid_event_ns = e->ts_ns;
+	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS) {
+		/*
+		 * Taken from the pool, never bound: reserved still, unless its
+		 * device went (and took it along); settled either way.
+		 */
+		acct_settle(e->dev);
+		mdev = D->kmod_idx[e->dev];
+		if (!mdev)
+			return;
 		if (!toe_genl_tid_free(&D->gl, mdev, e->tid, err, sizeof(err)))
 			D->kst.unreserved++;
 		pool_fill(e->dev);
@@ -382,6 +395,7 @@ void kmod_close(const struct toe_event *e)
 	}
 	tid_del(&e->key);
 	pool_fill(kmod_toe_index(mdev));
+	pool_refill_soon(); /* when the device has released it */
 }
 
 /* The TIDs live connections took (toe_tid_held), read once. */
@@ -389,6 +403,7 @@ struct held {
 	__u64 cookie;
 	struct toe_tid_held h;
 	bool known; /* in the module: reserved or bound */
+	bool bound; /* toed held it bound when read (settled: not in flight) */
 };
 
 static int held_read(struct held **out)
@@ -413,8 +428,10 @@ static int held_read(struct held **out)
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].cookie = k;
-		if (bpf_map_lookup_elem(D->m.tid_held, &k, &v[n].h) == 0)
-			n++;
+		if (bpf_map_lookup_elem(D->m.tid_held, &k, &v[n].h))
+			continue;
+		v[n].bound = tid_of(&v[n].h.key, NULL) >= 0;
+		n++;
 	}
 	*out = v;
 	return n;
@@ -483,6 +500,8 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 			}
 		}
 		/* no connection holds it: give it back */
+		if (tl[i].state & OPENTOE_TID_F_RESERVED) /* taken, closed */
+			acct_settle(kmod_toe_index(tl[i].dev));
 		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err,
 				      sizeof(err))) {
 			D->kst.free_failed++;
@@ -521,6 +540,7 @@ static void forget_unseen(void)
 			}
 			*pp = t->next;
 			D->kst.lost += !t->refused;
+			D->tid_settled_ns = toe_now_ns();
 			free(t);
 			D->tid_n--;
 		}
@@ -549,11 +569,14 @@ static void bind_missing(struct held *hv, int nh)
 					 h->key.lport, l, sizeof(l));
 			toe_endpoint_str(h->key.family, h->key.raddr,
 					 h->key.rport, r, sizeof(r));
-			if (pool_demote(hv[i].cookie, h->dev, h->tid,
-					TOE_R_NODEV))
-				logm(LOG_INFO,
-				     "flow %s -> %s: its TID %u went with its module device: demoted to the host",
-				     l, r, h->tid);
+			if (!pool_demote(hv[i].cookie, h->dev, h->tid,
+					 TOE_R_NODEV))
+				continue;
+			if (!hv[i].bound) /* in flight until now */
+				acct_settle(h->dev);
+			logm(LOG_INFO,
+			     "flow %s -> %s: its TID %u went with its module device: demoted to the host",
+			     l, r, h->tid);
 			continue;
 		}
 		bind_or_demote(&h->key, hv[i].cookie, h->dev, h->tid);
@@ -578,7 +601,9 @@ void kmod_reconcile(void)
 
 	if (!D->dp.loaded)
 		return;
-	np = pool_take(&pv);
+	np = pool_take(&pv, !D->acct_based); /* server pools: at a start */
+	if (!D->acct_based)
+		acct_base(); /* the pools empty: the counts start here */
 	nh = held_read(&hv);
 	if (!toe_genl_up(&D->gl)) {
 		bind_missing(hv, nh); /* none known: all demoted */
@@ -599,7 +624,9 @@ void kmod_reconcile(void)
 	forget_unseen();
 	bind_missing(hv, nh);
 	pool_fill_all();
+	pool_refill_soon(); /* what it freed, once the devices release it */
 out:
+	D->acct_quiet = false;
 	free(hv);
 	free(pv);
 }
@@ -631,6 +658,7 @@ void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
 		logm(LOG_INFO,
 		     "kernel module unloaded: configuration devices only");
 		tid_clear();
+		D->acct_based = false; /* bound and in flight: unknown now */
 		D->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_DEV:

@@ -299,6 +299,7 @@ static bool dispatch(const struct epoll_event *ev)
 		break;
 	case SRC_RING:
 		events_consume();
+		reconcile_soon(); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:
 		ctl_accept();
@@ -354,7 +355,8 @@ static void loop(void)
 		int n = epoll_wait(
 			D->epfd, evs, 16,
 			nft_timeout_ms(reconcile_timeout_ms(
-				metrics_timeout_ms(ctl_timeout_ms()))));
+				pool_refill_timeout_ms(metrics_timeout_ms(
+					ctl_timeout_ms())))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -366,6 +368,7 @@ static void loop(void)
 		ctl_expire();
 		metrics_run();
 		reconcile_tick(); /* events lost: made good */
+		pool_refill_tick(); /* TIDs a device released after a close */
 		nft_heartbeat(); /* the route cache's lease */
 	}
 }

@@ -3,7 +3,8 @@
  * Loss makes good: when events are lost (the datapath's event_dropped
  * counter moved: the toe_events ring was full), what toed derives from
  * them is made to agree with the datapath and the kernel module again,
- * within RECONCILE_CHECK_MS + the reconcile itself: the module TIDs toed
+ * at once after the read of the ring that follows the loss
+ * (reconcile_soon), else within RECONCILE_CHECK_MS, + the reconcile itself: the module TIDs toed
  * holds against live flows and toe_tid_held (kmod_reconcile), the module's
  * listeners against toe_listeners (listen_reconcile).  The datapath's own
  * maps need nothing: it deletes a flow's toe_flows, toe_tid_held and
@@ -11,7 +12,9 @@
  * not.  reconcile_now is the one mechanism, callable from anywhere;
  * counted (toectl status, stats, metrics).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "toed.h"
 
@@ -34,25 +37,62 @@ void reconcile_now(const char *why)
 {
 	__u64 before = fixed_so_far();
 
+	D->rec.last_ns = toe_now_ns();
 	D->rec.runs++;
 	/* the events still on the ring first: a close in flight is no leak */
 	events_consume();
+	D->rec.last_read_ns = toe_now_ns() - D->rec.last_ns;
 	kmod_reconcile();
 	listen_reconcile();
 	D->rec.fixed += fixed_so_far() - before;
+	D->rec.last_took_ns = toe_now_ns() - D->rec.last_ns;
 	logm(LOG_INFO, "reconciled (%s): %llu put right", why,
 	     (unsigned long long)(fixed_so_far() - before));
 }
 
-/* The datapath's event_dropped counter, summed over the CPUs; -1: unread. */
+/* Counter i of toe_stats summed over the CPUs into *sum; false: unread. */
+static bool stat_sum(__u32 i, __u64 *sum)
+{
+	static __u64 *v;
+	static int ncpu;
+	int c;
+
+	if (!v) {
+		ncpu = libbpf_num_possible_cpus();
+		v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
+		if (!v)
+			return false;
+	}
+	if (bpf_map_lookup_elem(D->m.stats, &i, v))
+		return false;
+	for (c = 0; c < ncpu; c++)
+		*sum += v[c];
+	return true;
+}
+
+/*
+ * The datapath's events lost: the ring full, or a tenant's event past its
+ * share of it (event_dropped + event_quota_dropped, summed over the CPUs;
+ * two lookups, cheap enough for every read of the ring); -1: unread.
+ */
 static long long event_dropped(void)
 {
-	__u64 st[TOE_S__MAX];
+	__u64 sum = 0;
 
-	if (!D->dp.loaded || toe_stats_read(&D->m, st, TOE_S__MAX))
+	if (!D->dp.loaded || !stat_sum(TOE_S_EVENT_DROPPED, &sum) ||
+	    !stat_sum(TOE_S_EVENT_QUOTA, &sum))
 		return -1;
-	/* the ring full, or a tenant's event past its share of it */
-	return (long long)(st[TOE_S_EVENT_DROPPED] + st[TOE_S_EVENT_QUOTA]);
+	return (long long)sum;
+}
+
+/*
+ * The ring was read: look at event_dropped at the end of this wake-up
+ * (reconcile_tick), not RECONCILE_CHECK_MS later, so that a reconcile
+ * follows a loss at once.
+ */
+void reconcile_soon(void)
+{
+	R.next_check_ns = 0;
 }
 
 /* After every wake-up of the loop: events lost since the last look? */

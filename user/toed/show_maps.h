@@ -50,6 +50,14 @@ struct toe_view_kmod {
 	__u32 l2t_used, l2t_size;
 	__u32 listeners; /* listeners (server TIDs) the module has on it */
 	__u32 listeners_held; /* of which toed holds for offloaded listeners */
+	/* the TID invariant: tids_host = tid_pool + tids_held + tid_in_flight */
+	__u32 tids_host; /* the module's TIDs the host holds (DEV_TIDS_HOST) */
+	long long tid_pool; /* TIDs in the datapath's pool */
+	long long tid_in_flight; /* taken by the datapath, not yet settled */
+	__u64 tid_seq; /* toed's requests that may change the module's TIDs */
+	__u64 tid_changed_ms; /* CLOCK_MONOTONIC ms of the last of them */
+	__u64 tid_event_ms; /* of the last datapath event with a TID read */
+	__u64 tid_settled_ms; /* toed's last settle or let-go of a bound TID */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */

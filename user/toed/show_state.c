@@ -66,6 +66,12 @@ void kmod_view(struct toe_view_kmod *kv)
 		kv[d].l2t_size = kd[i].l2t_size;
 		kv[d].listeners = kd[i].listeners;
 		kv[d].listeners_held = listeners_held(kd[i].index);
+		kv[d].tids_host = kd[i].tids_host;
+		acct_view(d, &kv[d].tid_pool, &kv[d].tid_in_flight);
+		kv[d].tid_seq = D->gl.changes;
+		kv[d].tid_changed_ms = D->gl.changed_ns / 1000000;
+		kv[d].tid_event_ms = D->tid_event_ns / 1000000;
+		kv[d].tid_settled_ms = D->tid_settled_ns / 1000000;
 	}
 	free(kd);
 }
@@ -319,6 +325,9 @@ static void status_json(FILE *f, const struct status *s)
 	tj_ku64(&j, "runs", D->rec.runs);
 	tj_ku64(&j, "event_loss", D->rec.event_loss);
 	tj_ku64(&j, "fixed", D->rec.fixed);
+	tj_ku64(&j, "last_ms", D->rec.last_ns / 1000000);
+	tj_ku64(&j, "last_read_ms", D->rec.last_read_ns / 1000000);
+	tj_ku64(&j, "last_took_ms", D->rec.last_took_ns / 1000000);
 	tj_obj_end(&j);
 	tj_obj_end(&j);
 	tj_end(&j);

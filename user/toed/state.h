@@ -135,6 +135,26 @@ struct toed {
 		__u64 demoted; /* flows toe_tid_demote sent to the host */
 		__u64 bind_refused; /* alloc_nospc + _unreach + _failed */
 	} kst;
+	/*
+	 * The TID invariant (docs/architecture.md): for each toe_devs index,
+	 * pool + bound + in flight = the module's TIDs held by the host
+	 * (DEV_TIDS_HOST), where pool = pushed - pulled - taken, in flight =
+	 * taken - settled, taken being the datapath's toe_dev_live tid_taken
+	 * less taken0, and bound toed's TID table (tids_held).  tidpool.c
+	 * and kmod.c count; kmod_reconcile starts the counts over (based
+	 * false: at start, on a new datapath).
+	 */
+	struct tid_acct {
+		__u64 pushed; /* TIDs toed put in the pool */
+		__u64 pulled; /* TIDs toed took out of it (drained, reconciled) */
+		__u64 settled; /* taken ones toed bound, gave back or put back */
+		__u64 taken0; /* tid_taken when the counts started */
+	} acct[TOE_MAX_DEVS];
+	bool acct_based; /* the counts started on this datapath */
+	bool acct_quiet; /* the first reconcile: settles are of before */
+	__u64 tid_event_ns; /* ts_ns of the last event with a TID toed read */
+	/* when toed last settled a TID or let a bound one go (monotonic) */
+	__u64 tid_settled_ns;
 
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
@@ -165,6 +185,11 @@ struct toed {
 		__u64 runs; /* reconciles made */
 		__u64 event_loss; /* of them, for events lost */
 		__u64 fixed; /* TIDs and listeners they put right */
+		/*
+		 * the last one: when it began (CLOCK_MONOTONIC), how long its
+		 * read of the ring took, how long it took in all
+		 */
+		__u64 last_ns, last_read_ns, last_took_ns;
 	} rec; /* loss makes good (reconcile.c) */
 };
 

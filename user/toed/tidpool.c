@@ -14,7 +14,10 @@
  *                given back to the module when it still has them);
  *   pool_demote  runs toe_tid_demote: a flow the module will not bind (or
  *                whose device went) goes to the host, its slot released;
- *   pool_take    after a restart: the pools' contents, for reconciling.
+ *   pool_take    at a reconcile: the pools' contents, for reconciling;
+ *   acct_*       the counts of the TID invariant (state.h D->acct):
+ *                what went into and out of each pool, and which of the
+ *                TIDs the datapath took toed has settled.
  *
  * toe_tid_demote comes from the datapath's own object, loaded on the
  * pinned maps it uses and nothing else (as toe-loader's bypass probe).
@@ -73,6 +76,52 @@ static bool demote_open(void)
 	}
 	demote_skel = s;
 	return true;
+}
+
+/* The datapath's tid_taken of toe_devs index i (toe_dev_live). */
+static __u64 dp_taken(__u32 i)
+{
+	struct toe_dev_live l;
+
+	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
+	    bpf_map_lookup_elem(D->m.live, &i, &l))
+		return 0;
+	return l.tid_taken;
+}
+
+/* A TID the datapath took from pool i is toed's business no more. */
+void acct_settle(__u32 i)
+{
+	D->tid_settled_ns = toe_now_ns();
+	if (i < TOE_MAX_DEVS && !D->acct_quiet)
+		D->acct[i].settled++;
+}
+
+/*
+ * The counts start over, the pools just emptied (pool_take) by the first
+ * reconcile on this datapath: the TIDs taken before are settled by that
+ * reconcile, quietly (acct_quiet, until its end).
+ */
+void acct_base(void)
+{
+	__u32 i;
+
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		memset(&D->acct[i], 0, sizeof(D->acct[i]));
+		D->acct[i].taken0 = dp_taken(i);
+	}
+	D->acct_based = true;
+	D->acct_quiet = true;
+}
+
+/* Pool i's TIDs and those in flight, as the counts say now. */
+void acct_view(__u32 i, long long *pool, long long *in_flight)
+{
+	struct tid_acct *a = &D->acct[i];
+	__u64 taken = dp_taken(i) - a->taken0;
+
+	*pool = (long long)(a->pushed - a->pulled - taken);
+	*in_flight = (long long)(taken - a->settled);
 }
 
 void pool_close(void)
@@ -194,7 +243,6 @@ int pool_fill(__u32 i)
 	if (fd < 0 || !kdev_now(mdev, &k) || !k.tom[0])
 		return 0;
 	qmdev[i] = mdev;
-	stid_fill(i, mdev, &k);
 	busy = k.tids_used + k.tids_reserved;
 	want = k.nconn > TOE_TID_POOL_MAX ? TOE_TID_POOL_MAX : k.nconn;
 	while (k.tids_reserved + n < want && busy + n < k.nconn) {
@@ -207,9 +255,12 @@ int pool_fill(__u32 i)
 			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
 			break;
 		}
+		D->acct[i].pushed++;
 		D->kst.reserved++;
 		n++;
 	}
+	/* the server TIDs after the connections' (a listener waits longer) */
+	stid_fill(i, mdev, &k);
 	return n;
 }
 
@@ -220,6 +271,65 @@ void pool_fill_all(void)
 	for (i = 0; i < TOE_MAX_DEVS; i++)
 		if (D->kmod_idx[i] || qmdev[i])
 			pool_fill(i);
+}
+
+/*
+ * A device releases a closed TID after the host let go of it (a card
+ * acknowledges the close later; the simulator from its workqueue): the
+ * pool_fill right after the close does not find it free.  Rather than
+ * wait for the 2 s timer, toed looks again every REFILL_MS, REFILL_TRIES
+ * times, while a device still holds TIDs toed let go of; a device slower
+ * than that is left to the timer.
+ */
+#define REFILL_MS 10
+#define REFILL_TRIES 50
+static __u64 refill_at_ns;
+static int refill_left;
+
+void pool_refill_soon(void)
+{
+	refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
+	refill_left = REFILL_TRIES;
+}
+
+/* Whether a module device still holds TIDs toed let go of. */
+static bool release_pending(void)
+{
+	int i;
+
+	if (!kmod_read_devs())
+		return false;
+	for (i = 0; i < D->nkdevs; i++)
+		if (D->kdevs[i].tids_used > tids_held(D->kdevs[i].index))
+			return true;
+	return false;
+}
+
+/* After every wake-up of the loop: look again if it is time. */
+void pool_refill_tick(void)
+{
+	if (!refill_at_ns || toe_now_ns() < refill_at_ns)
+		return;
+	refill_at_ns = 0;
+	if (!D->dp.loaded || !toe_genl_up(&D->gl))
+		return;
+	pool_fill_all();
+	if (--refill_left > 0 && release_pending())
+		refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next look. */
+int pool_refill_timeout_ms(int ms)
+{
+	__u64 now = toe_now_ns();
+	int left;
+
+	if (!refill_at_ns)
+		return ms;
+	left = refill_at_ns > now ?
+		       (int)((refill_at_ns - now + 999999) / 1000000) :
+		       0;
+	return ms < 0 || ms > left ? left : ms;
 }
 
 /* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
@@ -233,6 +343,8 @@ static void queue_drain(__u32 q, __u32 mdev, bool server)
 	if (fd < 0)
 		return;
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
+		if (!server)
+			D->acct[q].pulled++;
 		if (!mdev || !toe_genl_up(&D->gl))
 			continue;
 		if (server)
@@ -267,6 +379,8 @@ void pool_put(__u32 i, __u32 tid)
 	    bpf_map_update_elem(fd, NULL, &tid, BPF_ANY))
 		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err,
 				  sizeof(err));
+	else
+		D->acct[i].pushed++;
 }
 
 /*
@@ -286,11 +400,11 @@ void stid_put(__u32 mdev, __u32 stid)
 }
 
 /*
- * After a restart: take every TID out of every pool into *out (pairs of
+ * At a reconcile: take every TID out of every pool into *out (pairs of
  * toe_devs index, TID); the caller puts back what the module still has
  * reserved (pool_put) and frees the rest.  How many.
  */
-int pool_take(__u32 (**out)[2])
+int pool_take(__u32 (**out)[2], bool servers)
 {
 	__u32(*v)[2] = NULL, tid;
 	int n = 0, cap = 0;
@@ -314,15 +428,18 @@ int pool_take(__u32 (**out)[2])
 			v[n][0] = i;
 			v[n][1] = tid;
 			n++;
+			D->acct[i].pulled++;
 		}
 		qmdev[i] = D->kmod_idx[i];
 	}
 	/*
-	 * The server pools are not reconciled TID by TID: their TIDs go back
-	 * to the device now at each index (a device that went or changed
-	 * while toed was away left its own there), and pool_fill refills.
+	 * The server pools are not reconciled TID by TID: after a restart
+	 * (servers), their TIDs go back to the device now at each index (a
+	 * device that went or changed while toed was away left its own
+	 * there), and pool_fill refills.  A running toed's are as it knows
+	 * them: not churned (64 requests each way, seconds under TCG).
 	 */
-	for (i = 0; i < TOE_MAX_DEVS; i++) {
+	for (i = 0; servers && i < TOE_MAX_DEVS; i++) {
 		queue_drain(TOE_STID_POOL(i), D->kmod_idx[i], true);
 		stid_out[i] = 0;
 	}

@@ -134,9 +134,15 @@ void pool_drain(__u32 i);
 void pool_put(__u32 i, __u32 tid);
 void stid_put(__u32 mdev, __u32 stid);
 __u32 kmod_toe_index(__u32 mdev);
-int pool_take(__u32 (**out)[2]);
+int pool_take(__u32 (**out)[2], bool servers);
 int pool_queue_if_any(__u32 i);
 bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason);
+void pool_refill_soon(void);
+void pool_refill_tick(void);
+int pool_refill_timeout_ms(int ms);
+void acct_settle(__u32 i);
+void acct_base(void);
+void acct_view(__u32 i, long long *pool, long long *in_flight);
 /* listen.c */
 void listen_event(const struct toe_event *e);
 void listen_reconcile(void);
@@ -162,6 +168,7 @@ void retrack(bool force);
 /* reconcile.c: lost events made good */
 void reconcile_now(const char *why);
 void reconcile_tick(void);
+void reconcile_soon(void);
 int reconcile_timeout_ms(int ms);
 
 /* capture.c: a killed toectl dump's capture switched off (every 2 s) */
