@@ -79,13 +79,15 @@ check "  and bumped it a second time after it, two in all ($MAP_FWD_GEN $g0 -> $
 	test "$(gen)" = $((g0 + 2))
 
 # forged NAME SIDE_NS IFACE PORT SETUP...: capture payload bytes to PORT on
-# IFACE in SIDE_NS (the other end) while SETUP's commands run; in $work/NAME.
+# IFACE in SIDE_NS (the other end) while SETUP's commands run, and 0.5 s
+# after; in $work/NAME.
 forged() {
 	local name=$1 ns=$2 ifc=$3 port=$4 cpid; shift 4
-	nsx $ns $FORGE count $ifc $port 4 >"$work/$name" &
+	nsx $ns $FORGE count $ifc $port 60 "$work/$name.sent" >"$work/$name" &
 	cpid=$!
-	sleep 0.5
+	wait_for 10 test -e "$work/$name.sent.ready"
 	"$@"
+	touch "$work/$name.sent"
 	wait $cpid
 }
 flows0=$(st $STAT_XDP_FWD_FLOWS)
