@@ -72,6 +72,8 @@ check "  the kernel forwarded only handshake and teardown (under 1% of XDP's: $K
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 >"$work/live4.json"
 cpid=$NSX_PID
 sleep "$(slow 1)"
+live_runs() { set -- $(fwd_live 5201); [ "${1:-0}" -gt 0 ]; }
+wait_for 10 live_runs # (python starts slowly on a loaded machine)
 set -- $(fwd_live 5201); p1=${1:-0} b1=${2:-0}
 sleep "$(slow 0.5)"
 set -- $(fwd_live 5201); p2=${1:-0} b2=${2:-0}
