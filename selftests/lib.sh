@@ -35,8 +35,41 @@ defer() { _toe_cleanups+=("$*"); }
 _toe_run_cleanups() {
 	local i
 	for ((i = ${#_toe_cleanups[@]} - 1; i >= 0; i--)); do
-		eval "${_toe_cleanups[$i]}" >/dev/null 2>&1
+		_toe_cleanup_one "${_toe_cleanups[$i]}"
 	done
+}
+# _toe_cleanup_one CMD: one cleanup, in a process group of its own, given
+# TOE_CLEANUP_TIMEOUT seconds (30): then it is sent TERM and, 2 s later,
+# KILL with everything it started (as timeout -k 2 30 would, but CMD may
+# be a shell function), reported, and the next cleanup runs: one that hangs
+# (a stuck toe-loader unload) must not leave the rest's namespaces, pins
+# and cgroups behind.  (The signals the EXIT trap ignores are restored.)
+_toe_cleanup_one() {
+	local c=$1 t=${TOE_CLEANUP_TIMEOUT:-30} pid wd rc t0=$EPOCHSECONDS
+	set -m
+	(trap - INT TERM; eval "$c") </dev/null >/dev/null 2>&1 &
+	pid=$!
+	(
+		trap - INT TERM
+		sleep "$t"
+		kill -TERM -- -$pid || exit
+		for ((i = 0; i < 20; i++)); do
+			sleep 0.1; kill -0 -- -$pid || exit
+		done
+		kill -KILL -- -$pid
+	) </dev/null >/dev/null 2>&1 &
+	wd=$!
+	set +m
+	wait $pid
+	rc=$?
+	if [ $rc -gt 128 ] && [ $((EPOCHSECONDS - t0)) -ge "$t" ]; then
+		wait $wd # what it started is gone too
+		echo "cleanup stopped after ${t}s (still running): $c"
+	else
+		kill -KILL -- -$wd 2>/dev/null
+		wait $wd 2>/dev/null
+	fi
+	return 0
 }
 # A second INT or TERM while the cleanups run must not cut them short.
 trap 'trap "" INT TERM; _toe_run_cleanups' EXIT

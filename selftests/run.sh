@@ -19,7 +19,10 @@
 # sets after building): a stale binary is rebuilt, and a build that fails
 # fails the run, so one test file run by hand is as safe as make check.
 # qemu tests (guest/, kmod/) run beside the others, niced, and are reported
-# last; TOE_SERIAL=1 runs everything one after the other.
+# last; the files that touch nothing of the host's networking (style, docs,
+# the package, the parser...) run in a lane of their own beside the host
+# tests, at the same priority, and are reported after them; TOE_SERIAL=1
+# runs everything one after the other.
 # The last lines list the skips with their reasons, then
 # "N passed, N failed, N skipped"; exit status 1 if any failed.
 set -u
@@ -121,9 +124,34 @@ is_vm_test() {
 	esac
 }
 
+# Test files that load no datapath and make no namespace, pin, cgroup or
+# sysctl of this host's (they read the tree, build in folders of their own,
+# mount in a namespace of their own): unless TOE_SERIAL=1, and when host
+# tests run too, they run one after the other in a second lane beside the
+# host tests, at the qemu tests' priority (SCHED_IDLE: they take no CPU a
+# host test wants, so no host test's timing feels them), and are reported
+# after the host tests.  Mostly CPU-bound, they have no time limit to meet;
+# time-boxed fuzzers (their runs would shrink) stay in the host lane.
+is_side_test() {
+	case $1 in
+	*/style/test_style.sh | */style/test_counters.sh | */style/test_lib.sh | \
+		*/docs/test_docs.sh | */mutants/test_mutants_table.sh | */bench/test_report.sh | \
+		*/config/test_limits.sh | */deb/test_deb.sh | */toed/test_install.sh | \
+		*/parser/test_parser.sh) [ "${TOE_SERIAL:-0}" != 1 ] ;;
+	*) return 1 ;;
+	esac
+}
+side=() host=0
+for t in "${tests[@]}"; do
+	if is_side_test "$t"; then side+=("$t"); elif ! is_vm_test "$t"; then host=1; fi
+done
+[ $host = 1 ] || side=()
+in_side() { local s; for s in "${side[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+
 declare -A vm_pid vm_out vm_start
+side_pid=
 # stopped with the run: timeout passes the signal on to the test's cleanup
-trap 'for p in "${vm_pid[@]}"; do pkill -TERM -P "$p"; kill "$p"; done 2>/dev/null; exit 130' INT TERM
+trap 'for p in "${vm_pid[@]}" $side_pid; do pkill -TERM -P "$p"; kill "$p"; done 2>/dev/null; exit 130' INT TERM
 for t in "${tests[@]}"; do
 	is_vm_test "$t" || continue
 	vm_out[$t]=$(mktemp)
@@ -139,14 +167,39 @@ for t in "${tests[@]}"; do
 	vm_pid[$t]=$!
 done
 
+if [ ${#side[@]} -gt 0 ]; then
+	side_dir=$(mktemp -d)
+	(
+		i=0
+		for t in "${side[@]}"; do
+			start=$(date +%s)
+			chrt --idle 0 nice -n 19 timeout --kill-after=10 "${TOE_TEST_TIMEOUT:-900}" \
+				bash "$t" >"$side_dir/$i.out" 2>&1
+			echo "$? $(($(date +%s) - start))" >"$side_dir/$i.end"
+			i=$((i + 1))
+		done
+	) &
+	side_pid=$!
+fi
+
 for t in "${tests[@]}"; do
 	is_vm_test "$t" && continue
+	in_side "$t" && continue
 	out=$(mktemp)
 	start=$(date +%s)
 	timeout --kill-after=10 "${TOE_TEST_TIMEOUT:-900}" bash "$t" >"$out" 2>&1
 	rc=$?
 	collect "$t" "$out" $rc $(($(date +%s) - start))
 done
+
+if [ -n "$side_pid" ]; then
+	wait "$side_pid"
+	for i in "${!side[@]}"; do
+		read -r rc secs <"$side_dir/$i.end" || { rc=1 secs=0; }
+		collect "${side[$i]}" "$side_dir/$i.out" "$rc" "$secs"
+	done
+	rm -rf "$side_dir"
+fi
 
 for t in "${tests[@]}"; do
 	is_vm_test "$t" || continue

@@ -111,9 +111,11 @@ check "the field list of struct toe_flow is read from include/opentoe.h" \
 
 # zeroed_entry MAP INFO: add an entry of zero bytes (bpftool's hex syntax).
 zeroed_entry() {
-	local k=(hex) v=(hex) i
-	for ((i = 0; i < $(jq .bytes_key <<<"$2"); i++)); do k+=(00); done
-	for ((i = 0; i < $(jq .bytes_value <<<"$2"); i++)); do v+=(00); done
+	local k=(hex) v=(hex) i nk nv
+	# (the sizes read once: a jq in the loop's condition ran once a byte)
+	nk=$(jq .bytes_key <<<"$2") nv=$(jq .bytes_value <<<"$2")
+	for ((i = 0; i < nk; i++)); do k+=(00); done
+	for ((i = 0; i < nv; i++)); do v+=(00); done
 	bpftool map update pinned "$PIN/$1" key "${k[@]}" value "${v[@]}"
 }
 DUMP=$CONF_DIR/dump.json

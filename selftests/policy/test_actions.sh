@@ -31,9 +31,12 @@ expect() {
 	local addr=$B4 famno=2 out lp f sel
 	[ "$fam" = 6 ] && addr=$B6 famno=10
 	out=$CONF_DIR/client.$RANDOM
-	client --addr "$addr" --port "$port" --hold 1.5 >"$out" &
+	# held open until its record is read, then stopped (the record of a
+	# closed connection is gone): $! is the client's own pid
+	(echo $BASHPID >"$CG/cgroup.procs" &&
+		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr "$addr" --port "$port" --hold 30) >"$out" &
 	local cpid=$!
-	wait_for 5 grep -q held "$out" || { fail "connect $fam/$port"; wait $cpid; return; }
+	wait_for 5 grep -q held "$out" || { fail "connect $fam/$port"; kill $cpid; wait $cpid; return; }
 	lp=$(head -1 "$out" | jq '.held[0]')
 	if [ "$side" = client ]; then
 		sel=".family == $famno and .lport == $lp and .rport == $port"
@@ -41,7 +44,8 @@ expect() {
 		sel=".family == $famno and .lport == $port and .rport == $lp"
 	fi
 	f=$(flows | jq -c "[.[] | select($sel)][0]")
-	wait $cpid
+	kill $cpid 2>/dev/null
+	wait $cpid 2>/dev/null
 	if jq -e ".decision == $dec and .reason == $reason and .rule == $rule and .dev == $dev" <<<"$f" >/dev/null; then
 		ok "IPv$fam port $port ($side): decision $dec reason $reason rule $rule"
 	else

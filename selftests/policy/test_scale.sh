@@ -26,12 +26,16 @@ for i in "${samples[@]}"; do
 	p=$((20000 + i)); addr=$B4; fam=2
 	[ $((i % 4)) = 3 ] && addr=$B6 fam=10
 	out=$CONF_DIR/c.$i
-	client --addr $addr --port $p --hold 1 >"$out" &
+	# held open until its record is read, then stopped (a closed
+	# connection's record is gone): $! is the client's own pid
+	(echo $BASHPID >"$CG/cgroup.procs" &&
+		exec nsenter --net=/run/netns/$(ns_name a) python3 "$TCPX" client --addr $addr --port $p --hold 30) >"$out" &
 	cpid=$!
-	wait_for 5 grep -q held "$out" || { fail "connect to $p"; continue; }
+	wait_for 5 grep -q held "$out" || { fail "connect to $p"; kill $cpid; continue; }
 	lp=$(head -1 "$out" | jq '.held[0]')
 	fl=$(flows | jq -c "[.[] | select(.lport == $lp and .rport == $p and .family == $fam)][0]")
-	wait $cpid
+	kill $cpid 2>/dev/null
+	wait $cpid 2>/dev/null
 	if [ $i -ge 9990 ]; then
 		want=".decision == 0 and .rule == 0"
 	else

@@ -60,9 +60,14 @@ send_err "17 words" "$(hex "flows $(printf 'x %.0s' $(seq 16))")0a" "too many"
 bad1=$(bad)
 check "toectl stats counts each of the $NBAD malformed requests under control.requests_bad ($bad0 -> $bad1)" \
 	test "$((bad1 - bad0))" = "$NBAD"
-# random bytes, 50 requests: every one answered or closed, toed alive
+# random bytes, 50 requests: every one answered or closed, toed alive (ten
+# clients at a time: one whose bytes hold no newline waits out toed's 2 s
+# request deadline)
+pids=()
 for i in $(seq 50); do
-	$CTLC "$SOCK" send "$(head -c $((RANDOM % 600 + 1)) /dev/urandom | od -An -v -tx1 | tr -d ' \n')" >/dev/null 2>&1
+	$CTLC "$SOCK" send "$(head -c $((RANDOM % 600 + 1)) /dev/urandom | od -An -v -tx1 | tr -d ' \n')" >/dev/null 2>&1 &
+	pids+=($!)
+	[ ${#pids[@]} = 10 ] && { wait "${pids[@]}"; pids=(); }
 done
 check "50 random requests later toed still answers status" alive
 

@@ -28,6 +28,11 @@ Forward path (XDP steering):
   pkt.py nkey IFINDEX FAM ADDR      a toe_neigh_key as bpftool hex bytes
   pkt.py nval MAC [STATE [HAS_MAC]] a toe_neigh value (STATE default 0x02,
                                     NUD_REACHABLE; HAS_MAC default 1)
+  pkt.py nbatch MAP LINKS           `ip -j neigh show` (stdin) as bpftool batch
+                                    lines: a `map update pinned MAP` of nkey
+                                    and nval for each entry with a MAC (LINKS:
+                                    `ip -j link show`, for the ifindexes; the
+                                    NUD state's bits as the kernel's)
   pkt.py ckey FAM A AP B BP         toe_fwd's canonical key of a flow (netns 0)
   pkt.py show FILE                  JSON: MACs, TTL, IPv4 checksum ok, flags
 """
@@ -136,6 +141,18 @@ elif cmd == "nval":
     st = int(sys.argv[3], 0) if len(sys.argv) > 3 else 0x02
     has = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     print(hexs(mac(sys.argv[2]) + struct.pack("<HQII", st, 1, 0, has)))
+elif cmd == "nbatch":
+    import json
+    idx = {l["ifname"]: l["ifindex"] for l in json.loads(sys.argv[3])}
+    bits = {"REACHABLE": 0x02, "STALE": 0x04, "DELAY": 0x08, "PROBE": 0x10, "PERMANENT": 0x80}
+    for n in json.load(sys.stdin):
+        if not n.get("lladdr"):
+            continue
+        fam = 6 if ":" in n["dst"] else 4
+        k = struct.pack("<IB3x", idx[n["dev"]], 2 if fam == 4 else 10) + ep(fam, n["dst"]).ljust(16, b"\0")
+        st = sum(bits.get(x, 0) for x in n.get("state", []))
+        v = mac(n["lladdr"]) + struct.pack("<HQII", st, 1, 0, 1)
+        print("map update pinned %s key hex %s value hex %s" % (sys.argv[2], hexs(k), hexs(v)))
 elif cmd == "ckey":
     fam = int(sys.argv[2])
     a, ap, b, bp = ep(fam, sys.argv[3]), int(sys.argv[4]), ep(fam, sys.argv[5]), int(sys.argv[6])

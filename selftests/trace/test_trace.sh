@@ -22,6 +22,11 @@ rule offload dev t3 rport 5300
 EOF2
 )
 start_toed "$cfg" || { fail "toed starts"; finish; }
+# steer cpu 1 redirects the offloaded flows' packets to a cpumap, and veth
+# hands XDP frames whose TCP checksum is not computed yet, which a redirect
+# loses: the sender computes it, as a real NIC's peer would (without it
+# the port-5300 clients below wait 30 s for their replies)
+nsx b ethtool -K vb tx off >/dev/null
 
 # bt NAME [bpftrace args]: start scripts/trace/NAME.bt, wait until attached.
 bt() {
@@ -61,9 +66,6 @@ check "neigh.bt: a latency histogram" grep -q "^@usecs:" "$BTOUT"
 check "neigh.bt: @mirrored counted them" grep -q "^@mirrored: [0-9]" "$BTOUT"
 
 # --- xdp.bt: steer cpu 1 redirects the offloaded flow's packets to a cpumap
-# (veth hands XDP frames whose TCP checksum is not computed yet, which a
-# redirect loses: the sender computes it, as a real NIC's peer would)
-nsx b ethtool -K vb tx off >/dev/null
 bt xdp || { fail "xdp.bt attaches"; finish; }
 out=$(client --addr "$B4" --port 5300 --send 2000000)
 check "the steered transfer completed" jq -e '.conns[0].sent == 2000000' <<<"$out"

@@ -18,9 +18,11 @@ flood IFACE RMAC N NET DST DPORT
         N SYNs to DST:DPORT from random addresses NET.100-NET.250 and ports,
         through a raw packet socket; prints how many were sent and how long
         it took
-count IFACE PORT SECONDS
+count IFACE PORT SECONDS [FLAG]
         payload bytes of TCP segments to PORT received on IFACE during
-        SECONDS (a packet socket); prints the number
+        SECONDS (a packet socket); prints the number.  With FLAG (a path):
+        creates FLAG.ready once it listens, and counts until 0.5 s after
+        FLAG exists (the test's forgeries are sent), SECONDS at most
 csum IFACE PORT SECONDS
         TCP segments from or to PORT received on IFACE during SECONDS,
         whose checksum field is right: the whole checksum, or (a
@@ -130,12 +132,16 @@ def flood(iface, rmac, n, net, dst, dport):
     print("%d %.2f" % (sent, time.monotonic() - t0))
 
 
-def count(iface, port, seconds):
+def count(iface, port, seconds, flag=None):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
     s.bind((iface, 0))
-    s.settimeout(0.1)
+    s.settimeout(0.05)
     port, end, total = int(port), time.monotonic() + float(seconds), 0
+    if flag:
+        open(flag + ".ready", "w").close()
     while time.monotonic() < end:
+        if flag and os.path.exists(flag):
+            end, flag = min(end, time.monotonic() + 0.5), None
         try:
             b, addr = s.recvfrom(65535)
         except socket.timeout:

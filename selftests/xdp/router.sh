@@ -78,24 +78,14 @@ endpoints_no_gso() {
 }
 
 # fill_neigh PIN: what toed does, once: the router's neighbour table into
-# toe_neigh (key: egress ifindex, family, address; value: MAC, NUD state).
+# toe_neigh (key: egress ifindex, family, address; value: MAC, NUD state),
+# in one bpftool batch (pkt.py nbatch).
 fill_neigh() {
-	local pin=$1 dev dst mac st idx fam bits
+	local pin=$1 b
 	# (IPv6 needs the link-local addresses out of DAD first: retry)
 	wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null && wait_for 5 nsx c ping -6 -c1 -W1 $S6 >/dev/null || return 1
-	nsx r ip -j neigh show | jq -r '.[] | select(.lladdr) | "\(.dev) \(.dst) \(.lladdr) \(.state | join(","))"' |
-	while read -r dev dst mac st; do
-		idx=$(nsx r ip -j link show "$dev" | jq '.[0].ifindex')
-		fam=4; case $dst in *:*) fam=6 ;; esac
-		bits=0
-		case ,$st, in *,REACHABLE,*) bits=$((bits | 0x02)) ;; esac
-		case ,$st, in *,STALE,*) bits=$((bits | 0x04)) ;; esac
-		case ,$st, in *,DELAY,*) bits=$((bits | 0x08)) ;; esac
-		case ,$st, in *,PROBE,*) bits=$((bits | 0x10)) ;; esac
-		case ,$st, in *,PERMANENT,*) bits=$((bits | 0x80)) ;; esac
-		bpftool map update pinned "$pin/$MAP_NEIGH" key hex $($PKT nkey "$idx" $fam "$dst") \
-			value hex $($PKT nval "$mac" $bits) || return 1
-	done
+	b=$(nsx r ip -j neigh show | $PKT nbatch "$pin/$MAP_NEIGH" "$(nsx r ip -j link show)") || return 1
+	[ -z "$b" ] || bpftool batch file <(echo "$b") >/dev/null
 }
 
 # intact NAME: the transfer xfer.py's client wrote to $work/NAME.json

@@ -71,7 +71,7 @@ fwd_entry() { # PORT -> "state packets" of the one toe_fwd entry of PORT
 # ---- forged handshakes against a FORWARD DROP
 g0=$(gen)
 nsx r iptables -A FORWARD -p tcp --dport 5201 -j DROP
-check "toed saw the ruleset change ($MAP_FWD_GEN $g0 -> $(gen))" wait_for 2 test "$(gen)" -gt "$g0"
+check "toed saw the ruleset change ($MAP_FWD_GEN $g0 -> $(gen))" wait_for 10 test "$(gen)" -gt "$g0"
 # One commit: one bump at once and one TOE_FWD_AGAIN_MS (50 ms) later, for
 # a packet the old ruleset forwarded that was still on its way to egress.
 sleep 0.5
@@ -79,13 +79,15 @@ check "  and bumped it a second time after it, two in all ($MAP_FWD_GEN $g0 -> $
 	test "$(gen)" = $((g0 + 2))
 
 # forged NAME SIDE_NS IFACE PORT SETUP...: capture payload bytes to PORT on
-# IFACE in SIDE_NS (the other end) while SETUP's commands run; in $work/NAME.
+# IFACE in SIDE_NS (the other end) while SETUP's commands run, and 0.5 s
+# after; in $work/NAME.
 forged() {
 	local name=$1 ns=$2 ifc=$3 port=$4 cpid; shift 4
-	nsx $ns $FORGE count $ifc $port 4 >"$work/$name" &
+	nsx $ns $FORGE count $ifc $port "$(slow 60)" "$work/$name.sent" >"$work/$name" &
 	cpid=$!
-	sleep 0.5
+	wait_for 10 test -e "$work/$name.sent.ready"
 	"$@"
+	touch "$work/$name.sent"
 	wait $cpid
 }
 flows0=$(st $STAT_XDP_FWD_FLOWS)
@@ -122,10 +124,14 @@ check "no FORWARD rule, client alone: nothing enters $MAP_FWD (the data is the s
 # ---- a running fast-path flow, then a DROP rule for it
 nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 5)" >"$work/long.json"
+# (the flow and the sampler run until the checks are done with them, 60 s
+# at most: a loaded machine, or the guest, slows the checks, it does not
+# end the flow or the sampling under them)
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 >"$work/long.json"
 est_5301() { test "$(fwd_est 5301)" = 1; }
-check "a real flow is admitted ($MAP_FWD: established)" wait_for 3 est_5301
-nsx_bg s $FORGE rx s1 0.01 "$(slow 3)" >"$work/rx"
+check "a real flow is admitted ($MAP_FWD: established)" wait_for 10 est_5301
+nsx_bg s $FORGE rx s1 0.01 60 >"$work/rx"
+RXP=$NSX_PID
 # the sampler sees the flow (python starts slowly in the 6.1 guest)
 rx_runs() { awk 'NR == 1 { b = $2 } END { exit !($2 - b > 1000000) }' "$work/rx"; }
 sleep 0.5 && wait_for 10 rx_runs
@@ -137,6 +143,7 @@ sleep 1.5
 # a stray frame, after the command started
 last=$(awk -v t0="$t0" 'NR > 1 && $2 - p > 2000 && $1 >= t0 { l = $1 } { p = $2 } END { printf "%.4f", l ? l : t0 }' "$work/rx")
 lat=$(awk -v l="$last" -v t1="$t1" 'BEGIN { printf "%d", (l - t1) * 1000 }')
+kill $RXP
 echo "iptables -I took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }') ms; the server's bytes last grew $lat ms after it returned"
 check "DROP for the running flow: the server's bytes stop within 100 ms of the command ($lat ms)" test "$lat" -lt 100
 check "  the server received data before it (the flow was running)" \
@@ -146,15 +153,17 @@ check "  its $MAP_FWD entry waits for re-admission (state ${1:-none}: 4 readmit)
 nsx r iptables -D FORWARD -p tcp --dport 5301 -j DROP
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null # the stalled first flow
 a0=$(st $STAT_XDP_FWD_FLOWS) x0=$(st $FWD_STAT)
-nsx c timeout 20 python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 --connect-timeout 3 >"$work/after.json"
+nsx c timeout "$(slow 20)" python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 \
+	--connect-timeout "$(slow 3)" >"$work/after.json"
 a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $FWD_STAT)
 check "the rule removed: a new connection gets through intact" intact after
 check "  and is admitted to the fast path again ($((a1 - a0)) admission, $FWD_HOOK forwarded $((x1 - x0)) packets)" \
 	test $((a1 - a0)) -ge 1 -a $((x1 - x0)) -ge $((20000000 / 1500 / 2))
 
 # ---- an RST forged in the client's name on the server's side
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 3)" >"$work/rst_flow.json"
-wait_for 3 est_5301 || fail "the flow before the forged RST is admitted"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 >"$work/rst_flow.json"
+RSTF=$NSX_PID
+wait_for 10 est_5301 || fail "the flow before the forged RST is admitted"
 cport=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq '[.[] | select(.formatted.value.state == 3) | .formatted.key |
 	select(.lport == 5301 or .rport == 5301) | if .lport == 5301 then .rport else .lport end][0]')
 sleep "$(slow 0.5)"
@@ -168,7 +177,8 @@ check "forged RST and RST-ACK in the client's name (port $cport) on the server's
 	test $((w1 - w0)) -ge 2
 check "  the flow stays established in $MAP_FWD (state $st1), its fast path growing ($p0 -> $p1 packets)" \
 	test "$st1" = 3 -a $((p1 - p0)) -gt 10
-wait_for 10 test -s "$work/rst_flow.json"
+kill -USR1 $RSTF
+wait_for 30 test -s "$work/rst_flow.json"
 check "  and arrives intact" intact rst_flow
 
 # ---- SYN flood while a fast-path flow runs
@@ -176,7 +186,7 @@ nsx r iptables -A FORWARD -p tcp --dport 5301
 nsx r iptables -A FORWARD -p tcp --sport 5301
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 40)" >"$work/flood_flow.json"
 FLOW=$NSX_PID
-wait_for 3 est_5301 || fail "the flow before the flood is admitted"
+wait_for 10 est_5301 || fail "the flow before the flood is admitted"
 sleep 0.5
 set -- $(fwd_entry 5301); p0=${2:-0}
 k0=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')

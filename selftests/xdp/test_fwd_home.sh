@@ -22,7 +22,14 @@ nsx r toe-loader load --dev r0 --dev r1 --cgroup "$CG" --pin-dir "$PIN" $DP_HOOK
 check "toe-loader in r: the datapath's home is another namespace, said" grep -q "home is another network namespace" "$work/rload.err"
 fill_neigh "$PIN" || { fail "neighbours"; finish; }
 # (toed in r first: one toed a datapath)
-nsx_t 3 r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run2" >"$work/toed2.log" 2>&1
+# (it runs on, waiting: timed out once it has said why, at most 10 s;
+# SIGALRM is timeout(1)'s own timer)
+nsenter --net="/run/netns/$(ns_name r)" timeout 10 toed --config "$work/fwd.conf" --pin-dir "$PIN" \
+	--run-dir "$work/run2" >"$work/toed2.log" 2>&1 &
+t2=$! # (nsenter execs timeout)
+wait_for 10 grep -q "has its home in another network namespace" "$work/toed2.log"
+kill -ALRM $t2 2>/dev/null
+wait $t2
 check "toed in r refuses to serve the datapath of h, saying why" grep -q "has its home in another network namespace" "$work/toed2.log"
 nsx_bg h toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts in h"; cat "$work/toed.log"; finish; }

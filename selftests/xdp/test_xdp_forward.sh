@@ -68,13 +68,16 @@ check "IPv4 offloaded flow: $N bytes arrive intact" intact off4
 check "  XDP forwarded its packets (>= $((N / 1500)))" test $X -ge $((N / 1500))
 check "  the kernel forwarded only handshake and teardown (under 1% of XDP's: $K)" test $((K * 100)) -lt $X
 # The per-flow counters are in the toe_fwd entry, which FIN ends: read them
-# while a flow runs.
-xfer live4 $S4 5201 --seconds "$(slow 2)" &
-cpid=$!
+# while a flow runs (until both are read: SIGUSR1, 60 s at most).
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 >"$work/live4.json"
+cpid=$NSX_PID
 sleep "$(slow 1)"
+live_runs() { set -- $(fwd_live 5201); [ "${1:-0}" -gt 0 ]; }
+wait_for 10 live_runs # (python starts slowly on a loaded machine)
 set -- $(fwd_live 5201); p1=${1:-0} b1=${2:-0}
 sleep "$(slow 0.5)"
 set -- $(fwd_live 5201); p2=${1:-0} b2=${2:-0}
+kill -USR1 $cpid
 wait $cpid
 echo "running flow's $MAP_FWD counters: $p1 packets $b1 bytes, then $p2 packets $b2 bytes"
 check "  per-flow counters in its $MAP_FWD entry grow while it runs ($p1 -> $p2 packets)" \
@@ -118,7 +121,9 @@ nsx r iptables -D FORWARD -p tcp --dport 5202 -j DROP
 # An established fast-path flow, and a DROP-everything rule added under it:
 # no toed runs here, so no one vouches for the ruleset: the flow's admission
 # holds 1 s (TOE_FWD_UNWATCHED_NS), then it goes back through the stack.
-nsx_bg c timeout $XFER_TIMEOUT python3 "$XFER" client --addr $S4 --port 5201 --seconds "$(slow 6)" >"$work/long.json"
+# (The flow runs until it is admitted again, SIGUSR1, 60 s at most: its
+# retransmissions, backed off under the DROP, may take seconds.)
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 >"$work/long.json"
 long=$NSX_PID
 sleep "$(slow 1.5)"
 nsx r iptables -I FORWARD -j DROP
@@ -128,6 +133,9 @@ sleep 1
 x1=$(st $STAT_XDP_FORWARD)
 nsx r iptables -D FORWARD -j DROP
 rd0=$(st $STAT_FWD_READMITTED)
+readmitted() { [ "$(st $STAT_FWD_READMITTED)" -gt "$rd0" ]; }
+wait_for 20 readmitted
+kill -USR1 $long
 wait $long
 echo "under DROP everything, after 2 s: XDP forwarded $((x1 - x0)) packets of the established flow in 1 s; new connection: $(jq -c . "$work/new_drop.json")"
 check "DROP everything in FORWARD: a new connection (even one policy names) cannot connect" jq -e .error "$work/new_drop.json"

@@ -37,18 +37,25 @@ r1=$(nsx r ip -j link show r1 | jq '.[0].ifindex')
 if [ $FWD_HOOK = tc ]; then
 	NEIGH="the kernel's table"
 	neigh_has() { nsx r ip -j neigh show $S4 dev r1 | jq -e '.[0].lladdr != null' >/dev/null; }
+	neigh_is() { nsx r ip -j neigh show $S4 dev r1 | jq -e --arg m "$1" '.[0].lladdr == $m' >/dev/null; }
 else
 	NEIGH="toed's mirror ($MAP_NEIGH)"
 	neigh_has() { ctl -j neigh | jq -e ".[] | select(.dst == \"$S4\" and .ifindex == $r1 and .lladdr != null)" >/dev/null; }
+	neigh_is() { ctl -j neigh | jq -e --arg m "$1" ".[] | select(.dst == \"$S4\" and .ifindex == $r1 and .lladdr == \$m)" >/dev/null; }
 fi
 check "the server's neighbour entry on r1 is in $NEIGH" wait_for 5 neigh_has
 
 x0=$(st $FWD_STAT)
-nsx_bg c timeout 60 python3 "$XFER" client --addr $S4 --port 5201 --seconds 8 >"$work/long.json"
+# (the flow runs until the checks below are done with it, SIGUSR1, or 60 s:
+# a loaded machine slows them, it does not end the flow under them)
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 >"$work/long.json"
 LONG=$NSX_PID
 fwd_listed() { ctl -j flows port 5201 | jq -e '.[] | select(.decision == "forward" and .state == "established" and .device == "fwd")' >/dev/null; }
-check "toectl flows lists the routed flow as forward, established" wait_for 3 fwd_listed
+check "toectl flows lists the routed flow as forward, established" wait_for 10 fwd_listed
 sleep 1
+# grew COUNTER FROM N: COUNTER ($FWD_STAT ...) is over FROM + N
+grew() { [ $(($(st $1) - $2)) -gt $3 ]; }
+wait_for 10 grew $FWD_STAT $x0 1000
 x1=$(st $FWD_STAT) m1=$(st $FWD_MISS)
 check "$FWD_NAME forwards it with the neighbour entry ($((x1 - x0)) packets)" test $((x1 - x0)) -gt 1000
 age=$(ctl -j flows port 5201 | jq -c '[.[] | select(.decision == "forward") | .age_s]')
@@ -58,12 +65,12 @@ check "  and its age counts from its start: over 1 s after it was listed ($age)"
 # Delete the server's entry on the router: toed deletes it from the map,
 # the kernel resolves it again (the stack forwards meanwhile), toed writes it.
 nsx r ip neigh del $S4 dev r1
-sleep 2
+wait_for 10 grew $FWD_MISS $m1 0
 m2=$(st $FWD_MISS) x2=$(st $FWD_STAT)
 check "after the delete, packets found no neighbour and went to the stack ($((m2 - m1)) misses)" \
 	test $((m2 - m1)) -gt 0
-check "the kernel resolved it again, into $NEIGH" wait_for 5 neigh_has
-sleep 1
+check "the kernel resolved it again, into $NEIGH" wait_for 10 neigh_has
+wait_for 10 grew $FWD_STAT $x2 100
 x3=$(st $FWD_STAT)
 check "$FWD_NAME took the flow back ($((x3 - x2)) more packets forwarded)" test $((x3 - x2)) -gt 100
 # The server's MAC changes: ip link set s1 address NEW, and on the router
@@ -73,6 +80,7 @@ check "$FWD_NAME took the flow back ($((x3 - x2)) more packets forwarded)" test 
 NEW=02:5e:00:00:00:01
 nsx s ip link set s1 address $NEW
 nsx r ip neigh replace $S4 lladdr $NEW dev r1 nud reachable
+wait_for 10 neigh_is $NEW # where the hook reads it (toed propagated it)
 sleep 0.3
 x4=$(st $FWD_STAT)
 nsx s python3 "$TOE_TOP/selftests/tools/ethcount.py" s1 1 5201 >"$work/eth.json" 2>/dev/null
@@ -82,6 +90,7 @@ check "after the MAC change the fast path keeps forwarding ($((x5 - x4)) packets
 	test $((x5 - x4)) -gt 100
 check "... and the server receives them addressed to its new MAC" \
 	jq -e --arg m $NEW '.[$m] > 100 and ([to_entries[] | select(.key != $m) | .value] | add // 0) == 0' "$work/eth.json"
+kill -USR1 $LONG
 wait $LONG
 lp=$(jq .lport "$work/long.json")
 wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out"

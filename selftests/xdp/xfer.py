@@ -9,12 +9,15 @@ server --port P [--port Q ...]
 client --addr A --port P (--bytes N | --seconds S) [--connect-timeout T]
         send N random bytes (or as many as fit in S seconds), close, print
         {"lport": N, "bytes": N, "sha256": "..."}; exit 1 with {"error": ...}
-        if the connection cannot be made or breaks.
+        if the connection cannot be made or breaks.  SIGUSR1 ends the
+        sending at once (then as at the end of S seconds): a test gives a
+        flow a generous S and stops it when it has seen what it looks for.
 """
 import argparse
 import hashlib
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -48,6 +51,8 @@ def serve(args):
 
 
 def client(args):
+    stop = []
+    signal.signal(signal.SIGUSR1, lambda *_: stop.append(1))
     fam = socket.AF_INET6 if ":" in args.addr else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
     s.settimeout(args.connect_timeout)
@@ -61,7 +66,7 @@ def client(args):
     block = os.urandom(1 << 16)
     end = time.monotonic() + args.seconds if args.seconds else None
     try:
-        while (end is None and n < args.bytes) or (end is not None and time.monotonic() < end):
+        while not stop and ((end is None and n < args.bytes) or (end is not None and time.monotonic() < end)):
             # A new block each time: a reordered or repeated segment changes the hash.
             block = hashlib.sha256(block[:64]).digest() + block[32:]
             chunk = block if end is not None else block[: min(len(block), args.bytes - n)]
