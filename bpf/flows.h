@@ -346,6 +346,8 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 			/* a module device: no server TID, no listener there */
 			d.action = TOE_ACT_HOST;
 			d.dev = TOE_DEV_NONE;
+		} else if (stid != TOE_TID_NONE) {
+			stid_taken(d.dev);
 		}
 	} else if (d.action != TOE_ACT_BYPASS) {
 		d.dev = TOE_DEV_NONE;

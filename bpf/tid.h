@@ -121,6 +121,18 @@ static __always_inline bool take_stid(struct decision *d, __u32 *stid)
 }
 
 /*
+ * A listener of device idx took a server TID (take_stid): counted, in
+ * flight until toed settles it (binds it, or gives it back).
+ */
+static __always_inline void stid_taken(__u32 idx)
+{
+	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+
+	if (live)
+		__sync_fetch_and_add(&live->stid_taken, 1);
+}
+
+/*
  * An accepted connection offloaded on module device d->dev: its listener
  * must be offloaded there with a server TID (toe_listeners: its address,
  * or the wildcard of its family, or ::, a dual-stack one).  False, with

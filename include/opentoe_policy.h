@@ -97,6 +97,8 @@ struct toe_dev_live {
 	 * flight (docs/architecture.md, the TID invariant)
 	 */
 	__u64 tid_taken;
+	/* the same for its server TIDs (take_stid), listeners' */
+	__u64 stid_taken;
 };
 
 /*

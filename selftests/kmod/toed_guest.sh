@@ -355,27 +355,45 @@ now_ms() { # since boot, in 10 ms steps (CLOCK_BOOTTIME: no suspend here)
 	echo "${up%.*}${up#*.}0"
 }
 T0=0 # when the step was done (now_ms)
+seqs() { echo "$1" | sed -n 's/.*"tid_seq":\([0-9]*\).*"stid_seq":\([0-9]*\).*/\1 \2/p'; }
 inv_snap() { # one snapshot of toe0's TID counts; false: torn or unread
 	A=$(toe0)
-	MHOST=$(toe_kmod_test devs | sed -n 's/.* name toe0 .* host \([0-9]*\) .*/\1/p')
-	S1=$(echo "$A" | field tid_seq)
-	[ -n "$S1" ] && [ "$S1" = "$(toe0 | field tid_seq)" ] || return 1
+	M=$(toe_kmod_test devs | grep ' name toe0 ')
+	MHOST=$(echo "$M" | sed -n 's/.* host \([0-9]*\) .*/\1/p')
+	MLSN=$(echo "$M" | sed -n 's/.* listeners \([0-9]*\) .*/\1/p')
+	MSTID=$(echo "$M" | sed -n 's/.* stids \([0-9]*\).*/\1/p')
+	S1=$(seqs "$A")
+	[ -n "$S1" ] && [ "$S1" = "$(seqs "$(toe0)")" ] || return 1
 	POOL=$(echo "$A" | field tid_pool)
 	HELD=$(echo "$A" | field tids_held)
 	FLIGHT=$(echo "$A" | field tid_in_flight)
 	HOST=$(echo "$A" | field tids_host)
 	USED=$(echo "$A" | field tids_used)
 	LIVE=$(echo "$A" | field live)
-	[ -n "$POOL" ] && [ -n "$HELD" ] && [ -n "$FLIGHT" ] && [ -n "$MHOST" ]
+	SPOOL=$(echo "$A" | field stid_pool)
+	SHELD=$(echo "$A" | field listeners_held)
+	SFLIGHT=$(echo "$A" | field stid_in_flight)
+	SLSN=$(echo "$A" | field listeners)
+	SRES=$(echo "$A" | field stids_reserved)
+	[ -n "$POOL" ] && [ -n "$HELD" ] && [ -n "$FLIGHT" ] && [ -n "$MHOST" ] &&
+		[ -n "$SPOOL" ] && [ -n "$SFLIGHT" ] && [ -n "$MLSN" ] && [ -n "$MSTID" ]
 }
 inv_str() {
-	echo "pool $POOL + bound $HELD + in flight $FLIGHT = module $MHOST (toed read $HOST)"
+	echo "pool $POOL + bound $HELD + in flight $FLIGHT = module $MHOST (toed read $HOST); server: pool $SPOOL + listeners $SHELD + in flight $SFLIGHT = module $MLSN listeners + $MSTID reserved (toed read $SLSN + $SRES)"
 }
-inv_holds() { [ $((POOL + HELD + FLIGHT)) = "$MHOST" ] && [ "$HOST" = "$MHOST" ]; }
-converged() { [ "$FLIGHT" = 0 ] && [ "$HELD" = "$LIVE" ] && [ $((POOL + USED)) = 16 ]; }
+# the server TIDs too: in the server pool + bound to toed's listeners +
+# taken by a listener, not yet settled = the module's listeners + its
+# server TIDs reserved on none
+inv_holds() {
+	[ $((POOL + HELD + FLIGHT)) = "$MHOST" ] && [ "$HOST" = "$MHOST" ] &&
+		[ $((SPOOL + SHELD + SFLIGHT)) = $((MLSN + MSTID)) ] &&
+		[ "$SLSN" = "$MLSN" ] && [ "$SRES" = "$MSTID" ]
+}
+converged() { [ "$FLIGHT" = 0 ] && [ "$HELD" = "$LIVE" ] && [ $((POOL + USED)) = 16 ] && [ "$SFLIGHT" = 0 ]; }
 INV_WHOLE=0
 INV_TORN=0
 CONV_MAX=0
+CONVS=
 NSTEPS=0
 N100=0
 inv_step() { # DESC: the invariant at once, then the counts converged 100 ms after T0
@@ -409,10 +427,12 @@ inv_step() { # DESC: the invariant at once, then the counts converged 100 ms aft
 	[ -n "$conv" ] && [ "$conv" -gt "$CONV_MAX" ] && CONV_MAX=$conv
 	NSTEPS=$((NSTEPS + 1))
 	[ -n "$conv" ] && [ "$conv" -le 100 ] && N100=$((N100 + 1))
-	# each within 1 s here; within 100 ms: 4 steps of 5, counted at the
-	# end (a TCG guest at idle priority beside other work can lose its
-	# CPU for longer than that at any moment)
-	tap "$([ -n "$conv" ] && [ "$conv" -le 1000 ] && echo 0 || echo 1)" \
+	CONVS="$CONVS ${conv:-never}"
+	# each within 250 ms here; within 100 ms: all steps but one, counted
+	# at the end (a TCG guest at idle priority beside other work can lose
+	# its CPU for longer than that at any moment: 174 ms seen once with
+	# three guests running)
+	tap "$([ -n "$conv" ] && [ "$conv" -le 250 ] && echo 0 || echo 1)" \
 		"... converged: nothing in flight, bound = live, the pool full again; toed followed in ${conv:-never} ms (its last settle after the step; $(inv_str), live $LIVE, used $USED)"
 }
 HOLD=
@@ -558,27 +578,73 @@ reconciled() { toectl -j status | grep -q '"event_loss":[1-9]'; }
 wait_for 100 reconciled
 tap $? "toed running again reconciles for the lost events (toectl status)"
 # the reconcile begins at once, reads what the ring holds first, then puts
-# the TIDs and the listeners right: about a second under TCG (toectl
-# status says how long; its TID part comes late in it), so the step, for
-# the convergence, is the reconcile's end: the counts are right when it is
-# done
+# the TIDs and the listeners right: 31-116 ms after toed runs again
+# here, 250 ms allowed (a TCG guest beside other work loses its CPU; a
+# second before toed stopped looking up toe_tid_pool's 64 indexes at
+# every reconcile); the convergence is timed from toed running again and
+# counted with the other steps
+stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 rst() { toectl -j status | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 RS=$(rst last_ms)
 RD=$(rst last_read_ms)
 echo "# toed began its reconcile $((${RS:-0} - T0)) ms after it ran again, read the ring in ${RD:-?} ms, was done in $(rst last_took_ms) ms"
 check "... at once: within 100 ms of running again ($((${RS:-0} - T0)) ms)" \
 	test -n "$RS" -a "$((${RS:-0} - T0))" -le 100
-T0=$((${RS:-0} + $(rst last_took_ms)))
+RE=$((${RS:-0} + $(rst last_took_ms) - T0))
+check "... and done within 250 ms of running again ($RE ms; its convergence is counted below with the other steps)" \
+	test -n "$RS" -a "$RE" -le 250
 inv_step "events lost, toed running again and reconciled"
 wait_for 10 agree 0
 tap $? "... within 1 s the TIDs are back: live = toed's TIDs = the module's TIDs in use = 0 ($(counts))"
+grep -E 'TID reconcile|reconciled' "$LOG" | tail -n 2 | sed 's/^/# toed: /'
 echo "# the lost events' part took $(($(date +%s) - T1)) s"
+
+# ---- connections that close, or open and close, between a loss
+# reconcile's read of the ring and its own reads (toe_tid_held, TID_GET),
+# the window widened to 3 s by the tests' knob TOE_TEST_RECONCILE_DELAY_MS:
+# the reconcile sees no connection holding their TIDs and gives them back;
+# their events, read after it, must not give them back again nor bind
+# them (kmod.c: unbound_add, disposed): no TID freed twice, nothing
+# settled twice (the invariant, nothing in flight), no TID_FREE refused
+T1=$(date +%s)
+stop_toed TERM
+export TOE_TEST_RECONCILE_DELAY_MS=3000
+start_toed
+unset TOE_TEST_RECONCILE_DELAY_MS
+hold 4
+G11=${HOLD##* }
+step 4 "toed with a 3 s pause in its loss reconciles; 4 connections offloaded"
+U0=$(stat_of kmod_tid_stale)
+F0=$(stat_of kmod_tid_free_failed)
+kill -STOP "$TOED"
+toe_kmod_test storm 400 >/tmp/storm 2>&1
+kill -CONT "$TOED"
+paused() { grep -q 'a pause of 3000 ms' "$LOG"; }
+wait_for 50 paused
+tap $? "... events lost: toed reconciles, and pauses between the ring and the rest"
+closed "$G11"
+hold 2
+closed "${HOLD##* }"
+wait_for 100 toectl status
+RS=$(rst last_ms)
+T0=$((${RS:-0} + $(rst last_took_ms)))
+inv_step "4 closed, 2 opened and closed in the reconcile's pause"
+U1=$(stat_of kmod_tid_stale)
+F1=$(stat_of kmod_tid_free_failed)
+check "... their events found the TIDs dealt with: not freed or bound again (kmod_tid_stale $U0 -> $U1: 4 closes, 2 offloads and their 2 closes; kmod_tid_free_failed $F0 -> $F1)" \
+	test "$((U1 - U0))" -ge 4 -a "$F1" = "$F0"
+stop_toed TERM
+start_toed
+step 0 "... toed without the pause again; live = toed's TIDs = the module's = 0"
+echo "# the closes in the reconcile's pause took $(($(date +%s) - T1)) s"
 kill "$SERVE" 2>/dev/null
 wait "$SERVE" 2>/dev/null
 step 0 "... all closed"
 echo "# the TID invariant: $INV_WHOLE whole snapshots, $INV_TORN torn (retaken); converged at most $CONV_MAX ms after a step"
-tap "$([ $((N100 * 5)) -ge $((NSTEPS * 4)) ] && echo 0 || echo 1)" \
-	"toed followed within 100 ms at $N100 of $NSTEPS steps (4 of 5 needed; the slowest $CONV_MAX ms)"
+P50=$(echo $CONVS | tr ' ' '\n' | sort -n | sed -n "$(((NSTEPS + 1) / 2))p")
+echo "# converged after each step, ms: $CONVS (p50 $P50, max $CONV_MAX)"
+tap "$([ "$N100" -ge $((NSTEPS - 1)) ] && echo 0 || echo 1)" \
+	"toed followed within 100 ms at $N100 of $NSTEPS steps (all but one needed; p50 $P50 ms, the slowest $CONV_MAX ms)"
 
 # ---- listeners the rule offloads (lport 5400-5599 on toe0): a server TID
 # each in the module, asked for by toed and given back when they close
@@ -586,7 +652,6 @@ MIDX=$(toe0 | field kmod_index)
 nlsn() { toe_kmod_test listeners | grep -c "^listener dev $MIDX tid [0-9]* .* port ${1:-[0-9]*}\$"; }
 has_lsn() { [ "$(nlsn "$1")" = "$2" ]; }
 lsn_dev() { toe0 | grep -q "\"listeners\":$1,\"listeners_held\":$2[,}]"; }
-stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 sleep 30 | nc -l -p 5400 >/dev/null &
 LSN=$!
 wait_for 50 has_lsn 5400 1

@@ -362,6 +362,8 @@ static int tid_reserve(struct toe_genl *g, __u32 dev, bool server, __u32 *tid,
 	put_server(&r, server);
 	if (!server) /* a server TID is not in the TID invariant */
 		changed(g);
+	else
+		g->schanges++; /* but in the server TIDs' */
 	ret = call(g, &r, tid_reply_cb, &t, what, err, errlen);
 	if (ret)
 		return ret;
@@ -404,6 +406,8 @@ static int tid_free(struct toe_genl *g, __u32 dev, bool server, __u32 tid,
 	put_server(&r, server);
 	if (!server) /* a server TID is not in the TID invariant */
 		changed(g);
+	else
+		g->schanges++; /* but in the server TIDs' */
 	return call(g, &r, NULL, NULL, what, err, errlen);
 }
 
@@ -594,6 +598,7 @@ int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
 		       start ? OPENTOE_CMD_LISTEN_START :
 			       OPENTOE_CMD_LISTEN_STOP,
 		       OPENTOE_GENL_VERSION);
+	g->schanges++; /* the server TIDs' invariant */
 	toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
 	/* the address always, 0 or :: for a wildcard: it carries the family */
 	if (k->family == TOE_AF_INET6)

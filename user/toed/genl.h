@@ -77,6 +77,9 @@ struct toe_genl {
 	 */
 	__u64 changes;
 	__u64 changed_ns; /* CLOCK_MONOTONIC of the last of them */
+	/* the same for the server TIDs: TID_RESERVE + SERVER, TID_FREE +
+	 * SERVER, LISTEN_START, LISTEN_STOP */
+	__u64 schanges;
 	struct toe_genl_stats st;
 };
 

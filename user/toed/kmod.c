@@ -158,11 +158,108 @@ static void tid_del(const struct toe_flow_key *k)
 	D->tid_n--;
 }
 
+/*
+ * TIDs connections took and closed before toed could bind them (the module
+ * refused the bind, or the device went, and the demote found the
+ * connection gone): its flow_closed gives the TID back.  toed gives a TID
+ * back at a close only when it holds a record of it, here or bound in its
+ * table; each record goes once, at that close or at a reconcile.  A close
+ * toed holds no record of is a TID a reconcile gave back already (it saw
+ * the connection's toe_tid_held entry gone, which the datapath deletes
+ * before it emits the close) or will (the module has it, no connection
+ * holds it): never freed twice.  Unbounded, but one per close in flight.
+ */
+struct unbound {
+	struct toe_flow_key k;
+	__u32 dev, tid; /* toe_devs index, the module's TID */
+};
+static struct unbound *ub;
+static size_t ub_n, ub_cap;
+
+static void unbound_add(const struct toe_flow_key *k, __u32 dev, __u32 tid)
+{
+	if (ub_n == ub_cap) {
+		size_t cap = ub_cap ? 2 * ub_cap : 16;
+		void *p = realloc(ub, cap * sizeof(*ub));
+
+		if (!p) {
+			/* its close finds no record: the next reconcile frees it */
+			logm(LOG_ERR, "out of memory for a closed flow's TID");
+			return;
+		}
+		ub = p;
+		ub_cap = cap;
+	}
+	ub[ub_n].k = *k;
+	ub[ub_n].dev = dev;
+	ub[ub_n].tid = tid;
+	ub_n++;
+}
+
+/* The record of a closed flow's unbound TID, taken (true) if there is one. */
+static bool unbound_take(const struct toe_flow_key *k, __u32 dev, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < ub_n; i++)
+		if (ub[i].dev == dev && ub[i].tid == tid &&
+		    key_eq(&ub[i].k, k)) {
+			ub[i] = ub[--ub_n];
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The TIDs the last reconcile gave back or demoted (toe_devs index, TID),
+ * and when it was done with them (disp_ns, before it reserved any anew).
+ * An offload event of one of them emitted before then is of a connection
+ * that reconcile found closed or demoted: its TID was dealt with, and
+ * binding it now would bind a TID freed, or back in the pool.  Emitted
+ * after, it is of a new connection (the TID reserved again since).
+ */
+static __u32 (*disp)[2];
+static size_t disp_n, disp_cap;
+static __u64 disp_ns;
+
+static void disposed_add(__u32 dev, __u32 tid)
+{
+	if (disp_n == disp_cap) {
+		size_t cap = disp_cap ? 2 * disp_cap : 64;
+		void *p = realloc(disp, cap * sizeof(*disp));
+
+		if (!p) {
+			logm(LOG_ERR, "out of memory for a reconciled TID");
+			return;
+		}
+		disp = p;
+		disp_cap = cap;
+	}
+	disp[disp_n][0] = dev;
+	disp[disp_n][1] = tid;
+	disp_n++;
+}
+
+/* An event with a TID emitted before the last reconcile dealt with that TID. */
+static bool disposed(const struct toe_event *e)
+{
+	size_t i;
+
+	if (e->ts_ns >= disp_ns)
+		return false;
+	for (i = 0; i < disp_n; i++)
+		if (disp[i][0] == e->dev && disp[i][1] == e->tid)
+			return true;
+	return false;
+}
+
 /* The module went away (its TIDs with it), or toed stops: forget them all. */
 void tid_clear(void)
 {
 	struct tident *t;
 	size_t i;
+
+	ub_n = 0;
 
 	for (i = 0; i < D->tid_nb; i++) {
 		while ((t = D->tids[i])) {
@@ -313,14 +410,17 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	/*
 	 * Demoted: the TID is toed's again.  Not demoted: the connection has
 	 * closed meanwhile and its flow_closed, which carries the TID, gives
-	 * it back to the module (kmod_close; reconcile if that event is
-	 * lost): put in the pool as well, it would be booked twice.
+	 * it back to the module (kmod_close, by the record unbound_add
+	 * leaves; a reconcile if that event is lost): put in the pool as
+	 * well, it would be booked twice.
 	 */
 	demoted = pool_demote(cookie, dev, tid,
 			      ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
 								 TOE_R_MODULE);
 	if (demoted)
 		acct_settle(dev); /* in flight no more: toed's again */
+	else
+		unbound_add(k, dev, tid);
 	if (ret == -ENOMEM && demoted) {
 		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
 			D->kst.free_failed++;
@@ -342,6 +442,14 @@ bool kmod_offload(struct toe_event *e)
 
 	if (tid_find(&e->key) || e->tid == TOE_TID_NONE)
 		return true; /* held already (a replayed event), or no pool */
+	if (disposed(e)) {
+		/* the flow's record says what the reconcile made of it */
+		D->kst.stale++;
+		logm(LOG_DEBUG,
+		     "TID %u: offloaded before a reconcile that dealt with it: not bound",
+		     e->tid);
+		return true;
+	}
 	D->tid_event_ns = e->ts_ns;
 	ret = bind_or_demote(&e->key, e->cookie, e->dev, e->tid);
 	pool_fill(e->dev);
@@ -366,9 +474,18 @@ void kmod_close(const struct toe_event *e)
 		D->tid_event_ns = e->ts_ns;
 	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS) {
 		/*
-		 * Taken from the pool, never bound: reserved still, unless its
-		 * device went (and took it along); settled either way.
+		 * Never bound.  Without toed's record (unbound_add) a reconcile
+		 * gave it back already, or will: not freed here.  With it:
+		 * reserved still, unless its device went (and took it along);
+		 * settled either way.
 		 */
+		if (!unbound_take(&e->key, e->dev, e->tid)) {
+			D->kst.stale++;
+			logm(LOG_DEBUG,
+			     "TID %u of a closed flow: a reconcile settles it, not its close",
+			     e->tid);
+			return;
+		}
 		acct_settle(e->dev);
 		mdev = D->kmod_idx[e->dev];
 		if (!mdev)
@@ -502,6 +619,7 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 		/* no connection holds it: give it back */
 		if (tl[i].state & OPENTOE_TID_F_RESERVED) /* taken, closed */
 			acct_settle(kmod_toe_index(tl[i].dev));
+		disposed_add(kmod_toe_index(tl[i].dev), tl[i].tid);
 		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err,
 				      sizeof(err))) {
 			D->kst.free_failed++;
@@ -513,6 +631,29 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 			     tl[i].tid, tl[i].dev);
 		}
 	}
+}
+
+/*
+ * The reconcile took over the unbound records (their connections are
+ * closed): reconcile_held gave back and settled those the module still
+ * has reserved; the rest went with their device, settled here.
+ */
+static void unbound_settle(const struct toe_genl_tid *tl, int n)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < ub_n; i++) {
+		for (j = 0; j < n; j++)
+			if ((tl[j].state & OPENTOE_TID_F_HOST) &&
+			    (tl[j].state & OPENTOE_TID_F_RESERVED) &&
+			    kmod_toe_index(tl[j].dev) == ub[i].dev &&
+			    tl[j].tid == ub[i].tid)
+				break;
+		if (j == n)
+			acct_settle(ub[i].dev);
+	}
+	ub_n = 0;
 }
 
 /* In the last TID_GET dump; a refusal: its flow still in toe_flows. */
@@ -569,6 +710,7 @@ static void bind_missing(struct held *hv, int nh)
 					 h->key.lport, l, sizeof(l));
 			toe_endpoint_str(h->key.family, h->key.raddr,
 					 h->key.rport, r, sizeof(r));
+			disposed_add(h->dev, h->tid);
 			if (!pool_demote(hv[i].cookie, h->dev, h->tid,
 					 TOE_R_NODEV))
 				continue;
@@ -579,9 +721,12 @@ static void bind_missing(struct held *hv, int nh)
 			     l, r, h->tid);
 			continue;
 		}
-		bind_or_demote(&h->key, hv[i].cookie, h->dev, h->tid);
+		if (bind_or_demote(&h->key, hv[i].cookie, h->dev, h->tid))
+			disposed_add(h->dev, h->tid);
 	}
 }
+
+#define US(b, a) (unsigned long long)((ph[b] - ph[a]) / 1000)
 
 /*
  * Make toed's TID table, the datapath's pools and held TIDs, and the
@@ -598,13 +743,21 @@ void kmod_reconcile(void)
 	char err[512];
 	int n = 0, nh, np, ret;
 	size_t b;
+	__u64 ph[7]; /* when each part began, for the log */
 
 	if (!D->dp.loaded)
 		return;
+	ph[0] = toe_now_ns();
 	np = pool_take(&pv, !D->acct_based); /* server pools: at a start */
+	if (np < 0) {
+		D->kmod_dirty = true; /* tried again from the loop */
+		return;
+	}
 	if (!D->acct_based)
 		acct_base(); /* the pools empty: the counts start here */
+	ph[1] = toe_now_ns();
 	nh = held_read(&hv);
+	ph[2] = toe_now_ns();
 	if (!toe_genl_up(&D->gl)) {
 		bind_missing(hv, nh); /* none known: all demoted */
 		goto out;
@@ -616,15 +769,26 @@ void kmod_reconcile(void)
 			pool_put(pv[np][0], pv[np][1]);
 		goto out;
 	}
+	ph[3] = toe_now_ns();
 	for (b = 0; b < D->tid_nb; b++)
 		for (t = D->tids[b]; t; t = t->next)
 			t->seen = t->refused;
+	disp_n = 0;
+	disp_ns = ~0ULL; /* while it runs: none of its own events is read */
 	reconcile_held(tl, n, hv, nh, pv, np);
+	unbound_settle(tl, n);
 	free(tl);
+	ph[4] = toe_now_ns();
 	forget_unseen();
 	bind_missing(hv, nh);
+	ph[5] = disp_ns = toe_now_ns(); /* before any TID is reserved again */
 	pool_fill_all();
 	pool_refill_soon(); /* what it freed, once the devices release it */
+	ph[6] = toe_now_ns();
+	logm(LOG_DEBUG,
+	     "TID reconcile, in us: pools %llu (%d TIDs), toe_tid_held %llu (%d), TID_GET %llu (%d), put right %llu + %llu, pools filled %llu",
+	     US(1, 0), np, US(2, 1), nh, US(3, 2), n, US(4, 3), US(5, 4),
+	     US(6, 5));
 out:
 	D->acct_quiet = false;
 	free(hv);
@@ -640,8 +804,10 @@ void kmod_changed(void)
 		return; /* applied when the datapath comes (datapath.c) */
 	kmod_read_devs();
 	if (apply(false, " (the kernel module's devices changed)", err,
-		  sizeof(err)) == 0)
+		  sizeof(err)) == 0) {
+		events_consume(); /* every reconcile reads the ring first */
 		kmod_reconcile();
+	}
 }
 
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)

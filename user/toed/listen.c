@@ -28,6 +28,8 @@ struct lsn {
 	struct toe_flow_key k;
 	__u32 mdev; /* the module's device index */
 	bool seen; /* in toe_listeners at the last reconcile */
+	/* found by a reconcile, its server TID settled then: not at its event */
+	bool rec_found;
 };
 
 /* A listener of the module: one tuple on one device. */
@@ -118,8 +120,8 @@ static void mod_start(struct lsnmod *m)
 	if (ret == -ENOENT && m->stid != TOE_TID_NONE)
 		ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t,
 				      TOE_TID_NONE, err, sizeof(err));
-	else if (ret && ret != -EEXIST && m->stid != TOE_TID_NONE)
-		stid_put(m->mdev, m->stid); /* still reserved */
+	else if (ret && m->stid != TOE_TID_NONE)
+		stid_put(m->mdev, m->stid); /* still reserved (EEXIST too) */
 	lsn_name(&m->t, l, sizeof(l));
 	if (!ret || ret == -EEXIST) {
 		/* EEXIST: the module has it already (from a toed before) */
@@ -268,6 +270,13 @@ void listen_event(const struct toe_event *e)
 	struct lsn *l;
 
 	if (e->type == TOE_EV_LISTEN_START) {
+		/* its server TID settled: bound, given back, or gone */
+		l = lsn_find(&e->key);
+		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
+		    e->tid != TOE_TID_NONE && !(l && l->rec_found))
+			acct_ssettle(e->dev);
+		if (l)
+			l->rec_found = false;
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
 		    D->kmod_idx[e->dev]) {
 			if (lsn_add(&e->key, D->kmod_idx[e->dev], true, e->tid))
@@ -290,6 +299,7 @@ static int read_map(void)
 	struct toe_flow_key k, next, *prev = NULL;
 	struct toe_listen v;
 	struct lsn *e;
+	bool known;
 	size_t i;
 
 	for (i = 0; i < lsn_n; i++)
@@ -302,10 +312,17 @@ static int read_map(void)
 		if (bpf_map_lookup_elem(D->m.listeners, &k, &v) ||
 		    v.dev >= TOE_MAX_DEVS || !D->kmod_idx[v.dev])
 			continue;
+		e = lsn_find(&k);
+		known = e && e->mdev == D->kmod_idx[v.dev];
 		e = lsn_add(&k, D->kmod_idx[v.dev], false, v.stid);
 		if (!e)
 			return -1;
 		e->seen = true;
+		if (!known && v.stid != TOE_TID_NONE) {
+			/* its event unread or lost: settled here, once */
+			e->rec_found = true;
+			acct_ssettle(v.dev);
+		}
 	}
 	return 0;
 }

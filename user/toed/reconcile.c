@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "toed.h"
@@ -33,6 +34,24 @@ static __u64 fixed_so_far(void)
 	       D->lst.reconciled;
 }
 
+/*
+ * The tests' knob TOE_TEST_RECONCILE_DELAY_MS: a pause between the read of
+ * the ring and the reconcile's, for closes to fall in between
+ * (selftests/kmod/toed_guest.sh); unset, none.
+ */
+static void test_delay(void)
+{
+	const char *v = getenv("TOE_TEST_RECONCILE_DELAY_MS");
+	int ms = v ? atoi(v) : 0;
+
+	if (ms <= 0)
+		return;
+	logm(LOG_INFO,
+	     "reconcile: the ring read, a pause of %d ms (TOE_TEST_RECONCILE_DELAY_MS)",
+	     ms);
+	usleep(ms * 1000);
+}
+
 void reconcile_now(const char *why)
 {
 	__u64 before = fixed_so_far();
@@ -42,12 +61,16 @@ void reconcile_now(const char *why)
 	/* the events still on the ring first: a close in flight is no leak */
 	events_consume();
 	D->rec.last_read_ns = toe_now_ns() - D->rec.last_ns;
+	test_delay();
 	kmod_reconcile();
 	listen_reconcile();
 	D->rec.fixed += fixed_so_far() - before;
 	D->rec.last_took_ns = toe_now_ns() - D->rec.last_ns;
-	logm(LOG_INFO, "reconciled (%s): %llu put right", why,
-	     (unsigned long long)(fixed_so_far() - before));
+	logm(LOG_INFO,
+	     "reconciled (%s): %llu put right in %llu ms (the ring read in %llu)",
+	     why, (unsigned long long)(fixed_so_far() - before),
+	     (unsigned long long)(D->rec.last_took_ns / 1000000),
+	     (unsigned long long)(D->rec.last_read_ns / 1000000));
 }
 
 /* Counter i of toe_stats summed over the CPUs into *sum; false: unread. */

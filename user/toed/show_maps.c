@@ -213,6 +213,12 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 		tj_ku64(j, "tid_changed_ms", k->tid_changed_ms);
 		tj_ku64(j, "tid_event_ms", k->tid_event_ms);
 		tj_ku64(j, "tid_settled_ms", k->tid_settled_ms);
+		tj_ku64(j, "stids_reserved", k->stids_reserved);
+		tj_key(j, "stid_pool");
+		tj_i64(j, k->stid_pool);
+		tj_key(j, "stid_in_flight");
+		tj_i64(j, k->stid_in_flight);
+		tj_ku64(j, "stid_seq", k->stid_seq);
 	}
 	tj_obj_end(j);
 }

@@ -58,6 +58,14 @@ struct toe_view_kmod {
 	__u64 tid_changed_ms; /* CLOCK_MONOTONIC ms of the last of them */
 	__u64 tid_event_ms; /* of the last datapath event with a TID read */
 	__u64 tid_settled_ms; /* toed's last settle or let-go of a bound TID */
+	/*
+	 * the server TIDs' invariant: listeners + stids_reserved = stid_pool
+	 * + listeners_held + stid_in_flight
+	 */
+	__u32 stids_reserved; /* the module's server TIDs on no listener */
+	long long stid_pool; /* server TIDs in the datapath's server pool */
+	long long stid_in_flight; /* taken by a listener, not yet settled */
+	__u64 stid_seq; /* toed's requests that may change them */
 };
 
 /* A device of toe_devs as read once: its entry and its live counters. */

@@ -72,6 +72,9 @@ void kmod_view(struct toe_view_kmod *kv)
 		kv[d].tid_changed_ms = D->gl.changed_ns / 1000000;
 		kv[d].tid_event_ms = D->tid_event_ns / 1000000;
 		kv[d].tid_settled_ms = D->tid_settled_ns / 1000000;
+		kv[d].stids_reserved = kd[i].stids_reserved;
+		acct_sview(d, &kv[d].stid_pool, &kv[d].stid_in_flight);
+		kv[d].stid_seq = D->gl.schanges;
 	}
 	free(kd);
 }
@@ -473,6 +476,7 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_tids_unreserved", D->kst.unreserved },
 		{ "kmod_flows_demoted", D->kst.demoted },
 		{ "kmod_tid_bind_refused", D->kst.bind_refused },
+		{ "kmod_tid_stale", D->kst.stale },
 		{ "kmod_listeners_held", listeners_held_all() },
 		{ "kmod_listen_start", D->lst.starts },
 		{ "kmod_listen_stop", D->lst.stops },

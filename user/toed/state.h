@@ -134,6 +134,11 @@ struct toed {
 			unreserved; /* TIDs into the pools, given back unused */
 		__u64 demoted; /* flows toe_tid_demote sent to the host */
 		__u64 bind_refused; /* alloc_nospc + _unreach + _failed */
+		/*
+		 * events of TIDs a reconcile dealt with: closes of TIDs toed
+		 * held no record of, offloads before that reconcile
+		 */
+		__u64 stale;
 	} kst;
 	/*
 	 * The TID invariant (docs/architecture.md): for each toe_devs index,
@@ -149,6 +154,8 @@ struct toed {
 		__u64 pulled; /* TIDs toed took out of it (drained, reconciled) */
 		__u64 settled; /* taken ones toed bound, gave back or put back */
 		__u64 taken0; /* tid_taken when the counts started */
+		/* the same for the server pool and stid_taken (listen.c) */
+		__u64 spushed, spulled, ssettled, staken0;
 	} acct[TOE_MAX_DEVS];
 	bool acct_based; /* the counts started on this datapath */
 	bool acct_quiet; /* the first reconcile: settles are of before */

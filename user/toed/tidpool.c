@@ -35,6 +35,14 @@ static struct opentoe *demote_skel;
 /* toe_tid_pool index (TOE_STID_POOL(i): device i's server TIDs) -> */
 static int qfd[2 * TOE_MAX_DEVS]; /* its queue's fd, 0: not open */
 static __u32 qmdev[2 * TOE_MAX_DEVS]; /* the module device its TIDs are of */
+/*
+ * Looked up and found none: not looked up again on this datapath (only
+ * toed puts queues in toe_tid_pool, pool_queue, and one toed runs).  On
+ * Linux before 6.8 every lookup of a map-in-map from user space waits for
+ * an RCU grace period (maybe_wait_bpf_programs), ~17 ms under TCG: the 64
+ * of every reconcile made a loss reconcile take over a second.
+ */
+static bool qnone[2 * TOE_MAX_DEVS];
 /* device i's listeners + server TIDs reserved when TID_RESERVE + SERVER
  * last said ENOSPC: not asked again until a listener went */
 static __u32 stid_out[TOE_MAX_DEVS];
@@ -78,15 +86,15 @@ static bool demote_open(void)
 	return true;
 }
 
-/* The datapath's tid_taken of toe_devs index i (toe_dev_live). */
-static __u64 dp_taken(__u32 i)
+/* The datapath's tid_taken (stid_taken: server) of toe_devs index i. */
+static __u64 dp_taken(__u32 i, bool server)
 {
 	struct toe_dev_live l;
 
 	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
 	    bpf_map_lookup_elem(D->m.live, &i, &l))
 		return 0;
-	return l.tid_taken;
+	return server ? l.stid_taken : l.tid_taken;
 }
 
 /* A TID the datapath took from pool i is toed's business no more. */
@@ -108,7 +116,8 @@ void acct_base(void)
 
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
 		memset(&D->acct[i], 0, sizeof(D->acct[i]));
-		D->acct[i].taken0 = dp_taken(i);
+		D->acct[i].taken0 = dp_taken(i, false);
+		D->acct[i].staken0 = dp_taken(i, true);
 	}
 	D->acct_based = true;
 	D->acct_quiet = true;
@@ -118,10 +127,27 @@ void acct_base(void)
 void acct_view(__u32 i, long long *pool, long long *in_flight)
 {
 	struct tid_acct *a = &D->acct[i];
-	__u64 taken = dp_taken(i) - a->taken0;
+	__u64 taken = dp_taken(i, false) - a->taken0;
 
 	*pool = (long long)(a->pushed - a->pulled - taken);
 	*in_flight = (long long)(taken - a->settled);
+}
+
+/* A server TID the datapath took from pool i: toed's business no more. */
+void acct_ssettle(__u32 i)
+{
+	if (i < TOE_MAX_DEVS && !D->acct_quiet)
+		D->acct[i].ssettled++;
+}
+
+/* The same for server pool i: its server TIDs and those in flight. */
+void acct_sview(__u32 i, long long *pool, long long *in_flight)
+{
+	struct tid_acct *a = &D->acct[i];
+	__u64 taken = dp_taken(i, true) - a->staken0;
+
+	*pool = (long long)(a->spushed - a->spulled - taken);
+	*in_flight = (long long)(taken - a->ssettled);
 }
 
 void pool_close(void)
@@ -133,6 +159,7 @@ void pool_close(void)
 			close(qfd[i]);
 		qfd[i] = 0;
 		qmdev[i] = 0;
+		qnone[i] = false;
 	}
 	if (demote_skel)
 		opentoe__destroy(demote_skel);
@@ -149,7 +176,7 @@ static int pool_queue(__u32 i)
 		return qfd[i];
 	if (D->m.tid_pool < 0)
 		return -1;
-	if (bpf_map_lookup_elem(D->m.tid_pool, &i, &id) == 0) {
+	if (!qnone[i] && bpf_map_lookup_elem(D->m.tid_pool, &i, &id) == 0) {
 		fd = bpf_map_get_fd_by_id(id);
 		if (fd >= 0)
 			return qfd[i] = fd;
@@ -163,6 +190,7 @@ static int pool_queue(__u32 i)
 			close(fd);
 		return -1;
 	}
+	qnone[i] = false;
 	return qfd[i] = fd;
 }
 
@@ -215,6 +243,7 @@ static void stid_fill(__u32 i, __u32 mdev, const struct toe_genl_dev *k)
 					   sizeof(err));
 			break;
 		}
+		D->acct[i].spushed++;
 		n++;
 	}
 }
@@ -345,6 +374,8 @@ static void queue_drain(__u32 q, __u32 mdev, bool server)
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
 		if (!server)
 			D->acct[q].pulled++;
+		else
+			D->acct[q - TOE_STID_POOL(0)].spulled++;
 		if (!mdev || !toe_genl_up(&D->gl))
 			continue;
 		if (server)
@@ -397,12 +428,53 @@ void stid_put(__u32 mdev, __u32 stid)
 	    (fd = pool_queue_if_any(s)) < 0 ||
 	    bpf_map_update_elem(fd, NULL, &stid, BPF_ANY))
 		toe_genl_stid_free(&D->gl, mdev, stid, err, sizeof(err));
+	else
+		D->acct[i].spushed++;
+}
+
+/* Room for one more pair in *v of *cap; false: out of memory (*v as was). */
+static bool pairs_room(__u32 (**v)[2], int n, int *cap)
+{
+	int ncap = *cap ? 2 * *cap : 256;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = realloc(*v, ncap * sizeof(**v));
+	if (!p)
+		return false;
+	*v = p;
+	*cap = ncap;
+	return true;
+}
+
+/* pool_take out of memory: the n TIDs it took back in their queues. */
+static void pairs_put_back(__u32 (*v)[2], int n)
+{
+	char err[512];
+
+	while (n-- > 0) {
+		__u32 i = v[n][0];
+
+		D->acct[i].pulled--; /* as if never taken */
+		if (bpf_map_update_elem(qfd[i], NULL, &v[n][1], BPF_ANY) == 0)
+			continue;
+		/* the queue it came from refuses it: given back, not leaked */
+		D->acct[i].pulled++;
+		if (!toe_genl_tid_free(&D->gl,
+				       qmdev[i] ? qmdev[i] : D->kmod_idx[i],
+				       v[n][1], err, sizeof(err)))
+			D->kst.unreserved++;
+	}
 }
 
 /*
  * At a reconcile: take every TID out of every pool into *out (pairs of
  * toe_devs index, TID); the caller puts back what the module still has
- * reserved (pool_put) and frees the rest.  How many.
+ * reserved (pool_put) and frees the rest.  How many; -1 (nothing taken,
+ * the pools as they were, *out NULL) if out of memory: room is made
+ * before each TID is popped, so none is ever out of both the pool and
+ * *out.
  */
 int pool_take(__u32 (**out)[2], bool servers)
 {
@@ -410,28 +482,31 @@ int pool_take(__u32 (**out)[2], bool servers)
 	int n = 0, cap = 0;
 	__u32 i;
 
+	*out = NULL;
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
 		int fd = pool_queue_if_any(i);
 
 		if (fd < 0)
 			continue;
-		while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
-			if (n == cap) {
-				void *p =
-					realloc(v, (cap = cap ? 2 * cap : 256) *
-							   sizeof(*v));
-
-				if (!p)
-					break;
-				v = p;
+		for (;;) {
+			if (!pairs_room(&v, n, &cap)) {
+				logm(LOG_ERR,
+				     "out of memory reading the TID pools: not reconciled now");
+				pairs_put_back(v, n);
+				free(v);
+				return -1;
 			}
+			if (bpf_map_lookup_and_delete_elem(fd, NULL, &tid))
+				break;
 			v[n][0] = i;
 			v[n][1] = tid;
 			n++;
 			D->acct[i].pulled++;
 		}
-		qmdev[i] = D->kmod_idx[i];
 	}
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		if (qfd[i] > 0) /* its TIDs are of the device there now */
+			qmdev[i] = D->kmod_idx[i];
 	/*
 	 * The server pools are not reconciled TID by TID: after a restart
 	 * (servers), their TIDs go back to the device now at each index (a
@@ -455,8 +530,12 @@ int pool_queue_if_any(__u32 i)
 
 	if (qfd[i] > 0)
 		return qfd[i];
-	if (D->m.tid_pool < 0 || bpf_map_lookup_elem(D->m.tid_pool, &i, &id))
+	if (qnone[i] || D->m.tid_pool < 0)
 		return -1;
+	if (bpf_map_lookup_elem(D->m.tid_pool, &i, &id)) {
+		qnone[i] = errno == ENOENT;
+		return -1;
+	}
 	fd = bpf_map_get_fd_by_id(id);
 	return fd < 0 ? -1 : (qfd[i] = fd);
 }

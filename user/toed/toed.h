@@ -143,6 +143,8 @@ int pool_refill_timeout_ms(int ms);
 void acct_settle(__u32 i);
 void acct_base(void);
 void acct_view(__u32 i, long long *pool, long long *in_flight);
+void acct_ssettle(__u32 i);
+void acct_sview(__u32 i, long long *pool, long long *in_flight);
 /* listen.c */
 void listen_event(const struct toe_event *e);
 void listen_reconcile(void);
