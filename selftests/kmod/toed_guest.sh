@@ -736,6 +736,26 @@ tap $? "... a connection it accepts: host, reason no_stid, no TID" ||
 kill "$C1" "$SV" 2>/dev/null
 wait "$C1" "$SV" 2>/dev/null
 
+# ---- a bind the device refuses (fail_connect: -EIO) is counted as
+# failed: kmod_tid_bind_unreach is for a route the module finds leaving by
+# another interface (-ENETUNREACH), which no flow here has
+RF0=$(stat_of kmod_tid_bind_refused) BF0=$(stat_of kmod_tid_bind_failed) BU0=$(stat_of kmod_tid_bind_unreach)
+echo 1 >"$SIMDBG/fail_connect"
+nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
+SV=$!
+usleep 300000
+toe_kmod_test hold 10.7.0.2 5301 1 >/dev/null &
+H=$!
+refused1() { [ "$(stat_of kmod_tid_bind_refused)" -gt "${RF0:-0}" ]; }
+wait_for 50 refused1
+tap $? "the device refuses a bind (fail_connect): kmod_tid_bind_refused ${RF0:-?} -> $(stat_of kmod_tid_bind_refused)"
+echo 0 >"$SIMDBG/fail_connect"
+check "... counted as failed (${BF0:-?} -> $(stat_of kmod_tid_bind_failed)), not unreach (${BU0:-?} -> $(stat_of kmod_tid_bind_unreach))" \
+	test "$(stat_of kmod_tid_bind_failed)" = "$((BF0 + 1))" -a "$(stat_of kmod_tid_bind_unreach)" = "$BU0"
+kill "$H" "$SV" 2>/dev/null
+wait "$H" "$SV" 2>/dev/null
+wait_for 30 nolive
+
 # ---- the module's tracepoints (kmod/trace.h), as tracefs recorded them
 # since insmod: every one of them fired in the steps above
 for ev in toedev_register toedev_unregister tid_reserve tid_bind tid_free \
