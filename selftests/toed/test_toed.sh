@@ -88,7 +88,8 @@ check "monitor: flow_offloaded for the 3 connections to 5300" \
 	jq -e -s '[.[] | select(.event == "flow_offloaded" and .rport == 5300 and .device == "t3")] | length == 3' "$MON"
 check "monitor: flow_closed for them, with their bytes" \
 	jq -e -s '[.[] | select(.event == "flow_closed" and .rport == 5300 and .bytes_acked == 200002)] | length == 3' "$MON"
-check "monitor (text) shows the same events" test "$(grep -c '^\[flow_offloaded\].*:5300 ' "$MONT")" = 3
+check "monitor (text) shows the same events, the client's address -> the server's (active)" \
+	test "$(grep -c '^\[flow_offloaded\] [^ ]* -> [^ ]*:5300 offload dev t3 ' "$MONT")" = 3
 check "stats: toed counted 3 offloaded and closed events" \
 	jq -e '.daemon.events_flow_offloaded == 3 and .daemon.events_flow_closed >= 3' < <(ctl -j stats)
 
