@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 63
+plan 64
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -119,6 +119,24 @@ mlost() { [ "$(ctl -j stats | jq .daemon.monitor_lost)" -gt "$ml0" ]; }
 check "a monitor client that does not read: its lines counted lost (monitor_lost $ml0 -> $(ctl -j stats | jq .daemon.monitor_lost))" \
 	wait_for 5 mlost
 kill "$SLOWMON" 2>/dev/null; wait "$SLOWMON" 2>/dev/null
+# a monitor client that shuts its reading side (no hangup toed's epoll
+# sees): toed's next line to it fails (EPIPE) and toed lets it go, no
+# line counted lost
+ml1=$(ctl -j stats | jq .daemon.monitor_lost)
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"monitor\n"); time.sleep(0.3)
+s.shutdown(socket.SHUT_RD); time.sleep(1.5)' "$RUN/toed.sock" & SHUTMON=$!
+defer "kill $SHUTMON 2>/dev/null"
+sleep 0.6
+in_cg a python3 -c '
+import socket
+for i in range(5):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); s.close()'
+sleep 0.3
+check "a monitor client that shut its reading side is let go, none of its lines lost (monitor_lost $ml1 -> $(ctl -j stats | jq .daemon.monitor_lost))" \
+	test "$(ctl -j stats | jq .daemon.monitor_lost)" = "$ml1"
+wait "$SHUTMON" 2>/dev/null
 
 # --- reload: good, bad, SIGHUP
 serial=$(policy_serial)
