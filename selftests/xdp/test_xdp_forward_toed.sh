@@ -55,7 +55,7 @@ age=$(ctl -j flows port 5201 | jq -c '[.[] | select(.decision == "forward") | .a
 check "  and its age counts from its start: over 1 s after it was listed ($age)" \
 	jq -e 'length > 0 and all(. >= 1)' <<<"$age"
 tage=$(ctl flows port 5201 | awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $4 == "forward" { print $c["AGE"]; exit }')
-check "  (text: under a minute, its AGE in seconds: $tage)" grep -Eq '^[0-9]+\.[0-9]s$' <<<"$tage"
+check "  (text: its AGE under a minute, with tenths: $tage)" grep -Eq '^[0-9]+\.[0-9]s$' <<<"$tage"
 nfwd() { ctl -j flows port "$1" | jq '[.[] | select(.decision == "forward")] | length'; }
 check "  the port filter: port 5201 lists it ($(nfwd 5201)), port 9 not ($(nfwd 9))" test "$(nfwd 5201)" -ge 1 -a "$(nfwd 9)" = 0
 
