@@ -801,6 +801,55 @@ tap $? "... a connection it accepts: host, reason no_stid, no TID" ||
 kill "$C1" "$SV" 2>/dev/null
 wait "$C1" "$SV" 2>/dev/null
 
+# ---- a bind the device refuses (fail_connect: -EIO) is counted as
+# failed: kmod_tid_bind_unreach is for a route the module finds leaving by
+# another interface (-ENETUNREACH), which no flow here has
+RF0=$(stat_of kmod_tid_bind_refused) BF0=$(stat_of kmod_tid_bind_failed) BU0=$(stat_of kmod_tid_bind_unreach)
+echo 1 >"$SIMDBG/fail_connect"
+nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
+SV=$!
+usleep 300000
+toe_kmod_test hold 10.7.0.2 5301 1 >/dev/null &
+H=$!
+refused1() { [ "$(stat_of kmod_tid_bind_refused)" -gt "${RF0:-0}" ]; }
+wait_for 50 refused1
+tap $? "the device refuses a bind (fail_connect): kmod_tid_bind_refused ${RF0:-?} -> $(stat_of kmod_tid_bind_refused)"
+echo 0 >"$SIMDBG/fail_connect"
+# its warning carries the module's own answer (the device's -EIO), not
+# toed's word for a device gone (-ENODEV only)
+eioline() { grep 'the kernel module refused TID' "$LOG" | tail -n 1 | grep -q ' (TID_ALLOC of reserved TID [0-9]* on module device '; }
+wait_for 20 eioline
+tap $? "... logged with the module's answer: $(grep 'the kernel module refused TID' "$LOG" | tail -n 1 | sed 's/.*refused TID/TID/')"
+check "... counted as failed (${BF0:-?} -> $(stat_of kmod_tid_bind_failed)), not unreach (${BU0:-?} -> $(stat_of kmod_tid_bind_unreach))" \
+	test "$(stat_of kmod_tid_bind_failed)" = "$((BF0 + 1))" -a "$(stat_of kmod_tid_bind_unreach)" = "$BU0"
+kill "$H" "$SV" 2>/dev/null
+wait "$H" "$SV" 2>/dev/null
+wait_for 30 nolive
+
+# ---- a listener on toe0 closed, then its device deleted, while toed is
+# stopped (SIGSTOP): continued, toed reads the listen_stop first and stops
+# the listener in the module, which let it go with its device (ENOENT):
+# nothing failed.  Then the device again, for the steps below.
+FL1=$(stat_of kmod_listen_failed)
+sleep 30 | nc -l -p 5410 >/dev/null &
+LSN=$!
+l5410() { toe_kmod_test listeners | grep -q " port 5410\$"; }
+wait_for 50 l5410
+tap $? "a listener on port 5410 offloaded on toe0 (the module has it)"
+kill -STOP "$TOED"
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+usleep 200000
+echo 1 >/sys/bus/opentoe_sim/del_device
+kill -CONT "$TOED"
+notoe0() { ! toectl -j devices | grep -q '"device":"toe0"'; }
+wait_for 50 notoe0
+check "... closed, its device deleted, toed stopped meanwhile: no listener failure (kmod_listen_failed ${FL1:-?} -> $(stat_of kmod_listen_failed))" \
+	test "$(stat_of kmod_listen_failed)" = "$FL1"
+echo "1 veth6 3 16 toe%d" >/sys/bus/opentoe_sim/new_device
+wait_for 50 toe0
+wait_for 50 refilled
+
 # ---- the module's tracepoints (kmod/trace.h), as tracefs recorded them
 # since insmod: every one of them fired in the steps above
 for ev in toedev_register toedev_unregister tid_reserve tid_bind tid_free \

@@ -18,7 +18,9 @@ need_cmd bpftool jq python3
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 # (a veth pair first in b: vb's ifindex differs from va's, which forwarding
 # targets must, toe_ifaces being keyed by ifindex)
-ns_add a && ns_add b && veth_pair b x0 b x1 &&
+# (and a namespace z made first: unload looks b up by cookie among others,
+# b never the first /run/netns lists, which fills its free slots in order)
+ns_add z && ns_add a && ns_add b && veth_pair b x0 b x1 &&
 	veth_pair a va b vb && nsx a ip link set va up &&
 	nsx b ip link set vb up || { fail "namespaces"; finish; }
 cookie() {

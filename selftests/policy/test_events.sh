@@ -4,7 +4,7 @@
 # flow_offloaded / flow_closed with the connection's tuple, and the socket's
 # own counters at close equal to what the test sent and received.
 . "$(dirname "$0")/setup.sh"
-plan 12
+plan 13
 load_toe
 cfg=$(conf_t3 ev)
 apply "$cfg" >/dev/null || { fail "apply"; finish; }
@@ -46,4 +46,10 @@ for fam in 4 6; do
 		jq -e 'length == 1 and .[0].direction == 1 and .[0].decision == 0 and .[0].bytes_received == 1000001' \
 		<<<"$(ev ".type == \"flow_closed\" and .lport == 5300 and .rport == $lp")"
 done
+# the events of a flow with a record name its socket's namespace by the
+# record's inode (bpf/stats.h), not 0: namespace a's for the client's
+ino=$(stat -L -c %i "/run/netns/$(ns_name a)")
+check "flow_offloaded and flow_closed of both clients name namespace a (inode $ino)" \
+	jq -e --argjson i "$ino" 'length == 4 and all(.netns == $i)' \
+	<<<"$(ev "(.type == \"flow_offloaded\" or .type == \"flow_closed\") and .rport == 5300 and (.lport == $LP4 or .lport == $LP6)")"
 finish

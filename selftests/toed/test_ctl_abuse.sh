@@ -42,7 +42,7 @@ send_err "a 100 KB line" "$(head -c 100000 /dev/zero | tr '\0' a | od -An -v -tx
 send_err "no newline at all (half-closed)" "$(hex stats)" "incomplete|newline"
 send_err "an empty line" "0a" "empty"
 send_err "only -j" "$(hex '-j')0a" "empty"
-send_err "an unknown command" "$(hex 'frobnicate')0a" "unknown command"
+send_err "an unknown command, the commands listed" "$(hex 'frobnicate')0a" "unknown command 'frobnicate' \\(expected [a-z]+(, [a-z]+)+ or [a-z]+\\)"
 for c in status devices neigh policy stats reload monitor; do
 	send_err "'$c' with an argument" "$(hex "$c extra")0a" "takes no argument"
 done

@@ -8,7 +8,7 @@
 # both.  A reader that reads nothing for a while makes the writer switch to
 # TCP (flow control): counted under to_tcp_why.backlog.
 . "$(dirname "$0")/setup.sh"
-plan 22
+plan 23
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf byp <<'EOF2'
 rule bypass lport 5500-5506
@@ -154,10 +154,16 @@ import socket, time
 s = socket.create_connection(("127.0.0.1", 5504))
 for _ in range(128): s.sendall(b"x" * 65536)
 time.sleep(4)
-s.sendall(b"x" * 65536); time.sleep(0.5); s.close()' || fail "the way back: the client failed"
+s.sendall(b"x" * 65536); time.sleep(1); s.close()' &
+wpid=$!
+# the writer's own flow record, while it is open
+back_fl() { bk=$(ctl -j flows | jq -c '[.[] | select(.rport == 5504) | .bypass | {to_tcp, to_peer}]'); test "$bk" = '[{"to_tcp":1,"to_peer":1}]'; }
+wait_for 15 back_fl
+wait $wpid || fail "the way back: the client failed"
 wait_for 5 grep -qx $((129 << 16)) "$CONF_DIR/back.out" || fail "the way back: the reader got $(tail -1 "$CONF_DIR/back.out") bytes, not $((129 << 16))"
 check "a writer sent to TCP comes back to the peer once TCP's data is read (bypass_to_peer grew)" \
 	test "$(stat_of "$PIN" $STAT_BYP_TO_PEER)" -gt "$p0"
+check "  and its flow record says so before it closes: to_tcp 1, to_peer 1 ($bk)" test "$bk" = '[{"to_tcp":1,"to_peer":1}]'
 
 # The other reasons to switch to TCP, in toectl stats' reasons ($MAP_REASONS):
 # the peer closed under a paired writer; a small send finds the redirect

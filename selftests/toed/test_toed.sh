@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 63
+plan 64
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -88,7 +88,8 @@ check "monitor: flow_offloaded for the 3 connections to 5300" \
 	jq -e -s '[.[] | select(.event == "flow_offloaded" and .rport == 5300 and .device == "t3")] | length == 3' "$MON"
 check "monitor: flow_closed for them, with their bytes" \
 	jq -e -s '[.[] | select(.event == "flow_closed" and .rport == 5300 and .bytes_acked == 200002)] | length == 3' "$MON"
-check "monitor (text) shows the same events" test "$(grep -c '^\[flow_offloaded\].*:5300 ' "$MONT")" = 3
+check "monitor (text) shows the same events, the client's address -> the server's (active)" \
+	test "$(grep -c '^\[flow_offloaded\] [^ ]* -> [^ ]*:5300 offload dev t3 ' "$MONT")" = 3
 check "stats: toed counted 3 offloaded and closed events" \
 	jq -e '.daemon.events_flow_offloaded == 3 and .daemon.events_flow_closed >= 3' < <(ctl -j stats)
 
@@ -118,6 +119,24 @@ mlost() { [ "$(ctl -j stats | jq .daemon.monitor_lost)" -gt "$ml0" ]; }
 check "a monitor client that does not read: its lines counted lost (monitor_lost $ml0 -> $(ctl -j stats | jq .daemon.monitor_lost))" \
 	wait_for 5 mlost
 kill "$SLOWMON" 2>/dev/null; wait "$SLOWMON" 2>/dev/null
+# a monitor client that shuts its reading side (no hangup toed's epoll
+# sees): toed's next line to it fails (EPIPE) and toed lets it go, no
+# line counted lost
+ml1=$(ctl -j stats | jq .daemon.monitor_lost)
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"monitor\n"); time.sleep(0.3)
+s.shutdown(socket.SHUT_RD); time.sleep(1.5)' "$RUN/toed.sock" & SHUTMON=$!
+defer "kill $SHUTMON 2>/dev/null"
+sleep 0.6
+in_cg a python3 -c '
+import socket
+for i in range(5):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); s.close()'
+sleep 0.3
+check "a monitor client that shut its reading side is let go, none of its lines lost (monitor_lost $ml1 -> $(ctl -j stats | jq .daemon.monitor_lost))" \
+	test "$(ctl -j stats | jq .daemon.monitor_lost)" = "$ml1"
+wait "$SHUTMON" 2>/dev/null
 
 # --- reload: good, bad, SIGHUP
 serial=$(policy_serial)

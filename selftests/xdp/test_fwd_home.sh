@@ -10,7 +10,7 @@
 # (test_fwd_home_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 7
+plan 8
 need_cmd iptables
 router_test fwdhome || exit 1
 endpoints_for_hook || exit 1
@@ -32,6 +32,7 @@ kill -ALRM $t2 2>/dev/null
 wait $t2
 check "toed in r refuses to serve the datapath of h, saying why" grep -q "has its home in another network namespace" "$work/toed2.log"
 nsx_bg h toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+TOED=$NSX_PID
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts in h"; cat "$work/toed.log"; finish; }
 nsx_bg s python3 "$XFER" server --port 5201 --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
@@ -54,4 +55,10 @@ sleep 1
 check "FORWARD DROP in r (no toed watches r): $FWD_NAME forwards nothing of the flow ($(($(st $FWD_STAT) - x1)) packets)" \
 	test "$(st $FWD_STAT)" = "$x1"
 check "toed in h logged no home error" bash -c "! grep -q 'home in another' '$work/toed.log'"
+# toed stopped (TERM) ends its lease at once: lease_ns ($MAP_FWD_GEN's first
+# 8 bytes) 0, the fast path's flows back to the stack without waiting it out
+lease() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq -r '.value[0:8] | map(ltrimstr("0x")) | join("")'; }
+l0=$(lease)
+kill -TERM "$TOED" && wait "$TOED"
+check "toed stopped (TERM): its lease ends at once (lease_ns $l0 -> $(lease))" test "$l0" != 0000000000000000 -a "$(lease)" = 0000000000000000
 finish

@@ -12,7 +12,7 @@
 # get nothing through and nothing onto the fast path.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 12
+plan 13
 need_cmd iptables conntrack
 # Debian's python3-scapy is for Debian's python3 (as test_fwd_admission.sh)
 SPY=$(for p in python3 /usr/bin/python3; do $p -c 'import scapy.all' 2>/dev/null && { echo $p; break; }; done)
@@ -97,4 +97,20 @@ wait $fpid
 check "forged: client alone through the NAT (SYN, SYN-ACK in the server's name, ACK, 20 kB): no byte at the server ($(cat "$work/forged"))" \
 	test "$(cat "$work/forged")" = 0
 check "  nothing admitted, nothing new in $MAP_FWD_NAT" test "$(st $STAT_XDP_FWD_FLOWS)" = "$f0" -a "$(n_nat)" = "$n0"
+
+# ---- conntrack -D of a running NATed flow: toed deletes its $MAP_FWD
+# entry and the reply tuple's alias naming it in $MAP_FWD_NAT (ct.c)
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 3 >"$work/ctd.json"
+wait_for 3 est
+key=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c '[.[] | select(.formatted.key.lport == 5201 or
+	.formatted.key.rport == 5201) | select(.formatted.value.state == 3)][0].formatted.key')
+aliases() { bpftool -j map dump pinned "$PIN/$MAP_FWD_NAT" | jq --argjson k "$key" '[.[] | select(.formatted.value == $k)] | length'; }
+a0=$(aliases)
+nsx r conntrack -D -p tcp --orig-port-dst 5201 >/dev/null 2>&1
+unadmitted() { test -z "$(fwd_state 5201)"; }
+wait_for 2 unadmitted
+sleep 0.2
+check "conntrack -D of a NATed flow: its $MAP_FWD entry and its alias in $MAP_FWD_NAT gone ($a0 alias before, $(aliases) after)" \
+	test "$a0" = 1 -a "$(aliases)" = 0 -a -z "$(fwd_state 5201)"
+kill $(ip netns pids "$(ns_name c)") 2>/dev/null
 finish

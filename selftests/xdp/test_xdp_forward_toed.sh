@@ -15,7 +15,7 @@
 # new MAC is on the frames at once.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 10
+plan 12
 need_built toectl
 router_test fwdt || exit 1
 endpoints_for_hook || exit 1
@@ -61,6 +61,10 @@ check "$FWD_NAME forwards it with the neighbour entry ($((x1 - x0)) packets)" te
 age=$(ctl -j flows port 5201 | jq -c '[.[] | select(.decision == "forward") | .age_s]')
 check "  and its age counts from its start: over 1 s after it was listed ($age)" \
 	jq -e 'length > 0 and all(. >= 1)' <<<"$age"
+tage=$(ctl flows port 5201 | awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $4 == "forward" { print $c["AGE"]; exit }')
+check "  (text: its AGE under a minute, with tenths: $tage)" grep -Eq '^[0-9]+\.[0-9]s$' <<<"$tage"
+nfwd() { ctl -j flows port "$1" | jq '[.[] | select(.decision == "forward")] | length'; }
+check "  the port filter: port 5201 lists it ($(nfwd 5201)), port 9 not ($(nfwd 9))" test "$(nfwd 5201)" -ge 1 -a "$(nfwd 9)" = 0
 
 # Delete the server's entry on the router: toed deletes it from the map,
 # the kernel resolves it again (the stack forwards meanwhile), toed writes it.
