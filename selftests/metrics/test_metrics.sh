@@ -107,18 +107,21 @@ check "six stalled clients from one address: the stalest evicted (metrics_evicte
 check "  and the others cut at the 3 s request deadline (metrics_deadline $d0 -> $(ctl -j stats | jq .control.metrics_deadline))" \
 	test "$(ctl -j stats | jq .control.metrics_deadline)" -gt "$d0"
 
-# --- a second toed on the same port: refused at start, naming it (toed
-# runs on, retrying: timed out once it said so, or after 10 s; SIGALRM is
-# timeout(1)'s own timer: it stops toed and exits 124 as at the 10 s)
+# --- a second toed on the same port: the bind refused, naming it, and
+# toed runs on, retrying (docs/operator-guide.md "metrics: retrying"); it
+# is stopped once it said so, or after 10 s (SIGALRM is timeout(1)'s own
+# timer: it stops toed as at the 10 s)
 nsenter --net=/run/netns/"$(ns_name a)" timeout 10 toed --config "$cfg" --pin-dir "$PIN.other" \
 	--run-dir "$CONF_DIR/run2" --metrics "127.0.0.1:$MPORT" >"$CONF_DIR/toed2.out" 2>&1 &
 t2=$! # (nsenter execs timeout)
 wait_for 10 grep -qF -- "--metrics 127.0.0.1:$MPORT: cannot listen" "$CONF_DIR/toed2.out"
+alive=no
+kill -0 $t2 2>/dev/null && alive=yes
 kill -ALRM $t2 2>/dev/null
-wait $t2; rc=$?
+wait $t2
 out=$(cat "$CONF_DIR/toed2.out")
-check "a port in use: toed exits nonzero naming it: $(tail -n 1 <<<"$out")" \
-	test "$rc" -ne 0 -a -n "$(grep -F -- "--metrics 127.0.0.1:$MPORT: cannot listen" <<<"$out")"
+check "a port in use: toed names it and runs on, retrying (still running once it said so: $alive): $(grep -F -- 'cannot listen' <<<"$out" | head -n 1)" \
+	test "$alive" = yes -a -n "$(grep -F -- "--metrics 127.0.0.1:$MPORT: cannot listen" <<<"$out")"
 
 # --- neighbour propagation latency: an rtnetlink change is measured
 ncount() { mcurl "$URL/metrics" | awk '/^opentoe_neigh_propagation_seconds_count /{print $2}'; }
