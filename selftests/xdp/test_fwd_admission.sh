@@ -62,10 +62,19 @@ fwd_est() { # PORT -> established toe_fwd entries of PORT
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length'
 }
-fwd_entry() { # PORT -> "state packets" of the one toe_fwd entry of PORT
+fwd_entry() { # PORT [CPORT] -> "state packets" of the one toe_fwd entry of PORT (and CPORT)
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-		jq -r --argjson p "$1" '[.[] | select(.formatted.key.lport == $p or .formatted.key.rport == $p) | .formatted.value] |
-			select(length == 1) | .[0] | "\(.state) \(.packets)"'
+		jq -r --argjson p "$1" --argjson c "${2:-0}" '[.[] | .formatted.key as $k |
+			select(($k.lport == $p and ($c == 0 or $k.rport == $c)) or ($k.rport == $p and ($c == 0 or $k.lport == $c))) |
+			.formatted.value] | select(length == 1) | .[0] | "\(.state) \(.packets)"'
+}
+# PORT -> the client port of the one established toe_fwd entry of PORT: an
+# earlier flow's entry (a killed flow's readmit, an ended flow's) may still
+# be there, so the checks follow their flow by its 4-tuple, not by PORT alone
+fwd_cport() {
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq --argjson p "$1" '[.[] | select(.formatted.value.state == 3) |
+		.formatted.key | select(.lport == $p or .rport == $p) | if .lport == $p then .rport else .lport end] |
+		if length == 1 then .[0] else 0 end'
 }
 
 # ---- forged handshakes against a FORWARD DROP
@@ -164,14 +173,13 @@ check "  and is admitted to the fast path again ($((a1 - a0)) admission, $FWD_HO
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 >"$work/rst_flow.json"
 RSTF=$NSX_PID
 wait_for 10 est_5301 || fail "the flow before the forged RST is admitted"
-cport=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq '[.[] | select(.formatted.value.state == 3) | .formatted.key |
-	select(.lport == 5301 or .rport == 5301) | if .lport == 5301 then .rport else .lport end][0]')
+cport=$(fwd_cport 5301)
 sleep "$(slow 0.5)"
 w0=$(st $STAT_XDP_FWD_WRONG_IF)
-set -- $(fwd_entry 5301); p0=${2:-0}
+set -- $(fwd_entry 5301 "$cport"); p0=${2:-0}
 nsx s $FORGE rst s1 $R1MAC $C4 "$cport" $S4 5301 305419896
 sleep "$(slow 0.5)"
-set -- $(fwd_entry 5301); st1=${1:-none} p1=${2:-0}
+set -- $(fwd_entry 5301 "$cport"); st1=${1:-none} p1=${2:-0}
 w1=$(st $STAT_XDP_FWD_WRONG_IF)
 check "forged RST and RST-ACK in the client's name (port $cport) on the server's side: judged on the wrong interface ($((w1 - w0)) counted)" \
 	test $((w1 - w0)) -ge 2
@@ -187,13 +195,14 @@ nsx r iptables -A FORWARD -p tcp --sport 5301
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 40)" >"$work/flood_flow.json"
 FLOW=$NSX_PID
 wait_for 10 est_5301 || fail "the flow before the flood is admitted"
+fcport=$(fwd_cport 5301)
 sleep 0.5
-set -- $(fwd_entry 5301); p0=${2:-0}
+set -- $(fwd_entry 5301 "$fcport"); p0=${2:-0}
 k0=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')
 h0=$(st $STAT_FWD_HALF); n0=$(n_fwd)
 read -r sent secs < <(nsx c $FORGE flood c0 $R0MAC 100000 10.211.1 $S4 5201)
 sleep 0.5
-set -- $(fwd_entry 5301); st1=${1:-none} p1=${2:-0}
+set -- $(fwd_entry 5301 "$fcport"); st1=${1:-none} p1=${2:-0}
 k1=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')
 h1=$(st $STAT_FWD_HALF); n1=$(n_fwd)
 kill $FLOW 2>/dev/null
