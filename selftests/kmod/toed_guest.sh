@@ -83,6 +83,9 @@ objs() { sed 's/},{/}\n{/g'; }
 field() { # NAME: the number or string value of "NAME" on each line
 	sed -n "s/.*\"$1\":\"\\{0,1\\}\([^,\"}]*\).*/\1/p"
 }
+# toectl -j stats' counter NAME, status' field NAME
+stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+rst() { toectl -j status | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 
 # server PORT [NETNS]: nc -l in the background.  Its stdin must stay open
 # (a background job's stdin is /dev/null, and nc closes its side of the
@@ -583,8 +586,6 @@ tap $? "toed running again reconciles for the lost events (toectl status)"
 # second before toed stopped looking up toe_tid_pool's 64 indexes at
 # every reconcile); the convergence is timed from toed running again and
 # counted with the other steps
-stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
-rst() { toectl -j status | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 RS=$(rst last_ms)
 RD=$(rst last_read_ms)
 echo "# toed began its reconcile $((${RS:-0} - T0)) ms after it ran again, read the ring in ${RD:-?} ms, was done in $(rst last_took_ms) ms"
@@ -646,12 +647,77 @@ echo "# converged after each step, ms: $CONVS (p50 $P50, max $CONV_MAX)"
 tap "$([ "$N100" -ge $((NSTEPS - 1)) ] && echo 0 || echo 1)" \
 	"toed followed within 100 ms at $N100 of $NSTEPS steps (all but one needed; p50 $P50 ms, the slowest $CONV_MAX ms)"
 
-# ---- listeners the rule offloads (lport 5400-5599 on toe0): a server TID
-# each in the module, asked for by toed and given back when they close
+# ---- MIDX: toe0's index in the module
 MIDX=$(toe0 | field kmod_index)
 nlsn() { toe_kmod_test listeners | grep -c "^listener dev $MIDX tid [0-9]* .* port ${1:-[0-9]*}\$"; }
 has_lsn() { [ "$(nlsn "$1")" = "$2" ]; }
 lsn_dev() { toe0 | grep -q "\"listeners\":$1,\"listeners_held\":$2[,}]"; }
+
+# ---- a loss reconcile while the datapath is between a pop and its entry
+# (docs/architecture.md): toed stopped, the ring filled, a connection
+# takes TID X (its flow_offloaded lost) and a listener on port 5431
+# takes server TID S and closes (its listen_start and listen_stop lost).
+# The window is made by hand: X's toe_tid_held entry hidden and
+# toe_dev_live's tid_taking and stid_taking set to 1, as if both takes
+# were still to write their entries.  The reconcile must keep X and S
+# (either may be the take's), then, the takes done (X's entry back, the
+# counts 0), reconcile again on its own: X bound to its connection, S
+# (which no listener holds) given back to the module and settled
+T1=$(date +%s)
+nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
+SERVE=$!
+usleep 300000
+EL0=$(rst event_loss)
+SO0=$(stat_of kmod_stids_orphaned)
+TO0=$(stat_of kmod_tids_orphaned)
+kill -STOP "$TOED"
+toe_kmod_test storm 400 >/tmp/storm 2>&1
+sleep 30 | nc -l -p 5431 >/dev/null &
+LSN=$!
+hold 1
+G12=${HOLD##* }
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+toe_kmod_test held-hide /tmp/held.bin >/tmp/hh
+XT=$(sed -n 's/^tid \([0-9]*\) dev 0$/\1/p' /tmp/hh)
+toe_kmod_test taking 0 1 1 >/dev/null
+kill -CONT "$TOED"
+lossrec() { [ "$(rst event_loss)" -gt "${EL0:-0}" ]; }
+wait_for 100 lossrec
+tap $? "toed stopped, a connection took TID ${XT:-?} and a listener a server TID, their events lost; the takes made to look in progress: toed reconciles" ||
+	cat /tmp/hh | sed 's/^/# /'
+# X not freed: still in flight (toed's count), no orphan freed, and the
+# module has it reserved (not a new reservation of the same number: none
+# freed)
+xres() {
+	toe_kmod_test tids | grep -q "^tid ${XT:-x} dev [0-9]* state 5 reserved\$" &&
+		[ "$(toe0 | field tid_in_flight)" = 1 ] && [ "$(stat_of kmod_tids_orphaned)" = "$TO0" ]
+}
+sflight() { [ "$(toe0 | field stid_in_flight)" = "$1" ]; }
+usleep 300000
+check "... TID ${XT:-?} kept reserved in the module while a take is in progress: not freed as orphaned, in flight ($(toe0 | field tid_in_flight); kmod_tids_orphaned ${TO0:-?} -> $(stat_of kmod_tids_orphaned))" xres
+skept() { sflight 1 && [ "$(stat_of kmod_stids_orphaned)" = "$SO0" ]; }
+check "... the server TID kept too: 1 in flight, kmod_stids_orphaned unmoved (${SO0:-?} -> $(stat_of kmod_stids_orphaned))" skept
+check "... logged: a take in progress, its TIDs kept" grep -q 'TID take in progress on device 0: its unheld TIDs kept' "$LOG"
+toe_kmod_test held-show /tmp/held.bin >/dev/null
+toe_kmod_test taking 0 0 0 >/dev/null
+T0=$(now_ms)
+xbound() { toe_kmod_test tids | grep -q "^tid ${XT:-x} dev [0-9]* state [13] l2t [0-9]* src 10.7.0.1:[0-9]* dst 10.7.0.2:5300\$"; }
+wait_for 50 xbound
+tap $? "the takes done: toed reconciles again on its own, TID ${XT:-?} bound to its connection" ||
+	toe_kmod_test tids | sed 's/^/# module: /'
+sorphan() { [ "$(stat_of kmod_stids_orphaned)" = "$((SO0 + 1))" ] && sflight 0; }
+wait_for 50 sorphan
+tap $? "... and the server TID no listener holds given back, settled (kmod_stids_orphaned ${SO0:-?} -> $(stat_of kmod_stids_orphaned), in flight $(toe0 | field stid_in_flight))"
+inv_step "a loss reconcile during takes, then the takes done"
+closed "$G12"
+step 0 "... its connection closed"
+kill "$SERVE" 2>/dev/null
+wait "$SERVE" 2>/dev/null
+echo "# the takes in progress took $(($(date +%s) - T1)) s"
+
+# ---- listeners the rule offloads (lport 5400-5599 on toe0): a server TID
+# each in the module, asked for by toed and given back when they close
 sleep 30 | nc -l -p 5400 >/dev/null &
 LSN=$!
 wait_for 50 has_lsn 5400 1
@@ -753,6 +819,39 @@ kill "$LSN"
 wait "$LSN" 2>/dev/null
 wait_for 50 has_lsn 5402 0
 tap $? "... and stops it when the listener closes"
+
+# two SO_REUSEPORT listeners on one port: one key in toe_listeners (the
+# last one's), one listener in the module; each took a server TID at
+# listen time, and the second's must go back to the server pool, not stay
+# reserved for nothing (the server invariant off by one), nor be counted
+# as a second listener held
+rm -f /tmp/ls /tmp/ls.out
+mkfifo /tmp/ls
+toe_kmod_test listen-same 2 5430 </tmp/ls >/tmp/ls.out 2>&1 &
+LS=$!
+exec 8>/tmp/ls
+wait_for 50 grep -q ready /tmp/ls.out
+T0=$(now_ms)
+wait_for 50 has_lsn 5430 1
+tap $? "two SO_REUSEPORT listeners on port 5430: one listener in the module ($(nlsn 5430))"
+inv_step "two SO_REUSEPORT listeners on port 5430"
+check "... toectl devices: 1 listener, 1 held" lsn_dev 1 1
+spool() { [ "$(toe0 | field stid_pool)" = "$1" ]; }
+check "... the second's server TID back in the server pool (stid_pool $(toe0 | field stid_pool) of 63)" spool 63
+T0=$(now_ms)
+echo 0 >&8
+wait_for 50 grep -q 'closed 0' /tmp/ls.out
+inv_step "the first of them closed, the second listening"
+kept1() { has_lsn 5430 1 && lsn_dev 1 1; }
+check "... the module keeps its listener (1, held 1)" kept1
+T0=$(now_ms)
+exec 8>&-
+wait "$LS"
+wait_for 50 has_lsn 5430 0
+inv_step "the second closed"
+wait_for 50 stids_pooled
+tap $? "... none left: the server pool holds 64 again, 0 listeners held" ||
+	toe_kmod_test devs | sed 's/^/# module: /'
 
 # a tenant's listener under a 'netns any' rule on toe0: the module's
 # server TIDs are for sockets of toed's namespace (its interface is

@@ -15,6 +15,8 @@
  *   pool_demote  runs toe_tid_demote: a flow the module will not bind (or
  *                whose device went) goes to the host, its slot released;
  *   pool_take    at a reconcile: the pools' contents, for reconciling;
+ *   take_in_progress  whether the datapath is between a pop and its entry;
+ *   stid_reconcile    server TIDs reserved that nothing holds: given back;
  *   acct_*       the counts of the TID invariant (state.h D->acct):
  *                what went into and out of each pool, and which of the
  *                TIDs the datapath took toed has settled.
@@ -95,6 +97,52 @@ static __u64 dp_taken(__u32 i, bool server)
 	    bpf_map_lookup_elem(D->m.live, &i, &l))
 		return 0;
 	return server ? l.stid_taken : l.tid_taken;
+}
+
+/*
+ * The datapath's takes in progress on toe_devs index i (tid_taking;
+ * stid_taking: server), bpf/tid.h.  0 also from a datapath without them.
+ */
+static __u32 dp_taking(__u32 i, bool server)
+{
+	struct toe_dev_live l;
+
+	memset(&l, 0, sizeof(l));
+	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
+	    bpf_map_lookup_elem(D->m.live, &i, &l))
+		return 0;
+	return server ? l.stid_taking : l.tid_taking;
+}
+
+/* A take is one eBPF program's run: microseconds; looked at this long */
+#define TAKE_WAIT_US 100
+#define TAKE_WAIT_TRIES 20
+
+/*
+ * After a reconcile emptied pool i (server: its server pool): whether the
+ * datapath is still between popping a TID from it and writing the entry
+ * that holds it (toe_tid_held; toe_listeners), looked at until it is not
+ * for 2 ms at most.  While one is, a reserved TID that neither a pool nor
+ * an entry holds may be the one it took, not an orphan: the caller keeps
+ * it and reconciles again soon (kmod_retry_soon).  Not: every TID popped
+ * before the pools were emptied is in an entry by now (the datapath adds
+ * to the count before it pops, and takes it off once the entry is
+ * written).
+ */
+bool take_in_progress(__u32 i, bool server)
+{
+	int n;
+
+	for (n = 0; dp_taking(i, server); n++) {
+		if (n == TAKE_WAIT_TRIES) {
+			logm(LOG_DEBUG,
+			     "a %sTID take in progress on device %u: its unheld TIDs kept for the next reconcile",
+			     server ? "server " : "", i);
+			return true;
+		}
+		usleep(TAKE_WAIT_US);
+	}
+	return false;
 }
 
 /* A TID the datapath took from pool i is toed's business no more. */
@@ -566,4 +614,150 @@ bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason)
 	if (o.done)
 		D->kst.demoted++;
 	return o.done;
+}
+
+/* (toe_devs index i, tid) in v[0..n): its place, or -1. */
+static int pair_find(__u32 (*v)[2], int n, __u32 i, __u32 tid)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (v[j][0] == i && v[j][1] == tid)
+			return j;
+	return -1;
+}
+
+/*
+ * The server TIDs toe_listeners' entries hold, (toe_devs index, stid)
+ * into *out; how many, -1 if out of memory.
+ */
+static int listener_stids(__u32 (**out)[2])
+{
+	struct toe_flow_key k, next, *prev = NULL;
+	__u32(*v)[2] = NULL;
+	struct toe_listen l;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	while (D->m.listeners >= 0 &&
+	       bpf_map_get_next_key(D->m.listeners, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(D->m.listeners, &k, &l) ||
+		    l.stid == TOE_TID_NONE || l.dev >= TOE_MAX_DEVS)
+			continue;
+		if (!pairs_room(&v, n, &cap)) {
+			free(v);
+			return -1;
+		}
+		v[n][0] = l.dev;
+		v[n][1] = l.stid;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+/* Every server pool's TIDs into *out, (toe_devs index, stid); -1: no memory. */
+static int spool_take(__u32 (**out)[2])
+{
+	__u32(*v)[2] = NULL, i, stid;
+	int n = 0, cap = 0, fd;
+
+	*out = NULL;
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		if (!D->kmod_idx[i] ||
+		    (fd = pool_queue_if_any(TOE_STID_POOL(i))) < 0)
+			continue;
+		for (;;) {
+			if (!pairs_room(&v, n, &cap)) {
+				while (n-- > 0) /* as they were */
+					stid_put(D->kmod_idx[v[n][0]], v[n][1]);
+				free(v);
+				return -1;
+			}
+			if (bpf_map_lookup_and_delete_elem(fd, NULL, &stid))
+				break;
+			v[n][0] = i;
+			v[n][1] = stid;
+			n++;
+			D->acct[i].spulled++;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+/*
+ * A server TID of module device mdev (toe_devs index i) that no listener
+ * took and nothing holds: back to the module, settled.
+ */
+static void stid_orphan(__u32 i, __u32 mdev, __u32 stid)
+{
+	char err[512];
+
+	if (toe_genl_stid_free(&D->gl, mdev, stid, err, sizeof(err))) {
+		logm(LOG_WARN, "%s", err);
+		return;
+	}
+	acct_ssettle(i);
+	stid_out[i] = 0; /* one is free again */
+	D->lst.orphans++;
+	logm(LOG_INFO,
+	     "freed server TID %u on module device %u: no listener holds it",
+	     stid, mdev);
+}
+
+/*
+ * At a reconcile: the server TIDs the module holds reserved (LISTEN_GET +
+ * SERVER) that neither a server pool nor a toe_listeners entry holds were
+ * taken by listeners gone unheard (their listen_start lost, and closed
+ * before anyone read toe_listeners; or a SO_REUSEPORT sibling's entry
+ * replaced theirs): given back and settled.  The server pools are emptied
+ * for the look and refilled with what they held (map operations only, no
+ * module request); a device with a listener between its pop and its entry
+ * (take_in_progress) keeps its own for the next reconcile.
+ */
+void stid_reconcile(void)
+{
+	__u32(*pv)[2] = NULL, (*lv)[2] = NULL, i;
+	struct toe_genl_listener *rl = NULL;
+	bool busy[TOE_MAX_DEVS] = { false }, read = false;
+	int np, nl, nr = 0, j, k;
+	char err[512];
+
+	if (!toe_genl_up(&D->gl) || (np = spool_take(&pv)) < 0)
+		return;
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		busy[i] = D->kmod_idx[i] && take_in_progress(i, true);
+	nl = listener_stids(&lv);
+	if (nl >= 0) {
+		read = !toe_genl_listeners(&D->gl, 0, true, &rl, &nr, err,
+					   sizeof(err));
+		if (!read)
+			logm(LOG_DEBUG, "%s", err);
+	}
+	for (j = 0; j < nr; j++) {
+		i = kmod_toe_index(rl[j].dev);
+		if (i >= TOE_MAX_DEVS)
+			continue; /* not a device toed serves */
+		k = pair_find(pv, np, i, rl[j].stid);
+		if (k >= 0) {
+			pv[k][0] = TOE_DEV_NONE; /* back below */
+			stid_put(rl[j].dev, rl[j].stid);
+		} else if (pair_find(lv, nl, i, rl[j].stid) < 0) {
+			if (busy[i])
+				kmod_retry_soon();
+			else
+				stid_orphan(i, rl[j].dev, rl[j].stid);
+		}
+	}
+	/* unread: every pooled one back as it was (read: those not reserved
+	 * any more went with their device) */
+	for (k = 0; !read && k < np; k++)
+		if (pv[k][0] != TOE_DEV_NONE)
+			stid_put(D->kmod_idx[pv[k][0]], pv[k][1]);
+	free(rl);
+	free(lv);
+	free(pv);
 }
