@@ -2444,6 +2444,63 @@ static int held_mode(bool hide, const char *file)
 	return 0;
 }
 
+/*
+ * toe_kmod_test pool DEV: the TIDs in toe_tid_pool index DEV's queue, one
+ * a line ("pool TID"), taken out and put back in the same order; toed
+ * must be stopped and the device idle meanwhile.
+ */
+static int pool_mode(int dev)
+{
+	int fd = pin_open(TOE_MAP(TID_POOL)), q, n = 0, i;
+	__u32 k = dev, id, tids[1024];
+	union bpf_attr a;
+
+	if (fd < 0 || map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &id, 0)) {
+		perror("toe_kmod_test pool");
+		return 1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.map_id = id;
+	q = bpf_sys(BPF_MAP_GET_FD_BY_ID, &a);
+	if (q < 0) {
+		perror("toe_kmod_test pool");
+		return 1;
+	}
+	while (n < 1024 && map_op(BPF_MAP_LOOKUP_AND_DELETE_ELEM, q, NULL,
+				  &tids[n], 0) == 0)
+		n++;
+	for (i = 0; i < n; i++) {
+		map_op(BPF_MAP_UPDATE_ELEM, q, NULL, &tids[i], BPF_ANY);
+		printf("pool %u\n", tids[i]);
+	}
+	return 0;
+}
+
+/*
+ * toe_kmod_test churn ADDR PORT N: N connections to ADDR:PORT one after
+ * the other, each closed with a reset as soon as it is up (SO_LINGER 0:
+ * its socket is closed at once).  Prints "churned N".
+ */
+static int churn_mode(const char *addr, const char *port, int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(atoi(port)) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int i, fd, done = 0;
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	for (i = 0; i < n; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			break;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		done += connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+		close(fd);
+	}
+	printf("churned %d\n", done);
+	return done == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -2457,6 +2514,10 @@ int main(int argc, char **argv)
 		return storm_mode(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "listen-many"))
 		return listen_many(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "pool"))
+		return pool_mode(atoi(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "churn"))
+		return churn_mode(argv[2], argv[3], atoi(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "taking"))
 		return taking_mode(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "held-hide"))
