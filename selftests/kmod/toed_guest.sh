@@ -564,9 +564,19 @@ inv_step "close: the 8 that had a TID (4 more still releasing)"
 wait_for 150 agree 4
 step 4 "4 left, the late releases in"
 stop_toed TERM
+NL=$(($(wc -l <"$LOG") + 1))
 start_toed
 T0=$(now_ms)
 inv_step "toed stopped (SIGTERM) and started"
+# its start's reconcile, part by part: the pools part looks up the
+# toe_tid_pool indexes of the module's devices only (one here, and its
+# server pool), not all 128 (a grace period each before 6.8: about 2 s
+# under TCG)
+RL=$(tail -n +"$NL" "$LOG" | grep -m 1 'TID reconcile, in us')
+echo "# toed started again: $RL"
+PUS=$(echo "$RL" | sed -n 's/.*pools \([0-9]*\) (.*/\1/p')
+check "... its start's reconcile read the pools in ${PUS:-?} us (under 500 ms: not all 128 indexes looked up)" \
+	test -n "$PUS" -a "${PUS:-999999999}" -lt 500000
 step 4 "toed stopped (SIGTERM) and started with 4 open"
 # listen, accept, stop listening: a listener the rule offloads on toe0
 # (lport 5400-5599), the connections it accepts take a TID each

@@ -45,6 +45,15 @@ static __u32 qmdev[2 * TOE_MAX_DEVS]; /* the module device its TIDs are of */
  * of every reconcile made a loss reconcile take over a second.
  */
 static bool qnone[2 * TOE_MAX_DEVS];
+/*
+ * Emptied or made by this toed: what it holds is this toed's.  toed looks
+ * at an index only when a module device is there (a start's reconcile) or
+ * comes there, not at all 128 (a grace period each before 6.8: two
+ * seconds under TCG); a queue found later at another index is an earlier
+ * toed's, whose TIDs that start's reconcile gave back as held by nothing:
+ * emptied, not given back again, when first used (queue_fresh).
+ */
+static bool qfresh[2 * TOE_MAX_DEVS];
 /* device i's listeners + server TIDs reserved when TID_RESERVE + SERVER
  * last said ENOSPC: not asked again until a listener went */
 static __u32 stid_out[TOE_MAX_DEVS];
@@ -208,10 +217,29 @@ void pool_close(void)
 		qfd[i] = 0;
 		qmdev[i] = 0;
 		qnone[i] = false;
+		qfresh[i] = false;
 	}
 	if (demote_skel)
 		opentoe__destroy(demote_skel);
 	demote_skel = NULL;
+}
+
+/* Queue i (fd) this toed's: an earlier toed's TIDs in it dropped. */
+static int queue_fresh(__u32 i, int fd)
+{
+	__u32 tid;
+	int n = 0;
+
+	if (qfresh[i])
+		return fd;
+	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0)
+		n++;
+	qfresh[i] = true;
+	if (n)
+		logm(LOG_DEBUG,
+		     "TID pool %u: %d TIDs an earlier toed left there dropped",
+		     i, n);
+	return fd;
 }
 
 /* toe_devs index i's queue, created and put in toe_tid_pool if missing. */
@@ -221,13 +249,13 @@ static int pool_queue(__u32 i)
 	int fd;
 
 	if (qfd[i] > 0)
-		return qfd[i];
+		return queue_fresh(i, qfd[i]);
 	if (D->m.tid_pool < 0)
 		return -1;
 	if (!qnone[i] && bpf_map_lookup_elem(D->m.tid_pool, &i, &id) == 0) {
 		fd = bpf_map_get_fd_by_id(id);
 		if (fd >= 0)
-			return qfd[i] = fd;
+			return queue_fresh(i, qfd[i] = fd);
 	}
 	fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "toe_tid_queue", 0,
 			    sizeof(__u32), TOE_TID_POOL_MAX, NULL);
@@ -239,6 +267,7 @@ static int pool_queue(__u32 i)
 		return -1;
 	}
 	qnone[i] = false;
+	qfresh[i] = true;
 	return qfd[i] = fd;
 }
 
@@ -412,13 +441,14 @@ int pool_refill_timeout_ms(int ms)
 /* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
 static void queue_drain(__u32 q, __u32 mdev, bool server)
 {
-	int fd = pool_queue_if_any(q);
+	int fd = qfd[q] > 0 ? qfd[q] : -1; /* only one toed opened */
 	char err[512];
 	__u32 tid;
 
 	qmdev[q] = 0;
 	if (fd < 0)
 		return;
+	qfresh[q] = true;
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
 		if (!server)
 			D->acct[q].pulled++;
@@ -532,10 +562,13 @@ int pool_take(__u32 (**out)[2], bool servers)
 
 	*out = NULL;
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		int fd = pool_queue_if_any(i);
+		/* a module device's index, or one toed has open */
+		int fd = D->kmod_idx[i] || qfd[i] > 0 ? pool_queue_if_any(i) :
+							-1;
 
 		if (fd < 0)
 			continue;
+		qfresh[i] = true; /* what stays in it is put back below */
 		for (;;) {
 			if (!pairs_room(&v, n, &cap)) {
 				logm(LOG_ERR,
@@ -563,6 +596,9 @@ int pool_take(__u32 (**out)[2], bool servers)
 	 * them: not churned (64 requests each way, seconds under TCG).
 	 */
 	for (i = 0; servers && i < TOE_MAX_DEVS; i++) {
+		if (D->kmod_idx[i])
+			pool_queue_if_any(
+				TOE_STID_POOL(i)); /* opened: drained */
 		queue_drain(TOE_STID_POOL(i), D->kmod_idx[i], true);
 		stid_out[i] = 0;
 	}
@@ -669,6 +705,7 @@ static int spool_take(__u32 (**out)[2])
 		if (!D->kmod_idx[i] ||
 		    (fd = pool_queue_if_any(TOE_STID_POOL(i))) < 0)
 			continue;
+		qfresh[TOE_STID_POOL(i)] = true; /* refilled below as it was */
 		for (;;) {
 			if (!pairs_room(&v, n, &cap)) {
 				while (n-- > 0) /* as they were */
