@@ -491,7 +491,8 @@ T1=$(date +%s)
 b=0
 # 63 batches of 16, then more only if some found fewer TIDs
 while [ $b -lt 63 ] || { [ $(($(refusals) - RF0)) -lt 1000 ] && [ $b -lt 80 ]; }; do
-	wait_ms 250 pfull
+	# (not full again within 5 s: toed lost count; the checks below say so)
+	wait_ms 250 pfull || break
 	kill -STOP "$TOED"
 	toe_kmod_test churn 10.7.0.2 5301 16 >/dev/null
 	kill -CONT "$TOED"
