@@ -346,8 +346,6 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 			/* a module device: no server TID, no listener there */
 			d.action = TOE_ACT_HOST;
 			d.dev = TOE_DEV_NONE;
-		} else if (stid != TOE_TID_NONE) {
-			stid_taken(d.dev);
 		}
 	} else if (d.action != TOE_ACT_BYPASS) {
 		d.dev = TOE_DEV_NONE;
@@ -368,6 +366,8 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 		l.netns_ino = f.netns_ino;
 		l.stid = stid;
 		bpf_map_update_elem(&toe_listeners, &k, &l, BPF_ANY);
+		if (stid != TOE_TID_NONE)
+			stid_taken(d.dev); /* the take is over: in flight */
 	}
 	emit(TOE_EV_LISTEN_START, &k, &f, NULL, stid);
 	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);

@@ -65,8 +65,21 @@ static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
 		d->reason = TOE_R_ROUTE;
 		return false;
 	}
+	live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+	if (!live) {
+		stat_inc(TOE_S_TID_EMPTY);
+		d->reason = TOE_R_NO_TID;
+		return false;
+	}
+	/*
+	 * A take in progress, from before the pop until toe_tid_held has the
+	 * TID: a reconcile that empties the pool and finds no entry holding
+	 * a TID waits for tid_taking to be 0 before it frees it as orphaned
+	 */
+	__sync_fetch_and_add(&live->tid_taking, 1);
 	pool = bpf_map_lookup_elem(&toe_tid_pool, &idx);
 	if (!pool || bpf_map_pop_elem(pool, &h.tid)) {
+		__sync_fetch_and_add(&live->tid_taking, -1);
 		stat_inc(TOE_S_TID_EMPTY);
 		d->reason = TOE_R_NO_TID;
 		return false;
@@ -76,14 +89,14 @@ static __always_inline bool take_tid(struct decision *d, struct bpf_sock *sk,
 	if (bpf_map_update_elem(&toe_tid_held, &cookie, &h, BPF_NOEXIST)) {
 		/* toe_tid_held full: the TID goes back, the flow stays home */
 		bpf_map_push_elem(pool, &h.tid, 0);
+		__sync_fetch_and_add(&live->tid_taking, -1);
 		stat_inc(TOE_S_TID_EMPTY);
 		d->reason = TOE_R_NO_TID;
 		return false;
 	}
 	/* the TID is in flight until toed settles it (binds or gives back) */
-	live = bpf_map_lookup_elem(&toe_dev_live, &idx);
-	if (live)
-		__sync_fetch_and_add(&live->tid_taken, 1);
+	__sync_fetch_and_add(&live->tid_taken, 1);
+	__sync_fetch_and_add(&live->tid_taking, -1);
 	stat_inc(TOE_S_TID_TAKEN);
 	d->tid = h.tid;
 	return true;
@@ -99,6 +112,7 @@ static __always_inline bool take_stid(struct decision *d, __u32 *stid)
 {
 	__u32 idx = d->dev, sidx;
 	struct toe_dev *dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	struct toe_dev_live *live;
 	void *pool;
 
 	*stid = TOE_TID_NONE;
@@ -110,9 +124,17 @@ static __always_inline bool take_stid(struct decision *d, __u32 *stid)
 		d->reason = TOE_R_ROUTE;
 		return false;
 	}
+	live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+	if (!live) {
+		d->reason = TOE_R_NO_STID;
+		return false;
+	}
+	/* a take in progress until toe_listeners has it (stid_taken) */
+	__sync_fetch_and_add(&live->stid_taking, 1);
 	sidx = TOE_STID_POOL(idx);
 	pool = bpf_map_lookup_elem(&toe_tid_pool, &sidx);
 	if (!pool || bpf_map_pop_elem(pool, stid)) {
+		__sync_fetch_and_add(&live->stid_taking, -1);
 		*stid = TOE_TID_NONE;
 		d->reason = TOE_R_NO_STID;
 		return false;
@@ -121,15 +143,18 @@ static __always_inline bool take_stid(struct decision *d, __u32 *stid)
 }
 
 /*
- * A listener of device idx took a server TID (take_stid): counted, in
- * flight until toed settles it (binds it, or gives it back).
+ * A listener of device idx took a server TID (take_stid) and its
+ * toe_listeners entry has it: counted, in flight until toed settles it
+ * (binds it, or gives it back); the take is over.
  */
 static __always_inline void stid_taken(__u32 idx)
 {
 	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
 
-	if (live)
+	if (live) {
 		__sync_fetch_and_add(&live->stid_taken, 1);
+		__sync_fetch_and_add(&live->stid_taking, -1);
+	}
 }
 
 /*

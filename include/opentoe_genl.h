@@ -101,7 +101,12 @@
  *                           LISTEN_ADDR6 (0 / :: for a wildcard),
  *                           LISTEN_PORT.  The module knows no namespaces
  *                           beyond its devices': a daemon reconciles its
- *                           listeners against this after a restart.
+ *                           listeners against this after a restart.  With
+ *                           SERVER: one message per server TID reserved
+ *                           for a listener to come (TID_RESERVE + SERVER),
+ *                           DEV_INDEX, TID and TID_STATE HOST|RESERVED, no
+ *                           LISTEN_*: a daemon frees those no listener
+ *                           took.
  *
  * Events, multicast on group OPENTOE_GENL_MCGRP_EVENTS in the namespace of
  * the device's net_device:

@@ -99,6 +99,14 @@ struct toe_dev_live {
 	__u64 tid_taken;
 	/* the same for its server TIDs (take_stid), listeners' */
 	__u64 stid_taken;
+	/*
+	 * takes in progress: a TID popped from the pool, its toe_tid_held
+	 * entry not yet written (a server TID: its toe_listeners entry).  A
+	 * reconcile believes a reserved TID that neither a pool nor an entry
+	 * holds orphaned only when this is 0 after it emptied the pools
+	 * (docs/architecture.md)
+	 */
+	__u32 tid_taking, stid_taking;
 };
 
 /*

@@ -566,25 +566,29 @@ static int opentoe_l2t_get_dumpit(struct sk_buff *skb,
 /*
  * One device's part of a TID_GET or LISTEN_GET dump: the TOM's method for
  * the command (fill_tid, fill_listen) puts the first entry at *pos or after
- * in a message, and moves *pos to it.
+ * in a message, and moves *pos to it.  LISTEN_GET with SERVER: the server
+ * TIDs reserved for listeners to come instead of the listeners.
  */
 static int opentoe_fill_dump_dev(struct sk_buff *skb,
 				 struct netlink_callback *cb,
 				 struct toedev *dev, int idx,
 				 unsigned long *pos)
 {
-	u8 cmd = genl_dumpit_info(cb)->op.cmd;
-	typeof(*dev->offload_mod->fill_tid) *fill;
+	const struct genl_dumpit_info *gi = genl_dumpit_info(cb);
+	bool reserved = gi->attrs[OPENTOE_A_SERVER];
+	u8 cmd = gi->op.cmd;
 	void *hdr;
 	int ret;
 
-	fill = cmd == OPENTOE_CMD_TID_GET ? dev->offload_mod->fill_tid :
-					    dev->offload_mod->fill_listen;
 	for (;; (*pos)++) {
 		hdr = opentoe_dump_dev_hdr(skb, cb, cmd, idx);
 		if (!hdr)
 			return -EMSGSIZE;
-		ret = fill(dev, pos, skb);
+		if (cmd == OPENTOE_CMD_TID_GET)
+			ret = dev->offload_mod->fill_tid(dev, pos, skb);
+		else
+			ret = dev->offload_mod->fill_listen(dev, pos, skb,
+							    reserved);
 		if (ret <= 0) {
 			genlmsg_cancel(skb, hdr);
 			return ret;

@@ -127,7 +127,7 @@ static int null_fill_tid(struct toedev *dev, unsigned long *tid,
 }
 
 static int null_fill_listen(struct toedev *dev, unsigned long *stid,
-			    struct sk_buff *skb)
+			    struct sk_buff *skb, bool reserved)
 {
 	return 0;
 }

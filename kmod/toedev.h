@@ -174,10 +174,12 @@ struct tom_info {
 			struct sk_buff *skb);
 	/*
 	 * Adds the first listener with server TID >= *stid (updated) to a
-	 * message: 1, 0 if there is none, -EMSGSIZE.  tom_sem held (read).
+	 * message: 1, 0 if there is none, -EMSGSIZE.  With @reserved, the
+	 * first server TID reserved for a listener to come instead.  tom_sem
+	 * held (read).
 	 */
 	int (*fill_listen)(struct toedev *dev, unsigned long *stid,
-			   struct sk_buff *skb);
+			   struct sk_buff *skb, bool reserved);
 };
 
 extern const struct tom_info toe_null_tom;

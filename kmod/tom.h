@@ -140,7 +140,7 @@ int tom_listen_start(struct toedev *dev, const struct toe_listener *l);
 void tom_listen_drop(struct tom_dev *td, struct tom_listen *tl);
 void tom_listen_stop(struct toedev *dev, const struct toe_listener *l);
 int tom_fill_listen(struct toedev *dev, unsigned long *stid,
-		    struct sk_buff *skb);
+		    struct sk_buff *skb, bool reserved);
 int tom_stid_reserve(struct toedev *dev, unsigned int *stid);
 int tom_stid_free(struct toedev *dev, unsigned int stid);
 

@@ -151,20 +151,31 @@ int tom_stid_free(struct toedev *dev, unsigned int stid)
 	return 0;
 }
 
-/* The first listener with server TID >= *stid, put in a message. */
+/*
+ * The first listener with server TID >= *stid, put in a message; with
+ * @reserved, the first server TID reserved for a listener to come
+ * (TID_STATE HOST | RESERVED, no address: a daemon finds those no
+ * listener took).
+ */
 int tom_fill_listen(struct toedev *dev, unsigned long *stid,
-		    struct sk_buff *skb)
+		    struct sk_buff *skb, bool reserved)
 {
 	struct tom_dev *td = TOM(dev);
 	struct tom_listen *tl;
 	int ret;
 
-	/* reserved server TIDs have no listener yet: not shown */
 	tl = xa_find(&td->stids, stid, ULONG_MAX, XA_PRESENT);
-	while (tl && tl->reserved)
+	while (tl && tl->reserved != reserved)
 		tl = xa_find_after(&td->stids, stid, ULONG_MAX, XA_PRESENT);
 	if (!tl)
 		return 0;
+	if (reserved) {
+		if (nla_put_u32(skb, OPENTOE_A_TID, tl->stid) ||
+		    nla_put_u32(skb, OPENTOE_A_TID_STATE,
+				OPENTOE_TID_F_HOST | OPENTOE_TID_F_RESERVED))
+			return -EMSGSIZE;
+		return 1;
+	}
 	if (tl->key.family == AF_INET)
 		ret = nla_put_in_addr(skb, OPENTOE_A_LISTEN_ADDR4,
 				      tl->key.addr.s6_addr32[3]);

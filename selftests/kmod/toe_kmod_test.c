@@ -29,10 +29,14 @@
 #include <linux/netlink.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
 #include <sys/wait.h>
 
 #include "lib/nlmsg.h"
+#include "opentoe.h"
 #include "opentoe_genl.h"
+#include "toe_maps.h"
 
 /* <net/neighbour.h>'s NUD_VALID, not in the UAPI header */
 #define NUD_VALID                                                            \
@@ -2148,7 +2152,7 @@ static int dump_mode(const char *what)
 		free(ll);
 	} else {
 		fprintf(stderr,
-			"usage: toe_kmod_test [tids|devs|l2t|listeners|listen-many N PORT|serve PORT|hold ADDR PORT N]\n");
+			"usage: toe_kmod_test [tids|devs|l2t|listeners|listen-many N PORT|listen-same N PORT|serve PORT|hold ADDR PORT N]\n");
 		return 1;
 	}
 	if (ret)
@@ -2300,6 +2304,203 @@ static int listen_many(int n, int port)
 	return 0;
 }
 
+/*
+ * toe_kmod_test listen-same N PORT: N listening IPv4 sockets on PORT
+ * (wildcard), SO_REUSEPORT siblings; "ready" once they listen.  Each line
+ * on stdin names one (0..N-1) to close ("closed I" once done); the rest
+ * close when stdin closes.
+ */
+static int listen_same(int n, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int fds[16], i, one = 1;
+	char line[64];
+
+	if (n < 1 || n > 16)
+		return 1;
+	for (i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(fds[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+		if (fds[i] < 0 ||
+		    bind(fds[i], (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(fds[i], 4)) {
+			fprintf(stderr, "toe_kmod_test: listen %d on %d: %s\n",
+				i, port, strerror(errno));
+			return 1;
+		}
+	}
+	printf("ready\n");
+	while (fgets(line, sizeof(line), stdin)) {
+		i = atoi(line);
+		if (i < 0 || i >= n || fds[i] < 0)
+			continue;
+		close(fds[i]);
+		fds[i] = -1;
+		printf("closed %d\n", i);
+	}
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return 0;
+}
+
+/* ---- the datapath's pinned maps, for the window tests of toed_guest.sh */
+
+static int bpf_sys(int cmd, union bpf_attr *a)
+{
+	return syscall(__NR_bpf, cmd, a, sizeof(*a));
+}
+
+static int pin_open(const char *name)
+{
+	char path[128];
+	union bpf_attr a;
+
+	snprintf(path, sizeof(path), "/sys/fs/bpf/opentoe/%s", name);
+	memset(&a, 0, sizeof(a));
+	a.pathname = (uintptr_t)path;
+	return bpf_sys(BPF_OBJ_GET, &a);
+}
+
+static int map_op(int cmd, int fd, const void *k, void *v, __u64 flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (uintptr_t)k;
+	a.value = (uintptr_t)v;
+	a.flags = flags;
+	return bpf_sys(cmd, &a);
+}
+
+/*
+ * toe_kmod_test taking DEV T S: toe_dev_live[DEV]'s takes in progress set
+ * to T (tid_taking) and S (stid_taking), as if the datapath were between
+ * a pop and its entry; the device must be idle (the value is rewritten).
+ */
+static int taking_mode(int dev, int t, int st)
+{
+	int fd = pin_open(TOE_MAP(DEV_LIVE));
+	struct toe_dev_live l;
+	__u32 k = dev;
+
+	memset(&l, 0, sizeof(l));
+	if (fd < 0 || map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &l, 0)) {
+		perror("toe_kmod_test taking");
+		return 1;
+	}
+	l.tid_taking = t;
+	l.stid_taking = st;
+	if (map_op(BPF_MAP_UPDATE_ELEM, fd, &k, &l, BPF_EXIST)) {
+		perror("toe_kmod_test taking");
+		return 1;
+	}
+	printf("taking %u %u\n", l.tid_taking, l.stid_taking);
+	return 0;
+}
+
+/*
+ * toe_kmod_test held-hide FILE: every toe_tid_held entry deleted, kept in
+ * FILE (as if their takes had not written them yet); held-show FILE puts
+ * them back.  Prints how many.
+ */
+static int held_mode(bool hide, const char *file)
+{
+	struct {
+		__u64 cookie;
+		struct toe_tid_held h;
+	} e[64];
+	int fd = pin_open(TOE_MAP(TID_HELD)), n = 0, i;
+	FILE *f = fopen(file, hide ? "w" : "r");
+	__u64 k, next;
+
+	if (fd < 0 || !f) {
+		perror("toe_kmod_test held");
+		return 1;
+	}
+	if (!hide) {
+		n = fread(e, sizeof(e[0]), 64, f);
+		for (i = 0; i < n; i++)
+			map_op(BPF_MAP_UPDATE_ELEM, fd, &e[i].cookie, &e[i].h,
+			       BPF_NOEXIST);
+	} else {
+		while (n < 64 && map_op(BPF_MAP_GET_NEXT_KEY, fd, n ? &k : NULL,
+					&next, 0) == 0) {
+			k = next;
+			if (map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &e[n].h, 0))
+				continue;
+			e[n++].cookie = k;
+		}
+		for (i = 0; i < n; i++)
+			map_op(BPF_MAP_DELETE_ELEM, fd, &e[i].cookie, NULL, 0);
+		fwrite(e, sizeof(e[0]), n, f);
+	}
+	fclose(f);
+	printf("%s %d\n", hide ? "hidden" : "shown", n);
+	for (i = 0; i < n; i++)
+		printf("tid %u dev %u\n", e[i].h.tid, e[i].h.dev);
+	return 0;
+}
+
+/*
+ * toe_kmod_test pool DEV: the TIDs in toe_tid_pool index DEV's queue, one
+ * a line ("pool TID"), taken out and put back in the same order; toed
+ * must be stopped and the device idle meanwhile.
+ */
+static int pool_mode(int dev)
+{
+	int fd = pin_open(TOE_MAP(TID_POOL)), q, n = 0, i;
+	__u32 k = dev, id, tids[1024];
+	union bpf_attr a;
+
+	if (fd < 0 || map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &id, 0)) {
+		perror("toe_kmod_test pool");
+		return 1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.map_id = id;
+	q = bpf_sys(BPF_MAP_GET_FD_BY_ID, &a);
+	if (q < 0) {
+		perror("toe_kmod_test pool");
+		return 1;
+	}
+	while (n < 1024 && map_op(BPF_MAP_LOOKUP_AND_DELETE_ELEM, q, NULL,
+				  &tids[n], 0) == 0)
+		n++;
+	for (i = 0; i < n; i++) {
+		map_op(BPF_MAP_UPDATE_ELEM, q, NULL, &tids[i], BPF_ANY);
+		printf("pool %u\n", tids[i]);
+	}
+	return 0;
+}
+
+/*
+ * toe_kmod_test churn ADDR PORT N: N connections to ADDR:PORT one after
+ * the other, each closed with a reset as soon as it is up (SO_LINGER 0:
+ * its socket is closed at once).  Prints "churned N".
+ */
+static int churn_mode(const char *addr, const char *port, int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(atoi(port)) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int i, fd, done = 0;
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	for (i = 0; i < n; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			break;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		done += connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+		close(fd);
+	}
+	printf("churned %d\n", done);
+	return done == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -2313,6 +2514,18 @@ int main(int argc, char **argv)
 		return storm_mode(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "listen-many"))
 		return listen_many(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "pool"))
+		return pool_mode(atoi(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "churn"))
+		return churn_mode(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "taking"))
+		return taking_mode(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "held-hide"))
+		return held_mode(true, argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "held-show"))
+		return held_mode(false, argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "listen-same"))
+		return listen_same(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1)
 		return dump_mode(argv[1]);
 	ret = nl_open(&nl);

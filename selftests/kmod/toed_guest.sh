@@ -16,6 +16,9 @@
 #   a flow routed through lo is refused by the datapath itself (reason
 #   route); one the module refuses to bind (fail_connect) is demoted to the
 #   host before any "offloaded" is heard (reason module);
+#   1,000 binds refused for connections that had closed (toed stopped
+#   while 16 connect and reset, batch after batch): the pool 16 TIDs,
+#   none twice, each reserved in the module, no flow demoted;
 #   then one truth, step by step: the datapath's live count, toed's TIDs and
 #   the module's TIDs in use are equal after offloading up to capacity,
 #   refusing past it, closing half, restarting toed, killing it, closing
@@ -30,6 +33,9 @@
 #   (LISTEN_GET, toectl devices), taken at listen time from the server pool
 #   toed fills, given back at close; 100 of them on 64 server TIDs: 36 on
 #   the host, reason no_stid, whose accepted connections take no TID;
+#   two SO_REUSEPORT listeners on one port: one in the module, the
+#   invariant exact; a loss reconcile during takes (held back by hand):
+#   the TID and the server TID kept, then bound and given back;
 #   reconciled after a SIGKILL (closed meanwhile: stopped;
 #   still open: kept, once); a tenant's listener kept home (reason route,
 #   counted); a listener the device refuses (fail_listen); every tracepoint of the module recorded in
@@ -83,6 +89,9 @@ objs() { sed 's/},{/}\n{/g'; }
 field() { # NAME: the number or string value of "NAME" on each line
 	sed -n "s/.*\"$1\":\"\\{0,1\\}\([^,\"}]*\).*/\1/p"
 }
+# toectl -j stats' counter NAME, status' field NAME
+stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+rst() { toectl -j status | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 
 # server PORT [NETNS]: nc -l in the background.  Its stdin must stay open
 # (a background job's stdin is /dev/null, and nc closes its side of the
@@ -449,6 +458,67 @@ closed() { # PID...: their connections closed; T0 just before
 	kill "$@" 2>/dev/null
 	wait "$@" 2>/dev/null
 }
+# ---- binds refused after close, 1,000 times: toed stopped (SIGSTOP)
+# while 16 connections (the pool's TIDs) connect and reset at once, then
+# run again: each bind it tries is refused (fail_connect, no delay) for a
+# connection that has closed, and its TID must be given back once, by its
+# flow_closed, not also put back in the pool; in batches until 1,000 were
+# refused.  Then the pool, read with toed stopped: 16 TIDs, none twice,
+# each reserved in the module; no flow demoted (reason nodev), no TID_FREE
+# refused; the invariant
+wait_ms() { # N CMD...: every 20 ms, N times at most
+	t=$1
+	shift
+	while [ "$t" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		usleep 20000
+		t=$((t - 1))
+	done
+	return 1
+}
+# toed's pool full again and nothing in flight: every close read
+pfull() {
+	A=$(toe0)
+	[ "$(echo "$A" | field tid_pool)" = 16 ] && [ "$(echo "$A" | field tid_in_flight)" = 0 ]
+}
+echo 1 >"$SIMDBG/fail_connect"
+nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
+SV=$!
+usleep 300000
+RF0=$(refusals) DM0=$(stat_of kmod_flows_demoted) FF0=$(stat_of kmod_tid_free_failed)
+NV0=$(grep -c 'reason nodev' "$LOG")
+T1=$(date +%s)
+b=0
+# 63 batches of 16, then more only if some found fewer TIDs
+while [ $b -lt 63 ] || { [ $(($(refusals) - RF0)) -lt 1000 ] && [ $b -lt 80 ]; }; do
+	# (not full again within 5 s: toed lost count; the checks below say so)
+	wait_ms 250 pfull || break
+	kill -STOP "$TOED"
+	toe_kmod_test churn 10.7.0.2 5301 16 >/dev/null
+	kill -CONT "$TOED"
+	b=$((b + 1))
+done
+echo 0 >"$SIMDBG/fail_connect"
+wait_ms 250 pfull
+RFN=$(($(refusals) - RF0))
+TS=$(($(date +%s) - T1))
+echo "# $RFN binds refused after close in $b batches, $TS s ($((RFN / (TS ? TS : 1))) a second)"
+tap "$([ "$RFN" -ge 1000 ] && echo 0 || echo 1)" "$RFN binds refused after their connections closed, in $b batches of 16 ($TS s)"
+kill "$SV" 2>/dev/null
+wait "$SV" 2>/dev/null
+kill -STOP "$TOED"
+toe_kmod_test pool 0 | sed -n 's/^pool //p' | sort -n >/tmp/pooled
+toe_kmod_test tids | sed -n 's/^tid \([0-9]*\) dev [0-9]* state 5 reserved$/\1/p' | sort -n >/tmp/resv
+kill -CONT "$TOED"
+pool_ok() { [ "$(wc -l </tmp/pooled)" = 16 ] && [ -z "$(uniq -d /tmp/pooled)" ] && cmp -s /tmp/pooled /tmp/resv; }
+check "... the pool: 16 TIDs, none twice, each reserved in the module ($(wc -l </tmp/pooled) pooled, $(uniq -d /tmp/pooled | wc -l) twice, $(wc -l </tmp/resv) reserved)" pool_ok
+nodemote() {
+	[ -n "$DM0" ] && [ -n "$FF0" ] && [ "$(stat_of kmod_flows_demoted)" = "$DM0" ] && [ "$(stat_of kmod_tid_free_failed)" = "$FF0" ] &&
+		[ "$(grep -c 'reason nodev' "$LOG")" = "$NV0" ]
+}
+check "... no flow demoted, none for a TID the module no longer had (reason nodev), no TID_FREE refused (kmod_flows_demoted ${DM0:-?} -> $(stat_of kmod_flows_demoted), kmod_tid_free_failed ${FF0:-?} -> $(stat_of kmod_tid_free_failed))" nodemote
+T0=$(now_ms)
+inv_step "1,000 binds refused after close"
 T0=$(now_ms)
 inv_step "at rest, before the sequence"
 hold 4
@@ -495,9 +565,19 @@ inv_step "close: the 8 that had a TID (4 more still releasing)"
 wait_for 150 agree 4
 step 4 "4 left, the late releases in"
 stop_toed TERM
+NL=$(($(wc -l <"$LOG") + 1))
 start_toed
 T0=$(now_ms)
 inv_step "toed stopped (SIGTERM) and started"
+# its start's reconcile, part by part: the pools part looks up the
+# toe_tid_pool indexes of the module's devices only (one here, and its
+# server pool), not all 128 (a grace period each before 6.8: about 2 s
+# under TCG)
+RL=$(tail -n +"$NL" "$LOG" | grep -m 1 'TID reconcile, in us')
+echo "# toed started again: $RL"
+PUS=$(echo "$RL" | sed -n 's/.*pools \([0-9]*\) (.*/\1/p')
+check "... its start's reconcile read the pools in ${PUS:-?} us (under 500 ms: not all 128 indexes looked up)" \
+	test -n "$PUS" -a "${PUS:-999999999}" -lt 500000
 step 4 "toed stopped (SIGTERM) and started with 4 open"
 # listen, accept, stop listening: a listener the rule offloads on toe0
 # (lport 5400-5599), the connections it accepts take a TID each
@@ -583,8 +663,6 @@ tap $? "toed running again reconciles for the lost events (toectl status)"
 # second before toed stopped looking up toe_tid_pool's 64 indexes at
 # every reconcile); the convergence is timed from toed running again and
 # counted with the other steps
-stat_of() { toectl -j stats | objs | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
-rst() { toectl -j status | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 RS=$(rst last_ms)
 RD=$(rst last_read_ms)
 echo "# toed began its reconcile $((${RS:-0} - T0)) ms after it ran again, read the ring in ${RD:-?} ms, was done in $(rst last_took_ms) ms"
@@ -646,12 +724,77 @@ echo "# converged after each step, ms: $CONVS (p50 $P50, max $CONV_MAX)"
 tap "$([ "$N100" -ge $((NSTEPS - 1)) ] && echo 0 || echo 1)" \
 	"toed followed within 100 ms at $N100 of $NSTEPS steps (all but one needed; p50 $P50 ms, the slowest $CONV_MAX ms)"
 
-# ---- listeners the rule offloads (lport 5400-5599 on toe0): a server TID
-# each in the module, asked for by toed and given back when they close
+# ---- MIDX: toe0's index in the module
 MIDX=$(toe0 | field kmod_index)
 nlsn() { toe_kmod_test listeners | grep -c "^listener dev $MIDX tid [0-9]* .* port ${1:-[0-9]*}\$"; }
 has_lsn() { [ "$(nlsn "$1")" = "$2" ]; }
 lsn_dev() { toe0 | grep -q "\"listeners\":$1,\"listeners_held\":$2[,}]"; }
+
+# ---- a loss reconcile while the datapath is between a pop and its entry
+# (docs/architecture.md): toed stopped, the ring filled, a connection
+# takes TID X (its flow_offloaded lost) and a listener on port 5431
+# takes server TID S and closes (its listen_start and listen_stop lost).
+# The window is made by hand: X's toe_tid_held entry hidden and
+# toe_dev_live's tid_taking and stid_taking set to 1, as if both takes
+# were still to write their entries.  The reconcile must keep X and S
+# (either may be the take's), then, the takes done (X's entry back, the
+# counts 0), reconcile again on its own: X bound to its connection, S
+# (which no listener holds) given back to the module and settled
+T1=$(date +%s)
+nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
+SERVE=$!
+usleep 300000
+EL0=$(rst event_loss)
+SO0=$(stat_of kmod_stids_orphaned)
+TO0=$(stat_of kmod_tids_orphaned)
+kill -STOP "$TOED"
+toe_kmod_test storm 400 >/tmp/storm 2>&1
+sleep 30 | nc -l -p 5431 >/dev/null &
+LSN=$!
+hold 1
+G12=${HOLD##* }
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+toe_kmod_test held-hide /tmp/held.bin >/tmp/hh
+XT=$(sed -n 's/^tid \([0-9]*\) dev 0$/\1/p' /tmp/hh)
+toe_kmod_test taking 0 1 1 >/dev/null
+kill -CONT "$TOED"
+lossrec() { [ "$(rst event_loss)" -gt "${EL0:-0}" ]; }
+wait_for 100 lossrec
+tap $? "toed stopped, a connection took TID ${XT:-?} and a listener a server TID, their events lost; the takes made to look in progress: toed reconciles" ||
+	cat /tmp/hh | sed 's/^/# /'
+# X not freed: still in flight (toed's count), no orphan freed, and the
+# module has it reserved (not a new reservation of the same number: none
+# freed)
+xres() {
+	toe_kmod_test tids | grep -q "^tid ${XT:-x} dev [0-9]* state 5 reserved\$" &&
+		[ "$(toe0 | field tid_in_flight)" = 1 ] && [ "$(stat_of kmod_tids_orphaned)" = "$TO0" ]
+}
+sflight() { [ "$(toe0 | field stid_in_flight)" = "$1" ]; }
+usleep 300000
+check "... TID ${XT:-?} kept reserved in the module while a take is in progress: not freed as orphaned, in flight ($(toe0 | field tid_in_flight); kmod_tids_orphaned ${TO0:-?} -> $(stat_of kmod_tids_orphaned))" xres
+skept() { sflight 1 && [ "$(stat_of kmod_stids_orphaned)" = "$SO0" ]; }
+check "... the server TID kept too: 1 in flight, kmod_stids_orphaned unmoved (${SO0:-?} -> $(stat_of kmod_stids_orphaned))" skept
+check "... logged: a take in progress, its TIDs kept" grep -q 'TID take in progress on device 0: its unheld TIDs kept' "$LOG"
+toe_kmod_test held-show /tmp/held.bin >/dev/null
+toe_kmod_test taking 0 0 0 >/dev/null
+T0=$(now_ms)
+xbound() { toe_kmod_test tids | grep -q "^tid ${XT:-x} dev [0-9]* state [13] l2t [0-9]* src 10.7.0.1:[0-9]* dst 10.7.0.2:5300\$"; }
+wait_for 50 xbound
+tap $? "the takes done: toed reconciles again on its own, TID ${XT:-?} bound to its connection" ||
+	toe_kmod_test tids | sed 's/^/# module: /'
+sorphan() { [ "$(stat_of kmod_stids_orphaned)" = "$((SO0 + 1))" ] && sflight 0; }
+wait_for 50 sorphan
+tap $? "... and the server TID no listener holds given back, settled (kmod_stids_orphaned ${SO0:-?} -> $(stat_of kmod_stids_orphaned), in flight $(toe0 | field stid_in_flight))"
+inv_step "a loss reconcile during takes, then the takes done"
+closed "$G12"
+step 0 "... its connection closed"
+kill "$SERVE" 2>/dev/null
+wait "$SERVE" 2>/dev/null
+echo "# the takes in progress took $(($(date +%s) - T1)) s"
+
+# ---- listeners the rule offloads (lport 5400-5599 on toe0): a server TID
+# each in the module, asked for by toed and given back when they close
 sleep 30 | nc -l -p 5400 >/dev/null &
 LSN=$!
 wait_for 50 has_lsn 5400 1
@@ -753,6 +896,39 @@ kill "$LSN"
 wait "$LSN" 2>/dev/null
 wait_for 50 has_lsn 5402 0
 tap $? "... and stops it when the listener closes"
+
+# two SO_REUSEPORT listeners on one port: one key in toe_listeners (the
+# last one's), one listener in the module; each took a server TID at
+# listen time, and the second's must go back to the server pool, not stay
+# reserved for nothing (the server invariant off by one), nor be counted
+# as a second listener held
+rm -f /tmp/ls /tmp/ls.out
+mkfifo /tmp/ls
+toe_kmod_test listen-same 2 5430 </tmp/ls >/tmp/ls.out 2>&1 &
+LS=$!
+exec 8>/tmp/ls
+wait_for 50 grep -q ready /tmp/ls.out
+T0=$(now_ms)
+wait_for 50 has_lsn 5430 1
+tap $? "two SO_REUSEPORT listeners on port 5430: one listener in the module ($(nlsn 5430))"
+inv_step "two SO_REUSEPORT listeners on port 5430"
+check "... toectl devices: 1 listener, 1 held" lsn_dev 1 1
+spool() { [ "$(toe0 | field stid_pool)" = "$1" ]; }
+check "... the second's server TID back in the server pool (stid_pool $(toe0 | field stid_pool) of 63)" spool 63
+T0=$(now_ms)
+echo 0 >&8
+wait_for 50 grep -q 'closed 0' /tmp/ls.out
+inv_step "the first of them closed, the second listening"
+kept1() { has_lsn 5430 1 && lsn_dev 1 1; }
+check "... the module keeps its listener (1, held 1)" kept1
+T0=$(now_ms)
+exec 8>&-
+wait "$LS"
+wait_for 50 has_lsn 5430 0
+inv_step "the second closed"
+wait_for 50 stids_pooled
+tap $? "... none left: the server pool holds 64 again, 0 listeners held" ||
+	toe_kmod_test devs | sed 's/^/# module: /'
 
 # a tenant's listener under a 'netns any' rule on toe0: the module's
 # server TIDs are for sockets of toed's namespace (its interface is

@@ -505,9 +505,9 @@ static int tids_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
  * A dump of one of the module's tables (cmd), of device dev or of all (0):
  * its entries, sz bytes each, into *out (malloc'd) and *n.
  */
-static int dump_table(struct toe_genl *g, __u8 cmd, __u32 dev, toe_nlmsg_cb cb,
-		      size_t sz, const char *what, void **out, int *n,
-		      char *err, size_t errlen)
+static int dump_table(struct toe_genl *g, __u8 cmd, __u32 dev, bool server,
+		      toe_nlmsg_cb cb, size_t sz, const char *what, void **out,
+		      int *n, char *err, size_t errlen)
 {
 	struct vec a = { .sz = sz };
 	struct toe_nlmsg r;
@@ -521,6 +521,7 @@ static int dump_table(struct toe_genl *g, __u8 cmd, __u32 dev, toe_nlmsg_cb cb,
 	toe_nlmsg_init(&r, g->family, NLM_F_DUMP, cmd, OPENTOE_GENL_VERSION);
 	if (dev)
 		toe_nla_put_u32(&r, OPENTOE_A_DEV_INDEX, dev);
+	put_server(&r, server);
 	ret = call(g, &r, cb, &a, what, err, errlen);
 	if (ret) {
 		free(a.v);
@@ -535,7 +536,7 @@ int toe_genl_tids(struct toe_genl *g, __u32 dev, struct toe_genl_tid **out,
 		  int *n, char *err, size_t errlen)
 {
 	void *v;
-	int ret = dump_table(g, OPENTOE_CMD_TID_GET, dev, tids_cb,
+	int ret = dump_table(g, OPENTOE_CMD_TID_GET, dev, false, tids_cb,
 			     sizeof(**out), "listing the module's TIDs", &v, n,
 			     err, errlen);
 
@@ -572,8 +573,9 @@ int toe_genl_l2t(struct toe_genl *g, __u32 dev, struct toe_genl_l2t **out,
 		 int *n, char *err, size_t errlen)
 {
 	void *v;
-	int ret = dump_table(g, OPENTOE_CMD_L2T_GET, dev, l2t_cb, sizeof(**out),
-			     "listing the module's L2T", &v, n, err, errlen);
+	int ret = dump_table(g, OPENTOE_CMD_L2T_GET, dev, false, l2t_cb,
+			     sizeof(**out), "listing the module's L2T", &v, n,
+			     err, errlen);
 
 	*out = v;
 	return ret;
@@ -633,14 +635,17 @@ static int listeners_cb(const struct nlmsghdr *nh, struct nlattr **tb,
 	return 0;
 }
 
-int toe_genl_listeners(struct toe_genl *g, __u32 dev,
+int toe_genl_listeners(struct toe_genl *g, __u32 dev, bool reserved,
 		       struct toe_genl_listener **out, int *n, char *err,
 		       size_t errlen)
 {
 	void *v;
-	int ret = dump_table(g, OPENTOE_CMD_LISTEN_GET, dev, listeners_cb,
-			     sizeof(**out), "listing the module's listeners",
-			     &v, n, err, errlen);
+	int ret = dump_table(
+		g, OPENTOE_CMD_LISTEN_GET, dev, reserved, listeners_cb,
+		sizeof(**out),
+		reserved ? "listing the module's reserved server TIDs" :
+			   "listing the module's listeners",
+		&v, n, err, errlen);
 
 	*out = v;
 	return ret;

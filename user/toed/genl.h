@@ -154,8 +154,12 @@ struct toe_genl_listener {
 int toe_genl_listen(struct toe_genl *g, bool start, __u32 dev,
 		    const struct toe_flow_key *k, __u32 stid, char *err,
 		    size_t errlen);
-/* Every listener (dev 0: of every device); *out is malloc'd, free it. */
-int toe_genl_listeners(struct toe_genl *g, __u32 dev,
+/*
+ * Every listener (dev 0: of every device); reserved: the server TIDs
+ * reserved for listeners to come instead (stid and dev only).  *out is
+ * malloc'd, free it.
+ */
+int toe_genl_listeners(struct toe_genl *g, __u32 dev, bool reserved,
 		       struct toe_genl_listener **out, int *n, char *err,
 		       size_t errlen);
 

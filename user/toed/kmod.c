@@ -196,6 +196,17 @@ static void unbound_add(const struct toe_flow_key *k, __u32 dev, __u32 tid)
 	ub_n++;
 }
 
+/* Whether toed holds such a record of TID tid of toe_devs index dev. */
+static bool unbound_has(__u32 dev, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < ub_n; i++)
+		if (ub[i].dev == dev && ub[i].tid == tid)
+			return true;
+	return false;
+}
+
 /* The record of a closed flow's unbound TID, taken (true) if there is one. */
 static bool unbound_take(const struct toe_flow_key *k, __u32 dev, __u32 tid)
 {
@@ -569,10 +580,14 @@ static struct held *held_of(struct held *hv, int nh, __u32 mdev, __u32 tid)
  * The TIDs the module says the host holds: bound ones kept when toed holds
  * them, adopted when a live connection took them (toe_tid_held), given
  * back when none did; reserved ones put back in their pool when they were
- * there, left to the connection that took them, given back otherwise.
+ * there, left to the connection that took them, given back otherwise;
+ * but not on a device busy with a take (take_in_progress: the TID may be
+ * the one it popped, its toe_tid_held entry not yet written), unless a
+ * closed connection's record says whose it was (unbound_add).
  */
 static void reconcile_held(const struct toe_genl_tid *tl, int n,
-			   struct held *hv, int nh, __u32 (*pv)[2], int np)
+			   struct held *hv, int nh, __u32 (*pv)[2], int np,
+			   const bool *busy)
 {
 	struct tident *t;
 	struct held *h;
@@ -598,6 +613,11 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 			}
 			if (h)
 				continue; /* bound below */
+			if (dev < TOE_MAX_DEVS && busy[dev] &&
+			    !unbound_has(dev, tl[i].tid)) {
+				kmod_retry_soon(); /* looked at again then */
+				continue;
+			}
 		} else {
 			t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
 			/*
@@ -726,6 +746,63 @@ static void bind_missing(struct held *hv, int nh)
 	}
 }
 
+/*
+ * A reconcile that found a take in progress kept the device's unheld TIDs
+ * (take_in_progress): it runs again RETRY_MS later, then later and later
+ * (doubling, up to RETRY_MAX_MS) while one still is.
+ */
+#define RETRY_MS 20
+#define RETRY_MAX_MS 100
+static bool retry_wanted;
+static __u64 retry_at_ns;
+static unsigned int retry_ms;
+
+void kmod_retry_soon(void)
+{
+	retry_wanted = true;
+}
+
+/* At the end of a reconcile: again later, or not. */
+static void retry_plan(void)
+{
+	if (!retry_wanted) {
+		retry_ms = 0;
+		retry_at_ns = 0;
+		return;
+	}
+	retry_wanted = false;
+	retry_ms = !retry_ms		       ? RETRY_MS :
+		   2 * retry_ms > RETRY_MAX_MS ? RETRY_MAX_MS :
+						 2 * retry_ms;
+	retry_at_ns = toe_now_ns() + retry_ms * 1000000ULL;
+}
+
+/* After every wake-up of the loop: the reconcile again if it is time. */
+void kmod_retry_tick(void)
+{
+	if (!retry_at_ns || toe_now_ns() < retry_at_ns)
+		return;
+	retry_at_ns = 0;
+	if (!D->dp.loaded || !toe_genl_up(&D->gl))
+		return;
+	events_consume(); /* every reconcile reads the ring first */
+	kmod_reconcile();
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
+int kmod_retry_timeout_ms(int ms)
+{
+	__u64 now = toe_now_ns();
+	int left;
+
+	if (!retry_at_ns)
+		return ms;
+	left = retry_at_ns > now ?
+		       (int)((retry_at_ns - now + 999999) / 1000000) :
+		       0;
+	return ms < 0 || ms > left ? left : ms;
+}
+
 #define US(b, a) (unsigned long long)((ph[b] - ph[a]) / 1000)
 
 /*
@@ -737,7 +814,8 @@ static void bind_missing(struct held *hv, int nh)
 void kmod_reconcile(void)
 {
 	struct toe_genl_tid *tl = NULL;
-	__u32(*pv)[2] = NULL;
+	bool busy[TOE_MAX_DEVS];
+	__u32(*pv)[2] = NULL, i;
 	struct held *hv = NULL;
 	struct tident *t;
 	char err[512];
@@ -755,6 +833,8 @@ void kmod_reconcile(void)
 	}
 	if (!D->acct_based)
 		acct_base(); /* the pools empty: the counts start here */
+	for (i = 0; i < TOE_MAX_DEVS; i++) /* before toe_tid_held is read */
+		busy[i] = D->kmod_idx[i] && take_in_progress(i, false);
 	ph[1] = toe_now_ns();
 	nh = held_read(&hv);
 	ph[2] = toe_now_ns();
@@ -775,13 +855,14 @@ void kmod_reconcile(void)
 			t->seen = t->refused;
 	disp_n = 0;
 	disp_ns = ~0ULL; /* while it runs: none of its own events is read */
-	reconcile_held(tl, n, hv, nh, pv, np);
+	reconcile_held(tl, n, hv, nh, pv, np, busy);
 	unbound_settle(tl, n);
 	free(tl);
 	ph[4] = toe_now_ns();
 	forget_unseen();
 	bind_missing(hv, nh);
 	ph[5] = disp_ns = toe_now_ns(); /* before any TID is reserved again */
+	stid_reconcile();
 	pool_fill_all();
 	pool_refill_soon(); /* what it freed, once the devices release it */
 	ph[6] = toe_now_ns();
@@ -791,6 +872,7 @@ void kmod_reconcile(void)
 	     US(6, 5));
 out:
 	D->acct_quiet = false;
+	retry_plan();
 	free(hv);
 	free(pv);
 }

@@ -28,8 +28,11 @@ struct lsn {
 	struct toe_flow_key k;
 	__u32 mdev; /* the module's device index */
 	bool seen; /* in toe_listeners at the last reconcile */
-	/* found by a reconcile, its server TID settled then: not at its event */
-	bool rec_found;
+	/*
+	 * the server TID a reconcile found its entry with, and settled then:
+	 * not at its event (TOE_TID_NONE: none)
+	 */
+	__u32 rec_stid;
 };
 
 /* A listener of the module: one tuple on one device. */
@@ -117,11 +120,13 @@ static void mod_start(struct lsnmod *m)
 
 	ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t, m->stid, err,
 			      sizeof(err));
-	if (ret == -ENOENT && m->stid != TOE_TID_NONE)
+	if (ret == -ENOENT && m->stid != TOE_TID_NONE) {
 		ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t,
 				      TOE_TID_NONE, err, sizeof(err));
-	else if (ret && m->stid != TOE_TID_NONE)
+		m->stid = TOE_TID_NONE; /* the module's own pick: unknown */
+	} else if (ret && m->stid != TOE_TID_NONE) {
 		stid_put(m->mdev, m->stid); /* still reserved (EEXIST too) */
+	}
 	lsn_name(&m->t, l, sizeof(l));
 	if (!ret || ret == -EEXIST) {
 		/* EEXIST: the module has it already (from a toed before) */
@@ -225,6 +230,7 @@ static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
 	e->k = *k;
 	e->mdev = mdev;
 	e->seen = true;
+	e->rec_stid = TOE_TID_NONE;
 	if (m->refs++ == 0 && ask && toe_genl_up(&D->gl))
 		mod_start(m);
 	return e;
@@ -265,22 +271,54 @@ static void lsn_refused(const struct toe_event *e, __u32 mdev)
 	lsn_drop(l);
 }
 
+/*
+ * A listening socket whose key toed knows already on module device mdev:
+ * a SO_REUSEPORT sibling (the datapath keeps one toe_listeners entry a
+ * key, the last one's, and the module one listener a key), or its own
+ * event replayed.  A sibling took a server TID of its own at listen time:
+ * reserved still, it goes back to the server pool, and the entry gets
+ * the module listener's server TID again; toed holds one listener.
+ */
+static void lsn_sibling(const struct toe_event *e, __u32 mdev)
+{
+	struct lsnmod *m = mod_find(&e->key, mdev);
+	struct toe_listen v;
+
+	if (!m || e->tid == TOE_TID_NONE || e->tid == m->stid)
+		return; /* none of its own, or the one the module has */
+	stid_put(mdev, e->tid);
+	D->lst.siblings++;
+	if (m->stid != TOE_TID_NONE && D->m.listeners >= 0 &&
+	    bpf_map_lookup_elem(D->m.listeners, &e->key, &v) == 0 &&
+	    v.stid == e->tid) {
+		v.stid = m->stid;
+		bpf_map_update_elem(D->m.listeners, &e->key, &v, BPF_EXIST);
+	}
+	logm(LOG_DEBUG,
+	     "listener port %u: a sibling's server TID %u back in the server pool",
+	     e->key.lport, e->tid);
+}
+
 void listen_event(const struct toe_event *e)
 {
 	struct lsn *l;
+	__u32 mdev;
 
 	if (e->type == TOE_EV_LISTEN_START) {
 		/* its server TID settled: bound, given back, or gone */
 		l = lsn_find(&e->key);
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
-		    e->tid != TOE_TID_NONE && !(l && l->rec_found))
+		    e->tid != TOE_TID_NONE && !(l && l->rec_stid == e->tid))
 			acct_ssettle(e->dev);
-		if (l)
-			l->rec_found = false;
+		if (l && l->rec_stid == e->tid)
+			l->rec_stid = TOE_TID_NONE;
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
 		    D->kmod_idx[e->dev]) {
-			if (lsn_add(&e->key, D->kmod_idx[e->dev], true, e->tid))
-				lsn_refused(e, D->kmod_idx[e->dev]);
+			mdev = D->kmod_idx[e->dev];
+			if (l && l->mdev == mdev)
+				lsn_sibling(e, mdev);
+			else if (lsn_add(&e->key, mdev, true, e->tid))
+				lsn_refused(e, mdev);
 			pool_fill(e->dev); /* its server pool topped up */
 		}
 		return;
@@ -320,7 +358,7 @@ static int read_map(void)
 		e->seen = true;
 		if (!known && v.stid != TOE_TID_NONE) {
 			/* its event unread or lost: settled here, once */
-			e->rec_found = true;
+			e->rec_stid = v.stid;
 			acct_ssettle(v.dev);
 		}
 	}
@@ -341,7 +379,8 @@ void listen_reconcile(void)
 		for (j = 0; j < mods_n; j++)
 			mods[j].held = false;
 	} else {
-		ret = toe_genl_listeners(&D->gl, 0, &ml, &n, err, sizeof(err));
+		ret = toe_genl_listeners(&D->gl, 0, false, &ml, &n, err,
+					 sizeof(err));
 		if (ret) {
 			logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
 			return;

@@ -355,8 +355,9 @@ static void loop(void)
 		int n = epoll_wait(
 			D->epfd, evs, 16,
 			nft_timeout_ms(reconcile_timeout_ms(
-				pool_refill_timeout_ms(metrics_timeout_ms(
-					ctl_timeout_ms())))));
+				kmod_retry_timeout_ms(pool_refill_timeout_ms(
+					metrics_timeout_ms(
+						ctl_timeout_ms()))))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -369,6 +370,7 @@ static void loop(void)
 		metrics_run();
 		reconcile_tick(); /* events lost: made good */
 		pool_refill_tick(); /* TIDs a device released after a close */
+		kmod_retry_tick(); /* a take was in progress at a reconcile */
 		nft_heartbeat(); /* the route cache's lease */
 	}
 }

@@ -371,6 +371,8 @@ static const struct cmap {
 	{ "reconciled_fixed", F_RECONCILED, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
+	{ "kmod_listen_siblings", F_KMOD_LSN, "result=\"sibling\"" },
+	{ "kmod_stids_orphaned", F_KMOD_LSN, "result=\"orphan\"" },
 };
 
 /* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */

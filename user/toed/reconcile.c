@@ -31,7 +31,7 @@ static struct {
 static __u64 fixed_so_far(void)
 {
 	return D->kst.orphans + D->kst.lost + D->kst.adopted +
-	       D->lst.reconciled;
+	       D->lst.reconciled + D->lst.orphans;
 }
 
 /*

@@ -482,6 +482,8 @@ size_t daemon_counters(struct counter *out)
 		{ "kmod_listen_stop", D->lst.stops },
 		{ "kmod_listen_failed", D->lst.failed },
 		{ "kmod_listen_reconciled", D->lst.reconciled },
+		{ "kmod_listen_siblings", D->lst.siblings },
+		{ "kmod_stids_orphaned", D->lst.orphans },
 		{ "reconciles", D->rec.runs },
 		{ "reconciles_event_loss", D->rec.event_loss },
 		{ "reconciled_fixed", D->rec.fixed },

@@ -187,6 +187,10 @@ struct toed {
 			stops; /* module LISTEN_START / STOP that succeeded */
 		__u64 failed; /* refused, or the table out of memory */
 		__u64 reconciled; /* of starts and stops, made by a reconcile */
+		/* SO_REUSEPORT siblings' server TIDs back in the server pool */
+		__u64 siblings;
+		/* server TIDs reserved that nothing held, freed by a reconcile */
+		__u64 orphans;
 	} lst; /* listeners on module devices (listen.c) */
 	struct {
 		__u64 runs; /* reconciles made */

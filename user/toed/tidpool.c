@@ -15,6 +15,8 @@
  *   pool_demote  runs toe_tid_demote: a flow the module will not bind (or
  *                whose device went) goes to the host, its slot released;
  *   pool_take    at a reconcile: the pools' contents, for reconciling;
+ *   take_in_progress  whether the datapath is between a pop and its entry;
+ *   stid_reconcile    server TIDs reserved that nothing holds: given back;
  *   acct_*       the counts of the TID invariant (state.h D->acct):
  *                what went into and out of each pool, and which of the
  *                TIDs the datapath took toed has settled.
@@ -43,6 +45,15 @@ static __u32 qmdev[2 * TOE_MAX_DEVS]; /* the module device its TIDs are of */
  * of every reconcile made a loss reconcile take over a second.
  */
 static bool qnone[2 * TOE_MAX_DEVS];
+/*
+ * Emptied or made by this toed: what it holds is this toed's.  toed looks
+ * at an index only when a module device is there (a start's reconcile) or
+ * comes there, not at all 128 (a grace period each before 6.8: two
+ * seconds under TCG); a queue found later at another index is an earlier
+ * toed's, whose TIDs that start's reconcile gave back as held by nothing:
+ * emptied, not given back again, when first used (queue_fresh).
+ */
+static bool qfresh[2 * TOE_MAX_DEVS];
 /* device i's listeners + server TIDs reserved when TID_RESERVE + SERVER
  * last said ENOSPC: not asked again until a listener went */
 static __u32 stid_out[TOE_MAX_DEVS];
@@ -95,6 +106,52 @@ static __u64 dp_taken(__u32 i, bool server)
 	    bpf_map_lookup_elem(D->m.live, &i, &l))
 		return 0;
 	return server ? l.stid_taken : l.tid_taken;
+}
+
+/*
+ * The datapath's takes in progress on toe_devs index i (tid_taking;
+ * stid_taking: server), bpf/tid.h.  0 also from a datapath without them.
+ */
+static __u32 dp_taking(__u32 i, bool server)
+{
+	struct toe_dev_live l;
+
+	memset(&l, 0, sizeof(l));
+	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
+	    bpf_map_lookup_elem(D->m.live, &i, &l))
+		return 0;
+	return server ? l.stid_taking : l.tid_taking;
+}
+
+/* A take is one eBPF program's run: microseconds; looked at this long */
+#define TAKE_WAIT_US 100
+#define TAKE_WAIT_TRIES 20
+
+/*
+ * After a reconcile emptied pool i (server: its server pool): whether the
+ * datapath is still between popping a TID from it and writing the entry
+ * that holds it (toe_tid_held; toe_listeners), looked at until it is not
+ * for 2 ms at most.  While one is, a reserved TID that neither a pool nor
+ * an entry holds may be the one it took, not an orphan: the caller keeps
+ * it and reconciles again soon (kmod_retry_soon).  Not: every TID popped
+ * before the pools were emptied is in an entry by now (the datapath adds
+ * to the count before it pops, and takes it off once the entry is
+ * written).
+ */
+bool take_in_progress(__u32 i, bool server)
+{
+	int n;
+
+	for (n = 0; dp_taking(i, server); n++) {
+		if (n == TAKE_WAIT_TRIES) {
+			logm(LOG_DEBUG,
+			     "a %sTID take in progress on device %u: its unheld TIDs kept for the next reconcile",
+			     server ? "server " : "", i);
+			return true;
+		}
+		usleep(TAKE_WAIT_US);
+	}
+	return false;
 }
 
 /* A TID the datapath took from pool i is toed's business no more. */
@@ -160,10 +217,29 @@ void pool_close(void)
 		qfd[i] = 0;
 		qmdev[i] = 0;
 		qnone[i] = false;
+		qfresh[i] = false;
 	}
 	if (demote_skel)
 		opentoe__destroy(demote_skel);
 	demote_skel = NULL;
+}
+
+/* Queue i (fd) this toed's: an earlier toed's TIDs in it dropped. */
+static int queue_fresh(__u32 i, int fd)
+{
+	__u32 tid;
+	int n = 0;
+
+	if (qfresh[i])
+		return fd;
+	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0)
+		n++;
+	qfresh[i] = true;
+	if (n)
+		logm(LOG_DEBUG,
+		     "TID pool %u: %d TIDs an earlier toed left there dropped",
+		     i, n);
+	return fd;
 }
 
 /* toe_devs index i's queue, created and put in toe_tid_pool if missing. */
@@ -173,13 +249,13 @@ static int pool_queue(__u32 i)
 	int fd;
 
 	if (qfd[i] > 0)
-		return qfd[i];
+		return queue_fresh(i, qfd[i]);
 	if (D->m.tid_pool < 0)
 		return -1;
 	if (!qnone[i] && bpf_map_lookup_elem(D->m.tid_pool, &i, &id) == 0) {
 		fd = bpf_map_get_fd_by_id(id);
 		if (fd >= 0)
-			return qfd[i] = fd;
+			return queue_fresh(i, qfd[i] = fd);
 	}
 	fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "toe_tid_queue", 0,
 			    sizeof(__u32), TOE_TID_POOL_MAX, NULL);
@@ -191,6 +267,7 @@ static int pool_queue(__u32 i)
 		return -1;
 	}
 	qnone[i] = false;
+	qfresh[i] = true;
 	return qfd[i] = fd;
 }
 
@@ -364,13 +441,14 @@ int pool_refill_timeout_ms(int ms)
 /* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
 static void queue_drain(__u32 q, __u32 mdev, bool server)
 {
-	int fd = pool_queue_if_any(q);
+	int fd = qfd[q] > 0 ? qfd[q] : -1; /* only one toed opened */
 	char err[512];
 	__u32 tid;
 
 	qmdev[q] = 0;
 	if (fd < 0)
 		return;
+	qfresh[q] = true;
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
 		if (!server)
 			D->acct[q].pulled++;
@@ -484,10 +562,13 @@ int pool_take(__u32 (**out)[2], bool servers)
 
 	*out = NULL;
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		int fd = pool_queue_if_any(i);
+		/* a module device's index, or one toed has open */
+		int fd = D->kmod_idx[i] || qfd[i] > 0 ? pool_queue_if_any(i) :
+							-1;
 
 		if (fd < 0)
 			continue;
+		qfresh[i] = true; /* what stays in it is put back below */
 		for (;;) {
 			if (!pairs_room(&v, n, &cap)) {
 				logm(LOG_ERR,
@@ -515,6 +596,9 @@ int pool_take(__u32 (**out)[2], bool servers)
 	 * them: not churned (64 requests each way, seconds under TCG).
 	 */
 	for (i = 0; servers && i < TOE_MAX_DEVS; i++) {
+		if (D->kmod_idx[i])
+			pool_queue_if_any(
+				TOE_STID_POOL(i)); /* opened: drained */
 		queue_drain(TOE_STID_POOL(i), D->kmod_idx[i], true);
 		stid_out[i] = 0;
 	}
@@ -566,4 +650,151 @@ bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason)
 	if (o.done)
 		D->kst.demoted++;
 	return o.done;
+}
+
+/* (toe_devs index i, tid) in v[0..n): its place, or -1. */
+static int pair_find(__u32 (*v)[2], int n, __u32 i, __u32 tid)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (v[j][0] == i && v[j][1] == tid)
+			return j;
+	return -1;
+}
+
+/*
+ * The server TIDs toe_listeners' entries hold, (toe_devs index, stid)
+ * into *out; how many, -1 if out of memory.
+ */
+static int listener_stids(__u32 (**out)[2])
+{
+	struct toe_flow_key k, next, *prev = NULL;
+	__u32(*v)[2] = NULL;
+	struct toe_listen l;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	while (D->m.listeners >= 0 &&
+	       bpf_map_get_next_key(D->m.listeners, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(D->m.listeners, &k, &l) ||
+		    l.stid == TOE_TID_NONE || l.dev >= TOE_MAX_DEVS)
+			continue;
+		if (!pairs_room(&v, n, &cap)) {
+			free(v);
+			return -1;
+		}
+		v[n][0] = l.dev;
+		v[n][1] = l.stid;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+/* Every server pool's TIDs into *out, (toe_devs index, stid); -1: no memory. */
+static int spool_take(__u32 (**out)[2])
+{
+	__u32(*v)[2] = NULL, i, stid;
+	int n = 0, cap = 0, fd;
+
+	*out = NULL;
+	for (i = 0; i < TOE_MAX_DEVS; i++) {
+		if (!D->kmod_idx[i] ||
+		    (fd = pool_queue_if_any(TOE_STID_POOL(i))) < 0)
+			continue;
+		qfresh[TOE_STID_POOL(i)] = true; /* refilled below as it was */
+		for (;;) {
+			if (!pairs_room(&v, n, &cap)) {
+				while (n-- > 0) /* as they were */
+					stid_put(D->kmod_idx[v[n][0]], v[n][1]);
+				free(v);
+				return -1;
+			}
+			if (bpf_map_lookup_and_delete_elem(fd, NULL, &stid))
+				break;
+			v[n][0] = i;
+			v[n][1] = stid;
+			n++;
+			D->acct[i].spulled++;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+/*
+ * A server TID of module device mdev (toe_devs index i) that no listener
+ * took and nothing holds: back to the module, settled.
+ */
+static void stid_orphan(__u32 i, __u32 mdev, __u32 stid)
+{
+	char err[512];
+
+	if (toe_genl_stid_free(&D->gl, mdev, stid, err, sizeof(err))) {
+		logm(LOG_WARN, "%s", err);
+		return;
+	}
+	acct_ssettle(i);
+	stid_out[i] = 0; /* one is free again */
+	D->lst.orphans++;
+	logm(LOG_INFO,
+	     "freed server TID %u on module device %u: no listener holds it",
+	     stid, mdev);
+}
+
+/*
+ * At a reconcile: the server TIDs the module holds reserved (LISTEN_GET +
+ * SERVER) that neither a server pool nor a toe_listeners entry holds were
+ * taken by listeners gone unheard (their listen_start lost, and closed
+ * before anyone read toe_listeners; or a SO_REUSEPORT sibling's entry
+ * replaced theirs): given back and settled.  The server pools are emptied
+ * for the look and refilled with what they held (map operations only, no
+ * module request); a device with a listener between its pop and its entry
+ * (take_in_progress) keeps its own for the next reconcile.
+ */
+void stid_reconcile(void)
+{
+	__u32(*pv)[2] = NULL, (*lv)[2] = NULL, i;
+	struct toe_genl_listener *rl = NULL;
+	bool busy[TOE_MAX_DEVS] = { false }, read = false;
+	int np, nl, nr = 0, j, k;
+	char err[512];
+
+	if (!toe_genl_up(&D->gl) || (np = spool_take(&pv)) < 0)
+		return;
+	for (i = 0; i < TOE_MAX_DEVS; i++)
+		busy[i] = D->kmod_idx[i] && take_in_progress(i, true);
+	nl = listener_stids(&lv);
+	if (nl >= 0) {
+		read = !toe_genl_listeners(&D->gl, 0, true, &rl, &nr, err,
+					   sizeof(err));
+		if (!read)
+			logm(LOG_DEBUG, "%s", err);
+	}
+	for (j = 0; j < nr; j++) {
+		i = kmod_toe_index(rl[j].dev);
+		if (i >= TOE_MAX_DEVS)
+			continue; /* not a device toed serves */
+		k = pair_find(pv, np, i, rl[j].stid);
+		if (k >= 0) {
+			pv[k][0] = TOE_DEV_NONE; /* back below */
+			stid_put(rl[j].dev, rl[j].stid);
+		} else if (pair_find(lv, nl, i, rl[j].stid) < 0) {
+			if (busy[i])
+				kmod_retry_soon();
+			else
+				stid_orphan(i, rl[j].dev, rl[j].stid);
+		}
+	}
+	/* unread: every pooled one back as it was (read: those not reserved
+	 * any more went with their device) */
+	for (k = 0; !read && k < np; k++)
+		if (pv[k][0] != TOE_DEV_NONE)
+			stid_put(D->kmod_idx[pv[k][0]], pv[k][1]);
+	free(rl);
+	free(lv);
+	free(pv);
 }

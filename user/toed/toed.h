@@ -124,6 +124,9 @@ bool kmod_offload(struct toe_event *e);
 void kmod_close(const struct toe_event *e);
 void kmod_reconcile(void);
 void kmod_changed(void);
+void kmod_retry_soon(void);
+void kmod_retry_tick(void);
+int kmod_retry_timeout_ms(int ms);
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx);
 
 /* tidpool.c */
@@ -135,6 +138,8 @@ void pool_put(__u32 i, __u32 tid);
 void stid_put(__u32 mdev, __u32 stid);
 __u32 kmod_toe_index(__u32 mdev);
 int pool_take(__u32 (**out)[2], bool servers);
+bool take_in_progress(__u32 i, bool server);
+void stid_reconcile(void);
 int pool_queue_if_any(__u32 i);
 bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason);
 void pool_refill_soon(void);
