@@ -50,7 +50,8 @@ out=$(ctl -j policy)
 check "toectl policy: toed's file, the new serial" \
 	jq -e --arg c "$cfg" --argjson s "$(policy_serial)" '.config == $c and .serial == $s and (.rules | length) == 1' <<<"$out"
 HELD=$CONF_DIR/held
-client --addr "$B4" --port 5300 --send 1000 --hold 3 >"$HELD" &
+# (held until the checks are done with it: unhold)
+client --addr "$B4" --port 5300 --send 1000 --hold 60 >"$HELD" &
 HELDPID=$!
 nflow() { ctl -j flows port 5300 | tee "$CONF_DIR/flows" | jq -e 'any(.[]; .decision == "offload")' >/dev/null; }
 check "flows: the live offloaded flow on the new datapath" wait_for 2 nflow || cat "$CONF_DIR/flows"
@@ -69,6 +70,8 @@ in_new() {
 		grep -qxF "10.202.0.77 02:00:00:00:77:01 PERMANENT"
 }
 check "... as bpftool sees it" wait_for 2 in_new
+wait_for 10 grep -q held "$HELD"
+unhold "$HELD"
 wait $HELDPID
 check "the flow completed" jq -e '.conns[0].sent == 1000' "$HELD"
 
