@@ -37,7 +37,8 @@ operator_offloaded
 wait $t2 2>/dev/null
 kill $t1 2>/dev/null
 wait $t1 2>/dev/null
-wait_for 5 test "$(dev_live 0 live)" = 0
+all_free() { test "$(dev_live 0 live)" = 0; }
+wait_for 5 all_free
 check "closed: every slot of t3 is free" test "$(dev_live 0 live)" = 0
 
 held=$(bpftool -j map dump pinned "$PIN/$MAP_TENANTS" | jq -c '[.[].formatted | select(.key.what < 64) | .value.held]')
