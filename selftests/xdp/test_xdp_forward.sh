@@ -66,10 +66,24 @@ measure() {
 	echo "$1: $(jq -c . "$work/$1.json"); kernel forwarded $K, XDP forwarded $X"
 	return $rc
 }
+# measure_off NAME ADDR PORT ARGS...: measure an offloaded transfer; one
+# whose kernel share is 1 % of X or more (the ACKs in flight at the FIN
+# grow with the machine's load: 683 of 20,000 seen at load average 25) is
+# run again, 3 transfers at most, each reported above; a datapath that
+# leaves the flow to the kernel fails all three
+measure_off() {
+	local i rc
+	for ((i = 1; i <= 3; i++)); do
+		measure "$@"; rc=$?
+		[ $rc = 0 ] && [ $((K * 100)) -ge "$X" ] || return $rc
+		echo "$1: transfer $i of 3: the kernel forwarded $K, 1 % of $X or more"
+	done
+	return 0
+}
 
 # ---- offloaded flows (rport 5201), native XDP
 N=30000000
-measure off4 $S4 5201 --bytes $N
+measure_off off4 $S4 5201 --bytes $N
 check "IPv4 offloaded flow: $N bytes arrive intact" intact off4
 check "  XDP forwarded its packets (>= $((N / 1500)))" test $X -ge $((N / 1500))
 check "  the kernel forwarded only handshake and teardown (under 1% of XDP's: $K)" test $((K * 100)) -lt $X
@@ -91,7 +105,7 @@ check "  per-flow counters in its $MAP_FWD entry grow while it runs ($p1 -> $p2 
 check "  at most one frame's bytes a packet ($((b2 / (p2 > 0 ? p2 : 1))) on average)" \
 	test "$p2" -gt 0 -a $((b2 / (p2 > 0 ? p2 : 1))) -le 1514
 check "  and that flow arrives intact" intact live4
-measure off6 $S6 5201 --bytes 10000000
+measure_off off6 $S6 5201 --bytes 10000000
 check "IPv6 offloaded flow: 10 MB intact" intact off6
 check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 
@@ -131,9 +145,13 @@ nsx r iptables -D FORWARD -p tcp --dport 5202 -j DROP
 # retransmissions, backed off under the DROP, may take seconds; on a loaded
 # machine, where the DROP lasts longer, the next one may come 15-30 s after
 # the rule is gone, so its sends may wait 90 s.)
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 --timeout 90 >"$work/long.json"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 --timeout 90 --lport-file "$work/long.lport" >"$work/long.json"
 long=$NSX_PID
-sleep "$(slow 1.5)"
+# established on the fast path before the DROP (a fixed 1.5 s was, on a
+# loaded machine, before the connect: the DROP then refused it)
+long_runs() { set -- $(fwd_live 5201 long); [ "${1:-0}" -gt 0 ]; }
+wait_for 10 long_runs
+sleep "$(slow 0.5)"
 nsx r iptables -I FORWARD -j DROP
 xfer new_drop $S4 5201 --bytes 100000 --connect-timeout 2
 x0=$(st $STAT_XDP_FORWARD)
@@ -157,7 +175,7 @@ endpoints_no_gso
 load --xdp-mode skb || fail "reload in skb mode"
 check "skb mode: both router interfaces in generic mode" \
 	test "$(nsx r toe-loader status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp" and .xdp_mode == "skb")] | length')" = 2
-measure gen4 $S4 5201 --bytes 10000000
+measure_off gen4 $S4 5201 --bytes 10000000
 check "skb mode: offloaded flow intact" intact gen4
 check "  XDP forwarded it, the kernel under 1% of that ($K)" test $X -ge 6666 -a $((K * 100)) -lt $X
 finish
