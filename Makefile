@@ -180,8 +180,12 @@ parser: $(O)/vmlinux.h
 deps:
 	@sh scripts/install-deps.sh
 
+# make check builds with one job a CPU (CHECK_JOBS): the build's rules
+# are parallel-safe (make -j2 all is the developers' build), and the
+# serial build was the part of make check nothing ran beside.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
 	@TOE_NO_BUILD=1 bash selftests/run.sh
 
 # The datapath's tests on Debian 12's own kernel (6.1) in a qemu guest, all

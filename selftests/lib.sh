@@ -285,6 +285,13 @@ cg_del() {
 	rmdir "$cg"
 }
 
+# unhold FILE: end the hold of the tcpx.py client whose output is FILE (it
+# names its pid in its "held" line): tests hold connections open for long
+# (--hold 60) and end the hold once their checks have read what they look
+# for, so a loaded machine slows the checks without closing the connections
+# under them.
+unhold() { kill -USR1 "$(grep -m1 '"held"' "$1" | command jq '.pid')" 2>/dev/null; }
+
 # wait_for SECONDS CMD...: poll CMD until it succeeds.
 wait_for() {
 	local t=$1 i; shift

@@ -52,13 +52,14 @@ defer "kill $!"
 wait_for 5 grep -q ready "$TMP/srv"
 n0=$(stat_sum $STAT_BYP_NOT_LOCAL) b0=$(byp_bytes)
 in_cg a python3 "$TOE_TOP/selftests/tools/tcpx.py" client --addr 10.203.0.2 --port 7303 \
-	--send 200000 --hold 1 >"$TMP/cli" &
+	--send 200000 --hold 60 >"$TMP/cli" &
 cpid=$!
 # while it is held open (its sends done): the connection's own record
 wait_for 10 grep -q held "$TMP/cli"
 lp=$(jq -r 'select(.held) | .held[0]' "$TMP/cli")
 rec=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
 	jq -c --argjson p "${lp:-0}" '[.[].formatted | select(.key.lport == $p and .key.rport == 7303) | .value | {decision, reason}]')
+unhold "$TMP/cli"
 wait $cpid
 out=$(tail -1 "$TMP/cli")
 jqcheck "peer outside the cgroup: 200000 bytes out, 100000 back" "$out" \

@@ -155,10 +155,12 @@ check "Prometheus scrapes toed: up{job=\"toed\"} == 1" wait_for 30 up1 ||
 	tail -5 "$PDIR/log"
 
 server 5300 || { fail "server"; finish; }
-client --addr "$B4" --port 5300 --send 3000000 --count 4 --hold 3 >/dev/null &
+client --addr "$B4" --port 5300 --send 3000000 --count 4 --hold 60 >"$PDIR/held" &
 CLIENT=$!
 live() { [ "$(q 'opentoe_device_live_connections{device="t3"}')" -ge 1 ] 2>/dev/null; }
 check "during the traffic Prometheus sees live connections on t3" wait_for 10 live
+wait_for 10 grep -q held "$PDIR/held"
+unhold "$PDIR/held"
 wait "$CLIENT"
 off4() { [ "$(ctl -j devices | command jq '.[] | select(.device == "t3") | .offloaded')" -ge 4 ]; }
 check "the traffic ran (4 connections offloaded on t3)" wait_for 5 off4

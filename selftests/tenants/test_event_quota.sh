@@ -46,7 +46,8 @@ check "and counted for it in $MAP_TENANTS ($ev)" jq -e 'map(.refused) | max > 0'
 
 client --addr "$B4" --port 5300 --count 1 >/dev/null 2>&1
 kill -CONT "$TOED_PID"
-wait_for 5 test "$(closed_offload)" = $((c0 + 1))
+heard() { test "$(closed_offload)" = $((c0 + 1)); }
+wait_for 5 heard
 check "toed heard the operator's flow_closed ($c0 -> $(closed_offload))" test "$(closed_offload)" = $((c0 + 1))
 check "event_dropped: the ring itself never overflowed" test "$(stat_sum "$STAT_EVENT_DROPPED")" = 0
 # queued: per tenant, what it put on the ring less what toed read of it

@@ -21,7 +21,7 @@ check "the configuration applies (the default quota)" apply "$cfg"
 
 server 5300
 ops=$CONF_DIR/ops
-in_cg a python3 "$TCPX" client --addr $B4 --port 5300 --count 8 --hold 20 >"$ops" 2>&1 &
+in_cg a python3 "$TCPX" client --addr $B4 --port 5300 --count 8 --hold 60 >"$ops" 2>&1 &
 defer "kill $! 2>/dev/null"
 wait_for 10 grep -q held "$ops" || { fail "the operator's connections"; cat "$ops"; finish; }
 mine() { flows | jq "[.[] | select(.rport == 5300)] | length"; }
@@ -37,6 +37,7 @@ check "the tenant holds 16 records, no more (clients $(jq length <<<"$got"), ser
 check "quota_refused counted the other 64" test "$(($(stat_sum "$STAT_QUOTA") - q0))" = 64
 check "the operator's 8 records are all still there ($before before, $(mine) now)" \
 	test "$before" = 8 -a "$(mine)" = 8
+unhold "$ops"
 byp=$(($(stat_sum "$STAT_BYP_SOCKS") - b0))
 check "the tenant put at most 16 sockets into $MAP_BYPASS ($byp)" test "$byp" -le 16
 
@@ -44,9 +45,10 @@ in_cg a python3 "$TCPX" server --port 7443 >"$CONF_DIR/srv7443" 2>&1 &
 defer "kill $!"
 wait_for 5 grep -q ready "$CONF_DIR/srv7443"
 lo=$CONF_DIR/lo
-in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 7443 --hold 3 >"$lo" 2>&1 &
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 7443 --hold 60 >"$lo" 2>&1 &
 wait_for 10 grep -q held "$lo"
 d=$(flows | jq -c '[.[] | select(.rport == 7443)][0] // {} | [.decision, .reason]')
+unhold "$lo"
 check "the operator's loopback connection in a is bypassed ($d)" test "$d" = "[2,0]"
 wait $! 2>/dev/null
 kill $TPID 2>/dev/null

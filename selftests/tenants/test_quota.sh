@@ -28,16 +28,19 @@ check "and the refusals by reason ($MAP_REASONS: refused_quota) 2" test "$(($(rs
 check "t3 holds 2 slots" test "$(dev_live 0 live)" = 2
 
 out2=$CONF_DIR/tenant2
-tenant_up 10.99.0.2 1 3 "$out2"
+# (held until its record is read: unhold)
+tenant_up 10.99.0.2 1 60 "$out2"
 t2=$TPID
 got=$(tenant_flows 10.99.0.2)
 check "tenant 2's connection is offloaded" \
 	test "$(jq '[.[] | select(.decision == 1)] | length' <<<"$got")" = 1 || echo "$got"
 operator_offloaded
+unhold "$out2"
 wait $t2 2>/dev/null
 kill $t1 2>/dev/null
 wait $t1 2>/dev/null
-wait_for 5 test "$(dev_live 0 live)" = 0
+all_free() { test "$(dev_live 0 live)" = 0; }
+wait_for 5 all_free
 check "closed: every slot of t3 is free" test "$(dev_live 0 live)" = 0
 
 held=$(bpftool -j map dump pinned "$PIN/$MAP_TENANTS" | jq -c '[.[].formatted | select(.key.what < 64) | .value.held]')
@@ -47,9 +50,10 @@ check "closed: $MAP_TENANTS gave every tenant's slots back (held $held)" \
 all=$(printf 'device t3 type chelsio-t3 nconn 4\nquota slots 100%%\n%s\n' "$rule" | conf all)
 apply "$all" >/dev/null
 out4=$CONF_DIR/tenant4
-tenant 10.99.0.1 4 3 "$out4" &
+tenant 10.99.0.1 4 60 "$out4" &
 wait_for 10 grep -q held "$out4"
 got=$(tenant_flows 10.99.0.1)
+unhold "$out4"
 check "'quota slots 100%': one tenant may take all 4" \
 	test "$(jq '[.[] | select(.decision == 1)] | length' <<<"$got")" = 4 || echo "$got"
 wait $! 2>/dev/null

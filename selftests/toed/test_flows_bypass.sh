@@ -22,7 +22,7 @@ defer "kill $!"
 wait_for 5 grep -q ready "$out" || { fail "server"; finish; }
 N=300000
 m0=$(stat_of "$PIN" $STAT_BYP_MSGS)
-in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5500 --send $N --hold 4 >"$CONF_DIR/held" &
+in_cg a python3 "$TCPX" client --addr 127.0.0.1 --port 5500 --send $N --hold 60 >"$CONF_DIR/held" &
 cpid=$!
 defer "kill $cpid 2>/dev/null"
 held() { grep -q held "$CONF_DIR/held"; }
@@ -47,6 +47,7 @@ txt=$(ctl flows port 5500)
 echo "$txt"
 check "text: BYTES_OUT of the client's row counts the bypassed bytes" \
 	test "$(awk -v lp=":$lp" '$1 ~ lp"$" { print $7 }' <<<"$txt")" -ge $N
+unhold "$CONF_DIR/held"
 wait $cpid
 check "the client completed (exit 0, every byte of the reply right)" test $? = 0
 # verified SERVER_OUT N: the tcpx server read exactly N bytes of the client's

@@ -57,13 +57,15 @@ check "a connection the toe0 rule names stays on the host: reason nodev (flow_re
 	jq -e '.daemon.events_flow_refused == 1' < <(ctl -j stats)
 check "  counted by the datapath under its reason (toectl stats' reasons: refused_nodev)" \
 	jq -e '.reasons.refused_nodev == 1' < <(ctl -j stats)
-client --addr "$B4" --port 5300 --send 1000 --hold 2 >/dev/null &
+client --addr "$B4" --port 5300 --send 1000 --hold 60 >"$CONF_DIR/held" &
 HELD=$!
 hasflow() { ctl -j flows port 5300 dev t3 | jq -e 'length >= 1' >/dev/null; }
 wait_for 5 hasflow
 check "toectl flows: an offloaded flow has tid null (no module)" \
 	jq -e 'length >= 1 and all(.[]; has("tid") and .tid == null)' < <(ctl -j flows port 5300 dev t3)
 check "toectl flows (text): a TID column, '-'" grep -qE '^LOCAL .* TID$' < <(ctl flows)
+wait_for 10 grep -q held "$CONF_DIR/held"
+unhold "$CONF_DIR/held"
 wait $HELD
 
 ctl reload >/dev/null

@@ -13,10 +13,12 @@ stop_toed 9
 start_toed "$cfg" --metrics "$MPORT" || { fail "toed restarts"; finish; }
 server 5300 || exit 1
 # one connection holds the only slot; 60 more are refused (capacity)
-client --addr "$B4" --port 5300 --count 1 --hold 4 >/dev/null &
+# (held until the 60 are done: unhold)
+client --addr "$B4" --port 5300 --count 1 --hold 60 >"$CONF_DIR/held" &
 HOLD=$!
-sleep 0.5
+wait_for 10 grep -q held "$CONF_DIR/held"
 client --addr "$B4" --port 5300 --count 60 >/dev/null
+unhold "$CONF_DIR/held"
 wait "$HOLD"
 sleep 2.5 # the 2 s timer says what was held back
 refused=$(ctl -j stats | jq '.daemon.events_flow_refused')

@@ -71,10 +71,12 @@ check "  it cannot write outside its run folder (/etc, /var and /tmp are read-on
 	nsenter -t "$tpid" -m sh -c '! touch /etc/.toe-x 2>/dev/null && ! touch /var/tmp/.toe-x 2>/dev/null'
 
 server 5300
-client --addr "$B4" --port 5300 --send 100000 --hold 2 >"$CONF_DIR/held" &
+client --addr "$B4" --port 5300 --send 100000 --hold 60 >"$CONF_DIR/held" &
 cpid=$!
 flows_on() { ctl -j flows port 5300 dev t3 | jq -e '[.[] | select(.decision == "offload")] | length >= 1' >/dev/null; }
 check "it applied the policy: a connection to port 5300 is offloaded on t3" wait_for 5 flows_on
+wait_for 10 grep -q held "$CONF_DIR/held"
+unhold "$CONF_DIR/held"
 wait $cpid
 stats_devices() { ctl stats >/dev/null && ctl devices >/dev/null; }
 check "toectl stats and devices answer" stats_devices

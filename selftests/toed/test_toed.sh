@@ -66,7 +66,7 @@ defer "kill $!"
 sleep 0.3
 server 5300 5400 || exit 1
 HELD=$CONF_DIR/held
-client --addr "$B4" --port 5300 --send 200000 --count 3 --hold 4 >"$HELD" &
+client --addr "$B4" --port 5300 --send 200000 --count 3 --hold 60 >"$HELD" &
 HELDPID=$!
 nflows() { ctl -j flows port 5300 dev t3 | jq -e "length >= $1" >/dev/null; }
 wait_for 5 nflows 3
@@ -81,6 +81,8 @@ check "devices: t3 with 3 live of 100" \
 	jq -e '.[] | select(.device == "t3") | .live == 3 and .nconn == 100 and .module == "sock_ops"' < <(ctl -j devices)
 check "devices (text) has the header and t3" grep -q "^t3 " < <(ctl devices)
 client --addr "$B4" --port 5400 --send 1000 >/dev/null
+wait_for 10 grep -q held "$HELD"
+unhold "$HELD"
 wait $HELDPID
 sleep 0.5
 check "monitor -j: one JSON document per line" jq -e -s 'length > 0' "$MON"

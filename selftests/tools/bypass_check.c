@@ -24,8 +24,10 @@
  *   killwriter the server is killed while it writes
  *   splice    the server reads with splice(2) through a pipe
  *   pairs     --count N connections at once, each its own byte pattern
- *   stream    --seconds S of 64 KiB writes, echoed (prints "connected"
- *             first, so a test can act on the live connection)
+ *   stream    --seconds S of 64 KiB writes, echoed (prints "connected pid
+ *             N" first, so a test can act on the live connection; SIGUSR1
+ *             to N ends the writing at once, as at the end of S: a test
+ *             gives a long S and ends the stream when its checks are done)
  *   slowreader the client writes 2 MiB (prints "written"), the server reads
  *             nothing for --seconds, then all; the client writes 1 MiB more
  *             a second after that
@@ -1306,6 +1308,14 @@ static void srv_pairs(int ls, struct side *s)
 
 /* --------------------------------------------------------------- stream */
 
+static volatile sig_atomic_t stream_stop; /* SIGUSR1: end the writing */
+
+static void on_stream_stop(int sig)
+{
+	(void)sig;
+	stream_stop = 1;
+}
+
 static void cli_stream(int fd, struct side *s)
 {
 	static char buf[65536];
@@ -1314,10 +1324,11 @@ static void cli_stream(int fd, struct side *s)
 	pthread_t th;
 	int err = 0;
 
-	printf("connected\n");
+	signal(SIGUSR1, on_stream_stop);
+	printf("connected pid %d\n", (int)getpid());
 	fflush(stdout);
 	pthread_create(&th, NULL, reader_fn, &r);
-	while (now() < end) {
+	while (now() < end && !stream_stop) {
 		pat_fill(&P, pat_phase(0), s->sent, buf, sizeof(buf));
 		err = writen(fd, buf, sizeof(buf));
 		if (err) {

@@ -14,7 +14,10 @@ client: open --count connections at once, send --send bytes on each (in
         writes of --chunk bytes), shut
         down the write side, read the reply to EOF (checking every byte of
         it against the server's pattern, seed 7), hold them --hold
-        seconds, then close (--rst: with SO_LINGER 0, a reset).  Prints one
+        seconds (its line {"held": [ports], "pid": N} says so; SIGUSR1 to N
+        ends the hold at once: a test holds them long and ends the hold once
+        it has read what it looks for, lib.sh's unhold), then close
+        (--rst: with SO_LINGER 0, a reset).  Prints one
         JSON document: per connection its local port, bytes sent and received,
         and TCP_KEEPIDLE / SO_KEEPALIVE as the socket has them.  A reply
         with a wrong byte, a reset or an error: a message on stderr, no JSON,
@@ -26,6 +29,8 @@ stalls fails instead of hanging the test.
 """
 import argparse
 import json
+import os
+import signal
 import socket
 import struct
 import sys
@@ -156,8 +161,11 @@ def client(args):
         }
         out.append(rec)
     if args.hold:
-        print(json.dumps({"held": [r["lport"] for r in out]}), flush=True)
-        time.sleep(args.hold)
+        stop, end = [], time.monotonic() + args.hold
+        signal.signal(signal.SIGUSR1, lambda *_: stop.append(1))
+        print(json.dumps({"held": [r["lport"] for r in out], "pid": os.getpid()}), flush=True)
+        while not stop and time.monotonic() < end:
+            time.sleep(0.02)
     for s, rec in zip(conns, out):
         if args.rst:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

@@ -35,7 +35,10 @@ rx IFACE INTERVAL SECONDS
 rxtap IFACE INTERVAL SECONDS
         the same from a packet socket: "time bytes" of the IPv4 datagrams
         received on IFACE so far (a bpf_redirect_peer into IFACE is not in
-        its statistics before Linux 6.8)
+        its statistics before Linux 6.8), each counted at the time the
+        kernel stamped it (SO_TIMESTAMPNS), not when this sampler, maybe
+        kept off its CPU on a loaded machine, read it: a line for each
+        INTERVAL of that clock (the wall clock, as time.time())
 """
 import os
 import random
@@ -200,24 +203,42 @@ def rx(iface, interval, seconds):
         time.sleep(float(interval))
 
 
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+
+
 def rxtap(iface, interval, seconds):
     """As rx, from a packet socket: bytes of IPv4 frames received on iface
-    (a redirect_peer into it does not count in its statistics before 6.8)."""
+    (a redirect_peer into it does not count in its statistics before 6.8),
+    binned by the kernel's time stamp of each frame (the time it is read if
+    it has none), so a sampler that reads late still puts each frame at the
+    time it arrived."""
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind((iface, 0))
-    s.settimeout(float(interval))
+    step = float(interval)
+    s.settimeout(step)
     end, total = time.time() + float(seconds), 0
     nxt = time.time()
+
+    def upto(t):  # a line for every bin that ended by t
+        nonlocal nxt
+        while nxt <= t:
+            print("%.4f %d" % (nxt, total), flush=True)
+            nxt += step
     while time.time() < end:
         try:
-            b, addr = s.recvfrom(100)
-            if addr[2] != socket.PACKET_OUTGOING and len(b) >= 18:
-                total += struct.unpack("!H", b[16:18])[0]
+            b, anc, _, addr = s.recvmsg(100, socket.CMSG_SPACE(16))
         except socket.timeout:
-            pass
-        if time.time() >= nxt:
-            print("%.4f %d" % (time.time(), total), flush=True)
-            nxt += float(interval)
+            upto(time.time())  # nothing queued: every frame until now is in
+            continue
+        ts = time.time()
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+                sec, nsec = struct.unpack("qq", data[:16])
+                ts = sec + nsec / 1e9
+        upto(ts)
+        if addr[2] != socket.PACKET_OUTGOING and len(b) >= 18:
+            total += struct.unpack("!H", b[16:18])[0]
 
 
 if __name__ == "__main__":

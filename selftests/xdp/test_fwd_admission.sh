@@ -58,29 +58,29 @@ R0MAC=$(nsx r ip -j link show r0 | jq -r '.[0].address') R1MAC=$(nsx r ip -j lin
 st() { stat_of "$PIN" "$1"; }
 gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq '.formatted.value.gen'; }
 n_fwd() { bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length; }
-fwd_est() { # PORT -> established toe_fwd entries of PORT
-	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length'
-}
-fwd_entry() { # PORT [CPORT] -> "state packets" of the one toe_fwd entry of PORT (and CPORT)
+fwd_entry() { # PORT CPORT -> "state packets" of the toe_fwd entry of that flow
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq -r --argjson p "$1" --argjson c "${2:-0}" '[.[] | .formatted.key as $k |
-			select(($k.lport == $p and ($c == 0 or $k.rport == $c)) or ($k.rport == $p and ($c == 0 or $k.lport == $c))) |
+			select(($k.lport == $p and $k.rport == $c) or ($k.rport == $p and $k.lport == $c)) |
 			.formatted.value] | select(length == 1) | .[0] | "\(.state) \(.packets)"'
 }
-# PORT -> the client port of the one established toe_fwd entry of PORT: an
-# earlier flow's entry (a killed flow's readmit, an ended flow's) may still
-# be there, so the checks follow their flow by its 4-tuple, not by PORT alone
-fwd_cport() {
-	bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq --argjson p "$1" '[.[] | select(.formatted.value.state == 3) |
-		.formatted.key | select(.lport == $p or .rport == $p) | if .lport == $p then .rport else .lport end] |
-		if length == 1 then .[0] else 0 end'
+# An earlier flow's entry of the same server port (a killed flow's readmit,
+# an ended flow's) may still be in toe_fwd: each check follows its own flow
+# by its client port, which xfer.py writes to NAME.lport once connected.
+# flow_est NAME PORT: the flow NAME is established in toe_fwd
+flow_est() {
+	local c
+	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 1
+	set -- $(fwd_entry "$2" "$c")
+	test "${1:-0}" = 3
 }
 
 # ---- forged handshakes against a FORWARD DROP
 g0=$(gen)
 nsx r iptables -A FORWARD -p tcp --dport 5201 -j DROP
-check "toed saw the ruleset change ($MAP_FWD_GEN $g0 -> $(gen))" wait_for 10 test "$(gen)" -gt "$g0"
+bumped() { test "$(gen)" -gt "$g0"; }
+wait_for 10 bumped
+check "toed saw the ruleset change ($MAP_FWD_GEN $g0 -> $(gen))" bumped
 # One commit: one bump at once and one TOE_FWD_AGAIN_MS (50 ms) later, for
 # a packet the old ruleset forwarded that was still on its way to egress.
 sleep 0.5
@@ -136,9 +136,8 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 # (the flow and the sampler run until the checks are done with them, 60 s
 # at most: a loaded machine, or the guest, slows the checks, it does not
 # end the flow or the sampling under them)
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 >"$work/long.json"
-est_5301() { test "$(fwd_est 5301)" = 1; }
-check "a real flow is admitted ($MAP_FWD: established)" wait_for 10 est_5301
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 --lport-file "$work/long.lport" >"$work/long.json"
+check "a real flow is admitted ($MAP_FWD: established)" wait_for 10 flow_est long 5301
 nsx_bg s $FORGE rx s1 0.01 60 >"$work/rx"
 RXP=$NSX_PID
 # the sampler sees the flow (python starts slowly in the 6.1 guest)
@@ -157,7 +156,7 @@ echo "iptables -I took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a)
 check "DROP for the running flow: the server's bytes stop within 100 ms of the command ($lat ms)" test "$lat" -lt 100
 check "  the server received data before it (the flow was running)" \
 	awk -v t0="$t0" '$1 < t0 && NR > 1 && $2 - p > 100000 { ok = 1 } { p = $2 } END { exit !ok }' "$work/rx"
-set -- $(fwd_entry 5301)
+set -- $(fwd_entry 5301 "$(cat "$work/long.lport")")
 check "  its $MAP_FWD entry waits for re-admission (state ${1:-none}: 4 readmit)" test "${1:-0}" = 4
 nsx r iptables -D FORWARD -p tcp --dport 5301 -j DROP
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null # the stalled first flow
@@ -170,10 +169,10 @@ check "  and is admitted to the fast path again ($((a1 - a0)) admission, $FWD_HO
 	test $((a1 - a0)) -ge 1 -a $((x1 - x0)) -ge $((20000000 / 1500 / 2))
 
 # ---- an RST forged in the client's name on the server's side
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 >"$work/rst_flow.json"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 --lport-file "$work/rst_flow.lport" >"$work/rst_flow.json"
 RSTF=$NSX_PID
-wait_for 10 est_5301 || fail "the flow before the forged RST is admitted"
-cport=$(fwd_cport 5301)
+wait_for 10 flow_est rst_flow 5301 || fail "the flow before the forged RST is admitted"
+cport=$(cat "$work/rst_flow.lport")
 sleep "$(slow 0.5)"
 w0=$(st $STAT_XDP_FWD_WRONG_IF)
 set -- $(fwd_entry 5301 "$cport"); p0=${2:-0}
@@ -190,12 +189,14 @@ wait_for 30 test -s "$work/rst_flow.json"
 check "  and arrives intact" intact rst_flow
 
 # ---- SYN flood while a fast-path flow runs
+# (the flow runs until it is read after the flood, 120 s at most: a loaded
+# machine sent the flood in 38 s, not 1.7, and a 40 s flow ended under it)
 nsx r iptables -A FORWARD -p tcp --dport 5301
 nsx r iptables -A FORWARD -p tcp --sport 5301
-nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 40)" >"$work/flood_flow.json"
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds "$(slow 120)" --lport-file "$work/flood_flow.lport" >"$work/flood_flow.json"
 FLOW=$NSX_PID
-wait_for 10 est_5301 || fail "the flow before the flood is admitted"
-fcport=$(fwd_cport 5301)
+wait_for 10 flow_est flood_flow 5301 || fail "the flow before the flood is admitted"
+fcport=$(cat "$work/flood_flow.lport")
 sleep 0.5
 set -- $(fwd_entry 5301 "$fcport"); p0=${2:-0}
 k0=$(nsx r iptables -L FORWARD -vnx | awk '/dpt:5301|spt:5301/ { n += $1 } END { print n + 0 }')

@@ -27,19 +27,23 @@ wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/to
 nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
+# n5201 NAME: toe_fwd entries of flow NAME, followed by its client port
+# (xfer.py's NAME.lport): the round before may have left an entry of 5201
 n5201() {
-	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-		jq '[.[] | select(.formatted.key.lport == 5201 or .formatted.key.rport == 5201)] | length'
+	local c
+	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || { echo 0; return; }
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq --argjson c "$c" '[.[] | .formatted.key as $k |
+		select(($k.lport == 5201 and $k.rport == $c) or ($k.rport == 5201 and $k.lport == $c))] | length'
 }
-est() { test "$(n5201)" = 1; }
+est() { test "$(n5201 "$1")" = 1; }
 # round NAME ADDR FAM: a fast-path flow to ADDR, conntrack -D of it, the checks
 round() {
 	local name=$1 addr=$2 fam=$3 cpid x0 x1 k0 k1
 	# (the flow runs until the counters are read, SIGUSR1, or 60 s: a
 	# loaded machine slows the checks, it does not end the flow under them)
-	nsx_bg c python3 "$XFER" client --addr "$addr" --port 5201 --seconds 60 >"$work/$name.json"
+	nsx_bg c python3 "$XFER" client --addr "$addr" --port 5201 --seconds 60 --lport-file "$work/$name.lport" >"$work/$name.json"
 	cpid=$NSX_PID
-	wait_for 10 est || { fail "$name: the flow is admitted"; return; }
+	wait_for 10 est "$name" || { fail "$name: the flow is admitted"; return; }
 	sleep 0.5
 	check "$name: conntrack tracks the flow on the router" bash -c "nsenter --net=/run/netns/$(ns_name r) conntrack -L -f $fam -p tcp --dport 5201 2>/dev/null | grep -q 5201"
 	nsx r conntrack -D -f $fam -p tcp --dport 5201 >/dev/null 2>&1
@@ -48,7 +52,7 @@ round() {
 	sleep 0.5
 	x1=$(st $FWD_STAT) k1=$(ip_forwarded)
 	kill -USR1 $cpid
-	check "  conntrack -D: within 1 s the flow's $MAP_FWD entry is gone ($(n5201) left)" test "$(n5201)" = 0
+	check "  conntrack -D: within 1 s the flow's $MAP_FWD entry is gone ($(n5201 "$name") left)" test "$(n5201 "$name")" = 0
 	check "  $FWD_NAME forwards none of it ($((x1 - x0)) packets in the next 0.5 s)" test "$x1" = "$x0"
 	check "  the stack forwards it ($((k1 - k0)) packets)" test $((k1 - k0)) -gt 100
 	wait $cpid

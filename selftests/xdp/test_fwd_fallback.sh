@@ -92,7 +92,8 @@ rt_gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq .fo
 if [ $FWD_HOOK = xdp ]; then
 	kill "$TOED"; wait "$TOED" 2>/dev/null
 	nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --no-route-cache >>"$work/toed.log" 2>&1
-	wait_for 10 test -S "$work/run/toed.sock" && wait_for 5 test "$(rt_gen)" = 0
+	no_cache() { test "$(rt_gen)" = 0; }
+	wait_for 10 test -S "$work/run/toed.sock" && wait_for 5 no_cache
 fi
 rc=$(run data)
 check "  the route looked up, not cached (route generation $(rt_gen)): passed on (return $rc) byte for byte" \

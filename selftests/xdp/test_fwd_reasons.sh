@@ -24,6 +24,9 @@ need_built toectl
 router_test fwdrs || exit 1
 endpoints_for_hook || exit 1
 FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
+# how long an event may take to show (the qemu guest's TCG runs all of it,
+# the trickles too, several times slower: TOE_SLOW)
+W=$(slow 3)
 fwd_conf "$work/fwd.conf" || exit 1
 dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
@@ -65,7 +68,7 @@ nsx_t 20 c python3 "$FLOW" client --addr $S4 --port 5201 --send $((C2S - 16)) --
 lp=$(jq .lport "$work/bytes.json")
 check "a transfer's fwd_admitted: hook $FWD_HOOK, in r0 (ifindex $r0), out r1 (ifindex $r1)" \
 	bash -c "jq -e --argjson i $r0 --argjson o $r1 '.in == \"r0\" and .in_ifindex == \$i and .out == \"r1\" and .out_ifindex == \$o and .device == \"fwd\"' <<<'$(ev "$lp" fwd_admitted)'"
-check "and its fwd_ended, reason fin" wait_for 3 has "$lp" fwd_ended fin
+check "and its fwd_ended, reason fin" wait_for $W has "$lp" fwd_ended fin
 e=$(ev "$lp" fwd_ended fin)
 echo "# fwd_ended: $e"
 # bytes are frames (Ethernet, IPv4, TCP with options: 54 to 94 bytes of
@@ -79,14 +82,14 @@ check "server to client: $bs bytes in $ps packets = $S2C sent + $((bs - S2C)) of
 
 # --- a trickle through every reason to return it
 STOP=$work/stop TTL=$work/ttl
-nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" --ttl "$TTL" --rst >"$work/trickle.json"
+nsx_bg c timeout "$(slow 60)" python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" --ttl "$TTL" --rst >"$work/trickle.json"
 wait_for 10 grep -q lport "$work/trickle.json" || { fail "trickle"; finish; }
 lp=$(head -n 1 "$work/trickle.json" | jq .lport)
-wait_for 3 has "$lp" fwd_admitted || { fail "trickle admitted"; finish; }
+wait_for $W has "$lp" fwd_admitted || { fail "trickle admitted"; finish; }
 each_way() { ctl -j flows port 5201 | jq -e --argjson p "$lp" '.[] | select(.lport == $p) | .bytes_c2s > 10000 and .bytes_s2c > 0 and .packets_c2s > 10 and .bytes_c2s + .bytes_s2c == .xdp_bytes' >/dev/null; }
-check "toectl flows -j: the trickle's packets and bytes each way, summing to the total" wait_for 3 each_way
+check "toectl flows -j: the trickle's packets and bytes each way, summing to the total" wait_for $W each_way
 sleep 1.1 # older than an admission unwatched by toed holds (the lease's check)
-back() { wait_for 3 has "$lp" fwd_returned "$1"; }
+back() { wait_for $W has "$lp" fwd_returned "$1"; }
 nsx r ip route add unreachable $S4/32
 check "a route made unreachable: fwd_returned, reason route" back route
 nsx r ip route del unreachable $S4/32
@@ -126,28 +129,28 @@ sleep 0.3
 kill -CONT $TOED
 check "toed stopped and its lease out: reason lease" back lease
 rdm() { test "$(stat_of "$PIN" $STAT_FWD_READMITTED)" -ge "$1"; }
-check "  and re-admitted by the stack once toed is back" wait_for 3 rdm 1
+check "  and re-admitted by the stack once toed is back" wait_for $W rdm 1
 nsx r nft add table inet toe35
 check "an nftables change: reason ruleset" back ruleset
-wait_for 3 rdm 2
+wait_for $W rdm 2
 touch "$STOP"
-check "the trickle closed with an RST: fwd_ended, reason rst" wait_for 3 has "$lp" fwd_ended rst
+check "the trickle closed with an RST: fwd_ended, reason rst" wait_for $W has "$lp" fwd_ended rst
 # once a transition, never a packet: hundreds of the trickle's packets
 # went to the stack for TTL 1 and for the MTU, one event each
 nev() { grep -F '"event":"fwd_returned"' "$work/mon.json" | grep -F "\"lport\":$lp," | grep -c "\"reason\":\"$1\""; }
 check "one fwd_returned for the TTL's packets ($(nev slow)), one for the MTU's ($(nev mtu))" \
 	test "$(nev slow)" = 1 -a "$(nev mtu)" = 1
-wait_for 3 grep -q sent "$work/trickle.json"
+wait_for $W grep -q sent "$work/trickle.json"
 
 # --- conntrack destroys a flow's entry: toed ends its fast path
 rm -f "$STOP"
-nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/ct.json"
+nsx_bg c timeout "$(slow 30)" python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/ct.json"
 wait_for 10 grep -q lport "$work/ct.json" || { fail "trickle 2"; finish; }
 lp=$(head -n 1 "$work/ct.json" | jq .lport)
-wait_for 3 has "$lp" fwd_admitted || fail "trickle 2 admitted"
+wait_for $W has "$lp" fwd_admitted || fail "trickle 2 admitted"
 sleep 0.2
 nsx r conntrack -D -p tcp --sport "$lp" >/dev/null 2>&1
-check "conntrack -D: fwd_ended, reason conntrack_gone" wait_for 3 has "$lp" fwd_ended conntrack_gone
+check "conntrack -D: fwd_ended, reason conntrack_gone" wait_for $W has "$lp" fwd_ended conntrack_gone
 touch "$STOP"
 check "the text monitor says the same: [fwd_returned] ... reason mtu" \
 	grep -q "^\[fwd_returned\] $C4:[0-9]* -> $S4:5201 forward reason mtu dev fwd hook $FWD_HOOK in r0 out r1 c2s" "$work/mon.txt"
@@ -202,10 +205,10 @@ check "toectl stats: fwd_bytes the same counter" test "$(jq .datapath.fwd_bytes 
 # before each of 8 scrapes; selftests/metrics/scrape2test.py: a minute apart)
 rm -f "$STOP"
 for i in 1 2 3; do
-	nsx_bg c timeout 30 python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/t$i.json"
+	nsx_bg c timeout "$(slow 30)" python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/t$i.json"
 done
 open3() { nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -q "^opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3$"; }
-check "/metrics: opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3 with three trickles" wait_for 3 open3
+check "/metrics: opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3 with three trickles" wait_for $W open3
 mkdir -p "$work/s"
 rset() { ctl -j stats | jq ".reasons.fwd_flows_${FWD_HOOK}_ruleset"; }
 rgrew() { test "$(rset)" -ge "$1"; }
@@ -214,7 +217,7 @@ for i in 0 1 2 3 4 5 6 7; do
 	nsx r nft add table inet toe35r$i
 	nsx r nft delete table inet toe35r$i
 	# all three returned and re-admitted before the scrape
-	wait_for 3 rgrew $((rs0 + 3)) && wait_for 3 rdm $((n0 + 3))
+	wait_for $W rgrew $((rs0 + 3)) && wait_for $W rdm $((n0 + 3))
 	nsx r curl -sf --max-time 5 -o "$work/s/$i" "http://127.0.0.1:$MPORT/metrics"
 done
 touch "$STOP"

@@ -60,18 +60,36 @@ est_5301() { test "$(fwd_est 5301)" = 1; }
 check "a real flow is admitted to the fast path ($MAP_FWD: established)" wait_for 10 est_5301
 nsx_bg s $FORGE rx s1 0.01 60 >"$work/rx1"
 nsx_bg s $FORGE rx s2 0.01 60 >"$work/rx2"
-f0=$(st $FWD_STAT) c0=$(st "$STAT_XDP_FWD_CACHED")
-sleep 0.7
-F=$(($(st $FWD_STAT) - f0)) C=$(($(st "$STAT_XDP_FWD_CACHED") - c0))
+# window: in 0.7 s, F packets forwarded, C of them by the cached route
+window() {
+	local f0 c0
+	f0=$(st $FWD_STAT) c0=$(st "$STAT_XDP_FWD_CACHED")
+	sleep 0.7
+	F=$(($(st $FWD_STAT) - f0)) C=$(($(st "$STAT_XDP_FWD_CACHED") - c0))
+}
+window
 if [ $FWD_HOOK = tc ]; then
 	# no route cache on tc: one lookup a skb (up to 64 KiB)
 	check "tc forwards the flow ($F segments in 0.7 s), a route lookup each skb" test "$F" -gt 1000
-elif [ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ]; then
-	ok "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
 else
-	fail "the fast path forwards by the flow's cached route: $C of $F packets (over 90 %)"
-	bpftool -j map dump pinned "$PIN/$MAP_FWD_GEN" | jq -c '.[0].formatted.value' | sed "s/^/# $MAP_FWD_GEN /"
-	bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c '.[].formatted.value | [.netns, .rt]' | sed "s/^/# $MAP_FWD /"
+	# The cache holds only while toed renewed its lease in the last 50 ms
+	# (every 20 ms): a loaded machine that keeps toed off its CPU longer
+	# sends packets to the lookup, by design.  So up to 3 windows of 0.7 s,
+	# each reported; one over 90 % passes (a toed that renews its lease
+	# too seldom, or a cache never used, fails all three).
+	seen="$C of $F"
+	for ((i = 1; i < 3; i++)); do
+		[ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ] && break
+		window
+		seen="$seen, then $C of $F"
+	done
+	if [ "$F" -gt 1000 ] && [ $((C * 10)) -gt $((F * 9)) ]; then
+		ok "the fast path forwards by the flow's cached route: $seen packets (over 90 %)"
+	else
+		fail "the fast path forwards by the flow's cached route: $seen packets (over 90 %)"
+		bpftool -j map dump pinned "$PIN/$MAP_FWD_GEN" | jq -c '.[0].formatted.value' | sed "s/^/# $MAP_FWD_GEN /"
+		bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c '.[].formatted.value | [.netns, .rt]' | sed "s/^/# $MAP_FWD /"
+	fi
 fi
 
 # since FILE T: ms from T to the first 10 ms sample of FILE (an interface's
@@ -118,8 +136,10 @@ check "  deleted again: the flow resumes ($a ms after)" test "$a" -lt 2000
 kill -USR1 $FLOW
 timeout 20 tail --pid=$FLOW -f /dev/null
 check "the transfer arrived whole through every change (sha256)" intact flow
-check "nothing but the flow's own entry in $MAP_FWD, and it ended ($(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length) left)" \
-	wait_for 3 test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length)" = 0
+n_fwd() { bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq length; }
+none_left() { test "$(n_fwd)" = 0; }
+wait_for 3 none_left
+check "nothing but the flow's own entry in $MAP_FWD, and it ended ($(n_fwd) left)" none_left
 
 # toed --no-route-cache: route generation 0 kept, so nothing is cached
 rt_gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq .formatted.value.rt_gen; }

@@ -61,18 +61,30 @@ check "offloaded flow: $N bytes intact" intact off
 # Segments, not GRO packets: at least one per 1500 bytes of data.
 check "  counted in segments: flow hits +$((h1 - h0)) >= $((N / 1500))" test $((h1 - h0)) -ge $((N / 1500))
 
-# The per-flow counters live as long as the flow: read them while it runs.
-NAME=live xfer --port 7001 --seconds $(slow 3) &
-cpid=$!
-sample() { # -> "packets bytes" tc counted in the one offloaded flow of port 7001
-	bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
-		jq -r '[.[] | select(.formatted.key.lport == 7001)] | select(length == 1) | .[0] |
-			.formatted.value | "\(.xdp_packets) \(.xdp_bytes)"'
+# The per-flow counters live as long as the flow: read them while it runs
+# (each flow runs until its record is read, SIGUSR1, 60 s at most, and is
+# followed by its client port: a loaded machine slows the reads, it does
+# not end the flow under them).
+flow() { # NAME PORT: a client of PORT in a, its port in $work/NAME.lport
+	nsx_bg a python3 "$XFER" client --addr $B4 --port "$2" --seconds 60 --lport-file "$work/$1.lport" >"$work/$1.json"
 }
-sleep $(slow 1.5)
+# record NAME PORT FIELDS: the server's record of flow NAME, FIELDS of it
+record() {
+	local c
+	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
+	bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
+		jq -r --argjson p "$2" --argjson c "$c" '[.[] | select(.formatted.key.lport == $p and .formatted.key.rport == $c)] |
+			select(length == 1) | .[0] | .formatted.value | '"$3"
+}
+flow live 7001
+cpid=$NSX_PID
+sample() { record live 7001 '"\(.xdp_packets) \(.xdp_bytes)"'; }
+counting() { set -- $(sample); [ "${1:-0}" -gt 0 ]; }
+wait_for 10 counting
 set -- $(sample) ; p1=${1:-0} b1=${2:-0}
 sleep 0.5
 set -- $(sample) ; p2=${1:-0} b2=${2:-0}
+kill -USR1 $cpid
 wait $cpid
 lp=$(jq .lport "$work/live.json")
 echo "while running: xdp_packets $p1 packets $b1 bytes, then $p2 packets $b2 bytes (client port $lp)"
@@ -84,12 +96,15 @@ check "  counted per segment: $((b2 / (p2 > 0 ? p2 : 1))) bytes a packet on aver
 check "  and arrives intact" intact live
 
 h0=$(stat_of "$PIN" $STAT_XDP_FLOW_HIT)
-NAME=host xfer --port 7002 --seconds $(slow 2) &
-cpid=$!
-sleep $(slow 1)	# (while it runs: its record goes at close)
-host=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" |
-	jq -r '[.[] | select(.formatted.key.lport == 7002) | .formatted.value] |
-		select(length == 1) | .[0] | "\(.decision) \(.xdp_packets) \(.xdp_bytes)"')
+flow host 7002
+cpid=$NSX_PID
+# (while it runs: its record goes at close; the flow has moved data by then)
+hrec() { record host 7002 '"\(.decision) \(.xdp_packets) \(.xdp_bytes)"'; }
+has_hrec() { test -n "$(hrec)"; }
+wait_for 10 has_hrec
+sleep 0.5
+host=$(hrec)
+kill -USR1 $cpid
 wait $cpid
 check "host flow (port 7002): intact" intact host
 check "  its record (decision host) counted nothing: '$host'" test "$host" = "0 0 0"

@@ -7,11 +7,16 @@ server --port P [--port Q ...]
         connection, read to EOF and print one JSON line:
         {"port": P, "peer_port": N, "bytes": N, "sha256": "..."}
 client --addr A --port P (--bytes N | --seconds S) [--connect-timeout T]
+       [--lport-file F] [--timeout T]
         send N random bytes (or as many as fit in S seconds), close, print
         {"lport": N, "bytes": N, "sha256": "..."}; exit 1 with {"error": ...}
         if the connection cannot be made or breaks.  SIGUSR1 ends the
         sending at once (then as at the end of S seconds): a test gives a
         flow a generous S and stops it when it has seen what it looks for.
+        --lport-file F: once connected, F holds the local port (written
+        whole, by a rename), so a test follows its own flow by its 4-tuple
+        while an earlier flow's entry of the same server port is still in
+        a map.  --timeout T: how long a send or receive may wait (30 s).
 """
 import argparse
 import hashlib
@@ -61,7 +66,11 @@ def client(args):
     except OSError as e:
         print(json.dumps({"error": "connect: %s" % e}))
         return 1
-    s.settimeout(30)
+    s.settimeout(args.timeout)
+    if args.lport_file:
+        with open(args.lport_file + ".tmp", "w") as f:
+            f.write("%d\n" % s.getsockname()[1])
+        os.rename(args.lport_file + ".tmp", args.lport_file)
     h, n = hashlib.sha256(), 0
     block = os.urandom(1 << 16)
     end = time.monotonic() + args.seconds if args.seconds else None
@@ -96,6 +105,8 @@ def main():
     a.add_argument("--bytes", type=int, default=0)
     a.add_argument("--seconds", type=float, default=0)
     a.add_argument("--connect-timeout", type=float, default=5)
+    a.add_argument("--lport-file")
+    a.add_argument("--timeout", type=float, default=30)
     args = ap.parse_args()
     return serve(args) if args.cmd == "server" else client(args)
 
