@@ -78,9 +78,12 @@ map_structs() {
 fields() {
 	awk -v s="$1" '$0 ~ "^struct " s " \\{" { on = 1; next }
 	     on && /^\};/ { exit }
-	     on && match($0, /^[ \t]+(struct [a-z_0-9]+|__[us][0-9]+|char|int)[ \t]+[a-z_0-9]+(\[[^]]*\])?;/) {
-		f = substr($0, RSTART, RLENGTH); sub(/\[.*/, "", f); sub(/;.*/, "", f)
-		n = split(f, w, /[ \t]+/); print w[n]
+	     on && match($0, /^[ \t]+(struct [a-z_0-9]+|__[us][0-9]+|char|int)[ \t]+[a-z_0-9]+(\[[^]]*\])?([ \t]*,[ \t]*[a-z_0-9]+(\[[^]]*\])?)*;/) {
+		# one name a declarator: "__u32 a, b[2];" is a and b
+		f = substr($0, RSTART, RLENGTH); sub(/;.*/, "", f)
+		sub(/^[ \t]+(struct [a-z_0-9]+|[a-z_0-9]+)[ \t]+/, "", f)
+		n = split(f, w, /[ \t]*,[ \t]*/)
+		for (i = 1; i <= n; i++) { sub(/\[.*/, "", w[i]); print w[i] }
 	     }' "${HDR[@]}"
 }
 declared=$(awk '/^\} [a-z_0-9]+ SEC\("\.maps"\)/ { print $2 }' "${BPF_SRC[@]}" | sort)
