@@ -173,7 +173,7 @@ class Stats:
 
     def order(self, tests):
         """Host tests before the qemu ones (minutes each), cheapest first."""
-        return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t), t))
+        return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t)))  # stable: ties keep their order
 
     def timeout(self, t, default):
         """A file's time limit: 4 times its longest passing run (at least
@@ -256,16 +256,21 @@ def run_test(tree, t, env):
 
 
 def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test, top=TOP,
-              baseline=None):
+              baseline=None, deadline=None):
     """Run tests in tree one file at a time (stats' order); with first_fail,
-    stop at the first file that fails.  A failure whose checks look timed
+    stop at the first file that fails; past deadline (time.monotonic()),
+    start no further file (the note says how many ran).  A failure whose checks look timed
     is run again on the unmutated tree at top: failing there too, it is the
     machine, not the mutant: that file says nothing (flaky) and the next
     one is tried.  So is a file whose failing checks all fail on the
     unmutated tree too (Baseline).  Returns (result, note)."""
     stats, caught, flaky, why = stats or Stats(), None, None, ""
     baseline = baseline or BASELINE
-    for t in stats.order(tests) if first_fail else tests:
+    order = stats.order(tests) if first_fail else tests
+    for i, t in enumerate(order):
+        if deadline is not None and time.monotonic() > deadline:
+            why = "budget spent: %d of %d files run" % (i, len(order))
+            break
         tenv = dict(env, TOE_TEST_TIMEOUT=stats.timeout(t, env.get("TOE_TEST_TIMEOUT", "600")))
         rc, out, secs = runner(tree, t, tenv)
         f.write("---- %s (%.0f s)\n%s\n" % (t, secs, out))
@@ -297,6 +302,22 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
     if caught:
         return "caught", caught
     return ("flaky", flaky) if flaky else ("survived", why)
+
+
+def named_then_wide(tree, m, env, f, first_fail, stats, runner=run_test, top=TOP, baseline=None):
+    """(result, note) of a mutant's named tests, then, when they caught
+    nothing, of its wider set (m["wide"], gen.py's: the other tests that
+    run what it changed), m["wide_secs"] seconds at most (0: no limit).
+    A kill by the wider set has a note starting "wide "."""
+    res, note = run_tests(tree, m["tests"], env, f, first_fail, stats, runner, top, baseline)
+    if res in ("survived", "flaky") and m.get("wide"):
+        f.write("---- the wider set: %s\n" % " ".join(m["wide"]))
+        limit = float(m.get("wide_secs") or 0)
+        res2, note2 = run_tests(tree, m["wide"], env, f, first_fail, stats, runner, top, baseline,
+                                deadline=time.monotonic() + limit if limit else None)
+        if res2 != "survived" or res == "survived":
+            res, note = res2, "wide " + note2
+    return res, note
 
 
 def mutant_env():
@@ -337,7 +358,7 @@ def run_one(m, scratch_parent, logdir, first_fail=False, stats=None):
             if b.returncode != 0:
                 return "build-failed", time.monotonic() - t0, "make all failed"
             env["TOE_NO_BUILD"] = "1"
-            res, note = run_tests(tree, m["tests"], env, f, first_fail, stats)
+            res, note = named_then_wide(tree, m, env, f, first_fail, stats)
         return res, time.monotonic() - t0, note
     finally:
         # the tests clean up after themselves; the scratch tree goes too
@@ -412,6 +433,31 @@ def selftest_baseline():
     return "the unmutated run of one file does not wait for another's: %s" % order, order == ["quick", "slow"]
 
 
+def selftest_wide(ok):
+    """[(what, good)]: the wider set after the named tests."""
+    import io
+    bad = (1, "not ok 1 - w: flows admitted\n0 passed, 1 failed, 0 skipped")
+    ran = []
+
+    def runner(tree, t, env):
+        ran.append(t)
+        return (bad if t == "w2" and tree == "mut" else (0, ok)) + (1.0,)
+
+    m = {"tests": ["n"], "wide": ["w1", "w2"], "wide_secs": 0}
+    res = named_then_wide("mut", m, {}, io.StringIO(), True, Stats(), runner, "top", Baseline())
+    out = [("named tests passing, the wider set runs and catches: %s after %s" % (res, ran),
+            res[0] == "caught" and res[1].startswith("wide w2:") and ran == ["n", "w1", "w2", "w2"])]
+    del ran[:]
+    res = named_then_wide("mut", dict(m, tests=["w2"], wide=["w1"]), {}, io.StringIO(), True, Stats(), runner,
+                          "top", Baseline())
+    out.append(("a named test catching: no wider set run (%s)" % ran, res[0] == "caught" and "w1" not in ran))
+    del ran[:]
+    res = named_then_wide("mut", dict(m, wide_secs=1e-9), {}, io.StringIO(), True, Stats(), runner, "top")
+    out.append(("past the wider set's budget no further file starts: %s (%s)" % (res, ran),
+                res[0] == "survived" and "budget spent: 0 of 2" in res[1] and ran == ["n"]))
+    return out
+
+
 def cmd_selftest():
     """The runner's own logic on made-up test files (no tree copied, no
     test run): order, the stop at the first failure, a timed check that
@@ -480,6 +526,7 @@ def cmd_selftest():
     checks.append(("a timed check failing beside an untimed one is not re-run",
                    not verdict(1, "not ok 1 - x: p99 9 ms\nnot ok 2 - x: flows admitted\n0 passed, 2 failed")[2]))
     checks.append(selftest_baseline())
+    checks += selftest_wide(ok)
     print("1..%d" % len(checks))
     for i, (what, good) in enumerate(checks, 1):
         print("%s %d - runner: %s" % ("ok" if good else "not ok", i, what))
