@@ -360,6 +360,12 @@ def selftest_wide():
         progs, tests = reach.tests_for(f, users=users)
         out.append(("%s (%s): its wider set (%d files) has %s" % (f, " ".join(progs), len(tests), t),
                     "selftests/" + t in tests))
+    m = {"file": "user/toed/kmod.c", "old": "kmod_toe_index(", "new": "x(", "tests": ["selftests/kmod/test_kmod.sh"],
+         "wide": ["selftests/toed/test_toed.sh"]}
+    m["old"] = open(os.path.join(mutants.TOP, m["file"])).read().split("\n")[0]
+    p = mutants.problems(stages(m)[0])
+    out.append(("a mutant named only qemu tests runs its wider set's host tests first (no 'names no test file'): "
+                "%s" % p, not p and stages(m)[0]["wide"] == m["wide"]))
     ro = reach.tests_for("user/toed/show_maps.c", users=users)[1]
     out.append(("a test file that only reads the tree is in no wider set",
                 "selftests/style/test_style.sh" not in ro and len(ro) > 10))

@@ -105,9 +105,9 @@ def problems(m, top=TOP):
             p.append("stale: old text found %d times in %s (want exactly 1): %r" % (n, m["file"], m["old"]))
     if m["old"] == m["new"]:
         p.append("new text equals old text")
-    if not m["tests"]:
+    if not m["tests"] and not m.get("wide"):
         p.append("names no test file")
-    for t in m["tests"]:
+    for t in m["tests"] + m.get("wide", []):
         if not re.match(r"^selftests/[\w-]+/test_[\w-]+\.sh$", t):
             p.append("test %s is not a selftests/*/test_*.sh file" % t)
         elif not os.path.isfile(os.path.join(top, t)):
