@@ -13,6 +13,11 @@ says, or be in that table's list of values the text form does not show; a
 JSON field the table does not know fails too (a new field needs a place).
 Prints one line a problem and a last line "N values checked, M not shown";
 exit 1 on any problem.  CMD: status devices flows neigh stats policy.
+
+  textjson.py monitor EVENTS.json TEXT NETNS_INO
+
+`toectl -j monitor` and `toectl monitor` run side by side: text line i is
+JSON event i; NETNS_INO, toed's own namespace (the text names another).
 """
 import json
 import re
@@ -344,11 +349,94 @@ def check_policy(c, text):
     return ("rules.*.index",)
 
 
+# ---- toectl monitor: line i of the text monitor is event i of the JSON one
+# (toed sends each event's two forms together: events.c, mon_send); per
+# event type, the text's fields (a regex's groups) and what it leaves out
+FLOW_RX = (r"^\[(flow_offloaded|flow_refused)\] (\S+) (<-|->) (\S+) (\S+) dev (\S+) reason (\S+) rule (-?\d+)"
+           r" policy (\d+)( tid \d+)?( netns \d+)?$")
+FLOW_F = ("event", "local", "direction", "remote", "decision", "device", "reason", "rule", "policy", "tid", "netns")
+MON = {
+    "flow_offloaded": (FLOW_RX, FLOW_F, ("bytes_acked", "bytes_received", "total_retrans", "netns_cookie")),
+    "flow_refused": (FLOW_RX, FLOW_F, ("bytes_acked", "bytes_received", "total_retrans", "netns_cookie")),
+    "flow_closed": (r"^\[(flow_closed)\] (\S+) (<-|->) (\S+) dev (\S+) out (\d+) in (\d+) retrans (\d+)( tid \d+)?"
+                    r"( netns \d+)?$",
+                    ("event", "local", "direction", "remote", "device", "bytes_acked", "bytes_received",
+                     "total_retrans", "tid", "netns"), ("decision", "reason", "rule", "policy", "netns_cookie")),
+    "listen_start": (r"^\[(listen_start)\] (\S+)$", ("event", "local"), "listen"),
+    "listen_stop": (r"^\[(listen_stop)\] (\S+)$", ("event", "local"), "listen"),
+    "neigh": (r"^\[(neigh)\] (set|delete) (\S+) dev (\S+)(?: lladdr (\S+) (\S+))?$",
+              ("event", "op", "dst", "dev", "lladdr", "state"), ("ifindex",)),
+    "policy": (r"^\[(policy)\] applied (\d+): (\d+) rules from \S+$", ("event", "serial", "rules"), ()),
+}
+LISTEN_NOT_SHOWN = ("raddr", "rport", "direction", "decision", "reason", "device", "rule", "policy", "bytes_acked",
+                    "bytes_received", "total_retrans", "tid", "netns", "netns_cookie")
+
+
+def mon_want(e, field, own_ns):
+    """The text form of JSON event e's field."""
+    if field == "local":
+        return ep(6 if ":" in e["laddr"] else 4, e["laddr"], e["lport"])
+    if field == "remote":
+        return ep(6 if ":" in e["raddr"] else 4, e["raddr"], e["rport"])
+    if field == "direction":
+        return "<-" if e["direction"] == "passive" else "->"
+    if field == "tid":
+        return None if e["tid"] is None else " tid %d" % e["tid"]
+    if field == "netns":  # shown when it is not toed's own
+        return None if not e["netns"] or e["netns"] == own_ns else " netns %d" % e["netns"]
+    if field in ("device", "lladdr"):
+        return None if field == "lladdr" and e["op"] == "delete" else dash(e[field])
+    if field == "state" and e["op"] == "delete":
+        return None
+    return str(e[field])
+
+
+def check_monitor(c, text, own_ns):
+    lines = [x for x in text.split("\n") if x]
+    if len(lines) != len(c.j1):
+        c.problem("%d text lines, %d JSON events" % (len(lines), len(c.j1)))
+    for i, (e, x) in enumerate(zip(c.j1, lines)):
+        if e["event"] not in MON:
+            c.problem("event %d: %s has no text form this check knows: %r" % (i, e["event"], x))
+            continue
+        rx, fields, hidden = MON[e["event"]]
+        m = re.match(rx, x)
+        if not m:
+            c.problem("event %d (%s): the text %r is not its form" % (i, e["event"], x))
+            continue
+        for k, f in enumerate(fields):
+            want, got = mon_want(e, f, own_ns), m.group(k + 1)
+            c.n += 1
+            if want != got:
+                c.problem("event %d (%s) %s: the text shows %r, the JSON %r (%r)" % (i, e["event"], f, got, want, x))
+        shown = {"local": ("laddr", "lport"), "remote": ("raddr", "rport")}
+        keys = {k for f in fields for k in shown.get(f, (f,))}
+        rest = set(e) - keys - set(LISTEN_NOT_SHOWN if hidden == "listen" else hidden)
+        if rest:
+            c.problem("event %d (%s): JSON %s not in the text, and not declared as not shown" %
+                      (i, e["event"], ", ".join(sorted(rest))))
+    return ()
+
+
 CHECKS = {"status": check_status, "devices": check_devices, "flows": check_flows, "neigh": check_neigh,
           "stats": check_stats, "policy": check_policy}
 
 
+def main_monitor(a):
+    """monitor EVENTS.json TEXT NETNS_INO: JSON lines, the text lines."""
+    evs = [json.loads(x) for x in open(a[0]) if x.strip()]
+    c = Check("monitor", evs, evs)
+    check_monitor(c, open(a[1]).read(), int(a[2]))
+    for p in c.probs:
+        print(p)
+    print("%d values checked in %d events (%s)" % (c.n, len(evs), ", ".join(
+        "%s %d" % (t, sum(1 for e in evs if e["event"] == t)) for t in sorted({e["event"] for e in evs}))))
+    return 1 if c.probs or not evs else 0
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "monitor":
+        return main_monitor(sys.argv[2:])
     if len(sys.argv) != 5 or sys.argv[1] not in CHECKS:
         print(__doc__)
         return 2
