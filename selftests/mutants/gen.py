@@ -194,7 +194,7 @@ def stages(m):
     vm = [t for t in m["tests"] if t in mutants.VM_TESTS]
     vw = [t for t in m.get("wide", []) if t in mutants.VM_TESTS]
     return (dict(m, tests=host, wide=hw) if host or hw else None,
-            dict(m, tests=vm, wide=vw) if vm or vw else None)
+            dict(m, tests=vm, wide=vw, log_append=bool(host or hw)) if vm or vw else None)
 
 
 def run_lanes(sample, scratch, logdir, stats, show, nhost=1):

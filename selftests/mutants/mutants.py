@@ -368,7 +368,8 @@ def run_one(m, scratch_parent, logdir, first_fail=False, stats=None):
         now = time.time() + 2
         os.utime(path, (now, now))
         env = mutant_env()
-        with open(log, "w") as f:
+        # a later part of the same mutant (gen.py's qemu part) adds to its log
+        with open(log, "a" if m.get("log_append") else "w") as f:
             f.write("mutant %s: %s\n%s: %r -> %r\n\n" % (m["id"], m["what"], m["file"], m["old"], m["new"]))
             f.flush()
             b = subprocess.run(["make", "-s", "-j2", "all"], cwd=tree, stdout=f, stderr=subprocess.STDOUT, env=env)
