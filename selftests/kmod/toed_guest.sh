@@ -1130,6 +1130,62 @@ else
 fi
 echo "# following one TID took $(($(date +%s) - T0)) s"
 
+# ---- two module devices whose TIDs differ: toe1 (nconn 4, TIDs 0-3) on
+# veth8 beside toe0 (nconn 16, TIDs 0-15) on veth6.  toed finds a module
+# device's toe_devs index by its module index (kmod.c, kmod_toe_index): at
+# each reconcile (a device comes; toed starts) the TIDs the module says
+# are reserved for the host go back into their own device's pool, none
+# is freed as unheld, each pool is its own device's size, and a
+# connection on each device binds a TID of that device (TID_GET).
+two_devices() {
+	$ip link add veth8 type veth peer name veth9 && $ip link set veth9 netns peer &&
+		$ip addr add 10.8.0.1/24 dev veth8 && $ip link set veth8 up &&
+		$ip -n peer addr add 10.8.0.2/24 dev veth9 && $ip -n peer link set veth9 up
+	tap $? "two devices: veth8 10.8.0.1 here, veth9 10.8.0.2 in namespace peer" || return
+	printf 'device toe1 kmod\nrule offload dev toe1 rport 5310\nrule offload dev toe0 rport 5311\n' >>"$CONF"
+	toectl reload >/dev/null
+	tap $? "... toe1 and the rules of 5310 (toe1) and 5311 (toe0) added (toectl reload)"
+	O0=$(stat_of kmod_tids_orphaned)
+	echo "2 veth8 3 4 toe%d" >/sys/bus/opentoe_sim/new_device
+	toe1() { toectl -j devices | objs | grep '"device":"toe1"'; }
+	pools() { [ "$(toe0 | field tid_pool)/$(toe1 | field tid_pool)" = 16/4 ]; }
+	wait_for 50 toe1 && wait_for 50 pools
+	tap $? "a second simulated T3, toe1 (nconn 4) on veth8: each pool its own device's size (toe0's/toe1's: $(toe0 | field tid_pool)/$(toe1 | field tid_pool), want 16/4)"
+	O1=$(stat_of kmod_tids_orphaned)
+	check "... the reconcile at its coming freed no TID as unheld (kmod_tids_orphaned $O0 -> $O1)" test "$O1" = "$O0"
+	stop_toed KILL
+	start_toed
+	wait_for 50 pools
+	tap $? "toed killed and started: its reconcile puts each device's reserved TIDs back in its pool (16/4: $(toe0 | field tid_pool)/$(toe1 | field tid_pool))"
+	O2=$(stat_of kmod_tids_orphaned)
+	check "... and frees none as unheld (kmod_tids_orphaned $O1 -> $O2, a new toed's count)" test "$O2" = 0
+	K0=$(toe0 | field kmod_index)
+	K1=$(toe1 | field kmod_index)
+	nsenter --net=/run/netns/peer toe_kmod_test serve 5310 &
+	S1=$!
+	nsenter --net=/run/netns/peer toe_kmod_test serve 5311 &
+	S2=$!
+	usleep 300000
+	hold 4 5310 10.8.0.2
+	P1=${HOLD##* }
+	hold 4 5311 10.7.0.2
+	P2=${HOLD##* }
+	on() { toe_kmod_test tids | grep -c "^tid [0-9]* dev $1 state [13] l2t [0-9]* src [0-9.:]* dst $2$"; }
+	both() { [ "$(on "$K1" 10.8.0.2:5310)/$(on "$K0" 10.7.0.2:5311)" = 4/4 ]; }
+	wait_for 50 both
+	tap $? "4 connections on toe1 and 4 on toe0 each bind a TID of their own device (TID_GET: $(on "$K1" 10.8.0.2:5310) on toe1 $K1, $(on "$K0" 10.7.0.2:5311) on toe0 $K0, want 4/4)" ||
+		toe_kmod_test tids | sed 's/^/# /'
+	closed "$P1" "$P2"
+	kill "$S1" "$S2" 2>/dev/null
+	wait "$S1" "$S2" 2>/dev/null
+	echo 2 >/sys/bus/opentoe_sim/del_device
+	gone1() { ! toectl -j devices | grep -q '"device":"toe1"'; }
+	wait_for 50 gone1
+	tap $? "toe1 removed: it leaves toectl devices"
+	$ip link del veth8
+}
+two_devices
+
 # ---- the module unloaded under toed: toed re-reads the devices after the
 # del_device event, and a generic-netlink request in flight holds the
 # module (rmmod: EAGAIN) for that moment, so rmmod is tried again.

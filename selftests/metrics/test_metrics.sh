@@ -8,7 +8,7 @@
 # is over; a scrape's cost with 262,144 flow records in toe_flows; the
 # rules of dist/prometheus checked and unit-tested with promtool.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 42
+plan 43
 need_cmd curl promtool prometheus ss
 need_built selftests/flowfill
 
@@ -53,6 +53,11 @@ check "device t3: capacity 100, no per-flow series" bash -c \
 	"grep -qx 'opentoe_device_capacity_connections{device=\"t3\"} 100' '$M' && ! grep -q 'port=\|laddr=\|raddr=' '$M'"
 check "a path other than /metrics: 404" test "$(mcurl -o /dev/null -w '%{http_code}' "$URL/other")" = 404
 check "POST /metrics: 405" test "$(mcurl -o /dev/null -w '%{http_code}' -X POST -d x "$URL/metrics")" = 405
+# RFC 9110: a 405 names the methods allowed; no other answer has the header
+allow=$(mcurl -D - -o /dev/null -X POST -d x "$URL/metrics" | tr -d '\r' | grep -i '^allow:')
+other=$(mcurl -D - -o /dev/null "$URL/metrics"; mcurl -D - -o /dev/null "$URL/other")
+check "the 405 says 'Allow: GET, HEAD', the 200 and the 404 have no Allow (${allow:-none})" \
+	test "$allow" = "Allow: GET, HEAD" -a -z "$(grep -i '^allow:' <<<"$other")"
 
 # --- garbage and a stalled client
 raw() { # BYTES (python escapes): the first line of the answer

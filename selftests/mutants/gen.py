@@ -22,7 +22,10 @@
 
 The files: the C files (.c, .h) that the gate's table (mutants.txt) names;
 a mutant of FILE runs the tests the table names for FILE (all of its
-records').  The rules, on code only (comments, preprocessor lines and
+records'), and when they all pass, its wider set: the other test files
+that run a program FILE is built into (reach.py), within MUTANT_WIDE_SECS
+(default 900, 0: no limit); a row names the file that killed the mutant
+("wide ..." when the table did not name it).  The rules, on code only (comments, preprocessor lines and
 string literals left out):
   cmp      each comparison operator flipped: == and !=, < and >=, > and <=
   inc      each "+= 1" made "+= 0", each statement "X++;" dropped
@@ -30,8 +33,12 @@ string literals left out):
   netns    each assignment to a netns field (.netns, ->netns_ino, ...) made 0
 
 Environment: MUTANT_SEED (replay a sample: the seed run prints), MUTANT_SAMPLE
-(how many, default 50), MUTANT_ONLY (FILE:LINE,... of the sample: only those), MUTANT_RULES (a comma-separated subset of the rules),
-and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
+(how many, default 50), MUTANT_ONLY (ids FILE:LINE or FILE:LINE.N, the
+Nth of a line, as list prints them: only those of the sample, or without
+MUTANT_SEED of all the mutants), MUTANT_TABLE (a git revision: its
+mutants.txt for the files and their named tests, to replay an old sample
+as it ran), MUTANT_LANES (host lanes, default 1), MUTANT_RULES (a
+comma-separated subset of the rules), and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
 rate is under MUTANT_GOAL percent (default 90).
 """
 import os
@@ -45,6 +52,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutants  # noqa: E402  (the gate: load, run_one, TOP)
+import reach  # noqa: E402  (which tests run what a file is built into)
 
 CMP = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 CMP_RE = re.compile(r"(?<![<>=!\-+*/%&|^])(==|!=|<=|>=|<|>)(?![<>=])")
@@ -131,9 +139,10 @@ def unique_old(lines, n, old, new):
     return old, new
 
 
-def gate_files():
-    """{file: [its tests]} of the C files the gate's table names."""
-    muts, _ = mutants.load()
+def gate_files(table=None):
+    """{file: [its tests]} of the C files the gate's table names (table: a
+    copy of mutants.txt, MUTANT_TABLE's)."""
+    muts, _ = mutants.load(table) if table else mutants.load()
     files = {}
     for m in muts:
         if m["file"].endswith((".c", ".h")):
@@ -141,130 +150,244 @@ def gate_files():
     return {f: sorted(t) for f, t in sorted(files.items())}
 
 
-def all_mutants(rules=None):
+def all_mutants(rules=None, table=None):
+    """Every rule-made mutant; id FILE:LINE (FILE:LINE.2 ... for the
+    second and further mutants of one line)."""
     out = []
-    for path, tests in gate_files().items():
+    for path, tests in gate_files(table).items():
         found, lines = file_mutants(path)
+        on_line = {}
         for n, rule, old, new in found:
+            k = on_line[n] = on_line.get(n, 0) + 1
             if rules and rule not in rules:
                 continue
             o, w = unique_old(lines, n, old, new)
-            out.append({"id": "%s:%d" % (path, n), "file": path, "line": n, "rule": rule,
-                        "old": o, "new": w, "tests": tests,
+            out.append({"id": "%s:%d%s" % (path, n, ".%d" % k if k > 1 else ""), "file": path, "line": n,
+                        "rule": rule, "old": o, "new": w, "tests": tests,
                         "what": "%s: %s -> %s" % (rule, old.strip(), new.strip())})
     return out
 
 
-def lanes(sample):
-    """Two lanes: the mutants only a qemu test can catch (a guest boots at
-    the lowest CPU priority, minutes of mostly waiting) beside the rest."""
-    vm = [m for m in sample if all(t in mutants.VM_TESTS for t in m["tests"])]
-    return [m for m in sample if m not in vm], vm
+def add_wide(sample, table=None):
+    """Each mutant's wider set: the test files, beyond the ones the table
+    names, that run a program its file is built into (reach.py); first
+    (a tie in the runner's order, which goes by the files' past times and
+    kills) the ones the table names most for files of the same folder,
+    then for any file."""
+    users, seen = reach.depfiles(os.path.join(mutants.TOP, "build")), {}
+    recs = (mutants.load(table) if table else mutants.load())[0]
+    for m in sample:
+        if m["file"] not in seen:
+            d = os.path.dirname(m["file"])
+            near = [t for r in recs if os.path.dirname(r["file"]) == d for t in r["tests"]]
+            every = [t for r in recs for t in r["tests"]]
+            seen[m["file"]] = sorted(reach.tests_for(m["file"], users=users)[1],
+                                     key=lambda t: (-near.count(t), -every.count(t), t))
+        m["wide"] = [t for t in seen[m["file"]] if t not in m["tests"]]
 
 
-def run_lanes(sample, scratch, logdir, stats, show):
-    """Each lane in its own thread, one mutant at a time in each.  A mutant
-    of the host lane runs its host tests there; surviving them, it goes to
-    the qemu lane for its qemu tests, so a guest never holds up the host
-    lane."""
-    rows, lock, later = [], threading.Lock(), queue.Queue()
-    host, vm = lanes(sample)
+def stages(m):
+    """(host part, qemu part) of a mutant: each its named tests, then its
+    wider set; None for a part with no test."""
+    host = [t for t in m["tests"] if t not in mutants.VM_TESTS]
+    hw = [t for t in m.get("wide", []) if t not in mutants.VM_TESTS]
+    vm = [t for t in m["tests"] if t in mutants.VM_TESTS]
+    vw = [t for t in m.get("wide", []) if t in mutants.VM_TESTS]
+    return (dict(m, tests=host, wide=hw) if host or hw else None,
+            dict(m, tests=vm, wide=vw, log_append=bool(host or hw)) if vm or vw else None)
+
+
+def run_lanes(sample, scratch, logdir, stats, show, nhost=1):
+    """The host lane (nhost threads, one mutant at a time in each) beside
+    the qemu lane (one thread: a guest boots at the lowest CPU priority,
+    minutes of mostly waiting).  A mutant runs its host tests (named, then
+    if they pass the wider set) in a host lane; surviving them, or having
+    none, its qemu tests in the qemu lane, so a guest never holds up the
+    host lane."""
+    rows, lock, later, todo = [], threading.Lock(), queue.Queue(), queue.Queue()
 
     def done(m, res, secs, note):
         with lock:
             rows.append((m, res, note))
             show(m, res, secs, note)
 
+    for m in sample:
+        h, v = stages(m)
+        if h:
+            todo.put((m, h, v))
+        else:
+            later.put((v or m, 0.0))
+
     def host_lane():
-        for m in host:
-            vmt = [t for t in m["tests"] if t in mutants.VM_TESTS]
-            mh = dict(m, tests=[t for t in m["tests"] if t not in vmt])
-            res, secs, note = mutants.run_one(mh, scratch, logdir, first_fail=True, stats=stats)
-            if res == "survived" and vmt:
-                later.put((dict(m, tests=vmt), secs))
+        while True:
+            try:
+                m, h, v = todo.get_nowait()
+            except queue.Empty:
+                return
+            res, secs, note = mutants.run_one(h, scratch, logdir, first_fail=True, stats=stats)
+            if res in ("survived", "flaky") and v:
+                later.put((dict(v, host_note=(res, note)), secs))
             else:
                 done(m, res, secs, note)
-        later.put(None)
 
     def vm_lane():
-        todo = [(m, 0.0) for m in vm]
         while True:
-            item = todo.pop(0) if todo else later.get()
+            item = later.get()
             if item is None:
                 return
             res, secs, note = mutants.run_one(item[0], scratch, logdir, first_fail=True, stats=stats)
+            if res == "survived" and item[0].get("host_note", ("",))[0] == "flaky":
+                res, note = item[0]["host_note"]
             done(item[0], res, secs + item[1], note)
 
-    threads = [threading.Thread(target=f) for f in (host_lane, vm_lane)]
-    for t in threads:
+    hosts = [threading.Thread(target=host_lane) for _ in range(max(1, nhost))]
+    vmt = threading.Thread(target=vm_lane)
+    for t in hosts + [vmt]:
         t.start()
-    for t in threads:
+    for t in hosts:
         t.join()
+    later.put(None)
+    vmt.join()
     return rows
 
 
-def cmd_run(muts):
-    seed = int(os.environ.get("MUTANT_SEED") or random.SystemRandom().randrange(1 << 31))
+def pick(muts):
+    """The sample: MUTANT_SAMPLE at random (MUTANT_SEED), or MUTANT_ONLY's
+    ids (FILE:LINE: every mutant of that line) of it, or without a seed
+    of all the mutants.  Returns (seed, n, sample)."""
+    only = [i for i in os.environ.get("MUTANT_ONLY", "").split(",") if i]
+    seed = os.environ.get("MUTANT_SEED")
+    if only and not seed:
+        return None, len(muts), [m for m in muts if m["id"] in only or re.sub(r"\.\d+$", "", m["id"]) in only]
+    seed = int(seed or random.SystemRandom().randrange(1 << 31))
     n = min(int(os.environ.get("MUTANT_SAMPLE", "50")), len(muts))
-    goal = float(os.environ.get("MUTANT_GOAL", "90"))
     sample = random.Random(seed).sample(muts, n)
-    print("gen.py: %d of %d rule-made mutants, MUTANT_SEED=%d (replay: MUTANT_SEED=%d MUTANT_SAMPLE=%d)"
-          % (n, len(muts), seed, seed, n), flush=True)
-    if os.getenv("MUTANT_ONLY"):  # some of the sample again: FILE:LINE,FILE:LINE
-        sample = [m for m in sample if "%s:%d" % (m["file"], m["line"]) in os.environ["MUTANT_ONLY"].split(",")]
+    if only:
+        sample = [m for m in sample if m["id"] in only or re.sub(r"\.\d+$", "", m["id"]) in only]
+    return seed, n, sample
+
+
+def table_at(rev):
+    """mutants.txt as it was at git revision rev, in build/mutants/."""
+    out = os.path.join(mutants.TOP, "build", "mutants", "mutants-%s.txt" % rev)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        subprocess.run(["git", "show", "%s:selftests/mutants/mutants.txt" % rev], cwd=mutants.TOP,
+                       stdout=f, check=True)
+    return out
+
+
+def show_row(m, res, secs, note):
+    by = note.split(": ", 1)[0] if res == "caught" else "-"
+    print("%-34s %-6s %-9s %5.0fs  %-40s %s" % (m["id"], m["rule"], res, secs,
+                                                 by.replace("selftests/", ""), note[len(by) + 2:][:90]
+                                                 if res == "caught" else note[:110]), flush=True)
+
+
+def cmd_run(rules):
     if os.geteuid() != 0:
         print("the mutants run the selftests: run as root")
         return 1
     # the copies start from an up-to-date build of this tree (and a timed
-    # check that fails is run again here, unmutated)
+    # check that fails is run again here, unmutated); the build's dependency
+    # files give each mutant its wider set
     if subprocess.run(["make", "-s", "-j2", "all"], cwd=mutants.TOP).returncode:
         print("make all fails in %s: fix the tree first" % mutants.TOP)
         return 1
+    table = table_at(os.environ["MUTANT_TABLE"]) if os.environ.get("MUTANT_TABLE") else None
+    muts = all_mutants(rules, table)
+    seed, n, sample = pick(muts)
+    goal = float(os.environ.get("MUTANT_GOAL", "90"))
+    wide_secs = os.environ.get("MUTANT_WIDE_SECS", "900")
+    print("gen.py: %d of %d rule-made mutants, MUTANT_SEED=%s (replay: MUTANT_SEED=%s MUTANT_SAMPLE=%d)%s"
+          % (len(sample), len(muts), seed, seed, n, ", table of " + os.environ["MUTANT_TABLE"] if table else ""),
+          flush=True)
+    add_wide(sample, table)
     logdir = os.path.join(mutants.TOP, "build", "mutants")
     os.makedirs(logdir, exist_ok=True)
     stats = mutants.Stats(os.path.join(logdir, "test-stats.json"))
     for m in sample:
-        m["id"] = "gen-%s-%d" % (os.path.basename(m["file"]), m["line"])
+        m["id"], m["wide_secs"] = "gen-%s" % re.sub(r"[/:]", "-", m["id"]), wide_secs
     t0 = time.monotonic()
-
-    def show(m, res, secs, note):
-        print("%-32s %-6s %-9s %5.0fs  %s" % ("%s:%d" % (m["file"], m["line"]), m["rule"], res, secs,
-                                             note[:110]), flush=True)
-
-    rows = run_lanes(sample, os.environ.get("TOE_MUTANTS_TMP", "/tmp"), logdir, stats, show)
+    print("%-34s %-6s %-9s %6s  %-40s %s" % ("MUTANT", "RULE", "RESULT", "TIME", "KILLED BY (wide: not named)", "WHY"),
+          flush=True)
+    rows = run_lanes(sample, os.environ.get("TOE_MUTANTS_TMP", "/tmp"), logdir, stats, show_row,
+                     int(os.environ.get("MUTANT_LANES", "1")))
     caught = sum(1 for _, r, _ in rows if r == "caught")
+    wide = sum(1 for _, r, note in rows if r == "caught" and note.startswith("wide "))
     counted = sum(1 for _, r, _ in rows if r in ("caught", "survived"))
     rate = 100.0 * caught / max(counted, 1)
-    print("\nkill rate: %d of %d (%.0f%%; build-failed, stale and flaky not counted) in %.0f s, MUTANT_SEED=%d"
-          % (caught, counted, rate, time.monotonic() - t0, seed))
+    print("\nkill rate: %d of %d (%.0f%%; %d by the wider set; build-failed, stale and flaky not counted) "
+          "in %.0f s, MUTANT_SEED=%s" % (caught, counted, rate, wide, time.monotonic() - t0, seed))
     for m, r, note in rows:
         if r != "caught":
             print("%s: %s:%d %s (%s)" % (r, m["file"], m["line"], m["what"], note[:110]))
     return 0 if rate >= goal else 1
 
 
-def cmd_selftest():
-    """The lanes on made-up mutants (no test run): TAP."""
+def selftest_lanes():
+    """[(what, good)]: the lanes on made-up mutants (no test run)."""
     calls = []
 
     def fake(m, scratch, logdir, first_fail, stats):
-        calls.append((m["id"], [os.path.basename(t) for t in m["tests"]]))
+        calls.append((m["id"], [os.path.basename(t) for t in m["tests"] + m.get("wide", [])]))
         return ("caught" if m["id"] == "d" else "survived"), 1.0, ""
 
     real, mutants.run_one = mutants.run_one, fake
-    g, k = "selftests/guest/test_guest.sh", "selftests/kmod/test_kmod.sh"
-    sample = [{"id": "a", "tests": ["selftests/x/test_a.sh", g]}, {"id": "b", "tests": [k]},
-              {"id": "c", "tests": ["selftests/x/test_c.sh"]}, {"id": "d", "tests": ["selftests/x/test_d.sh", k]}]
-    rows = run_lanes(sample, "", "", None, lambda *a: None)
+    g, k, w = "selftests/guest/test_guest.sh", "selftests/kmod/test_kmod.sh", "selftests/x/test_w.sh"
+    sample = [{"id": "a", "tests": ["selftests/x/test_a.sh", g], "wide": [w, k]}, {"id": "b", "tests": [k]},
+              {"id": "c", "tests": ["selftests/x/test_c.sh"]}, {"id": "d", "tests": ["selftests/x/test_d.sh", k]},
+              {"id": "e", "tests": [k], "wide": [w]}]
+    rows = run_lanes(sample, "", "", None, lambda *a: None, nhost=2)
     mutants.run_one = real
     res = {m["id"]: r for m, r, _ in rows}
-    want = [("a", ["test_a.sh"]), ("a", ["test_guest.sh"]), ("b", ["test_kmod.sh"]),
-            ("c", ["test_c.sh"]), ("d", ["test_d.sh"])]
-    print("1..2")
-    print("%s 1 - gen lanes: host tests in the host lane, a survivor's qemu tests in the qemu lane, "
-          "a caught one's not run: %s" % ("ok" if sorted(calls) == want else "not ok", sorted(calls)))
-    print("%s 2 - gen lanes: one row a mutant: %s" % ("ok" if len(rows) == 4 and res["d"] == "caught" else "not ok", res))
-    return 0 if sorted(calls) == want and len(rows) == 4 else 1
+    want = [("a", ["test_a.sh", "test_w.sh"]), ("a", ["test_guest.sh", "test_kmod.sh"]), ("b", ["test_kmod.sh"]),
+            ("c", ["test_c.sh"]), ("d", ["test_d.sh"]), ("e", ["test_kmod.sh"]), ("e", ["test_w.sh"])]
+    return [("host tests (named, then the wider set) in the host lanes, a survivor's qemu tests in the qemu "
+             "lane, a caught one's not run: %s" % sorted(calls), sorted(calls) == want),
+            ("one row a mutant: %s" % res, len(rows) == 5 and res["d"] == "caught")]
+
+
+def selftest_wide():
+    """[(what, good)]: the last sample's (MUTANT_SEED=1032553152) false
+    survivors: each one's wider set holds the test that catches it."""
+    users = reach.depfiles(os.path.join(mutants.TOP, "build"))
+    out = []
+    for f, t in (("user/loader/attach.c", "xdp/test_fwd_netns_tc.sh"),
+                 ("user/toed/metrics.c", "xdp/test_fwd_reasons_tc.sh"),
+                 ("user/loader/unload.c", "xdp/test_tc_hook.sh"), ("user/toed/events.c", "kmod/test_kmod.sh"),
+                 ("kmod/toedev.c", "kmod/test_kmod.sh"), ("bpf/forward.h", "guest/test_guest.sh")):
+        progs, tests = reach.tests_for(f, users=users)
+        out.append(("%s (%s): its wider set (%d files) has %s" % (f, " ".join(progs), len(tests), t),
+                    "selftests/" + t in tests))
+    m = {"file": "user/toed/kmod.c", "old": "kmod_toe_index(", "new": "x(", "tests": ["selftests/kmod/test_kmod.sh"],
+         "wide": ["selftests/toed/test_toed.sh"]}
+    m["old"] = open(os.path.join(mutants.TOP, m["file"])).read().split("\n")[0]
+    p = mutants.problems(stages(m)[0])
+    out.append(("a mutant named only qemu tests runs its wider set's host tests first (no 'names no test file'): "
+                "%s" % p, not p and stages(m)[0]["wide"] == m["wide"]))
+    ro = reach.tests_for("user/toed/show_maps.c", users=users)[1]
+    out.append(("a test file that only reads the tree is in no wider set",
+                "selftests/style/test_style.sh" not in ro and len(ro) > 10))
+    return out
+
+
+def cmd_selftest():
+    """The lanes on made-up mutants, the wider set of real files: TAP."""
+    checks = selftest_lanes() + selftest_wide()
+    env = dict(os.environ)
+    os.environ.pop("MUTANT_SEED", None)
+    os.environ["MUTANT_ONLY"] = "f.c:3,g.c:1.2"
+    muts = [{"id": i} for i in ("f.c:3", "f.c:3.2", "f.c:4", "g.c:1", "g.c:1.2")]
+    got = [m["id"] for m in pick(muts)[2]]
+    os.environ.clear()
+    os.environ.update(env)
+    checks.append(("MUTANT_ONLY with no seed: those of all the mutants (FILE:LINE: each of the line): %s" % got,
+                   got == ["f.c:3", "f.c:3.2", "g.c:1.2"]))
+    print("1..%d" % len(checks))
+    for i, (what, good) in enumerate(checks, 1):
+        print("%s %d - gen: %s" % ("ok" if good else "not ok", i, what))
+    return 0 if all(g for _, g in checks) else 1
 
 
 def main():
@@ -277,17 +400,17 @@ def main():
     if not a or a[0] not in ("list", "count", "run"):
         print(__doc__)
         return 2
+    if a[0] == "run":
+        return cmd_run(rules)
     muts = all_mutants(rules)
     if a[0] == "list":
         for m in muts:
             print("%s %s: %s" % (m["id"], m["rule"], m["what"].split(": ", 1)[1]))
-    elif a[0] == "count":
+    else:
         by = {}
         for m in muts:
             by[m["rule"]] = by.get(m["rule"], 0) + 1
         print("%d mutants: %s" % (len(muts), ", ".join("%s %d" % kv for kv in sorted(by.items()))))
-    else:
-        return cmd_run(muts)
     return 0
 
 

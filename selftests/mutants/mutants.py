@@ -105,9 +105,9 @@ def problems(m, top=TOP):
             p.append("stale: old text found %d times in %s (want exactly 1): %r" % (n, m["file"], m["old"]))
     if m["old"] == m["new"]:
         p.append("new text equals old text")
-    if not m["tests"]:
+    if not m["tests"] and not m.get("wide"):
         p.append("names no test file")
-    for t in m["tests"]:
+    for t in m["tests"] + m.get("wide", []):
         if not re.match(r"^selftests/[\w-]+/test_[\w-]+\.sh$", t):
             p.append("test %s is not a selftests/*/test_*.sh file" % t)
         elif not os.path.isfile(os.path.join(top, t)):
@@ -150,7 +150,7 @@ VM_TESTS = ("selftests/guest/test_guest.sh", "selftests/kmod/test_kmod.sh")
 # may be the shared machine's load, not the mutant: such a catch is re-run
 # on the unmutated tree before it counts
 TIMING_RE = re.compile(r"\b(p\d\d|latency|ms|usec|µs|seconds?|within|timed? ?out|stall\w*|"
-                       r"rate|throughput|[GMK]bit|faster|slower|deadline|\d+ ?s)\b", re.I)
+                       r"rate|throughput|[GMK]bit|faster|slower|deadline|\d+ ?s)\b|\d ?%", re.I)
 
 
 class Stats:
@@ -173,7 +173,7 @@ class Stats:
 
     def order(self, tests):
         """Host tests before the qemu ones (minutes each), cheapest first."""
-        return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t), t))
+        return sorted(tests, key=lambda t: (t in VM_TESTS, self.cost(t)))  # stable: ties keep their order
 
     def timeout(self, t, default):
         """A file's time limit: 4 times its longest passing run (at least
@@ -256,16 +256,22 @@ def run_test(tree, t, env):
 
 
 def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test, top=TOP,
-              baseline=None):
+              baseline=None, deadline=None, confirm=False):
     """Run tests in tree one file at a time (stats' order); with first_fail,
-    stop at the first file that fails.  A failure whose checks look timed
+    stop at the first file that fails; past deadline (time.monotonic()),
+    start no further file (the note says how many ran); with confirm, a
+    failing file counts only if it fails again.  A failure whose checks look timed
     is run again on the unmutated tree at top: failing there too, it is the
     machine, not the mutant: that file says nothing (flaky) and the next
     one is tried.  So is a file whose failing checks all fail on the
     unmutated tree too (Baseline).  Returns (result, note)."""
     stats, caught, flaky, why = stats or Stats(), None, None, ""
     baseline = baseline or BASELINE
-    for t in stats.order(tests) if first_fail else tests:
+    order = stats.order(tests) if first_fail else tests
+    for i, t in enumerate(order):
+        if deadline is not None and time.monotonic() > deadline:
+            why = "budget spent: %d of %d files run" % (i, len(order))
+            break
         tenv = dict(env, TOE_TEST_TIMEOUT=stats.timeout(t, env.get("TOE_TEST_TIMEOUT", "600")))
         rc, out, secs = runner(tree, t, tenv)
         f.write("---- %s (%.0f s)\n%s\n" % (t, secs, out))
@@ -277,7 +283,13 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
             if verdict(rc0, out0)[0]:
                 flaky = "%s fails unmutated too: %s" % (t, why)
                 continue
-            why += " (passes unmutated)"
+            # and must fail again: one load spike is not the mutant's
+            rc1, out1, _ = runner(tree, t, tenv)
+            f.write("---- %s again on the mutant (timed check)\n%s\n" % (t, out1))
+            if not verdict(rc1, out1)[0]:
+                flaky = "%s: a timed check failed once, then passed: %s" % (t, why)
+                continue
+            why += " (passes unmutated, fails again)"
         elif bad and check_keys(out) and not check_keys(out) - baseline.get(t, runner, top, tenv, f):
             flaky = "%s: only checks that fail unmutated too: %s" % (t, why)
             continue
@@ -289,6 +301,13 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
             if not verdict(rc, out)[0]:
                 flaky = "%s: failed once before any check, then passed: %s" % (t, why)
                 continue
+        elif bad and confirm:
+            rc, out, _ = runner(tree, t, tenv)
+            f.write("---- %s again on the mutant (a catch of the wider set)\n%s\n" % (t, out))
+            if not verdict(rc, out)[0]:
+                flaky = "%s: failed once, then passed: %s" % (t, why)
+                continue
+            why += " (failed twice)"
         stats.add(t, secs, bad)
         if bad and first_fail:
             return "caught", "%s: %s" % (t, why)
@@ -297,6 +316,25 @@ def run_tests(tree, tests, env, f, first_fail=False, stats=None, runner=run_test
     if caught:
         return "caught", caught
     return ("flaky", flaky) if flaky else ("survived", why)
+
+
+def named_then_wide(tree, m, env, f, first_fail, stats, runner=run_test, top=TOP, baseline=None):
+    """(result, note) of a mutant's named tests, then, when they caught
+    nothing, of its wider set (m["wide"], gen.py's: the other tests that
+    run what it changed), m["wide_secs"] seconds at most (0: no limit).
+    A kill by the wider set (it must fail twice) has a note starting
+    "wide "."""
+    res, note = run_tests(tree, m["tests"], env, f, first_fail, stats, runner, top, baseline)
+    if res in ("survived", "flaky") and m.get("wide"):
+        f.write("---- the wider set: %s\n" % " ".join(m["wide"]))
+        limit = float(m.get("wide_secs") or 0)
+        # a test not written for this code failing once under load is
+        # weak: it must fail twice
+        res2, note2 = run_tests(tree, m["wide"], env, f, first_fail, stats, runner, top, baseline,
+                                deadline=time.monotonic() + limit if limit else None, confirm=True)
+        if res2 != "survived" or res == "survived":
+            res, note = res2, "wide " + note2
+    return res, note
 
 
 def mutant_env():
@@ -330,14 +368,15 @@ def run_one(m, scratch_parent, logdir, first_fail=False, stats=None):
         now = time.time() + 2
         os.utime(path, (now, now))
         env = mutant_env()
-        with open(log, "w") as f:
+        # a later part of the same mutant (gen.py's qemu part) adds to its log
+        with open(log, "a" if m.get("log_append") else "w") as f:
             f.write("mutant %s: %s\n%s: %r -> %r\n\n" % (m["id"], m["what"], m["file"], m["old"], m["new"]))
             f.flush()
             b = subprocess.run(["make", "-s", "-j2", "all"], cwd=tree, stdout=f, stderr=subprocess.STDOUT, env=env)
             if b.returncode != 0:
                 return "build-failed", time.monotonic() - t0, "make all failed"
             env["TOE_NO_BUILD"] = "1"
-            res, note = run_tests(tree, m["tests"], env, f, first_fail, stats)
+            res, note = named_then_wide(tree, m, env, f, first_fail, stats)
         return res, time.monotonic() - t0, note
     finally:
         # the tests clean up after themselves; the scratch tree goes too
@@ -412,6 +451,56 @@ def selftest_baseline():
     return "the unmutated run of one file does not wait for another's: %s" % order, order == ["quick", "slow"]
 
 
+def selftest_timed(ok, timed):
+    """[(what, good)]: a timed failure must repeat on the mutant."""
+    import io
+    seen = []
+
+    def spike(tr, t, e):  # fails once on the mutant only
+        seen.append(tr)
+        return timed + (1.0,) if seen == ["mut"] else (0, ok, 1.0)
+
+    res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(), spike, "top")
+    return [("  unless it passes on the mutant again: %s after %s" % (res[0], seen),
+             res[0] == "flaky" and seen == ["mut", "top", "mut"]),
+            ("a share of packets (N of M, over 90 %) is a timed check",
+             verdict(1, "not ok 2 - x: forwards by the cached route: 51469 of 57287 packets (over 90 %)\n"
+                        "0 passed, 1 failed")[2])]
+
+
+def selftest_wide(ok):
+    """[(what, good)]: the wider set after the named tests."""
+    import io
+    bad = (1, "not ok 1 - w: flows admitted\n0 passed, 1 failed, 0 skipped")
+    ran = []
+
+    def runner(tree, t, env):
+        ran.append(t)
+        return (bad if t == "w2" and tree == "mut" else (0, ok)) + (1.0,)
+
+    m = {"tests": ["n"], "wide": ["w1", "w2"], "wide_secs": 0}
+    res = named_then_wide("mut", m, {}, io.StringIO(), True, Stats(), runner, "top", Baseline())
+    out = [("named tests passing, the wider set runs and catches: %s after %s" % (res, ran),
+            res[0] == "caught" and res[1].startswith("wide w2:") and ran == ["n", "w1", "w2", "w2", "w2"])]
+    runs = []
+
+    def once(tree, t, env):  # w2 fails once on the mutant, then passes
+        runs.append((tree, t))
+        return (bad if runs.count(("mut", "w2")) == 1 and (tree, t) == ("mut", "w2") else (0, ok)) + (1.0,)
+
+    res = named_then_wide("mut", m, {}, io.StringIO(), True, Stats(), once, "top", Baseline())
+    out.append(("  a file of the wider set failing once, then passing, is no kill: %s" % (res,), res[0] == "flaky"))
+    del ran[:]
+    res = named_then_wide("mut", dict(m, tests=["w2"], wide=["w1"]), {}, io.StringIO(), True, Stats(), runner,
+                          "top", Baseline())
+    out.append(("a named test catching: no wider set run (%s)" % ran, res[0] == "caught" and "w1" not in ran))
+    del ran[:]
+    res = named_then_wide("mut", dict(m, wide_secs=1e-9), {}, io.StringIO(), True, Stats(), runner, "top")
+    out.append(("past the wider set's budget no further file starts: %s (%s)" % (res, ran),
+                res[0] == "survived" and "budget spent: 0 of 2" in res[1] and ran == ["n"]))
+    return out
+
+
 def cmd_selftest():
     """The runner's own logic on made-up test files (no tree copied, no
     test run): order, the stop at the first failure, a timed check that
@@ -451,6 +540,7 @@ def cmd_selftest():
     res = run_tests("mut", ["c"], {}, io.StringIO(), True, Stats(),
                     lambda tr, t, e: (0, ok, 1.0) if tr == "top" else outs[t] + (1.0,), "top")
     checks.append(("a timed check passing unmutated is caught", res[0] == "caught"))
+    checks += selftest_timed(ok, outs["c"])
     outs["e"] = (1, "not ok 1 - e: the running flow (0 slow)\n0 passed, 1 failed, 0 skipped")
     outs["f"] = (1, "not ok 1 - f: the running flow (3 slow)\nnot ok 2 - f: admitted\n0 passed, 2 failed")
     bl = Baseline()
@@ -480,6 +570,7 @@ def cmd_selftest():
     checks.append(("a timed check failing beside an untimed one is not re-run",
                    not verdict(1, "not ok 1 - x: p99 9 ms\nnot ok 2 - x: flows admitted\n0 passed, 2 failed")[2]))
     checks.append(selftest_baseline())
+    checks += selftest_wide(ok)
     print("1..%d" % len(checks))
     for i, (what, good) in enumerate(checks, 1):
         print("%s %d - runner: %s" % ("ok" if good else "not ok", i, what))

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""toectl's text form of a command against its -j form (the text is what
+an operator reads; selftests/toed/test_toectl_text.sh).
+
+  textjson.py CMD BEFORE.json TEXT AFTER.json
+
+BEFORE and AFTER: `toectl -j CMD` run just before and just after the text
+form, so a value that moves meanwhile (a counter, an age) must show in the
+text between its two JSON values, and any other exactly.  Every value the
+JSON form reports must be in the text form, where the command's table below
+says, or be in that table's list of values the text form does not show; a
+JSON field the table does not know fails too (a new field needs a place).
+Prints one line a problem and a last line "N values checked, M not shown";
+exit 1 on any problem.  CMD: status devices flows neigh stats policy.
+
+  textjson.py monitor EVENTS.json TEXT NETNS_INO
+
+`toectl -j monitor` and `toectl monitor` run side by side: text line i is
+JSON event i; NETNS_INO, toed's own namespace (the text names another).
+"""
+import json
+import re
+import sys
+
+
+def age(s):
+    """toe_age_str (user/toed/show_maps.c) of s seconds."""
+    if s < 60:
+        return "%.1fs" % s
+    if s < 3600:
+        return "%.0fm" % (s / 60)
+    if s < 86400:
+        return "%.1fh" % (s / 3600)
+    return "%.1fd" % (s / 86400)
+
+
+NUM = re.compile(r"^(-?\d+(?:\.\d+)?)(.*)$")
+
+
+def between(got, a, b):
+    """got (text) is the rendering of a, of b, or a number between them
+    with the same unit."""
+    if got in (a, b):
+        return True
+    ma, mb, mg = NUM.match(a), NUM.match(b), NUM.match(got)
+    if not (ma and mb and mg) or not ma.group(2) == mb.group(2) == mg.group(2):
+        return False
+    lo, hi = sorted((float(ma.group(1)), float(mb.group(1))))
+    return lo <= float(mg.group(1)) <= hi
+
+
+def at(doc, path):
+    for k in path.split("."):
+        doc = doc[int(k)] if isinstance(doc, list) else doc[k]
+    return doc
+
+
+def leaves(doc, path=""):
+    """The JSON's leaf paths, array indexes as "*"."""
+    if isinstance(doc, dict):
+        return {p for k, v in doc.items() for p in leaves(v, path + "." + k if path else k)}
+    if isinstance(doc, list) and doc and all(isinstance(x, (dict, list)) for x in doc):
+        return {p for v in doc for p in leaves(v, path + ".*" if path else "*")}
+    return {path}
+
+
+class Check:
+    def __init__(self, cmd, j1, j2):
+        self.cmd, self.j1, self.j2, self.probs, self.seen, self.n = cmd, j1, j2, [], set(), 0
+
+    def value(self, what, path, got, fmt=str, star=None):
+        """The text got shows the JSON value at path (its "*" replaced by
+        star: the row's index), rendered by fmt."""
+        real = path.replace("*", str(star)) if star is not None else path
+        a, b = fmt(at(self.j1, real)), fmt(at(self.j2, real))
+        self.seen.add(path)
+        self.n += 1
+        if got is None or not between(got, a, b):
+            self.probs.append("%s: %s: the text shows %r, the JSON %r%s" % (
+                self.cmd, what, got, a, "" if a == b else " then %r" % b))
+
+    def problem(self, what):
+        self.probs.append("%s: %s" % (self.cmd, what))
+
+    def finish(self, not_shown):
+        """Every JSON leaf checked or declared not shown."""
+        every = leaves(self.j1) | leaves(self.j2)
+        unknown = sorted(every - self.seen - set(not_shown))
+        for p in unknown:
+            self.problem("JSON field %s: not in the text form, and not declared as not shown" % p)
+        return len(set(not_shown) & every)
+
+
+def ep(fam, addr, port):
+    return ("[%s]:%d" if fam == 6 else "%s:%d") % (addr, port)
+
+
+def dash(v):
+    return "-" if v is None else str(v)
+
+
+def rows(text, header):
+    """The lines of a table from its header line (a regex) to a blank line."""
+    lines, out, on = text.split("\n"), [], False
+    for x in lines:
+        if on and not x.strip():
+            break
+        if on:
+            out.append(x)
+        on = on or bool(re.match(header, x))
+    return out
+
+
+# ---- toectl flows
+FLOWS_NOT_SHOWN = ("family", "netns_cookie", "direction", "total_retrans", "xdp_bytes", "policy",
+                   "cookie", "bypass", "segs_in", "segs_out", "netns")
+
+
+def flow_key(r):
+    return ep(r["family"], r["laddr"], r["lport"]), ep(r["family"], r["raddr"], r["rport"])
+
+
+def check_flows(c, text):
+    got = {}
+    for x in rows(text, r"^LOCAL +REMOTE +DEVICE"):
+        f = x.split()
+        if len(f) == 14:
+            got[(f[0], f[1])] = f
+        else:
+            c.problem("a flow row not in the table's form: %r" % x)
+    if not len(got) == len(c.j1) == len(c.j2):
+        c.problem("%d rows in the text, %d and %d in the JSON" % (len(got), len(c.j1), len(c.j2)))
+    after = {flow_key(r): r for r in c.j2}
+    for r in c.j1:
+        k = flow_key(r)
+        if k not in got or k not in after:
+            c.problem("flow %s %s: %s" % (k + ("no text row" if k not in got else "gone from the JSON after",)))
+            continue
+        row = dict(zip(("laddr", "raddr", "device", "decision", "reason", "rule", "bytes_acked",
+                        "bytes_received", "segs", "xdp_packets", "srtt_us", "age_s", "netns_name", "tid"), got[k]))
+        flow_row(c, " ".join(k), row, (r, after[k]))
+    return ["*." + k for k in FLOWS_NOT_SHOWN]
+
+
+def flow_row(c, key, row, both):
+    """One flow's text row against its two JSON objects."""
+    c1, c2 = c.j1, c.j2
+    c.j1, c.j2 = both
+    fmts = {"laddr": lambda r: ep(r["family"], r["laddr"], r["lport"]),
+            "raddr": lambda r: ep(r["family"], r["raddr"], r["rport"]),
+            "device": lambda r: dash(r["device"]), "decision": lambda r: r["decision"],
+            "reason": lambda r: r["reason"], "rule": lambda r: dash(r["rule"]),
+            # what the application moved: over TCP, and socket to socket
+            "bytes_acked": lambda r: str(r["bytes_acked"] + (r["bypass"] or {}).get("bytes_out", 0)),
+            "bytes_received": lambda r: str(r["bytes_received"] + (r["bypass"] or {}).get("bytes_in", 0)),
+            "segs": lambda r: str(r["segs_in"] + r["segs_out"]), "xdp_packets": lambda r: str(r["xdp_packets"]),
+            "srtt_us": lambda r: str(r["srtt_us"]), "age_s": lambda r: age(r["age_s"]),
+            "netns_name": lambda r: r["netns_name"] or str(r["netns"]), "tid": lambda r: dash(r["tid"])}
+    for col, fmt in fmts.items():
+        a, b = fmt(c.j1), fmt(c.j2)
+        c.n += 1
+        if not between(row[col], a, b):
+            c.problem("flow %s: %s: the text shows %r, the JSON %r%s" % (key, col, row[col], a,
+                                                                         "" if a == b else " then %r" % b))
+    c.seen.update("*." + k for k in ("laddr", "lport", "raddr", "rport", "device", "decision", "reason", "rule",
+                                     "bytes_acked", "bytes_received", "xdp_packets", "srtt_us", "age_s",
+                                     "netns_name", "tid"))
+    c.j1, c.j2 = c1, c2
+
+
+# ---- toectl neigh
+def check_neigh(c, text):
+    got = {}
+    for x in rows(text, r"^ADDRESS +INTERFACE +LLADDR"):
+        m = re.match(r"^(\S+) +(\S+) +(\S+) +(\S+) +(\S+) ago$", x)
+        if m:
+            got[m.group(1)] = m.groups()
+        else:
+            c.problem("a neighbour row not in the table's form: %r" % x)
+    if len(got) != len(c.j1):
+        c.problem("%d rows in the text, %d in the JSON" % (len(got), len(c.j1)))
+    for i, r in enumerate(c.j1):
+        g = got.get(r["dst"], (None,) * 5)
+        c.value("%s address" % r["dst"], "*.dst", g[0], star=i)
+        c.value("%s interface" % r["dst"], "*.dev", g[1], star=i)
+        c.value("%s lladdr" % r["dst"], "*.lladdr", g[2], dash, star=i)
+        c.value("%s state" % r["dst"], "*.state", g[3], star=i)
+        c.value("%s updated" % r["dst"], "*.updated_s_ago", g[4], age, star=i)
+    return ("*.ifindex", "*.nud")
+
+
+# ---- toectl devices
+DEV_RE = re.compile(r"^(\S+) +(\S+) +(\S+) +(\S+) +(account|forward|cpu \d+|\?) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)"
+                    r" +(\S+) +(\S+) +(\S+)$")
+DEV_COLS = ("device", "type", "module", "interface", "steer", "nconn", "live", "offloaded", "refused",
+            "released")
+
+
+def check_devices(c, text):
+    got = {}
+    for x in rows(text, r"^DEVICE +TYPE +MODULE"):
+        m = DEV_RE.match(x)
+        if not m:
+            c.problem("a device row not in the table's form: %r" % x)
+            continue
+        got[m.group(1)] = m.groups()
+    if len(got) != len(c.j1):
+        c.problem("%d devices in the text, %d in the JSON" % (len(got), len(c.j1)))
+    for i, d in enumerate(c.j1):
+        g = got.get(d["device"], (None,) * 13)
+        for k, col in enumerate(DEV_COLS):
+            c.value("%s %s" % (d["device"], col), "*." + col, g[k], dash, star=i)
+        kmod = "tids_used" in d
+        c.value("%s tids" % d["device"], "*.tids_used" if kmod else "*.device", g[10],
+                str if kmod else lambda v: "-", star=i)
+        c.value("%s l2t" % d["device"], "*", g[11], (lambda v: "%d/%d" % (v["l2t_used"], v["l2t_size"])) if kmod
+                else lambda v: "-", star=i)
+        c.value("%s listen" % d["device"], "*", g[12], (lambda v: "%d/%d" % (v["listeners"], v["listeners_held"]))
+                if kmod else lambda v: "-", star=i)
+        c.seen.update(("*.l2t_used", "*.l2t_size", "*.listeners", "*.listeners_held"))
+    hooks = {}
+    for x in rows(text, r"^INTERFACE +HOOK +WHY"):
+        f = x.split()
+        if len(f) >= 3:
+            hooks[f[0]] = f
+    for i, d in enumerate(c.j1):
+        for h, hk in enumerate(d["hooks"]):
+            g = hooks.get(hk["iface"], (None,) * 3)
+            p = "*.hooks.%d." % h
+            for k, col in enumerate(("iface", "hook", "why")):
+                c.value("%s hook of %s: %s" % (d["device"], hk["iface"], col), p + col, g[k], star=i)
+                c.seen.add("*.hooks.*." + col)
+    return ("*.index", "*.kmod", "*.ifindex", "*.hooks.*.ifindex", "*.hooks.*.why_text",
+            "*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into", "*.kmod_index", "*.tids_held",
+            "*.tids_reserved", "*.tids_host", "*.tid_pool", "*.tid_in_flight", "*.tid_seq", "*.tid_changed_ms",
+            "*.tid_event_ms", "*.tid_settled_ms", "*.stids_reserved", "*.stid_pool", "*.stid_in_flight",
+            "*.stid_seq")
+
+
+# ---- toectl stats
+def check_stats(c, text):
+    sect, got = None, {}
+    for x in text.split("\n"):
+        m = re.match(r"^(\w+):$", x)
+        if m:
+            sect = m.group(1)
+            continue
+        m = re.match(r"^  (\w+) +(\S+)$", x)
+        if m and sect:
+            got[sect + "." + m.group(1)] = m.group(2)
+    for p in sorted(leaves(c.j1)):
+        c.value(p, p, got.get(p))
+    extra = sorted(set(got) - leaves(c.j1))
+    if extra:
+        c.problem("in the text, not in the JSON: %s" % ", ".join(extra))
+    return ()
+
+
+# ---- toectl status: a line's regex, the JSON paths of its groups (None:
+# a value the status JSON does not have) and their text forms
+LOADED = {True: "loaded", False: "not loaded"}
+STATUS = (
+    (r"^toed: +running, pid (\d+), up (\S+)$", (("pid", str), ("uptime_s", age))),
+    (r"^datapath: +(\S+): (loaded) since (\S+) \(stats map id (\d+), events map id (\d+), neigh map id (\d+),"
+     r" sockops prog id (\d+); (\d+) reloads seen\)$",
+     (("datapath.pin_dir", str), ("datapath.loaded", LOADED.get), ("datapath.since", str),
+      ("datapath.stats_map_id", str), ("datapath.events_map_id", str), ("datapath.neigh_map_id", str),
+      ("datapath.sockops_prog_id", str), ("datapath.reloads", str))),
+    (r"^config: +(.*)$", (("config", str),)),
+    (r"^policy: +(\d+) \(generation (\d+)\), applied (\S+) ago by (this toed|another program) from (.*): (\d+) rules,"
+     r" default (\S+), track (\S+)$",
+     (("policy.serial", str), ("policy.generation", str), ("policy.applied_s_ago", age),
+      ("policy.applied_by", lambda v: "this toed" if v == "toed" else "another program"),
+      ("policy.source", lambda v: v or "(unknown)"), ("policy.rules", str), ("policy.default", str),
+      ("policy.track", str))),
+    (r"^interfaces:(.*)$", (("interfaces", lambda v: "".join(" " + i["name"] for i in v) or " none"),)),
+    (r"^neighbours: (\d+) mirrored, \d+ resyncs, \d+ overruns$", (("neighbours", str),)),
+    (r"^addresses: +(\d+) local$", (("local_addresses", str),)),
+    (r"^module: +(not loaded|loaded)(?: \(genetlink family \S+, id \d+\): (\d+) devices?, (\d+) TIDs? held)?",
+     (("kmod.loaded", LOADED.get), ("kmod.devices", str), ("kmod.tids_held", str))),
+    (r"^events: +(\d+) offloaded, (\d+) refused, (\d+) closed, (\d+) listen$",
+     (("events.flow_offloaded", str), ("events.flow_refused", str), ("events.flow_closed", str),
+      ("events.listen_start", str))),
+    (r"^metrics: +(off|serving|retrying)(?: http://(\S+)/metrics: (\d+) connections; (\d+) past the deadline,"
+     r" (\d+) evicted, (\d+) refused)?$",
+     (("metrics.state", str), ("metrics.address", str), ("metrics.connections", str),
+      ("metrics.deadline", str), ("metrics.evicted", str), ("metrics.refused", str))),
+    (r"^log: +(\d+) repeated lines suppressed$", (("log_suppressed", str),)),
+    (r"^reconcile: +(\d+) runs \((\d+) for lost events\), (\d+) put right$",
+     (("reconcile.runs", str), ("reconcile.event_loss", str), ("reconcile.fixed", str))),
+)
+STATUS_NOT_SHOWN = ("pin_dir", "datapath.sockops_link_id", "datapath.unloads", "policy.devices",
+                    "interfaces.*.ifindex", "events.listen_stop", "metrics.error", "metrics.bind_failed",
+                    "metrics.retry_in_s", "reconcile.last_ms", "reconcile.last_read_ms", "reconcile.last_took_ms")
+
+
+def check_status(c, text):
+    lines = text.split("\n")
+    # shown only while the module is loaded, the endpoint on
+    hidden = {"kmod": not c.j1["kmod"]["loaded"], "metrics": c.j1["metrics"]["state"] == "off"}
+    for rx, paths in STATUS:
+        m = next((re.match(rx, x) for x in lines if re.match(rx, x)), None)
+        if not m:
+            c.problem("no line /%s/ in the text" % rx)
+            continue
+        for k, (p, fmt) in enumerate(paths):
+            if m.group(k + 1) is None and hidden.get(p.split(".")[0]):
+                c.seen.add(p)
+                continue
+            if p == "interfaces":
+                c.seen.add("interfaces.*.name")
+            c.value(p, p, m.group(k + 1), fmt)
+    if c.j1.get("pin_dir") != c.j1["datapath"]["pin_dir"]:
+        c.problem("pin_dir %r is not the datapath's %r" % (c.j1.get("pin_dir"), c.j1["datapath"]["pin_dir"]))
+    return STATUS_NOT_SHOWN
+
+
+# ---- toectl policy: the configuration in its own syntax
+def check_policy(c, text):
+    lines = [x for x in text.split("\n") if x.strip()]
+    m = re.match(r"^# policy (\d+) \(generation (\d+)\) from (.*)$", lines[0] if lines else "")
+    for k, p in enumerate(("serial", "generation", "config")):
+        c.value(p, p, m.group(k + 1) if m else None)
+    devs = [x for x in lines if x.startswith("device ")]
+    for i, d in enumerate(c.j1["devices"]):
+        want = "device %s kmod" % d["name"] if d["kmod"] else \
+            "device %s type %s nconn %d" % (d["name"], d["type"], d["nconn"])
+        want += " dev %s" % d["dev"] if d.get("dev") else ""
+        got = devs[i] if i < len(devs) else None
+        c.value("device %s" % d["name"], "devices.*", re.sub(r" steer .*$", "", got or ""),
+                lambda v: want, star=i)
+    c.seen.update("devices.*." + k for k in ("name", "kmod", "type", "nconn", "dev"))
+    c.value("default", "default", next((x.split()[1] for x in lines if x.startswith("default ")), None))
+    c.value("track", "track", "policy" if "track policy" in lines else "all")
+    rules = [x for x in lines if x.startswith("rule ")]
+    for i, r in enumerate(c.j1["rules"]):
+        want = "rule %s" % r["action"]
+        for k in ("dev", "family", "local", "remote", "lport", "rport", "cgroup", "keepalive"):
+            if k in r and not (k == "family" and ("local" in r or "remote" in r)):
+                v = r[k]
+                want += " %s %s" % (k, " ".join(map(str, v)) if isinstance(v, list) else v)
+            c.seen.add("rules.*." + k)
+        want += "    # line %d" % r["line"]
+        c.value("rule %d" % i, "rules.*", rules[i] if i < len(rules) else None, lambda v: want, star=i)
+        c.seen.update(("rules.*.action", "rules.*.line"))
+    if len(rules) != len(c.j1["rules"]):
+        c.problem("%d rules in the text, %d in the JSON" % (len(rules), len(c.j1["rules"])))
+    return ("rules.*.index",)
+
+
+# ---- toectl monitor: line i of the text monitor is event i of the JSON one
+# (toed sends each event's two forms together: events.c, mon_send); per
+# event type, the text's fields (a regex's groups) and what it leaves out
+FLOW_RX = (r"^\[(flow_offloaded|flow_refused)\] (\S+) (<-|->) (\S+) (\S+) dev (\S+) reason (\S+) rule (-?\d+)"
+           r" policy (\d+)( tid \d+)?( netns \d+)?$")
+FLOW_F = ("event", "local", "direction", "remote", "decision", "device", "reason", "rule", "policy", "tid", "netns")
+MON = {
+    "flow_offloaded": (FLOW_RX, FLOW_F, ("bytes_acked", "bytes_received", "total_retrans", "netns_cookie")),
+    "flow_refused": (FLOW_RX, FLOW_F, ("bytes_acked", "bytes_received", "total_retrans", "netns_cookie")),
+    "flow_closed": (r"^\[(flow_closed)\] (\S+) (<-|->) (\S+) dev (\S+) out (\d+) in (\d+) retrans (\d+)( tid \d+)?"
+                    r"( netns \d+)?$",
+                    ("event", "local", "direction", "remote", "device", "bytes_acked", "bytes_received",
+                     "total_retrans", "tid", "netns"), ("decision", "reason", "rule", "policy", "netns_cookie")),
+    "listen_start": (r"^\[(listen_start)\] (\S+)$", ("event", "local"), "listen"),
+    "listen_stop": (r"^\[(listen_stop)\] (\S+)$", ("event", "local"), "listen"),
+    "neigh": (r"^\[(neigh)\] (set|delete) (\S+) dev (\S+)(?: lladdr (\S+) (\S+))?$",
+              ("event", "op", "dst", "dev", "lladdr", "state"), ("ifindex",)),
+    "policy": (r"^\[(policy)\] applied (\d+): (\d+) rules from \S+$", ("event", "serial", "rules"), ()),
+}
+LISTEN_NOT_SHOWN = ("raddr", "rport", "direction", "decision", "reason", "device", "rule", "policy", "bytes_acked",
+                    "bytes_received", "total_retrans", "tid", "netns", "netns_cookie")
+
+
+def mon_want(e, field, own_ns):
+    """The text form of JSON event e's field."""
+    if field == "local":
+        return ep(6 if ":" in e["laddr"] else 4, e["laddr"], e["lport"])
+    if field == "remote":
+        return ep(6 if ":" in e["raddr"] else 4, e["raddr"], e["rport"])
+    if field == "direction":
+        return "<-" if e["direction"] == "passive" else "->"
+    if field == "tid":
+        return None if e["tid"] is None else " tid %d" % e["tid"]
+    if field == "netns":  # shown when it is not toed's own
+        return None if not e["netns"] or e["netns"] == own_ns else " netns %d" % e["netns"]
+    if field in ("device", "lladdr"):
+        return None if field == "lladdr" and e["op"] == "delete" else dash(e[field])
+    if field == "state" and e["op"] == "delete":
+        return None
+    return str(e[field])
+
+
+def check_monitor(c, text, own_ns):
+    lines = [x for x in text.split("\n") if x]
+    if len(lines) != len(c.j1):
+        c.problem("%d text lines, %d JSON events" % (len(lines), len(c.j1)))
+    for i, (e, x) in enumerate(zip(c.j1, lines)):
+        if e["event"] not in MON:
+            c.problem("event %d: %s has no text form this check knows: %r" % (i, e["event"], x))
+            continue
+        rx, fields, hidden = MON[e["event"]]
+        m = re.match(rx, x)
+        if not m:
+            c.problem("event %d (%s): the text %r is not its form" % (i, e["event"], x))
+            continue
+        for k, f in enumerate(fields):
+            want, got = mon_want(e, f, own_ns), m.group(k + 1)
+            c.n += 1
+            if want != got:
+                c.problem("event %d (%s) %s: the text shows %r, the JSON %r (%r)" % (i, e["event"], f, got, want, x))
+        shown = {"local": ("laddr", "lport"), "remote": ("raddr", "rport")}
+        keys = {k for f in fields for k in shown.get(f, (f,))}
+        rest = set(e) - keys - set(LISTEN_NOT_SHOWN if hidden == "listen" else hidden)
+        if rest:
+            c.problem("event %d (%s): JSON %s not in the text, and not declared as not shown" %
+                      (i, e["event"], ", ".join(sorted(rest))))
+    return ()
+
+
+CHECKS = {"status": check_status, "devices": check_devices, "flows": check_flows, "neigh": check_neigh,
+          "stats": check_stats, "policy": check_policy}
+
+
+def main_monitor(a):
+    """monitor EVENTS.json TEXT NETNS_INO: JSON lines, the text lines."""
+    evs = [json.loads(x) for x in open(a[0]) if x.strip()]
+    c = Check("monitor", evs, evs)
+    check_monitor(c, open(a[1]).read(), int(a[2]))
+    for p in c.probs:
+        print(p)
+    print("%d values checked in %d events (%s)" % (c.n, len(evs), ", ".join(
+        "%s %d" % (t, sum(1 for e in evs if e["event"] == t)) for t in sorted({e["event"] for e in evs}))))
+    return 1 if c.probs or not evs else 0
+
+
+def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "monitor":
+        return main_monitor(sys.argv[2:])
+    if len(sys.argv) != 5 or sys.argv[1] not in CHECKS:
+        print(__doc__)
+        return 2
+    cmd = sys.argv[1]
+    j1, j2 = (json.load(open(f)) for f in (sys.argv[2], sys.argv[4]))
+    c = Check(cmd, j1, j2)
+    not_shown = CHECKS[cmd](c, open(sys.argv[3]).read())
+    hidden = c.finish(not_shown)
+    for p in c.probs:
+        print(p)
+    print("%d values checked, %d not shown" % (c.n, hidden))
+    return 1 if c.probs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
