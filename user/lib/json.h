@@ -37,6 +37,11 @@ void tj_end(struct toe_json *j); /* newline */
 		tj_key(j, k); \
 		tj_u64(j, v); \
 	} while (0)
+#define tj_ki64(j, k, v)      \
+	do {                  \
+		tj_key(j, k); \
+		tj_i64(j, v); \
+	} while (0)
 /* Key k and the string s, or null when s is NULL. */
 void tj_kstr_or_null(struct toe_json *j, const char *k, const char *s);
 /* Key k and v, or null when there is none (!present). */

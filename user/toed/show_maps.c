@@ -205,19 +205,15 @@ static void device_json(struct toe_json *j, const struct toe_dev_row *r,
 		tj_ku64(j, "listeners", k->listeners);
 		tj_ku64(j, "listeners_held", k->listeners_held);
 		tj_ku64(j, "tids_host", k->tids_host);
-		tj_key(j, "tid_pool");
-		tj_i64(j, k->tid_pool);
-		tj_key(j, "tid_in_flight");
-		tj_i64(j, k->tid_in_flight);
+		tj_ki64(j, "tid_pool", k->tid_pool);
+		tj_ki64(j, "tid_in_flight", k->tid_in_flight);
 		tj_ku64(j, "tid_seq", k->tid_seq);
 		tj_ku64(j, "tid_changed_ms", k->tid_changed_ms);
 		tj_ku64(j, "tid_event_ms", k->tid_event_ms);
 		tj_ku64(j, "tid_settled_ms", k->tid_settled_ms);
 		tj_ku64(j, "stids_reserved", k->stids_reserved);
-		tj_key(j, "stid_pool");
-		tj_i64(j, k->stid_pool);
-		tj_key(j, "stid_in_flight");
-		tj_i64(j, k->stid_in_flight);
+		tj_ki64(j, "stid_pool", k->stid_pool);
+		tj_ki64(j, "stid_in_flight", k->stid_in_flight);
 		tj_ku64(j, "stid_seq", k->stid_seq);
 	}
 	tj_obj_end(j);
