@@ -17,7 +17,7 @@
 # and the transfer arrives whole (sha256) through all of it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 12
+plan 14
 need_cmd iptables
 FORGE="python3 $TOE_TOP/selftests/xdp/forge.py"
 S4b=10.211.3.1 R4c=10.211.3.254
@@ -104,6 +104,9 @@ quiet() {
 	awk -v t="$2" 'NR > 1 && $1 >= t && $2 - p > 2000 { l = $1 } { p = $2 }
 		END { printf "%d", l ? (l - t) * 1000 : 0 }' "$1"
 }
+# toectl stats' route_changes: the route changes that made cached routes stale
+rchg() { toectl --run-dir "$RUN" -j stats | jq .daemon.route_changes; }
+r0=$(rchg)
 k0=$(kfwd_r2) p0=$(rx_s2)
 nsx r ip route add $S4/32 via $S4b dev r2
 t1=$(date +%s.%N)
@@ -133,6 +136,8 @@ t4=$(date +%s.%N)
 sleep 2
 a=$(since "$work/rx1" "$t4")
 check "  deleted again: the flow resumes ($a ms after)" test "$a" -lt 2000
+r4=$(rchg)
+check "toectl stats counts the four route changes in route_changes ($r0 -> $r4)" test $((r4 - r0)) -ge 4
 kill -USR1 $FLOW
 timeout 20 tail --pid=$FLOW -f /dev/null
 check "the transfer arrived whole through every change (sha256)" intact flow
@@ -150,4 +155,5 @@ wait_for 10 test -S "$RUN/toed.sock" && sleep 2.5
 nsx r ip route add $S4/32 via $S4b dev r2 && nsx r ip route del $S4/32 via $S4b dev r2
 check "toed --no-route-cache keeps the route generation 0 through route changes (was $g1, now $(rt_gen))" \
 	test "$g1" -gt 0 -a "$(rt_gen)" = 0
+check "  and counts no route change: no cached route went stale ($(rchg))" test "$(rchg)" = 0
 finish

@@ -153,6 +153,7 @@ enum fam {
 	F_LOG_SUPP,
 	F_RECONCILE,
 	F_RECONCILED,
+	F_ROUTE_CHG,
 	F__MAX
 };
 
@@ -298,6 +299,8 @@ static const struct family {
 			  "Reconciles of TIDs and listeners, by why" },
 	[F_RECONCILED] = { "opentoe_toed_reconciled_total", "counter",
 			   "TIDs and listeners a reconcile put right" },
+	[F_ROUTE_CHG] = { "opentoe_fwd_route_changes_total", "counter",
+			  "Route changes that made the forward path's cached routes stale" },
 };
 
 /* A toectl stats counter (show_state.c) and where it goes. */
@@ -369,6 +372,7 @@ static const struct cmap {
 	{ "reconciles", F_RECONCILE, "why=\"any\"" },
 	{ "reconciles_event_loss", F_RECONCILE, "why=\"event_loss\"" },
 	{ "reconciled_fixed", F_RECONCILED, NULL },
+	{ "route_changes", F_ROUTE_CHG, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 	{ "kmod_listen_siblings", F_KMOD_LSN, "result=\"sibling\"" },
@@ -1026,7 +1030,6 @@ static void metrics_try(void)
 {
 	int fd = metrics_socket();
 
-	M.st.attempts++;
 	if (fd >= 0 && mhd_start(fd) == 0) {
 		logm(LOG_INFO, "metrics: http://%s/metrics%s", M.arg,
 		     M.st.bind_failed ? " (bound at last)" : "");

@@ -41,7 +41,6 @@ static struct {
 	__u32 map_id; /* the map mapped, 0 if none */
 	struct toe_fwd_gen *g; /* its one value, mapped */
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
-	__u64 ct_ended; /* fast paths ended by conntrack's destroy events */
 	bool no_route_cache; /* --no-route-cache: rt_gen stays 0 */
 	int again_fd; /* timerfd: the second bump after a change, -1 if none */
 	__u64 netns; /* toed's network namespace (cookie): whose routes it follows */
@@ -276,8 +275,8 @@ static bool has_newgen(const void *buf, int n)
 		if (h->nlmsg_type ==
 		    ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN))
 			newgen = true;
-		else if (ct_destroyed(N.fwd_path, h))
-			N.ct_ended++;
+		else
+			ct_destroyed(N.fwd_path, h); /* counted by fwdev.c */
 	}
 	return newgen;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "lib/json.h"
+#include "nft.h"
 #include "toed.h"
 
 static __u64 map_count(int fd, size_t ksz)
@@ -487,6 +488,7 @@ size_t daemon_counters(struct counter *out)
 		{ "reconciles", D->rec.runs },
 		{ "reconciles_event_loss", D->rec.event_loss },
 		{ "reconciled_fixed", D->rec.fixed },
+		{ "route_changes", nft_route_changes() },
 	};
 
 	COUNTERS_FIT(dm);

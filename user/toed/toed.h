@@ -188,7 +188,7 @@ void metrics_run(void);
 int metrics_timeout_ms(int ms);
 void metrics_close(void);
 struct metrics_stats {
-	__u64 attempts, bind_failed; /* binds tried, failed */
+	__u64 bind_failed; /* binds failed (each retried later) */
 	__u64 deadline; /* connections shut at the request deadline */
 	__u64 evicted; /* the stalest, for a new one over a limit */
 	__u64 refused; /* a new one over a limit, none to evict */
