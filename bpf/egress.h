@@ -152,12 +152,19 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 	v.client_if = h->client_if;
 	v.server_if = h->server_if;
 	v.gen = h->gen;
-	v.state = TOE_FWD_ESTABLISHED;
+	/*
+	 * A flow conntrack tracks waits for toed to make its entry true
+	 * (toe_fwd_ctok): until then the stack forwards it, and conntrack
+	 * follows its window as for any flow.
+	 */
+	v.state = c->tracked ? TOE_FWD_CT_WAIT : TOE_FWD_ESTABLISHED;
 	v.client = h->client;
 	v.reason = h->reason;
 	v.netns = h->netns;
 	if (c->nat)
 		nat_admit(c, ck, &v); /* with its translation (bpf/nat.h) */
+	/* a word toed left for an earlier flow of this tuple is not this one's */
+	bpf_map_delete_elem(&toe_fwd_ctok, ck);
 	bpf_map_update_elem(&toe_fwd, ck, &v, BPF_ANY);
 	bpf_map_delete_elem(&toe_fwd_half, ck);
 	stat_inc(TOE_S_XDP_FWD_FLOWS);

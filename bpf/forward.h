@@ -420,6 +420,29 @@ static __always_inline int fwd_valid(__u32 ifin, __u64 netns,
 }
 
 /*
+ * A flow admitted TOE_FWD_CT_WAIT (egress.h): once toed has made its
+ * conntrack entry ESTABLISHED and window-liberal (toe_fwd_ctok), it is the
+ * fast path's; until then the stack forwards it.  True if fs is now
+ * TOE_FWD_ESTABLISHED.  Only this program writes fs->state here, and toed
+ * only toe_fwd_ctok: no field of toe_fwd has two writers.
+ */
+static __always_inline bool fwd_ct_ready(struct toe_fwd *fs,
+					 const struct toe_flow_key *ck)
+{
+	if (fs->state != TOE_FWD_CT_WAIT)
+		return false;
+	if (!bpf_map_lookup_elem(&toe_fwd_ctok, ck)) {
+		stat_inc(TOE_S_FWD_CT_WAIT);
+		return false;
+	}
+	bpf_map_delete_elem(&toe_fwd_ctok, ck);
+	fs->adm_ns = bpf_ktime_get_ns(); /* netfilter: no coarse clock */
+	fs->state = TOE_FWD_ESTABLISHED;
+	stat_inc(TOE_S_FWD_CT_READY);
+	return true;
+}
+
+/*
  * The admitted flow a packet of no local flow belongs to, if the fast path
  * (either hook) may take it now; NULL otherwise, and the packet goes on to
  * the stack untouched.  ifin, netns: the interface it came in on and the
@@ -458,11 +481,16 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 		stat_inc(TOE_S_XDP_FWD_WRONG_IF);
 		return NULL;
 	}
+	if (!(fl & (TOE_TCP_FIN | TOE_TCP_RST | TOE_TCP_SYN)) &&
+	    fwd_ct_ready(fs, ck))
+		rc = fwd_valid(ifin, netns, fs, from, g);
 	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
 		if (fs->state == TOE_FWD_ESTABLISHED)
 			stat_inc(TOE_S_XDP_FWD_ENDED);
 		fwd_ended(fs, ck, ifin,
 			  fl & TOE_TCP_RST ? TOE_FR_RST : TOE_FR_FIN);
+		if (fs->state == TOE_FWD_CT_WAIT)
+			bpf_map_delete_elem(&toe_fwd_ctok, ck);
 		bpf_map_delete_elem(&toe_fwd, ck);
 		return NULL;
 	}

@@ -57,6 +57,17 @@ struct {
 } toe_fwd_nat SEC(".maps");
 
 /*
+ * Flows admitted TOE_FWD_CT_WAIT whose conntrack entry toed has made true:
+ * written by toed, read and deleted by the fast path (fwd_ct_ready).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TOE_FWD_CTOK_MAX);
+	__type(key, struct toe_flow_key);
+	__type(value, __u32);
+} toe_fwd_ctok SEC(".maps");
+
+/*
  * Half-open handshakes: written (SYN) and read and deleted (SYN-ACK) by
  * toe_egress only.  Apart from toe_fwd, so that SYNs evict only each other.
  */

@@ -188,6 +188,7 @@ struct toe_nat_ct {
 	__u8 nat; /* the reply tuple is not the original reversed */
 	__u8 v4; /* tu[] read: an IPv4 TCP entry */
 	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
+	__u8 tracked; /* conntrack has an entry for it (any family) */
 };
 
 #define TOE_IP_CT_IS_REPLY 3
@@ -199,7 +200,8 @@ struct toe_nat_ct {
  * program's skb, or tc's ctx) into c.  Returns 0 if there is one for IPv4
  * TCP (c->tu, c->reply, c->nat set), 1 if there is none (or not IPv4:
  * c->nat then tells whether its addresses or ports are translated), -1 if
- * it could not be read.  Not inlined: its tuples have their own stack.
+ * it could not be read; c->tracked: whether there is one at all.  Not
+ * inlined: its tuples have their own stack.
  */
 /* unused where only the fast path includes this header */
 static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
@@ -218,6 +220,7 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 	ct = (struct nf_conn *)(nfct & TOE_NFCT_PTRMASK);
 	if (!ct || (nfct & 7) == TOE_IP_CT_UNTRACKED)
 		return 1;
+	c->tracked = 1;
 	if (bpf_core_read(&tu[0], sizeof(tu[0]), &ct->tuplehash[0].tuple) ||
 	    bpf_core_read(&tu[1], sizeof(tu[1]), &ct->tuplehash[1].tuple))
 		return -1;

@@ -104,6 +104,17 @@ struct toe_local {
  * tuple is the entry's reply tuple exactly; deleted with the entry by toed
  * (conntrack's destroy event); a stale alias finds nothing that matches.
  *
+ * toe_fwd_ctok: LRU_HASH, canonical toe_flow_key -> __u32 (1).  A flow
+ * conntrack tracks is admitted TOE_FWD_CT_WAIT: the stack forwards it
+ * until toed has made its conntrack entry ESTABLISHED and window-liberal
+ * (user/toed/ct.c, on the fwd_admitted event) and says so here; the fast
+ * path's next packet of the flow then makes it TOE_FWD_ESTABLISHED and
+ * deletes the entry.  Written by toed only, so toe_fwd keeps one writer
+ * per field.  Without it a packet the fast path sends back to the stack
+ * (FIN, RST, a re-admission) before toed's update would be judged against
+ * the window conntrack last saw: INVALID, and a NATed one goes out
+ * untranslated (the server resets the flow).
+ *
  * toe_fwd_gen: ARRAY[1] (mmapable), struct toe_fwd_gen.  The firewall's
  * generation as toed saw it: toed bumps gen at every ruleset change
  * (nftables' NFT_MSG_NEWGEN) and keeps lease_ns (CLOCK_MONOTONIC) a few
@@ -116,6 +127,7 @@ struct toe_local {
 
 #define TOE_FWD_DEFAULT 65536
 #define TOE_FWD_HALF_DEFAULT 16384
+#define TOE_FWD_CTOK_MAX 16384
 #define TOE_IFACES_MAX 1024
 /* How long an admission holds when no toed vouches for the generation. */
 #define TOE_FWD_UNWATCHED_NS 1000000000ULL
@@ -146,6 +158,8 @@ enum toe_fwd_state {
 	TOE_FWD_ESTABLISHED = 3, /* and the SYN-ACK back: fast path */
 	TOE_FWD_READMIT = 4, /* fast path suspended: the stack must forward it
 				 * both ways again (ruleset changed, lease out) */
+	TOE_FWD_CT_WAIT = 5, /* admitted; the stack forwards it until toed
+				 * made conntrack's entry true (toe_fwd_ctok) */
 };
 
 /* toe_fwd.seen: the directions the stack forwarded while READMIT. */

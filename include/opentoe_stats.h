@@ -94,7 +94,13 @@
 	X(EVENT_QUOTA, "event_quota_dropped",                                       \
 	  "Events dropped: their namespace had its share of the ring")              \
 	X(FWD_BYTES, "fwd_bytes",                                                   \
-	  "Bytes the forward path forwarded, both hooks (frames, Ethernet included)")
+	  "Bytes the forward path forwarded, both hooks "                           \
+	  "(frames, Ethernet included)")                                            \
+	X(FWD_CT_WAIT, "fwd_ct_wait",                                               \
+	  "Admitted flows' packets left to the stack until conntrack was made "     \
+	  "true")                                                                   \
+	X(FWD_CT_READY, "fwd_ct_ready",                                             \
+	  "Admitted flows taken by the fast path once conntrack was made true")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

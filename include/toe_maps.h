@@ -35,6 +35,7 @@
 	X(FWD,		toe_fwd)		\
 	X(FWD_HALF,	toe_fwd_half)		\
 	X(FWD_NAT,	toe_fwd_nat)		\
+	X(FWD_CTOK,	toe_fwd_ctok)		\
 	X(FWD_GEN,	toe_fwd_gen)		\
 	X(DEVMAP,	toe_devmap)		\
 	X(IFACES,	toe_ifaces)		\

@@ -7,9 +7,10 @@ server --port P
         sends a 16-byte header (N, M: big-endian u64): the server reads N
         bytes (N = 0: to EOF), sends M back, reads to EOF, and prints
         {"peer_port": N, "got": N}.
-client --addr A --port P --send N --reply M
+client --addr A --port P --send N --reply M [--lport-file F] [--go-file G]
         send the header and N bytes, read M, close (FIN); print
-        {"lport": N, "sent": N + 16, "got": M}.
+        {"lport": N, "sent": N + 16, "got": M}.  Connected, the local port
+        into F, and the sending only once G exists (fwd_go, router.sh).
 trickle --addr A --port P --stop FILE [--ttl FILE] [--rst]
         send 1000 bytes every 5 ms (TCP_NODELAY: a segment each) until FILE
         exists; while the --ttl FILE exists the packets leave with TTL 1;
@@ -75,6 +76,16 @@ def connect(args):
 
 def client(args):
     s = connect(args)
+    if args.lport_file:
+        with open(args.lport_file + ".tmp", "w") as f:
+            f.write("%d\n" % s.getsockname()[1])
+        os.rename(args.lport_file + ".tmp", args.lport_file)
+    end = time.monotonic() + 30
+    while args.go_file and not os.path.exists(args.go_file):
+        if time.monotonic() > end:
+            print(json.dumps({"error": "no " + args.go_file}), flush=True)
+            return 1
+        time.sleep(0.01)
     # one write: the first skb already holds data (GSO from the start)
     s.sendall(struct.pack("!QQ", args.send, args.reply) + os.urandom(args.send))
     got = 0
@@ -125,6 +136,10 @@ def main():
         if name == "client":
             p.add_argument("--send", type=int, required=True)
             p.add_argument("--reply", type=int, default=0)
+            # connected: the port into this file, and send only once
+            # --go-file exists
+            p.add_argument("--lport-file")
+            p.add_argument("--go-file")
         else:
             p.add_argument("--stop", required=True)
             p.add_argument("--ttl")

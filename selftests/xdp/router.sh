@@ -88,6 +88,27 @@ fill_neigh() {
 	[ -z "$b" ] || bpftool batch file <(echo "$b") >/dev/null
 }
 
+# fwd_go NAME: once flow NAME (its client's port in $work/NAME.lport) is
+# the fast path's to take, $work/NAME.go is made: a client started with
+# --go-file sends its data only then.  A flow conntrack tracks waits after
+# its admission until toed has made its conntrack entry true (toe_fwd
+# state 5, ct_wait: the stack forwards it); toed's word in $MAP_FWD_CTOK
+# hands it over at its next packet (docs/forwarding.md).  A transfer
+# whose bytes a check wants all on the fast path starts after that.  One
+# not tracked is the fast path's at once (state 3).  False (and no go-file)
+# if neither came within 10 s (TOE_SLOW scaled).
+fwd_go() {
+	local c
+	_fwd_go_ready() {
+		c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 1
+		bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+			jq -e --argjson c "$c" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.state] | any(. == 3)' >/dev/null ||
+			bpftool -j map dump pinned "$PIN/$MAP_FWD_CTOK" |
+			jq -e --argjson c "$c" '[.[] | .formatted.key | select(.lport == $c or .rport == $c)] | length > 0' >/dev/null
+	}
+	wait_for "$(slow 10)" _fwd_go_ready "$1" && touch "$work/$1.go"
+}
+
 # intact NAME: the transfer xfer.py's client wrote to $work/NAME.json
 # arrived whole: the server ($work/server.out) read as many bytes, with the
 # same sha256.

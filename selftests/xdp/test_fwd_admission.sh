@@ -161,8 +161,12 @@ check "  its $MAP_FWD entry waits for re-admission (state ${1:-none}: 4 readmit)
 nsx r iptables -D FORWARD -p tcp --dport 5301 -j DROP
 kill $(ip netns pids "$(ns_name c)") 2>/dev/null # the stalled first flow
 a0=$(st $STAT_XDP_FWD_FLOWS) x0=$(st $FWD_STAT)
-nsx c timeout "$(slow 20)" python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 \
-	--connect-timeout "$(slow 3)" >"$work/after.json"
+# (the stream starts once the flow is the fast path's: fwd_go, router.sh)
+nsx_bg c timeout "$(slow 20)" python3 "$XFER" client --addr $S4 --port 5301 --bytes 20000000 \
+	--connect-timeout "$(slow 3)" --lport-file "$work/after.lport" --go-file "$work/after.go" >"$work/after.json"
+cpid=$NSX_PID
+fwd_go after || echo "# after: not the fast path's within 10 s"
+timeout "$(slow 25)" tail --pid=$cpid -f /dev/null
 a1=$(st $STAT_XDP_FWD_FLOWS) x1=$(st $FWD_STAT)
 check "the rule removed: a new connection gets through intact" intact after
 check "  and is admitted to the fast path again ($((a1 - a0)) admission, $FWD_HOOK forwarded $((x1 - x0)) packets)" \

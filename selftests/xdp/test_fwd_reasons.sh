@@ -64,7 +64,13 @@ has() { test -n "$(ev "$@")"; }
 
 # --- a known transfer, ended by FIN: its bytes each way
 C2S=1000016 S2C=200000 # fwdflow.py: a 16-byte header, then --send bytes; --reply back
-nsx_t 20 c python3 "$FLOW" client --addr $S4 --port 5201 --send $((C2S - 16)) --reply $S2C >"$work/bytes.json"
+# (it sends once the flow is the fast path's, every byte counted there:
+# fwd_go, router.sh)
+nsx_bg c timeout 20 python3 "$FLOW" client --addr $S4 --port 5201 --send $((C2S - 16)) --reply $S2C \
+	--lport-file "$work/bytes.lport" --go-file "$work/bytes.go" >"$work/bytes.json"
+cpid=$NSX_PID
+fwd_go bytes || echo "# bytes: not the fast path's within 10 s"
+timeout 25 tail --pid=$cpid -f /dev/null
 lp=$(jq .lport "$work/bytes.json")
 check "a transfer's fwd_admitted: hook $FWD_HOOK, in r0 (ifindex $r0), out r1 (ifindex $r1)" \
 	bash -c "jq -e --argjson i $r0 --argjson o $r1 '.in == \"r0\" and .in_ifindex == \$i and .out == \"r1\" and .out_ifindex == \$o and .device == \"fwd\"' <<<'$(ev "$lp" fwd_admitted)'"

@@ -55,6 +55,16 @@ def serve(args):
     serve_forever([listener(port, 64) for port in args.port], args.port, handle)
 
 
+def wait_file(path, secs):
+    """Whether path exists within secs (looked for every 10 ms)."""
+    end = time.monotonic() + secs
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def client(args):
     stop = []
     signal.signal(signal.SIGUSR1, lambda *_: stop.append(1))
@@ -71,6 +81,9 @@ def client(args):
         with open(args.lport_file + ".tmp", "w") as f:
             f.write("%d\n" % s.getsockname()[1])
         os.rename(args.lport_file + ".tmp", args.lport_file)
+    if args.go_file and not wait_file(args.go_file, args.timeout):
+        print(json.dumps({"error": "no %s in %g s" % (args.go_file, args.timeout)}))
+        return 1
     h, n = hashlib.sha256(), 0
     block = os.urandom(1 << 16)
     end = time.monotonic() + args.seconds if args.seconds else None
@@ -106,6 +119,8 @@ def main():
     a.add_argument("--seconds", type=float, default=0)
     a.add_argument("--connect-timeout", type=float, default=5)
     a.add_argument("--lport-file")
+    # connected (and the port written): send only once this file exists
+    a.add_argument("--go-file")
     a.add_argument("--timeout", type=float, default=30)
     args = ap.parse_args()
     return serve(args) if args.cmd == "server" else client(args)

@@ -101,21 +101,27 @@ static int tuple_key(const struct nlattr *tu, int fam, struct toe_flow_key *k)
 	return 0;
 }
 
+/* A map pinned next to toe_fwd (fwd_path), opened: its fd, or -1. */
+static int fwd_sibling(const char *fwd_path, const char *name)
+{
+	const char *slash = strrchr(fwd_path, '/');
+	char path[4096];
+
+	if (!slash ||
+	    snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - fwd_path),
+		     fwd_path, name) >= (int)sizeof(path))
+		return -1;
+	return bpf_obj_get(path);
+}
+
 /*
  * A NATed flow's toe_fwd_nat entry (key k, its reply tuple's; the map is
  * pinned next to toe_fwd) goes with its toe_fwd entry.
  */
 static void nat_alias_delete(const char *fwd_path, const struct toe_flow_key *k)
 {
-	const char *slash = strrchr(fwd_path, '/');
-	char path[4096];
-	int fd;
+	int fd = fwd_sibling(fwd_path, TOE_MAP(FWD_NAT));
 
-	if (!slash ||
-	    snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - fwd_path),
-		     fwd_path, TOE_MAP(FWD_NAT)) >= (int)sizeof(path))
-		return;
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
 	bpf_map_delete_elem(fd, k);
@@ -255,8 +261,29 @@ static int ct_send(struct ctreq *r)
 	return rc;
 }
 
-bool ct_admitted(const struct toe_event *e)
+/*
+ * The flow of toe_fwd key k may take the fast path: its conntrack entry is
+ * true.  The word goes into toe_fwd_ctok (pinned next to toe_fwd); the
+ * fast path's next packet of the flow takes it (bpf/forward.h,
+ * fwd_ct_ready).  False if it could not be written.
+ */
+static bool ctok_put(const char *fwd_path, const struct toe_flow_key *k)
 {
+	int fd = fwd_sibling(fwd_path, TOE_MAP(FWD_CTOK));
+	__u32 one = 1;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = bpf_map_update_elem(fd, k, &one, BPF_ANY) == 0;
+	close(fd);
+	return ok;
+}
+
+bool ct_admitted(const char *fwd_path, const struct toe_event *e)
+{
+	struct toe_flow_key k = e->key;
+
 	struct nf_ct_tcp_flags lib = { .flags = IP_CT_TCP_FLAG_BE_LIBERAL,
 				       .mask = IP_CT_TCP_FLAG_BE_LIBERAL };
 	__u8 st = 3; /* TCP_CONNTRACK_ESTABLISHED */
@@ -283,9 +310,47 @@ bool ct_admitted(const struct toe_event *e)
 	end(&r, pi);
 	h->nlmsg_len = r.len;
 	rc = ct_send(&r);
-	if (rc)
+	if (rc) {
 		logm(LOG_DEBUG,
 		     "conntrack entry of an admitted flow (ports %u, %u) not updated: %s",
 		     e->key.lport, e->key.rport, strerror(-rc));
-	return rc == 0;
+		return false;
+	}
+	k.netns = 0; /* toe_fwd's key: a routed flow's */
+	if (!ctok_put(fwd_path, &k))
+		logm(LOG_WARN,
+		     "flow (ports %u, %u): conntrack made true, but %s not written: it stays in the stack",
+		     e->key.lport, e->key.rport, TOE_MAP(FWD_CTOK));
+	return true;
+}
+
+unsigned int ct_wait_sweep(const char *fwd_path)
+{
+	struct toe_flow_key k, next, *prev = NULL;
+	int fd = bpf_obj_get(fwd_path);
+	int ok = fwd_sibling(fwd_path, TOE_MAP(FWD_CTOK));
+	unsigned int n = 0;
+	struct toe_event e;
+	struct toe_fwd v;
+	__u32 one;
+
+	while (fd >= 0 && ok >= 0 &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		/* waiting, and not for its next packet only (the word there) */
+		if (bpf_map_lookup_elem(fd, &k, &v) ||
+		    v.state != TOE_FWD_CT_WAIT ||
+		    bpf_map_lookup_elem(ok, &k, &one) == 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.key = k;
+		e.direction = v.client;
+		n += ct_admitted(fwd_path, &e);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ok >= 0)
+		close(ok);
+	return n;
 }

@@ -29,8 +29,16 @@ void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v);
  * (IP_CT_TCP_FLAG_BE_LIBERAL) and given the established timeout, over
  * ctnetlink, as nftables' flowtable does at offload: the stack, which no
  * longer sees the flow's window move, takes it back later (FIN, RST, a
- * ruleset change) without INVALID drops.  True if conntrack took it.
+ * ruleset change) without INVALID drops.  Then, and only then, the flow
+ * may take the fast path: toe_fwd_ctok (next to toe_fwd, pinned at
+ * fwd_path) says so.  True if conntrack took it.
  */
-bool ct_admitted(const struct toe_event *e);
+bool ct_admitted(const char *fwd_path, const struct toe_event *e);
+
+/*
+ * Flows admitted TOE_FWD_CT_WAIT whose event toed did not read (it was not
+ * running, or the event was lost): ct_admitted for each; how many took.
+ */
+unsigned int ct_wait_sweep(const char *fwd_path);
 
 #endif /* __TOED_CT_H */

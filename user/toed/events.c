@@ -307,7 +307,7 @@ int on_event(void *ctx, void *data, size_t len)
 		credit_add(e->tenant);
 	if (e->type == TOE_EV_FWD_ADMITTED) {
 		/* conntrack kept true (ct.c); shown by fwdev.c */
-		fwd_event_show(e, ct_admitted(e));
+		fwd_event_show(e, ct_admitted(nft_fwd_path(), e));
 		fwd_track(e); /* evictions (fwdev.c) */
 		return 0;
 	}

@@ -241,18 +241,19 @@ size_t reason_counters(struct counter *out)
 
 /*
  * The fast path's open flows (toe_fwd entries) by device, hook (of the
- * client's interface) and state (0: established, 1: readmit) into
- * n[TOE_MAX_DEVS][TOE_FH__MAX][2].  A walk of toe_fwd: its cost grows
+ * client's interface) and state (TOE_FWD_OPEN_*) into
+ * n[TOE_MAX_DEVS][TOE_FH__MAX][TOE_FWD_OPEN__N].  A walk of toe_fwd: its cost grows
  * with the flows (at most --flows entries, TOE_FWD_DEFAULT).
  */
-void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2])
+void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	struct toe_iface i;
 	struct toe_fwd v;
 	int h;
 
-	memset(n, 0, sizeof(__u32) * TOE_MAX_DEVS * TOE_FH__MAX * 2);
+	memset(n, 0,
+	       sizeof(__u32) * TOE_MAX_DEVS * TOE_FH__MAX * TOE_FWD_OPEN__N);
 	if (D->m.fwd < 0)
 		return;
 	while (bpf_map_get_next_key(D->m.fwd, prev, &next) == 0) {
@@ -264,7 +265,9 @@ void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2])
 		h = D->m.ifaces >= 0 &&
 		    bpf_map_lookup_elem(D->m.ifaces, &v.client_if, &i) == 0 &&
 		    (i.flags & TOE_IFACE_TC);
-		n[v.dev][h][v.state == TOE_FWD_READMIT]++;
+		n[v.dev][h][v.state == TOE_FWD_READMIT ? TOE_FWD_OPEN_READMIT :
+			    v.state == TOE_FWD_CT_WAIT ? TOE_FWD_OPEN_CT_WAIT :
+							 TOE_FWD_OPEN_FAST]++;
 	}
 }
 

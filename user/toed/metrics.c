@@ -154,6 +154,7 @@ enum fam {
 	F_RECONCILE,
 	F_RECONCILED,
 	F_ROUTE_CHG,
+	F_CT_SWEPT,
 	F__MAX
 };
 
@@ -197,7 +198,7 @@ static const struct family {
 	[F_NLAT] = { "opentoe_neigh_propagation_seconds", "histogram",
 		     "From reading a neighbour event off rtnetlink to its toe_neigh map write" },
 	[F_FWD_OPEN] = { "opentoe_fwd_flows", "gauge",
-			 "Routed flows on the fast path now (toe_fwd), by device, hook and state (fast, readmit)" },
+			 "Routed flows on the fast path now (toe_fwd), by device, hook and state (fast, readmit, ct_wait)" },
 	[F_FWD_RET] = { "opentoe_fwd_returned_flows_total", "counter",
 			"Fast-path flows given back to the stack (fwd_returned), by hook and reason" },
 	[F_FWD_END] = { "opentoe_fwd_ended_flows_total", "counter",
@@ -301,6 +302,8 @@ static const struct family {
 			   "TIDs and listeners a reconcile put right" },
 	[F_ROUTE_CHG] = { "opentoe_fwd_route_changes_total", "counter",
 			  "Route changes that made the forward path's cached routes stale" },
+	[F_CT_SWEPT] = { "opentoe_fwd_ct_swept_total", "counter",
+			 "Fast-path flows whose admission toed had not read, their conntrack entry made true late" },
 };
 
 /* A toectl stats counter (show_state.c) and where it goes. */
@@ -373,6 +376,7 @@ static const struct cmap {
 	{ "reconciles_event_loss", F_RECONCILE, "why=\"event_loss\"" },
 	{ "reconciled_fixed", F_RECONCILED, NULL },
 	{ "route_changes", F_ROUTE_CHG, NULL },
+	{ "fwd_ct_swept", F_CT_SWEPT, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 	{ "kmod_listen_siblings", F_KMOD_LSN, "result=\"sibling\"" },
@@ -548,7 +552,9 @@ static void render_policy(FILE *f)
 /* The fast path's open flows by device, hook and state (fwdev.c). */
 static void render_fwd_open(FILE *f)
 {
-	static __u32 n[TOE_MAX_DEVS][TOE_FH__MAX][2];
+	static const char *const st[TOE_FWD_OPEN__N] = { "fast", "readmit",
+							 "ct_wait" };
+	static __u32 n[TOE_MAX_DEVS][TOE_FH__MAX][TOE_FWD_OPEN__N];
 	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
 	char l[160], dn[40];
 	int i, nr;
@@ -565,12 +571,11 @@ static void render_fwd_open(FILE *f)
 			continue;
 		label_value(dn, sizeof(dn), rows[i].name);
 		for (h = 0; h < TOE_FH__MAX; h++)
-			for (s = 0; s < 2; s++) {
+			for (s = 0; s < TOE_FWD_OPEN__N; s++) {
 				snprintf(
 					l, sizeof(l),
 					"device=\"%s\",hook=\"%s\",state=\"%s\"",
-					dn, toe_fwd_hook_name(h),
-					s ? "readmit" : "fast");
+					dn, toe_fwd_hook_name(h), st[s]);
 				sample(f, F_FWD_OPEN, l,
 				       n[rows[i].index][h][s]);
 			}

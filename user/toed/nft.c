@@ -310,6 +310,11 @@ void nft_route_cache(bool on)
 	N.no_route_cache = !on;
 }
 
+const char *nft_fwd_path(void)
+{
+	return N.fwd_path;
+}
+
 __u64 nft_route_changes(void)
 {
 	return N.route_changes;

@@ -36,6 +36,8 @@ void nft_again(void);
 /* rtnetlink saw a change that may reroute: the cached routes go stale. */
 void nft_route_changed(void);
 __u64 nft_route_changes(void);
+/* toe_fwd's pin ("" before nft_open): conntrack's side of it (ct.c). */
+const char *nft_fwd_path(void);
 /* --no-route-cache: keep rt_gen 0, so the forward path caches no route. */
 void nft_route_cache(bool on);
 /* The 2 s timer: renew the lease (and follow a datapath loaded anew). */

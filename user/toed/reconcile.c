@@ -6,7 +6,9 @@
  * at once after the read of the ring that follows the loss
  * (reconcile_soon), else within RECONCILE_CHECK_MS, + the reconcile itself: the module TIDs toed
  * holds against live flows and toe_tid_held (kmod_reconcile), the module's
- * listeners against toe_listeners (listen_reconcile).  The datapath's own
+ * listeners against toe_listeners (listen_reconcile), the fast path's flows
+ * waiting for their conntrack entry against conntrack (ct_wait_sweep: also
+ * when toed first sees a datapath).  The datapath's own
  * maps need nothing: it deletes a flow's toe_flows, toe_tid_held and
  * toe_listeners entries itself at close, whether the event gets out or
  * not.  reconcile_now is the one mechanism, callable from anywhere;
@@ -18,6 +20,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "toed.h"
+#include "nft.h"
+#include "ct.h"
 
 #define RECONCILE_CHECK_MS 250 /* how often event_dropped is looked at */
 
@@ -31,7 +35,7 @@ static struct {
 static __u64 fixed_so_far(void)
 {
 	return D->kst.orphans + D->kst.lost + D->kst.adopted +
-	       D->lst.reconciled + D->lst.orphans;
+	       D->lst.reconciled + D->lst.orphans + D->rec.ct_swept;
 }
 
 /*
@@ -64,6 +68,7 @@ void reconcile_now(const char *why)
 	test_delay();
 	kmod_reconcile();
 	listen_reconcile();
+	D->rec.ct_swept += ct_wait_sweep(nft_fwd_path());
 	D->rec.fixed += fixed_so_far() - before;
 	D->rec.last_took_ns = toe_now_ns() - D->rec.last_ns;
 	logm(LOG_INFO,
@@ -133,6 +138,12 @@ void reconcile_tick(void)
 	if (d < 0) {
 		R.primed = false; /* a datapath loaded again starts over */
 		return;
+	}
+	if (!R.primed) {
+		/* admissions whose events went before toed read them: the
+		 * ring read first, so that only those are left waiting */
+		events_consume();
+		D->rec.ct_swept += ct_wait_sweep(nft_fwd_path());
 	}
 	if (R.primed && (__u64)d > R.dropped_seen) {
 		snprintf(why, sizeof(why), "%llu events lost",

@@ -432,6 +432,8 @@ static const char *fwd_state(__u8 st)
 		return "established";
 	case TOE_FWD_READMIT:
 		return "readmit";
+	case TOE_FWD_CT_WAIT:
+		return "ct_wait";
 	default:
 		return "?";
 	}

@@ -489,6 +489,7 @@ size_t daemon_counters(struct counter *out)
 		{ "reconciles_event_loss", D->rec.event_loss },
 		{ "reconciled_fixed", D->rec.fixed },
 		{ "route_changes", nft_route_changes() },
+		{ "fwd_ct_swept", D->rec.ct_swept },
 	};
 
 	COUNTERS_FIT(dm);

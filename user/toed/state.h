@@ -196,6 +196,9 @@ struct toed {
 		__u64 runs; /* reconciles made */
 		__u64 event_loss; /* of them, for events lost */
 		__u64 fixed; /* TIDs and listeners they put right */
+		/* fast-path flows whose conntrack entry toed made true late:
+		 * their admission not read (toed not running, or lost) */
+		__u64 ct_swept;
 		/*
 		 * the last one: when it began (CLOCK_MONOTONIC), how long its
 		 * read of the ring took, how long it took in all

@@ -109,7 +109,14 @@ void fwd_reasons_read(__u64 *out);
 size_t reason_counters(struct counter *out);
 const char *toe_byp_why_name(__u32 why);
 bool toe_reason_refusal(__u32 r);
-void fwd_open_count(__u32 (*n)[TOE_FH__MAX][2]);
+/* the open flows' states, as /metrics names them (fast, readmit, ct_wait) */
+enum {
+	TOE_FWD_OPEN_FAST,
+	TOE_FWD_OPEN_READMIT,
+	TOE_FWD_OPEN_CT_WAIT,
+	TOE_FWD_OPEN__N
+};
+void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N]);
 void fwd_track(const struct toe_event *e);
 void fwd_evict_check(void);
 
