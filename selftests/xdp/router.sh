@@ -98,15 +98,24 @@ fill_neigh() {
 # not tracked is the fast path's at once (state 3).  False (and no go-file)
 # if neither came within 10 s (TOE_SLOW scaled).
 fwd_go() {
-	local c
 	_fwd_go_ready() {
+		local c
+		fwd_states "$1" | grep -qx 3 && return 0
 		c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 1
-		bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-			jq -e --argjson c "$c" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.state] | any(. == 3)' >/dev/null ||
-			bpftool -j map dump pinned "$PIN/$MAP_FWD_CTOK" |
+		bpftool -j map dump pinned "$PIN/$MAP_FWD_CTOK" |
 			jq -e --argjson c "$c" '[.[] | .formatted.key | select(.lport == $c or .rport == $c)] | length > 0' >/dev/null
 	}
 	wait_for "$(slow 10)" _fwd_go_ready "$1" && touch "$work/$1.go"
+}
+
+# fwd_states NAME: the states of the toe_fwd entries of flow NAME (its
+# client's port in $work/NAME.lport), one a line (3 established, 4
+# readmit, 5 ct_wait); nothing without the port.
+fwd_states() {
+	local c
+	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+		jq -r --argjson c "$c" '.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.state'
 }
 
 # intact NAME: the transfer xfer.py's client wrote to $work/NAME.json

@@ -50,14 +50,6 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 wait_for 5 nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" || { fail "http server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 v6_invalid() { nsx r ip6tables -L FORWARD -v -x -n | awk '/INVALID/ { print $1; exit }'; }
-# fwd_state PORT -> the states of the toe_fwd entries whose client port is
-# in $work/NAME.lport (NAME: $1), one per line
-fwd_state() {
-	local c
-	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
-	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-		jq -r --argjson c "$c" '.[] | select(.formatted.key.lport == $c or .formatted.key.rport == $c) | .formatted.value.state'
-}
 
 # ---- curl (8 MB) with toed stopped: NAT (IPv4), then IPv6 with an INVALID drop
 fetch() { # NAME ADDR
@@ -82,8 +74,8 @@ r0=$(st "$STAT_FWD_CT_READY")
 kill -STOP $TOED
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 --lport-file "$work/long.lport" >"$work/long.json"
 cpid=$NSX_PID
-waiting() { test "$(fwd_state long)" = 5; }
-check "a flow admitted while toed is stopped waits in the stack (toe_fwd state 5, ct_wait)" wait_for 10 waiting
+waiting() { test "$(fwd_states long)" = 5; }
+check "a flow admitted while toed is stopped waits in the stack ($MAP_FWD state 5, ct_wait)" wait_for 10 waiting
 sleep 0.5
 x0=$(st $FWD_STAT) k0=$(ip_forwarded)
 sleep 0.5
@@ -91,10 +83,10 @@ check "  the stack forwards it meanwhile ($(($(ip_forwarded) - k0)) packets), $F
 	test $(($(ip_forwarded) - k0)) -gt 100 -a "$(st $FWD_STAT)" = "$x0"
 t0=$(date +%s%N)
 kill -CONT $TOED
-fast() { test "$(fwd_state long)" = 3; }
+fast() { test "$(fwd_states long)" = 3; }
 wait_for 5 fast
 ms=$((($(date +%s%N) - t0) / 1000000))
-check "  toed runs again: the flow is on the fast path within 1 s ($ms ms; state $(fwd_state long))" test "$ms" -le 1000 -a "$(fwd_state long)" = 3
+check "  toed runs again: the flow is on the fast path within 1 s ($ms ms; state $(fwd_states long))" test "$ms" -le 1000 -a "$(fwd_states long)" = 3
 x0=$(st $FWD_STAT)
 sleep 0.3
 check "  $FWD_HOOK forwards it ($(($(st $FWD_STAT) - x0)) packets in 0.3 s), fwd_ct_ready counted it ($r0 -> $(st "$STAT_FWD_CT_READY"))" \
@@ -113,14 +105,14 @@ rpid=$!
 defer "kill $rpid 2>/dev/null; true"
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 --lport-file "$work/lost.lport" >"$work/lost.json"
 cpid=$NSX_PID
-lost_wait() { test "$(fwd_state lost)" = 5 && grep -q fwd_admitted "$work/ring.json"; }
+lost_wait() { test "$(fwd_states lost)" = 5 && grep -q fwd_admitted "$work/ring.json"; }
 check "no toed: the flow is admitted to wait, its fwd_admitted taken off the ring by another reader" wait_for 10 lost_wait
 kill $rpid
 wait $rpid 2>/dev/null
 toed_start || fail "toed starts again"
-lost_fast() { test "$(fwd_state lost)" = 3; }
+lost_fast() { test "$(fwd_states lost)" = 3; }
 wait_for 5 lost_fast
-sw=$(ctl -j stats | jq .daemon.fwd_ct_swept) ls=$(fwd_state lost)
+sw=$(ctl -j stats | jq .daemon.fwd_ct_swept) ls=$(fwd_states lost)
 check "  a new toed sweeps it: on the fast path (state $ls), fwd_ct_swept $sw" test "$ls" = 3 -a "$sw" -ge 1
 kill -USR1 $cpid
 wait $cpid
