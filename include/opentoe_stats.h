@@ -94,7 +94,10 @@
 	X(EVENT_QUOTA, "event_quota_dropped",                                       \
 	  "Events dropped: their namespace had its share of the ring")              \
 	X(FWD_BYTES, "fwd_bytes",                                                   \
-	  "Bytes the forward path forwarded, both hooks (frames, Ethernet included)")
+	  "Bytes the forward path forwarded, both hooks "                           \
+	  "(frames, Ethernet included)")                                            \
+	X(LISTENERS_FULL, "listeners_full",                                         \
+	  "Listeners kept on the host: toe_listeners was full")
 
 enum toe_stat {
 	TOE_S_BASE = 32,
