@@ -905,6 +905,13 @@ inv_step "a listener on toe0 with $MAP_LISTENERS full"
 backnow() { inv_snap && [ "$SPOOL" = 64 ] && [ "$SFLIGHT" = 0 ] && inv_holds; }
 backnow
 tap $? "... its server TID back in the server pool right after: pool $SPOOL + listeners $SHELD + in flight $SFLIGHT = module $MLSN listeners + $MSTID reserved"
+# the server pool's queue itself, read back with toed stopped (the
+# invariant's pool is toed's count of it: a server TID popped and never
+# pushed back is invisible there)
+kill -STOP "$TOED"
+SQ=$(toe_kmod_test pool $((${TOEI:-0} + 64)) | grep -c '^pool ')
+kill -CONT "$TOED"
+check "... the server pool's queue read back: $SQ server TIDs, all 64" test "$SQ" = 64
 taking() {
 	bpftool -j map lookup pinned "/sys/fs/bpf/opentoe/$MAP_DEV_LIVE" key "${TOEI:-0}" 0 0 0 |
 		sed -n 's/.*"stid_taking":\([0-9]*\).*/\1/p'
