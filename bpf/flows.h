@@ -199,6 +199,11 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		if (!st) {
 			d.action = TOE_ACT_HOST;
 			d.reason = TOE_R_NODEV;
+		} else if (dir == TOE_DIR_PASSIVE && st->listen_full) {
+			/* its listener is on the host: toe_listeners was full */
+			d.action = TOE_ACT_HOST;
+			d.reason = TOE_R_LISTENERS_FULL;
+			d.dev = TOE_DEV_NONE;
 		} else {
 			take_slot(&d);
 			if (d.action == TOE_ACT_OFFLOAD) {
@@ -248,7 +253,8 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 		emit(TOE_EV_FLOW_OFFLOADED, &k, &f, NULL, d.tid);
 	else if (d.reason == TOE_R_CAPACITY || d.reason == TOE_R_NODEV ||
 		 d.reason == TOE_R_NO_TID || d.reason == TOE_R_ROUTE ||
-		 d.reason == TOE_R_QUOTA || d.reason == TOE_R_NO_STID) {
+		 d.reason == TOE_R_QUOTA || d.reason == TOE_R_NO_STID ||
+		 d.reason == TOE_R_LISTENERS_FULL) {
 		rsn_inc(TOE_RSN_REFUSED(d.reason & (TOE_RSN_STRIDE - 1)));
 		emit(TOE_EV_FLOW_REFUSED, &k, &f, NULL, TOE_TID_NONE);
 	}
@@ -314,14 +320,58 @@ static __always_inline void on_update(struct bpf_sock_ops *skops)
 }
 
 /*
+ * A listener policy offloads on d->dev that toe_listeners has no room for
+ * (TOE_LISTENERS_MAX): never offloaded without its entry.  Its server TID,
+ * if it took one, goes back to the pool at once (toed binds nothing); it
+ * stays on the host, reason listeners_full, and its socket's storage says
+ * so, which its accepted sockets inherit (BPF_F_CLONE): they stay on the
+ * host too (on_established).
+ */
+static __always_inline void listen_full(struct bpf_sock *sk, struct decision *d,
+					__u32 *stid)
+{
+	struct toe_sk_state *st;
+
+	if (*stid != TOE_TID_NONE)
+		stid_giveback(d->dev, *stid);
+	*stid = TOE_TID_NONE;
+	d->action = TOE_ACT_HOST;
+	d->reason = TOE_R_LISTENERS_FULL;
+	d->dev = TOE_DEV_NONE;
+	stat_inc(TOE_S_LISTENERS_FULL);
+	if (!sk)
+		return;
+	st = bpf_sk_storage_get(&toe_sk_state, sk, 0,
+				BPF_SK_STORAGE_GET_F_CREATE);
+	if (!st)
+		return;
+	st->dev = TOE_DEV_NONE;
+	st->decision = TOE_ACT_HOST;
+	st->listen_full = 1;
+}
+
+/* A listener toe_listeners has: no longer full, if it was before. */
+static __always_inline void listen_room(struct bpf_sock *sk)
+{
+	struct toe_sk_state *st;
+
+	if (!sk)
+		return;
+	st = bpf_sk_storage_get(&toe_sk_state, sk, 0, 0);
+	if (st)
+		st->listen_full = 0;
+}
+
+/*
  * A listener: the patch's OFFLOAD_LISTEN_START.  Policy decides it as a
  * flow of its local address and port, remote 0, of its socket's cgroup;
  * offloaded on a present device, it goes into toe_listeners; on a module
  * device only with a server TID from the device's server pool (take_stid:
  * none, it stays on the host, reason no_stid), which toed binds to it
- * (LISTEN_START + TID).  Its event carries the decision and the server
- * TID.  Devices take no capacity slot for a listener: its connections
- * take theirs when they are established.
+ * (LISTEN_START + TID).  No room in toe_listeners: host, reason
+ * listeners_full (listen_full).  Its event carries the decision and the
+ * server TID.  Devices take no capacity slot for a listener: its
+ * connections take theirs when they are established.
  */
 static __always_inline void on_listen(struct bpf_sock_ops *skops)
 {
@@ -350,6 +400,23 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 	} else if (d.action != TOE_ACT_BYPASS) {
 		d.dev = TOE_DEV_NONE;
 	}
+	f.netns_ino = sk ? sk_netns_ino(sk) : 0;
+	if (d.action == TOE_ACT_OFFLOAD) {
+		l.dev = d.dev;
+		l.rule = d.rule;
+		l.policy = (__u32)d.serial;
+		l.cookie = bpf_get_socket_cookie(skops);
+		l.netns_ino = f.netns_ino;
+		l.stid = stid;
+		if (!bpf_map_update_elem(&toe_listeners, &k, &l, BPF_ANY)) {
+			/* the take is over: in flight */
+			if (stid != TOE_TID_NONE)
+				stid_taken(d.dev);
+			listen_room(sk);
+		} else {
+			listen_full(sk, &d, &stid);
+		}
+	}
 	f.dev = d.dev;
 	f.rule = d.rule;
 	f.decision = d.action;
@@ -357,18 +424,6 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 	f.direction = TOE_DIR_PASSIVE;
 	f.state = BPF_TCP_LISTEN;
 	f.policy = (__u32)d.serial;
-	f.netns_ino = sk ? sk_netns_ino(sk) : 0;
-	if (d.action == TOE_ACT_OFFLOAD) {
-		l.dev = d.dev;
-		l.rule = d.rule;
-		l.policy = f.policy;
-		l.cookie = bpf_get_socket_cookie(skops);
-		l.netns_ino = f.netns_ino;
-		l.stid = stid;
-		bpf_map_update_elem(&toe_listeners, &k, &l, BPF_ANY);
-		if (stid != TOE_TID_NONE)
-			stid_taken(d.dev); /* the take is over: in flight */
-	}
 	emit(TOE_EV_LISTEN_START, &k, &f, NULL, stid);
 	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
 }

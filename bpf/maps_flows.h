@@ -30,7 +30,8 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	/* clone: a listener's (listen_full) is its accepted sockets' too */
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
 	__type(key, int);
 	__type(value, struct toe_sk_state);
 } toe_sk_state SEC(".maps");

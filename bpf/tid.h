@@ -158,6 +158,25 @@ static __always_inline void stid_taken(__u32 idx)
 }
 
 /*
+ * A listener of device idx took server TID stid (take_stid) but
+ * toe_listeners had no room for it: the server TID goes back to the
+ * device's server pool at once, and the take is over (nothing in flight:
+ * toed binds nothing).  A pool that cannot take it back (full, gone)
+ * leaves it to toed's reconcile, which frees it as orphaned.
+ */
+static __always_inline void stid_giveback(__u32 idx, __u32 stid)
+{
+	struct toe_dev_live *live = bpf_map_lookup_elem(&toe_dev_live, &idx);
+	__u32 sidx = TOE_STID_POOL(idx);
+	void *pool = bpf_map_lookup_elem(&toe_tid_pool, &sidx);
+
+	if (pool)
+		bpf_map_push_elem(pool, &stid, 0);
+	if (live)
+		__sync_fetch_and_add(&live->stid_taking, -1);
+}
+
+/*
  * An accepted connection offloaded on module device d->dev: its listener
  * must be offloaded there with a server TID (toe_listeners: its address,
  * or the wildcard of its family, or ::, a dual-stack one).  False, with

@@ -44,6 +44,7 @@ enum toe_reason {
 	TOE_R_MODULE = 8, /* the kernel module refused it (toed demoted it) */
 	TOE_R_QUOTA = 9, /* its namespace holds its quota of the device */
 	TOE_R_NO_STID = 10, /* a listener: the device's server TIDs are out */
+	TOE_R_LISTENERS_FULL = 11, /* a listener: toe_listeners is full */
 	TOE_R__MAX
 };
 

@@ -137,6 +137,10 @@ struct toe_sk_state {
 	__u8 filter; /* 1: holds a count in toe_flow_filter */
 	__u16 filter_slot; /* its slot there */
 	__u32 tenant_what; /* what it holds of its tenant's quota (toe_tenants) */
+	/* 1: a listener toe_listeners had no room for, kept on the host; its
+	 * accepted sockets get a copy (BPF_F_CLONE) and stay there too */
+	__u8 listen_full;
+	__u8 pad[3];
 	__u64 tenant; /* the namespace charged, 0: none */
 	__u64 flows_tenant; /* the namespace its toe_flows record counts for */
 };

@@ -100,7 +100,9 @@
 	  "Admitted flows' packets left to the stack until conntrack was made "     \
 	  "true")                                                                   \
 	X(FWD_CT_READY, "fwd_ct_ready",                                             \
-	  "Admitted flows taken by the fast path once conntrack was made true")
+	  "Admitted flows taken by the fast path once conntrack was made true")     \
+	X(LISTENERS_FULL, "listeners_full",                                         \
+	  "Listeners kept on the host: toe_listeners was full")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

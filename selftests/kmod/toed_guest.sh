@@ -33,6 +33,8 @@
 #   (LISTEN_GET, toectl devices), taken at listen time from the server pool
 #   toed fills, given back at close; 100 of them on 64 server TIDs: 36 on
 #   the host, reason no_stid, whose accepted connections take no TID;
+#   toe_listeners full: the next listener host (listeners_full), its
+#   server TID back in the pool at once, the invariant exact right after;
 #   two SO_REUSEPORT listeners on one port: one in the module, the
 #   invariant exact; a loss reconcile during takes (held back by hand):
 #   the TID and the server TID kept, then bound and given back;
@@ -865,6 +867,77 @@ tap $? "... their server TIDs back: the server pool holds 64 again" ||
 	toe_kmod_test devs | sed 's/^/# module: /'
 kill "$MON" 2>/dev/null
 wait "$MON" 2>/dev/null
+
+# toe_listeners full (filled by hand with entries of no device's, index
+# 63, which toed's reconcile passes over): a listener the rule offloads on
+# toe0 pops a server TID, finds no room for its entry and gives the TID
+# back to the server pool at once: host, reason listeners_full, nothing in
+# flight, no take left in progress, the server invariant exact right
+# after, not after a reconcile (kmod_stids_orphaned unmoved); a
+# connection it accepts: host, no TID.  Emptied again: offloaded again.
+LMAP=/sys/fs/bpf/opentoe/$MAP_LISTENERS
+lfill() { # OP: update (fill the map to its size) or delete those entries
+	lmax=$(bpftool -j map show pinned "$LMAP" | sed -n 's/.*"max_entries":\([0-9]*\).*/\1/p')
+	awk -v n="${lmax:-0}" -v m="$LMAP" -v op="$1" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			k = sprintf("key 10 99 %d %d 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 0 2 0 0 0 1 0 0 0 0 0 0 0", int(i / 256), i % 256)
+			if (op == "update")
+				printf "map update pinned %s %s value 63 0 0 0 255 255 255 255 0 0 0 0 255 255 255 255 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", m, k
+			else
+				printf "map delete pinned %s %s\n", m, k
+		} }' >/tmp/lfill
+	bpftool batch file /tmp/lfill >/dev/null 2>&1
+}
+nlmap() { bpftool map dump pinned "$LMAP" | grep -c '"lport"'; }
+lfill update
+check "$MAP_LISTENERS filled by hand: $(nlmap) entries of ${lmax:-?}" test "$(nlmap)" = "${lmax:-x}"
+SO0=$(stat_of kmod_stids_orphaned)
+USED0=$(toe0 | field tids_used)
+TOEI=$(toe0 | field index)
+sleep 30 | nc -l -p 5410 >/dev/null &
+LSN=$!
+T0=$(now_ms)
+lfull() { grep -q '\[listen_start\] .*:5410 host dev - reason listeners_full' "$LOG"; }
+wait_for 50 lfull
+tap $? "a listener on port 5410 the rule offloads on toe0, the map full: host, reason listeners_full (logged)" ||
+	grep 5410 "$LOG" | sed 's/^/# /'
+inv_step "a listener on toe0 with $MAP_LISTENERS full"
+backnow() { inv_snap && [ "$SPOOL" = 64 ] && [ "$SFLIGHT" = 0 ] && inv_holds; }
+backnow
+tap $? "... its server TID back in the server pool right after: pool $SPOOL + listeners $SHELD + in flight $SFLIGHT = module $MLSN listeners + $MSTID reserved"
+# the server pool's queue itself, read back with toed stopped (the
+# invariant's pool is toed's count of it: a server TID popped and never
+# pushed back is invisible there)
+kill -STOP "$TOED"
+SQ=$(toe_kmod_test pool $((${TOEI:-0} + 64)) | grep -c '^pool ')
+kill -CONT "$TOED"
+check "... the server pool's queue read back: $SQ server TIDs, all 64" test "$SQ" = 64
+taking() {
+	bpftool -j map lookup pinned "/sys/fs/bpf/opentoe/$MAP_DEV_LIVE" key "${TOEI:-0}" 0 0 0 |
+		sed -n 's/.*"stid_taking":\([0-9]*\).*/\1/p'
+}
+check "... its take over: $MAP_DEV_LIVE stid_taking $(taking)" test "$(taking)" = 0
+check "... not in the module" sh -c '! toe_kmod_test listeners | grep -q " port 5410\$"'
+check "... none orphaned: kmod_stids_orphaned ${SO0:-?} -> $(stat_of kmod_stids_orphaned)" \
+	test "$(stat_of kmod_stids_orphaned)" = "${SO0:-x}"
+(echo hi; sleep 3) | nsenter --net=/run/netns/peer nc 10.7.0.1 5410 >/dev/null 2>&1 &
+C1=$!
+wait_for 50 child 5410 '"decision":"host","reason":"listeners_full"'
+tap $? "... a connection it accepts: host, reason listeners_full" ||
+	toectl -j flows | sed 's/^/# /'
+check "... no TID taken: toe0's TIDs in use unchanged (${USED0:-?})" test "$(toe0 | field tids_used)" = "${USED0:-x}"
+kill "$C1" "$LSN" 2>/dev/null
+wait "$C1" "$LSN" 2>/dev/null
+lfill delete
+sleep 30 | nc -l -p 5411 >/dev/null &
+LSN=$!
+wait_for 50 has_lsn 5411 1
+tap $? "$MAP_LISTENERS emptied ($(nlmap) entries): a listener on port 5411 offloaded again, in the module"
+kill "$LSN"
+wait "$LSN" 2>/dev/null
+wait_for 50 has_lsn 5411 0
+wait_for 50 stids_pooled
+tap $? "... closed: the server pool holds 64 again"
 
 # toed killed with a listener open, the listener closed meanwhile: the
 # restarted toed stops the module's listener that nothing backs

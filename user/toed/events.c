@@ -183,8 +183,10 @@ static int event_text(const struct toe_event *e, const char *dn,
 			 sizeof(r));
 	switch (e->type) {
 	case TOE_EV_LISTEN_START:
-		/* a listener policy offloads kept home: no server TID, a tenant's */
-		if (e->reason == TOE_R_NO_STID || e->reason == TOE_R_ROUTE) {
+		/* a listener policy offloads kept home: no server TID, a
+		 * tenant's, no room in toe_listeners */
+		if (e->reason == TOE_R_NO_STID || e->reason == TOE_R_ROUTE ||
+		    e->reason == TOE_R_LISTENERS_FULL) {
 			snprintf(text, len, "[%s] %s %s dev - reason %s%s\n",
 				 toe_event_name(e->type), l,
 				 toe_action_name(e->decision),

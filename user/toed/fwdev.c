@@ -189,7 +189,8 @@ const char *toe_byp_why_name(__u32 why)
 bool toe_reason_refusal(__u32 r)
 {
 	return r == TOE_R_CAPACITY || r == TOE_R_NODEV || r == TOE_R_NO_TID ||
-	       r == TOE_R_ROUTE || r == TOE_R_QUOTA || r == TOE_R_NO_STID;
+	       r == TOE_R_ROUTE || r == TOE_R_QUOTA || r == TOE_R_NO_STID ||
+	       r == TOE_R_LISTENERS_FULL;
 }
 
 /*

@@ -91,6 +91,7 @@ const char *toe_reason_name(__u32 r)
 		[TOE_R_MODULE] = "module",
 		[TOE_R_QUOTA] = "quota",
 		[TOE_R_NO_STID] = "no_stid",
+		[TOE_R_LISTENERS_FULL] = "listeners_full",
 	};
 
 	return r < TOE_R__MAX ? n[r] : "?";
