@@ -8,7 +8,7 @@
 # is over; a scrape's cost with 262,144 flow records in toe_flows; the
 # rules of dist/prometheus checked and unit-tested with promtool.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 44
+plan 45
 need_cmd curl promtool prometheus ss
 need_built selftests/flowfill
 
@@ -132,6 +132,11 @@ check "a port in use: toed names it and runs on, retrying (still running once it
 ncount() { mcurl "$URL/metrics" | awk '/^opentoe_neigh_propagation_seconds_count /{print $2}'; }
 mcurl "$URL/metrics" >"$CONF_DIR/nlat.0"
 n0=$(awk '/^opentoe_neigh_propagation_seconds_count /{print $2}' "$CONF_DIR/nlat.0")
+# toed's start dumped the neighbours: each timed from its own read, none
+# from boot (CLOCK_MONOTONIC 0) as when only events set the read time
+slow=$(awk '/^opentoe_neigh_propagation_seconds_bucket\{le="1"\} /{b = $2} /^opentoe_neigh_propagation_seconds_count /{c = $2} END {print c - b}' "$CONF_DIR/nlat.0")
+check "no neighbour propagation over 1 s since toed started ($slow; $(grep '^opentoe_neigh_propagation_seconds_sum ' "$CONF_DIR/nlat.0"))" \
+	test "$slow" = 0
 ngrew() { [ "$(ncount)" -gt "${n0:-0}" ]; }
 nsx a ip neigh replace 10.202.0.99 lladdr 02:00:00:00:00:99 dev va
 check "a neighbour change adds to opentoe_neigh_propagation_seconds ($n0 before)" wait_for 5 ngrew
