@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 80
+plan 81
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -84,6 +84,9 @@ sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)
 old_prog=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)
 skmsg_link=$(bpftool -j link show pinned "$PIN/link_skmsg" 2>/dev/null | jq .id)
 skmsg_prog=$(jq '.programs[] | select(.type == "sk_msg") | .id' <<<"$st")
+XLINK=$(ls -d "$PIN"/link_xdp_* | head -1)
+old_xdp=$(xdp_id)
+xdp_link=$(bpftool -j link show pinned "$XLINK" | jq .id)
 bpftool map update pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 value 1 0 0 0
 # An offloaded record no socket counted in the XDP filter (as a sock_ops
 # program without the filter would have left it): the next load counts it.
@@ -106,6 +109,9 @@ fi
 check "sock_ops link kept, program replaced" test \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)" = "$sock_link" -a \
 	"$(bpftool -j link show pinned "$PIN/link_sockops" | jq .prog_id)" != "$old_prog"
+check "va's XDP link kept (swapped in place), the program on va replaced" test \
+	"$(bpftool -j link show pinned "$XLINK" | jq .id)" = "$xdp_link" -a \
+	"$(bpftool -j link show pinned "$XLINK" | jq .prog_id)" = "$(xdp_id)" -a "$(xdp_id)" != "$old_xdp"
 check "maps keep their contents across load" test \
 	"$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq '.formatted.value')" = 1
 check "one XDP program on va" test "$(nsx a ip -j link show dev va | jq '[.[0].xdp.prog // empty] | length')" = 1

@@ -12,7 +12,7 @@
 # as the previous toe-loader named them (n<INODE>) are taken over by a
 # load in their namespace, and an unload still clears them all.
 . "$(dirname "$0")/../lib.sh"
-plan 13
+plan 14
 dp_start nspins
 need_cmd bpftool jq python3
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
@@ -71,6 +71,12 @@ for p in "$PIN"/*_c"${ca}"_* "$PIN"/*_c"${cb}"_*; do
 	mv "$p" "${n/_c${cb}_/_n${ib}_}"
 done
 check "old-style pins made" test -e "$PIN/link_xdp_n${ia}_if$ifa" -a -e "$PIN/chain_n${ib}_if${ifb}_skb"
+st=$(tl a status -j)
+check "status in a over them: a's XDP link on va (its own namespace, by inode), b's in b" \
+	jq -e --arg a "link_xdp_n${ia}_if$ifa" --arg b "link_xdp_n${ib}_if$ifb" --arg s "ifindex $ifb (netns inode $ib)" \
+	'([.programs[] | select(.pin == $a)] | length == 1 and .[0].attach == "va") and
+		([.programs[] | select(.pin == $b)] | length == 1 and .[0].attach == $s)' <<<"$st" ||
+	jq -c '.programs[] | {pin, attach}' <<<"$st"
 out=$(tl a load --cgroup "$CG" --dev va --xdp-mode skb 2>&1)
 check "a load in a over them takes a's as its own${out:+: $out}" \
 	test -e "$PIN/link_xdp_c${ca}_if$ifa" -a ! -e "$PIN/link_xdp_n${ia}_if$ifa"

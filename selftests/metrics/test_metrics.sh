@@ -8,7 +8,7 @@
 # is over; a scrape's cost with 262,144 flow records in toe_flows; the
 # rules of dist/prometheus checked and unit-tested with promtool.
 . "$(dirname "$0")/../toed/setup.sh"
-plan 43
+plan 45
 need_cmd curl promtool prometheus ss
 need_built selftests/flowfill
 
@@ -130,10 +130,47 @@ check "a port in use: toed names it and runs on, retrying (still running once it
 
 # --- neighbour propagation latency: an rtnetlink change is measured
 ncount() { mcurl "$URL/metrics" | awk '/^opentoe_neigh_propagation_seconds_count /{print $2}'; }
-n0=$(ncount)
+mcurl "$URL/metrics" >"$CONF_DIR/nlat.0"
+n0=$(awk '/^opentoe_neigh_propagation_seconds_count /{print $2}' "$CONF_DIR/nlat.0")
+# toed's start dumped the neighbours: each timed from its own read, none
+# from boot (CLOCK_MONOTONIC 0) as when only events set the read time
+slow=$(awk '/^opentoe_neigh_propagation_seconds_bucket\{le="1"\} /{b = $2} /^opentoe_neigh_propagation_seconds_count /{c = $2} END {print c - b}' "$CONF_DIR/nlat.0")
+check "no neighbour propagation over 1 s since toed started ($slow; $(grep '^opentoe_neigh_propagation_seconds_sum ' "$CONF_DIR/nlat.0"))" \
+	test "$slow" = 0
 ngrew() { [ "$(ncount)" -gt "${n0:-0}" ]; }
 nsx a ip neigh replace 10.202.0.99 lladdr 02:00:00:00:00:99 dev va
 check "a neighbour change adds to opentoe_neigh_propagation_seconds ($n0 before)" wait_for 5 ngrew
+# each observation in the first bucket whose le it does not pass: what the
+# change added to the sum lies between what it added to the buckets times
+# their lower bounds (the le before) and times their le
+nlat_bounds() { # SCRAPE_BEFORE SCRAPE_AFTER
+	python3 - "$1" "$2" <<'EOF2'
+import re, sys
+f = "opentoe_neigh_propagation_seconds"
+def hist(path):
+    b, s = [], None
+    for l in open(path):
+        m = re.match(f + r'_bucket\{le="([^"]+)"\} (\d+)$', l)
+        if m:
+            b.append((float(m.group(1)), int(m.group(2))))
+        elif l.startswith(f + "_sum "):
+            s = float(l.split()[1])
+    return b, s
+(b0, s0), (b1, s1) = hist(sys.argv[1]), hist(sys.argv[2])
+lo = hi = le0 = 0.0
+c0 = 0
+for (le, c), (_, p) in zip(b1, b0):
+    k = (c - p) - c0  # observations added to this bucket alone
+    lo, hi = lo + k * le0, hi + k * le if k else hi
+    le0, c0 = le, c - p
+ds = s1 - s0
+print("%d observed, %.9f s, buckets say %.9f..%s s" % (c0, ds, lo, hi))
+sys.exit(0 if c0 > 0 and lo - 2e-9 <= ds <= hi + 2e-9 else 1)
+EOF2
+}
+mcurl "$URL/metrics" >"$CONF_DIR/nlat.1"
+b=$(nlat_bounds "$CONF_DIR/nlat.0" "$CONF_DIR/nlat.1")
+check "  its buckets agree with its sum: $b" nlat_bounds "$CONF_DIR/nlat.0" "$CONF_DIR/nlat.1"
 
 # --- a real Prometheus scraping toed while TCP traffic runs
 PPORT=$(nsx a python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

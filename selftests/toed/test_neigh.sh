@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 24
+plan 26
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -64,6 +64,12 @@ nsx a ip addr del 10.203.0.1/24 dev va
 lgone() { ! bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey 10.203.0.1) >/dev/null 2>&1; }
 check "an address deleted: gone from $MAP_LOCAL_ADDR" wait_for 2 lgone
 check "the peer address is not local" lgone
+nsx a ip addr add fd00:203::1/64 dev va nodad
+check "an IPv6 address added: in $MAP_LOCAL_ADDR" \
+	wait_for 2 bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey fd00:203::1)
+nsx a ip addr del fd00:203::1/64 dev va
+lgone6() { ! bpftool map lookup pinned "$PIN/$MAP_LOCAL_ADDR" key hex $(lkey fd00:203::1) >/dev/null 2>&1; }
+check "  deleted: gone" wait_for 2 lgone6
 # More local addresses on va than toe_local_addr holds (4,096): the writes
 # past it fail and are counted (map_errors); then they go again
 me0=$(ctl -j stats | jq .daemon.map_errors)

@@ -11,7 +11,7 @@
 # selftests/tools/textjson.py declares the text does not show.
 . "$(dirname "$0")/setup.sh"
 cmds=(status devices flows neigh stats policy)
-plan $((${#cmds[@]} * 2 + 3))
+plan $((${#cmds[@]} * 2 + 4))
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf text <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev va
@@ -64,6 +64,15 @@ out=$(python3 "$TJ" monitor "$CONF_DIR/monitor.json" "$CONF_DIR/monitor.txt" \
 	"$(stat -L -c %i "/run/netns/$(ns_name a)")" 2>&1)
 rc=$?
 check "toectl monitor: each event's text line has every value of its -j line: $(tr '\n' ';' <<<"$out")" test $rc = 0
+# status' counts of neighbours and local addresses: the entries of the
+# maps toed mirrors them into (a neighbour learned meanwhile: between)
+entries() { bpftool -j map dump pinned "$PIN/$1" | jq length; }
+n0=$(entries "$MAP_NEIGH") a0=$(entries "$MAP_LOCAL_ADDR")
+s=$(ctl -j status)
+n1=$(entries "$MAP_NEIGH")
+check "status: $(jq -c '{neighbours, local_addresses}' <<<"$s"): $MAP_NEIGH's entries ($n0-$n1) and $MAP_LOCAL_ADDR's ($a0), some of each" \
+	jq -e --argjson n0 "$n0" --argjson n1 "$n1" --argjson a "$a0" \
+	'.neighbours >= $n0 and .neighbours <= $n1 and .neighbours > 0 and .local_addresses == $a and $a > 0' <<<"$s"
 # the traffic the test meant: what the text must then show
 check "flows: 3 offloaded to t3, the IPv6 one to sw0, 5500's two refused at sw0's capacity (nconn 1)" \
 	jq -e '([.[] | select(.rport == 5300 and .device == "t3" and .decision == "offload")] | length) == 3 and

@@ -6,7 +6,7 @@
 # SO_PEERCRED, SIGKILL with traffic flowing and a restart that adopts the
 # pinned state, SIGTERM leaving the datapath running.
 . "$(dirname "$0")/setup.sh"
-plan 64
+plan 66
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf toed <<'EOF2'
 device t3 type chelsio-t3 nconn 100 dev vb
@@ -17,8 +17,24 @@ EOF2
 sed -i 's/ dev vb$//' "$cfg"
 check "toed --help" toed --help
 check "toectl --help" toectl --help
-start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
+# systemd's readiness (Type=notify): READY=1 to $NOTIFY_SOCKET, a path or
+# an abstract name (@NAME, of toed's network namespace)
+notify_rx() { # ADDR OUT: one datagram on the unix socket ADDR (in a) into OUT
+	rm -f "$2" "$2.up"
+	nsx a timeout 20 python3 -c '
+import socket, sys
+a, out = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + a[1:] if a[0] == "@" else a)
+open(out + ".up", "w").close()
+open(out, "wb").write(s.recv(256))' "$1" "$2" &
+	wait_for 5 test -e "$2.up"
+}
+notify_rx "$CONF_DIR/notify" "$CONF_DIR/ready"
+NOTIFY_SOCKET=$CONF_DIR/notify start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
 ok "toed starts and answers"
+check "it told systemd it is ready: READY=1 to NOTIFY_SOCKET (a path)" \
+	wait_for 5 grep -qx READY=1 "$CONF_DIR/ready"
 
 out=$(nsx a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$RUN" 2>&1); rc=$?
 check "a second toed refuses to start (exit 1): $out" \
@@ -237,12 +253,15 @@ check "with toed dead, new connections are still decided and served" \
 	jq -e '.conns[0].sent == 50000' <<<"$out"
 check "... and offloaded by the datapath" \
 	test "$(dev_live 0 offloaded)" = "$(($(jq .offloaded <<<"$before") + 1))"
-start_toed "$cfg" || { fail "restart"; finish; }
+notify_rx "@opentoe-notify-$$" "$CONF_DIR/ready"
+NOTIFY_SOCKET=@opentoe-notify-$$ start_toed "$cfg" || { fail "restart"; finish; }
 after=$(ctl -j devices | jq -c '.[] | select(.device == "t3")')
 check "restarted toed adopts the device counters (offloaded $(jq .offloaded <<<"$after"), live $(jq .live <<<"$after"))" \
 	jq -e --argjson b "$before" '.offloaded == $b.offloaded + 1 and .live == 1 and .refused == $b.refused' <<<"$after"
 check "the held connection's flow record is still there" \
 	test "$(ctl -j flows port 5300 dev t3 | jq -c '[.[] | {lport, cookie}]')" = "$flows_before"
+check "the restarted toed told systemd it is ready: READY=1 to NOTIFY_SOCKET (@NAME, abstract)" \
+	wait_for 5 grep -qx READY=1 "$CONF_DIR/ready"
 wait $HELDPID
 check "the held connection completed: all its bytes" jq -e '.conns[0].sent == 100000' "$HELD"
 

@@ -25,7 +25,7 @@
 #    100 ms (toed re-judges the flows: the stack drops them).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 31
+plan 32
 need_cmd iptables
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -42,6 +42,16 @@ nsx r ip tuntap add dev tp0 mode tap && nsx r ip link set tp0 up &&
 # ---- auto: veths tc, tap XDP
 feat_says() { nsx r toe-loader features | grep -q '^r0 .*tc (veth)'; }
 check "features: what --hook auto gives r0 (tc, veth)" feat_says
+# a bridge with another's XDP program on it in skb mode: its attach mode
+# says it (no probe), and skb mode is not native
+nsx r ip link add dm1 type bridge && nsx r ip link set dm1 up &&
+	nsx r xdp-filter load --mode skb dm1 || fail "xdp-filter in skb mode on a bridge"
+defer "nsx r ip link del dm1"
+out=$(nsx r toe-loader load --dev dm1 --cgroup "$CG" --pin-dir "$PIN-skb" 2>&1)
+nsx r toe-loader unload --pin-dir "$PIN-skb" >/dev/null; rm -rf "$PIN-skb"
+nsx r xdp-filter unload dm1
+check "a bridge already running an XDP program in skb mode: tc (no_native_xdp): $out" \
+	grep -q 'tc ingress on dm1 (no_native_xdp)' <<<"$out"
 defer "nsx r toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
 out=$(nsx r toe-loader load --dev r0 --dev r1 --dev tp0 --dev dm0 --cgroup "$CG" --pin-dir "$PIN") ||
 	{ fail "load (auto)"; finish; }

@@ -21,7 +21,7 @@ unset LIBXDP_SKIP_DISPATCHER
 
 if toe-loader features -j | jq -e '.[] | select(.name == "ext") | .present' >/dev/null; then
 	DISP=1
-	plan 43
+	plan 47
 else
 	DISP=0
 	plan 13
@@ -149,6 +149,23 @@ check "  xdp-filter's program alone in the dispatcher" test -z "$(xids toe_xdp)"
 check "  and still drops UDP/9" filter_drops_udp9
 check "xdp-filter unloads" nsx a xdp-filter unload va
 check "  nothing on va" test "$(xdp_id)" = 0
+
+# ---- libxdp's info and debug lines (it prints them on 6.1) only with
+# TOE_DEBUG=1; its warnings always.  Standard error of a load and an unload
+# through a dispatcher of opentoe's own, without and with TOE_DEBUG.
+errs() { # CMD...: the command's standard error (its output dropped), shown
+	local e; e=$("$@" 2>&1 >/dev/null)
+	[ -n "$e" ] && head -n 5 <<<"$e" | sed 's/^/#   stderr: /' >&2
+	printf '%s' "$e"
+}
+e=$(errs tl load --dev va)
+check "load through a dispatcher: nothing on stderr without TOE_DEBUG" test -z "$e"
+e=$(errs tlu)
+check "  unload: nothing on stderr either" test -z "$e"
+e=$(TOE_DEBUG=1 errs tl load --dev va 2>/dev/null)
+check "  with TOE_DEBUG=1 the load shows libxdp's lines ($(grep -c '^libxdp: ' <<<"$e"))" grep -q '^libxdp: ' <<<"$e"
+e=$(TOE_DEBUG=1 errs tlu 2>/dev/null)
+check "  and so does the unload ($(grep -c '^libxdp: ' <<<"$e"))" grep -q '^libxdp: ' <<<"$e"
 
 # ---- opentoe first, then xdp-filter
 check "opentoe first: a dispatcher of its own" tl load --dev va

@@ -602,6 +602,8 @@ static int dump_one(struct toe_nl *nl, int type, struct kset *nseen,
 			return errf(err, errlen, "rtnetlink dump: %s",
 				    strerror(errno));
 		}
+		/* a dump's messages are timed too (neigh_lat_observe) */
+		nl->last_recv_ns = now_ns();
 		len = (int)n;
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
 		     h = NLMSG_NEXT(h, len)) {

@@ -56,7 +56,7 @@ struct toe_nl {
 	toe_nl_link_cb link_cb;
 	toe_nl_route_cb route_cb;
 	void *ctx;
-	__u64 last_recv_ns; /* CLOCK_MONOTONIC of the last event read */
+	__u64 last_recv_ns; /* CLOCK_MONOTONIC of the last event or dump part read */
 };
 
 /*
