@@ -977,6 +977,7 @@ tap $? "... and stops it when the listener closes"
 # as a second listener held
 rm -f /tmp/ls /tmp/ls.out
 mkfifo /tmp/ls
+SIB0=$(stat_of kmod_listen_siblings)
 toe_kmod_test listen-same 2 5430 </tmp/ls >/tmp/ls.out 2>&1 &
 LS=$!
 exec 8>/tmp/ls
@@ -988,6 +989,8 @@ inv_step "two SO_REUSEPORT listeners on port 5430"
 check "... toectl devices: 1 listener, 1 held" lsn_dev 1 1
 spool() { [ "$(toe0 | field stid_pool)" = "$1" ]; }
 check "... the second's server TID back in the server pool (stid_pool $(toe0 | field stid_pool) of 63)" spool 63
+sib1() { [ "$(stat_of kmod_listen_siblings)" = $((SIB0 + 1)) ]; }
+check "... toectl stats counts it: kmod_listen_siblings $SIB0 -> $(stat_of kmod_listen_siblings)" sib1
 T0=$(now_ms)
 echo 0 >&8
 wait_for 50 grep -q 'closed 0' /tmp/ls.out
