@@ -162,6 +162,19 @@ static __always_inline bool flows_quota(struct bpf_sock *sk, struct decision *d)
 	return false;
 }
 
+/* A flow record's decision fields from d, with its direction and TCP state. */
+static __always_inline void
+flow_decided(struct toe_flow *f, const struct decision *d, __u8 dir, __u8 state)
+{
+	f->dev = d->dev;
+	f->rule = d->rule;
+	f->decision = d->action;
+	f->reason = d->reason;
+	f->direction = dir;
+	f->state = state;
+	f->policy = (__u32)d->serial;
+}
+
 /*
  * A connection established (dir: which end this socket is): the decision,
  * a device slot or the bypass, the keepalive, its record and its event.
@@ -239,13 +252,7 @@ static __always_inline void on_established(struct bpf_sock_ops *skops, __u8 dir)
 
 	f.start_ns = bpf_ktime_get_ns();
 	f.cookie = cookie;
-	f.dev = d.dev;
-	f.rule = d.rule;
-	f.decision = d.action;
-	f.reason = d.reason;
-	f.direction = dir;
-	f.state = BPF_TCP_ESTABLISHED;
-	f.policy = (__u32)d.serial;
+	flow_decided(&f, &d, dir, BPF_TCP_ESTABLISHED);
 	f.netns_ino = sk_netns_ino(sk);
 	fill_counters(&f, skops);
 	bpf_map_update_elem(&toe_flows, &k, &f, BPF_ANY);
@@ -417,13 +424,7 @@ static __always_inline void on_listen(struct bpf_sock_ops *skops)
 			listen_full(sk, &d, &stid);
 		}
 	}
-	f.dev = d.dev;
-	f.rule = d.rule;
-	f.decision = d.action;
-	f.reason = d.reason;
-	f.direction = TOE_DIR_PASSIVE;
-	f.state = BPF_TCP_LISTEN;
-	f.policy = (__u32)d.serial;
+	flow_decided(&f, &d, TOE_DIR_PASSIVE, BPF_TCP_LISTEN);
 	emit(TOE_EV_LISTEN_START, &k, &f, NULL, stid);
 	bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
 }

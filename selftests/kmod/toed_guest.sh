@@ -76,16 +76,17 @@ skip_rest() {
 	echo "ok $n - toed: toed against the module # SKIP $*"
 	exit 0
 }
-wait_for() { # TENTHS CMD...
-	t=$1
-	shift
+poll_us() { # USECS N CMD...: CMD every USECS us, N times at most
+	local us=$1 t=$2
+	shift 2
 	while [ "$t" -gt 0 ]; do
 		"$@" >/dev/null 2>&1 && return 0
-		usleep 100000
+		usleep "$us"
 		t=$((t - 1))
 	done
 	return 1
 }
+wait_for() { poll_us 100000 "$@"; } # TENTHS CMD...
 # one JSON object a line, from toectl -j's compact arrays
 objs() { sed 's/},{/}\n{/g'; }
 field() { # NAME: the number or string value of "NAME" on each line
@@ -468,16 +469,7 @@ closed() { # PID...: their connections closed; T0 just before
 # refused.  Then the pool, read with toed stopped: 16 TIDs, none twice,
 # each reserved in the module; no flow demoted (reason nodev), no TID_FREE
 # refused; the invariant
-wait_ms() { # N CMD...: every 20 ms, N times at most
-	t=$1
-	shift
-	while [ "$t" -gt 0 ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		usleep 20000
-		t=$((t - 1))
-	done
-	return 1
-}
+wait_ms() { poll_us 20000 "$@"; } # N CMD...: every 20 ms, N times at most
 # toed's pool full again and nothing in flight: every close read
 pfull() {
 	A=$(toe0)
