@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 26
+plan 28
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -21,6 +21,10 @@ start_toed "$cfg" --interface dz || { fail "toed starts"; cat "$TOED_LOG"; finis
 ifidx() { nsx a ip -j link show "$1" | jq '.[0].ifindex'; }
 VA=$(ifidx va) DZ=$(ifidx dz) DU=$(ifidx du)
 S0=$(ctl -j stats)
+MON=$CONF_DIR/monitor
+ctl -j monitor >"$MON" 2>&1 &
+defer "kill $!"
+sleep 0.3
 # grew JQ_KEYS: toectl stats' daemon counters KEYS (.daemon.a, .daemon.b)
 # all above their value in S0
 grew() { jq -e --argjson s0 "$S0" "[$1] as \$now | (\$s0 | [$1]) as \$was |
@@ -54,6 +58,17 @@ check "an interface opentoe is not on is not mirrored" not_in_map "$DU" 192.0.2.
 nsx a ip neigh add 192.0.2.10 lladdr 02:00:00:00:70:02 dev dz
 check "--interface dz is mirrored" wait_for 2 in_map "$DZ" "192.0.2.10 02:00:00:00:70:02 PERMANENT"
 check "after these, the map still equals ip neigh show" same va "$VA"
+# A NOARP entry (as the kernel makes for each multicast group a link
+# joins) and its deletion: never mirrored, so no change to tell.  The
+# monitor's deletes are exactly the mirrored entry deleted above.
+nsx a ip neigh add 10.202.0.70 dev va nud noarp
+nsx a ip neigh del 10.202.0.70 dev va
+nsx a ip neigh add 10.202.0.71 lladdr 02:00:00:00:71:01 dev va nud permanent
+mon_set() { jq -e -s 'any(.[]; .event == "neigh" and .op == "set" and .dst == "10.202.0.71")' "$MON" >/dev/null; }
+check "monitor: the marker entry's set arrives" wait_for 2 mon_set
+dels=$(jq -r -s '[.[] | select(.event == "neigh" and .op == "delete") | .dst] | join(",")' "$MON")
+check "monitor: one delete, the mirrored 10.202.0.50's; none for a NOARP entry or one never mirrored ($dels)" \
+	test "$dels" = 10.202.0.50
 
 # Local addresses
 lkey() { python3 "$NMAP" localkey "$1"; }

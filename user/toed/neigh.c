@@ -342,8 +342,15 @@ static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h,
 	 * unicast TCP next hop is one.  Not mirrored (removed if one was).
 	 */
 	if (h->nlmsg_type == RTM_DELNEIGH || (v.state & NUD_NOARP)) {
-		if (bpf_map_delete_elem(nl->neigh_map, &k) == 0)
-			nl->st.neigh_del++;
+		/*
+		 * Only a mirrored entry's removal is a change: a NOARP entry
+		 * (every multicast group a link joins, at each dump) or the
+		 * deletion of one never mirrored is neither told to a
+		 * monitor nor timed.
+		 */
+		if (bpf_map_delete_elem(nl->neigh_map, &k))
+			return;
+		nl->st.neigh_del++;
 		DTRACE_PROBE5(toed, neigh_applied, 0, k.ifindex, k.family,
 			      k.addr, nl->last_recv_ns);
 		if (nl->neigh_cb)
