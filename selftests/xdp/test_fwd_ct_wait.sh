@@ -20,11 +20,15 @@
 #    (fwd_ct_ready), intact;
 #  - the admission's event gone before a new toed read it (another reader
 #    took it off the ring): toed's start sweeps toe_fwd for flows still
-#    waiting (fwd_ct_swept) and the flow takes the fast path.
+#    waiting (fwd_ct_swept) and the flow takes the fast path;
+#  - toed's word pushed out of toe_fwd_ctok (an LRU of 16,384) by 32,768
+#    others before the flow's next packet: the stack forwards the flow
+#    until toed's sweep of flows still waiting (every 5 s while
+#    fwd_ct_wait moves) writes it again, within 7 s.
 # TOE_FWD_HOOK=tc: test_fwd_ct_wait_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 14
+plan 19
 need_cmd iptables ip6tables conntrack curl
 router_test fwdctw || exit 1
 [ "$FWD_HOOK" = tc ] || endpoints_for_native || exit 1
@@ -117,4 +121,46 @@ check "  a new toed sweeps it: on the fast path (state $ls), fwd_ct_swept $sw" t
 kill -USR1 $cpid
 wait $cpid
 check "  and the transfer completes intact" intact lost
+
+# ---- toed's word evicted before the flow's next packet took it
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5201 --seconds 60 --lport-file "$work/evict.lport" \
+	--go-file "$work/evict.go" >"$work/evict.json"
+cpid=$NSX_PID
+has_word() {
+	local c
+	c=$(cat "$work/evict.lport" 2>/dev/null) && [ -n "$c" ] || return 1
+	bpftool -j map dump pinned "$PIN/$MAP_FWD_CTOK" |
+		jq -e --argjson c "$c" '[.[] | .formatted.key | select(.lport == $c or .rport == $c)] | length > 0' >/dev/null
+}
+check "an idle flow, admitted: toed's word for it in $MAP_FWD_CTOK" wait_for 10 has_word
+# toed held (SIGSTOP) so that its sweep, which would soon write the word
+# again, waits until the stack has been seen carrying the flow
+sw0=$(ctl -j stats | jq .daemon.fwd_ct_swept)
+kill -STOP $TOED
+# 32,768 made-up keys (family 255: no flow's) through the LRU of 16,384
+python3 - "$PIN/$MAP_FWD_CTOK" >"$work/ctok.batch" <<'PY'
+import sys
+for i in range(32768):
+    key = i.to_bytes(4, "little") + bytes(32) + bytes([0xff]) + bytes(11)
+    print("map update pinned %s key hex %s value hex 01 00 00 00"
+          % (sys.argv[1], " ".join("%02x" % b for b in key)))
+PY
+bpftool batch file "$work/ctok.batch" >/dev/null || fail "bpftool batch: 32,768 words"
+no_word() { ! has_word; }
+check "  32,768 other words pushed it out of the LRU" no_word
+w0=$(st "$STAT_FWD_CT_WAIT")
+touch "$work/evict.go"
+sleep 1
+check "  the flow sends: the stack forwards it, still waiting (state $(fwd_states evict), fwd_ct_wait $w0 -> $(st "$STAT_FWD_CT_WAIT"))" \
+	test "$(fwd_states evict)" = 5 -a "$(st "$STAT_FWD_CT_WAIT")" -gt "$w0"
+t0=$(date +%s%N)
+kill -CONT $TOED
+evict_fast() { test "$(fwd_states evict)" = 3; }
+wait_for 10 evict_fast
+ms=$((($(date +%s%N) - t0) / 1000000)) sw=$(ctl -j stats | jq .daemon.fwd_ct_swept)
+check "  toed runs: its sweep writes the word again, on the fast path within 7 s ($ms ms; state $(fwd_states evict)), fwd_ct_swept $sw0 -> $sw" \
+	test "$(fwd_states evict)" = 3 -a "$ms" -le 7000 -a "$sw" = $((sw0 + 1))
+kill -USR1 $cpid
+wait $cpid
+check "  and the transfer completes intact" intact evict
 finish

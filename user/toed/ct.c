@@ -27,6 +27,7 @@
 #include "ct.h"
 #include "opentoe_events.h"
 #include "log.h"
+#include "show_maps.h"
 
 /* The nested attribute of type t in [a, a + len), or NULL. */
 static const struct nlattr *attr_find(const void *a, int len, int t)
@@ -324,8 +325,9 @@ bool ct_admitted(const char *fwd_path, const struct toe_event *e)
 	return true;
 }
 
-unsigned int ct_wait_sweep(const char *fwd_path)
+unsigned int ct_wait_sweep(const char *fwd_path, __u64 min_age_ns)
 {
+	__u64 now = toe_now_ns();
 	struct toe_flow_key k, next, *prev = NULL;
 	int fd = bpf_obj_get(fwd_path);
 	int ok = fwd_sibling(fwd_path, TOE_MAP(FWD_CTOK));
@@ -340,7 +342,7 @@ unsigned int ct_wait_sweep(const char *fwd_path)
 		prev = &k;
 		/* waiting, and not for its next packet only (the word there) */
 		if (bpf_map_lookup_elem(fd, &k, &v) ||
-		    v.state != TOE_FWD_CT_WAIT ||
+		    v.state != TOE_FWD_CT_WAIT || v.adm_ns + min_age_ns > now ||
 		    bpf_map_lookup_elem(ok, &k, &one) == 0)
 			continue;
 		memset(&e, 0, sizeof(e));

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <linux/netlink.h>
+#include <linux/types.h>
 
 /*
  * One ctnetlink message h: if it is a conntrack entry's destruction (its
@@ -36,9 +37,13 @@ void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v);
 bool ct_admitted(const char *fwd_path, const struct toe_event *e);
 
 /*
- * Flows admitted TOE_FWD_CT_WAIT whose event toed did not read (it was not
- * running, or the event was lost): ct_admitted for each; how many took.
+ * Flows admitted TOE_FWD_CT_WAIT at least min_age_ns ago (bpf_ktime_get_ns)
+ * and not yet given their word: ct_admitted for each; how many took.  With
+ * 0, at toed's start and after an event loss: those whose event toed did
+ * not read.  Later, the ones still waiting a while after their event: the
+ * ctnetlink update failed, or toe_fwd_ctok (an LRU) evicted the word
+ * before the flow's next packet took it.
  */
-unsigned int ct_wait_sweep(const char *fwd_path);
+unsigned int ct_wait_sweep(const char *fwd_path, __u64 min_age_ns);
 
 #endif /* __TOED_CT_H */

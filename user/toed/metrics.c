@@ -303,7 +303,7 @@ static const struct family {
 	[F_ROUTE_CHG] = { "opentoe_fwd_route_changes_total", "counter",
 			  "Route changes that made the forward path's cached routes stale" },
 	[F_CT_SWEPT] = { "opentoe_fwd_ct_swept_total", "counter",
-			 "Fast-path flows whose admission toed had not read, their conntrack entry made true late" },
+			 "Flows left waiting for conntrack (admission unread, word lost) that a sweep gave the fast path" },
 };
 
 /* A toectl stats counter (show_state.c) and where it goes. */

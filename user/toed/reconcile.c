@@ -24,11 +24,22 @@
 #include "ct.h"
 
 #define RECONCILE_CHECK_MS 250 /* how often event_dropped is looked at */
+/*
+ * How often toed looks for flows still waiting for their conntrack word
+ * (ct_wait_sweep) CT_RETRY_AGE_MS after their admission, when the stack
+ * forwarded packets of waiting flows since the last look (fwd_ct_wait
+ * moved): a walk of toe_fwd at most every CT_RETRY_MS.
+ */
+#define CT_RETRY_MS 5000
+#define CT_RETRY_AGE_MS 1000
 
+/* The loop's own (one thread): no lock. */
 static struct {
 	__u64 dropped_seen; /* event_dropped when last looked at */
 	bool primed; /* dropped_seen read once (at start: no reconcile) */
 	__u64 next_check_ns;
+	__u64 ct_wait_seen; /* fwd_ct_wait at the last retry look */
+	__u64 next_retry_ns;
 } R;
 
 /* What a reconcile put right so far, all kinds summed. */
@@ -68,7 +79,7 @@ void reconcile_now(const char *why)
 	test_delay();
 	kmod_reconcile();
 	listen_reconcile();
-	D->rec.ct_swept += ct_wait_sweep(nft_fwd_path());
+	D->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	D->rec.fixed += fixed_so_far() - before;
 	D->rec.last_took_ns = toe_now_ns() - D->rec.last_ns;
 	logm(LOG_INFO,
@@ -123,6 +134,27 @@ void reconcile_soon(void)
 	R.next_check_ns = 0;
 }
 
+/*
+ * Flows left waiting for their conntrack word: the stack still forwards
+ * them (fwd_ct_wait moves), CT_RETRY_AGE_MS after their admission.  Their
+ * ctnetlink update failed, or toe_fwd_ctok evicted the word (a burst of
+ * admissions larger than it, faster than their next packets): done again.
+ */
+static void ct_wait_retry(__u64 now)
+{
+	__u64 w = 0;
+
+	if (now < R.next_retry_ns)
+		return;
+	R.next_retry_ns = now + CT_RETRY_MS * 1000000ULL;
+	if (!stat_sum(TOE_S_FWD_CT_WAIT, &w) || w == R.ct_wait_seen)
+		return;
+	R.ct_wait_seen = w;
+	events_consume(); /* admissions toed was late for are not misses */
+	D->rec.ct_swept +=
+		ct_wait_sweep(nft_fwd_path(), CT_RETRY_AGE_MS * 1000000ULL);
+}
+
 /* After every wake-up of the loop: events lost since the last look? */
 void reconcile_tick(void)
 {
@@ -143,7 +175,7 @@ void reconcile_tick(void)
 		/* admissions whose events went before toed read them: the
 		 * ring read first, so that only those are left waiting */
 		events_consume();
-		D->rec.ct_swept += ct_wait_sweep(nft_fwd_path());
+		D->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	}
 	if (R.primed && (__u64)d > R.dropped_seen) {
 		snprintf(why, sizeof(why), "%llu events lost",
@@ -153,6 +185,7 @@ void reconcile_tick(void)
 	}
 	R.dropped_seen = d;
 	R.primed = true;
+	ct_wait_retry(now);
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by the next look. */
