@@ -886,13 +886,13 @@ check "$MAP_LISTENERS filled by hand: $(nlmap) entries of ${lmax:-?}" test "$(nl
 SO0=$(stat_of kmod_stids_orphaned)
 USED0=$(toe0 | field tids_used)
 TOEI=$(toe0 | field index)
-sleep 30 | nc -l -p 5410 >/dev/null &
+sleep 30 | nc -l -p 5412 >/dev/null &
 LSN=$!
 T0=$(now_ms)
-lfull() { grep -q '\[listen_start\] .*:5410 host dev - reason listeners_full' "$LOG"; }
+lfull() { grep -q '\[listen_start\] .*:5412 host dev - reason listeners_full' "$LOG"; }
 wait_for 50 lfull
-tap $? "a listener on port 5410 the rule offloads on toe0, the map full: host, reason listeners_full (logged)" ||
-	grep 5410 "$LOG" | sed 's/^/# /'
+tap $? "a listener on port 5412 the rule offloads on toe0, the map full: host, reason listeners_full (logged)" ||
+	grep 5412 "$LOG" | sed 's/^/# /'
 inv_step "a listener on toe0 with $MAP_LISTENERS full"
 backnow() { inv_snap && [ "$SPOOL" = 64 ] && [ "$SFLIGHT" = 0 ] && inv_holds; }
 backnow
@@ -909,12 +909,12 @@ taking() {
 		sed -n 's/.*"stid_taking":\([0-9]*\).*/\1/p'
 }
 check "... its take over: $MAP_DEV_LIVE stid_taking $(taking)" test "$(taking)" = 0
-check "... not in the module" sh -c '! toe_kmod_test listeners | grep -q " port 5410\$"'
+check "... not in the module" sh -c '! toe_kmod_test listeners | grep -q " port 5412\$"'
 check "... none orphaned: kmod_stids_orphaned ${SO0:-?} -> $(stat_of kmod_stids_orphaned)" \
 	test "$(stat_of kmod_stids_orphaned)" = "${SO0:-x}"
-(echo hi; sleep 3) | nsenter --net=/run/netns/peer nc 10.7.0.1 5410 >/dev/null 2>&1 &
+(echo hi; sleep 3) | nsenter --net=/run/netns/peer nc 10.7.0.1 5412 >/dev/null 2>&1 &
 C1=$!
-wait_for 50 child 5410 '"decision":"host","reason":"listeners_full"'
+wait_for 50 child 5412 '"decision":"host","reason":"listeners_full"'
 tap $? "... a connection it accepts: host, reason listeners_full" ||
 	toectl -j flows | sed 's/^/# /'
 check "... no TID taken: toe0's TIDs in use unchanged (${USED0:-?})" test "$(toe0 | field tids_used)" = "${USED0:-x}"

@@ -299,8 +299,14 @@ def cmd_run(rules):
     seed, n, sample = pick(muts)
     goal = float(os.environ.get("MUTANT_GOAL", "90"))
     wide_secs = os.environ.get("MUTANT_WIDE_SECS", "900")
-    print("gen.py: %d of %d rule-made mutants, MUTANT_SEED=%s (replay: MUTANT_SEED=%s MUTANT_SAMPLE=%d)%s"
-          % (len(sample), len(muts), seed, seed, n, ", table of " + os.environ["MUTANT_TABLE"] if table else ""),
+    if seed is None:  # MUTANT_ONLY's ids of all the mutants: no sample to replay
+        how = "MUTANT_ONLY's ids (replay: MUTANT_ONLY=%s)" % ",".join(
+            i for i in os.environ.get("MUTANT_ONLY", "").split(",") if i)
+    else:
+        how = "MUTANT_SEED=%s (replay: MUTANT_SEED=%s MUTANT_SAMPLE=%d%s)" % (
+            seed, seed, n, " MUTANT_ONLY=..." if os.environ.get("MUTANT_ONLY") else "")
+    print("gen.py: %d of %d rule-made mutants, %s%s"
+          % (len(sample), len(muts), how, ", table of " + os.environ["MUTANT_TABLE"] if table else ""),
           flush=True)
     add_wide(sample, table)
     logdir = os.path.join(mutants.TOP, "build", "mutants")

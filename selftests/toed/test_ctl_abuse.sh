@@ -9,7 +9,7 @@
 # client limit is refused with a clear message; SIGTERM stops toed within
 # a second with all of them still connected.
 . "$(dirname "$0")/setup.sh"
-plan 41
+plan 43
 need_cmd python3
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
 toed_t3 abuse
@@ -51,6 +51,12 @@ for p in abc -1 65536 99999999999999999999 4294967296 " "; do
 done
 for n in 0 18446744073709551616 a/b .. 'a%b' "$(printf 'n%.0s' {1..65})"; do
 	send_err "flows netns '${n:0:20}'" "$(hex "flows netns $n")0a" "bad netns '${n:0:20}"
+done
+# and the inodes either side of those: a number in range is a filter
+for n in 18446744073709551615 "$(stat -L -c %i /proc/self/ns/net)"; do
+	out=$($CTLC "$SOCK" send "$(hex "flows netns $n")0a" | head -c 300 | tr -d '\0')
+	check "flows netns $n: an answer, not an error ($(head -n 1 <<<"$out" | cut -c1-60))" \
+		test -n "$out" -a "${out#error}" = "$out"
 done
 send_err "flows netns of a name ip netns does not know" "$(hex 'flows netns toe-nosuchns')0a" \
 	"unknown netns 'toe-nosuchns'"
