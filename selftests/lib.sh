@@ -74,9 +74,10 @@ _toe_cleanup_one() {
 # A second INT or TERM while the cleanups run must not cut them short.
 trap 'trap "" INT TERM; _toe_run_cleanups' EXIT
 trap 'exit 130' INT TERM
-# The datapath locks of this test's pin folder (toe-loader and toed take
-# them, user/lib/dplock.h); registered first, so removed last.
-defer "rm -f /run/opentoe/locks/opentoe-$TOE_TEST_ID.*"
+# The datapath locks of this test's pin folders (toe-loader and toed take
+# them, user/lib/dplock.h): PIN's and the ones a test names after it
+# (opentoe-$TOE_TEST_ID-NAME); registered first, so removed last.
+defer "rm -f /run/opentoe/locks/opentoe-$TOE_TEST_ID.* /run/opentoe/locks/opentoe-$TOE_TEST_ID-*"
 
 # skip REASON: only for what this machine's kernel (or hardware) cannot do;
 # selftests/run.sh lists every skip with its reason at the end.

@@ -161,7 +161,7 @@ expect_err "kernel without BTF" "kernel has no BTF" env TOE_SYSFS_BTF=/nonexiste
 	nsenter --net=/run/netns/$(ns_name a) toe-loader load --dev va --cgroup "$CG" --pin-dir "$PIN"
 mkdir -p /tmp/opentoe-$TOE_TEST_ID && defer "rm -rf /tmp/opentoe-$TOE_TEST_ID"
 expect_err "pin folder not on bpffs" "not on a bpf filesystem" \
-	nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir /tmp/opentoe-$TOE_TEST_ID/pins
+	nsx a toe-loader load --dev va --cgroup "$CG" --pin-dir /tmp/opentoe-$TOE_TEST_ID/opentoe-$TOE_TEST_ID-nobpf
 expect_err "bad XDP mode" "bad --xdp-mode 'fast'" tl load --dev va --xdp-mode fast --cgroup "$CG"
 if command -v setpriv >/dev/null; then
 	expect_err "not root" "must be run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \
