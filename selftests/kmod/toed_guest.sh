@@ -541,10 +541,12 @@ inv_step "2 binds refused by the module (fail_connect)"
 echo 0 >"$SIMDBG/fail_connect"
 closed "$G7"
 step 8 "... demoted to the host: nothing else changed"
-# the pool exhausted: 4 close and the device releases their TIDs 8 s late,
-# so 8 TIDs are free of 16 (8 live, 4 closing), and 10 more connections
-# find 8 in the pool: 2 stay on the host, reason no_tid
-echo 8000 >"$SIMDBG/release_delay_ms"
+# the pool exhausted: 4 close and the device releases their TIDs 20 s
+# late, so 8 TIDs are free of 16 (8 live, 4 closing), and 10 more
+# connections find 8 in the pool: 2 stay on the host, reason no_tid.  (8 s
+# late was too soon: under a make check's load the steps between took
+# longer, the releases came first and all 10 found a TID.)
+echo 20000 >"$SIMDBG/release_delay_ms"
 closed "$G3"
 inv_step "close: 4 more, the device releasing them late"
 hold 10
@@ -556,7 +558,7 @@ echo 0 >"$SIMDBG/release_delay_ms"
 closed "$G8"
 inv_step "close: the 8 that had a TID (4 more still releasing)"
 # the device's late releases: toed's timer puts them back in the pool
-wait_for 150 agree 4
+wait_for 300 agree 4
 step 4 "4 left, the late releases in"
 stop_toed TERM
 NL=$(($(wc -l <"$LOG") + 1))
