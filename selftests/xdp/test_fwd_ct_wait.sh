@@ -22,7 +22,7 @@
 #    took it off the ring): toed's start sweeps toe_fwd for flows still
 #    waiting (fwd_ct_swept) and the flow takes the fast path;
 #  - toed's word pushed out of toe_fwd_ctok (an LRU of 16,384) by 32,768
-#    others before the flow's next packet: the stack forwards the flow
+#    others from each CPU before the flow's next packet: the stack forwards the flow
 #    until toed's sweep of flows still waiting (every 5 s while
 #    fwd_ct_wait moves) writes it again, within 7 s.
 # TOE_FWD_HOOK=tc: test_fwd_ct_wait_tc.sh.
@@ -137,17 +137,26 @@ check "an idle flow, admitted: toed's word for it in $MAP_FWD_CTOK" wait_for 10 
 # again, waits until the stack has been seen carrying the flow
 sw0=$(ctl -j stats | jq .daemon.fwd_ct_swept)
 kill -STOP $TOED
-# 32,768 made-up keys (family 255: no flow's) through the LRU of 16,384
-python3 - "$PIN/$MAP_FWD_CTOK" >"$work/ctok.batch" <<'PY'
+# 32,768 made-up keys (family 255: no flow's) through the LRU of 16,384,
+# from each CPU: a new entry waits in its writer's CPU's pending list,
+# which only that CPU's next insert past its free nodes flushes (kernel
+# bpf_lru_list.c), so toed's word, written on any CPU, is evicted only
+# when every CPU has inserted
+ncpu=$(nproc)
+for ((cpu = 0; cpu < ncpu; cpu++)); do
+	python3 - "$PIN/$MAP_FWD_CTOK" "$cpu" >"$work/ctok.batch" <<'PY'
 import sys
-for i in range(32768):
+base = int(sys.argv[2]) << 16
+for i in range(base, base + 32768):
     key = i.to_bytes(4, "little") + bytes(32) + bytes([0xff]) + bytes(11)
     print("map update pinned %s key hex %s value hex 01 00 00 00"
           % (sys.argv[1], " ".join("%02x" % b for b in key)))
 PY
-bpftool batch file "$work/ctok.batch" >/dev/null || fail "bpftool batch: 32,768 words"
+	taskset -c "$cpu" bpftool batch file "$work/ctok.batch" >/dev/null ||
+		fail "bpftool batch on CPU $cpu: 32,768 words"
+done
 no_word() { ! has_word; }
-check "  32,768 other words pushed it out of the LRU" no_word
+check "  32,768 other words from each of the $ncpu CPUs pushed it out of the LRU" no_word
 w0=$(st "$STAT_FWD_CT_WAIT")
 touch "$work/evict.go"
 sleep 1
