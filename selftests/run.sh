@@ -137,6 +137,7 @@ is_side_test() {
 	*/style/test_style.sh | */style/test_counters.sh | */style/test_lib.sh | \
 		*/docs/test_docs.sh | */mutants/test_mutants_table.sh | */bench/test_report.sh | \
 		*/config/test_limits.sh | */deb/test_deb.sh | */toed/test_install.sh | \
+		*/guest/test_kernel_cache.sh | \
 		*/parser/test_parser.sh) [ "${TOE_SERIAL:-0}" != 1 ] ;;
 	*) return 1 ;;
 	esac

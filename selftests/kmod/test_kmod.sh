@@ -68,26 +68,28 @@ out=$(make --no-print-directory -C "$TOE_TOP" kmod KDIR=/nonexistent O="$tmp/mk2
 check "make kmod without headers fails (rc $rc) naming what to install" \
 	test "$rc" != 0 -a -n "$(grep "no kernel headers at /nonexistent" <<<"$out")" -a ! -e "$tmp/mk2/kmod"
 # checkpatch.pl: Debian's headers and kbuild packages do not ship it; take
-# it (once, cached) from the linux-source package of the same kernel line
+# it (once, cached: scripts/fill_once.sh) from the linux-source package of
+# the same kernel line
 cp_pl=$kdir/scripts/checkpatch.pl
-if [ ! -f "$cp_pl" ] && [ "${TOE_KMOD_CHECKPATCH:-1}" = 1 ]; then
-	src=linux-source-${kbuild#linux-kbuild-}
-	sv=$(apt-cache show --no-all-versions "$src" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
-	cpdir=$cache/checkpatch-$sv
-	cp_pl=$cpdir/scripts/checkpatch.pl
-	if [ -n "$sv" ] && [ ! -f "$cp_pl" ]; then
-		echo "fetching checkpatch.pl from $src $sv"
-		rm -rf "$tmp/src" && mkdir -p "$tmp/src" "$cpdir/scripts"
+fetch_checkpatch() { # into $FILL
+	echo "fetching checkpatch.pl from $src $sv"
+	mkdir -p "$tmp/src" "$FILL/scripts" &&
 		(cd "$tmp/src" && apt-get download -q "$src" >/dev/null 2>&1 &&
 			dpkg-deb --fsys-tarfile "$src"_*.deb |
 			tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
 			xz -dc | tar -x --wildcards --strip-components=1 \
-				-C "$cpdir" '*/scripts/checkpatch.pl' \
+				-C "$FILL" '*/scripts/checkpatch.pl' \
 				'*/scripts/spelling.txt' \
-				'*/scripts/const_structs.checkpatch') ||
-			rm -rf "$cpdir"
-		rm -rf "$tmp/src"
-	fi
+				'*/scripts/const_structs.checkpatch')
+	local rc=$?
+	rm -rf "$tmp/src"
+	return $rc
+}
+if [ ! -f "$cp_pl" ] && [ "${TOE_KMOD_CHECKPATCH:-1}" = 1 ]; then
+	src=linux-source-${kbuild#linux-kbuild-}
+	sv=$(apt-cache show --no-all-versions "$src" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	cp_pl=$cache/checkpatch-$sv/scripts/checkpatch.pl
+	[ -n "$sv" ] && fill_once "$cache/checkpatch-$sv" "$sv" fetch_checkpatch
 fi
 if [ -f "$cp_pl" ]; then
 	if perl "$cp_pl" --no-tree --terse -f "$TOE_TOP"/kmod/*.c \
