@@ -7,12 +7,22 @@
 # parent: $O/deb/.
 # debian/changelog is written here from VERSION (the one version), dated
 # with the last commit's date so that a rebuild gives the same changelog.
+# Built in a folder of its own ($O/deb.tmp.PID) and renamed to $O/deb
+# whole, under a lock ($O/deb.lock): two builds at once (a developer's and
+# make check's) each get a whole package, and one stopped half-way leaves
+# no $O/deb that looks built.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 O=${1:-build}
 version=$(cat VERSION)
-out=$O/deb
+dest=$O/deb
+mkdir -p "$O"
+for d in "$O"/deb.tmp.*; do # left by a build killed half-way (its PID gone)
+	[ -d "$d" ] && ! kill -0 "${d##*.}" 2>/dev/null && rm -rf "$d" || true
+done
+out=$O/deb.tmp.$$
+trap 'rm -rf "$out"' EXIT
 src=$out/opentoe-$version
 for c in dpkg-buildpackage dh; do
 	command -v $c >/dev/null || {
@@ -20,7 +30,6 @@ for c in dpkg-buildpackage dh; do
 		exit 1
 	}
 done
-rm -rf "$out"
 mkdir -p "$src"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# the work tree's files, changes and new files included, less what
@@ -49,8 +58,13 @@ EOT
 unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS LDFLAGS CPPFLAGS O PREFIX DESTDIR UNITDIR
 (cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
-	echo "make deb: dpkg-buildpackage failed (log: $out/build.log)" >&2
+	mkdir -p "$dest.failed"
+	cp "$out/build.log" "$dest.failed/build.log"
+	echo "make deb: dpkg-buildpackage failed (log: $dest.failed/build.log)" >&2
 	exit 1
 }
-deb=$(ls "$out"/opentoe_"$version"_*.deb)
+flock "$O/deb.lock" sh -c 'rm -rf "$1.old.$$"
+	[ ! -e "$1" ] || mv "$1" "$1.old.$$"
+	mv "$2" "$1" && rm -rf "$1.old.$$"' sh "$dest" "$out"
+deb=$(ls "$dest"/opentoe_"$version"_*.deb)
 echo "built $deb"
