@@ -84,6 +84,13 @@ done
 # the log; TOE_GUEST_TAP=FILE keeps the guest's whole TAP
 sed 's/^/guest: /' "$out/tap" 2>/dev/null | grep -E '^guest: (not ok|#)' | head -n 150
 [ -n "${TOE_GUEST_TAP:-}" ] && cp "$out/tap" "$TOE_GUEST_TAP"
+# where the guest's time went: the ten slowest test files (run.sh's "exit
+# RC after Ns" lines), for whoever shortens make check
+if grep -q '^# .*: exit [0-9]* after [0-9]*s$' "$out/tap" 2>/dev/null; then
+	echo "the guest's slowest test files (seconds under TCG):"
+	sed -n 's/^# \(.*\): exit [0-9]* after \([0-9]*\)s$/\2 \1/p' "$out/tap" |
+		sort -rn | head -n 10 | sed 's/^/  /'
+fi
 
 bad='WARNING|BUG|Oops|refcount|leak|Call Trace|general protection|unregister_netdevice: waiting|[Ll]ist corruption|cut here'
 if [ ! -s "$out/dmesg" ]; then

@@ -221,10 +221,18 @@ while IFS= read -r line; do
 	# the guest's own plan is not this file's (run.sh would take it as
 	# ours: "planned 100 checks, ran 136", a failure whatever the code)
 	1..*) echo "guest plan: $line" ;;
+	"step-time "*) echo "${line#step-time }" >>"$tmp/steps" ;;
 	*) echo "$line" ;;
 	esac
 done <"$tmp/tap"
 grep -q '^not ok' "$tmp/tap" && _toe_failed=1
+# where the guest's time went: the ten slowest steps (the time since the
+# check before each), for whoever shortens make check
+if [ -s "$tmp/steps" ]; then
+	echo "the guest's slowest steps (seconds under TCG, check, the check's text):"
+	sort -rn "$tmp/steps" | head -n 10 | sed 's/^/  /'
+	awk '{ s += $1 } END { printf "  (%d steps, %.0f s in all)\n", NR, s }' "$tmp/steps"
+fi
 
 if grep -q '^=== OPENTOE TAP END rc=0 ===$' "$log"; then
 	ok "guest test program finished (rc 0)"

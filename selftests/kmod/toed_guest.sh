@@ -55,8 +55,15 @@ LOG=/tmp/toed.log
 # copies it in
 . /bin/toe_names.sh
 
+# The time each check took since the one before (its step's cost, under
+# TCG): a line "step-time SECONDS N DESC" that test_kmod.sh sorts, to
+# print the slowest ten at the end.
+t_last=$(cut -d' ' -f1 /proc/uptime)
 tap() { # RC DESC: 0 for ok, as the test's own exit status
 	n=$((n + 1))
+	t_now=$(cut -d' ' -f1 /proc/uptime)
+	echo "step-time $(awk -v a="$t_last" -v b="$t_now" 'BEGIN { printf "%.1f", b - a }') $n toed: $2"
+	t_last=$t_now
 	if [ "$1" = 0 ]; then
 		echo "ok $n - toed: $2"
 		return 0
