@@ -4,6 +4,8 @@
 #   make            build the eBPF objects, skeletons and user programs
 #   make check      install what is missing, build, run every selftest (root)
 #   make demo       install what is missing, build, run the demo (root)
+#   make check-fresh  make check as a new machine runs it: a clean clone of
+#                   HEAD, an empty cache (root; before saying a change works)
 #   make check-guest  the datapath tests on Debian 12's 6.1 in a qemu guest (root)
 #   make fuzz       differential parser fuzzing, 1,000,000 packets; the
 #                   configuration and control-request parsers, 60 s each
@@ -65,7 +67,7 @@ FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem apps
-.PHONY: all progs deps check check-guest demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+.PHONY: all progs deps check check-fresh check-guest demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -187,6 +189,12 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
 	@TOE_NO_BUILD=1 bash selftests/run.sh
+
+# make check as a new machine runs it: a clean clone of HEAD, an empty
+# cache, CI's entry point (scripts/check-fresh.sh): run it before saying a
+# change works on a new machine.
+check-fresh:
+	@bash scripts/check-fresh.sh
 
 # The datapath's tests on Debian 12's own kernel (6.1) in a qemu guest, all
 # of selftests/guest/tests.txt (make check runs the part marked "check").
