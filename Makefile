@@ -124,7 +124,7 @@ TOE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 $(O)/toed-objs/metrics.o: CFLAGS += -DTOE_VERSION='"$(TOE_VERSION)"'
 
 $(O)/toed: $(TOED_OBJS) $(LIBTOE)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lmicrohttpd
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lmicrohttpd -pthread
 
 $(O)/toectl: $(TOECTL_OBJS) $(LIBTOE)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)

@@ -132,10 +132,16 @@ struct toe_local {
 /* How long an admission holds when no toed vouches for the generation. */
 #define TOE_FWD_UNWATCHED_NS 1000000000ULL
 /*
- * How far ahead toed keeps toe_fwd_gen.lease_ns: it renews it every
- * TOE_FWD_RT_RENEW_MS while it watches (every 2 s at least).
+ * How far ahead toed keeps toe_fwd_gen.lease_ns: its watch thread renews
+ * it every TOE_FWD_RT_RENEW_MS while it watches.  Short, so that the fast
+ * path fails closed: a toed killed, frozen (SIGSTOP) or stuck stops
+ * vouching for the generation within this time, and every admission then
+ * holds TOE_FWD_UNWATCHED_NS at most, so a ruleset change nobody announces
+ * reaches every fast-path flow within about a second.  Twelve renewals: a
+ * watch thread delayed that long only costs each flow one round trip
+ * through the stack (reason lease).
  */
-#define TOE_FWD_LEASE_NS 5000000000ULL
+#define TOE_FWD_LEASE_NS 250000000ULL
 /*
  * The forward path's route cache is used only while toed renewed the lease
  * in the last TOE_FWD_RT_FRESH_NS (lease_ns - TOE_FWD_LEASE_NS): toed keeps

@@ -16,11 +16,20 @@ static struct log_rl *rl_sites[MAX_RL_SITES];
 static int rl_nsites;
 static unsigned long long rl_total; /* lines suppressed, all sites */
 
+/*
+ * One line, written by one call: the firewall watch's thread (nft.c) logs
+ * too, and stdio locks the stream per call, so lines never interleave.
+ */
 static void vlog(int level, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "toed: %s: ", log_names[level]);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[2048];
+	int n;
+
+	n = snprintf(line, sizeof(line), "toed: %s: ", log_names[level]);
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	n = strlen(line);
+	line[n] = '\n';
+	fwrite(line, 1, n + 1, stderr);
 }
 
 void logm(int level, const char *fmt, ...)

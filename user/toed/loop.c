@@ -203,8 +203,7 @@ static int start_loop(void)
 	    timerfd_settime(D->tfd, 0, &its, NULL) ||
 	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
 	    (nft_open(D->pin_dir, toe_netns_cookie()) >= 0 &&
-	     (ep_add(nft_fd(), SRC_NFT) ||
-	      (nft_again_fd() >= 0 && ep_add(nft_again_fd(), SRC_NFT_AGAIN))))) {
+	     ep_add(nft_fd(), SRC_NFT))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -316,15 +315,11 @@ static bool dispatch(const struct epoll_event *ev)
 		else if (D->dp.loaded && toe_genl_up(&D->gl))
 			pool_fill_all(); /* TIDs a device released late */
 		retrack(false);
-		nft_tick();
 		fwd_evict_check(); /* toe_fwd's evictions (fwdev.c) */
 		log_rl_flush(); /* what a rate-limited log held back */
 		break;
 	case SRC_NFT:
 		nft_process();
-		break;
-	case SRC_NFT_AGAIN:
-		nft_again();
 		break;
 	case SRC_GENL:
 		if (toe_genl_process(&D->gl, on_genl, NULL))
@@ -354,10 +349,9 @@ static void loop(void)
 		struct epoll_event evs[16];
 		int n = epoll_wait(
 			D->epfd, evs, 16,
-			nft_timeout_ms(reconcile_timeout_ms(
-				kmod_retry_timeout_ms(pool_refill_timeout_ms(
-					metrics_timeout_ms(
-						ctl_timeout_ms()))))));
+			reconcile_timeout_ms(kmod_retry_timeout_ms(
+				pool_refill_timeout_ms(
+					metrics_timeout_ms(ctl_timeout_ms())))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -371,7 +365,6 @@ static void loop(void)
 		reconcile_tick(); /* events lost: made good */
 		pool_refill_tick(); /* TIDs a device released after a close */
 		kmod_retry_tick(); /* a take was in progress at a reconcile */
-		nft_heartbeat(); /* the route cache's lease */
 	}
 }
 

@@ -59,8 +59,7 @@ enum src {
 	SRC_MON,
 	SRC_GENL,
 	SRC_CLIENT,
-	SRC_NFT, /* nftables' ruleset changes (nft.c) */
-	SRC_NFT_AGAIN, /* the second bump after a change (nft.c) */
+	SRC_NFT, /* conntrack's destroy events (nft.c: the warden reads nftables') */
 	SRC_METRICS /* --metrics: libmicrohttpd's epoll fd (metrics.c) */
 };
 
