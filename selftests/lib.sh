@@ -142,8 +142,18 @@ jq() {
 plan() { echo "1..$1"; }
 
 # Sub-results, counted by selftests/run.sh.
-ok() { echo "ok - $*"; }
-fail() { echo "not ok - $*"; _toe_failed=1; }
+# In the qemu guest (TOE_GUEST=1) each check's line is preceded by the
+# time since the check before it ("# step-time SECONDS"): test_guest.sh
+# prints the slowest, for whoever shortens make check.
+_toe_t_last=$EPOCHREALTIME
+_toe_step_time() {
+	[ "${TOE_GUEST:-0}" = 1 ] || return 0
+	local now=$EPOCHREALTIME
+	awk -v a="$_toe_t_last" -v b="$now" 'BEGIN { printf "step-time %.1f\n", b - a }'
+	_toe_t_last=$now
+}
+ok() { _toe_step_time; echo "ok - $*"; }
+fail() { _toe_step_time; echo "not ok - $*"; _toe_failed=1; }
 # check DESC CMD...: run CMD, report ok/not ok.
 check() {
 	local desc=$1; shift

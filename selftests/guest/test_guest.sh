@@ -91,6 +91,13 @@ if grep -q '^# .*: exit [0-9]* after [0-9]*s$' "$out/tap" 2>/dev/null; then
 	sed -n 's/^# \(.*\): exit [0-9]* after \([0-9]*\)s$/\2 \1/p' "$out/tap" |
 		sort -rn | head -n 10 | sed 's/^/  /'
 fi
+# and its slowest checks: the time since the check before each (lib.sh's
+# "step-time" line before it, which run.sh relays as a diagnostic)
+if grep -q '^# step-time ' "$out/tap" 2>/dev/null; then
+	echo "the guest's slowest checks (seconds under TCG):"
+	awk '/^# step-time / { t = $3; next } /^(not )?ok [0-9]+ - / && t != "" { sub(/^(not )?ok [0-9]+ - /, ""); printf "%s %s\n", t, substr($0, 1, 150); t = "" }' "$out/tap" |
+		sort -rn | head -n 10 | sed 's/^/  /'
+fi
 
 bad='WARNING|BUG|Oops|refcount|leak|Call Trace|general protection|unregister_netdevice: waiting|[Ll]ist corruption|cut here'
 if [ ! -s "$out/dmesg" ]; then

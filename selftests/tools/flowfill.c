@@ -3,10 +3,14 @@
  * Test helper: fill a pinned toe_flows map with N host-decided records
  * (keys 10.99.x.x:port -> 10.98.x.x:port, all distinct), in batches, and
  * print how many it wrote and how many records the map then holds (an
- * LRU map may have evicted some).  Usage: flowfill MAP_PATH N
+ * LRU map may have evicted some).  Usage: flowfill [--fwd] MAP_PATH N
  * For measuring what a full flow table costs (selftests/metrics).
+ * --fwd: the map is toe_fwd, filled with established routed flows of a
+ * namespace that does not exist (cookie ~0: no packet ever matches them),
+ * for what a full forward table costs toed (selftests/xdp).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +35,30 @@ static unsigned long count(int fd)
 	return n;
 }
 
+/* One toe_fwd value: established, in no namespace that exists. */
+static void fwd_value(struct toe_fwd *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->dev = 0;
+	f->rule = TOE_RULE_NONE;
+	f->state = TOE_FWD_ESTABLISHED;
+	f->netns = ~0ULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct toe_flow_key *k = calloc(BATCH, sizeof(*k));
 	struct toe_flow *v = calloc(BATCH, sizeof(*v));
+	struct toe_fwd *fv = calloc(BATCH, sizeof(*fv));
 	unsigned long n, i, done = 0;
+	bool fwd = argc > 1 && !strcmp(argv[1], "--fwd");
 	__u32 cnt;
 	int fd, b, ret = 1;
 
-	if (argc != 3 || !k || !v) {
-		fprintf(stderr, "usage: flowfill MAP_PATH N\n");
+	argv += fwd;
+	argc -= fwd;
+	if (argc != 3 || !k || !v || !fv) {
+		fprintf(stderr, "usage: flowfill [--fwd] MAP_PATH N\n");
 		goto out;
 	}
 	n = strtoul(argv[2], NULL, 10);
@@ -66,8 +84,10 @@ int main(int argc, char **argv)
 			v[b].decision = TOE_ACT_HOST;
 			v[b].reason = TOE_R_DEFAULT;
 			v[b].state = 1;
+			fwd_value(&fv[b]);
 		}
-		if (bpf_map_update_batch(fd, k, v, &cnt, NULL)) {
+		if (bpf_map_update_batch(fd, k, fwd ? (void *)fv : (void *)v,
+					 &cnt, NULL)) {
 			fprintf(stderr, "flowfill: batch at %lu: %s\n", i,
 				strerror(errno));
 			goto out;
@@ -79,5 +99,6 @@ int main(int argc, char **argv)
 out:
 	free(k);
 	free(v);
+	free(fv);
 	return ret;
 }

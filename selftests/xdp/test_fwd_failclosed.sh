@@ -9,7 +9,7 @@
 # a one-direction DROP (the client's packets) and a two-direction one.
 # The measure is the fast path's own counter of the flow's packets
 # ($FWD_STAT): it must not move from 1 s after the DROP on; the test
-# prints when it last moved.  And while toed runs with its main thread
+# checks it stands still from then on.  And while toed runs with its main thread
 # busy (a /metrics scraper looping), a DROP holds within 100 ms: the
 # watch has a thread of its own.  XDP on the router, or tc
 # (test_fwd_failclosed_tc.sh).
@@ -17,6 +17,7 @@
 . "$(dirname "$0")/router.sh"
 plan 13
 need_cmd iptables curl
+need_built selftests/flowfill
 router_test fwdfc || exit 1
 endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -81,21 +82,19 @@ drop() {
 	nsx r iptables -I FORWARD -p tcp --sport "$p" --dport 5301 -j DROP
 	[ "$2" = 1 ] || nsx r iptables -I FORWARD -p tcp --sport 5301 --dport "$p" -j DROP
 }
-# held NAME WINDOW: sample flow NAME's fast-path packets for WINDOW s from
-# now (the DROP), as often as bpftool allows; prints when they last moved
-# (ms after the start)
+# held COUNTER BOUND_MS: whether COUNTER (a command) stands still from
+# BOUND_MS after the DROP (now) on: read once BOUND_MS from now (the read
+# begins then, so it sees the fast path as it was then or later) and again
+# 1.5 s later; prints "FIRST SECOND" and is true if they are equal
 held() {
-	local t0 t last=0 x px
+	local t0 x1 x2
 	t0=$(date +%s%N)
-	px=$(pk "$1")
-	while :; do
-		x=$(pk "$1")
-		t=$((($(date +%s%N) - t0) / 1000000))
-		[ "$x" != "$px" ] && last=$t
-		px=$x
-		[ "$t" -lt "$(awk -v w="$2" 'BEGIN { print w * 1000 }')" ] || break
-	done
-	echo "$last"
+	sleep "$(awk -v b="$2" -v t="$(($(date +%s%N) - t0))" 'BEGIN { s = (b * 1e6 - t) / 1e9; print (s > 0 ? s : 0) }')"
+	x1=$($1)
+	sleep 1.5
+	x2=$($1)
+	echo "$x1 $x2"
+	[ "$x1" = "$x2" ]
 }
 
 # ---- toed killed, frozen, elsewhere: a DROP 0.5 s later holds within 1 s
@@ -118,22 +117,28 @@ for how in kill stop elsewhere; do
 		esac
 		sleep 0.5
 		drop "$name" "$dirs"
-		last=$(held "$name" 3)
+		pkn() { pk "$name"; }
+		read -r x1 x2 < <(held pkn 1000)
 		# (the flow's entry, for whoever reads a failure)
 		entry=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c --argjson c "$(cat "$work/$name.lport")" \
 			'[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value | {state, readmits, ret_reason, gen, seen}]')
 		echo "$name: toe_fwd entry $entry; toe_fwd_gen $(bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq -c .formatted.value)"
-		check "toed $how, then a $dirs-way FORWARD DROP: the fast path carries none of the flow from 1 s on (last packet $last ms after the DROP)" \
-			test "$last" -le 1100
+		check "toed $how, then a $dirs-way FORWARD DROP: the fast path carries none of the flow from 1 s after it (its packets $x1 then, $x2 1.5 s later)" \
+			test "$x1" = "$x2"
 		flow_end
 		toed_gone
 	done
 done
 
 # ---- toed running, its main thread busy: a DROP holds within 100 ms ----
-# (a metrics scraper in a loop: each scrape walks every map on toed's main
-# thread; the firewall watch and the lease are the warden's)
+# (toe_fwd holding 48,000 other flows, four scrapers looping over
+# /metrics: each scrape walks toe_fwd on toed's main thread, a few hundred
+# ms with them; the firewall watch and the lease are the warden's)
+read -r nf _ < <("$TOE_BUILD/selftests/flowfill" --fwd "$PIN/$MAP_FWD" 48000)
 toed_start r --metrics $MPORT || { fail "toed starts (metrics)"; finish; }
+t0=$(date +%s%N)
+nsx r curl -s -o /dev/null "http://127.0.0.1:$MPORT/metrics"
+echo "toe_fwd filled with $nf other flows: one scrape took $((($(date +%s%N) - t0) / 1000000)) ms"
 for dirs in 1 2; do
 	name=busy$dirs
 	if ! flow "$name"; then
@@ -147,9 +152,9 @@ for dirs in 1 2; do
 	scr=$NSX_PID
 	sleep 0.5
 	drop "$name" "$dirs"
-	last=$(held "$name" 1.5)
-	check "toed busy with 4 scrapers, a $dirs-way FORWARD DROP: the fast path stops within 100 ms (last packet $last ms after the DROP)" \
-		test "$last" -le 100
+	read -r x1 x2 < <(held st 100)
+	check "toed busy with 4 scrapers, a $dirs-way FORWARD DROP: the fast path carries nothing from 100 ms after it ($FWD_NAME's packets $x1 then, $x2 1.5 s later)" \
+		test "$x1" = "$x2"
 	pkill -f "http://127.0.0.1:$MPORT/metrics" 2>/dev/null
 	flow_end
 done
