@@ -73,7 +73,7 @@ static const struct loader_cmd cmds[] = {
 	  "programs (id, type, attach point, XDP mode) and maps (type, size,\n"
 	  "entries in use).  -j: JSON.\n" },
 	{ "features", cmd_features, status_options,
-	  "[-j]\n",
+	  "[-j] [--pin-dir DIR]\n",
 	  "what this kernel offers of what opentoe uses (program, map and\n"
 	  "attach types, helpers), each probed, and what opentoe does\n"
 	  "without it: refuses to load, or falls back (and to what).\n"
