@@ -289,6 +289,22 @@ def facts_forwarding(f, text, root, out):
                     % diff(["%s %s" % x for x in want], ["%s %s" % x for x in got])))
 
 
+def reason_lists(f, text, root, out):
+    """A list of toectl stats' reason counters written as a prefix's first
+    name then suffixes ("`refused_capacity`, `_nodev`, ...") names every
+    one of that prefix (scripts/counters.py reads them from the code), in
+    any doc."""
+    import counters  # beside this file
+    names = counters.reason_rows(root)
+    for m in re.finditer(r"`(bypass_to_tcp|refused)_(\w+)`((?:,\s*(?:and\s+|or\s+)?`_\w+`)+)", text):
+        prefix = m.group(1)
+        got = [m.group(2)] + re.findall(r"`_(\w+)`", m.group(3))
+        want = [n[len(prefix) + 1:] for n in names if n.startswith(prefix + "_")]
+        if sorted(got) != sorted(want):
+            out.append((line_of(text, m.start()), "toectl stats' %s_* counters (the code's "
+                        "reasons): %s" % (prefix, diff(want, got))))
+
+
 FACTS = {"README.md": facts_readme, "maps.md": facts_maps, "kernels.md": facts_kernels,
          "configuration.md": facts_configuration, "forwarding.md": facts_forwarding}
 
@@ -299,6 +315,7 @@ def check_facts(f, text, root):
     fn = FACTS.get(os.path.basename(f))
     if fn:
         fn(f, text, root, out)
+    reason_lists(f, text, root, out)
     return out
 
 

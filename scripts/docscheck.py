@@ -37,6 +37,9 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
             configuration.md  the statements (user/toed/config.c's parser);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
                         include/opentoe_reasons.h): every reason, its kind;
+            any doc     a list of toectl stats' refused_* or
+                        bypass_to_tcp_* counters ("`refused_capacity`,
+                        `_nodev`, ..."): all of them (scripts/counters.py);
   manpage an option a program's --help lists (each command's of
           toe-loader, toectl dump's) that its man page (man/PROG.8) never
           names; the other way is kind option;

@@ -12,7 +12,8 @@
 #    (include/toe_maps.h, bpf/'s map types, test_map_btf.sh's list), the
 #    table of maps' types, the types and helpers toe-loader probes and the
 #    features' "since" (user/loader/features.c), the configuration's
-#    statements (its parser), the reasons' table (opentoe_reasons.h);
+#    statements (its parser), the reasons' table (opentoe_reasons.h), a
+#    list of toectl stats' refused_* or bypass_to_tcp_* counters;
 #  - every option of each program's --help in its man page (manpage), and
 #    each --help's usage line against its option list (usage).
 # Then it proves the checker can fail: a small doc with a bogus file,
@@ -24,7 +25,7 @@
 # Needs no root and no kernel feature: the built programs' --help only.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-plan 27
+plan 28
 need_cmd python3 make
 need_built toe-loader toed toectl
 cd "$TOE_TOP" || exit 1
@@ -84,7 +85,7 @@ sed -e 's/uses (30: /uses (26: /' -e 's/fib_lookup (xdp)/fib_lookup/' \
 	-e 's/^| tcx | 6.6 |/| tcx | 6.5 |/' docs/kernels.md >"$F/kernels.md"
 sed 's/`device`, `default`, `rule`, `track` and `quota`, in any order/`device`, `default`, `rule` and `track`, in any order/' \
 	docs/configuration.md >"$F/configuration.md"
-sed 's/^| `lease` | returned |/| `lease` | ended |/' docs/forwarding.md >"$F/forwarding.md"
+sed -e 's/^| `lease` | returned |/| `lease` | ended |/' -e 's/ `_quota`,//' docs/forwarding.md >"$F/forwarding.md"
 # toectl's man page without --snaplen (toectl dump's)
 grep -v 'snaplen' man/toectl.8 >"$F/toectl.8"
 for f in README.md maps.md kernels.md configuration.md forwarding.md toectl.8; do
@@ -104,14 +105,15 @@ check "kernels.md: their count, 26, is reported" said kernels.md "probes 30 prog
 check "kernels.md: a feature's wrong 'since' is reported" said kernels.md "tcx came with 6.6"
 check "configuration.md: the statements without quota are reported" said configuration.md "statements .*missing quota"
 check "forwarding.md: a reason's wrong kind is reported" said forwarding.md "missing lease returned; not so lease ended"
+check "forwarding.md: the refusals' counters without quota are reported" said forwarding.md "refused_\\* counters .*missing quota"
 check "toectl.8: toectl dump's --snaplen missing is reported" said toectl.8 "toectl dump --help lists --snaplen"
 n=$(grep -c . <<<"$facts")
 # (toectl.8: -s and --snaplen)
-if [ "$n" = 11 ]; then
+if [ "$n" = 12 ]; then
 	ok "those, and no other fact of the six docs"
 else
 	echo "$facts"
-	fail "want 11 fact and manpage problems, got $n"
+	fail "want 12 fact and manpage problems, got $n"
 fi
 # A --help whose usage line lacks an option of its list: toe-loader load's
 # before issue 45 (--capture-ring), through a wrapper in a build folder.
