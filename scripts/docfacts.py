@@ -305,7 +305,22 @@ def reason_lists(f, text, root, out):
                         "reasons): %s" % (prefix, diff(want, got))))
 
 
-FACTS = {"README.md": facts_readme, "maps.md": facts_maps, "kernels.md": facts_kernels,
+def facts_toed_man(f, text, root, out):
+    """toed.8's CONFIGURATION synopsis: a line per statement (.nf ... .fi,
+    continuation lines indented)."""
+    want = config_statements(root)
+    m = re.search(r"^\.SH CONFIGURATION\n(?:.*\n)*?\.nf\n((?:.*\n)*?)\.fi", text, re.M)
+    if not m:
+        out.append((1, "the CONFIGURATION synopsis (.SH CONFIGURATION ... .nf ... .fi) is no "
+                    "longer there"))
+        return
+    got = [x.split()[0] for x in m.group(1).split("\n") if x.strip() and not x[0].isspace()]
+    if sorted(set(got)) != sorted(want):
+        out.append((line_of(text, m.start(1)), "the statements (user/toed/config.c's parser): %s"
+                    % diff(want, sorted(set(got)))))
+
+
+FACTS = {"README.md": facts_readme, "toed.8": facts_toed_man, "maps.md": facts_maps, "kernels.md": facts_kernels,
          "configuration.md": facts_configuration, "forwarding.md": facts_forwarding}
 
 

@@ -34,7 +34,8 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         toe-loader probes (features[] of
                         user/loader/features.c), their count, and a row of
                         the table, with its "since", for each other feature;
-            configuration.md  the statements (user/toed/config.c's parser);
+            configuration.md, toed.8  the statements (user/toed/config.c's
+                        parser; toed.8: its CONFIGURATION synopsis);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
                         include/opentoe_reasons.h): every reason, its kind;
             any doc     a list of toectl stats' refused_* or
