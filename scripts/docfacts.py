@@ -390,6 +390,25 @@ def man_options(text):
     return set(re.findall(OPT, text))
 
 
+def help_commands(helptext):
+    """The commands of a --help's "Commands:" section (first words)."""
+    m = re.search(r"^Commands:\n((?:(?:  \S.*|\s{5,}.*)?\n)*?)(?:\S|\n\S|\Z)", helptext, re.M)
+    return re.findall(r"^  ([a-z][\w-]*)", m.group(1), re.M) if m else []
+
+
+def man_commands(text):
+    """The commands a man page's COMMANDS section has a .TP entry for: the
+    first word of the line after .TP, roff unescaped."""
+    sec = re.search(r"^\.SH COMMANDS\n(.*?)^\.SH ", text, re.M | re.S)
+    words = []
+    for m in re.finditer(r"^\.TP\n(.*)$", sec.group(1) if sec else "", re.M):
+        line = re.sub(r"\\f[BIRP]|\\f\(..|\\&", "", m.group(1)).replace("\\-", "-")
+        line = re.sub(r"^\.[A-Z]+\s+", "", line).replace('"', " ")
+        if line.split():
+            words.append(line.split()[0])
+    return words
+
+
 def check_manpage(f, text, helps):
     """[(line, message)]: the options of the --help texts of the program the
     man page f (PROG.8) is of, which the page never names."""
@@ -402,6 +421,12 @@ def check_manpage(f, text, helps):
             for o in (short, lng):
                 if o and o not in named:
                     out.append((1, "%s --help lists %s, the man page never names it" % (cmd, o)))
+    if prog in helps:
+        have = man_commands(text)
+        for c in help_commands(helps[prog]):
+            if c not in have:
+                out.append((1, "%s --help has the command %s, the man page's COMMANDS no entry "
+                            "for it" % (prog, c)))
     return out
 
 

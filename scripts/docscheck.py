@@ -43,7 +43,8 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         `_nodev`, ..."): all of them (scripts/counters.py);
   manpage an option a program's --help lists (each command's of
           toe-loader, toectl dump's) that its man page (man/PROG.8) never
-          names; the other way is kind option;
+          names (the other way is kind option), or a command of its
+          "Commands:" without a .TP entry in the page's COMMANDS;
   usage   an option of a --help's option list missing from its usage
           synopsis, or one the synopsis names that the list does not
           (toe-loader's commands, toectl, toectl dump); reported against

@@ -14,7 +14,8 @@
 #    features' "since" (user/loader/features.c), the configuration's
 #    statements (its parser, and toed.8's synopsis), the reasons' table (opentoe_reasons.h), a
 #    list of toectl stats' refused_* or bypass_to_tcp_* counters;
-#  - every option of each program's --help in its man page (manpage), and
+#  - every option and command of each program's --help in its man page
+#    (manpage), and
 #    each --help's usage line against its option list (usage).
 # Then it proves the checker can fail: a small doc with a bogus file,
 # target, option, map and link must be reported for each, and its good
@@ -25,7 +26,7 @@
 # Needs no root and no kernel feature: the built programs' --help only.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-plan 29
+plan 30
 need_cmd python3 make
 need_built toe-loader toed toectl
 cd "$TOE_TOP" || exit 1
@@ -86,9 +87,10 @@ sed -e 's/uses (30: /uses (26: /' -e 's/fib_lookup (xdp)/fib_lookup/' \
 sed 's/`device`, `default`, `rule`, `track` and `quota`, in any order/`device`, `default`, `rule` and `track`, in any order/' \
 	docs/configuration.md >"$F/configuration.md"
 sed -e 's/^| `lease` | returned |/| `lease` | ended |/' -e 's/ `_quota`,//' docs/forwarding.md >"$F/forwarding.md"
-# toectl's man page without --snaplen (toectl dump's); toed's synopsis of
+# toectl's man page without --snaplen (toectl dump's) and without its
+# entry for reload; toed's synopsis of
 # the configuration without quota
-grep -v 'snaplen' man/toectl.8 >"$F/toectl.8"
+grep -v -e 'snaplen' -e '^\.B reload$' man/toectl.8 >"$F/toectl.8"
 grep -v '^quota \[slots' man/toed.8 >"$F/toed.8"
 for f in README.md maps.md kernels.md configuration.md forwarding.md toectl.8 toed.8; do
 	cmp -s "$F/$f" "$(ls {.,docs,man}/"$f" 2>/dev/null | head -n 1)" && fail "the wrong fact put into $f"
@@ -108,15 +110,16 @@ check "kernels.md: a feature's wrong 'since' is reported" said kernels.md "tcx c
 check "configuration.md: the statements without quota are reported" said configuration.md "statements .*missing quota"
 check "forwarding.md: a reason's wrong kind is reported" said forwarding.md "missing lease returned; not so lease ended"
 check "forwarding.md: the refusals' counters without quota are reported" said forwarding.md "refused_\\* counters .*missing quota"
+check "toectl.8: the command reload without its entry is reported" said toectl.8 "the command reload"
 check "toed.8: the configuration's synopsis without quota is reported" said toed.8 "statements .*missing quota"
 check "toectl.8: toectl dump's --snaplen missing is reported" said toectl.8 "toectl dump --help lists --snaplen"
 n=$(grep -c . <<<"$facts")
 # (toectl.8: -s and --snaplen)
-if [ "$n" = 13 ]; then
+if [ "$n" = 14 ]; then
 	ok "those, and no other fact of the seven docs"
 else
 	echo "$facts"
-	fail "want 13 fact and manpage problems, got $n"
+	fail "want 14 fact and manpage problems, got $n"
 fi
 # A --help whose usage line lacks an option of its list: toe-loader load's
 # before issue 45 (--capture-ring), through a wrapper in a build folder.
