@@ -12,11 +12,12 @@
 #    (include/toe_maps.h, bpf/'s map types, test_map_btf.sh's list), the
 #    table of maps' types, the types and helpers toe-loader probes and the
 #    features' "since" (user/loader/features.c), the configuration's
-#    statements (its parser, and toed.8's synopsis), the reasons' table (opentoe_reasons.h), a
-#    list of toectl stats' refused_* or bypass_to_tcp_* counters;
+#    statements (its parser, and toed.8's synopsis), the reasons' table
+#    (opentoe_reasons.h), a list of toectl stats' refused_* or
+#    bypass_to_tcp_* counters;
 #  - every option and command of each program's --help in its man page
-#    (manpage), and
-#    each --help's usage line against its option list (usage).
+#    (manpage), and each --help's usage line against its option list
+#    (usage).
 # Then it proves the checker can fail: a small doc with a bogus file,
 # target, option, map and link must be reported for each, and its good
 # references for none; copies of the docs with one wrong fact each (the
