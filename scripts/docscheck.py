@@ -19,7 +19,36 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
   map     a toe_* name that is not a map of include/toe_maps.h's X(...)
           table, nor an eBPF program of bpf/, nor a struct or enum type,
           nor a file name;
-  link    a relative markdown link whose file (or #anchor) is missing.
+  link    a relative markdown link whose file (or #anchor) is missing;
+  fact    a number or a list a table of the code or a probe determines,
+          which the doc states otherwise (by the file's name, so that a
+          copy of the doc can be tried):
+            README.md, maps.md  how many maps carry BTF, of how many
+                        (include/toe_maps.h's table), and maps.md which do
+                        not: the maps of bpf/ whose type the kernel takes
+                        no BTF for, which must also be
+                        selftests/loader/test_map_btf.sh's NO_BTF list;
+                        maps.md's table: every map once, its type as bpf/
+                        declares it;
+            kernels.md  the program types, map types and helpers
+                        toe-loader probes (features[] of
+                        user/loader/features.c), their count, and a row of
+                        the table, with its "since", for each other feature;
+            configuration.md, toed.8  the statements (user/toed/config.c's
+                        parser; toed.8: its CONFIGURATION synopsis);
+            forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
+                        include/opentoe_reasons.h): every reason, its kind;
+            any doc     a list of toectl stats' refused_* or
+                        bypass_to_tcp_* counters ("`refused_capacity`,
+                        `_nodev`, ..."): all of them (scripts/counters.py);
+  manpage an option a program's --help lists (each command's of
+          toe-loader, toectl dump's) that its man page (man/PROG.8) never
+          names (the other way is kind option), or a command of its
+          "Commands:" without a .TP entry in the page's COMMANDS;
+  usage   an option of a --help's option list missing from its usage
+          synopsis, or one the synopsis names that the list does not
+          (toe-loader's commands, toectl, toectl dump); reported against
+          the program ("toe-loader load --help:1").
 Markdown is checked in code spans and code blocks for targets and options
 (prose says "make" too); paths, maps and links everywhere.  A map that
 toe-loader retires (its retired_maps[] table, somewhere under user/) may be
@@ -31,6 +60,10 @@ import os
 import re
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import docfacts  # noqa: E402 (beside this file)
 
 TREE_DIRS = "user|bpf|selftests|scripts|dist|include|kmod|bench|man|docs"
 PATH_RE = re.compile(r"(?<![\w./$~-])((?:%s)/[\w./*?{}<>-]*)" % TREE_DIRS)
@@ -68,17 +101,22 @@ def program_options(build):
                            text=True, check=False)
         return r.stdout + r.stderr
 
-    progs = {"toed": {"": help_options(run(["toed"]))},
+    helps = {"toed": run(["toed"]), "toectl": run(["toectl"]),
+             "toectl dump": run(["toectl", "dump"]),
+             "toe-loader": run(["toe-loader"])}
+    for c in LOADER_CMDS:
+        helps["toe-loader " + c] = run(["toe-loader", c])
+    progs = {"toed": {"": help_options(helps["toed"])},
              # toectl dump has options of its own (toectl dump --help)
-             "toectl": {"": help_options(run(["toectl"])) |
-                        help_options(run(["toectl", "dump"]))}}
-    top = help_options(run(["toe-loader"]))
+             "toectl": {"": help_options(helps["toectl"]) |
+                        help_options(helps["toectl dump"])}}
+    top = help_options(helps["toe-loader"])
     loader = {"": set(top)}
     for c in LOADER_CMDS:
-        loader[c] = help_options(run(["toe-loader", c])) | {"-h", "--help"}
+        loader[c] = help_options(helps["toe-loader " + c]) | {"-h", "--help"}
         loader[""] |= loader[c]
     progs["toe-loader"] = loader
-    return progs
+    return progs, helps
 
 
 def make_targets(root):
@@ -273,6 +311,12 @@ def check_file(f, root, ctx, out):
     check_options(f, parts, ctx["progs"], out)
     check_maps(f, lines, ctx["maps"], ctx["known"], out)
     check_links(f, lines, root, out)
+    text = "\n".join(lines)
+    for n, msg in docfacts.check_facts(f, text, root):
+        problem(out, f, n, "fact", msg)
+    if f.endswith(".8"):
+        for n, msg in docfacts.check_manpage(f, text, ctx["helps"]):
+            problem(out, f, n, "manpage", msg)
 
 
 def main():
@@ -286,14 +330,22 @@ def main():
     files = [os.path.abspath(f) for f in a.files] or \
         [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md"))) + \
         sorted(glob.glob(os.path.join(root, "man", "*.8")))
-    ctx = {"targets": make_targets(root), "progs": program_options(build),
+    progs, helps = program_options(build)
+    ctx = {"targets": make_targets(root), "progs": progs, "helps": helps,
            "maps": map_names(root), "known": known_names(root) | retired_maps(root)}
     if not ctx["targets"] or not ctx["maps"]:
         sys.exit("docscheck: no Makefile targets or no maps found under %s" % root)
     out = []
-    for f in files:
-        rel = os.path.relpath(f, root)
-        check_file(f if rel.startswith("..") else rel, root, ctx, out)
+    try:
+        for f in files:
+            rel = os.path.relpath(f, root)
+            check_file(f if rel.startswith("..") else rel, root, ctx, out)
+    except docfacts.Gone as e:
+        sys.exit("docscheck: %s: a table the fact checks read moved (scripts/docfacts.py)" % e)
+    # the programs' own --help: its usage line against its option list
+    for cmd, h in sorted(ctx["helps"].items()):
+        for msg in docfacts.check_usage(cmd, h):
+            problem(out, cmd + " --help", 1, "usage", msg)
     print("\n".join(out) if out else "docscheck: %d files, no problem" % len(files))
     return 1 if out else 0
 

@@ -18,12 +18,20 @@ def verdict(f):
         f["without"], "refused")
 
 
+def names(features):
+    """{name: feature}, a helper two program types use (fib_lookup: XDP's
+    and tc's) named with its type: "fib_lookup (xdp)"."""
+    seen = [f["name"] for f in features]
+    return {f["name"] + (" (%s)" % f["prog_type"] if seen.count(f["name"]) > 1
+                         and f.get("prog_type") else ""): f for f in features}
+
+
 def main():
     cols = []
     for arg in sys.argv[1:]:
         name, _, path = arg.partition("=")
         with open(path) as fh:
-            cols.append((name, {f["name"]: f for f in json.load(fh)}))
+            cols.append((name, names(json.load(fh))))
     if not cols:
         sys.exit(__doc__)
     order = list(cols[0][1])

@@ -6,21 +6,35 @@
 #  - `make TARGET` against the Makefile's targets (make -npq);
 #  - options of toe-loader, toed and toectl against their --help (the code);
 #  - toe_* map names against include/toe_maps.h's X(...) table;
-#  - relative markdown links, and their #anchors.
+#  - relative markdown links, and their #anchors;
+#  - facts a table of the code or a probe determines (issue 45,
+#    scripts/docfacts.py): the BTF count and the maps without BTF
+#    (include/toe_maps.h, bpf/'s map types, test_map_btf.sh's list), the
+#    table of maps' types, the types and helpers toe-loader probes and the
+#    features' "since" (user/loader/features.c), the configuration's
+#    statements (its parser, and toed.8's synopsis), the reasons' table
+#    (opentoe_reasons.h), a list of toectl stats' refused_* or
+#    bypass_to_tcp_* counters;
+#  - every option and command of each program's --help in its man page
+#    (manpage), and each --help's usage line against its option list
+#    (usage).
 # Then it proves the checker can fail: a small doc with a bogus file,
 # target, option, map and link must be reported for each, and its good
-# references for none.  README.md stays a front page (<= 300 lines).
+# references for none; copies of the docs with one wrong fact each (the
+# facts issue 45 found wrong, put back) each reported, and nothing else;
+# a man page lacking an option, a --help whose usage line lacks one.
+# README.md stays a front page (<= 300 lines).
 # Needs no root and no kernel feature: the built programs' --help only.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 30
 need_cmd python3 make
 need_built toe-loader toed toectl
 cd "$TOE_TOP" || exit 1
 
 out=$(python3 scripts/docscheck.py 2>&1); rc=$?
 [ $rc -le 1 ] || { echo "$out"; fail "docscheck runs (exit $rc)"; finish; }
-for kind in path target option map link; do
+for kind in path target option map link fact manpage usage; do
 	bad=$(grep -E "^[^:]+:[0-9]+: $kind: " <<<"$out")
 	if [ -z "$bad" ]; then
 		ok "docs name no missing $kind"
@@ -60,6 +74,64 @@ else
 	echo "$out"
 	fail "want exit 1 and 5 problems, got exit $rc and $n"
 fi
+# The wrong facts, one a copy (the checks go by the doc's name): each
+# reported, and nothing else of the facts of these docs.
+F=$tmp/facts
+mkdir -p "$F"
+sed 's/allows it (33 of 40)/allows it (27 of 33)/' README.md >"$F/README.md"
+sed -e 's/33 of the 40 carry/27 of the 33 carry/' \
+	-e "s/\`$MAP_EVENTS\` and \`$MAP_CAP_RING\` (ring buffers/\`$MAP_EVENTS\` (ring buffer/" \
+	-e "s/^| \\[\`$MAP_FLOWS\`\\](#$MAP_FLOWS) | LRU hash |/| [\`$MAP_FLOWS\`](#$MAP_FLOWS) | hash |/" docs/maps.md >"$F/maps.md"
+sed -e 's/uses (30: /uses (26: /' -e 's/fib_lookup (xdp)/fib_lookup/' \
+	-e 's/, redirect_peer, redirect_neigh, check_mtu, fib_lookup (sched_cls))/)/' \
+	-e 's/^| tcx | 6.6 |/| tcx | 6.5 |/' docs/kernels.md >"$F/kernels.md"
+sed 's/`device`, `default`, `rule`, `track` and `quota`, in any order/`device`, `default`, `rule` and `track`, in any order/' \
+	docs/configuration.md >"$F/configuration.md"
+sed -e 's/^| `lease` | returned |/| `lease` | ended |/' -e 's/ `_quota`,//' docs/forwarding.md >"$F/forwarding.md"
+# toectl's man page without --snaplen (toectl dump's) and without its
+# entry for reload; toed's synopsis of
+# the configuration without quota
+grep -v -e 'snaplen' -e '^\.B reload$' man/toectl.8 >"$F/toectl.8"
+grep -v '^quota \[slots' man/toed.8 >"$F/toed.8"
+for f in README.md maps.md kernels.md configuration.md forwarding.md toectl.8 toed.8; do
+	cmp -s "$F/$f" "$(ls {.,docs,man}/"$f" 2>/dev/null | head -n 1)" && fail "the wrong fact put into $f"
+done
+out=$(python3 scripts/docscheck.py "$F"/* 2>&1)
+facts=$(grep -E ': (fact|manpage): ' <<<"$out")
+# shellcheck disable=SC2317 # (called through check)
+said() { grep -qE "/$1:[0-9]+: (fact|manpage): .*$2" <<<"$facts"; }
+check "README.md: 27 of 33 maps with BTF is reported (33 of 40)" said README.md "33 of 40 maps carry BTF, not 27 of 33"
+check "maps.md: the wrong count is reported" said maps.md "33 of 40 maps carry BTF, not 27 of 33"
+check "maps.md: the list without $MAP_CAP_RING is reported" said maps.md "without BTF .*missing $MAP_CAP_RING"
+check "maps.md: a map's wrong type in the table is reported" said maps.md "$MAP_FLOWS is a LRU hash map"
+check "kernels.md: the list without tc's helpers is reported" \
+	said kernels.md "missing fib_lookup \(xdp\), redirect_peer, redirect_neigh, check_mtu, fib_lookup \(sched_cls\); not so fib_lookup$"
+check "kernels.md: their count, 26, is reported" said kernels.md "probes 30 program types, map types and helpers, not 26"
+check "kernels.md: a feature's wrong 'since' is reported" said kernels.md "tcx came with 6.6"
+check "configuration.md: the statements without quota are reported" said configuration.md "statements .*missing quota"
+check "forwarding.md: a reason's wrong kind is reported" said forwarding.md "missing lease returned; not so lease ended"
+check "forwarding.md: the refusals' counters without quota are reported" said forwarding.md "refused_\\* counters .*missing quota"
+check "toectl.8: the command reload without its entry is reported" said toectl.8 "the command reload"
+check "toed.8: the configuration's synopsis without quota is reported" said toed.8 "statements .*missing quota"
+check "toectl.8: toectl dump's --snaplen missing is reported" said toectl.8 "toectl dump --help lists --snaplen"
+n=$(grep -c . <<<"$facts")
+# (toectl.8: -s and --snaplen)
+if [ "$n" = 14 ]; then
+	ok "those, and no other fact of the seven docs"
+else
+	echo "$facts"
+	fail "want 14 fact and manpage problems, got $n"
+fi
+# A --help whose usage line lacks an option of its list: toe-loader load's
+# before issue 45 (--capture-ring), through a wrapper in a build folder.
+B=$tmp/build
+mkdir -p "$B"
+ln -s "$TOE_BUILD/toed" "$TOE_BUILD/toectl" "$B/"
+printf '#!/bin/sh\n"%s/toe-loader" "$@" | sed "s/\\[--capture-ring BYTES\\] //"\n' "$TOE_BUILD" >"$B/toe-loader"
+chmod +x "$B/toe-loader"
+out=$(python3 scripts/docscheck.py --build "$B" README.md 2>&1)
+check "toe-loader load's usage line without --capture-ring is reported" \
+	grep -q '^toe-loader load --help:1: usage: --capture-ring is in its options, not in its usage line$' <<<"$out"
 lines=$(wc -l <README.md)
 check "README.md is at most 300 lines ($lines)" test "$lines" -le 300
 finish

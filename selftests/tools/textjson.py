@@ -257,6 +257,16 @@ def check_stats(c, text):
     return ()
 
 
+def iface(i):
+    """An interface of status's line: NAME (HOOK MODE[, dispatcher][, egress
+    MODE][, neighbours mirrored]), or (not attached, ...)."""
+    parts = ["%s %s" % (i["hook"], i["mode"])] if i["hook"] else [] if i["egress"] else ["not attached"]
+    parts += ["dispatcher"] if i["dispatcher"] else []
+    parts += ["egress " + i["egress"]] if i["egress"] else []
+    parts += ["neighbours mirrored"] if i["neighbours_mirrored"] else []
+    return "%s (%s)" % (i["name"], ", ".join(parts))
+
+
 # ---- toectl status: a line's regex, the JSON paths of its groups (None:
 # a value the status JSON does not have) and their text forms
 LOADED = {True: "loaded", False: "not loaded"}
@@ -274,7 +284,7 @@ STATUS = (
       ("policy.applied_by", lambda v: "this toed" if v == "toed" else "another program"),
       ("policy.source", lambda v: v or "(unknown)"), ("policy.rules", str), ("policy.default", str),
       ("policy.track", str))),
-    (r"^interfaces:(.*)$", (("interfaces", lambda v: "".join(" " + i["name"] for i in v) or " none"),)),
+    (r"^interfaces:(.*)$", (("interfaces", lambda v: ",".join(" " + iface(i) for i in v) or " none"),)),
     (r"^neighbours: (\d+) mirrored, \d+ resyncs, \d+ overruns$", (("neighbours", str),)),
     (r"^addresses: +(\d+) local$", (("local_addresses", str),)),
     (r"^module: +(not loaded|loaded)(?: \(genetlink family \S+, id \d+\): (\d+) devices?, (\d+) TIDs? held)?",
@@ -309,7 +319,8 @@ def check_status(c, text):
                 c.seen.add(p)
                 continue
             if p == "interfaces":
-                c.seen.add("interfaces.*.name")
+                c.seen.update("interfaces.*." + k for k in
+                              ("name", "hook", "mode", "dispatcher", "egress", "neighbours_mirrored"))
             c.value(p, p, m.group(k + 1), fmt)
     if c.j1.get("pin_dir") != c.j1["datapath"]["pin_dir"]:
         c.problem("pin_dir %r is not the datapath's %r" % (c.j1.get("pin_dir"), c.j1["datapath"]["pin_dir"]))

@@ -20,7 +20,7 @@
 # passes on).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 13
+plan 14
 need_cmd tc iptables
 router_test fwdredir || exit 1
 endpoints_for_hook || exit 1
@@ -87,6 +87,19 @@ check "TOE_LOADER_NO_NF=1: status names tc egress, and why" \
 	jq -e '.admission == "tc-egress" and (.admission_why | test("TOE_LOADER_NO_NF"))' <<<"$s"
 check "  toe_egress on both router interfaces, no netfilter link" \
 	jq -e '([.programs[] | select(.name == "toe_egress")] | length) == 2 and ([.programs[] | select(.xdp_mode == "netfilter")] | length) == 0' <<<"$s"
+# toectl status says it too, of each interface: its hook and toe_egress's
+# (issue 45: status listed only the interfaces toed mirrors)
+RUN=$work/run
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
+TOED=$NSX_PID
+wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+EG=$(tc_mode) IFM=$([ $FWD_HOOK = tc ] && echo "$EG" || echo native)
+ifs=$(toectl --run-dir "$RUN" -j status | jq -c '.interfaces')
+check "toectl -j status: r0 and r1 on $FWD_HOOK $IFM with toe_egress at $EG egress ($ifs)" \
+	jq -e --arg h $FWD_HOOK --arg m "$IFM" --arg e "$EG" \
+	'[.[] | select(.hook == $h and .mode == $m and .egress == $e) | .name] | sort == ["r0", "r1"]' <<<"$ifs"
+kill $TOED
+wait $TOED 2>/dev/null
 tcmove redirect 5201 || { fail "tc mirred redirect"; finish; }
 moved fb_redir 5201
 check "fallback, mirred redirect: the transfer arrives" intact fb_redir

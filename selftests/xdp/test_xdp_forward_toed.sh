@@ -12,10 +12,11 @@
 # throughout.  On tc (test_xdp_forward_toed_tc.sh) the route lookup takes
 # the kernel's neighbour table itself: after the delete the skbs go to the
 # stack (tc_fwd_neigh_miss) until the kernel resolves it again, and the
-# new MAC is on the frames at once.
+# new MAC is on the frames at once.  toectl status lists both router
+# interfaces with their hook, in text and JSON.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 12
+plan 14
 need_built toectl
 router_test fwdt || exit 1
 endpoints_for_hook || exit 1
@@ -27,6 +28,20 @@ wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each oth
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 ctl() { toectl --run-dir "$RUN" "$@"; }
+# toectl status lists the router interfaces with the hook the load gave
+# them (issue 45: on tc it said "interfaces: none", toed's own list being
+# only of the interfaces whose neighbours it mirrors, XDP's); the text
+# line and the JSON say the same.
+case $FWD_HOOK in
+xdp) IFHOOK="xdp native" ;;
+tc) IFHOOK="tc $(nsx r toe-loader status -j --pin-dir "$PIN" | jq -r '[.programs[] | select(.name == "toe_tc") | .xdp_mode][0] | if . == "tcx" then "tcx" else "clsact" end')" ;;
+esac
+st_json() { ctl -j status | jq -c --arg h "${IFHOOK% *}" --arg m "${IFHOOK#* }" \
+	'[.interfaces[] | select(.hook == $h and .mode == $m) | .name] | sort'; }
+check "toectl -j status: r0 and r1 with hook $IFHOOK ($(ctl -j status | jq -c .interfaces))" \
+	test "$(st_json)" = '["r0","r1"]'
+st_text() { ctl status | grep -E "^interfaces: .*r0 \($IFHOOK[,)].*r1 \($IFHOOK[,)]|^interfaces: .*r1 \($IFHOOK[,)].*r0 \($IFHOOK[,)]"; }
+check "toectl status: r0 and r1 with hook $IFHOOK ($(ctl status | grep '^interfaces:'))" st_text
 nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }

@@ -19,31 +19,34 @@
 #ifndef __TOE_CTL_CMDS_H
 #define __TOE_CTL_CMDS_H
 
-#define TOE_CTL_CMDS(X)                                                       \
-	X(STATUS, "status", "", "daemon, policy, interfaces, event totals\n", \
-	  false, view_status, NULL, false)                                    \
-	X(DEVICES, "devices", "",                                             \
-	  "offload devices: type, module, interface,\n"                       \
-	  "capacity and use (the patch's /proc/net/toe)\n",                   \
-	  false, view_devices, NULL, true)                                    \
-	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",          \
-	  "tracked connections: tuple, device, decision,\n"                   \
-	  "reason, bytes, segments, XDP packets, RTT, age\n",                 \
-	  false, NULL, cmd_flows, true)                                       \
-	X(NEIGH, "neigh", "",                                                 \
-	  "the neighbour entries mirrored into the datapath\n", false,        \
-	  view_neigh, NULL, true)                                             \
-	X(POLICY, "policy", "",                                               \
-	  "the configuration in force, in its own syntax\n", false,           \
-	  view_policy, NULL, true)                                            \
-	X(STATS, "stats", "", "datapath and daemon counters\n", false,        \
-	  view_stats, NULL, true)                                             \
-	X(RELOAD, "reload", "",                                               \
-	  "re-read the configuration and apply it atomically;\n"              \
-	  "an invalid file is reported, the policy stays\n",                  \
-	  false, NULL, cmd_reload, true)                                      \
-	X(MONITOR, "monitor", "",                                             \
-	  "print events as they happen (like ip monitor)\n", true, NULL,      \
+#define TOE_CTL_CMDS(X)                                                  \
+	X(STATUS, "status", "",                                          \
+	  "daemon, policy, event totals, every interface\n"              \
+	  "opentoe is on with its hook (xdp, tc)\n",                     \
+	  false, view_status, NULL, false)                               \
+	X(DEVICES, "devices", "",                                        \
+	  "offload devices: type, module, interface,\n"                  \
+	  "capacity and use (the patch's /proc/net/toe)\n",              \
+	  false, view_devices, NULL, true)                               \
+	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",     \
+	  "tracked connections: tuple, device, decision,\n"              \
+	  "reason, bytes, segments, XDP packets, RTT, age\n",            \
+	  false, NULL, cmd_flows, true)                                  \
+	X(NEIGH, "neigh", "",                                            \
+	  "toed's mirror of the neighbours of XDP's and the\n"           \
+	  "named interfaces (none of tc's: ip neigh)\n",                 \
+	  false, view_neigh, NULL, true)                                 \
+	X(POLICY, "policy", "",                                          \
+	  "the configuration in force, in its own syntax\n", false,      \
+	  view_policy, NULL, true)                                       \
+	X(STATS, "stats", "", "datapath and daemon counters\n", false,   \
+	  view_stats, NULL, true)                                        \
+	X(RELOAD, "reload", "",                                          \
+	  "re-read the configuration and apply it atomically;\n"         \
+	  "an invalid file is reported, the policy stays\n",             \
+	  false, NULL, cmd_reload, true)                                 \
+	X(MONITOR, "monitor", "",                                        \
+	  "print events as they happen (like ip monitor)\n", true, NULL, \
 	  cmd_monitor, false)
 
 /* Whether a command's args (a string literal) say it takes arguments. */

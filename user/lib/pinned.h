@@ -61,5 +61,12 @@ void toe_close_fds(int *fds, unsigned int n);
  * component program, not a link.
  */
 #define TOE_PIN_XDP_DISP "xdpd_%c%llu_if%u"
+/*
+ * toe_egress, the forward path's admission at tc egress where netfilter
+ * programs are missing (toe-loader's egress.c): a tcx link, or without
+ * tcx a classic clsact filter's program.
+ */
+#define TOE_PIN_LINK_EGRESS "link_egress_%c%llu_if%u"
+#define TOE_PIN_TC_EGRESS "tc_egress_%c%llu_if%u"
 
 #endif /* __TOE_PINNED_H */

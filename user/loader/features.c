@@ -332,6 +332,9 @@ int cmd_features(struct opts *o)
 			f->kind == P_HELPER ? "helper" :
 			f->kind == P_FUNC   ? "kernel_function" :
 					      "attach_type");
+		if (f->kind == P_HELPER) /* fib_lookup: XDP's and tc's */
+			tj_kstr(&j, "prog_type",
+				libbpf_bpf_prog_type_str(f->type));
 		tj_kstr(&j, "since", f->since);
 		tj_key(&j, "present");
 		tj_bool(&j, here);

@@ -16,6 +16,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include "opentoe.h"
+#include "lib/pinned.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* kernel-internal, what some BPF commands return */
@@ -42,13 +43,11 @@
 #define TOE_NF_PRIORITIES 64 /* tried from TOE_NF_PRIORITY down */
 /* toe_nf_fwd's links, per namespace and family (egress.c). */
 #define TOE_PIN_LINK_NF "link_nf_fwd_%c%llu_%s"
-/* toe_egress's link on an interface XDP is on (egress.c). */
-#define TOE_PIN_LINK_EGRESS "link_egress_%c%llu_if%u"
 /*
- * Without tcx (before 6.6): classic clsact filters (tcclassic.c), their
- * programs pinned under these names, at opentoe's handle and priority.
+ * toe_egress's pins (TOE_PIN_LINK_EGRESS, TOE_PIN_TC_EGRESS) are in
+ * lib/pinned.h: toed reads them too.  Without tcx (before 6.6): classic
+ * clsact filters (tcclassic.c), at opentoe's handle and priority.
  */
-#define TOE_PIN_TC_EGRESS "tc_egress_%c%llu_if%u"
 #define TOE_TC_HANDLE 0x70e
 #define TOE_TC_PRIO 0x70e
 /*

@@ -61,7 +61,7 @@ static const struct loader_cmd cmds[] = {
 	{ "load", cmd_load, load_options,
 	  "[--dev IFACE]... [--hook auto|xdp|tc] [--xdp-veth-tx] [--xdp-mode native|skb]\n"
 "                       [--cgroup PATH] [--pin-dir DIR] [--flows N]\n"
-"                       [--wait SECONDS]\n",
+"                       [--capture-ring BYTES] [--wait SECONDS]\n",
 	  "load the eBPF object, pin every map and link under the pin folder,\n"
 	  "attach sock_ops to the cgroup and XDP to each --dev.  On a loaded\n"
 	  "system the programs are replaced in place; maps keep their contents.\n"
@@ -73,7 +73,7 @@ static const struct loader_cmd cmds[] = {
 	  "programs (id, type, attach point, XDP mode) and maps (type, size,\n"
 	  "entries in use).  -j: JSON.\n" },
 	{ "features", cmd_features, status_options,
-	  "[-j]\n",
+	  "[-j] [--pin-dir DIR]\n",
 	  "what this kernel offers of what opentoe uses (program, map and\n"
 	  "attach types, helpers), each probed, and what opentoe does\n"
 	  "without it: refuses to load, or falls back (and to what).\n"

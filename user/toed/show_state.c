@@ -123,6 +123,9 @@ struct status {
 	const char *source; /* the policy's file, NULL: unknown */
 	bool own; /* applied by this toed */
 	char since[32]; /* the datapath's load time, UTC */
+	/* where opentoe is attached, then the other interfaces mirrored */
+	struct toe_attached ifs[TOE_NL_MAX_TRACKED];
+	int nif;
 };
 
 static void datapath_text(FILE *f, const struct status *s)
@@ -163,9 +166,35 @@ static void datapath_json(struct toe_json *j, const struct status *s)
 
 static void metrics_text(FILE *f);
 
+/*
+ * One interface of status's line: NAME (HOOK MODE[, dispatcher][, egress
+ * MODE][, neighbours mirrored]), or (not attached, neighbours mirrored)
+ * for one toed mirrors the neighbours of without opentoe on it.
+ */
+static void iface_text(FILE *f, const struct toe_attached *a, const char *sep)
+{
+	char ifn[IF_NAMESIZE];
+	const char *next = "";
+
+	fprintf(f, "%s %s (", sep, if_indextoname(a->ifindex, ifn) ? ifn : "?");
+	if (a->hook) {
+		fprintf(f, "%s %s%s", a->hook, a->mode,
+			a->dispatcher ? ", dispatcher" : "");
+		next = ", ";
+	} else if (!a->egress) {
+		fprintf(f, "not attached");
+		next = ", ";
+	}
+	if (a->egress) {
+		fprintf(f, "%segress %s", next, a->egress);
+		next = ", ";
+	}
+	fprintf(f, "%s)", a->mirrored ? ", neighbours mirrored" : "");
+}
+
 static void status_text(FILE *f, const struct status *s)
 {
-	char age[16], up[16], ifn[IF_NAMESIZE];
+	char age[16], up[16];
 	int i;
 
 	toe_age_str(s->now - D->start_ns, up, sizeof(up));
@@ -184,10 +213,9 @@ static void status_text(FILE *f, const struct status *s)
 	else
 		fprintf(f, "policy:     none in force\n");
 	fprintf(f, "interfaces:");
-	for (i = 0; i < D->nl.ntracked; i++)
-		fprintf(f, " %s",
-			if_indextoname(D->nl.tracked[i], ifn) ? ifn : "?");
-	fprintf(f, "%s\n", D->nl.ntracked ? "" : " none");
+	for (i = 0; i < s->nif; i++)
+		iface_text(f, &s->ifs[i], i ? "," : "");
+	fprintf(f, "%s\n", s->nif ? "" : " none");
 	fprintf(f, "neighbours: %llu mirrored, %llu resyncs, %llu overruns\n",
 		(unsigned long long)s->nn, (unsigned long long)D->nl.st.resyncs,
 		(unsigned long long)D->nl.st.enobufs);
@@ -300,11 +328,20 @@ static void status_json(FILE *f, const struct status *s)
 	status_json_policy(&j, s);
 	tj_key(&j, "interfaces");
 	tj_arr(&j);
-	for (i = 0; i < D->nl.ntracked; i++) {
+	for (i = 0; i < s->nif; i++) {
+		const struct toe_attached *a = &s->ifs[i];
+
 		tj_obj(&j);
 		tj_kstr(&j, "name",
-			if_indextoname(D->nl.tracked[i], ifn) ? ifn : "?");
-		tj_ku64(&j, "ifindex", D->nl.tracked[i]);
+			if_indextoname(a->ifindex, ifn) ? ifn : "?");
+		tj_ku64(&j, "ifindex", a->ifindex);
+		tj_kstr_or_null(&j, "hook", a->hook);
+		tj_kstr_or_null(&j, "mode", a->mode);
+		tj_key(&j, "dispatcher");
+		tj_bool(&j, a->dispatcher);
+		tj_kstr_or_null(&j, "egress", a->egress);
+		tj_key(&j, "neighbours_mirrored");
+		tj_bool(&j, a->mirrored);
 		tj_obj_end(&j);
 	}
 	tj_arr_end(&j);
@@ -337,6 +374,41 @@ static void status_json(FILE *f, const struct status *s)
 	tj_end(&j);
 }
 
+static int by_ifindex(const void *a, const void *b)
+{
+	const struct toe_attached *x = a, *y = b;
+
+	return x->ifindex < y->ifindex ? -1 : x->ifindex > y->ifindex;
+}
+
+/*
+ * The interfaces of toectl status: every one opentoe is attached to (the
+ * loader's pins, checked against the kernel's links), then those toed
+ * mirrors the neighbours of without opentoe on them (configuration, -i,
+ * the module's devices); by ifindex.
+ */
+static void status_ifaces(struct status *s)
+{
+	const int max = sizeof(s->ifs) / sizeof(s->ifs[0]);
+	int i, k;
+
+	s->nif = D->dp.loaded ? attached_read(s->ifs, max) : 0;
+	for (i = 0; i < D->nl.ntracked; i++) {
+		for (k = 0; k < s->nif && s->ifs[k].ifindex != D->nl.tracked[i];
+		     k++)
+			;
+		if (k == s->nif) {
+			if (k == max)
+				break;
+			memset(&s->ifs[k], 0, sizeof(s->ifs[k]));
+			s->ifs[k].ifindex = D->nl.tracked[i];
+			s->nif++;
+		}
+		s->ifs[k].mirrored = true;
+	}
+	qsort(s->ifs, s->nif, sizeof(s->ifs[0]), by_ifindex);
+}
+
 void view_status(FILE *f, bool json)
 {
 	struct status s = { .now = toe_now_ns() };
@@ -356,6 +428,7 @@ void view_status(FILE *f, bool json)
 	s.na = D->dp.loaded ?
 		       map_count(D->m.local, sizeof(struct toe_local_key)) :
 		       0;
+	status_ifaces(&s);
 	if (json)
 		status_json(f, &s);
 	else

@@ -178,6 +178,20 @@ void on_link(struct toe_nl *nl, int ifindex, bool gone);
 void on_route(struct toe_nl *nl);
 void retrack(bool force);
 
+/*
+ * attached.c: an interface opentoe is attached to in toed's namespace, as
+ * toe-loader's pins and the kernel's links say (toectl status).
+ */
+struct toe_attached {
+	__u32 ifindex;
+	const char *hook; /* "xdp", "tc"; NULL: only toe_egress there */
+	const char *mode; /* xdp: native, generic, hw; tc: tcx, clsact */
+	bool dispatcher; /* xdp through libxdp's dispatcher */
+	const char *egress; /* toe_egress at tc egress: tcx, clsact, NULL */
+	bool mirrored; /* toed mirrors its neighbours (status fills it) */
+};
+int attached_read(struct toe_attached *out, int max);
+
 /* reconcile.c: lost events made good */
 void reconcile_now(const char *why);
 void reconcile_tick(void);
