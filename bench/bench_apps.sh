@@ -70,10 +70,9 @@ NS=/run/netns/$NSN
 # "plain" runs in this shell's own cgroup: it is plain only if no sock_ops
 # program acts there (an opentoe attached higher up, say)
 own=$(cgroup2_root)$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-n=$(bpftool -j cgroup show "$own" effective 2>/dev/null |
-	command jq 'if type == "array" then [.[] | select(.attach_type | test("sock_ops"))] | length else 0 end' 2>/dev/null)
-[ "${n:-0}" = 0 ] ||
-	echo "bench-apps: warning: $n sock_ops program(s) act on $own: the plain variant is not without sock_ops" >&2
+n=$(cg_sockops "$own")
+[ "$n" = 0 ] ||
+	echo "bench-apps: warning: $n sock_ops program(s) act on $own (x: bpftool cannot tell): the plain variant is not without sock_ops" >&2
 conf=$TMP/bypass.conf
 printf 'default host\nrule bypass lport 7900-7999 netns any\nrule bypass rport 7900-7999 netns any\n' >"$conf"
 chmod 600 "$conf"

@@ -93,3 +93,26 @@ time.sleep(86400)' >"$f" &
 	defer "kill $!"
 	wait_for 5 grep -qs on "$f"
 }
+
+# dp_progs NS xdp|tc: the ids of the datapath's programs in $PIN on that
+# hook (xdp: its own XDP program, not a chained one; tc: the tc programs),
+# as toe-loader status names them, from namespace NS ("-": this one).
+dp_progs() {
+	local run=()
+	[ "$1" = - ] || run=(nsx "$1")
+	case $2 in
+	xdp) "${run[@]}" toe-loader status -j --pin-dir "$PIN" |
+		command jq '[.programs[] | select(.type == "xdp" and (.chained | not)) | .id] | unique | .[]' ;;
+	tc) "${run[@]}" toe-loader status -j --pin-dir "$PIN" |
+		command jq '[.programs[] | select(.pin // "" | startswith("link_tc")) | .id] | unique | .[]' ;;
+	esac
+}
+
+# cg_sockops CG: how many sock_ops programs act on cgroup CG ("x" if
+# bpftool cannot tell; it prints nothing for a cgroup with none).
+cg_sockops() {
+	local out
+	out=$(bpftool -j cgroup show "$1" effective) || { echo x; return; }
+	[ -n "$out" ] || { echo 0; return; }
+	command jq '[.[] | select(.attach_type | test("sock_ops"))] | length' <<<"$out" 2>/dev/null || echo x
+}
