@@ -67,7 +67,10 @@ FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)
 BENCHES := policy xdp forward neigh hostflow bypass apply mem apps
-.PHONY: all progs deps check check-fresh check-guest demo fuzz soak kmod install deb clean bench bench-parser bench-report $(addprefix bench-,$(BENCHES))
+# every make bench-* target: selftests/bench/test_bench_smoke.sh runs each
+# in its smoke mode (make list-bench-targets prints them)
+BENCH_TARGETS := $(addprefix bench-,$(BENCHES)) bench-parser bench-report
+.PHONY: all progs deps check check-fresh check-guest demo fuzz soak kmod install deb clean bench list-bench-targets $(BENCH_TARGETS)
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
 
@@ -219,15 +222,23 @@ demo: deps
 
 # Benchmarks: ratios against a baseline run in the same invocation.
 # bench-NAME runs bench/bench_NAME.sh; bench-parser lives with the parser.
+# Each proves that every variant took the path it names, or prints no
+# figure and fails (bench/lib.sh).  BENCH_SMOKE=1: one short round each,
+# seconds (the figures mean nothing); BENCH_RESULTS=DIR: the CSVs there,
+# not in bench/results.
 # bench-apps fails when a server's data check does (a finding, not a
 # broken benchmark): it runs last, and the report is made all the same.
 bench: $(addprefix bench-,$(filter-out apps,$(BENCHES))) bench-parser
 	@$(MAKE) --no-print-directory bench-apps; s=$$?; \
 	$(MAKE) --no-print-directory bench-report; exit $$s
 
-# Summary table of every comparison and a gnuplot SVG next to each CSV.
+# Summary table of every comparison and a gnuplot SVG next to each CSV
+# (of BENCH_RESULTS=DIR, if set: the folder the benches wrote into).
 bench-report:
-	@python3 bench/report.py
+	@python3 bench/report.py $(BENCH_RESULTS)
+
+list-bench-targets:
+	@echo $(BENCH_TARGETS)
 
 $(addprefix bench-,$(BENCHES)): bench-%: deps
 	@$(MAKE) --no-print-directory all

@@ -5,10 +5,15 @@
 # port, local port, remote port, both ports), each applied ROUNDS times with
 # `toed --apply -j` (compile, fill the idle generation, flip, RCU grace
 # period), variants alternating.  CSV: bench/results/apply.csv (ms).
+# Proof (bench/lib.sh), every apply: toed reports the variant's rule count
+# and a policy serial one past the last (the flip happened).  A run that
+# fails it: no figure, exit 1.  BENCH_SMOKE=1: one round.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
+. "$top/bench/lib.sh"
+if smoke; then ROUNDS=${ROUNDS:-1}; fi
 ROUNDS=${ROUNDS:-3}
 dp_start bapply
 dp_load - || exit 1
@@ -33,12 +38,18 @@ for i in range(n):
 PY
 	chmod 600 "$work/r$n.conf"
 done
-csv=$top/bench/results/apply.csv
+csv=$BENCH_OUT/apply.csv
 echo "variant,round,ms" >"$csv"
+serial=$(toed --apply "$work/r1.conf" --pin-dir "$PIN" -j | command jq .serial)
 for ((r = 1; r <= ROUNDS; r++)); do
 	for n in 1 10000 100000; do
-		ms=$(toed --apply "$work/r$n.conf" --pin-dir "$PIN" -j | jq .ms) || exit 1
-		echo "rules_$n,$r,$ms" >>"$csv"
+		out=$(toed --apply "$work/r$n.conf" --pin-dir "$PIN" -j) || bench_fail "rules_$n: toed --apply failed"
+		proof_grew "rules_$n: the rules toed applied" 0 "$(command jq .rules <<<"$out")" $n $n &&
+			proof_grew "rules_$n: the policy serial (one apply, one flip)" "$serial" "$(command jq .serial <<<"$out")" 1 1 ||
+			bench_fail "rules_$n: not the policy the variant names"
+		serial=$(command jq .serial <<<"$out")
+		echo "rules_$n,$r,$(command jq .ms <<<"$out")" >>"$csv"
 	done
 done
-python3 "$top/bench/report.py" --only apply
+bench_publish
+python3 "$top/bench/report.py" "$RES" --only apply

@@ -55,12 +55,25 @@
 # TOE_BUILD: the build whose toe-loader and toed run; BENCH_RESULTS: the
 # results folder (make bench-forward CAPTURE=0: a build without toectl
 # dump's capture, its results in bench/results-nocap).
+# Proof (bench/lib.sh), every run: kernel and conntrack, the router's
+# kernel forwarded at least 1,000 datagrams; xdp, xdp_lookup and tc, the
+# fast path forwarded at least 1,000 packets (toe_stats' xdp_forward or
+# tc_forward), more than the router's kernel did, and (throughput runs)
+# its program ran 1,000 times or more (bpf_stats); conntrack, its rule is
+# in the router's FORWARD chain.  A run that fails it: no figure, exit 1.
+# BENCH_SMOKE=1: one round of 1 s runs, setting mtu, one 1 s small-packet
+# round; no bpftrace (router_s_per_gb without the softirq time).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
 . "$top/selftests/lib.sh"
 . "$top/selftests/xdp/router.sh"
+. "$top/bench/lib.sh"
 need_cmd iperf3 iptables ethtool jq taskset
+if smoke; then
+	ROUNDS=${ROUNDS:-1} DURATION=${DURATION:-1} SETTINGS=${SETTINGS:-mtu}
+	PPS_ROUNDS=${PPS_ROUNDS:-1} PPS_SECS=${PPS_SECS:-1}
+fi
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-4}
 SETTINGS=${SETTINGS:-mtu tso pod masq_mtu masq_tso}
 PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-2}
@@ -93,20 +106,9 @@ router_test bfwd || exit 1
 pod_topology || exit 1
 printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\nrule offload dev fwd rport 5202\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
-# bpf_stats on while the bench runs: an fd of BPF_ENABLE_STATS (x86-64 bpf(2)
-# command 32, BPF_STATS_RUN_TIME), held by a sleeping python3: counted,
-# so another user's kernel.bpf_stats_enabled=0 does not turn it off
-# under this run, and the sysctl is left alone.
-python3 -c '
-import ctypes, os, struct, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-attr = ctypes.create_string_buffer(struct.pack("I", 0), 8)
-if libc.syscall(321, 32, attr, 8) < 0:
-    sys.exit("BPF_ENABLE_STATS: " + os.strerror(ctypes.get_errno()))
-print("on", flush=True)
-time.sleep(86400)' >"$work/stats" &
-defer "kill $!"
-wait_for 5 grep -qs on "$work/stats" || echo "bpf_stats: not enabled; prog_ns_per_run 0" >&2
+# bpf_stats on while the bench runs (bench/lib.sh): the fast paths'
+# run time and count, which the proof reads
+bpf_stats_on || bench_fail "cannot turn bpf_stats on (the programs' run counts are the proof)"
 hz=$(getconf CLK_TCK)
 
 # The topology a run uses: router namespace, its two devices, the client
@@ -181,10 +183,8 @@ defer 'for d in $TOE_PIN_DIR-r $TOE_PIN_DIR-h; do [ -d $d ] && toe-loader unload
 prog_stats() {
 	local ids id t=0 n=0 a b
 	case $1 in
-	xdp*) ids=$(nsx $RNS toe-loader status -j --pin-dir "$PIN" |
-		jq '[.programs[] | select(.type == "xdp" and (.chained | not)) | .id] | unique | .[]') ;;
-	tc) ids=$(nsx $RNS toe-loader status -j --pin-dir "$PIN" |
-		jq '[.programs[] | select(.pin // "" | startswith("link_tc")) | .id] | unique | .[]') ;;
+	xdp*) ids=$(dp_progs $RNS xdp) ;;
+	tc) ids=$(dp_progs $RNS tc) ;;
 	*) echo "0 0"; return ;;
 	esac
 	for id in $ids; do
@@ -211,6 +211,7 @@ rbusy() { awk -v c=cpu$RCPU '$1 == c { print $4 + $6 + $7; exit }' /proc/stat; }
 # time is in their schedstat), counted by bpftrace in a mount namespace of
 # its own (tracefs mounted there only); empty: not counted.
 BT=$work/bt.out
+if smoke; then BT=; else
 unshare -m --propagation private sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace -B line -e "$0"' "
 tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, \"napi/\", 5) != 0/ { @t0[cpu] = nsecs; }
 tracepoint:irq:softirq_exit /args->vec == 3 && @t0[cpu] != 0/ { @ns[cpu == $RCPU] += nsecs - @t0[cpu]; @t0[cpu] = 0; }
@@ -218,6 +219,7 @@ interval:ms:100 { printf(\"T %lld %lld\\n\", @ns[1], @ns[0]); }" >"$BT" 2>&1 &
 BT_PID=$!
 defer "kill $BT_PID"
 wait_for 30 grep -qs '^T ' "$BT" || { echo "bpftrace: $(head -c 300 "$BT"); router_s_per_gb without the softirq time" >&2; BT=; }
+fi
 # softirq_ns FIELD: 2, the router's CPU; 3, CPU 0 (the end hosts').
 softirq_ns() { [ -n "$BT" ] && sleep 0.25 && awk -v f=$1 '/^T / { v = $f } END { printf "%.0f\n", v }' "$BT" || echo 0; }
 threads_ns() {	# DEV...: their NAPI threads' run time
@@ -254,9 +256,12 @@ tput() {
 	r1=$(router_ns) e1=$(rx_ns) b1=$(busy) s1=$(rbusy)
 	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0))
 	read -r rt1 rc1 < <(prog_stats $v)
+	local ct=0
+	[ $v = conntrack ] && ct=$(nsx $RNS iptables -S FORWARD | grep -c -- '--ctstate RELATED,ESTABLISHED -j ACCEPT')
 	off $v
 	jq -e '.end.sum_received.bytes > 0' "$work/out.json" >/dev/null ||
 		{ echo "$v: iperf3 failed: $(jq -c .error "$work/out.json")" >&2; exit 1; }
+	prove_fwd "$set $v round $r" $v $k $x $((rc1 - rc0)) $ct
 	python3 -c '
 import json, sys
 a = sys.argv[1:]
@@ -268,6 +273,22 @@ print("%s,%s,%s,%.3f,%.3f,%.4f,%.3f,%.4f,%s,%s,%s,%.1f,%.5f,%.4f" % (a[12], a[1]
       pt / 1e9 / gb, float(a[13]) / 1e9 / gb))
 ' "$work/out.json" $v $r $hz $((b1 - b0)) $((r1 - r0)) $((s1 - s0)) $((rt1 - rt0)) $((rc1 - rc0)) "$tso" $k $x $set $((e1 - e0)) >>"$csv"
 	tail -n 1 "$csv"
+}
+# prove_fwd WHAT VARIANT KERNEL_FORWARDED FAST_FORWARDED PROG_RUNS CT_RULES:
+# the run took the path the variant names (the header's Proof); PROG_RUNS
+# "-": not counted (the small packets).
+prove_fwd() {
+	local w=$1 v=$2 k=$3 x=$4 n=$5 ct=$6
+	case $v in
+	kernel | conntrack)
+		proof_grew "$w: datagrams the router's kernel forwarded" 0 "$k" 1000 &&
+			proof_grew "$w: packets the fast path forwarded" 0 "$x" 0 0 &&
+			{ [ $v = kernel ] || proof_grew "$w: the conntrack rule in FORWARD" 0 "$ct" 1 1; } ;;
+	*)
+		proof_grew "$w: packets the fast path forwarded ($MAP_STATS)" 0 "$x" 1000 &&
+			proof_grew "$w: fast path's packets over the kernel's ($k)" "$k" "$x" 1 &&
+			{ [ "$n" = - ] || proof_grew "$w: the fast path's run count (bpf_stats)" 0 "$n" 1000; } ;;
+	esac || bench_fail "$w: the traffic did not take the path the variant names"
 }
 # rounds CSV SETTING VARIANT...: ROUNDS rounds of the variants, rotating.
 rounds() {
@@ -287,8 +308,9 @@ nsx_bg p2 taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
 topo router
 nsx_bg s taskset -c 0 iperf3 -s -p 5201 >/dev/null 2>&1
 sleep 0.5
-res=${BENCH_RESULTS:-$top/bench/results} # make bench-forward CAPTURE=0: results-nocap
-mkdir -p "$res" || exit 1
+# the CSVs are written into $BENCH_OUT, published into $RES (make
+# bench-forward CAPTURE=0: bench/results-nocap) when every run is proved
+res=$BENCH_OUT
 echo "$HDR" >"$res/forward.csv"
 run_set() { [[ " $SETTINGS " == *" $1 "* ]]; }
 if run_set mtu; then
@@ -367,7 +389,10 @@ open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
 	n=$(($(router_ns) - n0))
 	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0)) rx=$(($(rx_s1) - s0))
 	kill $hold; wait $hold 2>/dev/null
+	local ct=0
+	[ $v = conntrack ] && ct=$(nsx $RNS iptables -S FORWARD | grep -c -- '--ctstate RELATED,ESTABLISHED -j ACCEPT')
 	off $v
+	prove_fwd "pps $v round $r" $v $k $x - $ct
 	jq -r --arg v $v --argjson r $r --argjson k $k --argjson x $x --argjson rx $rx --argjson n $n \
 		'"\($v),\($r),\(.pps),\(($rx / .secs) | floor),\($k),\($x),\(if $rx > 0 then ($n / $rx | floor) else 0 end),\($n / 1e9 / .secs * 1000 | round / 1000)"' <<<"$out" >>"$pcsv"
 	tail -n 1 "$pcsv"
@@ -380,3 +405,4 @@ for ((r = 1; r <= PPS_ROUNDS; r++)); do
 done
 echo "== forward_pps: delivered frames per second; the router's time per frame"
 $GOALS pps "$pcsv"
+bench_publish

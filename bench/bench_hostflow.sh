@@ -11,13 +11,22 @@
 # without multi-buffer support) and skb-mode XDP copies every GRO packet
 # into a linear buffer, which the figures show; tc runs after GRO.
 # CSV: bench/results/hostflow.csv (variant,round,gbit_s).  Goal: >= 0.97x.
+# Proof (bench/lib.sh), every run: "without" has no XDP program on vb and
+# no sock_ops on the cgroup; native and skb have XDP on vb in that mode
+# (ip link's xdp mode) and tc none; in native, skb and tc opentoe's
+# program on that hook ran on the flow at least 1,000 times (its run
+# count, bpf_stats; a host flow writes no toe_stats counter).  A run that
+# fails it: no figure, exit 1.  BENCH_SMOKE=1: one round of 1 s runs.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
+. "$top/bench/lib.sh"
 need_cmd iperf3 jq
+if smoke; then ROUNDS=${ROUNDS:-1} SECS=${SECS:-1}; fi
 ROUNDS=${ROUNDS:-5} SECS=${SECS:-3}
 dp_start bhost
+bpf_stats_on || bench_fail "cannot turn bpf_stats on (the programs' run counts are the proof)"
 two_hosts 212 4 || exit 1
 printf 'default host\n' >"$work/c.conf"; chmod 600 "$work/c.conf"
 in_cg() { local ns=$1; shift; (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name "$ns") "$@"); }
@@ -34,10 +43,32 @@ run() { # VARIANT ROUND
 		nsx b toe-loader load --dev vb "${@:3}" --cgroup "$CG" --pin-dir "$PIN" >/dev/null &&
 			toed --apply "$work/c.conf" --pin-dir "$PIN" >/dev/null || return 1 ;;
 	esac
+	local v=$1 hook=xdp mode ids=() b g
+	[ "$v" = tc ] && hook=tc
+	# the hook as the variant names it: ip link's XDP mode on vb (1
+	# native, 2 skb; none: no XDP) and, for the rest, the sock_ops
+	mode=$(nsx b ip -d -j link show vb | command jq '.[0].xdp.mode // 0')
+	case $v in
+	without) proof_grew "$v: XDP mode on vb (0: none)" 0 "$mode" 0 0 &&
+		proof_grew "$v: sock_ops programs on the cgroup" 0 "$(cg_sockops "$CG")" 0 0 ;;
+	native) proof_grew "$v: XDP mode on vb (1: native)" 0 "$mode" 1 1 ;;
+	skb) proof_grew "$v: XDP mode on vb (2: skb)" 0 "$mode" 2 2 ;;
+	tc) proof_grew "$v: XDP mode on vb (0: none)" 0 "$mode" 0 0 ;;
+	esac || bench_fail "$v: not the hook the variant names"
+	if [ "$v" != without ]; then
+		mapfile -t ids < <(dp_progs b $hook)
+		[ ${#ids[@]} -gt 0 ] || bench_fail "$v: toe-loader status names no $hook program"
+		b=$(prog_runs "${ids[@]}")
+	fi
 	g=$(in_cg a iperf3 -c 10.212.0.2 -p 5201 -t "$SECS" -J | jq '.end.sum_received.bits_per_second / 1e9')
-	echo "$1,$2,$g" >>"$csv"
+	if [ "$v" != without ]; then
+		proof_grew "$v: the $hook program's run count (bpf_stats)" "$b" "$(prog_runs "${ids[@]}")" 1000 ||
+			bench_fail "$v: opentoe's $hook program did not see the flow"
+	fi
+	[[ $g =~ ^[0-9.e+-]+$ ]] || bench_fail "$v: iperf3 gave no figure"
+	echo "$v,$2,$g" >>"$csv"
 }
-csv=$top/bench/results/hostflow.csv
+csv=$BENCH_OUT/hostflow.csv
 echo "variant,round,gbit_s" >"$csv"
 variants=(without native skb tc)
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -45,4 +76,5 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		run "${variants[(i + r) % ${#variants[@]}]}" "$r" || exit 1
 	done
 done
-python3 "$top/bench/report.py" --only hostflow
+bench_publish
+python3 "$top/bench/report.py" "$RES" --only hostflow

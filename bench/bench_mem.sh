@@ -5,19 +5,33 @@
 # flow record, toe_flows, which holds its XDP counters too),
 # per neighbour entry (toe_neigh), and the total of every map.  Maps are
 # preallocated (hash and LRU), so memlock is what they hold full.
-# CSV: bench/results/mem.csv.
+# CSV: bench/results/mem.csv.  Proof (bench/lib.sh): toe_flows has the
+# entries its figure is divided by (--flows), and toe_flows and toe_neigh
+# a memlock figure; otherwise no figure, exit 1.
+# BENCH_SMOKE=1: --flows 10000.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
+. "$top/bench/lib.sh"
+FLOWS=1000000
+smoke && FLOWS=10000
 dp_start bmem
-dp_load - --flows 1000000 || exit 1
-csv=$top/bench/results/mem.csv
+dp_load - --flows $FLOWS || exit 1
+csv=$BENCH_OUT/mem.csv
 echo "map,type,max_entries,bytes_memlock,bytes_per_entry" >"$csv"
 for p in "$PIN"/toe_*; do
 	bpftool -j map show pinned "$p" |
 		jq -r '[.name, .type, .max_entries, .bytes_memlock, (if .max_entries > 0 then (.bytes_memlock / .max_entries | floor) else 0 end)] | @csv' >>"$csv"
 done
+got=$(bpftool -j map show pinned "$PIN/$MAP_FLOWS" | command jq .max_entries)
+proof_grew "$MAP_FLOWS entries (--flows)" 0 "${got:-x}" $FLOWS $FLOWS || bench_fail "$MAP_FLOWS is not of --flows $FLOWS"
+for m in $MAP_FLOWS $MAP_NEIGH; do
+	got=$(bpftool -j map show pinned "$PIN/$m" | command jq '.bytes_memlock // 0')
+	proof_grew "$m: bytes_memlock" 0 "${got:-x}" 1 || bench_fail "$m: bpftool gives no memlock figure"
+done
+bench_publish
+csv=$RES/mem.csv
 python3 - "$csv" "$(nproc)" "$MAP_FLOWS" "$MAP_NEIGH" <<'PY'
 import csv, sys
 rows = {r['map']: r for r in csv.DictReader(open(sys.argv[1]))}

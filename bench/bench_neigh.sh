@@ -9,12 +9,19 @@
 #    costs a full resync, not a lost update) and how long the map took to
 #    catch up after the last request.
 # CSV: bench/results/neigh_latency.csv, bench/results/neigh_rate.csv.
+# Proof (bench/lib.sh): toed's neigh_set counter (toectl stats) grows by
+# the updates each part made (in a burst that overran, by at least one and
+# the resync counted); otherwise no figure, exit 1.
+#   N=2000 RATES="1000 5000 10000 20000 50000"
+# BENCH_SMOKE=1: N=200, RATES=10000.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOE_TOP=$top TOE_BUILD=$top/build
 . "$top/selftests/lib.sh"
+. "$top/bench/lib.sh"
 dp_start bneigh
-N=${N:-2000}
+if smoke; then N=${N:-200} RATES=${RATES:-10000}; fi
+N=${N:-2000} RATES=${RATES:-1000 5000 10000 20000 50000}
 veth_loop || exit 1
 dp_load a --dev va || exit 1
 printf 'default host\n' >"$work/c.conf"; chmod 600 "$work/c.conf"
@@ -24,22 +31,28 @@ wait_for 10 test -S "$work/run/toed.sock" || exit 1
 VA=$(nsx a ip -j link show va | jq '.[0].ifindex')
 NL="$TOE_BUILD/bench/neighlat"
 
-nsx a "$NL" latency "$PIN" "$VA" "$N" >"$work/lat" || exit 1
+nset() { toectl -r "$work/run" -j stats | command jq .daemon.neigh_set; }
+s0=$(nset)
+nsx a "$NL" latency "$PIN" "$VA" "$N" >"$work/lat" || bench_fail "neighlat latency failed"
+proof_grew "latency: toed's neigh_set" "$s0" "$(nset)" "$N" || bench_fail "toed did not write the updates"
 { echo "sample,to_map_write_ns,to_reader_ns"; awk '{ print NR "," $1 "," $2 }' "$work/lat"; } \
-	>"$top/bench/results/neigh_latency.csv"
-echo "rate_per_s,achieved_per_s,count,catchup_ms,overruns,resyncs" >"$top/bench/results/neigh_rate.csv"
-for rate in 1000 5000 10000 20000 50000; do
+	>"$BENCH_OUT/neigh_latency.csv"
+echo "rate_per_s,achieved_per_s,count,catchup_ms,overruns,resyncs" >"$BENCH_OUT/neigh_rate.csv"
+for rate in $RATES; do
 	count=$((rate < 10000 ? 5000 : rate))
 	s0=$(toectl -r "$work/run" -j stats)
 	out=$(nsx a "$NL" rate "$PIN" "$VA" "$count" "$rate") || exit 1
 	s1=$(toectl -r "$work/run" -j stats)
 	ov=$(( $(jq .daemon.netlink_overruns <<<"$s1") - $(jq .daemon.netlink_overruns <<<"$s0") ))
 	rs=$(( $(jq .daemon.resyncs <<<"$s1") - $(jq .daemon.resyncs <<<"$s0") ))
-	echo "$rate,${out% *},$count,${out#* },$ov,$rs" >>"$top/bench/results/neigh_rate.csv"
+	proof_grew "rate $rate/s: toed's neigh_set" "$(jq .daemon.neigh_set <<<"$s0")" "$(jq .daemon.neigh_set <<<"$s1")" \
+		$((rs > 0 ? 1 : count)) || bench_fail "rate $rate/s: toed did not write the updates"
+	echo "$rate,${out% *},$count,${out#* },$ov,$rs" >>"$BENCH_OUT/neigh_rate.csv"
 	nsx a ip neigh flush dev va
 	sleep 0.5
 done
-python3 - "$top/bench/results/neigh_latency.csv" "$top/bench/results/neigh_rate.csv" <<'PY'
+bench_publish
+python3 - "$RES/neigh_latency.csv" "$RES/neigh_rate.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 def pct(xs, p):

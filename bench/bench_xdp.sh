@@ -5,15 +5,25 @@
 # program on a host flow, an offloaded flow and a malformed packet.  The
 # variants alternate within each round; median and min-max of the ns/packet
 # over the rounds, and the ratio to the floor.  CSV: bench/results/xdp.csv.
+# Proof (bench/lib.sh), every run: the program's run count (bpf_stats)
+# grows by REPEAT, and so does the toe_stats counter of the path the
+# variant names: xdp_flow_hit for the offloaded flow, bad_ihl for the
+# malformed packet; the host flow (which writes no counter by design)
+# returns XDP_PASS and leaves xdp_flow_hit and bad_ihl flat.  A run that
+# fails it: no figure, exit 1.
+# BENCH_SMOKE=1: one round of 10,000 repeats.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 # TOE_BUILD, BENCH_RESULTS: the build and the results folder (make
 # bench-xdp CAPTURE=0: without toectl dump's capture, bench/results-nocap)
 export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
 . "$top/selftests/lib.sh"
+. "$top/bench/lib.sh"
+if smoke; then ROUNDS=${ROUNDS:-1} REPEAT=${REPEAT:-10000}; fi
 ROUNDS=${ROUNDS:-7} REPEAT=${REPEAT:-1000000}
 P="python3 $top/selftests/tools/pkt.py"
 dp_start bxdp
+bpf_stats_on || bench_fail "cannot turn bpf_stats on (the programs' run counts are the proof)"
 veth_loop || exit 1
 dp_load a --dev va || exit 1
 toe=$(nsx a toe-loader status -j --pin-dir "$PIN" | jq '.programs[] | select(.type == "xdp") | .id')
@@ -25,18 +35,38 @@ bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $($P key 4 10.0.0.1 10.0.0.2
 # (an offloaded record written by hand: its toe_flow_filter slot too)
 bpftool map update pinned "$PIN/$MAP_FLOW_FILTER" $($P filter 4 10.0.0.1 10.0.0.2 80 12345)
 
-ns() { # PROG PKT -> ns per run
-	bpftool prog run id "$1" data_in "$work/$2.bin" repeat "$REPEAT" 2>&1 |
-		sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p'
+# the counters of a run: the program's run count, then toe_stats'
+# xdp_flow_hit and the parser's bad_ihl
+counters() {
+	echo "$(prog_runs "$1") $(stat_of "$PIN" $STAT_XDP_FLOW_HIT) $(stat_of "$PIN" $PARSE_BAD_IHL)"
 }
-res=${BENCH_RESULTS:-$top/bench/results}
-mkdir -p "$res" || exit 1
-csv=$res/xdp.csv
+# run VARIANT PROG PKT ROUND: one run of REPEAT, proved, its line in the CSV
+run() {
+	local v=$1 id=$2 pkt=$3 r=$4 b a x out ret
+	read -ra b <<<"$(counters "$id")"
+	out=$(bpftool prog run id "$id" data_in "$work/$pkt.bin" repeat "$REPEAT" 2>&1)
+	read -ra a <<<"$(counters "$id")"
+	x=$(sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p' <<<"$out")
+	ret=$(sed -n 's/.*Return value: \([0-9]*\).*/\1/p' <<<"$out")
+	[ -n "$x" ] || bench_fail "$v: bpftool prog run gave no duration"
+	proof_grew "$v: the program's run count (bpf_stats)" "${b[0]}" "${a[0]}" "$REPEAT" || bench_fail "$v: the program did not run"
+	case $v in
+	host_flow)
+		proof_grew "$v: the return value (2: XDP_PASS)" 0 "${ret:-x}" 2 2 &&
+			proof_grew "$v: $MAP_STATS xdp_flow_hit" "${b[1]}" "${a[1]}" 0 0 &&
+			proof_grew "$v: $MAP_STATS bad_ihl" "${b[2]}" "${a[2]}" 0 0 ;;
+	offloaded_flow) proof_grew "$v: $MAP_STATS xdp_flow_hit" "${b[1]}" "${a[1]}" "$REPEAT" ;;
+	malformed) proof_grew "$v: $MAP_STATS bad_ihl" "${b[2]}" "${a[2]}" "$REPEAT" ;;
+	esac || bench_fail "$v: the packets did not take the path the variant names"
+	echo "$v,$r,$x" >>"$csv"
+}
+csv=$BENCH_OUT/xdp.csv
 echo "variant,round,ns_per_packet" >"$csv"
 for ((r = 1; r <= ROUNDS; r++)); do
-	echo "floor,$r,$(ns $floor v4host)" >>"$csv"
-	echo "host_flow,$r,$(ns $toe v4host)" >>"$csv"
-	echo "offloaded_flow,$r,$(ns $toe v4off)" >>"$csv"
-	echo "malformed,$r,$(ns $toe badihl)" >>"$csv"
+	run floor "$floor" v4host $r
+	run host_flow "$toe" v4host $r
+	run offloaded_flow "$toe" v4off $r
+	run malformed "$toe" badihl $r
 done
-python3 "$top/bench/report.py" "$res" --only xdp
+bench_publish
+python3 "$top/bench/report.py" "$RES" --only xdp

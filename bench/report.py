@@ -262,6 +262,10 @@ def report_bypass(outdir, plots):
     print("  %-10s %-9s %14s %9s %9s" % ("workload", "pinning", "median", "x tcp_lo", "x unix"))
     stats = []
     for r in rows:
+        if not r["ratio_tcp_lo"]:  # a row whose runs failed (its status says why)
+            print("  %-10s %-9s %14s %9s %9s  %s" % (r["workload"], r["pinning"], "-", "-", "-",
+                                                  r.get("status", "")))
+            continue
         print("  %-10s %-9s %14s %9s %9s" % (r["workload"], r["pinning"], r["median"],
                                             r["ratio_tcp_lo"], r["ratio_unix"]))
         v = float(r["ratio_tcp_lo"])

@@ -1255,6 +1255,21 @@ static int time_prog(int fd, const __u8 *b, __u32 len, __u32 *ns)
 	return 0;
 }
 
+/*
+ * What parse_bench leaves in bench_sink for a TCP packet whose expected
+ * parse is e (its hash of the fields a flow lookup reads): the proof that
+ * the runs timed parsed the packet as TCP, fields and all.
+ */
+static __u32 bench_hash(const struct toe_pkt *e)
+{
+	__u32 h = e->family ^ e->l4proto ^ e->sport ^ ((__u32)e->dport << 16);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		h ^= e->saddr32[i] ^ e->daddr32[i];
+	return h ^ e->seq ^ e->tcp_flags ^ e->payload_len ^ e->ttl_off;
+}
+
 static int bench(void)
 {
 	static const char *const what[] = {
@@ -1268,6 +1283,7 @@ static int bench(void)
 	__u8 b[MAXPKT];
 	struct toe_pkt e;
 	struct spec s;
+	__u64 runs0;
 	int i, r;
 
 	for (i = 0; i < 3; i++) {
@@ -1287,11 +1303,25 @@ static int bench(void)
 			s.ext[2] = X_DST;
 		}
 		len = build(&s, b, &r, &e);
+		skel->bss->bench_sink = ~bench_hash(&e);
 		if (time_prog(base_fd, b, len, &base) ||
-		    time_prog(bench_fd, b, len, &use) ||
-		    time_prog(prog_fd, b, len, &ns) ||
-		    skel->bss->out_res != TOE_P_TCP) {
+		    time_prog(bench_fd, b, len, &use)) {
 			printf("not ok - bench %s: test run failed\n", what[i]);
+			return 1;
+		}
+		/* the proofs: parse_bench parsed it as TCP, fields and
+		 * all; parse_test ran 3,000,000 times and parsed it as TCP */
+		if (r != TOE_P_TCP || skel->bss->bench_sink != bench_hash(&e)) {
+			printf("not ok - bench %s: parse_bench did not parse it as TCP (bench_sink %#x, expected %#x)\n",
+			       what[i], skel->bss->bench_sink, bench_hash(&e));
+			return 1;
+		}
+		runs0 = skel->bss->runs;
+		if (time_prog(prog_fd, b, len, &ns) ||
+		    skel->bss->out_res != TOE_P_TCP ||
+		    skel->bss->runs - runs0 != 3000000) {
+			printf("not ok - bench %s: parse_test did not run 3,000,000 times on it as TCP (%llu runs, result %d)\n",
+			       what[i], (unsigned long long)(skel->bss->runs - runs0), skel->bss->out_res);
 			return 1;
 		}
 		printf("  bench: %-44s parse_bench %3u ns, parse_test %3u ns, empty program %3u ns\n",
