@@ -1321,7 +1321,9 @@ static int bench(void)
 		    skel->bss->out_res != TOE_P_TCP ||
 		    skel->bss->runs - runs0 != 3000000) {
 			printf("not ok - bench %s: parse_test did not run 3,000,000 times on it as TCP (%llu runs, result %d)\n",
-			       what[i], (unsigned long long)(skel->bss->runs - runs0), skel->bss->out_res);
+			       what[i],
+			       (unsigned long long)(skel->bss->runs - runs0),
+			       skel->bss->out_res);
 			return 1;
 		}
 		printf("  bench: %-44s parse_bench %3u ns, parse_test %3u ns, empty program %3u ns\n",

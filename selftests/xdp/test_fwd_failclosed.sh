@@ -122,7 +122,7 @@ for how in kill stop elsewhere; do
 		# (the flow's entry, for whoever reads a failure)
 		entry=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" | jq -c --argjson c "$(cat "$work/$name.lport")" \
 			'[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value | {state, readmits, ret_reason, gen, seen}]')
-		echo "$name: toe_fwd entry $entry; toe_fwd_gen $(bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq -c .formatted.value)"
+		echo "$name: $MAP_FWD entry $entry; $MAP_FWD_GEN $(bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq -c .formatted.value)"
 		check "toed $how, then a $dirs-way FORWARD DROP: the fast path carries none of the flow from 1 s after it (its packets $x1 then, $x2 1.5 s later)" \
 			test "$x1" = "$x2"
 		flow_end
@@ -138,7 +138,7 @@ read -r nf _ < <("$TOE_BUILD/selftests/flowfill" --fwd "$PIN/$MAP_FWD" 48000)
 toed_start r --metrics $MPORT || { fail "toed starts (metrics)"; finish; }
 t0=$(date +%s%N)
 nsx r curl -s -o /dev/null "http://127.0.0.1:$MPORT/metrics"
-echo "toe_fwd filled with $nf other flows: one scrape took $((($(date +%s%N) - t0) / 1000000)) ms"
+echo "$MAP_FWD filled with $nf other flows: one scrape took $((($(date +%s%N) - t0) / 1000000)) ms"
 for dirs in 1 2; do
 	name=busy$dirs
 	if ! flow "$name"; then

@@ -350,8 +350,8 @@ static void loop(void)
 		int n = epoll_wait(
 			D->epfd, evs, 16,
 			reconcile_timeout_ms(kmod_retry_timeout_ms(
-				pool_refill_timeout_ms(
-					metrics_timeout_ms(ctl_timeout_ms())))));
+				pool_refill_timeout_ms(metrics_timeout_ms(
+					ctl_timeout_ms())))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
