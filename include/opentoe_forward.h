@@ -137,11 +137,11 @@ struct toe_local {
  * path fails closed: a toed killed, frozen (SIGSTOP) or stuck stops
  * vouching for the generation within this time, and every admission then
  * holds TOE_FWD_UNWATCHED_NS at most, so a ruleset change nobody announces
- * reaches every fast-path flow within about a second.  Twelve renewals: a
- * watch thread delayed that long only costs each flow one round trip
- * through the stack (reason lease).
+ * reaches every fast-path flow within max(lease, TOE_FWD_UNWATCHED_NS) =
+ * 1 s.  25 renewals: a watch thread delayed that long only costs each flow
+ * one round trip through the stack (reason lease).
  */
-#define TOE_FWD_LEASE_NS 250000000ULL
+#define TOE_FWD_LEASE_NS 500000000ULL
 /*
  * The forward path's route cache is used only while toed renewed the lease
  * in the last TOE_FWD_RT_FRESH_NS (lease_ns - TOE_FWD_LEASE_NS): toed keeps

@@ -5,7 +5,7 @@
 # toed's toe_neigh mirror, and uses its route cache only while toed renewed
 # its lease in the last 50 ms.  A flow runs on the fast path with toed
 # watching (route cache warm); toed is killed (SIGKILL: no clean-up, its
-# lease still runs 5 s); the server's MAC changes (ip link set address,
+# lease still runs 500 ms); the server's MAC changes (ip link set address,
 # with arp_notify: the server announces it in a gratuitous ARP, from which
 # the router's kernel updates its neighbour entry; no ip neigh replace):
 # within 100 ms of the announcement the server receives the flow at its

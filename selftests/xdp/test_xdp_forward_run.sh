@@ -125,7 +125,9 @@ nset $S4 lladdr $OMAC dev r1 nud permanent
 r=$(run $IF0 data)
 check "  the next hop's MAC changed without a bump: still the cached one" test "$r" = 4 -a "$(dmac_of data)" = $NMAC
 mono=$(python3 -c 'import time; print(time.monotonic_ns())')
-setgenrt 0 $((mono + 5000000000 - 200000000)) 7
+# (toed writes lease_ns = its renewal + TOE_FWD_LEASE_NS)
+lease_ns=$(sed -n 's/^#define TOE_FWD_LEASE_NS \([0-9]*\)ULL$/\1/p' "$TOE_TOP/include/opentoe_forward.h")
+setgenrt 0 $((mono + ${lease_ns:-0} - 200000000)) 7
 r=$(run $IF0 data)
 check "  toed's lease renewed 200 ms ago (no toed over 50 ms): not the cached route, the kernel's MAC" \
 	test "$r" = 4 -a "$(dmac_of data)" = $OMAC
