@@ -443,6 +443,67 @@ static __always_inline bool fwd_ct_ready(struct toe_fwd *fs,
 }
 
 /*
+ * What ip_rcv_core() and ip_forward() check of a frame before it may be
+ * routed that a flow's admission does not prove for its later packets:
+ * the frame is addressed to this host (PACKET_HOST: not another host's
+ * unicast MAC on a shared segment or a promiscuous interface, nor a
+ * broadcast or multicast one) and, for IPv4, its header checksum holds.
+ * Everything else the two check is the admission's (addresses, the route,
+ * the firewall), the parser's (version, lengths, fragments) or fwd_xmit's
+ * (TTL, options, MTU).  A frame that fails goes to the stack untouched,
+ * counted, before the flow's state is looked at: it changes nothing of
+ * the flow (a forged FIN or RST in another host's frames ends no fast
+ * path).  mac: the MAC of the interface it came in on (XDP), or NULL (tc
+ * reads the skb's pkt_type and VLAN tag instead: FWD_FRAME_NOT_HOST).
+ */
+/* What the hook knows of where a frame was sent (fwd_admitted's frame). */
+enum {
+	FWD_FRAME_HOST, /* to this host (tc: pkt_type PACKET_HOST, no tag) */
+	FWD_FRAME_NOT_HOST, /* not (tc: another pkt_type, or a VLAN tag) */
+	FWD_FRAME_MAC, /* its destination MAC says (XDP) */
+};
+
+static __always_inline bool ip4_csum_ok(const void *ip, const void *end)
+{
+	const __u16 *w = ip;
+	__u32 sum = 0;
+	int i;
+
+	if (ip + TOE_IPV4_HLEN > end)
+		return false;
+		/* the 20 bytes fwd_xmit forwards (options go to the stack) */
+#pragma unroll
+	for (i = 0; i < TOE_IPV4_HLEN / 2; i++)
+		sum += w[i];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+static __always_inline bool fwd_frame_ok(const void *data, const void *end,
+					 const struct toe_pkt *p,
+					 const __u8 *mac)
+{
+	const __u8 *d = data;
+	__u32 l3 = p->l3_off;
+
+	if (mac && (data + 6 > end || d[0] != mac[0] || d[1] != mac[1] ||
+		    d[2] != mac[2] || d[3] != mac[3] || d[4] != mac[4] ||
+		    d[5] != mac[5])) {
+		stat_inc(TOE_S_FWD_NOT_HOST);
+		return false;
+	}
+	if (l3 > TOE_ETH_HLEN + 8)
+		return false; /* (two VLAN tags at most: never, for the verifier) */
+	if (p->family == TOE_AF_INET && p->l4_off - l3 == TOE_IPV4_HLEN &&
+	    !ip4_csum_ok(data + l3, end)) {
+		stat_inc(TOE_S_FWD_BAD_IPCSUM);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The admitted flow a packet of no local flow belongs to, if the fast path
  * (either hook) may take it now; NULL otherwise, and the packet goes on to
  * the stack untouched.  ifin, netns: the interface it came in on and the
@@ -455,8 +516,10 @@ static __always_inline bool fwd_ct_ready(struct toe_fwd *fs,
  */
 static __always_inline struct toe_fwd *
 fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
-	     __u64 netns, int *fromp, struct toe_fwd_gen **gp)
+	     __u64 netns, int *fromp, struct toe_fwd_gen **gp, const void *data,
+	     const void *data_end, int frame)
 {
+	struct toe_iface *in = NULL;
 	struct toe_xdp_conf *conf;
 	struct toe_fwd_gen *g;
 	struct toe_fwd *fs;
@@ -475,6 +538,19 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 		return NULL;
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!fs || !g)
+		return NULL;
+	/*
+	 * A frame of the flow's the stack would not route (fwd_frame_ok:
+	 * XDP sees the MAC, tc the skb's pkt_type) changes nothing of it.
+	 */
+	if (frame == FWD_FRAME_NOT_HOST) {
+		stat_inc(TOE_S_FWD_NOT_HOST);
+		return NULL;
+	}
+	if (frame == FWD_FRAME_MAC &&
+	    !(in = bpf_map_lookup_elem(&toe_ifaces, &ifin)))
+		return NULL;
+	if (!fwd_frame_ok(data, data_end, p, in ? in->mac : NULL))
 		return NULL;
 	rc = fwd_valid(ifin, netns, fs, from, g);
 	if (rc == FWD_WRONG_IF) {
@@ -531,7 +607,8 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 	int from = 0, rc;
 
 	fs = fwd_admitted(p, ck, ctx->ingress_ifindex, xdp_netns(ctx), &from,
-			  &g);
+			  &g, (void *)(long)ctx->data,
+			  (void *)(long)ctx->data_end, FWD_FRAME_MAC);
 	if (!fs || !g)
 		return xdp_next(ctx);
 	xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */

@@ -242,8 +242,17 @@ static __always_inline int tc_fwd_path(struct __sk_buff *skb,
 	struct toe_fwd *fs;
 	int from = 0, rc;
 
-	fs = fwd_admitted(p, ck, skb->ingress_ifindex, skb_netns(skb), &from,
-			  &g);
+	/*
+	 * not_host: another host's frame (PACKET_OTHERHOST, broadcast,
+	 * multicast), or one whose VLAN tag the kernel moved into the skb
+	 * before tc: the stack judges it (its sub-interface's, or dropped).
+	 */
+	fs = fwd_admitted(
+		p, ck, skb->ingress_ifindex, skb_netns(skb), &from, &g,
+		(void *)(long)skb->data, (void *)(long)skb->data_end,
+		skb->pkt_type != 0 /* PACKET_HOST */ || skb->vlan_present ?
+			FWD_FRAME_NOT_HOST :
+			FWD_FRAME_HOST);
 	if (!fs || !g)
 		return TCX_NEXT;
 	tc_fwd_ct_refresh(skb, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */

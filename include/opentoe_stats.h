@@ -102,7 +102,12 @@
 	X(FWD_CT_READY, "fwd_ct_ready",                                             \
 	  "Admitted flows taken by the fast path once conntrack was made true")     \
 	X(LISTENERS_FULL, "listeners_full",                                         \
-	  "Listeners kept on the host: toe_listeners was full")
+	  "Listeners kept on the host: toe_listeners was full")                     \
+	X(FWD_NOT_HOST, "fwd_not_host",                                             \
+	  "Routed frames the stack would not forward: another host's MAC, a "       \
+	  "VLAN tag (left to the stack)")                                           \
+	X(FWD_BAD_IPCSUM, "fwd_bad_ipcsum",                                         \
+	  "Routed IPv4 packets with a bad header checksum (left to the stack)")
 
 enum toe_stat {
 	TOE_S_BASE = 32,
