@@ -29,6 +29,16 @@ csum IFACE PORT SECONDS
         CHECKSUM_PARTIAL skb, TSO on a veth: the sender's stack leaves the
         rest to the device) the sum of their own pseudo-header; prints
         "GOOD BAD"
+odd IFACE RMAC KIND N SRC SPORT DST DPORT MARK
+        N data segments (payload MARK) of the flow SRC:SPORT -> DST:DPORT
+        that the stack would not route, of KIND: otherhost (to a MAC that
+        is not the router's, RMAC), vlan (to RMAC, 802.1Q-tagged with VLAN
+        999), badcsum (to RMAC, the IPv4 header checksum wrong), rst (an RST
+        to a MAC that is not the router's)
+mark IFACE MARK SECONDS FLAG
+        frames containing MARK received on IFACE during SECONDS (a packet
+        socket, every ethertype): creates FLAG.ready once it listens, and
+        counts until 0.5 s after FLAG exists; prints the number
 rx IFACE INTERVAL SECONDS
         every INTERVAL seconds: "time rx_bytes" of IFACE from /proc/net/dev
         (this namespace's), time as time.time()
@@ -133,6 +143,44 @@ def flood(iface, rmac, n, net, dst, dport):
             except OSError:
                 time.sleep(0.0005)  # the queue is full: a moment, then again
     print("%d %.2f" % (sent, time.monotonic() - t0))
+
+
+def odd(iface, rmac, kind, n, src, sport, dst, dport, mark):
+    s, smac = sock(iface)
+    other = mac("02:00:00:00:00:77")
+    for i in range(int(n)):
+        seq = 1000000 + i * 100
+        if kind == "rst":
+            f = frame(smac, other, src, dst, int(sport), int(dport), 0x04, seq, 0)
+        else:
+            f = frame(smac, other if kind == "otherhost" else mac(rmac), src, dst,
+                      int(sport), int(dport), 0x18, seq, 0, mark.encode())
+        if kind == "vlan":
+            f = f[:12] + b"\x81\x00" + struct.pack("!H", 999) + f[12:]
+        elif kind == "badcsum":
+            f = f[:24] + bytes([f[24] ^ 0x5a]) + f[25:]  # the IPv4 header checksum's first byte
+        elif kind not in ("otherhost", "rst"):
+            raise SystemExit("unknown kind " + kind)
+        s.send(f)
+        time.sleep(0.01)
+
+
+def mark(iface, mk, seconds, flag):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    s.bind((iface, 0))
+    s.settimeout(0.05)
+    end, n, mk = time.monotonic() + float(seconds), 0, mk.encode()
+    open(flag + ".ready", "w").close()
+    while time.monotonic() < end:
+        if flag and os.path.exists(flag):
+            end, flag = min(end, time.monotonic() + 0.5), None
+        try:
+            b, addr = s.recvfrom(65535)
+        except socket.timeout:
+            continue
+        if addr[2] != socket.PACKET_OUTGOING and mk in b:
+            n += 1
+    print(n)
 
 
 def count(iface, port, seconds, flag=None):
@@ -243,7 +291,7 @@ def rxtap(iface, interval, seconds):
 
 if __name__ == "__main__":
     cmds = {"handshake": handshake, "synack": synack, "rst": rst, "flood": flood, "count": count, "csum": csum_check,
-            "rx": rx, "rxtap": rxtap}
+            "rx": rx, "rxtap": rxtap, "odd": odd, "mark": mark}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         raise SystemExit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
