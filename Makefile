@@ -61,7 +61,8 @@ LIBTOE    := $(O)/lib/libtoe.a
 TOED_OBJS := $(patsubst user/toed/%.c,$(O)/toed-objs/%.o,$(wildcard user/toed/*.c))
 TOECTL_OBJS := $(patsubst user/toectl/%.c,$(O)/toectl-objs/%.o,$(wildcard user/toectl/*.c))
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill \
-	$(O)/selftests/connstorm $(O)/selftests/cfg_limits $(O)/selftests/nl_feed
+	$(O)/selftests/connstorm $(O)/selftests/cfg_limits $(O)/selftests/nl_feed \
+	$(O)/selftests/nsrestrict
 BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen $(O)/bench/pktblast
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 

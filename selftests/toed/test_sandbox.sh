@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # toed lives in the sandbox its unit gives it (dist/toed.service.in): the
 # settings are read from the unit itself, and toed runs its work under
-# them: the capability bounding set and no_new_privs (setpriv), the whole
+# them: the capability bounding set and no_new_privs (setpriv),
+# RestrictNamespaces (selftests/tools/nsrestrict: systemd's seccomp
+# filter, with a configuration that names a namespace), the whole
 # file system read-only but ReadWritePaths (ProtectSystem=strict, in a
 # mount namespace of its own), every system call it makes within
 # SystemCallFilter (strace against systemd-analyze's groups), every socket
@@ -10,8 +12,9 @@
 # policy, offloads a connection, serves toectl and /metrics, reloads on
 # SIGHUP and stops cleanly.  systemd-analyze security rates the unit.
 . "$(dirname "$0")/setup.sh"
-plan 13
+plan 14
 need_cmd setpriv strace unshare curl systemd-analyze
+need_built selftests/nsrestrict
 UNIT=$TOE_TOP/dist/toed.service.in
 setting() { sed -n "s/^$1=//p" "$UNIT" | tail -n 1; }
 
@@ -42,11 +45,19 @@ sandboxed() {
 }
 
 load_toe_xdp || { fail "load"; finish; }
-cfg=$(conf_t3 sandbox)
+# the configuration names a namespace (netns NAME): toed reads its cookie
+# in it (setns), which the unit's RestrictNamespaces must allow
+cfg=$(printf 'device t3 type chelsio-t3 nconn 100\nrule offload dev t3 rport 5300\nrule offload dev t3 rport 5301 netns %s\n' \
+	"$(ns_name b)" | conf sandbox)
 MPORT=$((20000 + RANDOM % 20000))
 TRD=$CONF_DIR/trace
 TR=$TRD/strace
+# RestrictNamespaces as systemd applies it (a seccomp filter, nsrestrict:
+# this machine's PID 1 is not systemd), after the namespace the unit would
+# start toed in was entered
+NSR=$(setting RestrictNamespaces)
 sandboxed strace -f -qq -o "$TR" nsenter --net=/run/netns/"$(ns_name a)" \
+	"$TOE_BUILD/selftests/nsrestrict" "${NSR:-no}" \
 	toed --config "$cfg" --pin-dir "$PIN" --run-dir "$RUN" --metrics "$MPORT" \
 	>>"$TOED_LOG" 2>&1 &
 spid=$!
@@ -56,7 +67,14 @@ if ! wait_for 20 ctl status >/dev/null; then
 	fail "toed starts in the unit's sandbox"
 	finish
 fi
-ok "toed starts in the unit's sandbox and answers toectl status"
+ok "toed starts in the unit's sandbox (RestrictNamespaces=${NSR:-unset} too) with a netns rule, and answers toectl status"
+# the filter holds: what the unit forbids fails under it
+if [ "${NSR:-no}" != no ]; then
+	check "  RestrictNamespaces=$NSR holds: a mount namespace cannot be made under it" \
+		bash -c "! '$TOE_BUILD/selftests/nsrestrict' '$NSR' unshare -m true 2>/dev/null"
+else
+	fail "  the unit sets RestrictNamespaces"
+fi
 tpid=$(pgrep -f "^toed --config $cfg" | head -n 1)
 # the mask the unit's names make, numbers from the kernel's header
 want=0

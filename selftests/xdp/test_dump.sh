@@ -25,7 +25,7 @@
 # The tc hook: test_dump_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 28
+plan 29
 need_cmd tcpdump
 router_test dump || exit 1
 endpoints_for_hook || exit 1
@@ -69,6 +69,8 @@ p2=$(npk)
 kill -INT $DPID; wait $DPID; rc=$?
 echo "# forwarded: $((p1 - p0)) packets of 5201, $((p2 - p1)) of 5301; dump: $(cat "$work/a.json")"
 check "dump -w FILE: ends on SIGINT with status 0" test "$rc" = 0
+check "  the capture is root's alone (mode $(stat -c %a "$work/a.pcap"): every flow's payload)" \
+	test "$(stat -c %a "$work/a.pcap")" = 600
 check "  the summary: captured + dropped = the $((p1 - p0)) packets $FWD_NAME forwarded of the flow" \
 	jq -e --argjson n $((p1 - p0)) '.captured + .dropped == $n and .matched == $n and .captured > 0' "$work/a.json"
 n=$(tcpdump -r "$work/a.pcap" -nn 2>/dev/null | wc -l)

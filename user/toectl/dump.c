@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -343,6 +344,8 @@ static int cpu_counts(struct dump *d, __u64 *matched, __u64 *lost)
 /* The output: the file, or stdout (never a terminal). 0 or -1. */
 static int open_out(struct dump *d)
 {
+	int fd;
+
 	if (!strcmp(d->o->out, "-")) {
 		if (isatty(STDOUT_FILENO)) {
 			toe_err("dump: will not write pcap to a terminal (-w - | tcpdump -r -, or -w FILE)");
@@ -352,8 +355,15 @@ static int open_out(struct dump *d)
 		d->live = true;
 		return 0;
 	}
-	d->out = fopen(d->o->out, "w");
+	/*
+	 * 0600: a capture holds the traffic of every flow it saw, for root's
+	 * eyes (a file already there keeps the mode its owner gave it).
+	 */
+	fd = open(d->o->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	d->out = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!d->out) {
+		if (fd >= 0)
+			close(fd);
 		toe_err("dump: cannot write %s: %s", d->o->out,
 			strerror(errno));
 		return -1;
