@@ -40,6 +40,14 @@ CFLAGS   ?= -O2 -g
 # change rebuilds exactly what uses it.
 DEPFLAGS := -MMD -MP
 CFLAGS   += -Wall -Wextra -Werror -Iinclude -Iuser -I$(O) $(DEPFLAGS)
+# TEST_KNOBS=1 (the default: the tree's own build, which the selftests
+# run): the fault-injection and test knobs of user/lib/knob.h compiled in.
+# make install and the Debian package ship programs built with
+# TEST_KNOBS=0, in which none of them exists.
+TEST_KNOBS ?= 1
+ifeq ($(TEST_KNOBS),1)
+CFLAGS   += -DTOE_TEST_KNOBS
+endif
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
@@ -275,10 +283,22 @@ kmod:
 # The Prometheus rules are installed when the tree has them.
 PROM_RULES := dist/prometheus/opentoe-rules.yml
 
-install: $(PROGS)
+# The programs make install installs: built without the test knobs, in
+# $(O)/dist when this build has them (a make of its own, so that a test
+# build is never what gets installed).
+ifeq ($(TEST_KNOBS),1)
+DIST_PROGS := $(O)/dist/toe-loader $(O)/dist/toed $(O)/dist/toectl
+.PHONY: dist-progs
+$(DIST_PROGS): dist-progs ;
+dist-progs:
+	@$(MAKE) --no-print-directory O=$(O)/dist TEST_KNOBS=0 progs
+else
+DIST_PROGS := $(PROGS)
+endif
+install: $(DIST_PROGS)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(PREFIX)/share/opentoe/trace $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0755 $(DIST_PROGS) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	for u in toed opentoe-loader; do \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \

@@ -7,7 +7,7 @@
 # with DPKG_ROOT set), never on this machine: the installed programs run
 # from there against the host's libraries.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 need_root
 need_cmd make dpkg dpkg-deb dpkg-buildpackage dh lintian git
 T=$(mktemp -d /tmp/opentoe-deb.XXXXXX)
@@ -59,6 +59,21 @@ prom=(/etc/opentoe/opentoe.conf /usr/share/doc/opentoe/copyright)
 	prom+=(/usr/share/opentoe/prometheus/opentoe-rules.yml)
 check "the package has the example configuration, copyright (and the Prometheus rules if the tree has them)" \
 	has "${prom[@]}"
+# no test knob in a shipped program (user/lib/knob.h: debian/rules builds
+# with TEST_KNOBS=0): none of the names the sources read through
+# toe_knob() or knob_on() is in the packaged binaries, all of them are in
+# the test build's (so the list is the real one)
+knobs=$(grep -rhoE '(toe_knob|knob_on)\("[A-Z_]+"\)' "$TOE_TOP/user" | sed -E 's/.*\("([A-Z_]+)"\)/\1/' | sort -u)
+dpkg-deb -x "$deb" "$T/x"
+inpkg="" intest=0
+for k in $knobs; do
+	for b in toe-loader toed toectl; do
+		strings "$T/x/usr/sbin/$b" | grep -qF "$k" && inpkg="$inpkg $b:$k"
+	done
+	strings "$TOE_BUILD/toe-loader" "$TOE_BUILD/toed" | grep -qF "$k" && intest=$((intest + 1))
+done
+check "no test knob in the packaged programs ($(wc -w <<<"$knobs") names, all $intest in the test build's)${inpkg:+; found:$inpkg}" \
+	test -z "$inpkg" -a "$intest" = "$(wc -w <<<"$knobs")" -a "$intest" -gt 5
 dpkg-deb -e "$deb" "$T/control"
 check "/etc/opentoe/opentoe.conf is a conffile" grep -qx /etc/opentoe/opentoe.conf "$T/control/conffiles"
 # starts: a maintainer script starts a unit (try-restart of a running toed

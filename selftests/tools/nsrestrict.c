@@ -35,8 +35,8 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-#define NS_ALL                                                        \
-	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |  \
+#define NS_ALL                                                         \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
 	 CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)
 
 static const struct {
@@ -60,7 +60,8 @@ static long allowed_of(const char *spec)
 	if (!strcmp(spec, "no"))
 		return NS_ALL;
 	snprintf(buf, sizeof(buf), "%s", spec);
-	for (w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+	for (w = strtok_r(buf, ", ", &save); w;
+	     w = strtok_r(NULL, ", ", &save)) {
 		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 			if (!strcmp(w, types[i].name))
 				break;
@@ -95,11 +96,11 @@ int main(int argc, char **argv)
 			setns_ok[nok++] = types[i].flag;
 	n = 0;
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS,
-			  offsetof(struct seccomp_data, arch));
+		      offsetof(struct seccomp_data, arch));
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS,
-			  offsetof(struct seccomp_data, nr));
+		      offsetof(struct seccomp_data, nr));
 	/* clone3: its flags are in memory; ENOSYS sends libc to clone */
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
 	f[n++] = DENY(ENOSYS);
@@ -112,11 +113,11 @@ int main(int argc, char **argv)
 	f[n++] = ALLOW;
 	/* setns(fd, nstype): one allowed type, or 0 when all are */
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setns, 0,
-			  nok + 2 + (deny ? 0 : 1));
+		      nok + 2 + (deny ? 0 : 1));
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
 	for (i = 0; i < nok; i++)
 		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, setns_ok[i],
-				  nok - i + (deny ? 0 : 1), 0);
+			      nok - i + (deny ? 0 : 1), 0);
 	if (!deny)
 		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
 	f[n++] = DENY(EPERM);

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/knob.h"
 #include "lib/dplock.h"
 #include "lib/err.h"
 
@@ -27,7 +28,7 @@ const char *toe_run_dir(void)
 	static const char *dir;
 
 	if (!dir) {
-		dir = getenv("TOE_RUN_DIR");
+		dir = toe_knob("TOE_RUN_DIR");
 		if (!dir || !*dir)
 			dir = TOE_RUN_DIR;
 	}

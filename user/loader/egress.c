@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/err.h"
 #include "lib/netns.h"
@@ -61,7 +62,7 @@ int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
  */
 const char *nf_why_not(void)
 {
-	const char *knob = getenv("TOE_LOADER_NO_NF");
+	const char *knob = toe_knob("TOE_LOADER_NO_NF");
 
 	if (knob && !strcmp(knob, "1"))
 		return "TOE_LOADER_NO_NF=1 asked for the tc egress fallback";
@@ -199,7 +200,7 @@ int attach_nf(const struct opts *o, int prog_fd)
 		fd = nf_link_create(prog_fd, fams[i].pf);
 		if (fd < 0) {
 			err = -errno;
-			toe_err("cannot attach the forward path's admission at netfilter FORWARD (%s): %s (TOE_LOADER_NO_NF=1 uses tc egress instead)",
+			toe_err("cannot attach the forward path's admission at netfilter FORWARD (%s): %s",
 				fams[i].name, strerror(errno));
 			return err;
 		}

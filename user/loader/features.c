@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/err.h"
 #include "lib/json.h"
@@ -203,7 +204,7 @@ static const char *feature_name(const struct feature *f)
  */
 static bool hidden(const struct feature *f)
 {
-	const char *h = getenv("TOE_LOADER_HIDE_FEATURE");
+	const char *h = toe_knob("TOE_LOADER_HIDE_FEATURE");
 
 	return h && !strcmp(h, feature_name(f));
 }

@@ -17,6 +17,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/err.h"
 #include "lib/path.h"
@@ -358,13 +359,13 @@ static int pin_maps(const struct opts *o, struct opentoe *skel,
 	return 0;
 }
 
-/* Whether the environment variable name is "1" (the tests' knobs). */
-static bool knob_on(const char *name)
+/* Whether a test knob's value v (toe_knob(), lib/knob.h) is "1". */
+static bool knob_is1(const char *v)
 {
-	const char *v = getenv(name);
-
 	return v && !strcmp(v, "1");
 }
+
+#define knob_on(name) knob_is1(toe_knob(name))
 
 /*
  * The tests' knob TOE_LOADER_EVENT_RING: the event ring's size in bytes
@@ -373,7 +374,7 @@ static bool knob_on(const char *name)
  */
 static long ring_knob(void)
 {
-	const char *v = getenv("TOE_LOADER_EVENT_RING");
+	const char *v = toe_knob("TOE_LOADER_EVENT_RING");
 	unsigned long n;
 	char *end;
 

@@ -15,6 +15,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/err.h"
 #include "lib/path.h"
@@ -36,7 +37,7 @@ int check_root(void)
 
 int check_btf(void)
 {
-	const char *btf = getenv("TOE_SYSFS_BTF");
+	const char *btf = toe_knob("TOE_SYSFS_BTF");
 
 	if (!btf)
 		btf = "/sys/kernel/btf/vmlinux";

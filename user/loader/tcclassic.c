@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/netns.h"
 #include "lib/err.h"
@@ -37,7 +38,7 @@
 bool kernel_has_tcx(void)
 {
 	static int has = -1;
-	const char *knob = getenv("TOE_LOADER_NO_TCX");
+	const char *knob = toe_knob("TOE_LOADER_NO_TCX");
 
 	if (has < 0)
 		has = !(knob && !strcmp(knob, "1")) &&
@@ -183,7 +184,7 @@ void undo_tc_classic(const struct undo *u)
  */
 static int tc_del_fault(int err)
 {
-	const char *knob = getenv("TOE_LOADER_TC_DEL_ERR");
+	const char *knob = toe_knob("TOE_LOADER_TC_DEL_ERR");
 
 	return knob && !err ? -atoi(knob) : err;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/err.h"
 
@@ -34,7 +35,7 @@ static int n_undo;
 static bool fault_here(void)
 {
 	static int calls;
-	const char *knob = getenv("TOE_LOADER_FAIL_AT");
+	const char *knob = toe_knob("TOE_LOADER_FAIL_AT");
 
 	if (!knob || atoi(knob) != ++calls)
 		return false;

@@ -19,6 +19,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "loader.h"
 #include "lib/err.h"
 #include "lib/path.h"
@@ -220,7 +221,7 @@ struct drain_count {
  */
 static struct opentoe *probe_open(int map_fd)
 {
-	const char *knob = getenv("TOE_LOADER_NO_PROBE");
+	const char *knob = toe_knob("TOE_LOADER_NO_PROBE");
 	struct opentoe *skel;
 	struct bpf_program *prog;
 	struct bpf_map *map;

@@ -30,6 +30,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
+#include "lib/knob.h"
 #include "neigh.h"
 #include "lib/err.h"
 #include "lib/pinned.h"
@@ -542,7 +543,7 @@ static bool neigh_dump_fault(void)
 	static int left = -1;
 
 	if (left < 0) {
-		const char *v = getenv("TOE_TOED_NEIGH_DUMP_INTR");
+		const char *v = toe_knob("TOE_TOED_NEIGH_DUMP_INTR");
 
 		left = v ? atoi(v) : 0;
 		if (left < 0)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/knob.h"
 #include "toed.h"
 #include "nft.h"
 #include "ct.h"
@@ -56,7 +57,7 @@ static __u64 fixed_so_far(void)
  */
 static void test_delay(void)
 {
-	const char *v = getenv("TOE_TEST_RECONCILE_DELAY_MS");
+	const char *v = toe_knob("TOE_TEST_RECONCILE_DELAY_MS");
 	int ms = v ? atoi(v) : 0;
 
 	if (ms <= 0)
