@@ -539,9 +539,15 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!fs || !g)
 		return NULL;
+	rc = fwd_valid(ifin, netns, fs, from, g);
+	if (rc == FWD_WRONG_IF) {
+		stat_inc(TOE_S_XDP_FWD_WRONG_IF);
+		return NULL;
+	}
 	/*
-	 * A frame of the flow's the stack would not route (fwd_frame_ok:
-	 * XDP sees the MAC, tc the skb's pkt_type) changes nothing of it.
+	 * On its sender's side, but a frame the stack would not route
+	 * (fwd_frame_ok: XDP reads the MAC, tc the skb's pkt_type and tag):
+	 * it changes nothing of the flow.
 	 */
 	if (frame == FWD_FRAME_NOT_HOST) {
 		stat_inc(TOE_S_FWD_NOT_HOST);
@@ -552,11 +558,6 @@ fwd_admitted(const struct toe_pkt *p, struct toe_flow_key *ck, __u32 ifin,
 		return NULL;
 	if (!fwd_frame_ok(data, data_end, p, in ? in->mac : NULL))
 		return NULL;
-	rc = fwd_valid(ifin, netns, fs, from, g);
-	if (rc == FWD_WRONG_IF) {
-		stat_inc(TOE_S_XDP_FWD_WRONG_IF);
-		return NULL;
-	}
 	if (!(fl & (TOE_TCP_FIN | TOE_TCP_RST | TOE_TCP_SYN)) &&
 	    fwd_ct_ready(fs, ck))
 		rc = fwd_valid(ifin, netns, fs, from, g);

@@ -77,6 +77,14 @@ endpoints_no_gso() {
 	nsx s ethtool -K s1 tso off gso off >/dev/null
 }
 
+# to_mac FILE MAC: the frame in FILE addressed to MAC (its first 6 bytes):
+# a frame run through a hook as arriving on an interface is sent to that
+# interface's MAC, or the fast path leaves it to the stack as another
+# host's (fwd_not_host).
+to_mac() {
+	printf "$(sed 's/^/\\x/; s/:/\\x/g' <<<"$2")" | dd of="$1" bs=1 seek=0 count=6 conv=notrunc status=none
+}
+
 # fill_neigh PIN: what toed does, once: the router's neighbour table into
 # toe_neigh (key: egress ifindex, family, address; value: MAC, NUD state),
 # in one bpftool batch (pkt.py nbatch).

@@ -43,7 +43,9 @@ fi
 prog() { nsx r toe-loader status -j --pin-dir "$PIN" | jq "[.programs[] | select($sel) | .id][0]"; }
 # run NAME: the hook's verdict on $work/NAME.bin arriving on r0; its
 # output in $work/NAME.out
+MAC_R0=$(nsx r ip -j link show r0 | jq -r '.[0].address')
 run() {
+	to_mac "$work/$1.bin" "$MAC_R0" # (r0's: another host's is the stack's)
 	if [ $FWD_HOOK = tc ]; then
 		$PKT skbctx "$work/$1.ctx" "$IF0" "$IF0"
 	else

@@ -41,6 +41,7 @@ has_cport() { test -n "$(cport)"; }
 wait_for 10 has_cport || { fail "the flow is admitted"; finish; }
 CP=$(cport)
 $PKT tcp "$work/fin.bin" 4 $C4 $S4 "$CP" 5201 FA 1 1 64 0
+to_mac "$work/fin.bin" "$(nsx r ip -j link show r0 | jq -r '.[0].address')" # to r0's MAC
 # the frame's context: XDP's ingress ifindex; tc's skb arriving on it
 # (pass: XDP_PASS, or TCX_NEXT (-1) as bpftool prints it)
 if [ $FWD_HOOK = tc ]; then

@@ -29,6 +29,8 @@ NMAC=02:5e:00:00:00:01 NMAC6=02:5e:00:00:00:06
 
 # run IFINDEX NAME -> return value; the packet out in $work/NAME.out
 run() {
+	# (sent to the ingress interface's MAC: another host's is the stack's)
+	to_mac "$work/$2.bin" "$([ "$1" = "$IF1" ] && echo "$MAC_R1" || echo "$MAC_R0")"
 	$PKT ctx "$work/$2.ctx" "$1" "$(stat -c %s "$work/$2.bin")"
 	nsx r bpftool prog run id "$prog" data_in "$work/$2.bin" data_out "$work/$2.out" \
 		ctx_in "$work/$2.ctx" 2>&1 | sed -n 's/^Return value: \([0-9]*\).*/\1/p'
