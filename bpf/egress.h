@@ -172,14 +172,62 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 }
 
 /*
+ * A suspended flow whose conntrack entry translates it otherwise than its
+ * toe_fwd entry does: conntrack's entry was made again (a flush, a loss
+ * of toed's destroy events, a toed restart) under a changed NAT rule, or
+ * NAT now applies where it did not.  The entry takes conntrack's current
+ * translation (its tuples, and the reply tuple's key in toe_fwd_nat in
+ * place of the old one), and what was seen under the old one is
+ * forgotten: both directions are proved again, so the fast path never
+ * rewrites a packet as the stack no longer would.  True if it moved (or
+ * if conntrack's tuples could not be read for a NATed flow: not proved).
+ */
+static __noinline bool egress_nat_moved(struct toe_fwd *fs,
+					const struct toe_nat_ct *c,
+					const struct toe_flow_key *ck)
+{
+	struct toe_flow_key rk;
+
+	if (!fs->nat && !c->nat)
+		return false;
+	if (!c->v4)
+		return true; /* its translation not read: the stack keeps it */
+	if (fs->nat && c->nat && fs->nat_tu[0].saddr == c->tu[0].saddr &&
+	    fs->nat_tu[0].daddr == c->tu[0].daddr &&
+	    fs->nat_tu[0].sport == c->tu[0].sport &&
+	    fs->nat_tu[0].dport == c->tu[0].dport &&
+	    fs->nat_tu[1].saddr == c->tu[1].saddr &&
+	    fs->nat_tu[1].daddr == c->tu[1].daddr &&
+	    fs->nat_tu[1].sport == c->tu[1].sport &&
+	    fs->nat_tu[1].dport == c->tu[1].dport)
+		return false;
+	if (!c->final)
+		return true; /* NAT not set up at both ends yet: a later packet */
+	if (fs->nat) {
+		nat_key(&fs->nat_tu[1], &rk);
+		bpf_map_delete_elem(&toe_fwd_nat, &rk);
+	}
+	if (c->nat) {
+		nat_admit(c, ck, fs);
+	} else {
+		fs->nat = 0;
+		__builtin_memset(fs->nat_tu, 0, sizeof(fs->nat_tu));
+	}
+	fs->seen = 0;
+	stat_inc(TOE_S_FWD_NAT_MOVED);
+	return true;
+}
+
+/*
  * The stack forwarded a packet of a suspended flow (READMIT): if it went
  * the way the flow's direction says (client's interface out of the
  * server's, or back), that direction is proven under the generation in
  * force; both proven under one generation, the flow is admitted again.
  */
 static __always_inline void egress_readmit(const struct toe_flow_key *ck,
-					   int from, __u32 iif, __u32 oif,
-					   __u32 gen, __u64 ns)
+					   const struct toe_nat_ct *c, int from,
+					   __u32 iif, __u32 oif, __u32 gen,
+					   __u64 ns)
 {
 	struct toe_fwd *fs;
 	__u8 bit;
@@ -187,6 +235,8 @@ static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
 	if (!fs || fs->state != TOE_FWD_READMIT || fs->netns != ns)
 		return;
+	if (egress_nat_moved(fs, c, ck))
+		return; /* proved again under conntrack's translation */
 	if (from == fs->client && iif == fs->client_if && oif == fs->server_if)
 		bit = TOE_FWD_SEEN_C2S;
 	else if (from != fs->client && iif == fs->server_if &&
@@ -266,7 +316,7 @@ static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
 	else
-		egress_readmit(&ck, from, iif, oif, g->gen, ns);
+		egress_readmit(&ck, &c, from, iif, oif, g->gen, ns);
 }
 
 /*

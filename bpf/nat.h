@@ -189,7 +189,16 @@ struct toe_nat_ct {
 	__u8 v4; /* tu[] read: an IPv4 TCP entry */
 	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
 	__u8 tracked; /* conntrack has an entry for it (any family) */
+	/*
+	 * Its translation is final: the entry is confirmed and NAT has run
+	 * at both ends (IPS_CONFIRMED, IPS_SRC_NAT_DONE, IPS_DST_NAT_DONE).
+	 * At FORWARD the first packet of an entry made mid-stream (a flush)
+	 * has no SNAT yet: POSTROUTING, after FORWARD, sets it up.
+	 */
+	__u8 final;
 };
+
+#define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
 
 #define TOE_IP_CT_IS_REPLY 3
 #define TOE_IP_CT_UNTRACKED 7
@@ -208,7 +217,7 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 							  struct toe_nat_ct *c)
 {
 	struct nf_conntrack_tuple tu[2];
-	unsigned long nfct = 0;
+	unsigned long nfct = 0, st = 0;
 	struct nf_conn *ct;
 	int i;
 
@@ -221,6 +230,9 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 	if (!ct || (nfct & 7) == TOE_IP_CT_UNTRACKED)
 		return 1;
 	c->tracked = 1;
+	if (bpf_core_read(&st, sizeof(st), &ct->status))
+		return -1;
+	c->final = (st & TOE_IPS_FINAL) == TOE_IPS_FINAL;
 	if (bpf_core_read(&tu[0], sizeof(tu[0]), &ct->tuplehash[0].tuple) ||
 	    bpf_core_read(&tu[1], sizeof(tu[1]), &ct->tuplehash[1].tuple))
 		return -1;

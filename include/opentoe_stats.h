@@ -107,7 +107,10 @@
 	  "Routed frames the stack would not forward: another host's MAC, a "       \
 	  "VLAN tag (left to the stack)")                                           \
 	X(FWD_BAD_IPCSUM, "fwd_bad_ipcsum",                                         \
-	  "Routed IPv4 packets with a bad header checksum (left to the stack)")
+	  "Routed IPv4 packets with a bad header checksum (left to the stack)")     \
+	X(FWD_NAT_MOVED, "fwd_nat_moved",                                           \
+	  "Suspended flows whose conntrack entry now translates them otherwise: "   \
+	  "proved again under it")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

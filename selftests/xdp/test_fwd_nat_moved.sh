@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Conntrack and the fast path agree after a loss (issue 46, item 5): a
+# masqueraded flow runs on the fast path; toed is killed (its conntrack
+# destroy events go unheard, as when its socket overflows or it
+# restarts); the NAT rule is changed to SNAT to another of the router's
+# addresses and conntrack flushed, so the stack makes the flow's entry
+# again with the new translation.  The fast path, re-admitting the flow
+# once its unwatched admission lapses, takes the translation from the
+# conntrack entry in force (fwd_nat_moved, when a final one is there
+# before the server resets the flow): from 2 s after the change no
+# packet of the flow leaves the router with the old address (a capture
+# on the server), where before the fix it went on with the old one for
+# good.  XDP on the router, or tc (test_fwd_nat_moved_tc.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 3
+need_cmd iptables conntrack tcpdump
+router_test fwdnatmv || exit 1
+endpoints_for_hook || exit 1
+fwd_conf "$work/fwd.conf" || exit 1
+dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+NEW4=10.211.2.253
+nsx r ip addr add $NEW4/24 dev r1 || { fail "second address"; finish; }
+defer "nsx r iptables -t nat -F"
+nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || { fail "masquerade"; finish; }
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+TOED=$NSX_PID
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+st() { stat_of "$PIN" "$1"; }
+# from ADDR SECONDS: the flow's segments the server receives from ADDR in SECONDS
+from() {
+	nsx s timeout "$2" tcpdump -i s1 -nn -q -l "tcp and src host $1 and dst port 5301" 2>/dev/null | grep -c .
+}
+
+nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 \
+	--lport-file "$work/f.lport" --go-file "$work/f.go" >"$work/f.json"
+CLIENT=$NSX_PID
+wait_for 10 test -s "$work/f.lport" && fwd_go f || { fail "the masqueraded flow on the fast path"; finish; }
+x0=$(st $FWD_STAT)
+n=$(from $R4b 1)
+check "the flow, masqueraded to $R4b, on the fast path ($FWD_NAME: $(($(st $FWD_STAT) - x0)) packets; the server saw $n from $R4b in 1 s)" \
+	test "$(st $FWD_STAT)" -gt "$x0" -a "$n" -gt 0
+m0=$(st $STAT_FWD_NAT_MOVED)
+kill -KILL "$TOED"
+wait "$TOED" 2>/dev/null
+# the new rule, then the entries made again by the stack under it
+nsx r iptables -t nat -F POSTROUTING
+nsx r iptables -t nat -A POSTROUTING -o r1 -j SNAT --to-source $NEW4
+nsx r conntrack -F >/dev/null 2>&1
+sleep 2
+n=$(from $R4b 2)
+check "toed killed, SNAT to $NEW4, conntrack flushed: from 2 s on no packet of the flow leaves with the old address ($n in 2 s)" \
+	test "$n" = 0
+# the flow's entry now: gone (the server reset the flow when a packet of
+# it came in by the new address, or by none), suspended (READMIT, 4), or
+# on the fast path again with the new address; never on it with the old
+ent=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+	jq -c --argjson c "$(cat "$work/f.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value | [.state, .nat_tu[1].daddr]]')
+new_le=$(python3 -c "import socket,struct; print(struct.unpack('<I', socket.inet_aton('$NEW4'))[0])")
+echo "the flow's $MAP_FWD entry [state, reply tuple's destination]: $ent; fwd_nat_moved $m0 -> $(st $STAT_FWD_NAT_MOVED)"
+check "  its $MAP_FWD entry is gone, suspended, or carries the new address ($ent)" \
+	bash -c "[ '$ent' = '[]' ] || jq -e '.[0][0] == 4 or .[0][1] == $new_le' <<<'$ent' >/dev/null"
+kill "$CLIENT" 2>/dev/null
+wait "$CLIENT" 2>/dev/null
+finish
