@@ -299,12 +299,16 @@ static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
 	 * Conntrack's entry: a NATed flow is keyed by its original tuple
 	 * (bpf/nat.h); IPv6 NAT is not taken.
 	 */
-	if (nat_ct_read(skb, &c) == 0 && c.nat)
+	if (nat_ct_read(skb, &c) == 0 && c.nat) {
 		from = nat_admit_key(&c, &ck);
-	else if (c.nat)
+	} else if (c.nat) {
 		return;
-	else
+	} else if (c.notrack) {
+		stat_inc(TOE_S_FWD_NOTRACK);
+		return;
+	} else {
 		from = fwd_key(p, &ck);
+	}
 	c.from = from;
 	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);

@@ -196,6 +196,13 @@ struct toe_nat_ct {
 	 * has no SNAT yet: POSTROUTING, after FORWARD, sets it up.
 	 */
 	__u8 final;
+	/*
+	 * A rule said NOTRACK (IP_CT_UNTRACKED): the ruleset may rewrite
+	 * such a flow statelessly (a payload or address set in a chain,
+	 * with no conntrack entry that says so), which the fast path could
+	 * not repeat: never admitted.
+	 */
+	__u8 notrack;
 };
 
 #define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
@@ -227,7 +234,8 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 		    (char *)skb + bpf_core_field_offset(struct sk_buff, _nfct)))
 		return -1;
 	ct = (struct nf_conn *)(nfct & TOE_NFCT_PTRMASK);
-	if (!ct || (nfct & 7) == TOE_IP_CT_UNTRACKED)
+	c->notrack = (nfct & 7) == TOE_IP_CT_UNTRACKED;
+	if (!ct || c->notrack)
 		return 1;
 	c->tracked = 1;
 	if (bpf_core_read(&st, sizeof(st), &ct->status))

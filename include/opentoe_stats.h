@@ -110,7 +110,10 @@
 	  "Routed IPv4 packets with a bad header checksum (left to the stack)")     \
 	X(FWD_NAT_MOVED, "fwd_nat_moved",                                           \
 	  "Suspended flows whose conntrack entry now translates them otherwise: "   \
-	  "proved again under it")
+	  "proved again under it")                                                  \
+	X(FWD_NOTRACK, "fwd_notrack",                                               \
+	  "Routed packets a NOTRACK rule took out of conntrack: never admitted "    \
+	  "(a stateless rewrite the fast path could not repeat)")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

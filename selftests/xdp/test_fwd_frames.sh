@@ -9,10 +9,11 @@
 # reaches the server (a packet socket there looks for each kind's mark);
 # each kind is counted (fwd_not_host, fwd_bad_ipcsum); and an RST of the
 # flow sent to another host's MAC does not end its fast path.  The flow
-# then finishes byte-exact.  XDP on the router, or tc (test_fwd_frames_tc.sh).
+# then finishes byte-exact.  A flow a NOTRACK rule takes out of conntrack
+# (which a stateless rewrite may then change) is never admitted.  XDP on the router, or tc (test_fwd_frames_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 10
+plan 11
 router_test fwdfr || exit 1
 endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -74,5 +75,18 @@ check "  and forwards it ($FWD_NAME: $((x1 - x0)) then $(($(st $FWD_STAT) - x0))
 kill -USR1 "$CLIENT"
 wait "$CLIENT"
 check "the flow finishes byte-exact" intact f
+
+# a flow a NOTRACK rule takes out of conntrack: the ruleset may rewrite it
+# statelessly, which the fast path could not repeat: never admitted
+defer "nsx r iptables -t raw -F"
+nsx r iptables -t raw -A PREROUTING -p tcp --dport 5201 -j NOTRACK
+nsx r iptables -t raw -A PREROUTING -p tcp --sport 5201 -j NOTRACK
+n0=$(st $STAT_FWD_NOTRACK)
+nsx_bg s python3 "$XFER" server --port 5201 >"$work/server2.out" 2>&1
+wait_for 5 grep -q ready "$work/server2.out"
+nsx_t 30 c python3 "$XFER" client --addr $S4 --port 5201 --bytes 3000000 \
+	--lport-file "$work/u.lport" >"$work/u.json"
+check "a NOTRACK flow: through the stack, never on the fast path (states '$(fwd_states u | tr '\n' ' ')', fwd_notrack $n0 -> $(st $STAT_FWD_NOTRACK))" \
+	test -z "$(fwd_states u)" -a "$(st $STAT_FWD_NOTRACK)" -gt "$n0" -a "$(jq .bytes "$work/u.json")" = 3000000
 check "toed logged no error" bash -c "! grep -q 'toed: error' '$work/toed.log'"
 finish
