@@ -9,9 +9,12 @@
  * xdp is refused there); any other device (dummy, bridge, ...: XDP only in skb
  * mode) gets tc.  An interface opentoe is already on keeps the hook it
  * has, and the reason it was given it (toe_ifaces' hook_why: status says
- * "veth", not "kept", and a kept bridge stays TOE_IFACE_NO_XDP_TX).  Native XDP is probed by attaching a two-instruction XDP program in
- * driver mode for a moment (a link, closed at once), on an interface with
- * no XDP program yet; one that has one says by its attach mode.
+ * "veth", not "kept", and a kept bridge stays TOE_IFACE_NO_XDP_TX).
+ * Native XDP: an interface with an XDP program says by its attach mode;
+ * else the kernel's XDP feature flags say (Linux 6.3, netdev netlink);
+ * only where the kernel has none is it probed, saying so, by attaching a
+ * two-instruction XDP program in driver mode for a moment (a link, closed
+ * at once).
  *
  * The choice is written into toe_ifaces (struct toe_iface: flags
  * TOE_IFACE_TC, hook_why), where status and toectl read it back.
@@ -36,6 +39,7 @@
 #include "lib/err.h"
 #include "lib/hooks.h"
 #include "lib/netns.h"
+#include "lib/nlmsg.h"
 #include "lib/path.h"
 
 const char *hook_why_key(unsigned int why)
@@ -136,17 +140,81 @@ static int pass_prog(void)
 	return fd;
 }
 
-/* Whether the interface's driver runs XDP natively (see the top). */
-static bool native_xdp(__u32 ifindex)
+/*
+ * The kernel's own word on a device's XDP (Linux 6.3: the netdev
+ * generic-netlink family, NETDEV_CMD_DEV_GET's NETDEV_A_DEV_XDP_FEATURES;
+ * the UAPI header is newer than Debian 12's): 1 if the driver runs XDP
+ * natively (NETDEV_XDP_ACT_BASIC), 0 if not, -1 if the kernel does not
+ * say (no such family: probe instead).
+ */
+#define TOE_NETDEV_CMD_DEV_GET 1
+#define TOE_NETDEV_A_DEV_IFINDEX 1
+#define TOE_NETDEV_A_DEV_XDP_FEATURES 3
+#define TOE_NETDEV_XDP_ACT_BASIC 1ULL
+
+static int xdp_features_cb(const struct nlmsghdr *nh, struct nlattr **tb,
+			   void *ctx)
+{
+	const struct nlattr *a = tb[TOE_NETDEV_A_DEV_XDP_FEATURES];
+	__u64 f;
+
+	(void)nh;
+	if (!a || toe_nla_len(a) < (int)sizeof(f))
+		return 0;
+	memcpy(&f, toe_nla_data(a), sizeof(f));
+	*(int *)ctx = !!(f & TOE_NETDEV_XDP_ACT_BASIC);
+	return 0;
+}
+
+static int xdp_features(__u32 ifindex)
+{
+	static int fd = -2;
+	static __u16 family;
+	static __u32 seq;
+	struct toe_nlmsg m;
+	int native = -1;
+
+	if (fd == -2) {
+		fd = toe_nlmsg_socket(false);
+		if (fd >= 0 && toe_nlmsg_resolve(fd, &seq, "netdev", NULL,
+						 &family, NULL, NULL, 0)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0)
+		return -1;
+	toe_nlmsg_init(&m, family, NLM_F_REQUEST, TOE_NETDEV_CMD_DEV_GET, 1);
+	if (toe_nla_put_u32(&m, TOE_NETDEV_A_DEV_IFINDEX, ifindex) ||
+	    toe_nlmsg_call(fd, &seq, &m, TOE_NETDEV_A_DEV_XDP_FEATURES,
+			   xdp_features_cb, &native, "netdev dev-get", NULL, 0))
+		return -1;
+	return native;
+}
+
+/*
+ * Whether the interface's driver runs XDP natively (see the top): the
+ * attach mode of a program already there, else the kernel's XDP feature
+ * flags, else (before Linux 6.3) a probe: a pass program attached in
+ * driver mode for a moment, which on some NICs rebuilds the rings or
+ * flaps the link, so the loader says when it does it.
+ */
+static bool native_xdp(__u32 ifindex, const char *dev)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
-	int prog, link;
+	int prog, link, f;
 
 	if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
 		return q.attach_mode == XDP_ATTACHED_DRV ||
 		       q.attach_mode == XDP_ATTACHED_HW ||
 		       q.attach_mode == XDP_ATTACHED_MULTI;
+	f = xdp_features(ifindex);
+	if (f >= 0)
+		return f;
+	fprintf(stderr,
+		"toe-loader: note: this kernel reports no XDP features (netdev netlink, Linux 6.3): native XDP on %s probed by attaching a pass program for a moment (--hook xdp or tc chooses without it)\n",
+		dev);
 	prog = pass_prog();
 	if (prog < 0)
 		return false;
@@ -238,7 +306,7 @@ int resolve_hooks(struct opts *o)
 		} else if (iface_is_veth(o->devs[i])) {
 			o->dev_tc[i] = true;
 			o->dev_why[i] = TOE_HOOK_WHY_VETH;
-		} else if (native_xdp(ifindex)) {
+		} else if (native_xdp(ifindex, o->devs[i])) {
 			o->dev_tc[i] = false;
 			o->dev_why[i] = TOE_HOOK_WHY_NATIVE;
 		} else {
