@@ -161,6 +161,7 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 	v.client = h->client;
 	v.reason = h->reason;
 	v.netns = h->netns;
+	v.ct_zone = c->zone;
 	if (c->nat)
 		nat_admit(c, ck, &v); /* with its translation (bpf/nat.h) */
 	/* a word toed left for an earlier flow of this tuple is not this one's */

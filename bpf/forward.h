@@ -612,7 +612,8 @@ static __always_inline int xdp_fwd(struct xdp_md *ctx, const struct toe_pkt *p,
 			  (void *)(long)ctx->data_end, FWD_FRAME_MAC);
 	if (!fs || !g)
 		return xdp_next(ctx);
-	xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
+	/* conntrack kept (fwd_ct.h), in the flow's zone */
+	xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns, fs->ct_zone);
 	rc = fwd_xmit(ctx, p, fs, from, g);
 	if (rc == XDP_REDIRECT)
 		capture_xdp(ctx, p,

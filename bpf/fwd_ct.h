@@ -101,6 +101,36 @@ static __always_inline __u32 fwd_ct_tuple(const struct toe_pkt *p,
 	return sizeof(t->ipv6);
 }
 
+/*
+ * The lookup's options with a conntrack zone (Linux 6.8: ct_zone_id,
+ * NF_BPF_CT_OPTS_SZ 16), declared here: the build's vmlinux.h may be an
+ * older kernel's.  A kernel that takes only the 12-byte options refuses
+ * them: a zoned flow's entry is then not refreshed (not another zone's).
+ */
+struct toe_ct_opts_zone {
+	__s32 netns_id;
+	__s32 error;
+	__u8 l4proto;
+	__u8 dir;
+	__u16 ct_zone_id;
+	__u8 ct_zone_dir;
+	__u8 reserved[3];
+};
+
+/* o as the lookup takes it for zone (0: the default, o as it is): its size. */
+static __always_inline __u32 fwd_ct_zone(struct bpf_ct_opts *o,
+					 struct toe_ct_opts_zone *oz,
+					 __u16 zone)
+{
+	if (!zone)
+		return sizeof(*o);
+	__builtin_memset(oz, 0, sizeof(*oz));
+	oz->netns_id = o->netns_id;
+	oz->l4proto = o->l4proto;
+	oz->ct_zone_id = zone;
+	return sizeof(*oz);
+}
+
 /* Whether this packet of the flow refreshes its entry: once a second. */
 static __always_inline bool fwd_ct_due(__u64 *ct_ns)
 {
@@ -117,17 +147,21 @@ static __always_inline bool fwd_ct_due(__u64 *ct_ns)
  * NAT rewrite: one of its conntrack entry's two), once a second.
  */
 static __noinline __attribute__((unused)) int
-xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
+xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns,
+		   __u16 zone)
 {
+	struct toe_ct_opts_zone oz;
 	struct bpf_ct_opts o;
 	struct bpf_sock_tuple t = {};
 	struct nf_conn *ct;
-	__u32 len;
+	__u32 len, olen;
 
 	if (!fwd_ct_due(ct_ns))
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
-	ct = bpf_xdp_ct_lookup(ctx, &t, len, &o, sizeof(o));
+	olen = fwd_ct_zone(&o, &oz, zone);
+	ct = bpf_xdp_ct_lookup(ctx, &t, len,
+			       zone ? (struct bpf_ct_opts *)&oz : &o, olen);
 	if (!ct)
 		return 0;
 	fwd_ct_keep(ct);
@@ -137,17 +171,21 @@ xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns)
 
 /* tc: the same for an skb (the tuple it arrived with, before tc_nat()). */
 static __noinline __attribute__((unused)) int
-tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns)
+tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns,
+		  __u16 zone)
 {
+	struct toe_ct_opts_zone oz;
 	struct bpf_ct_opts o;
 	struct bpf_sock_tuple t = {};
 	struct nf_conn *ct;
-	__u32 len;
+	__u32 len, olen;
 
 	if (!fwd_ct_due(ct_ns))
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
-	ct = bpf_skb_ct_lookup(skb, &t, len, &o, sizeof(o));
+	olen = fwd_ct_zone(&o, &oz, zone);
+	ct = bpf_skb_ct_lookup(skb, &t, len,
+			       zone ? (struct bpf_ct_opts *)&oz : &o, olen);
 	if (!ct)
 		return 0;
 	fwd_ct_keep(ct);

@@ -89,6 +89,7 @@ fwd_event(const struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 type,
 	e->reason = reason;
 	e->direction = fs->client;
 	e->hook = hook;
+	e->ct_zone = fs->ct_zone;
 	e->fwd_packets[0] = fs->dir_packets[0];
 	e->fwd_packets[1] = fs->dir_packets[1];
 	e->fwd_bytes[0] = fs->dir_bytes[0];

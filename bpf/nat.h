@@ -203,6 +203,7 @@ struct toe_nat_ct {
 	 * not repeat: never admitted.
 	 */
 	__u8 notrack;
+	__u16 zone; /* its conntrack zone's id (0: the default, or no zones) */
 };
 
 #define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
@@ -241,6 +242,8 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 	if (bpf_core_read(&st, sizeof(st), &ct->status))
 		return -1;
 	c->final = (st & TOE_IPS_FINAL) == TOE_IPS_FINAL;
+	if (bpf_core_field_exists(ct->zone))
+		c->zone = BPF_CORE_READ(ct, zone.id);
 	if (bpf_core_read(&tu[0], sizeof(tu[0]), &ct->tuplehash[0].tuple) ||
 	    bpf_core_read(&tu[1], sizeof(tu[1]), &ct->tuplehash[1].tuple))
 		return -1;

@@ -255,7 +255,8 @@ static __always_inline int tc_fwd_path(struct __sk_buff *skb,
 			FWD_FRAME_HOST);
 	if (!fs || !g)
 		return TCX_NEXT;
-	tc_fwd_ct_refresh(skb, p, &fs->ct_ns); /* conntrack kept (fwd_ct.h) */
+	/* conntrack kept (fwd_ct.h), in the flow's zone */
+	tc_fwd_ct_refresh(skb, p, &fs->ct_ns, fs->ct_zone);
 	rc = tc_xmit(skb, p, fs, from);
 	if (rc == TOE_TC_ACT_REDIRECT)
 		capture_tc(skb, p, TOE_CAP_TC_FWD); /* toectl dump: capture.h */

@@ -93,7 +93,9 @@ struct toe_event {
 	__u64 fwd_bytes[2];
 	__u32 fwd_if[2];
 	__u8 hook;
-	__u8 pad2[7];
+	__u8 pad3;
+	__u16 ct_zone; /* TOE_EV_FWD_*: its conntrack entry's zone */
+	__u8 pad2[4];
 };
 
 /* What one event takes of the ring: its header and itself, 8-aligned. */

@@ -232,7 +232,12 @@ struct toe_fwd {
 	struct toe_fwd_tuple nat_tu[2];
 	__u8 nat;
 	__u8 pad1;
-	__u16 pad2;
+	/*
+	 * conntrack's zone of its entry (0: the default): toed names it in
+	 * every ctnetlink request, and a destroy event of another zone's
+	 * entry with the same tuple ends nothing (user/toed/ct.c).
+	 */
+	__u16 ct_zone;
 	__u32 pad3;
 	__u64 ct_ns; /* its conntrack entry last refreshed (bpf/fwd_ct.h) */
 	/*

@@ -132,9 +132,10 @@ static void nat_alias_delete(const char *fwd_path, const struct toe_flow_key *k)
 bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 {
 	const struct nfgenmsg *g = NLMSG_DATA(h);
-	const struct nlattr *tu;
+	const struct nlattr *tu, *z;
 	struct toe_flow_key k;
 	struct toe_fwd v;
+	__u16 zone = 0;
 	int len, fd;
 	bool gone, have;
 
@@ -148,11 +149,18 @@ bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 		       CTA_TUPLE_ORIG);
 	if (!tu || tuple_key(tu, g->nfgen_family, &k))
 		return false;
+	z = attr_find((const char *)g + NLMSG_ALIGN(sizeof(*g)), len, CTA_ZONE);
+	if (z && NLA_LEN(z) >= 2)
+		zone = ntohs(*(const __u16 *)NLA_DATA(z));
 	fd = bpf_obj_get(fwd_path);
 	if (fd < 0)
 		return false;
 	/* its counters first, for its fwd_ended event (fwdev.c) */
 	have = bpf_map_lookup_elem(fd, &k, &v) == 0;
+	if (have && v.ct_zone != zone) {
+		close(fd); /* another zone's entry of the same tuple */
+		return false;
+	}
 	gone = bpf_map_delete_elem(fd, &k) == 0;
 	close(fd);
 	if (gone && have)
@@ -301,6 +309,11 @@ bool ct_admitted(const char *fwd_path, const struct toe_event *e)
 	g->nfgen_family = e->key.family == TOE_AF_INET6 ? AF_INET6 : AF_INET;
 	g->version = NFNETLINK_V0;
 	put_tuple(&r, e);
+	if (e->ct_zone) {
+		__u16 z = htons(e->ct_zone);
+
+		put(&r, CTA_ZONE, &z, 2); /* that zone's entry, no other's */
+	}
 	put(&r, CTA_TIMEOUT, &tmo, 4);
 	pi = put(&r, CTA_PROTOINFO | NLA_F_NESTED, NULL, 0);
 	tcp = put(&r, CTA_PROTOINFO_TCP | NLA_F_NESTED, NULL, 0);
@@ -348,6 +361,7 @@ unsigned int ct_wait_sweep(const char *fwd_path, __u64 min_age_ns)
 		memset(&e, 0, sizeof(e));
 		e.key = k;
 		e.direction = v.client;
+		e.ct_zone = v.ct_zone;
 		n += ct_admitted(fwd_path, &e);
 	}
 	if (fd >= 0)
