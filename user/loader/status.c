@@ -391,7 +391,11 @@ static const char *admission(const struct prog_row *rows, int nrows,
 		return "none";
 	*why = nf_why_not();
 	if (!*why)
-		*why = "loaded so (by an older toe-loader, or a test build's knob)";
+#ifdef TOE_TEST_KNOBS
+		*why = "loaded so (by an older toe-loader, or TOE_LOADER_NO_NF=1, the test build's knob)";
+#else
+		*why = "loaded so (by an older toe-loader)";
+#endif
 	return "tc-egress";
 }
 
