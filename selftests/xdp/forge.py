@@ -165,29 +165,14 @@ def odd(iface, rmac, kind, n, src, sport, dst, dport, mark):
         time.sleep(0.01)
 
 
-def mark(iface, mk, seconds, flag):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+def received(iface, proto, seconds, flag=None):
+    """The frames received on iface (ethertype proto) during seconds; with
+    flag (a path): FLAG.ready made once listening, and 0.5 s more once FLAG
+    exists."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
     s.bind((iface, 0))
     s.settimeout(0.05)
-    end, n, mk = time.monotonic() + float(seconds), 0, mk.encode()
-    open(flag + ".ready", "w").close()
-    while time.monotonic() < end:
-        if flag and os.path.exists(flag):
-            end, flag = min(end, time.monotonic() + 0.5), None
-        try:
-            b, addr = s.recvfrom(65535)
-        except socket.timeout:
-            continue
-        if addr[2] != socket.PACKET_OUTGOING and mk in b:
-            n += 1
-    print(n)
-
-
-def count(iface, port, seconds, flag=None):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
-    s.bind((iface, 0))
-    s.settimeout(0.05)
-    port, end, total = int(port), time.monotonic() + float(seconds), 0
+    end = time.monotonic() + float(seconds)
     if flag:
         open(flag + ".ready", "w").close()
     while time.monotonic() < end:
@@ -197,7 +182,19 @@ def count(iface, port, seconds, flag=None):
             b, addr = s.recvfrom(65535)
         except socket.timeout:
             continue
-        if addr[2] == socket.PACKET_OUTGOING or len(b) < 34 or b[23] != 6:
+        if addr[2] != socket.PACKET_OUTGOING:
+            yield b
+
+
+def mark(iface, mk, seconds, flag):
+    mk = mk.encode()
+    print(sum(1 for b in received(iface, 0x0003, seconds, flag) if mk in b))
+
+
+def count(iface, port, seconds, flag=None):
+    port, total = int(port), 0
+    for b in received(iface, 0x0800, seconds, flag):
+        if len(b) < 34 or b[23] != 6:
             continue
         ihl = (b[14] & 15) * 4
         tot = struct.unpack("!H", b[16:18])[0]
@@ -227,7 +224,7 @@ def csum_check(iface, port, seconds):
             b, addr = s.recvfrom(70000)
         except socket.timeout:
             continue
-        if addr[2] == socket.PACKET_OUTGOING or len(b) < 34 or b[23] != 6:
+        if len(b) < 34 or b[23] != 6:
             continue
         ihl = (b[14] & 15) * 4
         t, tot = 14 + ihl, struct.unpack("!H", b[16:18])[0]

@@ -326,45 +326,51 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* A non-blocking NETLINK_NETFILTER socket in group grp: its fd, or -1. */
+static int group_socket(int grp)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_NETFILTER);
+
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+			setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+				   &grp, sizeof(grp)))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Conntrack's destroy group, on a socket of the main thread's (ct.c). */
 static void ct_open(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int ct = NFNLGRP_CONNTRACK_DESTROY;
-
-	N.ct_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			 NETLINK_NETFILTER);
-	if (N.ct_fd < 0 || bind(N.ct_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    setsockopt(N.ct_fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &ct,
-		       sizeof(ct))) {
+	N.ct_fd = group_socket(NFNLGRP_CONNTRACK_DESTROY);
+	if (N.ct_fd < 0)
 		logm(LOG_WARN,
 		     "cannot follow conntrack's destroy events (%s): a deleted or expired conntrack entry does not end its fast path",
 		     strerror(errno));
-		close_fd(&N.ct_fd);
-	}
 }
 
 int nft_open(const char *pin_dir, __u64 netns)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct itimerspec its = {
 		.it_interval.tv_nsec = TOE_FWD_RT_RENEW_MS * 1000000L,
 		.it_value.tv_nsec = TOE_FWD_RT_RENEW_MS * 1000000L,
 	};
-	int grp = NFNLGRP_NFTABLES, err;
+	int err;
 
 	N.netns = netns;
 	toe_join(N.path, sizeof(N.path), pin_dir, TOE_MAP(FWD_GEN));
 	toe_join(N.fwd_path, sizeof(N.fwd_path), pin_dir, TOE_MAP(FWD));
-	N.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		      NETLINK_NETFILTER);
-	if (N.fd < 0 || bind(N.fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    setsockopt(N.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
-		       sizeof(grp))) {
+	N.fd = group_socket(NFNLGRP_NFTABLES);
+	if (N.fd < 0) {
 		logm(LOG_WARN,
 		     "cannot watch nftables (%s): firewall changes reach fast-path flows only by their admission lapsing (%llu ms)",
 		     strerror(errno), TOE_FWD_UNWATCHED_NS / 1000000ULL);
-		close_fd(&N.fd);
 		return -1;
 	}
 	if (map_gen() && !home_ok()) {
