@@ -11,10 +11,12 @@
 # before the server resets the flow): from 2 s after the change no
 # packet of the flow leaves the router with the old address (a capture
 # on the server), where before the fix it went on with the old one for
-# good.  XDP on the router, or tc (test_fwd_nat_moved_tc.sh).
+# good.  Then toed, running again, frozen across a flush of 8,000 entries:
+# the destroy events it lost are counted and every flow proved again.
+# XDP on the router, or tc (test_fwd_nat_moved_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 3
+plan 4
 need_cmd iptables conntrack tcpdump
 router_test fwdnatmv || exit 1
 endpoints_for_hook || exit 1
@@ -65,4 +67,26 @@ check "  its $MAP_FWD entry is gone, suspended, or carries the new address ($ent
 	bash -c "[ '$ent' = '[]' ] || jq -e '.[0][0] == 4 or .[0][1] == $new_le' <<<'$ent' >/dev/null"
 kill "$CLIENT" 2>/dev/null
 wait "$CLIENT" 2>/dev/null
+
+# ---- a forced overflow of toed's destroy socket: toed frozen (SIGSTOP)
+# while 8,000 conntrack entries (forged SYNs) are flushed; once it runs
+# again it reads ENOBUFS, counts it, and sends every fast-path flow back
+# through the stack (a generation bump: no ruleset change in between)
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >>"$work/toed.log" 2>&1
+TOED=$NSX_PID
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts again"; finish; }
+gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq '.formatted.value.gen'; }
+lost() { toectl --run-dir "$work/run" -j stats | jq '.daemon.fwd_ct_events_lost // empty'; }
+wait_for 5 test -n "$(lost)"
+g0=$(gen) l0=$(lost)
+kill -STOP "$TOED"
+nsx c python3 "$TOE_TOP/selftests/xdp/forge.py" flood c0 "$(nsx r ip -j link show r0 | jq -r '.[0].address')" \
+	8000 10.211.1 $S4 5301 >/dev/null
+made=$(nsx r conntrack -C 2>/dev/null)
+nsx r conntrack -F >/dev/null 2>&1
+kill -CONT "$TOED"
+bumped() { test "$(lost)" -gt "${l0:-0}" -a "$(gen)" -gt "$g0"; }
+wait_for 10 bumped
+check "toed frozen across a flush of $made conntrack entries: its destroy events lost, counted (fwd_ct_events_lost ${l0:-?} -> $(lost)), every flow proved again (generation $g0 -> $(gen))" \
+	bumped
 finish

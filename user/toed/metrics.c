@@ -154,6 +154,7 @@ enum fam {
 	F_RECONCILE,
 	F_RECONCILED,
 	F_ROUTE_CHG,
+	F_CT_LOST,
 	F_CT_SWEPT,
 	F__MAX
 };
@@ -302,6 +303,8 @@ static const struct family {
 			   "TIDs and listeners a reconcile put right" },
 	[F_ROUTE_CHG] = { "opentoe_fwd_route_changes_total", "counter",
 			  "Route changes that made the forward path's cached routes stale" },
+	[F_CT_LOST] = { "opentoe_fwd_ct_events_lost_total", "counter",
+			"Times conntrack's destroy events were lost (socket overrun): every fast-path flow proved again" },
 	[F_CT_SWEPT] = { "opentoe_fwd_ct_swept_total", "counter",
 			 "Flows left waiting for conntrack (admission unread, word lost) that a sweep gave the fast path" },
 };
@@ -377,6 +380,7 @@ static const struct cmap {
 	{ "reconciled_fixed", F_RECONCILED, NULL },
 	{ "route_changes", F_ROUTE_CHG, NULL },
 	{ "fwd_ct_swept", F_CT_SWEPT, NULL },
+	{ "fwd_ct_events_lost", F_CT_LOST, NULL },
 	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
 	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
 	{ "kmod_listen_siblings", F_KMOD_LSN, "result=\"sibling\"" },

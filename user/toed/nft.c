@@ -71,6 +71,7 @@ static struct {
 	int wake_fd; /* eventfd: the main thread has asked for something */
 	int route_asked; /* a route changed: bump rt_gen */
 	int bump_asked; /* conntrack's events lost: bump gen */
+	__u64 ct_lost; /* ENOBUFS on the destroy socket (main thread's) */
 	int stop_asked; /* toed stops: give the lease back and end */
 	__u64 route_changes; /* rtnetlink changes that made cached routes stale */
 } N = { .fd = -1, .ct_fd = -1, .again_fd = -1, .beat_fd = -1, .wake_fd = -1 };
@@ -457,6 +458,7 @@ void nft_process(void)
 			 */
 			__atomic_store_n(&N.bump_asked, 1, __ATOMIC_RELEASE);
 			ask();
+			N.ct_lost++;
 			continue;
 		}
 		if (n <= 0)
@@ -482,6 +484,11 @@ void nft_route_cache(bool on)
 const char *nft_fwd_path(void)
 {
 	return N.fwd_path;
+}
+
+__u64 nft_ct_lost(void)
+{
+	return N.ct_lost;
 }
 
 __u64 nft_route_changes(void)

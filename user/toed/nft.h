@@ -35,6 +35,11 @@ void nft_process(void);
 /* rtnetlink saw a change that may reroute: the cached routes go stale. */
 void nft_route_changed(void);
 __u64 nft_route_changes(void);
+/*
+ * Times conntrack's destroy events were lost (ENOBUFS): each sent every
+ * fast-path flow back through the stack (a generation bump).
+ */
+__u64 nft_ct_lost(void);
 /* toe_fwd's pin ("" before nft_open): conntrack's side of it (ct.c). */
 const char *nft_fwd_path(void);
 /* --no-route-cache: keep rt_gen 0, so the forward path caches no route. */

@@ -563,6 +563,7 @@ size_t daemon_counters(struct counter *out)
 		{ "reconciled_fixed", D->rec.fixed },
 		{ "route_changes", nft_route_changes() },
 		{ "fwd_ct_swept", D->rec.ct_swept },
+		{ "fwd_ct_events_lost", nft_ct_lost() },
 	};
 
 	COUNTERS_FIT(dm);
