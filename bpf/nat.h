@@ -184,26 +184,28 @@ static __always_inline bool nat_wrong_way(const struct toe_fwd *fs, int from)
 /* What conntrack says of a packet the stack forwarded (nat_ct_read). */
 struct toe_nat_ct {
 	struct toe_fwd_tuple tu[2]; /* IPv4 original and reply tuples */
-	__u8 reply; /* the packet went the reply way */
-	__u8 nat; /* the reply tuple is not the original reversed */
-	__u8 v4; /* tu[] read: an IPv4 TCP entry */
-	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
-	__u8 tracked; /* conntrack has an entry for it (any family) */
-	/*
-	 * Its translation is final: the entry is confirmed and NAT has run
-	 * at both ends (IPS_CONFIRMED, IPS_SRC_NAT_DONE, IPS_DST_NAT_DONE).
-	 * At FORWARD the first packet of an entry made mid-stream (a flush)
-	 * has no SNAT yet: POSTROUTING, after FORWARD, sets it up.
-	 */
-	__u8 final;
-	/*
-	 * A rule said NOTRACK (IP_CT_UNTRACKED): the ruleset may rewrite
-	 * such a flow statelessly (a payload or address set in a chain,
-	 * with no conntrack entry that says so), which the fast path could
-	 * not repeat: never admitted.
-	 */
-	__u8 notrack;
 	__u16 zone; /* its conntrack zone's id (0: the default, or no zones) */
+	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
+	/* one bit each: the admission's frame is tight on 6.1 (512 bytes) */
+	__u8 reply : 1; /* the packet went the reply way */
+	__u8 nat : 1; /* the reply tuple is not the original reversed */
+	__u8 v4 : 1; /* tu[] read: an IPv4 TCP entry */
+	__u8 tracked : 1; /* conntrack has an entry for it (any family) */
+	/*
+	 * final: its translation is final: the entry is confirmed and NAT has
+	 * run at both ends (IPS_CONFIRMED, IPS_SRC_NAT_DONE,
+	 * IPS_DST_NAT_DONE).  At FORWARD the first packet of an entry made
+	 * mid-stream (a flush) has no SNAT yet: POSTROUTING, after FORWARD,
+	 * sets it up.
+	 */
+	__u8 final : 1;
+	/*
+	 * notrack: a rule said NOTRACK (IP_CT_UNTRACKED): the ruleset may
+	 * rewrite such a flow statelessly (a payload or address set in a
+	 * chain, with no conntrack entry that says so), which the fast path
+	 * could not repeat: never admitted.
+	 */
+	__u8 notrack : 1;
 };
 
 #define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
