@@ -232,13 +232,17 @@ struct pin_ns {
 };
 /* A per-interface pin name: fmt gets this namespace (cookie) and n. */
 int pin_path(char *buf, const char *dir, const char *fmt, __u32 n);
-/* Parse "<prefix>c<COOKIE>_if<N>..." (or n<INODE>) pin names. */
+/* pin_ns.c: parse "<prefix>c<COOKIE>_if<N>..." (or n<INODE>) pin names. */
 bool parse_if_pin(const char *name, const char *prefix, struct pin_ns *ns,
 		  __u32 *ifindex);
 /* Is ns this process's namespace? */
 bool pin_ns_self(const struct pin_ns *ns);
 /* "cookie N (inode I)" or "inode I", for messages. */
 const char *pin_ns_str(const struct pin_ns *ns, char *buf, size_t len);
+/* Enter the network namespace ns; 0 or -errno (-ENOENT: it is gone). */
+int enter_netns(const struct pin_ns *ns);
+/* The inode of namespace ns, for display (0: gone). */
+unsigned long netns_ino_of(const struct pin_ns *ns);
 /*
  * Old-style pins of this namespace (n<INODE>, an older toe-loader's)
  * renamed to this one's names (c<COOKIE>), so that a load finds and
@@ -337,11 +341,6 @@ int detach_xdp_disp(const char *n, const char *path, int home);
 void xdp_disp_sweep_all(__u32 mid);
 /* The object's ELF image (skel.c). */
 const void *toe_skel_elf(size_t *sz);
-
-/* Enter the network namespace ns (unload.c); 0 or -errno. */
-int enter_netns(const struct pin_ns *ns);
-/* The inode of namespace ns, for display (0: gone). */
-unsigned long netns_ino_of(const struct pin_ns *ns);
 
 /* ---------------------------- the forward path's admission (egress.c) */
 
