@@ -181,8 +181,7 @@ enum undo_kind {
 	UNDO_CHAIN, /* reattach prog fd on ifindex, clear slot, unpin id */
 	UNDO_EGRESS, /* delete or restore ifindex in devmap/ifaces */
 	UNDO_PROG_DETACH, /* bpf_prog_detach2 prog fd from map fd2 */
-	UNDO_TC, /* classic tc filter: old prog fd2 back, or delete id */
-	UNDO_XDP_DISP, /* take id out of the dispatcher, old prog fd2 back */
+	UNDO_ACTION, /* the concern's own undo: action(u) */
 	UNDO_REPIN, /* pin link fd back at path; on success: detach it */
 };
 
@@ -191,6 +190,12 @@ struct bpf_object;
 
 struct undo {
 	enum undo_kind kind;
+	/*
+	 * UNDO_ACTION: how the file that made the change undoes it (a classic
+	 * tc filter: tcclassic.c; a program in libxdp's dispatcher: xdpdisp.c),
+	 * so that the log calls out to no concern of its own accord.
+	 */
+	void (*action)(const struct undo *u);
 	char path[PATH_MAX];
 	int fd;
 	int fd2;
@@ -209,6 +214,9 @@ struct undo {
  * back the rest.
  */
 struct undo *undo_push(enum undo_kind kind, const char *path);
+/* The same for a change action undoes (UNDO_ACTION: devm_add_action's way). */
+struct undo *undo_push_action(void (*action)(const struct undo *u),
+			      const char *path);
 /* Forget the last entry, closing its fds: its change did not happen. */
 void undo_drop_last(void);
 /* Undo everything, newest first (next_fd: toe_xdp_next, or -1). */
@@ -315,7 +323,6 @@ int tc_classic_set(__u32 ifindex, bool egress, int prog_fd, bool replace);
 int tc_classic_del(__u32 ifindex, bool egress, __u32 id);
 int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
 		      const char *ifname, bool egress, int prog_fd);
-void undo_tc_classic(const struct undo *u);
 int detach_tc_classic(const char *n, const char *path, int home);
 /* ------------------------- XDP through libxdp's dispatcher (xdpdisp.c) */
 
@@ -336,7 +343,6 @@ const char *xdp_disp_mode(__u32 ifindex);
 #define XDP_DISP_NONE 1
 int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 		    const struct bpf_object *main);
-void undo_xdp_disp(const struct undo *u);
 int detach_xdp_disp(const char *n, const char *path, int home);
 void xdp_disp_sweep_all(__u32 mid);
 /* The object's ELF image (skel.c). */

@@ -301,7 +301,7 @@ void xdp_disp_sweep_all(__u32 mid)
 }
 
 /* The undo of a dispatcher change, as recorded by attach_xdp_disp. */
-void undo_xdp_disp(const struct undo *u)
+static void undo_xdp_disp(const struct undo *u)
 {
 	struct xdp_program *p;
 
@@ -419,7 +419,7 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 	p = ext_program(main, ifname, &obj);
 	if (!p)
 		return -EINVAL;
-	u = undo_push(UNDO_XDP_DISP, path);
+	u = undo_push_action(undo_xdp_disp, path);
 	err = u ? 0 : -ENOSPC;
 	if (u) {
 		u->ifindex = ifindex;
