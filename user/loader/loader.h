@@ -139,7 +139,7 @@ __u32 kernel_hz(void);
 bool claim_home(int gen_fd);
 
 /*
- * The packet capture's maps (capture.c): --capture-ring; their sizes
+ * The packet capture's maps (capture_maps.c): --capture-ring; their sizes
  * before the load (0, or -EINVAL after a message); after it, whether
  * these programs capture (toe_cap_conf.no_capture).
  */
