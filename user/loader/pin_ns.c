@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "loader.h"
+#include "pin_ns.h"
 #include "lib/err.h"
 #include "lib/netns.h"
 

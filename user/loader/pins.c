@@ -16,8 +16,9 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "toe_maps.h"
 #include "lib/knob.h"
-#include "loader.h"
+#include "pins.h"
 #include "lib/err.h"
 #include "lib/path.h"
 #include "lib/netns.h"

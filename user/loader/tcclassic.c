@@ -27,8 +27,17 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
+#include "pin_ns.h"
+#include "kernel_features.h"
+#include "tcclassic.h"
 #include "lib/netns.h"
 #include "lib/err.h"
+
+/* Our filter's handle and priority on the clsact hooks. */
+#define TOE_TC_HANDLE 0x70e
+#define TOE_TC_PRIO 0x70e
 
 /*
  * tcx (BPF_TCX_INGRESS/EGRESS attach types) came with Linux 6.6.  The

@@ -15,6 +15,8 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
 #include "lib/err.h"
 
 /*

@@ -19,8 +19,15 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opentoe_bypass.h"
+#include "toe_maps.h"
 #include "lib/knob.h"
 #include "loader.h"
+#include "pins.h"
+#include "pin_ns.h"
+#include "tcclassic.h"
+#include "xdpdisp.h"
+#include "skel.h"
 #include "lib/err.h"
 #include "lib/path.h"
 #include "lib/netns.h"

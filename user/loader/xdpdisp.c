@@ -46,9 +46,23 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
+#include "pin_ns.h"
+#include "kernel_features.h"
+#include "xdpdisp.h"
+#include "skel.h"
 #include "lib/netns.h"
 #include "lib/err.h"
 #include "lib/pinned.h"
+
+/*
+ * Run priority of toe_xdp in the dispatcher: after xdp-loader's default
+ * (50), so that a filter loaded there decides first.
+ */
+#define TOE_XDP_DISP_PRIO 100
+/* Programs a libxdp dispatcher holds at most (MAX_DISPATCHER_ACTIONS). */
+#define TOE_XDP_DISP_MAX 10
 
 static int libxdp_quiet(enum libxdp_print_level level, const char *fmt,
 			va_list ap)
