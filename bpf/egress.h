@@ -14,7 +14,10 @@
  *   then its SYN-ACK from B out of A, acking it -> toe_fwd     (egress_synack)
  *
  * and only that admits a flow, with A as its client's interface and B as
- * its server's.  A sender controls what arrives on its own side, never what
+ * its server's; or, for a flow conntrack has established whose handshake
+ * the fast path never saw (running before the load, evicted, its
+ * conntrack entry made again), the stack forwarding it once each way
+ * between A and B (egress_join).  A sender controls what arrives on its own side, never what
  * the stack forwards, nor the interface the other side's packets come in
  * on.  A flow the fast path suspended (TOE_FWD_READMIT: the ruleset
  * changed, or toed's lease ran out) is admitted again the same way, by the
@@ -119,33 +122,25 @@ static __noinline int egress_syn(const struct toe_pkt *p,
  */
 
 /*
- * The stack forwarded a SYN-ACK from iif out of oif: if it answers a SYN
- * it forwarded the other way (same flow, sent by the other end, from the
- * SYN's egress interface out of its ingress one, acking the SYN's
- * sequence number), the flow is admitted.  Admitted under the generation
- * of the SYN: if the ruleset changed in between, XDP sends it back through
- * the stack (READMIT) before its first fast-path packet.  1 if admitted.
+ * Admission: the flow of handshake or join record h (toe_fwd_half), key
+ * ck, into toe_fwd with conntrack's word c; server_isn: the SYN-ACK's
+ * sequence number (0 for a join).  Admitted under the record's
+ * generation: if the ruleset changed since, the fast path sends it back
+ * through the stack (READMIT) before its first packet.  Not inlined: the
+ * entry has its own stack.
  */
-static __noinline int egress_synack(const struct toe_pkt *p,
-				    const struct toe_flow_key *ck,
-				    const struct toe_nat_ct *c, __u64 ifs,
-				    __u64 ns)
+static __noinline int fwd_admit_half(const struct toe_flow_key *ck,
+				     const struct toe_nat_ct *c,
+				     const struct toe_fwd_half *h,
+				     __u32 server_isn)
 {
-	__u32 iif = ifs >> 32, oif = (__u32)ifs;
-	int from = c->from;
-	struct toe_fwd_half *h;
 	struct toe_fwd v = {};
 
-	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
-	/* (namespace, ifindex): the SYN's interfaces, in the SYN's namespace */
-	if (!h || from == h->client || h->netns != ns || iif != h->server_if ||
-	    oif != h->client_if || bpf_ntohl(p->ack_seq) != h->client_isn + 1)
-		return 0;
 	v.start_ns = h->start_ns;
 	v.est_ns = bpf_ktime_get_ns();
-	v.adm_ns = bpf_ktime_get_ns(); /* netfilter: no coarse clock */
+	v.adm_ns = v.est_ns; /* netfilter: no coarse clock */
 	v.client_isn = h->client_isn;
-	v.server_isn = bpf_ntohl(p->seq);
+	v.server_isn = server_isn;
 	v.dev = h->dev;
 	v.rule = h->rule;
 	v.policy = h->policy;
@@ -162,14 +157,264 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 	v.reason = h->reason;
 	v.netns = h->netns;
 	v.ct_zone = c->zone;
+	v.ct_tracked = c->tracked;
+	v.joined = h->state == TOE_FWD_JOINING;
 	if (c->nat)
 		nat_admit(c, ck, &v); /* with its translation (bpf/nat.h) */
 	/* a word toed left for an earlier flow of this tuple is not this one's */
 	bpf_map_delete_elem(&toe_fwd_ctok, ck);
 	bpf_map_update_elem(&toe_fwd, ck, &v, BPF_ANY);
-	bpf_map_delete_elem(&toe_fwd_half, ck);
 	stat_inc(TOE_S_XDP_FWD_FLOWS);
-	return 1; /* the caller sends the event (fwd_ev_admit) */
+	return 1;
+}
+
+/*
+ * The stack forwarded a SYN-ACK from iif out of oif: if it answers a SYN
+ * it forwarded the other way (same flow, sent by the other end, from the
+ * SYN's egress interface out of its ingress one, acking the SYN's
+ * sequence number), the flow is to be admitted (its caller does, from
+ * toe_fwd_half: fwd_admit_half, each in a frame of its own).  1 if so.
+ */
+static __noinline int egress_synack(const struct toe_pkt *p,
+				    const struct toe_flow_key *ck,
+				    const struct toe_nat_ct *c, __u64 ifs,
+				    __u64 ns)
+{
+	__u32 iif = ifs >> 32, oif = (__u32)ifs;
+	int from = c->from;
+	struct toe_fwd_half *h;
+
+	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
+	/* (namespace, ifindex): the SYN's interfaces, in the SYN's namespace */
+	if (!h || h->state != TOE_FWD_SYN_SENT || from == h->client ||
+	    h->netns != ns || iif != h->server_if || oif != h->client_if ||
+	    bpf_ntohl(p->ack_seq) != h->client_isn + 1)
+		return 0;
+	return 1; /* the caller admits it (fwd_admit_half) */
+}
+
+/* Policy's word on a flow about to join (join_decide). */
+struct join_pol {
+	__u32 dev; /* TOE_DEV_NONE: not offloaded */
+	__u32 rule;
+	__u32 policy;
+	__u32 reason;
+	__u32 flip; /* the client is the reply direction's sender */
+};
+
+/*
+ * The key policy decides a joining flow by (join_decide): seen from the
+ * end that sent packet p if toward is 0, from the other end if 1, with
+ * the addresses as FORWARD sees them.
+ */
+static __always_inline void join_view(const struct toe_pkt *p, int toward,
+				      struct toe_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->family = p->family;
+	if (!toward) {
+		__builtin_memcpy(k->laddr, p->saddr, 16);
+		__builtin_memcpy(k->raddr, p->daddr, 16);
+		k->lport = bpf_ntohs(p->sport);
+		k->rport = bpf_ntohs(p->dport);
+	} else {
+		__builtin_memcpy(k->laddr, p->daddr, 16);
+		__builtin_memcpy(k->raddr, p->saddr, 16);
+		k->lport = bpf_ntohs(p->dport);
+		k->rport = bpf_ntohs(p->sport);
+	}
+}
+
+/* Whether decision d offloads to a present device in forward mode. */
+static __always_inline bool join_dev_ok(const struct decision *d)
+{
+	__u32 idx = d->dev;
+	struct toe_dev *dev;
+
+	if (d->action != TOE_ACT_OFFLOAD)
+		return false;
+	dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	return dev && (dev->flags & TOE_DEVF_PRESENT) &&
+	       dev->steer == TOE_STEER_FORWARD;
+}
+
+/*
+ * A flow about to join (egress_join): policy's word on it, as a SYN is
+ * decided (egress_syn), seen from its client with the addresses as
+ * FORWARD sees its packets to the server, into r (dev TOE_DEV_NONE: not
+ * offloaded, or not on a present device in forward mode).  Its client is
+ * conntrack's original direction's sender, unless conntrack picked the
+ * flow up mid-stream from a packet of the server (its entry made again
+ * after a delete or a flush, its first packet the server's): then the
+ * original direction is the server's.  So a flow conntrack does not
+ * translate, which policy does not name seen from the original sender, is
+ * decided again seen from the other end (r->flip); a translated one keeps
+ * conntrack's orientation, which its NAT tuples follow.  Policy only
+ * chooses what to offload; what may take the fast path is proved by the
+ * stack forwarding both directions.  Not inlined: the policy search has
+ * its own stack.
+ */
+static __noinline int join_decide(const struct toe_pkt *p,
+				  const struct toe_nat_ct *c,
+				  struct join_pol *r)
+{
+	struct toe_flow_key k;
+	struct decision d;
+
+	r->dev = TOE_DEV_NONE;
+	r->flip = 0;
+	join_view(p, c->reply, &k);
+	decide(&k, 0, &d);
+	if (!join_dev_ok(&d)) {
+		if (c->nat)
+			return 0;
+		join_view(p, !c->reply, &k);
+		decide(&k, 0, &d);
+		if (!join_dev_ok(&d))
+			return 0;
+		r->flip = 1;
+	}
+	r->dev = d.dev;
+	r->rule = d.rule;
+	r->policy = (__u32)d.serial;
+	r->reason = d.reason;
+	return 0;
+}
+
+/*
+ * A joining flow's client end (0 = laddr, 1 = raddr of its key): the end
+ * that sent conntrack's original direction, or the other one (flip).
+ */
+static __always_inline __u8 join_client(const struct toe_nat_ct *c, int flip)
+{
+	__u8 orig = c->reply ? !c->from : c->from;
+
+	return flip ? !orig : orig;
+}
+
+/* egress_join()'s results besides 0 (nothing to do). */
+#define JOIN_ADMIT 1 /* proved: to admit from its record (fwd_admit_half) */
+#define JOIN_BEGIN 2 /* a join record to make: join_begin() */
+
+/*
+ * A flow's join record (toe_fwd_half, TOE_FWD_JOINING), new or decided
+ * again (egress_join said JOIN_BEGIN): its client's end and interfaces,
+ * the direction this packet proved, policy's word jp (join_decide), and
+ * the joins counted so far kept from its previous record.  fwd_join calls
+ * each step in a frame of its own: the policy search's stack, the
+ * record's and toe_fwd's entry are never on one chain (6.1: 512 bytes for
+ * the whole chain).
+ */
+static __noinline int join_begin(const struct toe_flow_key *ck,
+				 const struct toe_nat_ct *c, __u64 ifs,
+				 __u64 ns, const struct join_pol *jp)
+{
+	__u32 iif = ifs >> 32, oif = (__u32)ifs, zero = 0;
+	struct toe_fwd_half r = {}, *old;
+	struct toe_fwd_gen *g;
+
+	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
+	if (!g)
+		return 0;
+	r.start_ns = bpf_ktime_get_ns();
+	r.join_ns = r.start_ns;
+	r.dev = jp->dev;
+	r.rule = jp->rule;
+	r.policy = jp->policy;
+	r.reason = jp->reason;
+	r.client = join_client(c, jp->flip);
+	r.flip = jp->flip;
+	/* the client's interface is the one its packets come in on */
+	r.client_if = c->from == r.client ? iif : oif;
+	r.server_if = c->from == r.client ? oif : iif;
+	r.seen = c->from == r.client ? TOE_FWD_SEEN_C2S : TOE_FWD_SEEN_S2C;
+	r.gen = g->gen;
+	r.state = TOE_FWD_JOINING;
+	r.netns = ns;
+	old = bpf_map_lookup_elem(&toe_fwd_half, ck);
+	if (old && old->state == TOE_FWD_JOINING) {
+		r.joins = old->joins;
+		r.join_ns = old->join_ns;
+	}
+	bpf_map_update_elem(&toe_fwd_half, ck, &r, BPF_ANY);
+	return 0;
+}
+
+/*
+ * The stack forwarded a packet of a flow with no toe_fwd entry that is not
+ * a SYN, SYN-ACK, FIN or RST: if conntrack has it established (c->est:
+ * it saw both directions; for TCP, the state ESTABLISHED), the flow may
+ * join the fast path mid-stream, as nftables' flowtable takes any
+ * established flow: one that ran before toe-loader load, one whose entry
+ * a full toe_fwd evicted, one whose conntrack entry was made again (toed
+ * ended its fast path then).  Conntrack's direction names its client
+ * (the original direction's sender) and so the client's and server's
+ * interfaces: the ones the stack forwarded it between.  Policy decides as
+ * on a SYN (join_decide).  As for READMIT, the stack must forward it both
+ * ways, under one generation and over those interfaces (toe_fwd_half,
+ * TOE_FWD_JOINING), before it is admitted as a SYN-ACK admits it (toed
+ * then makes its conntrack entry window-liberal, CT_WAIT): never a packet
+ * the fast path only saw arrive.  At most TOE_FWD_JOIN_MAX joins a flow in
+ * TOE_FWD_JOIN_WIN_NS (fwd_join_limited).  JOIN_ADMIT if the flow is to
+ * be admitted from its record, JOIN_BEGIN if its join record is to be
+ * made (join_begin), 0 otherwise.
+ */
+static __noinline int egress_join(const struct toe_pkt *p,
+				  const struct toe_flow_key *ck,
+				  const struct toe_nat_ct *c, __u64 ifs,
+				  __u64 ns)
+{
+	__u32 iif = ifs >> 32, oif = (__u32)ifs, zero = 0, cif, sif;
+	struct toe_iface *in, *out;
+	struct toe_fwd_half *h;
+	struct toe_fwd_gen *g;
+	__u8 client, bit;
+	__u64 now;
+
+	if (!c->est || (c->nat && !c->final))
+		return 0; /* NAT not set up at both ends yet: a later packet */
+	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
+	in = bpf_map_lookup_elem(&toe_ifaces, &iif);
+	out = bpf_map_lookup_elem(&toe_ifaces, &oif);
+	if (!g || !in || !out || in->netns != ns || out->netns != ns)
+		return 0; /* not interfaces the fast path is on, here */
+	now = bpf_ktime_get_ns();
+	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
+	if (h && h->state == TOE_FWD_SYN_SENT)
+		return 0; /* a handshake under way: its SYN-ACK admits */
+	if (!h || h->state != TOE_FWD_JOINING)
+		return JOIN_BEGIN;
+	/* this packet's way, in the record's orientation */
+	client = join_client(c, h->flip);
+	cif = c->from == client ? iif : oif;
+	sif = c->from == client ? oif : iif;
+	bit = c->from == client ? TOE_FWD_SEEN_C2S : TOE_FWD_SEEN_S2C;
+	if (h->netns != ns || h->client != client || h->client_if != cif ||
+	    h->server_if != sif ||
+	    (h->dev == TOE_DEV_NONE &&
+	     now - h->start_ns >= TOE_FWD_JOIN_RECHECK_NS))
+		return JOIN_BEGIN; /* first sight, or decided over 1 s ago */
+	if (h->dev == TOE_DEV_NONE)
+		return 0; /* policy does not name it (decided under 1 s ago) */
+	if (h->gen != g->gen) {
+		/* The ruleset changed: prove both ways under this one. */
+		h->gen = g->gen;
+		h->seen = 0;
+	}
+	h->seen |= bit;
+	if (h->seen != (TOE_FWD_SEEN_C2S | TOE_FWD_SEEN_S2C))
+		return 0;
+	h->seen = 0;
+	if (now - h->join_ns >= TOE_FWD_JOIN_WIN_NS) {
+		h->join_ns = now;
+		h->joins = 0;
+	}
+	if (h->joins >= TOE_FWD_JOIN_MAX) {
+		stat_inc(TOE_S_FWD_JOIN_LIMITED);
+		return 0;
+	}
+	h->joins++;
+	return JOIN_ADMIT;
 }
 
 /*
@@ -225,7 +470,7 @@ static __noinline bool egress_nat_moved(struct toe_fwd *fs,
  * server's, or back), that direction is proven under the generation in
  * force; both proven under one generation, the flow is admitted again.
  */
-static __always_inline void egress_readmit(const struct toe_flow_key *ck,
+static __always_inline bool egress_readmit(const struct toe_flow_key *ck,
 					   const struct toe_nat_ct *c, int from,
 					   __u32 iif, __u32 oif, __u32 gen,
 					   __u64 ns)
@@ -234,17 +479,19 @@ static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 	__u8 bit;
 
 	fs = bpf_map_lookup_elem(&toe_fwd, ck);
-	if (!fs || fs->state != TOE_FWD_READMIT || fs->netns != ns)
-		return;
+	if (!fs)
+		return false; /* no entry: perhaps a join (egress_join) */
+	if (fs->state != TOE_FWD_READMIT || fs->netns != ns)
+		return true;
 	if (egress_nat_moved(fs, c, ck))
-		return; /* proved again under conntrack's translation */
+		return true; /* proved again under conntrack's translation */
 	if (from == fs->client && iif == fs->client_if && oif == fs->server_if)
 		bit = TOE_FWD_SEEN_C2S;
 	else if (from != fs->client && iif == fs->server_if &&
 		 oif == fs->client_if)
 		bit = TOE_FWD_SEEN_S2C;
 	else
-		return;
+		return true;
 	if (fs->gen != gen) {
 		/* The ruleset changed again: prove both ways under this one. */
 		fs->gen = gen;
@@ -252,12 +499,57 @@ static __always_inline void egress_readmit(const struct toe_flow_key *ck,
 	}
 	fs->seen |= bit;
 	if (fs->seen != (TOE_FWD_SEEN_C2S | TOE_FWD_SEEN_S2C))
-		return;
+		return true;
 	fs->adm_ns = bpf_ktime_get_ns(); /* netfilter: no coarse clock */
 	fs->readmits++;
 	fs->ret_reason = 0; /* a later return is a new event (fwd_events.h) */
 	fs->state = TOE_FWD_ESTABLISHED;
 	stat_inc(TOE_S_FWD_READMITTED);
+	return true;
+}
+
+/* A SYN-ACK (egress_synack): the flow admitted from its handshake. */
+static __always_inline void fwd_synack(const struct toe_pkt *p,
+				       const struct toe_flow_key *ck,
+				       const struct toe_nat_ct *c, __u64 ifs,
+				       __u64 ns)
+{
+	struct toe_fwd_half *h;
+
+	if (!egress_synack(p, ck, c, ifs, ns))
+		return;
+	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
+	if (!h)
+		return;
+	fwd_admit_half(ck, c, h, bpf_ntohl(p->seq));
+	bpf_map_delete_elem(&toe_fwd_half, ck);
+	fwd_ev_admit(ck); /* bpf/fwd_events.h */
+}
+
+/*
+ * A packet of a flow with no toe_fwd entry (egress_join), each step in a
+ * frame of its own.
+ */
+static __always_inline void fwd_join(const struct toe_pkt *p,
+				     const struct toe_flow_key *ck,
+				     const struct toe_nat_ct *c, __u64 ifs,
+				     __u64 ns)
+{
+	int rc = egress_join(p, ck, c, ifs, ns);
+	struct toe_fwd_half *h;
+	struct join_pol jp;
+
+	if (rc == JOIN_ADMIT) {
+		h = bpf_map_lookup_elem(&toe_fwd_half, ck);
+		if (!h)
+			return;
+		fwd_admit_half(ck, c, h, 0);
+		stat_inc(TOE_S_FWD_JOINED);
+		fwd_ev_admit(ck); /* bpf/fwd_events.h */
+	} else if (rc == JOIN_BEGIN) {
+		join_decide(p, c, &jp);
+		join_begin(ck, c, ifs, ns, &jp);
+	}
 }
 
 /*
@@ -315,13 +607,13 @@ static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
 		egress_syn(p, &ck, from, FWD_IFS(iif, oif), ns);
-	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK) &&
-		 egress_synack(p, &ck, &c, FWD_IFS(iif, oif), ns))
-		fwd_ev_admit(&ck); /* bpf/fwd_events.h */
+	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
+		fwd_synack(p, &ck, &c, FWD_IFS(iif, oif), ns);
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
 		bpf_map_delete_elem(&toe_fwd_half, &ck);
-	else
-		egress_readmit(&ck, &c, from, iif, oif, g->gen, ns);
+	else if (!egress_readmit(&ck, &c, from, iif, oif, g->gen, ns) &&
+		 c.tracked)
+		fwd_join(p, &ck, &c, FWD_IFS(iif, oif), ns);
 }
 
 /*

@@ -309,8 +309,17 @@ fwd_path(void *ctx, int hook, const struct toe_pkt *p, struct toe_flow_key *ck)
 
 	if (!fwd_admitted(ctx, hook, p, ck, &h) || !h.fs || !h.g)
 		return ctx_pass(ctx, hook);
-	/* conntrack kept (fwd_ct.h), in the flow's zone */
-	fwd_ct_refresh(ctx, hook, p, &h.fs->ct_ns, h.fs->ct_zone);
+	/*
+	 * conntrack kept (fwd_ct.h), in the flow's zone; its entry gone, the
+	 * fast path ends, as toed ends it on the destroy event (which an
+	 * entry made before toed listened never sends): the stack judges the
+	 * packet and tracks the flow anew, and the flow may join again
+	 */
+	if (fwd_ct_refresh(ctx, hook, p, h.fs)) {
+		fwd_ended(h.fs, ck, hook, TOE_FR_CT_GONE);
+		bpf_map_delete_elem(&toe_fwd, ck);
+		return ctx_pass(ctx, hook);
+	}
 	if (hook == TOE_FH_XDP)
 		rc = xdp_xmit(ctx, p, &h);
 	else

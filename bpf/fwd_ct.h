@@ -24,6 +24,8 @@
 #include "common.h"
 #include "toe_parse.h"
 
+#define TOE_ENOENT 2
+
 /* How often a running flow's conntrack entry is refreshed. */
 #define TOE_FWD_CT_REFRESH_NS 1000000000ULL
 #define TOE_TCP_CONNTRACK_ESTABLISHED 3
@@ -146,18 +148,23 @@ static __always_inline bool fwd_ct_due(__u64 *ct_ns)
  * Packet p of a fast-path flow (its tuple as it arrived, before any NAT
  * rewrite: one of its conntrack entry's two), in conntrack zone zone, on
  * hook (ctx.h): its entry refreshed, once a second (*ct_ns: the flow's
- * last refresh).  xdp_fwd_ct_refresh and tc_fwd_ct_refresh are its two
- * instances (the lookup kfunc is the hook's).
+ * last refresh).  Returns 1 if the flow was admitted with an entry
+ * (tracked) and conntrack has none now (the lookup said -ENOENT: deleted,
+ * flushed, timed out): its fast path is over (conntrack_gone), whether or
+ * not toed heard a destroy event; 0 otherwise.  xdp_fwd_ct_refresh and
+ * tc_fwd_ct_refresh are its two instances (the lookup kfunc is the
+ * hook's).
  */
 static __always_inline int fwd_ct_refresh_one(void *ctx, int hook,
 					      const struct toe_pkt *p,
-					      __u64 *ct_ns, __u16 zone)
+					      __u64 *ct_ns, __u32 zt)
 {
 	struct toe_ct_opts_zone oz;
 	struct bpf_ct_opts o;
 	struct bpf_sock_tuple t = {};
 	struct bpf_ct_opts *op;
 	struct nf_conn *ct;
+	__u16 zone = zt & 0xffff;
 	__u32 len, olen;
 
 	if (!fwd_ct_due(ct_ns))
@@ -170,35 +177,39 @@ static __always_inline int fwd_ct_refresh_one(void *ctx, int hook,
 	else
 		ct = bpf_skb_ct_lookup(ctx, &t, len, op, olen);
 	if (!ct)
-		return 0;
+		return (zt >> 16) && op->error == -TOE_ENOENT;
 	fwd_ct_keep(ct);
 	bpf_ct_release(ct);
 	return 0;
 }
 
+/* zt: the flow's zone | tracked << 16 (fwd_ct_refresh) */
 static __noinline __attribute__((unused)) int
 xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns,
-		   __u16 zone)
+		   __u32 zt)
 {
-	return fwd_ct_refresh_one(ctx, TOE_FH_XDP, p, ct_ns, zone);
+	return fwd_ct_refresh_one(ctx, TOE_FH_XDP, p, ct_ns, zt);
 }
 
 static __noinline __attribute__((unused)) int
 tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns,
-		  __u16 zone)
+		  __u32 zt)
 {
-	return fwd_ct_refresh_one(skb, TOE_FH_TC, p, ct_ns, zone);
+	return fwd_ct_refresh_one(skb, TOE_FH_TC, p, ct_ns, zt);
 }
 
-/* The flow's conntrack entry kept (once a second), on hook. */
-static __always_inline void fwd_ct_refresh(void *ctx, int hook,
-					   const struct toe_pkt *p,
-					   __u64 *ct_ns, __u16 zone)
+/*
+ * Flow fs's conntrack entry kept (once a second), on hook; 1 if it was
+ * admitted with one and conntrack has none now (fwd_ct_refresh_one).
+ */
+static __always_inline int
+fwd_ct_refresh(void *ctx, int hook, const struct toe_pkt *p, struct toe_fwd *fs)
 {
+	__u32 zt = fs->ct_zone | (fs->ct_tracked ? 1U << 16 : 0);
+
 	if (hook == TOE_FH_XDP)
-		xdp_fwd_ct_refresh(ctx, p, ct_ns, zone);
-	else
-		tc_fwd_ct_refresh(ctx, p, ct_ns, zone);
+		return xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns, zt);
+	return tc_fwd_ct_refresh(ctx, p, &fs->ct_ns, zt);
 }
 
 #endif /* __TOE_FWD_CT_H */

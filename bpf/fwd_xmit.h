@@ -476,14 +476,14 @@ write:
 	return fwd_redirect(ctx, hook, &o, out, neigh, &fp);
 }
 
-static __noinline int xdp_xmit(struct xdp_md *ctx, const struct toe_pkt *p,
-			       const struct fwd_hit *h)
+static __noinline __attribute__((unused)) int
+xdp_xmit(struct xdp_md *ctx, const struct toe_pkt *p, const struct fwd_hit *h)
 {
 	return fwd_xmit(ctx, TOE_FH_XDP, p, h);
 }
 
-static __noinline int tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p,
-			      const struct fwd_hit *h)
+static __noinline __attribute__((unused)) int
+tc_xmit(struct __sk_buff *skb, const struct toe_pkt *p, const struct fwd_hit *h)
 {
 	return fwd_xmit(skb, TOE_FH_TC, p, h);
 }

@@ -145,12 +145,20 @@ struct toe_nat_ct {
 	 * could not repeat: never admitted.
 	 */
 	__u8 notrack : 1;
+	/*
+	 * est: the packet is of an established entry (ctinfo ESTABLISHED or
+	 * ESTABLISHED_REPLY: conntrack saw both directions) whose TCP state
+	 * is ESTABLISHED: what lets a flow join mid-stream (egress_join).
+	 */
+	__u8 est : 1;
 };
 
 #define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
 
-#define TOE_IP_CT_IS_REPLY 3
+#define TOE_IP_CT_ESTABLISHED 0
+#define TOE_IP_CT_IS_REPLY 3 /* also IP_CT_ESTABLISHED_REPLY */
 #define TOE_IP_CT_UNTRACKED 7
+#define TOE_CT_TCP_ESTABLISHED 3 /* TCP_CONNTRACK_ESTABLISHED */
 #define TOE_NFCT_PTRMASK (~7UL)
 
 /*
@@ -194,6 +202,11 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 			  tu[0].dst.u3.all[i] != tu[1].src.u3.all[i];
 	c->nat |= tu[0].src.u.all != tu[1].dst.u.all ||
 		  tu[0].dst.u.all != tu[1].src.u.all;
+	if (((nfct & 7) == TOE_IP_CT_ESTABLISHED ||
+	     (nfct & 7) == TOE_IP_CT_IS_REPLY) &&
+	    tu[0].dst.protonum == TOE_IPPROTO_TCP)
+		c->est = BPF_CORE_READ(ct, proto.tcp.state) ==
+			 TOE_CT_TCP_ESTABLISHED;
 	if (tu[0].src.l3num != AF_INET || tu[0].dst.protonum != TOE_IPPROTO_TCP)
 		return 1;
 	for (i = 0; i < 2; i++) {

@@ -166,9 +166,25 @@ enum toe_fwd_state {
 				 * both ways again (ruleset changed, lease out) */
 	TOE_FWD_CT_WAIT = 5, /* admitted; the stack forwards it until toed
 				 * made conntrack's entry true (toe_fwd_ctok) */
+	TOE_FWD_JOINING = 6, /* toe_fwd_half: a flow conntrack has established,
+			      * of no toe_fwd entry (running before a load,
+			      * evicted, its entry made again): the stack must
+			      * forward it both ways (seen) to join mid-stream */
 };
 
-/* toe_fwd.seen: the directions the stack forwarded while READMIT. */
+/*
+ * Joining mid-stream (bpf/egress.h, egress_join): a flow joins at most
+ * TOE_FWD_JOIN_MAX times in TOE_FWD_JOIN_WIN_NS (toe_fwd_half.joins), so
+ * that flows evicting each other from a full toe_fwd do not thrash it
+ * (fwd_join_limited counts what waits); a flow policy does not name is
+ * decided again at most once per TOE_FWD_JOIN_RECHECK_NS.
+ */
+#define TOE_FWD_JOIN_MAX 4
+#define TOE_FWD_JOIN_WIN_NS 60000000000ULL
+#define TOE_FWD_JOIN_RECHECK_NS 1000000000ULL
+
+/* toe_fwd.seen: the directions the stack forwarded while READMIT (and
+ * toe_fwd_half.seen while JOINING). */
 #define TOE_FWD_SEEN_C2S 1
 #define TOE_FWD_SEEN_S2C 2
 
@@ -231,14 +247,21 @@ struct toe_fwd {
 	 */
 	struct toe_fwd_tuple nat_tu[2];
 	__u8 nat;
-	__u8 pad1;
+	__u8 joined; /* admitted mid-stream (TOE_FWD_JOINING), no handshake */
 	/*
 	 * conntrack's zone of its entry (0: the default): toed names it in
 	 * every ctnetlink request, and a destroy event of another zone's
 	 * entry with the same tuple ends nothing (user/toed/ct.c).
 	 */
 	__u16 ct_zone;
-	__u32 pad3;
+	/*
+	 * ct_tracked: admitted with a conntrack entry; the fast path's
+	 * refresh (bpf/fwd_ct.h) finding none ends its fast path
+	 * (conntrack_gone), even where conntrack sends toed no destroy event
+	 * (an entry made before any listener existed has none).
+	 */
+	__u8 ct_tracked;
+	__u8 pad3[3];
 	__u64 ct_ns; /* its conntrack entry last refreshed (bpf/fwd_ct.h) */
 	/*
 	 * Issue 35 (bpf/fwd_events.h): what the fast path forwarded by
@@ -264,11 +287,20 @@ struct toe_fwd_half {
 	__u32 client_if; /* the SYN came in here */
 	__u32 server_if; /* and the stack sent it out of here */
 	__u32 gen; /* toe_fwd_gen.gen at the SYN */
-	__u8 state; /* TOE_FWD_SYN_SENT */
+	__u8 state; /* TOE_FWD_SYN_SENT, or TOE_FWD_JOINING */
 	__u8 client; /* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason;
-	__u8 pad;
+	__u8 seen; /* JOINING: TOE_FWD_SEEN_* the stack forwarded */
 	__u64 netns;
+	/*
+	 * JOINING: the record stays after the flow joined (state kept, seen
+	 * cleared), counting its joins since join_ns (TOE_FWD_JOIN_MAX);
+	 * dev TOE_DEV_NONE: policy did not name it (decided at start_ns).
+	 */
+	__u32 joins;
+	__u8 flip; /* JOINING: the client sent conntrack's reply direction */
+	__u8 pad2[3];
+	__u64 join_ns;
 };
 
 struct toe_fwd_gen {

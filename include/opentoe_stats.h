@@ -113,7 +113,13 @@
 	  "proved again under it")                                                  \
 	X(FWD_NOTRACK, "fwd_notrack",                                               \
 	  "Routed packets a NOTRACK rule took out of conntrack: never admitted "    \
-	  "(a stateless rewrite the fast path could not repeat)")
+	  "(a stateless rewrite the fast path could not repeat)")                   \
+	X(FWD_JOINED, "fwd_joined",                                                 \
+	  "Routed flows admitted mid-stream: established in conntrack, "            \
+	  "forwarded both ways by the stack, their handshake never seen")           \
+	X(FWD_JOIN_LIMITED, "fwd_join_limited",                                     \
+	  "Mid-stream admissions held back: the flow joined TOE_FWD_JOIN_MAX "      \
+	  "times in a minute (a full toe_fwd evicting it)")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

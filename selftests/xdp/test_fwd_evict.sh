@@ -5,18 +5,24 @@
 # admitting some evicts others, which no program sees go.  toed, which
 # tracks the flows it heard admitted, finds them gone without a FIN or RST
 # and reports each: fwd_ended, reason evicted, in toectl monitor -j, toectl
-# stats' reasons and /metrics.  The flows themselves go on through the
-# stack, intact.  XDP, or tc (test_fwd_evict_tc.sh).
+# stats' reasons and /metrics.  The evicted flows join the fast path
+# again mid-stream, each at most TOE_FWD_JOIN_MAX times a minute (the
+# thrash is bounded: fwd_join_limited).  The flows themselves go on,
+# intact.  XDP, or tc (test_fwd_evict_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 6
-need_cmd curl
+plan 7
+need_cmd curl iptables
 need_built toectl
 router_test fwdev || exit 1
 endpoints_for_hook || exit 1
 FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
 fwd_conf "$work/fwd.conf" || exit 1
 dp_load r --dev r0 --dev r1 --flows 4 || { fail "load"; finish; }
+# conntrack on the router: it says which flows are established, which an
+# evicted flow needs to join again (issue 48)
+defer "nsx r iptables -F FORWARD"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rule"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
 MPORT=$(nsx r python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 RUN=$work/run
@@ -48,6 +54,14 @@ check "toectl stats: fwd_flows_${FWD_HOOK}_evicted counts them (xdp: fwd_flows_x
 v=$(nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" |
 	awk -v s="opentoe_fwd_ended_flows_total{hook=\"$FWD_HOOK\",reason=\"evicted\"}" '$1 == s { print $2 }')
 check "/metrics: opentoe_fwd_ended_flows_total{hook=\"$FWD_HOOK\",reason=\"evicted\"} ${v:-none}" test "${v:-0}" -ge 1
+# evicted flows join again mid-stream (issue 48), evicting others in turn:
+# at most TOE_FWD_JOIN_MAX joins a flow a minute, the rest held back
+jmax=$(sed -n 's/^#define TOE_FWD_JOIN_MAX \([0-9]*\)$/\1/p' "$TOE_TOP/include/opentoe_forward.h")
+held() { [ "$(stat_of "$PIN" $STAT_FWD_JOIN_LIMITED)" -ge 1 ]; }
+wait_for 5 held
+jn=$(stat_of "$PIN" $STAT_FWD_JOINED)
+check "evicted flows join again, at most ${jmax:-?} times each a minute: fwd_joined $jn (<= $((12 * ${jmax:-0}))), fwd_join_limited $(stat_of "$PIN" $STAT_FWD_JOIN_LIMITED)" \
+	test -n "$jmax" -a "$jn" -ge 1 -a "$jn" -le $((12 * ${jmax:-0})) -a "$(stat_of "$PIN" $STAT_FWD_JOIN_LIMITED)" -ge 1
 touch "$STOP"
 sent() { [ "$(cat "$work"/t*.json | grep -c sent)" = 12 ]; }
 wait_for 10 sent

@@ -7,11 +7,13 @@
 # zone-5 entry outlives 5 s of fast-path traffic (the fast path refreshes
 # it in its zone); an entry of the same tuple in zone 0, made and deleted
 # by hand, ends nothing (its destroy event names zone 0); deleting the
-# zone-5 entry ends the fast path.  XDP, or tc (test_fwd_zone_tc.sh).
+# zone-5 entry ends the fast path, and the zone-5 entry conntrack makes
+# again from the flow's next packets brings it back (joined mid-stream).  XDP, or tc (test_fwd_zone_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 5
+plan 6
 need_cmd iptables conntrack
+need_built toectl
 router_test fwdzone || exit 1
 endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -50,9 +52,13 @@ nsx r conntrack -D -w 0 -p tcp --sport "$CP" --dport 5301 >/dev/null 2>&1
 sleep 0.5
 check "an entry of the same tuple in zone 0 (made: $have0) deleted: the zone-5 flow keeps its fast path ($(fwd_states f | tr '\n' ' '))" \
 	test "$have0" = 1 -a "$(fwd_states f)" = 3
+j0=$(stat_of "$PIN" $STAT_FWD_JOINED)
 nsx r conntrack -D -w 5 -p tcp --sport "$CP" --dport 5301 >/dev/null 2>&1
-gone() { test -z "$(fwd_states f)"; }
-check "its zone-5 entry deleted: the fast path ends" wait_for 10 gone
+gone_n() { toectl --run-dir "$work/run" -j stats | jq ".reasons.fwd_flows_${FWD_HOOK}_conntrack_gone"; }
+gone() { test "$(gone_n)" -ge 1; }
+check "its zone-5 entry deleted: the fast path ends (fwd_flows_${FWD_HOOK}_conntrack_gone $(gone_n))" wait_for 10 gone
+back() { test "$(stat_of "$PIN" $STAT_FWD_JOINED)" -gt "$j0" -a "$(fwd_states f)" = 3; }
+check "  conntrack's new zone-5 entry, made mid-stream, brings it back (fwd_joined $j0 -> $(stat_of "$PIN" $STAT_FWD_JOINED))" wait_for 5 back
 kill -USR1 "$CLIENT"
 wait "$CLIENT"
 check "the flow finishes byte-exact (the stack takes it back)" intact f

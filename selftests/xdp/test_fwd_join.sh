@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Established flows join the fast path mid-stream (issue 48, item 3): two
+# transfers (IPv4 and IPv6, port 5201, which policy names) and one policy
+# does not name (port 5999) run through the router, conntrack tracking
+# them, before opentoe is loaded there.  Then toe-loader and toed: the
+# named flows are admitted from what the stack forwards of them each way
+# (fwd_joined), on the fast path within a second with no handshake seen
+# (toe_fwd's joined); the unnamed one never is, nor one whose server's
+# packets a FORWARD rule drops (only its client's way is proved).  conntrack -D of a
+# joined flow ends its fast path (toed) and conntrack's new entry, made
+# mid-stream, brings it back.  A DROP rule for a joined flow stops it
+# (nothing through the fast path), and once the rule goes it joins again.
+# Every transfer completes byte-exact.  XDP on the router, or tc
+# (test_fwd_join_tc.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 11
+need_cmd iptables ip6tables conntrack
+router_test fwdjoin || exit 1
+endpoints_for_hook || exit 1
+fwd_conf "$work/fwd.conf" || exit 1
+defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
+	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
+# strict windows: toed makes a joined flow's entry window-liberal (ct.c)
+nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0
+nsx_bg s python3 "$XFER" server --port 5201 --port 5999 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+st() { stat_of "$PIN" "$1"; }
+# entry NAME: the toe_fwd entry of flow NAME (its client's port) as
+# "state joined", or nothing
+entry() {
+	local c
+	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
+		jq -r --argjson c "$c" '.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | "\(.value.state) \(.value.joined)"'
+}
+on_fast() { test "$(entry "$1")" = "3 1"; }
+start() { # NAME ADDR PORT: a 60 s transfer, stopped by SIGUSR1
+	nsx_bg c python3 "$XFER" client --addr "$2" --port "$3" --seconds 60 --lport-file "$work/$1.lport" >"$work/$1.json"
+	eval "PID_$1=\$NSX_PID"
+}
+start a $S4 5201
+start b $S6 5201
+start n $S4 5999
+# d: a trickle to 5301 (policy names it) whose server-to-client packets a
+# FORWARD rule drops from before the load: the stack forwards only its
+# client's packets, so it must never join
+FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
+nsx_bg s python3 "$FLOW" server --port 5301 >"$work/trickle.out" 2>&1
+wait_for 5 grep -q ready "$work/trickle.out" || { fail "trickle server"; finish; }
+nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5301 --stop "$work/stop" >"$work/d.json"
+wait_for 5 test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" -a -s "$work/d.json" || { fail "the transfers start"; finish; }
+jq -r .lport "$work/d.json" >"$work/d.lport"
+sleep 0.5
+nsx r iptables -I FORWARD -p tcp --sport 5301 -j DROP
+
+# ---- opentoe loaded under running flows
+dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+check "IPv4 flow running before the load: joined, on the fast path within 3 s (entry: $(entry a))" wait_for 3 on_fast a
+check "IPv6 flow running before the load: joined too (entry: $(entry b))" wait_for 3 on_fast b
+x0=$(st $FWD_STAT)
+sleep 0.5
+check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s), fwd_joined $(st $STAT_FWD_JOINED)" \
+	test "$(st $FWD_STAT)" -gt $((x0 + 100)) -a "$(st $STAT_FWD_JOINED)" -ge 2
+check "the flow policy does not name (port 5999) never joins (entry: '$(entry n)')" test -z "$(entry n)"
+check "the flow FORWARD drops one way (server to client) never joins: only one way proved (entry: '$(entry d)')" test -z "$(entry d)"
+
+# ---- conntrack's entry deleted and made again mid-stream
+j0=$(st $STAT_FWD_JOINED)
+nsx r conntrack -D -f ipv4 -p tcp --dport 5201 >/dev/null 2>&1
+rejoined() { [ "$(st $STAT_FWD_JOINED)" -gt "$j0" ] && on_fast a; }
+check "conntrack -D of the IPv4 flow: its new conntrack entry brings it back (fwd_joined $j0 -> $(st $STAT_FWD_JOINED), entry: $(entry a))" \
+	wait_for 3 rejoined
+
+# ---- a DROP rule for the joined flow: nothing on the fast path, then back
+# fpk NAME: the packets the fast path forwarded of flow NAME (its entry's)
+fpk() {
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
+		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.packets] | add // 0'
+}
+pa=$(cat "$work/a.lport")
+nsx r iptables -I FORWARD -p tcp --sport "$pa" --dport 5201 -j DROP
+sleep 0.3
+p0=$(fpk a) j0=$(st $STAT_FWD_JOINED)
+sleep 0.5
+p1=$(fpk a)
+check "a DROP rule for the joined IPv4 flow: $FWD_NAME forwards none of it ($((p1 - p0)) packets in 0.5 s; entry: $(entry a)), no join under it (fwd_joined $j0 -> $(st $STAT_FWD_JOINED))" \
+	test "$p1" = "$p0" -a "$(entry a)" != "3 1" -a "$(st $STAT_FWD_JOINED)" = "$j0"
+nsx r iptables -D FORWARD -p tcp --sport "$pa" --dport 5201 -j DROP
+check "  the rule removed: the flow is back on the fast path (entry: $(entry a))" wait_for 5 on_fast a
+touch "$work/stop"
+kill -USR1 "$PID_a" "$PID_b" "$PID_n"
+wait "$PID_a" "$PID_b" "$PID_n"
+check "the joined IPv4 transfer completes byte-exact" intact a
+check "the joined IPv6 transfer completes byte-exact" intact b
+check "the unnamed transfer completes byte-exact, all through the stack" intact n
+finish
