@@ -11,8 +11,9 @@ The counters, from the tables that define them:
   family   the metrics families (fams[], user/toed/metrics.c);
   reason   toectl stats' "reasons" section (toe_reasons,
            include/opentoe_reasons.h): fwd_flows_HOOK_REASON and
-           fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (tc has no
-           stack_only, conntrack_gone no packets), bypass_to_tcp_WHY,
+           fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (a reason
+           on the hooks of its hooks column, packets if its pkts
+           column says so), bypass_to_tcp_WHY,
            refused_REASON (user/toed/fwdev.c names them).
 
 A test reads a counter by name when a file under selftests/ (not mutants/,
@@ -82,14 +83,15 @@ def reason_rows(top):
     """The names of toectl stats' reasons section (fwdev.c's reason_counters)."""
     text = read(os.path.join(top, 'include/opentoe_reasons.h'))
     body = re.search(r'#define TOE_FWD_REASON_TABLE\(X\)((?:.*\\\n)*.*)', text).group(1)
-    fwd = re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*"([a-z0-9_]+)"', body)
+    fwd = re.findall(r'\bX\(\s*[A-Z0-9_]+\s*,\s*"([a-z0-9_]+)"\s*,\s*"\w+"\s*,'
+                     r'\s*TOE_FRH_([A-Z]+)\s*,\s*([01])\s*,', body)
     out = []
     for hook in ('xdp', 'tc'):
-        for _, n in fwd:
-            if hook == 'tc' and n == 'stack_only':
+        for n, hooks, pkts in fwd:
+            if hooks not in ('BOTH', hook.upper()):
                 continue
             out.append('fwd_flows_%s_%s' % (hook, n))
-            if n not in ('conntrack_gone', 'evicted'):
+            if pkts == '1':
                 out.append('fwd_packets_%s_%s' % (hook, n))
     byp = read(os.path.join(top, 'user/toed/fwdev.c'))
     out += ['bypass_to_tcp_' + w for w in re.findall(r'\[TOE_BYP_WHY_[A-Z_]+\] = "([a-z_]+)"', byp) if w != 'none']

@@ -135,12 +135,18 @@ def config_statements(root):
 
 
 def fwd_reasons(root):
-    """[(name, kind)] of TOE_FWD_REASON_TABLE."""
+    """[(name, kind, hooks, counted, origin)] of TOE_FWD_REASON_TABLE, the
+    columns as the docs' table writes them ("xdp, tc", "flows, packets",
+    "datapath" or "toed")."""
     rel = "include/opentoe_reasons.h"
     body = need("#define TOE_FWD_REASON_TABLE(X)", re.search(
         r"^#define\s+TOE_FWD_REASON_TABLE\(X\)((?:.*\\\n)*.*)$", read(root, rel), re.M), rel)
-    return need("its rows", re.findall(r"\bX\(\s*\w+\s*,\s*\"(\w+)\"\s*,\s*\"(\w+)\"",
-                                       body.group(1)), rel)
+    rows = need("its rows", re.findall(
+        r"\bX\(\s*\w+\s*,\s*\"(\w+)\"\s*,\s*\"(\w+)\"\s*,\s*TOE_FRH_(\w+)\s*,\s*([01])\s*,"
+        r"\s*TOE_FRO_(\w+)", body.group(1)), rel)
+    hooks = {"BOTH": "xdp, tc", "XDP": "xdp", "TC": "tc"}
+    return [(n, k, hooks[h], "flows, packets" if p == "1" else "flows", o.lower())
+            for n, k, h, p, o in rows]
 
 
 # ---------------------------------------------------------------- checks
@@ -276,17 +282,28 @@ def facts_configuration(f, text, root, out):
 
 def facts_forwarding(f, text, root, out):
     want = fwd_reasons(root)
-    got, first = [], None
+    got, lines, first = [], [], None
     for n, line in enumerate(text.split("\n"), 1):
-        m = re.match(r"^\|\s*`(\w+)`\s*\|\s*(returned|ended)\s*\|", line)
+        m = re.match(r"^\|\s*`(\w+)`\s*\|\s*(returned|ended)\s*\|([^|]*)\|([^|]*)\|([^|]*)\|",
+                     line)
         if m:
-            got.append((m.group(1), m.group(2)))
+            origin = "toed" if m.group(5).strip().startswith("toed") else "datapath"
+            got.append((m.group(1), m.group(2), m.group(3).strip(), m.group(4).strip(), origin))
+            lines.append(n)
             first = first or n
     if not got:
-        out.append((1, "the table of reasons ('| `reason` | returned |') is no longer there"))
-    elif got != want:
+        out.append((1, "the table of reasons ('| `reason` | returned | hooks | counted | where |') "
+                    "is no longer there"))
+    elif [x[:2] for x in got] != [x[:2] for x in want]:
         out.append((first, "the reasons and their kinds (TOE_FWD_REASON_TABLE, in its order): %s"
-                    % diff(["%s %s" % x for x in want], ["%s %s" % x for x in got])))
+                    % diff(["%s %s" % x[:2] for x in want], ["%s %s" % x[:2] for x in got])))
+    cols = {w[0]: w for w in want}
+    for g, n in zip(got, lines):
+        w = cols.get(g[0])
+        for col, a, b in zip(("hooks", "counted", "where"), w[2:] if w else (), g[2:]):
+            if a != b:
+                out.append((n, "reason %s: %s is %s (TOE_FWD_REASON_TABLE's columns), "
+                            "the table says %s" % (w[0], col, a, b)))
 
 
 def reason_lists(f, text, root, out):
@@ -440,7 +457,7 @@ def main():
     print("other features: %s" % ", ".join("%s %s" % (r[0], r[2]) for r in loader_features(root)
                                             if r[1] == "other"))
     print("statements: %s" % ", ".join(config_statements(root)))
-    print("reasons: %s" % ", ".join("%s %s" % r for r in fwd_reasons(root)))
+    print("reasons: %s" % ", ".join("%s %s" % r[:2] for r in fwd_reasons(root)))
 
 
 if __name__ == "__main__":

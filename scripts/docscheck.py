@@ -37,7 +37,9 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
             configuration.md, toed.8  the statements (user/toed/config.c's
                         parser; toed.8: its CONFIGURATION synopsis);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
-                        include/opentoe_reasons.h): every reason, its kind;
+                        include/opentoe_reasons.h): every reason, its kind,
+                        and its columns: hooks, counted (flows, packets),
+                        where (toed, or a program);
             any doc     a list of toectl stats' refused_* or
                         bypass_to_tcp_* counters ("`refused_capacity`,
                         `_nodev`, ..."): all of them (scripts/counters.py);

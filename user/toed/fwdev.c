@@ -210,14 +210,14 @@ size_t reason_counters(struct counter *out)
 	fwd_reasons_read(v);
 	for (h = 0; h < TOE_FH__MAX; h++)
 		for (r = 1; r < TOE_FR__MAX && n + 2 <= MAX_COUNTERS; r++) {
-			if (h == TOE_FH_TC && r == TOE_FR_STACK_ONLY)
-				continue; /* XDP's only */
+			if (!toe_fwd_reason_on_hook(r, h))
+				continue;
 			snprintf(names[n], sizeof(names[n]), "fwd_flows_%s_%s",
 				 toe_fwd_hook_name(h), toe_fwd_reason_name(r));
 			out[n].name = names[n];
 			out[n++].v = v[TOE_RSN_FWD_FLOWS(h, r)];
-			if (r == TOE_FR_CT_GONE || r == TOE_FR_EVICTED)
-				continue; /* toed's: no packet */
+			if (!toe_fwd_reason_has_pkts(r))
+				continue;
 			snprintf(names[n], sizeof(names[n]),
 				 "fwd_packets_%s_%s", toe_fwd_hook_name(h),
 				 toe_fwd_reason_name(r));
