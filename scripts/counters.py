@@ -14,7 +14,8 @@ The counters, from the tables that define them:
            fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (a reason
            on the hooks of its hooks column, packets if its pkts
            column says so), bypass_to_tcp_WHY,
-           refused_REASON (user/toed/fwdev.c names them).
+           refused_REASON (TOE_BYP_WHY_TABLE, TOE_REASON_TABLE's
+           counted column).
 
 A test reads a counter by name when a file under selftests/ (not mutants/,
 not this check's allow-list) names it in one of the ways a test reads it:
@@ -93,12 +94,13 @@ def reason_rows(top):
             out.append('fwd_flows_%s_%s' % (hook, n))
             if pkts == '1':
                 out.append('fwd_packets_%s_%s' % (hook, n))
-    byp = read(os.path.join(top, 'user/toed/fwdev.c'))
-    out += ['bypass_to_tcp_' + w for w in re.findall(r'\[TOE_BYP_WHY_[A-Z_]+\] = "([a-z_]+)"', byp) if w != 'none']
-    refusal = re.search(r'toe_reason_refusal\(.*?\n}', byp, re.S).group(0)
-    names = dict((i, n) for i, n in re.findall(r'\[TOE_R_([A-Z_]+)\]\s*=\s*"([a-z_]+)"',
-                                               read(os.path.join(top, 'user/toed/show_maps.c'))))
-    out += ['refused_' + names[i] for i in re.findall(r'TOE_R_([A-Z_]+)', refusal)]
+    byp = read(os.path.join(top, 'include/opentoe_bypass.h'))
+    body = re.search(r'#define TOE_BYP_WHY_TABLE\(X\)((?:.*\\\n)*.*)', byp).group(1)
+    out += ['bypass_to_tcp_' + w for w in re.findall(r'\bX\(\s*\w+\s*,\s*"([a-z0-9_]+)"', body)]
+    com = read(os.path.join(top, 'include/opentoe_common.h'))
+    body = re.search(r'#define TOE_REASON_TABLE\(X\)((?:.*\\\n)*.*)', com).group(1)
+    out += ['refused_' + n for n, c in re.findall(r'\bX\(\s*\w+\s*,\s*"([a-z0-9_]+)"\s*,\s*([01])', body)
+            if c == '1']
     return out
 
 

@@ -96,10 +96,11 @@ def rsn_rows(top):
     """[(name, index)] of toe_reasons' bypass and refusal counters."""
     _, byp = find(top, lambda t: re.search(r'#define TOE_RSN_BYP\(why\) \((\d+)', t))
     _, ref = find(top, lambda t: re.search(r'#define TOE_RSN_REFUSED\(r\) \((\d+)', t))
-    rows = [('BYP_' + i, int(byp.group(1)) + v)
-            for i, v in enum_values(top, 'toe_byp_why', 'TOE_BYP_WHY_') if i != 'NONE']
-    rows += [('REFUSED_' + i, int(ref.group(1)) + v)
-             for i, v in enum_values(top, 'toe_reason', 'TOE_R_')]
+    _, whys = find(top, lambda t: macro_body(t, 'TOE_BYP_WHY_TABLE'))
+    _, reasons = find(top, lambda t: macro_body(t, 'TOE_REASON_TABLE'))
+    ids = lambda body: re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,', body)
+    rows = [('BYP_' + i, int(byp.group(1)) + v) for v, i in enumerate(ids(whys), 1)]
+    rows += [('REFUSED_' + i, int(ref.group(1)) + v) for v, i in enumerate(ids(reasons))]
     return rows
 
 
