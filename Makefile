@@ -327,10 +327,15 @@ clean:
 	$(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d \
 	$(O)/lib/*.d $(O)/loader/*.d $(O)/toed-objs/*.d $(O)/toectl-objs/*.d))
 
+# toe-tables: every vocabulary table (include/'s, user/lib/ctl_cmds.h's)
+# dumped as text or JSON (-j), for the scripts and tests that need the
+# names (user/tables/toe-tables.c).  Not installed.
+$(O)/toe-tables: user/tables/toe-tables.c $(LIBTOE) | $(O)
+	$(CC) $(CFLAGS) -MF $(O)/toe-tables.d $< -o $@ $(LIBTOE)
+
 # The pinned maps' names and the toe_stats indexes for the shell tests and
-# benches (selftests/lib.sh sources it), from the tables wherever they are
-# under include/ (scripts/gen-names.py).
-NAME_HEADERS := $(shell find include -name '*.h')
-$(O)/toe_names.sh: scripts/gen-names.py $(NAME_HEADERS) | $(O)
-	python3 scripts/gen-names.py include > $@.tmp && mv $@.tmp $@
-all: $(O)/toe_names.sh
+# benches (selftests/lib.sh sources it), from toe-tables -j
+# (scripts/gen-names.py).
+$(O)/toe_names.sh: scripts/gen-names.py $(O)/toe-tables
+	$(O)/toe-tables -j | python3 scripts/gen-names.py - > $@.tmp && mv $@.tmp $@
+all: $(O)/toe-tables $(O)/toe_names.sh

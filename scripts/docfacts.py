@@ -13,6 +13,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toetables  # noqa: E402 (beside this file)
+
 
 class Gone(Exception):
     """A table the checks read is no longer where it was."""
@@ -135,18 +139,12 @@ def config_statements(root):
 
 
 def fwd_reasons(root):
-    """[(name, kind, hooks, counted, origin)] of TOE_FWD_REASON_TABLE, the
-    columns as the docs' table writes them ("xdp, tc", "flows, packets",
-    "datapath" or "toed")."""
-    rel = "include/opentoe_reasons.h"
-    body = need("#define TOE_FWD_REASON_TABLE(X)", re.search(
-        r"^#define\s+TOE_FWD_REASON_TABLE\(X\)((?:.*\\\n)*.*)$", read(root, rel), re.M), rel)
-    rows = need("its rows", re.findall(
-        r"\bX\(\s*\w+\s*,\s*\"(\w+)\"\s*,\s*\"(\w+)\"\s*,\s*TOE_FRH_(\w+)\s*,\s*([01])\s*,"
-        r"\s*TOE_FRO_(\w+)", body.group(1)), rel)
-    hooks = {"BOTH": "xdp, tc", "XDP": "xdp", "TC": "tc"}
-    return [(n, k, hooks[h], "flows, packets" if p == "1" else "flows", o.lower())
-            for n, k, h, p, o in rows]
+    """[(name, kind, hooks, counted, origin)] of TOE_FWD_REASON_TABLE (as
+    build/toe-tables -j dumps it), the columns as the docs' table writes
+    them ("xdp, tc", "flows, packets", "datapath" or "toed")."""
+    rows = need("its fwd_reasons", toetables.load(root).get("fwd_reasons"), "toe-tables -j")
+    return [(r["name"], r["kind"], r["hooks"].replace(",", ", "),
+             "flows, packets" if r["packets"] else "flows", r["origin"]) for r in rows]
 
 
 # ---------------------------------------------------------------- checks
