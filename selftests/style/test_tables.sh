@@ -26,7 +26,7 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "fwd_reasons": ("value", "id", "name", "kind", "hooks", "packets", "origin", "help"),
         "fwd_hooks": ("value", "name"), "bypass_whys": ("value", "id", "name", "help"),
         "reasons": ("value", "id", "name", "counted", "help"), "rsn": ("name", "index"),
-        "events": ("type", "name"), "commands": ("name", "args", "help", "stream", "needs_dp")}
+        "events": ("type", "id", "name", "fields", "help"), "commands": ("name", "args", "help", "stream", "needs_dp")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -52,6 +52,14 @@ hooks = {h["name"] for h in t["fwd_hooks"]}
 for r in t["fwd_reasons"]:
     if not r["hooks"] or set(r["hooks"].split(",")) - hooks:
         print("hooks: %s on %r" % (r["name"], r["hooks"]))
+# each event's fields are members of struct toe_event
+import re
+body = re.search(r"struct toe_event \{(.*?)\n\};", open("include/opentoe_events.h").read(), re.S).group(1)
+members = set(re.findall(r"\b(\w+)(?:\[\d+\])?;", body))
+for e in t["events"]:
+    for fld in e["fields"].split():
+        if fld not in members:
+            print("hooks: event %s names %s, no field of struct toe_event" % (e["name"], fld))
 extra = set(t) - set(want)
 if extra:
     print("columns: tables this test does not know: %s" % sorted(extra))
@@ -67,7 +75,7 @@ for k in columns text unique; do
 	esac
 done
 hb=$(grep "^hooks: " <<<"$out")
-check "the forward reasons' hooks are hooks${hb:+ ($hb)}" test -z "$hb"
+check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event${hb:+ ($hb)}" test -z "$hb"
 python3 scripts/gen-names.py "$tmp/t.json" >"$tmp/names.sh"
 check "build/toe_names.sh is gen-names.py of the dump" cmp -s "$tmp/names.sh" "$TOE_BUILD/toe_names.sh"
 finish

@@ -268,18 +268,20 @@ static void dump_rsn(struct out *o)
 	section_end(o);
 }
 
-/* events: type, name (enum toe_event_type). */
+/* events: type, id, name, fields, help (TOE_EVENT_TABLE). */
 static void dump_events(struct out *o)
 {
-	__u32 t;
-
-	section(o, "events", "type name");
-	for (t = 1; strcmp(toe_event_name(t), "unknown"); t++) {
-		row(o);
-		col_u64(o, "type", t);
-		col_str(o, "name", toe_event_name(t));
-		row_end(o);
-	}
+	section(o, "events", "type id name fields help");
+#define EV_ROW(id, name, fields, help)   \
+	row(o);                          \
+	col_u64(o, "type", TOE_EV_##id); \
+	col_str(o, "id", #id);           \
+	col_str(o, "name", name);        \
+	col_str(o, "fields", fields);    \
+	col_str(o, "help", help);        \
+	row_end(o);
+	TOE_EVENT_TABLE(EV_ROW)
+#undef EV_ROW
 	section_end(o);
 }
 
