@@ -34,6 +34,10 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         toe-loader probes (features[] of
                         user/loader/features.c), their count, and a row of
                         the table, with its "since", for each other feature;
+            toectl.8    its COMMANDS, TOE_CTL_TABLE's (user/lib/ctl_cmds.h)
+                        in its order, and the monitor's lists of
+                        fwd_returned's and fwd_ended's reasons, the
+                        reasons of each kind (build/toe-tables);
             configuration.md, toed.8  the statements (user/toed/config.c's
                         parser; toed.8: its CONFIGURATION synopsis);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of

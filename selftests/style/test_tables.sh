@@ -26,7 +26,7 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "fwd_reasons": ("value", "id", "name", "kind", "hooks", "packets", "origin", "help"),
         "fwd_hooks": ("value", "name"), "bypass_whys": ("value", "id", "name", "help"),
         "reasons": ("value", "id", "name", "counted", "help"), "rsn": ("name", "index"),
-        "events": ("type", "id", "name", "fields", "help"), "commands": ("name", "args", "help", "stream", "needs_dp")}
+        "events": ("type", "id", "name", "fields", "help"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")

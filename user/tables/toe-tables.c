@@ -286,22 +286,33 @@ static void dump_events(struct out *o)
 }
 
 /*
- * commands: name, args (toectl's usage), help, stream, needs_dp
- * (TOE_CTL_CMDS, user/lib/ctl_cmds.h).
+ * commands: name, args (toectl's usage), help, toed (toed answers it; no:
+ * toectl runs it itself), stream, needs_dp (TOE_CTL_TABLE,
+ * user/lib/ctl_cmds.h).
  */
+static void cmd_row(struct out *o, const char *name, const char *args,
+		    const char *help, bool toed, bool stream, bool needs_dp)
+{
+	row(o);
+	col_str(o, "name", name);
+	col_str(o, "args", args);
+	col_str(o, "help", help);
+	col_bool(o, "toed", toed);
+	col_bool(o, "stream", stream);
+	col_bool(o, "needs_dp", needs_dp);
+	row_end(o);
+}
+
 static void dump_commands(struct out *o)
 {
-	section(o, "commands", "name args help stream needs_dp");
-#define CMD_ROW(id, name, args, help, stream, view, run, needs_dp) \
-	row(o);                                                    \
-	col_str(o, "name", name);                                  \
-	col_str(o, "args", args);                                  \
-	col_str(o, "help", help);                                  \
-	col_bool(o, "stream", stream);                             \
-	col_bool(o, "needs_dp", needs_dp);                         \
-	row_end(o);
-	TOE_CTL_CMDS(CMD_ROW)
-#undef CMD_ROW
+	section(o, "commands", "name args help toed stream needs_dp");
+#define X(id, name, args, help, stream, view, run, needs_dp) \
+	cmd_row(o, name, args, help, true, stream, needs_dp);
+#define L(id, name, args, help, main) \
+	cmd_row(o, name, args, help, false, false, false);
+	TOE_CTL_TABLE(X, L)
+#undef L
+#undef X
 	section_end(o);
 }
 
