@@ -132,10 +132,14 @@ def probed_list(rows):
 
 
 def config_statements(root):
-    """The statements user/toed/config.c's parser takes."""
-    rel = "user/toed/config.c"
-    return need("the statements' dispatch", re.findall(
-        r"strcmp\(w\[0\]\.s,\s*\"(\w+)\"\)\)\s*return\s+st_\w+\(", read(root, rel)), rel)
+    """The statements the parser takes (TOE_CFG_STATEMENTS of
+    user/toed/config_stmts.h, as toe-tables dumps it)."""
+    return [st["keyword"] for st in config_synopses(root)]
+
+
+def config_synopses(root):
+    """[{keyword, synopsis, ...}] of TOE_CFG_STATEMENTS."""
+    return need("its statements", toetables.load(root).get("statements"), "toe-tables -j")
 
 
 def fwd_reasons(root):
@@ -274,7 +278,7 @@ def facts_configuration(f, text, root, out):
         return
     got = re.findall(r"`(\w+)`", m.group(1))
     if sorted(got) != sorted(want):
-        out.append((line_of(text, m.start()), "the statements (user/toed/config.c's parser): %s"
+        out.append((line_of(text, m.start()), "the statements (user/toed/config_stmts.h's table): %s"
                     % diff(want, got)))
 
 
@@ -331,8 +335,21 @@ def facts_toed_man(f, text, root, out):
         return
     got = [x.split()[0] for x in m.group(1).split("\n") if x.strip() and not x[0].isspace()]
     if sorted(set(got)) != sorted(want):
-        out.append((line_of(text, m.start(1)), "the statements (user/toed/config.c's parser): %s"
+        out.append((line_of(text, m.start(1)), "the statements (user/toed/config_stmts.h's table): %s"
                     % diff(want, sorted(set(got)))))
+    # each statement's lines (a form, its continuations) are its synopsis
+    lines = m.group(1).replace("\\-", "-").rstrip("\n").split("\n")
+    for st in config_synopses(root):
+        mine = []
+        for x in lines:
+            if x.strip() and not x[0].isspace():
+                on = x.split()[0] == st["keyword"]
+            if x.strip() and on:
+                mine.append(x.rstrip())
+        if mine and mine != st["synopsis"].split("\n"):
+            out.append((line_of(text, m.start(1)), "the synopsis of %s is not TOE_CFG_STATEMENTS' "
+                        "(user/toed/config_stmts.h): %s" % (st["keyword"], " / ".join(
+                            st["synopsis"].split("\n")))))
 
 
 def facts_toectl_man(f, text, root, out):

@@ -38,8 +38,10 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         in its order, and the monitor's lists of
                         fwd_returned's and fwd_ended's reasons, the
                         reasons of each kind (build/toe-tables);
-            configuration.md, toed.8  the statements (user/toed/config.c's
-                        parser; toed.8: its CONFIGURATION synopsis);
+            configuration.md, toed.8  the statements (TOE_CFG_STATEMENTS
+                        of user/toed/config_stmts.h; toed.8: its
+                        CONFIGURATION synopsis, each statement's lines as
+                        the table's synopsis column has them);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
                         include/opentoe_reasons.h): every reason, its kind,
                         and its columns: hooks, counted (flows, packets),

@@ -26,7 +26,9 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "fwd_reasons": ("value", "id", "name", "kind", "hooks", "packets", "origin", "help"),
         "fwd_hooks": ("value", "name"), "bypass_whys": ("value", "id", "name", "help"),
         "reasons": ("value", "id", "name", "counted", "help"), "rsn": ("name", "index"),
-        "events": ("type", "id", "name", "fields", "help"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp")}
+        "events": ("type", "id", "name", "fields", "help"),
+        "statements": ("keyword", "synopsis", "bounds", "help"),
+        "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -60,6 +62,15 @@ for e in t["events"]:
     for fld in e["fields"].split():
         if fld not in members:
             print("hooks: event %s names %s, no field of struct toe_event" % (e["name"], fld))
+# each statement's bounds are limits of config_limits.h, its synopsis its own
+lims = {c["id"] for c in t["config_limits"]}
+for st in t["statements"]:
+    for b in st["bounds"].split():
+        if b not in lims:
+            print("hooks: statement %s bound by %s, no limit of config_limits.h" % (st["keyword"], b))
+    for line in st["synopsis"].split("\n"):
+        if not line.startswith(" ") and line.split()[0] != st["keyword"]:
+            print("hooks: statement %s has the form %r" % (st["keyword"], line))
 extra = set(t) - set(want)
 if extra:
     print("columns: tables this test does not know: %s" % sorted(extra))
@@ -75,7 +86,7 @@ for k in columns text unique; do
 	esac
 done
 hb=$(grep "^hooks: " <<<"$out")
-check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event${hb:+ ($hb)}" test -z "$hb"
+check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits${hb:+ ($hb)}" test -z "$hb"
 python3 scripts/gen-names.py "$tmp/t.json" >"$tmp/names.sh"
 check "build/toe_names.sh is gen-names.py of the dump" cmp -s "$tmp/names.sh" "$TOE_BUILD/toe_names.sh"
 finish

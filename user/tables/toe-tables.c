@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * toe-tables: every vocabulary table of include/ and user/lib/, as the
+ * toe-tables: every vocabulary table of include/, user/lib/ctl_cmds.h and
+ * the configuration language (user/toed/config_*.h), as the
  * compiler sees it, dumped for the scripts and tests that need the names
  * (scripts/gen-names.py, scripts/counters.py, scripts/docfacts.py) instead
  * of their reading C with regular expressions.
@@ -25,6 +26,8 @@
 #include "toe_parse.h"
 #include "lib/ctl_cmds.h"
 #include "lib/json.h"
+#include "toed/config_limits.h"
+#include "toed/config_stmts.h"
 
 /* Where the rows go: one JSON document, or text lines. */
 struct out {
@@ -316,6 +319,38 @@ static void dump_commands(struct out *o)
 	section_end(o);
 }
 
+/*
+ * statements: keyword, synopsis (toed.8's lines), bounds (config_limits'
+ * IDs), help (TOE_CFG_STATEMENTS, user/toed/config_stmts.h);
+ * config_limits: id, lo, hi, what (TOE_CFG_LIMITS, config_limits.h).
+ */
+static void dump_config(struct out *o)
+{
+	int i;
+
+	section(o, "statements", "keyword synopsis bounds help");
+#define X(id, keyword, synopsis, bounds, help, parse) \
+	row(o);                                       \
+	col_str(o, "keyword", keyword);               \
+	col_str(o, "synopsis", synopsis);             \
+	col_str(o, "bounds", bounds);                 \
+	col_str(o, "help", help);                     \
+	row_end(o);
+	TOE_CFG_STATEMENTS(X)
+#undef X
+	section_end(o);
+	section(o, "config_limits", "id lo hi what");
+	for (i = 0; i < TOE_LIM__N; i++) {
+		row(o);
+		col_str(o, "id", toe_cfg_limits[i].id);
+		col_u64(o, "lo", toe_cfg_limits[i].lo);
+		col_u64(o, "hi", toe_cfg_limits[i].hi);
+		col_str(o, "what", toe_cfg_limits[i].what);
+		row_end(o);
+	}
+	section_end(o);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: toe-tables [-j]\n"
@@ -325,7 +360,8 @@ static void usage(FILE *f)
 		   "with their columns,\n"
 		   "the bypass's whys, the decision reasons, toe_reasons' "
 		   "indexes, the event\n"
-		   "types and the control commands.\n"
+		   "types, the control commands and the configuration's "
+		   "statements and limits.\n"
 		   "  -j, --json  one JSON object, a key a table\n"
 		   "  -h, --help  this text\n");
 }
@@ -361,6 +397,7 @@ int main(int argc, char **argv)
 	dump_rsn(&o);
 	dump_events(&o);
 	dump_commands(&o);
+	dump_config(&o);
 	if (o.json) {
 		tj_obj_end(&o.j);
 		tj_end(&o.j);
