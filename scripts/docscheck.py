@@ -35,9 +35,9 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         user/loader/features.c), their count, and a row of
                         the table, with its "since", for each other feature;
             toectl.8    its COMMANDS, TOE_CTL_TABLE's (user/lib/ctl_cmds.h)
-                        in its order, and the monitor's lists of
-                        fwd_returned's and fwd_ended's reasons, the
-                        reasons of each kind (build/toe-tables);
+                        in its order; the monitor's lists of fwd_returned's
+                        and fwd_ended's reasons made from the tables (the
+                        lines toe-tables --man expands);
             configuration.md, toed.8  the statements (TOE_CFG_STATEMENTS
                         of user/toed/config_stmts.h; toed.8: its
                         CONFIGURATION synopsis, each statement's lines as

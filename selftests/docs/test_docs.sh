@@ -91,9 +91,9 @@ sed 's/`device`, `default`, `rule`, `track` and `quota`, in any order/`device`, 
 sed -e 's/^| `lease` | returned |/| `lease` | ended |/' -e 's/ `_quota`,//' \
 	-e 's/^| `stack_only` | returned | xdp |/| `stack_only` | returned | xdp, tc |/' docs/forwarding.md >"$F/forwarding.md"
 # toectl's man page without --snaplen (toectl dump's), without its
-# entry for reload, and without stack_only in the monitor's list of
-# fwd_returned's reasons; toed's synopsis of the configuration without quota
-grep -v -e 'snaplen' -e '^\.B reload$' man/toectl.8 | sed 's/ ", " stack_only//' >"$F/toectl.8"
+# entry for reload, and with fwd_ended's reasons no longer made from the
+# tables; toed's synopsis of the configuration without quota
+grep -v -e 'snaplen' -e '^\.B reload$' -e '@fwd_reasons ended@' man/toectl.8 >"$F/toectl.8"
 # (and track's synopsis without policy)
 grep -v '^quota \[slots' man/toed.8 | sed 's/^track all | policy$/track all/' >"$F/toed.8"
 for f in README.md maps.md kernels.md configuration.md forwarding.md toectl.8 toed.8; do
@@ -117,7 +117,7 @@ check "forwarding.md: stack_only on tc too is reported" said forwarding.md "reas
 check "forwarding.md: the refusals' counters without quota are reported" said forwarding.md "refused_\\* counters .*missing quota"
 check "toectl.8: the command reload without its entry is reported" said toectl.8 "the command reload"
 check "toectl.8: its COMMANDS without reload are not TOE_CTL_TABLE's" said toectl.8 "COMMANDS \(TOE_CTL_TABLE.*missing reload"
-check "toectl.8: fwd_returned's reasons without stack_only are reported" said toectl.8 "fwd_returned's reasons .*missing stack_only"
+check "toectl.8: fwd_ended's reasons not made from the tables are reported" said toectl.8 "fwd_ended's reasons are no longer a list made from the tables"
 check "toed.8: the configuration's synopsis without quota is reported" said toed.8 "statements .*missing quota"
 check "toed.8: track's synopsis without policy is reported" said toed.8 "synopsis of track is not TOE_CFG_STATEMENTS'"
 check "toectl.8: toectl dump's --snaplen missing is reported" said toectl.8 "toectl dump --help lists --snaplen"

@@ -5,12 +5,13 @@
 # docfacts.py): its JSON is one document with every table, each row with
 # its columns; its text has the same rows; names are unique in a table;
 # the forward reasons' hooks are hooks; and build/toe_names.sh is what
-# gen-names.py makes of it.  Needs no root and no kernel.
+# gen-names.py makes of it; the man pages make installs have their lists
+# from it.  Needs no root and no kernel.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 7
 need_cmd python3
-need_built toe-tables toe_names.sh
+need_built toe-tables toe_names.sh man/toectl.8
 cd "$TOE_TOP" || exit 1
 tmp=$(mktemp -d)
 defer "rm -rf $tmp"
@@ -89,4 +90,22 @@ hb=$(grep "^hooks: " <<<"$out")
 check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits${hb:+ ($hb)}" test -z "$hb"
 python3 scripts/gen-names.py "$tmp/t.json" >"$tmp/names.sh"
 check "build/toe_names.sh is gen-names.py of the dump" cmp -s "$tmp/names.sh" "$TOE_BUILD/toe_names.sh"
+# the man pages as installed (build/man/, toe-tables --man): toectl.8's
+# lists of fwd_returned's and fwd_ended's reasons are the reasons of each
+# kind, and no marker is left
+lists=$(python3 - "$tmp/t.json" "$TOE_BUILD/man/toectl.8" <<'PY'
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+for kind, event in (("returned", "fwd_returned"), ("ended", "fwd_ended")):
+    m = re.search(r"^\.B %s\n(?:.*\n){0,3}?\.RB \( (.*) \)[,:]$" % event, page, re.M)
+    got = m.group(1).split(' ", " ') if m else None
+    want = [r["name"] for r in t["fwd_reasons"] if r["kind"] == kind]
+    if got != want:
+        print("%s: %s, not %s" % (event, got, want))
+if "toe-tables: " in page or "@fwd_reasons" in page:
+    print("a marker left")
+PY
+)
+check "build/man/toectl.8 lists each kind's reasons, made from the tables${lists:+: $lists}" test -z "$lists"
 finish

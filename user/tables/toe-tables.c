@@ -8,6 +8,7 @@
  *
  *   toe-tables       text: a section a table, a row a line, tab-separated
  *   toe-tables -j    one JSON object: a key a table (see each dump_*)
+ *   toe-tables --man FILE   a man page with its lists from the tables
  *
  * A table's columns go out as the table has them; a new column is a new
  * key, never a renamed one.  Built with the programs (make), not installed.
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <ctype.h>
+#include <errno.h>
 
 #include <linux/types.h>
 
@@ -351,18 +353,88 @@ static void dump_config(struct out *o)
 	section_end(o);
 }
 
+/*
+ * --man FILE: a man page with its lists from the tables.  A line
+ * ".\\" toe-tables: TEXT" becomes TEXT, each @fwd_reasons KIND@ in it the
+ * names of the forward reasons of that kind as .RB alternates them
+ * ("ruleset \", \" lease ...": bold names, roman commas); every other line
+ * is copied.  make installs the man pages so made (build/man/).
+ */
+#define MAN_MARK ".\\\" toe-tables: "
+
+static int man_list(const char *kind, size_t klen)
+{
+	bool first = true;
+	__u32 r;
+
+	for (r = 1; r < TOE_FR__MAX; r++) {
+		const char *k = toe_fwd_reason_kind(r);
+
+		if (strlen(k) != klen || strncmp(k, kind, klen))
+			continue;
+		printf("%s%s", first ? "" : " \", \" ", toe_fwd_reason_name(r));
+		first = false;
+	}
+	return first ? -1 : 0; /* no such kind */
+}
+
+static int man_line(const char *line, const char *path, int n)
+{
+	static const char tag[] = "@fwd_reasons ";
+	const char *p = line + strlen(MAN_MARK), *at, *end;
+
+	while ((at = strstr(p, tag))) {
+		end = strchr(at + strlen(tag), '@');
+		printf("%.*s", (int)(at - p), p);
+		if (!end ||
+		    man_list(at + strlen(tag), end - at - strlen(tag))) {
+			fprintf(stderr, "toe-tables: %s:%d: not a list: %s",
+				path, n, at);
+			return -1;
+		}
+		p = end + 1;
+	}
+	fputs(p, stdout);
+	return 0;
+}
+
+static int man_page(const char *path)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0, ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "toe-tables: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strncmp(line, MAN_MARK, strlen(MAN_MARK)))
+			fputs(line, stdout);
+		else if (man_line(line, path, n))
+			ret = 1;
+	}
+	fclose(f);
+	return ret || ferror(stdout) ? 1 : 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: toe-tables [-j]\n"
-		   "Every vocabulary table of include/ and user/lib/: the "
-		   "pinned maps, toe_stats'\n"
-		   "counters and parse results, the forward path's reasons "
-		   "with their columns,\n"
-		   "the bypass's whys, the decision reasons, toe_reasons' "
-		   "indexes, the event\n"
-		   "types, the control commands and the configuration's "
-		   "statements and limits.\n"
+		   "       toe-tables --man FILE\n"
+		   "Every vocabulary table of include/, user/lib/ctl_cmds.h "
+		   "and the configuration\n"
+		   "language: the pinned maps, toe_stats' counters and parse "
+		   "results, the forward\n"
+		   "path's reasons with their columns, the bypass's whys, the "
+		   "decision reasons,\n"
+		   "toe_reasons' indexes, the event types, the control "
+		   "commands and the\n"
+		   "configuration's statements and limits.\n"
 		   "  -j, --json  one JSON object, a key a table\n"
+		   "  --man FILE  the man page FILE with its lists made from "
+		   "the tables\n"
 		   "  -h, --help  this text\n");
 }
 
@@ -370,6 +442,8 @@ int main(int argc, char **argv)
 {
 	struct out o = {};
 
+	if (argc == 3 && !strcmp(argv[1], "--man"))
+		return man_page(argv[2]);
 	if (argc > 2) {
 		usage(stderr);
 		return 2;
