@@ -59,6 +59,8 @@ endif
 BPF_OBJS  := $(O)/opentoe.bpf.o
 SKELS     := $(O)/opentoe.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
+# the man pages as make install installs them (below: their lists made)
+MAN_PAGES := $(patsubst man/%,$(O)/man/%,$(wildcard man/*.8))
 # user/ has one folder per program and one for what they share:
 #   user/lib/     linked into all three, as $(O)/lib/libtoe.a
 #   user/loader/  toe-loader (objects in $(O)/loader/)
@@ -295,11 +297,11 @@ dist-progs:
 else
 DIST_PROGS := $(PROGS)
 endif
-install: $(DIST_PROGS)
+install: $(DIST_PROGS) $(MAN_PAGES)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(PREFIX)/share/opentoe/trace $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(DIST_PROGS) $(DESTDIR)$(PREFIX)/sbin/
-	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
 	for u in toed opentoe-loader; do \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service; \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service; done
@@ -327,10 +329,22 @@ clean:
 	$(O)/*.d $(O)/bench/*.d $(O)/selftests/*.d $(O)/config/*.d $(O)/ctl/*.d \
 	$(O)/lib/*.d $(O)/loader/*.d $(O)/toed-objs/*.d $(O)/toectl-objs/*.d))
 
+# toe-tables: every vocabulary table (include/'s, user/lib/ctl_cmds.h's)
+# dumped as text or JSON (-j), for the scripts and tests that need the
+# names (user/tables/toe-tables.c).  Not installed.
+$(O)/toe-tables: user/tables/toe-tables.c $(LIBTOE) | $(O)
+	$(CC) $(CFLAGS) -MF $(O)/toe-tables.d $< -o $@ $(LIBTOE)
+
+# The man pages as installed: their lists made from the tables (a line
+# '.\" toe-tables: ...' of man/*.8: toe-tables --man).
+$(O)/man/%.8: man/%.8 $(O)/toe-tables
+	@mkdir -p $(@D)
+	$(O)/toe-tables --man $< > $@.tmp && mv $@.tmp $@
+all: $(MAN_PAGES)
+
 # The pinned maps' names and the toe_stats indexes for the shell tests and
-# benches (selftests/lib.sh sources it), from the tables wherever they are
-# under include/ (scripts/gen-names.py).
-NAME_HEADERS := $(shell find include -name '*.h')
-$(O)/toe_names.sh: scripts/gen-names.py $(NAME_HEADERS) | $(O)
-	python3 scripts/gen-names.py include > $@.tmp && mv $@.tmp $@
-all: $(O)/toe_names.sh
+# benches (selftests/lib.sh sources it), from toe-tables -j
+# (scripts/gen-names.py).
+$(O)/toe_names.sh: scripts/gen-names.py $(O)/toe-tables
+	$(O)/toe-tables -j | python3 scripts/gen-names.py - > $@.tmp && mv $@.tmp $@
+all: $(O)/toe-tables $(O)/toe_names.sh

@@ -58,17 +58,44 @@ enum toe_byp_state {
 	TOE_BYP_ENDED = 3, /* sends go over TCP for good (unload) */
 };
 
-/* Why a socket's sends last went over TCP. */
+/*
+ * Why a socket's sends last went over TCP: TOE_BYP_WHY_TABLE(X), X(ID,
+ * name, help) for each reason to leave the peer, enum toe_byp_why's
+ * TOE_BYP_WHY_<ID> from 1 (0: none) to TOE_BYP_WHY_N; name: toectl
+ * stats' bypass_to_tcp_<name>, toectl flows' why, label reason of /metrics.
+ */
+/* clang-format off */
+#define TOE_BYP_WHY_TABLE(X)						\
+	X(NO_PEER, "no_peer", "peer not (or no longer) in toe_bypass")	\
+	X(REFUSED, "refused", "peer there but not established (half-closed)") \
+	X(DRAIN, "drain", "unload: toe_byp_conf.draining")		\
+	X(BACKLOG, "backlog", "the peer has not read its queue: flow control")
+/* clang-format on */
+
 enum toe_byp_why {
 	TOE_BYP_WHY_NONE = 0,
-	TOE_BYP_WHY_NO_PEER = 1, /* peer not (or no longer) in toe_bypass */
-	TOE_BYP_WHY_REFUSED =
-		2, /* peer there but not established (half-closed) */
-	TOE_BYP_WHY_DRAIN = 3, /* unload: toe_byp_conf.draining */
-	TOE_BYP_WHY_BACKLOG =
-		4, /* the peer has not read its queue: flow control */
+#define TOE_BYP_WHY_ENUM(id, name, help) TOE_BYP_WHY_##id,
+	TOE_BYP_WHY_TABLE(TOE_BYP_WHY_ENUM)
+#undef TOE_BYP_WHY_ENUM
+		TOE_BYP_WHY__END
 };
-#define TOE_BYP_WHY_N 4 /* reasons to leave the peer: 1 .. TOE_BYP_WHY_N */
+/* reasons to leave the peer: 1 .. TOE_BYP_WHY_N */
+#define TOE_BYP_WHY_N (TOE_BYP_WHY__END - 1)
+
+#ifndef __bpf__
+/* A bypass why's name ("none" for 0, "?" out of range). */
+static inline const char *toe_byp_why_str(__u32 why)
+{
+	static const char *const n[TOE_BYP_WHY__END] = {
+		[TOE_BYP_WHY_NONE] = "none",
+#define TOE_BYP_WHY_NAME(id, name, help) [TOE_BYP_WHY_##id] = name,
+		TOE_BYP_WHY_TABLE(TOE_BYP_WHY_NAME)
+#undef TOE_BYP_WHY_NAME
+	};
+
+	return why < TOE_BYP_WHY__END ? n[why] : "?";
+}
+#endif
 
 /*
  * Flow control: a redirect does not wait for the reader (the kernel queues

@@ -30,23 +30,67 @@ enum toe_action {
 	TOE_ACT_BYPASS = 2, /* local socket-to-socket fast path */
 };
 
-/* enum toe_reason: why a flow got the decision it got. */
+/*
+ * TOE_REASON_TABLE(X): X(ID, name, counted, help), enum toe_reason (why a
+ * flow got the decision it got) in value order from 0: TOE_R_<ID>.
+ *   name     toectl flows' reason, the events', label reason of /metrics
+ *   counted  1: a refusal sock_ops counts in toe_reasons (TOE_RSN_REFUSED:
+ *            toectl stats' refused_<name>, the flow_refused events)
+ *   help     its text (build/toe-tables)
+ */
+/* clang-format off */
+#define TOE_REASON_TABLE(X)						\
+	X(RULE, "rule", 0, "a policy rule matched")			\
+	X(DEFAULT, "default", 0, "no rule matched: default action")	\
+	X(CAPACITY, "capacity", 1, "device at nconn: stays on the host") \
+	X(NODEV, "nodev", 1, "rule names a device that is not there")	\
+	X(NOT_LOCAL, "not_local", 0, "bypass asked, but the peer is not local") \
+	X(UNSUPPORTED, "unsupported", 0,				\
+	  "bypass asked, the socket cannot take it (MPTCP)")		\
+	X(NO_TID, "no_tid", 1, "the module device's pool of TIDs is empty") \
+	X(ROUTE, "route", 1, "route: another interface or namespace")	\
+	X(MODULE, "module", 0,						\
+	  "the kernel module refused it (toed demoted it)")		\
+	X(QUOTA, "quota", 1, "its namespace holds its quota of the device") \
+	X(NO_STID, "no_stid", 1,					\
+	  "a listener: the device's server TIDs are out")		\
+	X(LISTENERS_FULL, "listeners_full", 1,				\
+	  "a listener: toe_listeners is full")
+/* clang-format on */
+
 enum toe_reason {
-	TOE_R_RULE = 0, /* a policy rule matched */
-	TOE_R_DEFAULT = 1, /* no rule matched: default action */
-	TOE_R_CAPACITY = 2, /* device at nconn: stays on the host */
-	TOE_R_NODEV = 3, /* rule names a device that is not there */
-	TOE_R_NOT_LOCAL = 4, /* bypass asked, but the peer is not local */
-	TOE_R_UNSUPPORTED =
-		5, /* bypass asked, the socket cannot take it (MPTCP) */
-	TOE_R_NO_TID = 6, /* the module device's pool of TIDs is empty */
-	TOE_R_ROUTE = 7, /* route: another interface or namespace */
-	TOE_R_MODULE = 8, /* the kernel module refused it (toed demoted it) */
-	TOE_R_QUOTA = 9, /* its namespace holds its quota of the device */
-	TOE_R_NO_STID = 10, /* a listener: the device's server TIDs are out */
-	TOE_R_LISTENERS_FULL = 11, /* a listener: toe_listeners is full */
-	TOE_R__MAX
+#define TOE_R_ENUM(id, name, counted, help) TOE_R_##id,
+	TOE_REASON_TABLE(TOE_R_ENUM)
+#undef TOE_R_ENUM
+		TOE_R__MAX
 };
+
+/* Whether sock_ops counts refusal r (TOE_REASON_TABLE's counted column). */
+static inline int toe_reason_counted(__u32 r)
+{
+	switch (r) {
+#define TOE_R_COUNTED(id, name, counted, help) \
+	case TOE_R_##id:                       \
+		return counted;
+		TOE_REASON_TABLE(TOE_R_COUNTED)
+#undef TOE_R_COUNTED
+	}
+	return 0;
+}
+
+#ifndef __bpf__
+/* A reason's name ("?" out of range). */
+static inline const char *toe_reason_str(__u32 r)
+{
+	static const char *const n[TOE_R__MAX] = {
+#define TOE_R_NAME(id, name, counted, help) [TOE_R_##id] = name,
+		TOE_REASON_TABLE(TOE_R_NAME)
+#undef TOE_R_NAME
+	};
+
+	return r < TOE_R__MAX ? n[r] : "?";
+}
+#endif
 
 #define TOE_RULE_NONE 0xffffffffU
 

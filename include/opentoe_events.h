@@ -8,55 +8,74 @@
 
 #include "opentoe_flows.h"
 
-/* Ring buffer events (toe_events). */
+/*
+ * Ring buffer events (toe_events): TOE_EVENT_TABLE(X), X(ID, name, fields,
+ * help) in type order from 1: enum toe_event_type's TOE_EV_<ID>.
+ *   name    the event's name, as toed's log, toectl monitor and the tools
+ *           print it (toe_event_name)
+ *   fields  the fields of struct toe_event it fills beyond ts_ns, type,
+ *           key and tenant (build/toe-tables)
+ *   help    what it says
+ *
+ * TOE_EV_FWD_ADMITTED: the forward path admitted a routed flow
+ * (bpf/egress.h): key is the toe_fwd key (conntrack's original tuple's),
+ * direction the client's end (0 = laddr).  toed marks its conntrack entry
+ * ESTABLISHED and window-liberal (user/toed/ct.c); toectl monitor shows it.
+ *
+ * TOE_EV_FWD_RETURNED: the forward path gave an admitted flow back to the
+ * stack (reason: enum toe_fwd_reason of kind "returned"; the flow stays
+ * admitted) or ended its fast path (TOE_EV_FWD_ENDED: FIN, RST; toed's own
+ * for conntrack_gone and evicted).  Once a flow transition, never a
+ * packet (bpf/fwd_events.h).  fwd_* of struct toe_event: the flow's
+ * counters then.
+ */
+/* The fields a flow's record gives its events (bpf/stats.h's emit), and
+ * the forward path's (bpf/fwd_events.h). */
+#define TOE_EVF_FLOW \
+	"dev rule decision reason direction policy netns_ino cookie"
+#define TOE_EVF_FWD \
+	"dev rule policy direction hook ct_zone fwd_packets fwd_bytes fwd_if"
+
+/* clang-format off */
+#define TOE_EVENT_TABLE(X)						\
+	X(LISTEN_START, "listen_start", TOE_EVF_FLOW " tid",		\
+	  "a socket listens: the listener policy's decision (kept home: its reason)") \
+	X(LISTEN_STOP, "listen_stop", TOE_EVF_FLOW " tid",		\
+	  "a listener closed")						\
+	X(FLOW_OFFLOADED, "flow_offloaded", TOE_EVF_FLOW " tid",	\
+	  "sock_ops decided a connection: its decision, reason, device, rule") \
+	X(FLOW_REFUSED, "flow_refused", TOE_EVF_FLOW,			\
+	  "a connection its policy would offload kept on the host (reason: the refusal)") \
+	X(FLOW_CLOSED, "flow_closed", TOE_EVF_FLOW " tid bytes_acked "	\
+	  "bytes_received segs_in segs_out total_retrans srtt_us",	\
+	  "a tracked connection closed, with its final counters")	\
+	X(FWD_ADMITTED, "fwd_admitted", TOE_EVF_FWD,			\
+	  "the forward path admitted a routed flow")			\
+	X(FWD_RETURNED, "fwd_returned", TOE_EVF_FWD " reason",		\
+	  "the forward path gave an admitted flow back to the stack (a reason of kind returned)") \
+	X(FWD_ENDED, "fwd_ended", TOE_EVF_FWD " reason",		\
+	  "a routed flow's fast path ended (a reason of kind ended)")
+/* clang-format on */
+
 enum toe_event_type {
-	TOE_EV_LISTEN_START = 1,
-	TOE_EV_LISTEN_STOP = 2,
-	TOE_EV_FLOW_OFFLOADED = 3,
-	TOE_EV_FLOW_REFUSED = 4,
-	TOE_EV_FLOW_CLOSED = 5,
-	/*
-	 * The forward path admitted a routed flow (bpf/egress.h): key is the
-	 * toe_fwd key (conntrack's original tuple's), direction the client's
-	 * end (0 = laddr).  toed marks its conntrack entry ESTABLISHED and
-	 * window-liberal (user/toed/ct.c); toectl monitor shows it.
-	 */
-	TOE_EV_FWD_ADMITTED = 6,
-	/*
-	 * The forward path gave an admitted flow back to the stack (reason:
-	 * enum toe_fwd_reason of kind "returned"; the flow stays admitted)
-	 * or ended its fast path (TOE_EV_FWD_ENDED: FIN, RST; toed's own for
-	 * conntrack_gone).  Once a flow transition, never a packet
-	 * (bpf/fwd_events.h).  fwd_* below: the flow's counters then.
-	 */
-	TOE_EV_FWD_RETURNED = 7,
-	TOE_EV_FWD_ENDED = 8,
+	TOE_EV__NONE = 0,
+#define TOE_EV_ENUM(id, name, fields, help) TOE_EV_##id,
+	TOE_EVENT_TABLE(TOE_EV_ENUM)
+#undef TOE_EV_ENUM
+		TOE_EV__MAX
 };
 
 #ifndef __bpf__
 /* The event's name, as toed, toectl and the tools print it. */
 static inline const char *toe_event_name(__u32 type)
 {
-	switch (type) {
-	case TOE_EV_LISTEN_START:
-		return "listen_start";
-	case TOE_EV_LISTEN_STOP:
-		return "listen_stop";
-	case TOE_EV_FLOW_OFFLOADED:
-		return "flow_offloaded";
-	case TOE_EV_FLOW_REFUSED:
-		return "flow_refused";
-	case TOE_EV_FLOW_CLOSED:
-		return "flow_closed";
-	case TOE_EV_FWD_ADMITTED:
-		return "fwd_admitted";
-	case TOE_EV_FWD_RETURNED:
-		return "fwd_returned";
-	case TOE_EV_FWD_ENDED:
-		return "fwd_ended";
-	default:
-		return "unknown";
-	}
+	static const char *const n[TOE_EV__MAX] = { [TOE_EV__NONE] = "unknown",
+#define TOE_EV_NAME(id, name, fields, help) [TOE_EV_##id] = name,
+						    TOE_EVENT_TABLE(TOE_EV_NAME)
+#undef TOE_EV_NAME
+	};
+
+	return type < TOE_EV__MAX ? n[type] : "unknown";
 }
 #endif
 

@@ -4,13 +4,22 @@
  * shared by bpf/ and user/ (include/opentoe.h), and the counters of each
  * (toe_reasons), as TOE_STAT_TABLE is for toe_stats.
  *
- * TOE_FWD_REASON_TABLE(X): X(ID, name, kind, help) for each reason the
- * forward path gives a routed flow back to the stack (kind "returned": the
- * flow stays admitted, the stack forwards it meanwhile) or ends its fast
- * path (kind "ended": the toe_fwd entry goes).  enum toe_fwd_reason is
- * TOE_FR_<ID>, from 1 (0: none).  toectl stats, /metrics (label reason),
- * toectl monitor's fwd_returned and fwd_ended events and
- * docs/forwarding.md's table all take the names from here.
+ * TOE_FWD_REASON_TABLE(X): X(ID, name, kind, hooks, pkts, origin, help)
+ * for each reason the forward path gives a routed flow back to the stack
+ * (kind "returned": the flow stays admitted, the stack forwards it
+ * meanwhile) or ends its fast path (kind "ended": the toe_fwd entry goes).
+ *   hooks   where it can happen: TOE_FRH_BOTH, or TOE_FRH_XDP (a bit a
+ *           hook, 1 << enum toe_fwd_hook); a hook it cannot happen on has
+ *           no counter of it
+ *   pkts    1: it has a packet counter (TOE_RSN_FWD_PKTS) beside the
+ *           flows'; 0: flows only (no packet sees it)
+ *   origin  TOE_FRO_DATAPATH (a program counts it) or TOE_FRO_TOED (toed
+ *           counts it: it deletes the entry, or finds it gone)
+ *   help    its text (build/toe-tables, the docs' table)
+ * enum toe_fwd_reason is TOE_FR_<ID>, from 1 (0: none).  toectl stats,
+ * /metrics (label reason), toectl monitor's fwd_returned and fwd_ended
+ * events and docs/forwarding.md's table all take the names and the
+ * columns from here (toe_fwd_reason_on_hook() and the others below).
  */
 #ifndef __OPENTOE_REASONS_H
 #define __OPENTOE_REASONS_H
@@ -18,33 +27,44 @@
 #include "opentoe_common.h"
 #include "opentoe_bypass.h"
 
+/* TOE_FWD_REASON_TABLE's hooks column: a bit a hook (enum toe_fwd_hook). */
+#define TOE_FRH_XDP 1
+#define TOE_FRH_TC 2
+#define TOE_FRH_BOTH (TOE_FRH_XDP | TOE_FRH_TC)
+
+/* Its origin column. */
+#define TOE_FRO_DATAPATH 0
+#define TOE_FRO_TOED 1
+
 /* clang-format off */
 #define TOE_FWD_REASON_TABLE(X)						\
-	X(RULESET, "ruleset", "returned",				\
+	X(RULESET, "ruleset", "returned", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH, \
 	  "the firewall ruleset changed since the admission")		\
-	X(LEASE, "lease", "returned",					\
+	X(LEASE, "lease", "returned", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH, \
 	  "toed's lease on the ruleset ran out (toed stopped)")	\
-	X(ROUTE, "route", "returned",					\
+	X(ROUTE, "route", "returned", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH, \
 	  "no route, or the route leaves by an interface the fast path may not send on") \
-	X(NEIGH, "neigh", "returned",					\
+	X(NEIGH, "neigh", "returned", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH, \
 	  "no valid neighbour entry for the next hop")			\
-	X(MTU, "mtu", "returned",					\
+	X(MTU, "mtu", "returned", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH,	\
 	  "a packet over the egress MTU")				\
-	X(STACK_ONLY, "stack_only", "returned",			\
+	X(STACK_ONLY, "stack_only", "returned", TOE_FRH_XDP, 1, TOE_FRO_DATAPATH, \
 	  "XDP: the egress takes no XDP redirect")			\
-	X(SLOW, "slow", "returned",					\
+	X(SLOW, "slow", "returned", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH,	\
 	  "TTL expiring, IP options or IPv6 extension headers")	\
-	X(FIN, "fin", "ended", "a FIN from either end")		\
-	X(RST, "rst", "ended", "an RST from either end")		\
-	X(CT_GONE, "conntrack_gone", "ended",				\
+	X(FIN, "fin", "ended", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH,	\
+	  "a FIN from either end")					\
+	X(RST, "rst", "ended", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH,	\
+	  "an RST from either end")					\
+	X(CT_GONE, "conntrack_gone", "ended", TOE_FRH_BOTH, 0, TOE_FRO_TOED, \
 	  "conntrack destroyed the flow's entry (toed ended the fast path)") \
-	X(EVICTED, "evicted", "ended",					\
+	X(EVICTED, "evicted", "ended", TOE_FRH_BOTH, 0, TOE_FRO_TOED,	\
 	  "the entry went without a FIN or RST: toe_fwd full (toed saw it gone)")
 /* clang-format on */
 
 enum toe_fwd_reason {
 	TOE_FR_NONE = 0,
-#define TOE_FR_ENUM(id, name, kind, help) TOE_FR_##id,
+#define TOE_FR_ENUM(id, name, kind, hooks, pkts, origin, help) TOE_FR_##id,
 	TOE_FWD_REASON_TABLE(TOE_FR_ENUM)
 #undef TOE_FR_ENUM
 		TOE_FR__MAX
@@ -63,9 +83,11 @@ enum toe_fwd_hook { TOE_FH_XDP = 0, TOE_FH_TC = 1, TOE_FH__MAX };
  *   TOE_RSN_BYP(why): bypass sockets switched to TCP, by enum toe_byp_why;
  *   TOE_RSN_REFUSED(r): connections sock_ops refused, by enum toe_reason
  *     (the flow_refused events, counted even when the ring drops one).
- * conntrack_gone and evicted are toed's (it deletes the entry; it finds
- * it gone): toed counts them, and toectl stats and /metrics add its counts
- * to the map's.
+ * A reason of origin TOE_FRO_TOED (it deletes the entry; it finds it
+ * gone) is toed's to count: toectl stats and /metrics add its counts to
+ * the map's.  Only the counters the table's columns give are shown: no
+ * packets of a reason without pkts, nothing of a reason on a hook it
+ * cannot happen on.
  */
 #define TOE_RSN_STRIDE 16
 #define TOE_RSN_FWD_FLOWS(hook, r) ((hook)*TOE_RSN_STRIDE + (r))
@@ -78,18 +100,87 @@ _Static_assert(TOE_FR__MAX <= TOE_RSN_STRIDE, "toe_reasons: fwd reasons");
 _Static_assert(TOE_BYP_WHY_N < TOE_RSN_STRIDE, "toe_reasons: bypass reasons");
 _Static_assert(TOE_R__MAX <= TOE_RSN_STRIDE, "toe_reasons: refusal reasons");
 
+/*
+ * The table's columns, reason by reason (eBPF too: a switch, so that a
+ * constant reason folds to a constant).  0 for none or out of range.
+ */
+static inline __u32 toe_fwd_reason_hooks(__u32 r)
+{
+	switch (r) {
+#define TOE_FR_HOOKS(id, name, kind, hooks, pkts, origin, help) \
+	case TOE_FR_##id:                                       \
+		return hooks;
+		TOE_FWD_REASON_TABLE(TOE_FR_HOOKS)
+#undef TOE_FR_HOOKS
+	}
+	return 0;
+}
+
+/* Whether reason r can happen on hook h (enum toe_fwd_hook). */
+static inline int toe_fwd_reason_on_hook(__u32 r, __u32 h)
+{
+	return h < TOE_FH__MAX && (toe_fwd_reason_hooks(r) & (1U << h));
+}
+
+/* Whether reason r has a packet counter (TOE_RSN_FWD_PKTS). */
+static inline int toe_fwd_reason_has_pkts(__u32 r)
+{
+	switch (r) {
+#define TOE_FR_PKTS(id, name, kind, hooks, pkts, origin, help) \
+	case TOE_FR_##id:                                      \
+		return pkts;
+		TOE_FWD_REASON_TABLE(TOE_FR_PKTS)
+#undef TOE_FR_PKTS
+	}
+	return 0;
+}
+
+/* Reason r's origin: TOE_FRO_DATAPATH or TOE_FRO_TOED. */
+static inline int toe_fwd_reason_origin(__u32 r)
+{
+	switch (r) {
+#define TOE_FR_ORIGIN(id, name, kind, hooks, pkts, origin, help) \
+	case TOE_FR_##id:                                        \
+		return origin;
+		TOE_FWD_REASON_TABLE(TOE_FR_ORIGIN)
+#undef TOE_FR_ORIGIN
+	}
+	return TOE_FRO_DATAPATH;
+}
+
 #ifndef __bpf__
 /* A forward-path reason's name ("-" for none or out of range). */
 static inline const char *toe_fwd_reason_name(__u32 r)
 {
 	static const char *const n[TOE_FR__MAX] = {
 		[TOE_FR_NONE] = "-",
-#define TOE_FR_NAME(id, name, kind, help) [TOE_FR_##id] = name,
+#define TOE_FR_NAME(id, name, kind, hooks, pkts, origin, help) \
+	[TOE_FR_##id] = name,
 		TOE_FWD_REASON_TABLE(TOE_FR_NAME)
 #undef TOE_FR_NAME
 	};
 
 	return r < TOE_FR__MAX ? n[r] : "-";
+}
+
+/* Its kind, "returned" or "ended" ("-" for none or out of range). */
+static inline const char *toe_fwd_reason_kind(__u32 r)
+{
+	static const char *const k[TOE_FR__MAX] = {
+		[TOE_FR_NONE] = "-",
+#define TOE_FR_KIND(id, name, kind, hooks, pkts, origin, help) \
+	[TOE_FR_##id] = kind,
+		TOE_FWD_REASON_TABLE(TOE_FR_KIND)
+#undef TOE_FR_KIND
+	};
+
+	return r < TOE_FR__MAX ? k[r] : "-";
+}
+
+/* Whether reason r ends the fast path (kind "ended"). */
+static inline int toe_fwd_reason_ended(__u32 r)
+{
+	return toe_fwd_reason_kind(r)[0] == 'e';
 }
 
 static inline const char *toe_fwd_hook_name(__u32 h)

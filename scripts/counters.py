@@ -3,7 +3,8 @@
 """scripts/counters.py [TOP]: every counter opentoe has, and the tests that
 read it by name (selftests/style/test_counters.sh runs it).
 
-The counters, from the tables that define them:
+The counters, from the tables that define them (the first and the last
+two as build/toe-tables -j dumps them: scripts/toetables.py):
   stat     TOE_STAT_TABLE (include/opentoe_stats.h): toe_stats' counters;
   parse    enum toe_parse_result (include/toe_parse.h): the parse results;
   daemon   toectl stats' "daemon" section (daemon_counters, show_state.c);
@@ -11,9 +12,10 @@ The counters, from the tables that define them:
   family   the metrics families (fams[], user/toed/metrics.c);
   reason   toectl stats' "reasons" section (toe_reasons,
            include/opentoe_reasons.h): fwd_flows_HOOK_REASON and
-           fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (tc has no
-           stack_only, conntrack_gone no packets), bypass_to_tcp_WHY,
-           refused_REASON (user/toed/fwdev.c names them).
+           fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (a reason
+           on the hooks of its hooks column, packets if its pkts
+           column says so), bypass_to_tcp_WHY (TOE_BYP_WHY_TABLE),
+           refused_REASON (TOE_REASON_TABLE's counted column).
 
 A test reads a counter by name when a file under selftests/ (not mutants/,
 not this check's allow-list) names it in one of the ways a test reads it:
@@ -34,6 +36,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toetables  # noqa: E402 (beside this file)
+
 
 def read(path):
     with open(path) as f:
@@ -42,17 +48,12 @@ def read(path):
 
 def stat_rows(top):
     """[(ID, name)] of TOE_STAT_TABLE's named counters."""
-    text = read(os.path.join(top, 'include/opentoe_stats.h'))
-    body = re.search(r'#define TOE_STAT_TABLE\(X\)((?:.*\\\n)*.*)', text).group(1)
-    return re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*"([a-z0-9_]+)"', body)
+    return [(s['id'], s['name']) for s in toetables.load(top)['stats'] if s['name'] is not None]
 
 
 def parse_rows(top):
-    """[(ID, name)] of the parse results (toe_stat_name: the ID lower case)."""
-    text = read(os.path.join(top, 'include/toe_parse.h'))
-    body = re.search(r'\benum\s+toe_parse_result\s*\{(.*?)\};', text, re.S).group(1)
-    ids = re.findall(r'\bTOE_P_([A-Z0-9_]+)\b', body)
-    return [(i, i.lower()) for i in ids if not i.startswith('_')]
+    """[(ID, name)] of the parse results (enum toe_parse_result)."""
+    return [(p['id'], p['name']) for p in toetables.load(top)['parse']]
 
 
 def ctl_rows(top, func):
@@ -79,24 +80,21 @@ def cmap_rows(top):
 
 
 def reason_rows(top):
-    """The names of toectl stats' reasons section (fwdev.c's reason_counters)."""
-    text = read(os.path.join(top, 'include/opentoe_reasons.h'))
-    body = re.search(r'#define TOE_FWD_REASON_TABLE\(X\)((?:.*\\\n)*.*)', text).group(1)
-    fwd = re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*"([a-z0-9_]+)"', body)
+    """The names of toectl stats' reasons section (fwdev.c's reason_counters),
+    from the tables' columns: a forward reason on each hook of its hooks,
+    with packets if it has a packet counter; every bypass why; every
+    decision reason sock_ops counts (refusals)."""
+    t = toetables.load(top)
     out = []
-    for hook in ('xdp', 'tc'):
-        for _, n in fwd:
-            if hook == 'tc' and n == 'stack_only':
+    for hook in (h['name'] for h in t['fwd_hooks']):
+        for r in t['fwd_reasons']:
+            if hook not in r['hooks'].split(','):
                 continue
-            out.append('fwd_flows_%s_%s' % (hook, n))
-            if n not in ('conntrack_gone', 'evicted'):
-                out.append('fwd_packets_%s_%s' % (hook, n))
-    byp = read(os.path.join(top, 'user/toed/fwdev.c'))
-    out += ['bypass_to_tcp_' + w for w in re.findall(r'\[TOE_BYP_WHY_[A-Z_]+\] = "([a-z_]+)"', byp) if w != 'none']
-    refusal = re.search(r'toe_reason_refusal\(.*?\n}', byp, re.S).group(0)
-    names = dict((i, n) for i, n in re.findall(r'\[TOE_R_([A-Z_]+)\]\s*=\s*"([a-z_]+)"',
-                                               read(os.path.join(top, 'user/toed/show_maps.c'))))
-    out += ['refused_' + names[i] for i in re.findall(r'TOE_R_([A-Z_]+)', refusal)]
+            out.append('fwd_flows_%s_%s' % (hook, r['name']))
+            if r['packets']:
+                out.append('fwd_packets_%s_%s' % (hook, r['name']))
+    out += ['bypass_to_tcp_' + w['name'] for w in t['bypass_whys']]
+    out += ['refused_' + r['name'] for r in t['reasons'] if r['counted']]
     return out
 
 

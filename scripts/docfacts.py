@@ -13,6 +13,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toetables  # noqa: E402 (beside this file)
+
 
 class Gone(Exception):
     """A table the checks read is no longer where it was."""
@@ -128,19 +132,23 @@ def probed_list(rows):
 
 
 def config_statements(root):
-    """The statements user/toed/config.c's parser takes."""
-    rel = "user/toed/config.c"
-    return need("the statements' dispatch", re.findall(
-        r"strcmp\(w\[0\]\.s,\s*\"(\w+)\"\)\)\s*return\s+st_\w+\(", read(root, rel)), rel)
+    """The statements the parser takes (TOE_CFG_STATEMENTS of
+    user/toed/config_stmts.h, as toe-tables dumps it)."""
+    return [st["keyword"] for st in config_synopses(root)]
+
+
+def config_synopses(root):
+    """[{keyword, synopsis, ...}] of TOE_CFG_STATEMENTS."""
+    return need("its statements", toetables.load(root).get("statements"), "toe-tables -j")
 
 
 def fwd_reasons(root):
-    """[(name, kind)] of TOE_FWD_REASON_TABLE."""
-    rel = "include/opentoe_reasons.h"
-    body = need("#define TOE_FWD_REASON_TABLE(X)", re.search(
-        r"^#define\s+TOE_FWD_REASON_TABLE\(X\)((?:.*\\\n)*.*)$", read(root, rel), re.M), rel)
-    return need("its rows", re.findall(r"\bX\(\s*\w+\s*,\s*\"(\w+)\"\s*,\s*\"(\w+)\"",
-                                       body.group(1)), rel)
+    """[(name, kind, hooks, counted, origin)] of TOE_FWD_REASON_TABLE (as
+    build/toe-tables -j dumps it), the columns as the docs' table writes
+    them ("xdp, tc", "flows, packets", "datapath" or "toed")."""
+    rows = need("its fwd_reasons", toetables.load(root).get("fwd_reasons"), "toe-tables -j")
+    return [(r["name"], r["kind"], r["hooks"].replace(",", ", "),
+             "flows, packets" if r["packets"] else "flows", r["origin"]) for r in rows]
 
 
 # ---------------------------------------------------------------- checks
@@ -270,23 +278,34 @@ def facts_configuration(f, text, root, out):
         return
     got = re.findall(r"`(\w+)`", m.group(1))
     if sorted(got) != sorted(want):
-        out.append((line_of(text, m.start()), "the statements (user/toed/config.c's parser): %s"
+        out.append((line_of(text, m.start()), "the statements (user/toed/config_stmts.h's table): %s"
                     % diff(want, got)))
 
 
 def facts_forwarding(f, text, root, out):
     want = fwd_reasons(root)
-    got, first = [], None
+    got, lines, first = [], [], None
     for n, line in enumerate(text.split("\n"), 1):
-        m = re.match(r"^\|\s*`(\w+)`\s*\|\s*(returned|ended)\s*\|", line)
+        m = re.match(r"^\|\s*`(\w+)`\s*\|\s*(returned|ended)\s*\|([^|]*)\|([^|]*)\|([^|]*)\|",
+                     line)
         if m:
-            got.append((m.group(1), m.group(2)))
+            origin = "toed" if m.group(5).strip().startswith("toed") else "datapath"
+            got.append((m.group(1), m.group(2), m.group(3).strip(), m.group(4).strip(), origin))
+            lines.append(n)
             first = first or n
     if not got:
-        out.append((1, "the table of reasons ('| `reason` | returned |') is no longer there"))
-    elif got != want:
+        out.append((1, "the table of reasons ('| `reason` | returned | hooks | counted | where |') "
+                    "is no longer there"))
+    elif [x[:2] for x in got] != [x[:2] for x in want]:
         out.append((first, "the reasons and their kinds (TOE_FWD_REASON_TABLE, in its order): %s"
-                    % diff(["%s %s" % x for x in want], ["%s %s" % x for x in got])))
+                    % diff(["%s %s" % x[:2] for x in want], ["%s %s" % x[:2] for x in got])))
+    cols = {w[0]: w for w in want}
+    for g, n in zip(got, lines):
+        w = cols.get(g[0])
+        for col, a, b in zip(("hooks", "counted", "where"), w[2:] if w else (), g[2:]):
+            if a != b:
+                out.append((n, "reason %s: %s is %s (TOE_FWD_REASON_TABLE's columns), "
+                            "the table says %s" % (w[0], col, a, b)))
 
 
 def reason_lists(f, text, root, out):
@@ -316,11 +335,44 @@ def facts_toed_man(f, text, root, out):
         return
     got = [x.split()[0] for x in m.group(1).split("\n") if x.strip() and not x[0].isspace()]
     if sorted(set(got)) != sorted(want):
-        out.append((line_of(text, m.start(1)), "the statements (user/toed/config.c's parser): %s"
+        out.append((line_of(text, m.start(1)), "the statements (user/toed/config_stmts.h's table): %s"
                     % diff(want, sorted(set(got)))))
+    # each statement's lines (a form, its continuations) are its synopsis
+    lines = m.group(1).replace("\\-", "-").rstrip("\n").split("\n")
+    for st in config_synopses(root):
+        mine = []
+        for x in lines:
+            if x.strip() and not x[0].isspace():
+                on = x.split()[0] == st["keyword"]
+            if x.strip() and on:
+                mine.append(x.rstrip())
+        if mine and mine != st["synopsis"].split("\n"):
+            out.append((line_of(text, m.start(1)), "the synopsis of %s is not TOE_CFG_STATEMENTS' "
+                        "(user/toed/config_stmts.h): %s" % (st["keyword"], " / ".join(
+                            st["synopsis"].split("\n")))))
 
 
-FACTS = {"README.md": facts_readme, "toed.8": facts_toed_man, "maps.md": facts_maps, "kernels.md": facts_kernels,
+def facts_toectl_man(f, text, root, out):
+    """toectl.8: its COMMANDS are TOE_CTL_TABLE's (user/lib/ctl_cmds.h, as
+    toe-tables dumps it), in its order; the monitor's lists of the reasons
+    fwd_returned and fwd_ended give are made from TOE_FWD_REASON_TABLE
+    (a line '.\\" toe-tables: ... @fwd_reasons KIND@' after the event's
+    name, which toe-tables --man expands when make builds the page)."""
+    t = toetables.load(root)
+    want = [c["name"] for c in need("its commands", t.get("commands"), "toe-tables -j")]
+    got = [w for w in man_commands(text) if not w.startswith("-")]
+    if got != want:
+        out.append((1, "the COMMANDS (TOE_CTL_TABLE of user/lib/ctl_cmds.h, in its order): %s%s"
+                    % (diff(want, got) or "another order: ", "" if diff(want, got) else " ".join(got))))
+    for kind, event in (("returned", "fwd_returned"), ("ended", "fwd_ended")):
+        if not re.search(r"^\.B %s\n(?:.*\n){0,3}?\.\\\" toe-tables: .*@fwd_reasons %s@" % (event, kind),
+                         text, re.M):
+            out.append((1, "%s's reasons are no longer a list made from the tables ('.B %s', "
+                        "then within 3 lines '.\\\" toe-tables: ... @fwd_reasons %s@')"
+                        % (event, event, kind)))
+
+
+FACTS = {"README.md": facts_readme, "toed.8": facts_toed_man, "toectl.8": facts_toectl_man, "maps.md": facts_maps, "kernels.md": facts_kernels,
          "configuration.md": facts_configuration, "forwarding.md": facts_forwarding}
 
 
@@ -440,7 +492,7 @@ def main():
     print("other features: %s" % ", ".join("%s %s" % (r[0], r[2]) for r in loader_features(root)
                                             if r[1] == "other"))
     print("statements: %s" % ", ".join(config_statements(root)))
-    print("reasons: %s" % ", ".join("%s %s" % r for r in fwd_reasons(root)))
+    print("reasons: %s" % ", ".join("%s %s" % r[:2] for r in fwd_reasons(root)))
 
 
 if __name__ == "__main__":

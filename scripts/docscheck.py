@@ -34,10 +34,18 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         toe-loader probes (features[] of
                         user/loader/features.c), their count, and a row of
                         the table, with its "since", for each other feature;
-            configuration.md, toed.8  the statements (user/toed/config.c's
-                        parser; toed.8: its CONFIGURATION synopsis);
+            toectl.8    its COMMANDS, TOE_CTL_TABLE's (user/lib/ctl_cmds.h)
+                        in its order; the monitor's lists of fwd_returned's
+                        and fwd_ended's reasons made from the tables (the
+                        lines toe-tables --man expands);
+            configuration.md, toed.8  the statements (TOE_CFG_STATEMENTS
+                        of user/toed/config_stmts.h; toed.8: its
+                        CONFIGURATION synopsis, each statement's lines as
+                        the table's synopsis column has them);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
-                        include/opentoe_reasons.h): every reason, its kind;
+                        include/opentoe_reasons.h): every reason, its kind,
+                        and its columns: hooks, counted (flows, packets),
+                        where (toed, or a program);
             any doc     a list of toectl stats' refused_* or
                         bypass_to_tcp_* counters ("`refused_capacity`,
                         `_nodev`, ..."): all of them (scripts/counters.py);

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/gen-names.py [INCLUDE_DIR]: the names the shell tests and benches
-need from the C tables, as shell assignments on standard output (make writes
-them to build/toe_names.sh; selftests/lib.sh sources it):
+"""scripts/gen-names.py [TABLES.json|-]: the names the shell tests and
+benches need from the C tables, as shell assignments on standard output
+(make writes them to build/toe_names.sh; selftests/lib.sh sources it).
+The tables come from build/toe-tables -j (the compiler's view of them:
+user/tables/toe-tables.c), read from the file named or standard input:
 
   MAP_<ID>=<pin name>    every X(ID, name) of TOE_MAP_TABLE (the pinned maps)
   TOE_MAPS="..."         the pin names, in table order
@@ -11,115 +13,44 @@ them to build/toe_names.sh; selftests/lib.sh sources it):
   PARSE_<ID>=<index>     every TOE_P_<ID> of enum toe_parse_result (the
                          toe_stats indexes below STAT_BASE)
   RSN_BYP_<WHY>=<index>  toe_reasons' counter of the bypass's switches to
-                         TCP for enum toe_byp_why WHY (TOE_RSN_BYP)
-  RSN_REFUSED_<R>=<index>  and of sock_ops' refusals for enum toe_reason R
-                         (TOE_RSN_REFUSED)
+                         TCP for WHY of TOE_BYP_WHY_TABLE (TOE_RSN_BYP)
+  RSN_REFUSED_<R>=<index>  and of sock_ops' refusals for R of
+                         TOE_REASON_TABLE (TOE_RSN_REFUSED)
 
-The tables are found wherever they are under INCLUDE_DIR (default include/,
-searched recursively), so a header split moves nothing here.  Plain
-NAME=value lines: POSIX sh (busybox too) and Python can read them.
+Plain NAME=value lines: POSIX sh (busybox too) and Python can read them.
 """
-import os
-import re
+import json
 import sys
 
 
-def headers(top):
-    """Every header under top, in a stable order, with its text."""
-    for root, dirs, files in os.walk(top):
-        dirs.sort()
-        for f in sorted(files):
-            if f.endswith('.h'):
-                path = os.path.join(root, f)
-                with open(path) as fh:
-                    yield path, fh.read()
-
-
-def macro_body(text, name):
-    """The text of #define name(X) with its continuation lines, or None."""
-    m = re.search(r'^#define\s+' + name + r'\(X\)((?:.*\\\n)*.*)$', text, re.M)
-    return m.group(1) if m else None
-
-
-def enum_body(text, name):
-    m = re.search(r'\benum\s+' + name + r'\s*\{(.*?)\};', text, re.S)
-    return m.group(1) if m else None
-
-
-def find(top, pick):
-    """(path, body) of the one header where pick(text) finds the table."""
-    hits = [(p, b) for p, t in headers(top) for b in [pick(t)] if b]
-    if len(hits) != 1:
-        sys.exit('gen-names: %d definitions under %s, expected one (%s)' %
-                 (len(hits), top, ', '.join(p for p, _ in hits) or 'none'))
-    return hits[0]
-
-
-def map_rows(top):
-    _, body = find(top, lambda t: macro_body(t, 'TOE_MAP_TABLE'))
-    return re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*(toe_[a-z0-9_]+)\s*\)', body)
-
-
-def stat_rows(top):
-    """[(ID, index)] of the named counters, and TOE_S_BASE."""
-    _, body = find(top, lambda t: macro_body(t, 'TOE_STAT_TABLE'))
-    _, enum = find(top, lambda t: enum_body(t, 'toe_stat'))
-    base = int(re.search(r'\bTOE_S_BASE\s*=\s*(\d+)', enum).group(1))
-    rows = re.findall(r'\bX\(\s*([A-Z0-9_]+)\s*,\s*(NULL|")', body)
-    return base, [(i, base + n) for n, (i, name) in enumerate(rows) if name != 'NULL']
-
-
-def parse_rows(top):
-    _, body = find(top, lambda t: enum_body(t, 'toe_parse_result'))
-    rows, n = [], 0
-    for ident, value in re.findall(r'\bTOE_P_([A-Z0-9_]+)\s*(?:=\s*(\d+))?\s*,', body):
-        n = int(value) if value else n
-        if not ident.startswith('_'):
-            rows.append((ident, n))
-        n += 1
-    return rows
-
-
-def enum_values(top, name, prefix):
-    """[(ID, value)] of enum name's TOE_<prefix>_ID entries (counting on)."""
-    _, body = find(top, lambda t: enum_body(t, name))
-    rows, n = [], 0
-    for ident, value in re.findall(r'\b' + prefix + r'([A-Z0-9_]+)\s*(?:=\s*(\d+))?\s*,', body):
-        n = int(value) if value else n
-        if not ident.startswith('_'):
-            rows.append((ident, n))
-        n += 1
-    return rows
-
-
-def rsn_rows(top):
-    """[(name, index)] of toe_reasons' bypass and refusal counters."""
-    _, byp = find(top, lambda t: re.search(r'#define TOE_RSN_BYP\(why\) \((\d+)', t))
-    _, ref = find(top, lambda t: re.search(r'#define TOE_RSN_REFUSED\(r\) \((\d+)', t))
-    rows = [('BYP_' + i, int(byp.group(1)) + v)
-            for i, v in enum_values(top, 'toe_byp_why', 'TOE_BYP_WHY_') if i != 'NONE']
-    rows += [('REFUSED_' + i, int(ref.group(1)) + v)
-             for i, v in enum_values(top, 'toe_reason', 'TOE_R_')]
-    return rows
+def load(arg):
+    if arg == '-':
+        return json.load(sys.stdin)
+    with open(arg) as f:
+        return json.load(f)
 
 
 def main():
-    top = sys.argv[1] if len(sys.argv) > 1 else 'include'
-    maps = map_rows(top)
-    base, stats = stat_rows(top)
-    parse = parse_rows(top)
+    if len(sys.argv) != 2:
+        sys.exit('usage: gen-names.py TABLES.json|-  (build/toe-tables -j)')
+    t = load(sys.argv[1])
+    maps, stats, parse = t['maps'], t['stats'], t['parse']
     if not maps or not stats or not parse:
-        sys.exit('gen-names: an empty table under %s' % top)
+        sys.exit('gen-names: an empty table in toe-tables -j')
+    rsn = {r['name']: r['index'] for r in t['rsn']}
+    base = stats[0]['index']
     out = ['# Generated by scripts/gen-names.py from the tables under include/: do not edit.',
            '# The pinned maps (TOE_MAP_TABLE).']
-    out += ['MAP_%s=%s' % row for row in maps]
-    out.append('TOE_MAPS="%s"' % ' '.join(name for _, name in maps))
+    out += ['MAP_%s=%s' % (m['id'], m['name']) for m in maps]
+    out.append('TOE_MAPS="%s"' % ' '.join(m['name'] for m in maps))
     out.append('# toe_stats indexes: the counters (TOE_STAT_TABLE), the parse results below them.')
     out.append('STAT_BASE=%d' % base)
-    out += ['STAT_%s=%d' % row for row in stats]
-    out += ['PARSE_%s=%d' % row for row in parse]
+    out += ['STAT_%s=%d' % (s['id'], s['index']) for s in stats if s['name'] is not None]
+    out += ['PARSE_%s=%d' % (p['id'], p['index']) for p in parse]
     out.append('# toe_reasons indexes (include/opentoe_reasons.h): bypass switches, refusals.')
-    out += ['RSN_%s=%d' % row for row in rsn_rows(top)]
+    out += ['RSN_BYP_%s=%d' % (w['id'], rsn['bypass_to_tcp'] + w['value'])
+            for w in t['bypass_whys']]
+    out += ['RSN_REFUSED_%s=%d' % (r['id'], rsn['refused'] + r['value']) for r in t['reasons']]
     print('\n'.join(out))
 
 

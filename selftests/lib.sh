@@ -10,12 +10,19 @@ TOE_BUILD=${TOE_BUILD:-$TOE_TOP/build}
 export PATH=$TOE_BUILD:$PATH
 # The pinned maps' names (MAP_FLOWS=toe_flows ...; TOE_MAPS: all of them)
 # and the toe_stats indexes (STAT_XDP_FORWARD=37 ..., PARSE_BAD_IHL=7 ...),
-# which make generates from the tables under include/ (scripts/gen-names.py);
-# generated here when a tree is not built.
+# which make generates from the tables (build/toe-tables -j,
+# scripts/gen-names.py); generated here when a tree is not built (the
+# tables' dumper compiled on the spot: it needs the headers and json.c only).
 if [ -r "$TOE_BUILD/toe_names.sh" ]; then
 	. "$TOE_BUILD/toe_names.sh"
 else
-	eval "$(python3 "$TOE_TOP/scripts/gen-names.py" "$TOE_TOP/include")"
+	_tt=$(mktemp -d)
+	if "${CC:-cc}" -I"$TOE_TOP/include" -I"$TOE_TOP/user" -o "$_tt/toe-tables" \
+		"$TOE_TOP/user/tables/toe-tables.c" "$TOE_TOP/user/lib/json.c"; then
+		eval "$("$_tt/toe-tables" -j | python3 "$TOE_TOP/scripts/gen-names.py" -)"
+	fi
+	rm -rf "$_tt"
+	unset _tt
 fi
 TOE_TEST_ID=${TOE_TEST_ID:-t$$}
 TOE_PIN_DIR=/sys/fs/bpf/opentoe-$TOE_TEST_ID

@@ -9,8 +9,9 @@
 # client limit is refused with a clear message; SIGTERM stops toed within
 # a second with all of them still connected.
 . "$(dirname "$0")/setup.sh"
-plan 43
-need_cmd python3
+plan 44
+need_cmd python3 jq
+need_built toe-tables
 CTLC="python3 $TOE_TOP/selftests/tools/ctlclient.py"
 toed_t3 abuse
 SOCK=$RUN/toed.sock
@@ -43,7 +44,12 @@ send_err "no newline at all (half-closed)" "$(hex stats)" "incomplete|newline"
 send_err "an empty line" "0a" "empty"
 send_err "only -j" "$(hex '-j')0a" "empty"
 send_err "an unknown command, the commands listed" "$(hex 'frobnicate')0a" "unknown command 'frobnicate' \\(expected [a-z]+(, [a-z]+)+ or [a-z]+\\)"
-for c in status devices neigh policy stats reload monitor; do
+# toed's commands that take no argument (lib/ctl_cmds.h, through build/toe-tables):
+# status devices neigh policy stats reload monitor
+noargs=$(toe-tables -j | jq -r '.commands[] | select(.toed and .args == "") | .name')
+check "toe-tables lists toed's commands without arguments, status and monitor among them ($(echo $noargs))" \
+	test -n "$(grep -x status <<<"$noargs")" -a -n "$(grep -x monitor <<<"$noargs")"
+for c in $noargs; do
 	send_err "'$c' with an argument" "$(hex "$c extra")0a" "takes no argument"
 done
 for p in abc -1 65536 99999999999999999999 4294967296 " "; do

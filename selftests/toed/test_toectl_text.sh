@@ -20,6 +20,7 @@ rule offload dev t3 rport 5300 keepalive 60 10 5
 rule offload dev sw0 family inet6 rport 5400
 rule offload dev sw0 remote 10.202.0.0/24 rport 5500-5501
 rule host lport 1-1023
+quota events 60%
 EOF2
 )
 port=$((20000 + $$ % 20000))

@@ -344,6 +344,11 @@ def check_policy(c, text):
     c.seen.update("devices.*." + k for k in ("name", "kmod", "type", "nconn", "dev"))
     c.value("default", "default", next((x.split()[1] for x in lines if x.startswith("default ")), None))
     c.value("track", "track", "policy" if "track policy" in lines else "all")
+    # quota: a line when a share is not its default (slots 50% flows 25% events 50%)
+    q = next((x for x in lines if x.startswith("quota ")), "quota slots 50% flows 25% events 50%")
+    for k in ("slots", "flows", "events"):
+        m = re.search(r"\b%s (\d+)%%" % k, q)
+        c.value("quota %s" % k, "quota." + k, m.group(1) if m else None, str)
     rules = [x for x in lines if x.startswith("rule ")]
     for i, r in enumerate(c.j1["rules"]):
         want = "rule %s" % r["action"]

@@ -18,9 +18,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 # (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
-plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 28 || echo 29)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 29 || echo 30)
 need_cmd conntrack iptables nft curl promtool
-need_built toectl
+need_built toectl toe-tables
 router_test fwdrs || exit 1
 endpoints_for_hook || exit 1
 FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
@@ -184,6 +184,17 @@ else
 	FLOWS="fwd_flows_tc_route fwd_flows_tc_neigh fwd_flows_tc_mtu fwd_flows_tc_slow fwd_flows_tc_lease fwd_flows_tc_ruleset fwd_flows_tc_fin fwd_flows_tc_rst fwd_flows_tc_conntrack_gone"
 	PKTS="fwd_packets_tc_route fwd_packets_tc_neigh fwd_packets_tc_mtu fwd_packets_tc_slow fwd_packets_tc_lease fwd_packets_tc_ruleset fwd_packets_tc_fin fwd_packets_tc_rst"
 fi
+# the lists are the table's (build/toe-tables): every reason on this hook
+# but evicted (toe_fwd's LRU making room: no test fills it here), the
+# packets of those that have a packet counter
+toe-tables -j >"$work/tables.json"
+col() { jq -r --arg r "$1" ".fwd_reasons[] | select(.name == \$r) | .$2" "$work/tables.json"; }
+want=$(jq -r --arg h "$FWD_HOOK" '.fwd_reasons[] | select(.hooks | split(",") | index($h)) |
+	select(.name != "evicted") | .name' "$work/tables.json" | sort | tr '\n' ' ')
+wantp=$(for r in $want; do [ "$(col "$r" packets)" = true ] && echo "$r"; done | sort | tr '\n' ' ')
+listed() { for n in $1; do echo "${n#fwd_"$2"_"$FWD_HOOK"_}"; done | sort | tr '\n' ' '; }
+check "the reasons counted here are TOE_FWD_REASON_TABLE's on $FWD_HOOK but evicted (flows: $(listed "$FLOWS" flows); packets: $(listed "$PKTS" packets))" \
+	test "$(listed "$FLOWS" flows)" = "$want" -a "$(listed "$PKTS" packets)" = "$wantp"
 zero() { for n in $1; do [ "$(jq ".reasons.$n" "$work/stats.json")" -ge 1 ] 2>/dev/null || echo -n "$n "; done; }
 z=$(zero "$FLOWS")
 check "toectl stats: every reason's flows counted on $FWD_HOOK${z:+; zero: $z}" test -z "$z"
@@ -193,10 +204,10 @@ check "toectl stats (text) has the reasons section" bash -c "ctl() { toectl --ru
 mz=""
 for n in $FLOWS; do
 	r=${n#fwd_flows_"$FWD_HOOK"_}
-	case $r in fin|rst|conntrack_gone) f=opentoe_fwd_ended_flows_total ;; *) f=opentoe_fwd_returned_flows_total ;; esac
+	f=opentoe_fwd_$(col "$r" kind)_flows_total
 	v=$(awk -v s="$f{hook=\"$FWD_HOOK\",reason=\"$r\"}" '$1 == s { print $2 }' "$work/scrape")
 	[ "${v:-0}" -ge 1 ] || mz="$mz$r "
-	if [ "$r" != conntrack_gone ]; then
+	if [ "$(col "$r" packets)" = true ]; then
 		v=$(awk -v s="opentoe_fwd_returned_packets_total{hook=\"$FWD_HOOK\",reason=\"$r\"}" '$1 == s { print $2 }' "$work/scrape")
 		[ "${v:-0}" -ge 1 ] || mz="${mz}packets:$r "
 	fi

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe: the control commands, once.  toectl's command list and usage,
- * toed's parser (user/toed/ctl_parse.c: the names, which take arguments)
- * and toed's dispatch (user/toed/ctl.c) all come from this table, like the
- * map and counter tables of include/.
+ * toed's parser (user/toed/ctl_parse.c: the names, which take arguments),
+ * toed's dispatch (user/toed/ctl.c) and build/toe-tables all come from
+ * this table, like the map and counter tables of include/.
  *
+ * TOE_CTL_TABLE(X, L): every toectl command, in the order of toectl's usage
+ * and toed's "expected ..." list; X for a command toed answers, L for one
+ * toectl runs itself (toed never sees it).
  * X(ID, name, args, help, stream, view, run, needs_dp)
  *   ID       CTL_<ID> of enum ctl_cmd_id (ctl_parse.h)
  *   name     the request's first word
@@ -14,12 +17,14 @@
  *   view     toed: view(out, json) writes the answer after "ok\n", or NULL
  *   run      toed: run(client, request, out) answers itself, or NULL
  *   needs_dp toed: refused while the datapath is not loaded
- * The order is toectl's usage and toed's "expected ..." list.
+ * L(ID, name, args, help, main)
+ *   main     toectl: main(argc, argv, json) runs it, argv[0] its name
+ * TOE_CTL_CMDS(X): toed's commands only (the X rows).
  */
 #ifndef __TOE_CTL_CMDS_H
 #define __TOE_CTL_CMDS_H
 
-#define TOE_CTL_CMDS(X)                                                  \
+#define TOE_CTL_TABLE(X, L)                                              \
 	X(STATUS, "status", "",                                          \
 	  "daemon, policy, event totals, every interface\n"              \
 	  "opentoe is on with its hook (xdp, tc)\n",                     \
@@ -47,7 +52,15 @@
 	  false, NULL, cmd_reload, true)                                 \
 	X(MONITOR, "monitor", "",                                        \
 	  "print events as they happen (like ip monitor)\n", true, NULL, \
-	  cmd_monitor, false)
+	  cmd_monitor, false)                                            \
+	L(DUMP, "dump", " -w FILE|- [FILTER]",                           \
+	  "capture the packets the fast paths handle, to pcap\n"         \
+	  "(toectl dump --help; reads the maps, not toed)\n",            \
+	  dump_main)
+
+/* The commands toed answers: TOE_CTL_TABLE's X rows. */
+#define TOE_CTL_LOCAL_SKIP(id, name, args, help, main)
+#define TOE_CTL_CMDS(X) TOE_CTL_TABLE(X, TOE_CTL_LOCAL_SKIP)
 
 /* Whether a command's args (a string literal) say it takes arguments. */
 #define TOE_CTL_TAKES_ARGS(args) (sizeof(args) > 1)

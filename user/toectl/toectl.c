@@ -20,21 +20,25 @@
 #include "dump.h"
 
 /*
- * The commands, as toed's control socket knows them: toectl checks the
- * name, passes the arguments on, and copies the answer.
+ * The commands: toed's, as its control socket knows them (toectl checks
+ * the name, passes the arguments on, and copies the answer), and toectl's
+ * own (main runs it: dump reads the maps, not toed).
  */
 struct ctl_cmd {
 	const char *name;
 	const char *args; /* in the usage text, "" for none */
 	const char *help; /* its lines in the usage text */
 	bool stream; /* monitor: answers until interrupted, line by line */
+	int (*main)(int argc, char **argv, bool json); /* toectl's own */
 };
 
-/* The name, args, help and stream columns of lib/ctl_cmds.h. */
+/* The name, args, help, stream and main columns of lib/ctl_cmds.h. */
 static const struct ctl_cmd cmds[] = {
 #define X(id, name, args, help, stream, view, run, needs_dp) \
-	{ name, args, help, stream },
-	TOE_CTL_CMDS(X)
+	{ name, args, help, stream, NULL },
+#define L(id, name, args, help, main) { name, args, help, false, main },
+	TOE_CTL_TABLE(X, L)
+#undef L
 #undef X
 		{ NULL }
 };
@@ -64,9 +68,6 @@ static void usage(FILE *f)
 				line);
 		}
 	}
-	fprintf(f, "  %-25s  %s\n  %-25s  %s\n", "dump -w FILE|- [FILTER]",
-		"capture the packets the fast paths handle, to pcap", "",
-		"(toectl dump --help; reads the maps, not toed)");
 	fprintf(f,
 		"\n"
 		"Options:\n"
@@ -317,11 +318,11 @@ int main(int argc, char **argv)
 	rc = parse_opts(argc, argv, &json, &run_dir);
 	if (rc != TOE_PARSE_OK)
 		return toe_parse_exit(rc);
-	if (!strcmp(argv[optind], "dump")) /* the maps, not toed: dump.c */
-		return dump_main(argc - optind, argv + optind, json);
 	cmd = find_cmd(argv[optind], &rc);
 	if (!cmd)
 		return toe_parse_exit(rc);
+	if (cmd->main) /* toectl's own: dump reads the maps, not toed */
+		return cmd->main(argc - optind, argv + optind, json);
 	len = build_request(req, sizeof(req), cmd->name, json,
 			    argc - optind - 1, argv + optind + 1);
 	if (!len)

@@ -28,6 +28,7 @@
 #include "lib/netns.h"
 #include "config.h"
 #include "config_limits.h"
+#include "config_stmts.h"
 
 #define MAX_LINE TOE_CFG_MAX_LINE
 #define MAX_WORDS TOE_CFG_MAX_WORDS
@@ -827,10 +828,37 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 	return 0;
 }
 
+/* The statements: the keyword and parse columns of config_stmts.h. */
+static const struct {
+	const char *keyword;
+	int (*parse)(struct ctx *x, struct word *w, int nw);
+} statements[] = {
+#define X(id, keyword, synopsis, bounds, help, parse) { keyword, parse },
+	TOE_CFG_STATEMENTS(X)
+#undef X
+};
+#define N_STATEMENTS ((int)(sizeof(statements) / sizeof(statements[0])))
+
+/* "default, device, rule, track or quota": the keywords, in table order. */
+static const char *statement_list(void)
+{
+	static char list[128];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < N_STATEMENTS && n < sizeof(list); i++)
+		n += snprintf(list + n, sizeof(list) - n, "%s%s",
+			      !i		    ? "" :
+			      i == N_STATEMENTS - 1 ? " or " :
+						      ", ",
+			      statements[i].keyword);
+	return list;
+}
+
 static int parse_line(struct ctx *x, char *line)
 {
 	struct word w[MAX_WORDS];
-	int nw = 0;
+	int nw = 0, i;
 	char *p = line;
 
 	for (;;) {
@@ -856,18 +884,10 @@ static int parse_line(struct ctx *x, char *line)
 	}
 	if (!nw)
 		return 0;
-	if (!strcmp(w[0].s, "default"))
-		return st_default(x, w, nw);
-	if (!strcmp(w[0].s, "device"))
-		return st_device(x, w, nw);
-	if (!strcmp(w[0].s, "rule"))
-		return st_rule(x, w, nw);
-	if (!strcmp(w[0].s, "track"))
-		return st_track(x, w, nw);
-	if (!strcmp(w[0].s, "quota"))
-		return st_quota(x, w, nw);
-	return perr(x, w[0].col,
-		    "expected default, device, rule, track or quota, got '%s'",
+	for (i = 0; i < N_STATEMENTS; i++)
+		if (!strcmp(w[0].s, statements[i].keyword))
+			return statements[i].parse(x, w, nw);
+	return perr(x, w[0].col, "expected %s, got '%s'", statement_list(),
 		    shown(w[0].s));
 }
 

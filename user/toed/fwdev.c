@@ -175,23 +175,13 @@ void fwd_reasons_read(__u64 *out)
 /* The bypass's reasons to switch to TCP (enum toe_byp_why), by name. */
 const char *toe_byp_why_name(__u32 why)
 {
-	static const char *const n[TOE_BYP_WHY_N + 1] = {
-		[TOE_BYP_WHY_NONE] = "none",
-		[TOE_BYP_WHY_NO_PEER] = "no_peer",
-		[TOE_BYP_WHY_REFUSED] = "refused",
-		[TOE_BYP_WHY_DRAIN] = "drain",
-		[TOE_BYP_WHY_BACKLOG] = "backlog",
-	};
-
-	return why <= TOE_BYP_WHY_N ? n[why] : "?";
+	return toe_byp_why_str(why); /* TOE_BYP_WHY_TABLE */
 }
 
 /* The refusals sock_ops counts (bpf/flows.h: the flow_refused events). */
 bool toe_reason_refusal(__u32 r)
 {
-	return r == TOE_R_CAPACITY || r == TOE_R_NODEV || r == TOE_R_NO_TID ||
-	       r == TOE_R_ROUTE || r == TOE_R_QUOTA || r == TOE_R_NO_STID ||
-	       r == TOE_R_LISTENERS_FULL;
+	return toe_reason_counted(r); /* TOE_REASON_TABLE's counted column */
 }
 
 /*
@@ -210,14 +200,14 @@ size_t reason_counters(struct counter *out)
 	fwd_reasons_read(v);
 	for (h = 0; h < TOE_FH__MAX; h++)
 		for (r = 1; r < TOE_FR__MAX && n + 2 <= MAX_COUNTERS; r++) {
-			if (h == TOE_FH_TC && r == TOE_FR_STACK_ONLY)
-				continue; /* XDP's only */
+			if (!toe_fwd_reason_on_hook(r, h))
+				continue;
 			snprintf(names[n], sizeof(names[n]), "fwd_flows_%s_%s",
 				 toe_fwd_hook_name(h), toe_fwd_reason_name(r));
 			out[n].name = names[n];
 			out[n++].v = v[TOE_RSN_FWD_FLOWS(h, r)];
-			if (r == TOE_FR_CT_GONE || r == TOE_FR_EVICTED)
-				continue; /* toed's: no packet */
+			if (!toe_fwd_reason_has_pkts(r))
+				continue;
 			snprintf(names[n], sizeof(names[n]),
 				 "fwd_packets_%s_%s", toe_fwd_hook_name(h),
 				 toe_fwd_reason_name(r));

@@ -590,11 +590,6 @@ static void render_fwd_open(FILE *f)
 /* toe_reasons (fwdev.c), family by family, with a reason label. */
 static void render_reasons(FILE *f)
 {
-	static const char *const kind[TOE_FR__MAX] = {
-#define FR_KIND(id, name, k, help) [TOE_FR_##id] = k,
-		TOE_FWD_REASON_TABLE(FR_KIND)
-#undef FR_KIND
-	};
 	__u64 v[TOE_RSN_MAX];
 	char l[96];
 	__u32 h, r;
@@ -608,13 +603,12 @@ static void render_reasons(FILE *f)
 		head(f, x);
 		for (h = 0; h < TOE_FH__MAX; h++)
 			for (r = 1; r < TOE_FR__MAX; r++) {
-				bool ended = !strcmp(kind[r], "ended");
+				bool ended = toe_fwd_reason_ended(r);
 
 				if ((x == F_FWD_RET && ended) ||
 				    (x == F_FWD_END && !ended) ||
 				    (x == F_FWD_RET_PKTS &&
-				     (r == TOE_FR_CT_GONE ||
-				      r == TOE_FR_EVICTED)))
+				     !toe_fwd_reason_has_pkts(r)))
 					continue;
 				snprintf(l, sizeof(l),
 					 "hook=\"%s\",reason=\"%s\"",

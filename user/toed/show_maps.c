@@ -79,22 +79,7 @@ const char *toe_age_str(__u64 ns, char *buf, size_t len)
 
 const char *toe_reason_name(__u32 r)
 {
-	static const char *const n[TOE_R__MAX] = {
-		[TOE_R_RULE] = "rule",
-		[TOE_R_DEFAULT] = "default",
-		[TOE_R_CAPACITY] = "capacity",
-		[TOE_R_NODEV] = "nodev",
-		[TOE_R_NOT_LOCAL] = "not_local",
-		[TOE_R_UNSUPPORTED] = "unsupported",
-		[TOE_R_NO_TID] = "no_tid",
-		[TOE_R_ROUTE] = "route",
-		[TOE_R_MODULE] = "module",
-		[TOE_R_QUOTA] = "quota",
-		[TOE_R_NO_STID] = "no_stid",
-		[TOE_R_LISTENERS_FULL] = "listeners_full",
-	};
-
-	return r < TOE_R__MAX ? n[r] : "?";
+	return toe_reason_str(r); /* TOE_REASON_TABLE */
 }
 
 const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,
@@ -369,20 +354,7 @@ static const char *byp_state(__u32 st)
 
 static const char *byp_why(__u32 why)
 {
-	switch (why) {
-	case TOE_BYP_WHY_NONE:
-		return NULL;
-	case TOE_BYP_WHY_NO_PEER:
-		return "no_peer";
-	case TOE_BYP_WHY_REFUSED:
-		return "refused";
-	case TOE_BYP_WHY_DRAIN:
-		return "drain";
-	case TOE_BYP_WHY_BACKLOG:
-		return "backlog";
-	default:
-		return "?";
-	}
+	return why == TOE_BYP_WHY_NONE ? NULL : toe_byp_why_str(why);
 }
 
 static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)

@@ -723,6 +723,11 @@ static void policy_text_head(FILE *f, const struct toe_cfg *c,
 	fputc('\n', f);
 	if (c->track == TOE_TRACK_POLICY)
 		fprintf(f, "track policy\n");
+	if (c->quota_slots != TOE_QUOTA_SLOTS_DEFAULT ||
+	    c->quota_flows != TOE_QUOTA_FLOWS_DEFAULT ||
+	    c->quota_events != TOE_QUOTA_EVENTS_DEFAULT)
+		fprintf(f, "quota slots %u%% flows %u%% events %u%%\n",
+			c->quota_slots, c->quota_flows, c->quota_events);
 }
 
 /* The JSON document up to its "rules" array, opened. */
@@ -753,6 +758,12 @@ static void policy_json_head(struct toe_json *j, const struct toe_cfg *c,
 	tj_arr_end(j);
 	tj_kstr(j, "default", toe_action_name(c->default_action));
 	tj_kstr(j, "track", toe_track_name(c->track));
+	tj_key(j, "quota"); /* percent */
+	tj_obj(j);
+	tj_ku64(j, "slots", c->quota_slots);
+	tj_ku64(j, "flows", c->quota_flows);
+	tj_ku64(j, "events", c->quota_events);
+	tj_obj_end(j);
 	tj_key(j, "rules");
 	tj_arr(j);
 }
