@@ -13,8 +13,9 @@
  *           no counter of it
  *   pkts    1: it has a packet counter (TOE_RSN_FWD_PKTS) beside the
  *           flows'; 0: flows only (no packet sees it)
- *   origin  TOE_FRO_DATAPATH (a program counts it) or TOE_FRO_TOED (toed
- *           counts it: it deletes the entry, or finds it gone)
+ *   origin  TOE_FRO_DATAPATH (a program counts it), TOE_FRO_TOED (toed
+ *           counts it: it deletes the entry, or finds it gone) or
+ *           TOE_FRO_BOTH (each counts what it ended)
  *   help    its text (build/toe-tables, the docs' table)
  * enum toe_fwd_reason is TOE_FR_<ID>, from 1 (0: none).  toectl stats,
  * /metrics (label reason), toectl monitor's fwd_returned and fwd_ended
@@ -35,6 +36,7 @@
 /* Its origin column. */
 #define TOE_FRO_DATAPATH 0
 #define TOE_FRO_TOED 1
+#define TOE_FRO_BOTH 2 /* toed, and a program where toed cannot */
 
 /* clang-format off */
 #define TOE_FWD_REASON_TABLE(X)						\
@@ -56,8 +58,8 @@
 	  "a FIN from either end")					\
 	X(RST, "rst", "ended", TOE_FRH_BOTH, 1, TOE_FRO_DATAPATH,	\
 	  "an RST from either end")					\
-	X(CT_GONE, "conntrack_gone", "ended", TOE_FRH_BOTH, 0, TOE_FRO_TOED, \
-	  "conntrack destroyed the flow's entry (toed ended the fast path)") \
+	X(CT_GONE, "conntrack_gone", "ended", TOE_FRH_BOTH, 0, TOE_FRO_BOTH, \
+	  "conntrack destroyed the flow's entry (toed ended the fast path, or the fast path's refresh found it gone)") \
 	X(EVICTED, "evicted", "ended", TOE_FRH_BOTH, 0, TOE_FRO_TOED,	\
 	  "the entry went without a FIN or RST: toe_fwd full (toed saw it gone)")
 /* clang-format on */
@@ -83,9 +85,10 @@ enum toe_fwd_hook { TOE_FH_XDP = 0, TOE_FH_TC = 1, TOE_FH__MAX };
  *   TOE_RSN_BYP(why): bypass sockets switched to TCP, by enum toe_byp_why;
  *   TOE_RSN_REFUSED(r): connections sock_ops refused, by enum toe_reason
  *     (the flow_refused events, counted even when the ring drops one).
- * A reason of origin TOE_FRO_TOED (it deletes the entry; it finds it
- * gone) is toed's to count: toectl stats and /metrics add its counts to
- * the map's.  Only the counters the table's columns give are shown: no
+ * A reason of origin TOE_FRO_TOED or TOE_FRO_BOTH (it deletes the entry;
+ * it finds it gone) is toed's to count too: toectl stats and /metrics add
+ * its counts to the map's (each end counted once: by whichever deleted
+ * the entry).  Only the counters the table's columns give are shown: no
  * packets of a reason without pkts, nothing of a reason on a hook it
  * cannot happen on.
  */

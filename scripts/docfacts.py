@@ -289,7 +289,9 @@ def facts_forwarding(f, text, root, out):
         m = re.match(r"^\|\s*`(\w+)`\s*\|\s*(returned|ended)\s*\|([^|]*)\|([^|]*)\|([^|]*)\|",
                      line)
         if m:
-            origin = "toed" if m.group(5).strip().startswith("toed") else "datapath"
+            where = m.group(5).strip()
+            origin = ("toed, datapath" if where.startswith("toed") and "bpf/" in where
+                      else "toed" if where.startswith("toed") else "datapath")
             got.append((m.group(1), m.group(2), m.group(3).strip(), m.group(4).strip(), origin))
             lines.append(n)
             first = first or n

@@ -184,14 +184,18 @@ static void fr_row(struct out *o, __u32 value, const char *id, const char *name,
 	col_str(o, "kind", kind);
 	col_str(o, "hooks", hn);
 	col_bool(o, "packets", pkts);
-	col_str(o, "origin", origin == TOE_FRO_TOED ? "toed" : "datapath");
+	col_str(o, "origin",
+		origin == TOE_FRO_BOTH ? "toed, datapath" :
+		origin == TOE_FRO_TOED ? "toed" :
+					 "datapath");
 	col_str(o, "help", help);
 	row_end(o);
 }
 
 /*
  * fwd_reasons: value, id, name, kind, hooks (the hooks' names, comma
- * separated), packets (a packet counter), origin (datapath, toed), help:
+ * separated), packets (a packet counter), origin (datapath, toed, or
+ * "toed, datapath"), help:
  * TOE_FWD_REASON_TABLE; fwd_hooks: value, name (enum toe_fwd_hook).
  */
 static void dump_fwd_reasons(struct out *o)
