@@ -135,6 +135,7 @@ is_vm_test() {
 is_side_test() {
 	case $1 in
 	*/style/test_style.sh | */style/test_counters.sh | */style/test_lib.sh | \
+		*/style/test_includes.sh | */style/test_tables.sh | \
 		*/docs/test_docs.sh | */mutants/test_mutants_table.sh | */bench/test_report.sh | \
 		*/config/test_limits.sh | */deb/test_deb.sh | */toed/test_install.sh | \
 		*/guest/test_kernel_cache.sh | \
