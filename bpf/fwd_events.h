@@ -103,36 +103,34 @@ fwd_event(const struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 type,
 }
 
 /*
- * A packet of admitted flow fs (key ck) that came in on hook goes to the
- * stack for reason (enum toe_fwd_reason, kind "returned"): counted; an
- * event if the flow's reason changes.
+ * A packet of admitted flow fs (key ck) that came in on hook leaves the
+ * fast path for reason (enum toe_fwd_reason): type TOE_EV_FWD_RETURNED,
+ * to the stack while the flow stays admitted (kind "returned": counted,
+ * an event if the flow's reason changes), or TOE_EV_FWD_ENDED, its fast
+ * path over (kind "ended": FIN, RST, its conntrack entry gone; counted,
+ * an event).  fwd_returned and fwd_ended name the two.
  */
 static __noinline __attribute__((unused)) int
-fwd_returned(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 hook,
-	     __u32 reason)
+fwd_left(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 hook,
+	 __u32 reason, __u32 type)
 {
 	hook &= 1;
 	reason &= TOE_RSN_STRIDE - 1;
 	rsn_inc(TOE_RSN_FWD_PKTS(hook, reason));
-	if (fs->ret_reason == reason)
-		return 0;
-	fs->ret_reason = reason;
-	fs->ret_ns = bpf_ktime_get_coarse_ns();
+	if (type == TOE_EV_FWD_RETURNED) {
+		if (fs->ret_reason == reason)
+			return 0;
+		fs->ret_reason = reason;
+		fs->ret_ns = bpf_ktime_get_coarse_ns();
+	}
 	rsn_inc(TOE_RSN_FWD_FLOWS(hook, reason));
-	return fwd_event(fs, ck, TOE_EV_FWD_RETURNED, reason, hook);
+	return fwd_event(fs, ck, type, reason, hook);
 }
 
-/* FIN or RST (reason) of fs, in on hook: its fast path ends; the event. */
-static __noinline __attribute__((unused)) int
-fwd_ended(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 hook,
-	  __u32 reason)
-{
-	hook &= 1;
-	reason &= TOE_RSN_STRIDE - 1;
-	rsn_inc(TOE_RSN_FWD_PKTS(hook, reason));
-	rsn_inc(TOE_RSN_FWD_FLOWS(hook, reason));
-	return fwd_event(fs, ck, TOE_EV_FWD_ENDED, reason, hook);
-}
+#define fwd_returned(fs, ck, hook, reason) \
+	fwd_left(fs, ck, hook, reason, TOE_EV_FWD_RETURNED)
+#define fwd_ended(fs, ck, hook, reason) \
+	fwd_left(fs, ck, hook, reason, TOE_EV_FWD_ENDED)
 
 /*
  * The admission wrote flow ck into toe_fwd: fwd_admitted, on the client's
