@@ -104,19 +104,47 @@ _Static_assert(TOE_BYP_WHY_N < TOE_RSN_STRIDE, "toe_reasons: bypass reasons");
 _Static_assert(TOE_R__MAX <= TOE_RSN_STRIDE, "toe_reasons: refusal reasons");
 
 /*
- * The table's columns, reason by reason (eBPF too: a switch, so that a
- * constant reason folds to a constant).  0 for none or out of range.
+ * The table's columns of reason r, in one switch (eBPF too: a constant
+ * reason folds to constants); all 0 for none or out of range (origin 0
+ * is TOE_FRO_DATAPATH).
  */
+struct toe_fwd_reason_cols {
+	__u8 hooks;
+	__u8 pkts;
+	__u8 origin;
+};
+
+static inline struct toe_fwd_reason_cols toe_fwd_reason_cols(__u32 r)
+{
+	struct toe_fwd_reason_cols c = { 0, 0, TOE_FRO_DATAPATH };
+
+	switch (r) {
+#define TOE_FR_COLS(id, name, kind, hooks_, pkts_, origin_, help) \
+	case TOE_FR_##id:                                         \
+		c.hooks = hooks_;                                 \
+		c.pkts = pkts_;                                   \
+		c.origin = origin_;                               \
+		break;
+		TOE_FWD_REASON_TABLE(TOE_FR_COLS)
+#undef TOE_FR_COLS
+	}
+	return c;
+}
+
+/* Its hooks (TOE_FRH_*), packet counter (0, 1), origin (TOE_FRO_*). */
 static inline __u32 toe_fwd_reason_hooks(__u32 r)
 {
-	switch (r) {
-#define TOE_FR_HOOKS(id, name, kind, hooks, pkts, origin, help) \
-	case TOE_FR_##id:                                       \
-		return hooks;
-		TOE_FWD_REASON_TABLE(TOE_FR_HOOKS)
-#undef TOE_FR_HOOKS
-	}
-	return 0;
+	return toe_fwd_reason_cols(r).hooks;
+}
+
+static inline int toe_fwd_reason_has_pkts(__u32 r)
+{
+	return toe_fwd_reason_cols(r).pkts;
+}
+
+static inline int toe_fwd_reason_origin(__u32 r)
+{
+	return toe_fwd_reason_cols(r).origin;
 }
 
 /* Whether reason r can happen on hook h (enum toe_fwd_hook). */
@@ -125,59 +153,29 @@ static inline int toe_fwd_reason_on_hook(__u32 r, __u32 h)
 	return h < TOE_FH__MAX && (toe_fwd_reason_hooks(r) & (1U << h));
 }
 
-/* Whether reason r has a packet counter (TOE_RSN_FWD_PKTS). */
-static inline int toe_fwd_reason_has_pkts(__u32 r)
-{
-	switch (r) {
-#define TOE_FR_PKTS(id, name, kind, hooks, pkts, origin, help) \
-	case TOE_FR_##id:                                      \
-		return pkts;
-		TOE_FWD_REASON_TABLE(TOE_FR_PKTS)
-#undef TOE_FR_PKTS
-	}
-	return 0;
-}
-
-/* Reason r's origin: TOE_FRO_DATAPATH or TOE_FRO_TOED. */
-static inline int toe_fwd_reason_origin(__u32 r)
-{
-	switch (r) {
-#define TOE_FR_ORIGIN(id, name, kind, hooks, pkts, origin, help) \
-	case TOE_FR_##id:                                        \
-		return origin;
-		TOE_FWD_REASON_TABLE(TOE_FR_ORIGIN)
-#undef TOE_FR_ORIGIN
-	}
-	return TOE_FRO_DATAPATH;
-}
-
 #ifndef __bpf__
-/* A forward-path reason's name ("-" for none or out of range). */
+/* Its name and kind ("returned", "ended"); "-" for none or out of range. */
+static inline const char *toe_fwd_reason_str(__u32 r, int kind)
+{
+	static const char *const n[TOE_FR__MAX][2] = {
+		[TOE_FR_NONE] = { "-", "-" },
+#define TOE_FR_STR(id, name, kind, hooks, pkts, origin, help) \
+	[TOE_FR_##id] = { name, kind },
+		TOE_FWD_REASON_TABLE(TOE_FR_STR)
+#undef TOE_FR_STR
+	};
+
+	return r < TOE_FR__MAX ? n[r][!!kind] : "-";
+}
+
 static inline const char *toe_fwd_reason_name(__u32 r)
 {
-	static const char *const n[TOE_FR__MAX] = {
-		[TOE_FR_NONE] = "-",
-#define TOE_FR_NAME(id, name, kind, hooks, pkts, origin, help) \
-	[TOE_FR_##id] = name,
-		TOE_FWD_REASON_TABLE(TOE_FR_NAME)
-#undef TOE_FR_NAME
-	};
-
-	return r < TOE_FR__MAX ? n[r] : "-";
+	return toe_fwd_reason_str(r, 0);
 }
 
-/* Its kind, "returned" or "ended" ("-" for none or out of range). */
 static inline const char *toe_fwd_reason_kind(__u32 r)
 {
-	static const char *const k[TOE_FR__MAX] = {
-		[TOE_FR_NONE] = "-",
-#define TOE_FR_KIND(id, name, kind, hooks, pkts, origin, help) \
-	[TOE_FR_##id] = kind,
-		TOE_FWD_REASON_TABLE(TOE_FR_KIND)
-#undef TOE_FR_KIND
-	};
-
-	return r < TOE_FR__MAX ? k[r] : "-";
+	return toe_fwd_reason_str(r, 1);
 }
 
 /* Whether reason r ends the fast path (kind "ended"). */
