@@ -257,7 +257,12 @@ dp_load() {
 	defer "${run[*]} toe-loader unload --pin-dir $PIN; rm -rf $PIN"
 	# DP_HOOK_ARGS (router.sh): the hook under test, unless the caller names one
 	case " $* " in *" --hook "* | *" -H "*) ;; *) set -- "$@" $DP_HOOK_ARGS ;; esac
-	"${run[@]}" toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null
+	"${run[@]}" toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" >/dev/null && return 0
+	# a load the kernel refused: its verifier's words, from libbpf (a
+	# failed load changes nothing: toe-loader undoes what it did)
+	"${run[@]}" env TOE_DEBUG=1 toe-loader load --cgroup "$CG" --pin-dir "$PIN" "$@" 2>&1 >/dev/null |
+		grep -E "failed to load|stack|invalid|too large|Too large|unknown func|R[0-9]+ |processed" | tail -n 12 | sed 's/^/# verifier: /' >&2
+	return 1
 }
 
 # stat_of PIN INDEX: toe_stats' counter INDEX (STAT_XDP_FORWARD ..., PARSE_BAD_IHL
