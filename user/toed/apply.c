@@ -15,6 +15,7 @@
 #include <sys/sdt.h>
 #include <unistd.h>
 #include "lib/dplock.h"
+#include "lib/clock.h"
 #include "devices.h"
 #include "toed.h"
 

@@ -14,6 +14,7 @@
 #include "toed.h"
 #include "lib/dplock.h"
 #include "lib/path.h"
+#include "lib/clock.h"
 
 #define CAPTURE_CHECK_MS 2000
 

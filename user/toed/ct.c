@@ -23,6 +23,7 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <bpf/bpf.h>
+#include "lib/clock.h"
 #include "opentoe.h"
 #include "ct.h"
 #include "opentoe_events.h"

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "ctl_parse.h"
 #include "toed.h"
 

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "lib/netns.h"
 #include "lib/pinned.h"
+#include "lib/clock.h"
 #include "toed.h"
 #include "nft.h"
 #include "ct.h"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "lib/clock.h"
 #include "devices.h"
 #include "toed.h"
 

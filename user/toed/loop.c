@@ -30,6 +30,8 @@
 #include "lib/netns.h"
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
+#include "lib/clock.h"
+#include "lib/rundir.h"
 #include "toed.h"
 #include "nft.h"
 
@@ -60,70 +62,22 @@ static int take_dp_lock(void)
 
 /*
  * The run folder's own lock (two toeds of two datapaths must not share a
- * socket), never through a symbolic link.
+ * socket), then the control socket in it.
  */
 static int take_run_lock(void)
 {
-	char path[4096], pid[32];
-	int fd, n;
-
-	toe_join(path, sizeof(path), D->run_dir, LOCK_NAME);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		toe_err("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) :
-					   -1;
-		if (n > 0) {
-			pid[n] = 0;
-			pid[strcspn(pid, "\n")] = 0;
-		}
-		toe_err("another toed is running (pid %s; lock %s held)",
-			n > 0 ? pid : "?", path);
-		close(fd);
-		return -1;
-	}
-	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
-		toe_err("warning: cannot write the pid into %s", path);
-	D->runlockfd = fd;
-	return 0;
+	D->runlockfd = toe_rundir_lock(D->run_dir, LOCK_NAME);
+	return D->runlockfd < 0 ? -1 : 0;
 }
 
 static int open_listen(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	mode_t old;
 	int fd;
 
-	if (snprintf(D->sock_path, sizeof(D->sock_path), "%s/%s", D->run_dir,
-		     TOE_CTL_SOCK) >= (int)sizeof(D->sock_path)) {
-		toe_err("run folder %s: path too long for a unix socket",
-			D->run_dir);
-		return -1;
-	}
-	memcpy(sa.sun_path, D->sock_path, sizeof(sa.sun_path));
-	if (lstat(D->sock_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-		toe_err("%s exists and is not a socket: refused", D->sock_path);
-		return -1;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = toe_rundir_listen(D->run_dir, TOE_CTL_SOCK, D->sock_path,
+			       sizeof(D->sock_path));
 	if (fd < 0)
 		return -1;
-	unlink(D->sock_path); /* a stale one: we hold the lock */
-	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 256)) {
-		umask(old);
-		toe_err("cannot listen on %s: %s", D->sock_path,
-			strerror(errno));
-		close(fd);
-		return -1;
-	}
-	umask(old);
-	chmod(D->sock_path, 0600);
 	D->lsock = fd;
 	return ep_add(fd, SRC_LISTEN);
 }
@@ -216,12 +170,10 @@ static int start_loop(void)
  */
 static int start_sources(void)
 {
-	struct timespec rt;
 	char err[1200];
 
 	D->start_ns = toe_now_ns();
-	clock_gettime(CLOCK_REALTIME, &rt);
-	D->start_unix_ns = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+	D->start_unix_ns = toe_unix_ns();
 	if (config_load(err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "lib/err.h"
+#include "lib/clock.h"
 #include "toed.h"
 
 #ifndef TOE_VERSION

@@ -38,6 +38,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <bpf/bpf.h>
 #include "lib/path.h"
+#include "lib/clock.h"
 #include "ct.h"
 #include "log.h"
 #include "nft.h"

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
+#include "lib/clock.h"
 #include "toed.h"
 #include "nft.h"
 #include "ct.h"

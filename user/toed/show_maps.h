@@ -112,8 +112,6 @@ const char *toe_reason_name(__u32 r);
 /* "10.0.0.1:80" or "[fe80::1]:80" */
 const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,
 			     char *buf, size_t len);
-/* Monotonic nanoseconds (the clock of bpf_ktime_get_ns). */
-__u64 toe_now_ns(void);
 /* "3.2s", "5m", "2h" */
 const char *toe_age_str(__u64 ns, char *buf, size_t len);
 

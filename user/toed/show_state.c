@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "lib/json.h"
+#include "lib/clock.h"
 #include "nft.h"
 #include "toed.h"
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/clock.h"
 #include "toed.h"
 #include "opentoe.skel.h"
 
