@@ -79,24 +79,34 @@ static void applied(const struct toe_apply_stats *st,
 	D->retrack = true;
 }
 
-/* cfg merged with the module's devices, applied under the change lock, recorded. */
-static int apply_locked(const struct toe_cfg *cfg, const char *text, size_t len,
-			struct toe_apply_stats *st, struct toe_cfg *merged,
-			char *e, size_t elen)
+/*
+ * src merged with the module's devices into merged, applied to the
+ * datapath at pin_dir under its change lock, its source recorded.  lock:
+ * the change lock if the caller holds it, else -1: then it is taken for
+ * the apply (as who, waiting up to wait_ms) and let go.  toed's applies
+ * and toed --apply (main.c) both come here.
+ */
+int apply_locked(const char *pin_dir, const struct apply_src *src, int lock,
+		 const char *who, int wait_ms, struct toe_cfg *merged,
+		 struct toe_apply_stats *st, char *err, size_t errlen)
 {
-	bool took = D->change_lock < 0;
+	int fd = lock;
 	char w[512];
 	int ret;
 
-	if (change_lock("toed apply", CHANGE_WAIT_MS, e, elen))
+	if (fd < 0)
+		fd = toe_dplock_take(pin_dir, TOE_LOCK_CHANGE, who, wait_ms,
+				     err, errlen);
+	if (fd < 0)
 		return -1;
-	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, merged);
-	ret = toe_policy_apply(D->pin_dir, merged, st, e, elen);
-	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
-					 text ? text : "", len, w, sizeof(w)))
+	kmod_merge(src->kdevs, src->nkdevs, src->kmod_up, src->cfg, merged);
+	ret = toe_policy_apply(pin_dir, merged, st, err, errlen);
+	if (!ret && toe_policy_src_write(pin_dir, st->serial, src->file,
+					 src->text ? src->text : "", src->len,
+					 w, sizeof(w)))
 		logm(LOG_WARN, "the policy's source is not recorded: %s", w);
-	if (took)
-		change_unlock();
+	if (lock < 0)
+		close(fd);
 	return ret;
 }
 
@@ -108,6 +118,7 @@ int apply(bool reload, const char *why, char *err, size_t errlen)
 {
 	struct toe_apply_stats st;
 	struct toe_cfg cfg, merged;
+	struct apply_src src;
 	char e[1024], *text = NULL;
 	size_t len = 0;
 
@@ -126,9 +137,15 @@ int apply(bool reload, const char *why, char *err, size_t errlen)
 			 D->pin_dir);
 		goto fail;
 	}
-	if (apply_locked(reload ? &cfg : &D->cfg, reload ? text : D->cfg_text,
-			 reload ? len : D->cfg_len, &st, &merged, e,
-			 sizeof(e))) {
+	src = (struct apply_src){ .cfg = reload ? &cfg : &D->cfg,
+				  .file = D->config,
+				  .text = reload ? text : D->cfg_text,
+				  .len = reload ? len : D->cfg_len,
+				  .kdevs = D->kdevs,
+				  .nkdevs = D->nkdevs,
+				  .kmod_up = toe_genl_up(&D->gl) };
+	if (apply_locked(D->pin_dir, &src, D->change_lock, "toed apply",
+			 CHANGE_WAIT_MS, &merged, &st, e, sizeof(e))) {
 		if (reload) {
 			toe_cfg_free(&cfg);
 			free(text);

@@ -214,31 +214,13 @@ static void print_applied_json(const struct toe_apply_stats *st)
 	tj_end(&j);
 }
 
-/* The change lock held, the merged configuration applied and its source recorded. */
-static int apply_locked(struct toe_cfg *merged, const char *text, size_t len,
-			struct toe_apply_stats *st, char *err, size_t errlen)
-{
-	char w[512];
-	int lock, ret;
-
-	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, "toed --apply",
-			       APPLY_WAIT_MS, err, errlen);
-	if (lock < 0)
-		return -1;
-	ret = toe_policy_apply(D->pin_dir, merged, st, err, errlen);
-	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
-					 text, len, w, sizeof(w)))
-		fprintf(stderr,
-			"toed: warning: the policy's source is not recorded: %s\n",
-			w);
-	close(lock);
-	return ret;
-}
-
 /* toed --apply: the file, merged with the kernel module's devices, applied once. */
 static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
 		      bool json)
 {
+	struct apply_src src = {
+		.cfg = cfg, .file = D->config, .text = text, .len = len
+	};
 	struct toe_apply_stats st;
 	struct toe_cfg merged;
 	char err[1024];
@@ -253,10 +235,13 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
 		D->gl_open = true;
 		kmod_read_devs();
 	}
-	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, &merged);
+	src.kdevs = D->kdevs;
+	src.nkdevs = D->nkdevs;
+	src.kmod_up = toe_genl_up(&D->gl);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
-	if (apply_locked(&merged, text, len, &st, err, sizeof(err))) {
+	if (apply_locked(D->pin_dir, &src, -1, "toed --apply", APPLY_WAIT_MS,
+			 &merged, &st, err, sizeof(err))) {
 		fprintf(stderr,
 			"toed: %s: %s; the policy in force is unchanged\n",
 			D->config, err);
