@@ -22,7 +22,6 @@
 #include "lib/clock.h"
 #include "toed.h"
 #include "nft.h"
-#include "ct.h"
 
 /* ---------------------------------------------------------- monitor */
 
@@ -291,46 +290,48 @@ void events_consume(void)
 	credit_flush();
 }
 
-/* ring_buffer__consume's callback: one datapath event. */
-int on_event(void *ctx, void *data, size_t len)
+/*
+ * A listener's or a flow's event, after the concern that owns it took its
+ * part (before: it may make the event another), counted, logged and
+ * streamed; then that concern's part that needs its TID read first.
+ */
+static void flow_event(struct toe_event *e);
+
+/*
+ * Each event type's handling, by type: the forward path's events are
+ * fwdev.c's whole (fwd); a listener's and a flow's are flow_event's, with
+ * the part of the concern that owns them: the module's server TIDs
+ * (listen.c), the TID a flow took there (kmod.c: its bind, which the
+ * module may refuse, turning the offload into a refusal; its close).
+ */
+static const struct ev_type {
+	void (*fwd)(const struct toe_event *e);
+	bool flow;
+	void (*before)(struct toe_event *e);
+	void (*after)(const struct toe_event *e);
+} ev_types[] = {
+	[TOE_EV_LISTEN_START] = { .flow = true, .after = listen_event },
+	[TOE_EV_LISTEN_STOP] = { .flow = true, .after = listen_event },
+	[TOE_EV_FLOW_OFFLOADED] = { .flow = true, .before = kmod_on_offloaded },
+	[TOE_EV_FLOW_REFUSED] = { .flow = true },
+	[TOE_EV_FLOW_CLOSED] = { .flow = true, .after = kmod_on_closed },
+	[TOE_EV_FWD_ADMITTED] = { .fwd = fwd_on_admitted },
+	[TOE_EV_FWD_RETURNED] = { .fwd = fwd_on_returned },
+	[TOE_EV_FWD_ENDED] = { .fwd = fwd_on_returned },
+};
+
+static void flow_event(struct toe_event *e)
 {
-	struct toe_event ev, *e = &ev;
+	const struct ev_type *t = &ev_types[e->type];
 	char dn[17] = "-", text[512], json[768], tids[32] = "";
 	long long tid;
 	struct toe_dev d;
 	int level;
 
-	(void)ctx;
-	if (len < sizeof(ev)) {
-		D->ev_bad++;
-		return 0;
+	if (t->before) {
+		t->before(e);
+		t = &ev_types[e->type];
 	}
-	memcpy(&ev, data, sizeof(ev));
-	if (e->tenant)
-		credit_add(e->tenant);
-	if (e->type == TOE_EV_FWD_ADMITTED) {
-		/* conntrack kept true (ct.c); shown by fwdev.c */
-		fwd_event_show(e, ct_admitted(nft_fwd_path(), e));
-		fwd_track(e); /* evictions (fwdev.c) */
-		return 0;
-	}
-	if (e->type == TOE_EV_FWD_RETURNED || e->type == TOE_EV_FWD_ENDED) {
-		fwd_track(e);
-		fwd_event_show(e, false);
-		return 0;
-	}
-	if (e->type < TOE_EV_LISTEN_START || e->type > TOE_EV_FLOW_CLOSED) {
-		D->ev_bad++;
-		return 0;
-	}
-	/*
-	 * A device of the kernel module: the TID the flow took is bound to it
-	 * there before anyone hears "offloaded"; refused, the flow is demoted
-	 * and this becomes its flow_refused.  At close the TID goes back.
-	 */
-	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS &&
-	    D->kmod_idx[e->dev])
-		kmod_offload(e);
 	D->ev[e->type]++;
 	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
 		D->closed_by[e->decision]++;
@@ -338,13 +339,9 @@ int on_event(void *ctx, void *data, size_t len)
 		D->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
-	/* A listener offloaded on one: a server TID there, given back at its stop. */
-	if (e->type == TOE_EV_LISTEN_START || e->type == TOE_EV_LISTEN_STOP)
-		listen_event(e);
 	tid = tid_of(&e->key, NULL);
-	if (e->type == TOE_EV_FLOW_CLOSED &&
-	    (D->tid_n || e->tid != TOE_TID_NONE))
-		kmod_close(e);
+	if (t->after)
+		t->after(e);
 	if (tid >= 0)
 		snprintf(tids, sizeof(tids), " tid %lld", tid);
 	if (e->dev != TOE_DEV_NONE &&
@@ -357,9 +354,33 @@ int on_event(void *ctx, void *data, size_t len)
 		logm_limited(&ev_rl[e->type], level, "%.*s",
 			     (int)strlen(text) - 1, text);
 	if (!mon_any())
-		return 0;
+		return;
 	event_json(e, dn, tids, tid, json, sizeof(json));
 	mon_send(text, json);
+}
+
+/* ring_buffer__consume's callback: one datapath event, by its type. */
+int on_event(void *ctx, void *data, size_t len)
+{
+	const struct ev_type *t = NULL;
+	struct toe_event ev;
+
+	(void)ctx;
+	if (len < sizeof(ev)) {
+		D->ev_bad++;
+		return 0;
+	}
+	memcpy(&ev, data, sizeof(ev));
+	if (ev.tenant)
+		credit_add(ev.tenant);
+	if (ev.type < sizeof(ev_types) / sizeof(ev_types[0]))
+		t = &ev_types[ev.type];
+	if (t && t->fwd)
+		t->fwd(&ev);
+	else if (t && t->flow)
+		flow_event(&ev);
+	else
+		D->ev_bad++;
 	return 0;
 }
 

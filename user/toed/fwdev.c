@@ -18,6 +18,8 @@
 #include <bpf/libbpf.h>
 #include "lib/json.h"
 #include "toed.h"
+#include "ct.h"
+#include "nft.h"
 
 /* An interface's name in toed's namespace (the router's), or "ifN". */
 static const char *if_name(__u32 ifindex, char *buf)
@@ -503,4 +505,18 @@ void fwd_evict_check(void)
 	}
 	if (trk_gone > FWD_TRACK_MAX / 2)
 		trk_sweep();
+}
+
+/* The forward path admitted a flow (events.c's table): conntrack kept true (ct.c). */
+void fwd_on_admitted(const struct toe_event *e)
+{
+	fwd_event_show(e, ct_admitted(nft_fwd_path(), e));
+	fwd_track(e); /* evictions */
+}
+
+/* It gave one back to the stack, or ended its fast path (events.c's table). */
+void fwd_on_returned(const struct toe_event *e)
+{
+	fwd_track(e);
+	fwd_event_show(e, false);
 }

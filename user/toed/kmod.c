@@ -448,7 +448,7 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
  * took from the pool: bound in the module, or demoted (e becomes the
  * flow_refused event the monitors see instead).  The pool is topped up.
  */
-bool kmod_offload(struct toe_event *e)
+static bool kmod_offload(struct toe_event *e)
 {
 	int ret;
 
@@ -476,7 +476,7 @@ bool kmod_offload(struct toe_event *e)
 }
 
 /* A flow closed: its TID back to the module, and the pool topped up. */
-void kmod_close(const struct toe_event *e)
+static void kmod_close(const struct toe_event *e)
 {
 	struct tident *t = tid_find(&e->key);
 	char err[512];
@@ -923,4 +923,21 @@ void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
 		/* The module keeps its L2T from the kernel's neighbours itself: counted only. */
 		break;
 	}
+}
+
+/*
+ * events.c's table: a flow offloaded, on a device of the module (its TID
+ * bound, or the flow demoted: the event becomes its flow_refused).
+ */
+void kmod_on_offloaded(struct toe_event *e)
+{
+	if (e->dev < TOE_MAX_DEVS && D->kmod_idx[e->dev])
+		kmod_offload(e);
+}
+
+/* events.c's table: a flow closed, its TID read (events.c shows it) first. */
+void kmod_on_closed(const struct toe_event *e)
+{
+	if (D->tid_n || e->tid != TOE_TID_NONE)
+		kmod_close(e);
 }

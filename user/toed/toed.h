@@ -130,6 +130,8 @@ enum {
 };
 void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N]);
 void fwd_track(const struct toe_event *e);
+void fwd_on_admitted(const struct toe_event *e);
+void fwd_on_returned(const struct toe_event *e);
 void fwd_evict_check(void);
 
 /* kmod.c */
@@ -139,8 +141,8 @@ __u32 tids_held(__u32 mdev);
 size_t tids_held_all(void);
 bool kmod_read_devs(void);
 void kmod_map_refresh(void);
-bool kmod_offload(struct toe_event *e);
-void kmod_close(const struct toe_event *e);
+void kmod_on_offloaded(struct toe_event *e);
+void kmod_on_closed(const struct toe_event *e);
 void kmod_reconcile(void);
 void kmod_changed(void);
 void kmod_retry_soon(void);
