@@ -187,3 +187,18 @@ int do_apply(char *err, size_t errlen)
 	kmod_read_devs();
 	return apply(true, "", err, errlen);
 }
+
+/* The module's devices changed (or the module came or went). */
+void kmod_changed(void)
+{
+	char err[1200];
+
+	if (!D->dp.loaded)
+		return; /* applied when the datapath comes (datapath.c) */
+	kmod_read_devs();
+	if (apply(false, " (the kernel module's devices changed)", err,
+		  sizeof(err)) == 0) {
+		events_consume(); /* every reconcile reads the ring first */
+		kmod_reconcile();
+	}
+}

@@ -115,7 +115,8 @@ static int dp_attach(const struct dp_ids *ids, char *err, size_t len)
 
 	if (toe_maps_open(D->pin_dir, &D->m, err, len))
 		return -1;
-	D->rb = ring_buffer__new(D->m.events, on_event, NULL, NULL);
+	D->rb = ring_buffer__new(D->m.events, on_event, (void *)&toed_ev_table,
+				 NULL);
 	if (!D->rb || ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING)) {
 		toe_errf(err, len, "cannot read the event ring buffer: %s",
 			 strerror(errno));

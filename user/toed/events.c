@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * toed's events: the datapath's ring buffer (logged, counted, a TID taken
- * or given back in the kernel module), the monitor clients that stream
- * them (toectl monitor), rtnetlink's neighbour and link callbacks, and
- * which interfaces' neighbours are mirrored (retrack).
+ * or given back in the kernel module), streamed to the monitor clients
+ * (mon.c), rtnetlink's neighbour and link callbacks, and which
+ * interfaces' neighbours are mirrored (retrack).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,122 +22,6 @@
 #include "lib/clock.h"
 #include "toed.h"
 #include "nft.h"
-
-/* ---------------------------------------------------------- monitor */
-
-static void mon_close(struct mon *c)
-{
-	epoll_ctl(D->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
-}
-
-/*
- * Tell a client how many lines it lost, before the next: false if that
- * cannot be sent now either (one more lost).
- */
-static bool mon_tell_lost(struct mon *c)
-{
-	unsigned long long lost = c->lost;
-	char line[96];
-	int l;
-
-	if (c->json)
-		l = snprintf(line, sizeof(line),
-			     "{\"event\":\"lost\",\"count\":%llu}\n", lost);
-	else
-		l = snprintf(line, sizeof(line),
-			     "[lost] %llu events (client too slow)\n", lost);
-	if (send(c->fd, line, l, MSG_DONTWAIT | MSG_NOSIGNAL) != l) {
-		c->lost++;
-		D->mon_lost++;
-		return false;
-	}
-	c->lost = 0;
-	return true;
-}
-
-/* Send one line to every monitor client: text and JSON versions. */
-void mon_send(const char *text, const char *json)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON; i++) {
-		struct mon *c = &D->mon[i];
-		const char *s = c->json ? json : text;
-		ssize_t n;
-
-		if (c->fd < 0 || (c->lost && !mon_tell_lost(c)))
-			continue;
-		n = send(c->fd, s, strlen(s), MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
-			mon_close(c);
-		} else if (n != (ssize_t)strlen(s)) {
-			/* A partial line would corrupt the stream: close it. */
-			if (n > 0) {
-				mon_close(c);
-				continue;
-			}
-			c->lost++;
-			D->mon_lost++;
-		}
-	}
-}
-
-bool mon_any(void)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON; i++)
-		if (D->mon[i].fd >= 0)
-			return true;
-	return false;
-}
-
-/* A free monitor slot, or -1: MAX_MON clients already. */
-int mon_free_slot(void)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON && D->mon[i].fd >= 0; i++)
-		;
-	return i == MAX_MON ? -1 : i;
-}
-
-/* A control client that asked for monitor, told "ok": it streams from now. */
-void mon_attach(int slot, int fd, bool json)
-{
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
-				  .data.u64 = ((__u64)SRC_MON << 32) | slot };
-
-	D->mon[slot].fd = fd;
-	D->mon[slot].json = json;
-	D->mon[slot].lost = 0;
-	if (epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		D->mon[slot].fd = -1;
-	}
-}
-
-/* A monitor says nothing: input or hangup means it is gone. */
-void mon_input(int slot, __u32 events)
-{
-	struct mon *c = &D->mon[slot];
-	char junk[256];
-
-	if (c->fd >= 0 && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR) ||
-			   recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0))
-		mon_close(c);
-}
-
-void mon_close_all(void)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON; i++)
-		if (D->mon[i].fd >= 0)
-			mon_close(&D->mon[i]);
-}
 
 /* ----------------------------------------------------------- events */
 
@@ -295,34 +179,9 @@ void events_consume(void)
  * part (before: it may make the event another), counted, logged and
  * streamed; then that concern's part that needs its TID read first.
  */
-static void flow_event(struct toe_event *e);
-
-/*
- * Each event type's handling, by type: the forward path's events are
- * fwdev.c's whole (fwd); a listener's and a flow's are flow_event's, with
- * the part of the concern that owns them: the module's server TIDs
- * (listen.c), the TID a flow took there (kmod.c: its bind, which the
- * module may refuse, turning the offload into a refusal; its close).
- */
-static const struct ev_type {
-	void (*fwd)(const struct toe_event *e);
-	bool flow;
-	void (*before)(struct toe_event *e);
-	void (*after)(const struct toe_event *e);
-} ev_types[] = {
-	[TOE_EV_LISTEN_START] = { .flow = true, .after = listen_event },
-	[TOE_EV_LISTEN_STOP] = { .flow = true, .after = listen_event },
-	[TOE_EV_FLOW_OFFLOADED] = { .flow = true, .before = kmod_on_offloaded },
-	[TOE_EV_FLOW_REFUSED] = { .flow = true },
-	[TOE_EV_FLOW_CLOSED] = { .flow = true, .after = kmod_on_closed },
-	[TOE_EV_FWD_ADMITTED] = { .fwd = fwd_on_admitted },
-	[TOE_EV_FWD_RETURNED] = { .fwd = fwd_on_returned },
-	[TOE_EV_FWD_ENDED] = { .fwd = fwd_on_returned },
-};
-
-static void flow_event(struct toe_event *e)
+static void flow_event(const struct ev_table *tb, struct toe_event *e)
 {
-	const struct ev_type *t = &ev_types[e->type];
+	const struct ev_type *t = &tb->type[e->type];
 	char dn[17] = "-", text[512], json[768], tids[32] = "";
 	long long tid;
 	struct toe_dev d;
@@ -330,7 +189,7 @@ static void flow_event(struct toe_event *e)
 
 	if (t->before) {
 		t->before(e);
-		t = &ev_types[e->type];
+		t = &tb->type[e->type];
 	}
 	D->ev[e->type]++;
 	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
@@ -339,7 +198,7 @@ static void flow_event(struct toe_event *e)
 		D->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
-	tid = tid_of(&e->key, NULL);
+	tid = tb->tid(&e->key, NULL);
 	if (t->after)
 		t->after(e);
 	if (tid >= 0)
@@ -359,13 +218,16 @@ static void flow_event(struct toe_event *e)
 	mon_send(text, json);
 }
 
-/* ring_buffer__consume's callback: one datapath event, by its type. */
+/*
+ * ring_buffer__consume's callback: one datapath event, handed on by its
+ * type as ctx's table says (evtypes.c's toed_ev_table).
+ */
 int on_event(void *ctx, void *data, size_t len)
 {
+	const struct ev_table *tb = ctx;
 	const struct ev_type *t = NULL;
 	struct toe_event ev;
 
-	(void)ctx;
 	if (len < sizeof(ev)) {
 		D->ev_bad++;
 		return 0;
@@ -373,22 +235,15 @@ int on_event(void *ctx, void *data, size_t len)
 	memcpy(&ev, data, sizeof(ev));
 	if (ev.tenant)
 		credit_add(ev.tenant);
-	if (ev.type < sizeof(ev_types) / sizeof(ev_types[0]))
-		t = &ev_types[ev.type];
+	if (ev.type < TOE_EV__N)
+		t = &tb->type[ev.type];
 	if (t && t->fwd)
 		t->fwd(&ev);
 	else if (t && t->flow)
-		flow_event(&ev);
+		flow_event(tb, &ev);
 	else
 		D->ev_bad++;
 	return 0;
-}
-
-/* A change that may reroute packets: the forward path's cached routes go. */
-void on_route(struct toe_nl *nl)
-{
-	(void)nl;
-	nft_route_changed();
 }
 
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
@@ -396,7 +251,7 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 {
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
-	neigh_lat_observe(toe_now_ns() - nl->last_recv_ns);
+	nlat_observe(&D->nlat, toe_now_ns() - nl->last_recv_ns);
 	if (!mon_any() && !log_on(LOG_DEBUG))
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));

@@ -878,21 +878,6 @@ out:
 	free(pv);
 }
 
-/* The module's devices changed (or the module came or went). */
-void kmod_changed(void)
-{
-	char err[1200];
-
-	if (!D->dp.loaded)
-		return; /* applied when the datapath comes (datapath.c) */
-	kmod_read_devs();
-	if (apply(false, " (the kernel module's devices changed)", err,
-		  sizeof(err)) == 0) {
-		events_consume(); /* every reconcile reads the ring first */
-		kmod_reconcile();
-	}
-}
-
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
 {
 	(void)g;

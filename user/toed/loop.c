@@ -104,14 +104,6 @@ static void sd_ready(void)
 	close(fd);
 }
 
-int ep_add(int fd, enum src s)
-{
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u64 = (__u64)s << 32 };
-
-	return epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
 /*
  * Root, the locks (held until toed exits), the run folder: made 0700, or
  * refused if it is a link, someone else's or writable by others.
@@ -189,7 +181,7 @@ static int start_sources(void)
 		     "kernel module not loaded: configuration devices only");
 	D->nl.neigh_cb = on_neigh;
 	D->nl.link_cb = on_link;
-	D->nl.route_cb = on_route;
+	D->nl.route_cb = nft_on_route;
 	if (toe_nl_open(&D->nl, -1, -1, D->rcvbuf, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;

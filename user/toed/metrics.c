@@ -52,11 +52,6 @@
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* Neighbour propagation latency buckets (upper bounds, ns). */
-static const __u64 nlat_le_ns[NLAT_BUCKETS] = {
-	10000,	 25000,	  50000,   100000,   250000,	500000,
-	1000000, 2500000, 5000000, 10000000, 100000000, 1000000000,
-};
-
 static struct {
 	struct sockaddr_storage sa; /* --metrics, parsed */
 	socklen_t salen;
@@ -1122,17 +1117,4 @@ const struct metrics_stats *metrics_stats(void)
 	for (m = conns; M.mhd && m < conns + CONN_MAX; m++)
 		M.st.connections += m->used && !m->dead;
 	return &M.st;
-}
-
-/* A neighbour event's map write, ns after its message was read. */
-void neigh_lat_observe(__u64 ns)
-{
-	int i;
-
-	for (i = 0; i < NLAT_BUCKETS && ns > nlat_le_ns[i]; i++)
-		;
-	if (i < NLAT_BUCKETS)
-		D->nlat.bucket[i]++;
-	D->nlat.count++;
-	D->nlat.sum_ns += ns;
 }

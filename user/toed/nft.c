@@ -516,3 +516,10 @@ void nft_close(void)
 	close_fd(&N.again_fd);
 	close_fd(&N.fd);
 }
+
+/* A change that may reroute packets: the forward path's cached routes go. */
+void nft_on_route(struct toe_nl *nl)
+{
+	(void)nl;
+	nft_route_changed();
+}

@@ -42,6 +42,9 @@ __u64 nft_route_changes(void);
 __u64 nft_ct_lost(void);
 /* toe_fwd's pin ("" before nft_open): conntrack's side of it (ct.c). */
 const char *nft_fwd_path(void);
+struct toe_nl;
+/* rtnetlink's route callback (neigh.c): a change that may reroute packets. */
+void nft_on_route(struct toe_nl *nl);
 /* --no-route-cache: keep rt_gen 0, so the forward path caches no route. */
 void nft_route_cache(bool on);
 /* Whether the warden runs (the firewall watched, the lease kept). */

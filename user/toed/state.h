@@ -14,6 +14,7 @@
 #include "config.h"
 #include "genl.h"
 #include "neigh.h"
+#include "nlat.h"
 #include "opentoe.h"
 #include "policy.h"
 #include "show_maps.h"
@@ -27,9 +28,6 @@
 	2000000000ULL /* to send a request; to read its answer */
 #define CTL_LINGER_NS \
 	1000000000ULL /* after the answer, for the client to close */
-
-#define NLAT_BUCKETS \
-	12 /* neighbour propagation latency histogram (metrics.c) */
 
 /* A control client (ctl.c): where it is in its one request. */
 enum client_state {
@@ -171,10 +169,7 @@ struct toed {
 	/* fast paths conntrack ended (ct.c, fwdev.c), by enum toe_fwd_hook */
 	__u64 fwd_ct_gone[TOE_FH__MAX];
 	__u64 fwd_evicted[TOE_FH__MAX]; /* ... found gone (fwdev.c) */
-	struct {
-		__u64 bucket[NLAT_BUCKETS]; /* not cumulative; over the last: count */
-		__u64 count, sum_ns;
-	} nlat; /* neighbour event read -> map write (events.c, metrics.c) */
+	struct nlat nlat; /* neighbour event read -> map write (nlat.h) */
 	__u64 reload_ok, reload_failed;
 	__u64 mon_lost;
 	struct {

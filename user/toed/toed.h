@@ -23,8 +23,12 @@
  *   genl.c    the kernel module's generic netlink family
  *   kmod.c    the kernel module: its devices, the TIDs toed holds there
  *   listen.c  the server TIDs toed holds there for offloaded listeners
- *   events.c  ring-buffer events, monitor clients, neighbour and link
- *             callbacks, which interfaces are mirrored
+ *   events.c  ring-buffer events, neighbour and link callbacks, which
+ *             interfaces are mirrored
+ *   evtypes.c who takes each event type (the table events.c hands on by)
+ *   mon.c     the monitor clients (toectl monitor)
+ *   ep.c      the one epoll set loop.c waits on
+ *   nlat.c    the neighbour propagation latency histogram
  *   fwdev.c   the forward path's flow events and per-reason counters
  *   metrics.c --metrics: /metrics for Prometheus, served from the loop
  *   reconcile.c  lost events made good: TIDs and listeners reconciled
@@ -86,6 +90,7 @@ int do_apply(char *err, size_t errlen);
 int config_load(char *err, size_t errlen);
 int change_lock(const char *who, int wait_ms, char *err, size_t errlen);
 void change_unlock(void);
+void kmod_changed(void);
 
 /* ctl.c: the control clients, all from the epoll loop, none blocking it. */
 void ctl_accept(void);
@@ -144,7 +149,6 @@ void kmod_map_refresh(void);
 void kmod_on_offloaded(struct toe_event *e);
 void kmod_on_closed(const struct toe_event *e);
 void kmod_reconcile(void);
-void kmod_changed(void);
 void kmod_retry_soon(void);
 void kmod_retry_tick(void);
 int kmod_retry_timeout_ms(int ms);
@@ -179,6 +183,25 @@ __u32 listeners_held(__u32 mdev);
 size_t listeners_held_all(void);
 
 /* events.c */
+/*
+ * What is done with an event of one type (evtypes.c's toed_ev_table, by
+ * type): the forward path's are fwd's whole; a listener's and a flow's
+ * (flow) are counted, logged and streamed by events.c, with the part of
+ * the concern that owns them before (it may make the event another) and
+ * after (the flow's TID read first).
+ */
+struct ev_type {
+	void (*fwd)(const struct toe_event *e);
+	bool flow;
+	void (*before)(struct toe_event *e);
+	void (*after)(const struct toe_event *e);
+};
+#define TOE_EV__N (TOE_EV_FWD_ENDED + 1)
+struct ev_table {
+	struct ev_type type[TOE_EV__N];
+	toe_tid_fn tid; /* the TID a flow holds, for its log line (kmod.c) */
+};
+extern const struct ev_table toed_ev_table;
 void mon_send(const char *text, const char *json);
 bool mon_any(void);
 int mon_free_slot(void);
@@ -190,7 +213,6 @@ void events_consume(void);
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v);
 void on_link(struct toe_nl *nl, int ifindex, bool gone);
-void on_route(struct toe_nl *nl);
 void retrack(bool force);
 
 /*
@@ -232,6 +254,5 @@ struct metrics_stats {
 const char *metrics_state(const char **addr, const char **error,
 			  long long *retry_ms);
 const struct metrics_stats *metrics_stats(void);
-void neigh_lat_observe(__u64 ns);
 
 #endif /* __TOE_TOED_H */
