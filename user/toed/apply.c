@@ -17,7 +17,17 @@
 #include "lib/dplock.h"
 #include "lib/clock.h"
 #include "devices.h"
-#include "toed.h"
+#include "apply.h"
+#include "kmod.h"
+#include "listen.h"
+#include "events.h"
+#include "mon.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "policy.h"
+#include "srcrec.h"
+#include "state.h"
 
 #define CHANGE_WAIT_MS 2000 /* for a loader or toed --apply to finish */
 

@@ -20,7 +20,8 @@
 #include "lib/netns.h"
 #include "lib/path.h"
 #include "lib/pinned.h"
-#include "toed.h"
+#include "attached.h"
+#include "state.h"
 
 enum pin_kind {
 	K_XDP_LINK,

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "toed.h"
+#include "capture.h"
+#include "log.h"
+#include "state.h"
 #include "lib/dplock.h"
 #include "lib/path.h"
 #include "lib/clock.h"

@@ -25,7 +25,16 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "ctl_parse.h"
-#include "toed.h"
+#include "ep.h"
+#include "apply.h"
+#include "ctl.h"
+#include "show_state.h"
+#include "datapath.h"
+#include "kmod.h"
+#include "mon.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -25,7 +25,16 @@
 #include "lib/err.h"
 #include "lib/path.h"
 #include "lib/pinned.h"
-#include "toed.h"
+#include "ep.h"
+#include "apply.h"
+#include "datapath.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "events.h"
+#include "mon.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 #define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */
 

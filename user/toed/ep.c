@@ -4,7 +4,8 @@
  * (enum src) in the high 32 bits of the event's data.
  */
 #include <sys/epoll.h>
-#include "toed.h"
+#include "ep.h"
+#include "state.h"
 
 int ep_add(int fd, enum src s)
 {

@@ -20,7 +20,14 @@
 #include "lib/netns.h"
 #include "lib/pinned.h"
 #include "lib/clock.h"
-#include "toed.h"
+#include "events.h"
+#include "mon.h"
+#include "config.h"
+#include "log.h"
+#include "neigh.h"
+#include "show_maps.h"
+#include "state.h"
+#include "nlat.h"
 #include "nft.h"
 
 /* ----------------------------------------------------------- events */

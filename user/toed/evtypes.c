@@ -4,7 +4,11 @@
  * ring and hands each event on by this table; datapath.c gives it the
  * table with the ring).  Adding an event type: its row here.
  */
-#include "toed.h"
+#include "fwdev.h"
+#include "kmod.h"
+#include "listen.h"
+#include "events.h"
+#include "state.h"
 
 /*
  * The forward path's events are fwdev.c's whole; a listener's and a

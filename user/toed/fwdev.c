@@ -17,7 +17,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/json.h"
-#include "toed.h"
+#include "fwdev.h"
+#include "events.h"
+#include "mon.h"
+#include "log.h"
+#include "neigh.h"
+#include "show_maps.h"
+#include "state.h"
 #include "ct.h"
 #include "nft.h"
 

@@ -12,7 +12,13 @@
 #include <bpf/bpf.h>
 #include "lib/clock.h"
 #include "devices.h"
-#include "toed.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "events.h"
+#include "genl.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 /*
  * The TIDs toed holds in the kernel module for its offloaded flows, by

@@ -21,7 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "toed.h"
+#include "tidpool.h"
+#include "listen.h"
+#include "genl.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 /* A listener of toe_listeners on a module device. */
 struct lsn {

@@ -13,8 +13,46 @@
  *
  * This file: the options, usage, toed --check and --apply (one shot); the
  * daemon's state (D) is state.c's, its log log.c's, the daemon itself
- * loop.c's.  toed.h
- * says which part owns what.
+ * loop.c's.  Each part says what it offers in a header of its own name
+ * (ep.h, apply.h, kmod.h...), and each file includes the headers of what
+ * it uses.  The parts:
+ *
+ *   main.c    options, usage, --check / --apply
+ *   state.c   the daemon's one state, D, and its defaults
+ *   log.c     the log: "toed: LEVEL: ..." on stderr, within --log-level
+ *   loop.c    daemon_run: start-up, the epoll loop, the one teardown
+ *   apply.c   applying the configuration (start, SIGHUP, toectl reload,
+ *             the kernel module's devices changing)
+ *   ctl.c     the control socket: clients read and answered without
+ *             blocking, each with a deadline; requests dispatched by a table
+ *   ctl_parse.c  a request's bytes to a command (no I/O: fuzzed)
+ *   datapath.c   which datapath toed serves: noticing a reload or unload
+ *             by the ids behind the pins, and opening it again
+ *   show_state.c  what toectl status, stats, policy and devices show
+ *   show_maps.c   what toectl flows and neigh show, from the maps alone
+ *   config.c  the configuration file's parser (fuzzed)
+ *   policy.c  the configuration into the datapath's maps: devices.c,
+ *             cpumap.c, classify.c; srcrec.c records where it came from
+ *   neigh.c   rtnetlink: the neighbour table mirrored into toe_neigh
+ *   genl.c    the kernel module's generic netlink family
+ *   kmod.c    the kernel module: its devices, the TIDs toed holds there
+ *   listen.c  the server TIDs toed holds there for offloaded listeners
+ *   events.c  ring-buffer events, neighbour and link callbacks, which
+ *             interfaces are mirrored
+ *   evtypes.c who takes each event type (the table events.c hands on by)
+ *   mon.c     the monitor clients (toectl monitor)
+ *   ep.c      the one epoll set loop.c waits on
+ *   nlat.c    the neighbour propagation latency histogram
+ *   fwdev.c   the forward path's flow events and per-reason counters
+ *   metrics.c --metrics: /metrics for Prometheus, served from the loop
+ *   reconcile.c  lost events made good: TIDs and listeners reconciled
+ *   tidpool.c the datapath's TID pools, filled from the kernel module
+ *   attached.c   where opentoe is attached, for toectl status
+ *   capture.c    a killed toectl dump's capture switched off
+ *   nft.c, ct.c  the firewall's warden and conntrack kept true
+ *
+ * toed is one thread: every part reads and writes the state through D
+ * (state.h), its options set once by main before anything else runs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,7 +67,14 @@
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
 #include "devices.h"
-#include "toed.h"
+#include "apply.h"
+#include "config.h"
+#include "genl.h"
+#include "kmod.h"
+#include "log.h"
+#include "loop.h"
+#include "metrics.h"
+#include "state.h"
 #include "nft.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */

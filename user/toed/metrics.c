@@ -35,7 +35,16 @@
 #include <microhttpd.h>
 #include "lib/err.h"
 #include "lib/clock.h"
-#include "toed.h"
+#include "ep.h"
+#include "fwdev.h"
+#include "show_state.h"
+#include "metrics.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
+#include "nlat.h"
 
 #ifndef TOE_VERSION
 #define TOE_VERSION "unknown"

@@ -11,7 +11,9 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "toed.h"
+#include "ep.h"
+#include "mon.h"
+#include "state.h"
 
 static void mon_close(struct mon *c)
 {

@@ -21,7 +21,13 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "lib/clock.h"
-#include "toed.h"
+#include "kmod.h"
+#include "listen.h"
+#include "events.h"
+#include "reconcile.h"
+#include "capture.h"
+#include "log.h"
+#include "state.h"
 #include "nft.h"
 #include "ct.h"
 

@@ -14,7 +14,20 @@
 #include "lib/json.h"
 #include "lib/clock.h"
 #include "nft.h"
-#include "toed.h"
+#include "show_state.h"
+#include "fwdev.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "listen.h"
+#include "attached.h"
+#include "metrics.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "neigh.h"
+#include "show_maps.h"
+#include "srcrec.h"
+#include "state.h"
 
 static __u64 map_count(int fd, size_t ksz)
 {

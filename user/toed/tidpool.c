@@ -31,7 +31,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
-#include "toed.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "genl.h"
+#include "log.h"
+#include "state.h"
 #include "opentoe.skel.h"
 
 static struct opentoe *demote_skel;

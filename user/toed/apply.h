@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * toed: applying the configuration (apply.c): at start, on SIGHUP and
+ * toectl reload, when the kernel module's devices change; toed --apply.
+ */
+#ifndef __TOE_APPLY_H
+#define __TOE_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "config.h"
+#include "genl.h"
+#include "policy.h"
+
+/* The configuration an apply merges, applies and records. */
+struct apply_src {
+	const struct toe_cfg *cfg; /* as the file says */
+	const char *file; /* the file's name and text, recorded beside */
+	const char *text;
+	size_t len;
+	const struct toe_genl_dev *kdevs; /* the kernel module's devices */
+	int nkdevs;
+	bool kmod_up; /* the module is loaded (its devices merged) */
+};
+
+int apply_locked(const char *pin_dir, const struct apply_src *src, int lock,
+		 const char *who, int wait_ms, struct toe_cfg *merged,
+		 struct toe_apply_stats *st, char *err, size_t errlen);
+int apply(bool reload, const char *why, char *err, size_t errlen);
+int do_apply(char *err, size_t errlen);
+int config_load(char *err, size_t errlen);
+int change_lock(const char *who, int wait_ms, char *err, size_t errlen);
+void change_unlock(void);
+void kmod_changed(void);
+
+#endif /* __TOE_APPLY_H */

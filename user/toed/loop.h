@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* toed: its run (loop.c): start-up, the epoll loop, the one teardown. */
+#ifndef __TOE_LOOP_H
+#define __TOE_LOOP_H
+
+/* Run the daemon until SIGTERM or SIGINT; the exit status. */
+int daemon_run(void);
+
+#endif /* __TOE_LOOP_H */

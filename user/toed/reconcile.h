@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* toed: lost events made good (reconcile.c): TIDs and listeners reconciled. */
+#ifndef __TOE_RECONCILE_H
+#define __TOE_RECONCILE_H
+
+void reconcile_now(const char *why);
+void reconcile_tick(void);
+void reconcile_soon(void);
+int reconcile_timeout_ms(int ms);
+
+#endif /* __TOE_RECONCILE_H */
