@@ -76,7 +76,7 @@ static void applied(const struct toe_apply_stats *st,
 	     D->config, (unsigned long long)st->serial, why, st->rules,
 	     st->tuples, st->cells, merged->ndevs, merged->ndevs - D->cfg.ndevs,
 	     st->ms);
-	if (mon_any()) {
+	if (mon_any(&D->mon)) {
 		snprintf(text, sizeof(text),
 			 "[policy] applied %llu: %u rules from %s\n",
 			 (unsigned long long)st->serial, st->rules, D->config);
@@ -84,7 +84,7 @@ static void applied(const struct toe_apply_stats *st,
 			json, sizeof(json),
 			"{\"event\":\"policy\",\"serial\":%llu,\"rules\":%u}\n",
 			(unsigned long long)st->serial, st->rules);
-		mon_send(text, json);
+		mon_send(&D->mon, text, json);
 	}
 	D->retrack = true;
 }

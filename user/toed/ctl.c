@@ -106,7 +106,7 @@ static void client_free(struct client *c, bool close_fd);
 static bool cmd_monitor(struct client *c, const struct ctl_request *r,
 			FILE *out)
 {
-	int slot = mon_free_slot();
+	int slot = mon_free_slot(&D->mon);
 
 	if (slot < 0) {
 		fprintf(out, "error too many monitors (%d)\n", MAX_MON);
@@ -114,7 +114,7 @@ static bool cmd_monitor(struct client *c, const struct ctl_request *r,
 	}
 	epoll_ctl(D->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (send(c->fd, "ok\n", 3, MSG_NOSIGNAL | MSG_DONTWAIT) == 3)
-		mon_attach(slot, c->fd, r->json);
+		mon_attach(&D->mon, slot, c->fd, r->json);
 	else
 		close(c->fd);
 	client_free(c, false);

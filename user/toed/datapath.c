@@ -126,7 +126,7 @@ static int dp_attach(const struct dp_ids *ids, char *err, size_t len)
 		return -1;
 	D->rb = ring_buffer__new(D->m.events, on_event, (void *)&toed_ev_table,
 				 NULL);
-	if (!D->rb || ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING)) {
+	if (!D->rb || ep_add(D->epfd, ring_buffer__epoll_fd(D->rb), SRC_RING)) {
 		toe_errf(err, len, "cannot read the event ring buffer: %s",
 			 strerror(errno));
 		ring_buffer__free(D->rb);
@@ -169,7 +169,7 @@ static void announce(const char *what, const struct dp_ids *o)
 		what, D->pin_dir, o->stats, n->stats, o->events, n->events,
 		o->neigh, n->neigh, o->sockops_prog, n->sockops_prog);
 	logm(LOG_INFO, "%s", text);
-	if (!mon_any())
+	if (!mon_any(&D->mon))
 		return;
 	snprintf(
 		json, sizeof(json),
@@ -184,7 +184,7 @@ static void announce(const char *what, const struct dp_ids *o)
 
 		snprintf(line, sizeof(line), "[datapath] %s\n",
 			 text + strlen("datapath "));
-		mon_send(line, json);
+		mon_send(&D->mon, line, json);
 	}
 }
 

@@ -4,13 +4,13 @@
  * (enum src) in the high 32 bits of the event's data.
  */
 #include <sys/epoll.h>
+#include <linux/types.h>
 #include "ep.h"
-#include "state.h"
 
-int ep_add(int fd, enum src s)
+int ep_add(int epfd, int fd, enum src s)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = (__u64)s << 32 };
 
-	return epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev);
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }

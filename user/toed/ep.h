@@ -17,7 +17,7 @@ enum src {
 	SRC_METRICS /* --metrics: libmicrohttpd's epoll fd (metrics.c) */
 };
 
-/* fd added to the set, its events reported as s's. */
-int ep_add(int fd, enum src s);
+/* fd added to the set epfd, its events reported as s's. */
+int ep_add(int epfd, int fd, enum src s);
 
 #endif /* __TOE_EP_H */

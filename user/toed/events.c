@@ -219,10 +219,10 @@ static void flow_event(const struct ev_table *tb, struct toe_event *e)
 	if (log_on(level))
 		logm_limited(&ev_rl[e->type], level, "%.*s",
 			     (int)strlen(text) - 1, text);
-	if (!mon_any())
+	if (!mon_any(&D->mon))
 		return;
 	event_json(e, dn, tids, tid, json, sizeof(json));
-	mon_send(text, json);
+	mon_send(&D->mon, text, json);
 }
 
 /*
@@ -259,7 +259,7 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
 	nlat_observe(&D->nlat, toe_now_ns() - nl->last_recv_ns);
-	if (!mon_any() && !log_on(LOG_DEBUG))
+	if (!mon_any(&D->mon) && !log_on(LOG_DEBUG))
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));
 	if (!if_indextoname(k->ifindex, ifn))
@@ -285,7 +285,7 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 			toe_nl_nud_str(v->state));
 	}
 	logm(LOG_DEBUG, "%.*s", (int)strlen(text) - 1, text);
-	mon_send(text, json);
+	mon_send(&D->mon, text, json);
 }
 
 void on_link(struct toe_nl *nl, int ifindex, bool gone)

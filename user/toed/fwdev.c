@@ -73,7 +73,7 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 	DTRACE_PROBE6(toed, fwd_event, toe_event_name(e->type), rs,
 		      toe_fwd_hook_name(e->hook), cp, e->fwd_bytes[0],
 		      e->fwd_bytes[1]);
-	if (!mon_any() && !log_on(level))
+	if (!mon_any(&D->mon) && !log_on(level))
 		return;
 	fwd_dev_name(e, dn);
 	toe_endpoint_str(e->key.family, ca, cp, c, sizeof(c));
@@ -99,7 +99,7 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 	if (log_on(level))
 		logm_limited(&fwd_rl, level, "%.*s", (int)strlen(text) - 1,
 			     text);
-	if (!mon_any())
+	if (!mon_any(&D->mon))
 		return;
 	if (e->type == TOE_EV_FWD_ADMITTED)
 		snprintf(more, sizeof(more), "\"conntrack\":\"%s\"",
@@ -120,7 +120,7 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 		(unsigned long long)e->fwd_packets[1],
 		(unsigned long long)e->fwd_bytes[1],
 		(unsigned long long)e->key.netns);
-	mon_send(text, json);
+	mon_send(&D->mon, text, json);
 }
 
 /*

@@ -96,7 +96,7 @@ static int open_listen(void)
 	if (fd < 0)
 		return -1;
 	D->lsock = fd;
-	return ep_add(fd, SRC_LISTEN);
+	return ep_add(D->epfd, fd, SRC_LISTEN);
 }
 
 /* systemd Type=notify, without libsystemd. */
@@ -162,11 +162,13 @@ static int start_loop(void)
 	D->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	D->epfd = epoll_create1(EPOLL_CLOEXEC);
+	mon_init(&D->mon, D->epfd);
 	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
 	    timerfd_settime(D->tfd, 0, &its, NULL) ||
-	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
+	    ep_add(D->epfd, D->sigfd, SRC_SIGNAL) ||
+	    ep_add(D->epfd, D->tfd, SRC_TIMER) ||
 	    (nft_open(D->pin_dir, toe_netns_cookie()) >= 0 &&
-	     ep_add(nft_fd(), SRC_NFT))) {
+	     ep_add(D->epfd, nft_fd(), SRC_NFT))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -203,8 +205,8 @@ static int start_sources(void)
 		toe_err("%s", err);
 		return -1;
 	}
-	if (ep_add(D->nl.ev_fd, SRC_NETLINK) ||
-	    (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
+	if (ep_add(D->epfd, D->nl.ev_fd, SRC_NETLINK) ||
+	    (D->gl_open && ep_add(D->epfd, D->gl.ev_fd, SRC_GENL))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -292,7 +294,7 @@ static bool dispatch(const struct epoll_event *ev)
 			retrack(false);
 		break;
 	case SRC_MON:
-		mon_input(ev->data.u64 & 0xffffffff, ev->events);
+		mon_input(&D->mon, ev->data.u64 & 0xffffffff, ev->events);
 		break;
 	case SRC_METRICS:
 		break; /* loop() runs MHD after every wake-up */
@@ -342,7 +344,7 @@ static void toed_teardown(void)
 	__u32 i;
 
 	metrics_close();
-	mon_close_all();
+	mon_exit(&D->mon);
 	ctl_close_all();
 	nft_close();
 	if (D->lsock >= 0) {

@@ -1024,7 +1024,7 @@ static int mhd_start(int fd)
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
 		       NULL;
-	if (info && !ep_add(info->epoll_fd, SRC_METRICS))
+	if (info && !ep_add(D->epfd, info->epoll_fd, SRC_METRICS))
 		return 0;
 	snprintf(M.error, sizeof(M.error), "cannot start the HTTP server");
 	if (M.mhd)

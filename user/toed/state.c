@@ -38,8 +38,7 @@ void toed_state_init(void)
 {
 	int i;
 
-	for (i = 0; i < MAX_MON; i++)
-		state.mon[i].fd = -1;
+	mon_init(&state.mon, -1);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		state.cl[i].fd = -1;
 }

@@ -13,6 +13,7 @@
 #include "lib/toe_ctl.h"
 #include "config.h"
 #include "genl.h"
+#include "mon.h"
 #include "neigh.h"
 #include "nlat.h"
 #include "opentoe.h"
@@ -21,7 +22,6 @@
 
 #define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
 
-#define MAX_MON 32 /* monitor clients at once */
 #define MAX_IFACES 32 /* --interface */
 #define MAX_CLIENTS 128 /* control clients at once, monitors not counted */
 #define CTL_DEADLINE_NS \
@@ -52,13 +52,6 @@ struct client {
 struct dp_ids {
 	__u32 stats, events, neigh; /* map ids */
 	__u32 sockops_link, sockops_prog;
-};
-
-/* A monitor client (toectl monitor): events streamed until it goes away. */
-struct mon {
-	int fd; /* -1: free slot */
-	bool json;
-	__u64 lost; /* lines dropped because the client was slow */
 };
 
 struct tident; /* a TID held in the kernel module (kmod.c) */
@@ -105,7 +98,7 @@ struct toed {
 	int lockfd; /* the datapath's TOE_LOCK_DAEMON, held for toed's life */
 	int runlockfd; /* the run folder's toed.lock: one toed per socket */
 	char sock_path[108]; /* the control socket's path */
-	struct mon mon[MAX_MON]; /* monitor clients (events.c, ctl.c adds) */
+	struct mon_set mon; /* monitor clients (mon.c; ctl.c adds them) */
 	struct client cl[MAX_CLIENTS]; /* control clients (ctl.c) */
 	__u64 start_ns;
 	__u64 start_unix_ns; /* the same moment, CLOCK_REALTIME */
@@ -171,7 +164,6 @@ struct toed {
 	__u64 fwd_evicted[TOE_FH__MAX]; /* ... found gone (fwdev.c) */
 	struct nlat nlat; /* neighbour event read -> map write (nlat.h) */
 	__u64 reload_ok, reload_failed;
-	__u64 mon_lost;
 	struct {
 		__u64 requests, requests_bad;
 		__u64 clients_refused; /* not root */
