@@ -32,61 +32,62 @@
 #define CHANGE_WAIT_MS 2000 /* for a loader or toed --apply to finish */
 
 /* Take the datapath's change lock unless toed holds it already (datapath.c). */
-int change_lock(const char *who, int wait_ms, char *err, size_t errlen)
+int change_lock(struct toed *d, const char *who, int wait_ms, char *err,
+		size_t errlen)
 {
-	if (D->change_lock >= 0)
+	if (d->change_lock >= 0)
 		return 0;
-	D->change_lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, who,
+	d->change_lock = toe_dplock_take(d->pin_dir, TOE_LOCK_CHANGE, who,
 					 wait_ms, err, errlen);
-	return D->change_lock < 0 ? -1 : 0;
+	return d->change_lock < 0 ? -1 : 0;
 }
 
-void change_unlock(void)
+void change_unlock(struct toed *d)
 {
-	if (D->change_lock >= 0)
-		close(D->change_lock);
-	D->change_lock = -1;
+	if (d->change_lock >= 0)
+		close(d->change_lock);
+	d->change_lock = -1;
 }
 
 /* A configuration applied or waiting for a datapath: the one in force now. */
-static void adopt(struct toe_cfg *cfg, char *text, size_t len)
+static void adopt(struct toed *d, struct toe_cfg *cfg, char *text, size_t len)
 {
-	toe_cfg_free(&D->cfg);
-	D->cfg = *cfg;
-	free(D->cfg_text);
-	D->cfg_text = text;
-	D->cfg_len = len;
+	toe_cfg_free(&d->cfg);
+	d->cfg = *cfg;
+	free(d->cfg_text);
+	d->cfg_text = text;
+	d->cfg_len = len;
 }
 
-static void applied(const struct toe_apply_stats *st,
+static void applied(struct toed *d, const struct toe_apply_stats *st,
 		    const struct toe_cfg *merged, const char *why)
 {
 	char text[256], json[256];
 
-	D->kmod_dirty = false;
-	kmod_map_refresh();
-	listen_reconcile(); /* devices may have come, gone or moved */
-	D->ast = *st;
-	D->applied_ns = toe_now_ns();
-	D->reload_ok++;
+	d->kmod_dirty = false;
+	kmod_map_refresh(d);
+	listen_reconcile(d); /* devices may have come, gone or moved */
+	d->ast = *st;
+	d->applied_ns = toe_now_ns();
+	d->reload_ok++;
 	DTRACE_PROBE4(toed, policy_applied, st->serial, st->rules, st->cells,
 		      (unsigned long long)(st->ms * 1000));
 	logm(LOG_INFO,
 	     "%s: applied policy %llu%s: %u rules, %u shapes, %u cells, %d devices (%d added from the kernel module) in %.1f ms",
-	     D->config, (unsigned long long)st->serial, why, st->rules,
-	     st->tuples, st->cells, merged->ndevs, merged->ndevs - D->cfg.ndevs,
+	     d->config, (unsigned long long)st->serial, why, st->rules,
+	     st->tuples, st->cells, merged->ndevs, merged->ndevs - d->cfg.ndevs,
 	     st->ms);
-	if (mon_any(&D->mon)) {
+	if (mon_any(&d->mon)) {
 		snprintf(text, sizeof(text),
 			 "[policy] applied %llu: %u rules from %s\n",
-			 (unsigned long long)st->serial, st->rules, D->config);
+			 (unsigned long long)st->serial, st->rules, d->config);
 		snprintf(
 			json, sizeof(json),
 			"{\"event\":\"policy\",\"serial\":%llu,\"rules\":%u}\n",
 			(unsigned long long)st->serial, st->rules);
-		mon_send(&D->mon, text, json);
+		mon_send(&d->mon, text, json);
 	}
-	D->retrack = true;
+	d->retrack = true;
 }
 
 /*
@@ -124,7 +125,8 @@ int apply_locked(const char *pin_dir, const struct apply_src *src, int lock,
  * Apply the configuration: the file read again (reload), or the one in
  * force (why says what changed), merged with the module's devices.
  */
-int apply(bool reload, const char *why, char *err, size_t errlen)
+int apply(struct toed *d, bool reload, const char *why, char *err,
+	  size_t errlen)
 {
 	struct toe_apply_stats st;
 	struct toe_cfg cfg, merged;
@@ -133,82 +135,82 @@ int apply(bool reload, const char *why, char *err, size_t errlen)
 	size_t len = 0;
 
 	if (reload &&
-	    toe_cfg_load_text(D->config, &cfg, &text, &len, e, sizeof(e))) {
+	    toe_cfg_load_text(d->config, &cfg, &text, &len, e, sizeof(e))) {
 		toe_cfg_free(&cfg);
 		snprintf(err, errlen, "%s; the policy in force is unchanged",
 			 e);
 		goto fail;
 	}
-	if (!D->dp.loaded) {
+	if (!d->dp.loaded) {
 		if (reload) /* valid: it is applied when the datapath appears */
-			adopt(&cfg, text, len);
+			adopt(d, &cfg, text, len);
 		snprintf(err, errlen,
 			 "opentoe is not loaded at %s (toe-loader load)",
-			 D->pin_dir);
+			 d->pin_dir);
 		goto fail;
 	}
-	src = (struct apply_src){ .cfg = reload ? &cfg : &D->cfg,
-				  .file = D->config,
-				  .text = reload ? text : D->cfg_text,
-				  .len = reload ? len : D->cfg_len,
-				  .kdevs = D->kdevs,
-				  .nkdevs = D->nkdevs,
-				  .kmod_up = toe_genl_up(&D->gl) };
-	if (apply_locked(D->pin_dir, &src, D->change_lock, "toed apply",
+	src = (struct apply_src){ .cfg = reload ? &cfg : &d->cfg,
+				  .file = d->config,
+				  .text = reload ? text : d->cfg_text,
+				  .len = reload ? len : d->cfg_len,
+				  .kdevs = d->kdevs,
+				  .nkdevs = d->nkdevs,
+				  .kmod_up = toe_genl_up(&d->gl) };
+	if (apply_locked(d->pin_dir, &src, d->change_lock, "toed apply",
 			 CHANGE_WAIT_MS, &merged, &st, e, sizeof(e))) {
 		if (reload) {
 			toe_cfg_free(&cfg);
 			free(text);
 		}
 		snprintf(err, errlen,
-			 "%s: %s; the policy in force is unchanged", D->config,
+			 "%s: %s; the policy in force is unchanged", d->config,
 			 e);
 		goto fail;
 	}
 	if (reload)
-		adopt(&cfg, text, len);
-	applied(&st, &merged, why);
+		adopt(d, &cfg, text, len);
+	applied(d, &st, &merged, why);
 	return 0;
 fail:
-	D->reload_failed++;
-	DTRACE_PROBE1(toed, policy_failed, D->reload_failed);
+	d->reload_failed++;
+	DTRACE_PROBE1(toed, policy_failed, d->reload_failed);
 	logm(LOG_ERR, "%s", err);
 	return -1;
 }
 
 /* The file, read and checked at start: applied when the datapath is there. */
-int config_load(char *err, size_t errlen)
+int config_load(struct toed *d, char *err, size_t errlen)
 {
 	struct toe_cfg cfg;
 	char *text = NULL;
 	size_t len = 0;
 
-	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, errlen)) {
+	if (toe_cfg_load_text(d->config, &cfg, &text, &len, err, errlen)) {
 		toe_cfg_free(&cfg);
 		return -1;
 	}
-	adopt(&cfg, text, len);
+	adopt(d, &cfg, text, len);
 	return 0;
 }
 
 /* Reload: the module's devices read again, the file read again, applied. */
-int do_apply(char *err, size_t errlen)
+int do_apply(struct toed *d, char *err, size_t errlen)
 {
-	kmod_read_devs();
-	return apply(true, "", err, errlen);
+	kmod_read_devs(d);
+	return apply(d, true, "", err, errlen);
 }
 
 /* The module's devices changed (or the module came or went). */
-void kmod_changed(void)
+void kmod_changed(struct toed *d)
 {
 	char err[1200];
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return; /* applied when the datapath comes (datapath.c) */
-	kmod_read_devs();
-	if (apply(false, " (the kernel module's devices changed)", err,
+	kmod_read_devs(d);
+	if (apply(d, false, " (the kernel module's devices changed)", err,
 		  sizeof(err)) == 0) {
-		events_consume(); /* every reconcile reads the ring first */
-		kmod_reconcile();
+		events_consume(d); /* every reconcile reads the ring first */
+		kmod_reconcile(d);
 	}
 }

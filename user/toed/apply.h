@@ -6,6 +6,8 @@
 #ifndef __TOE_APPLY_H
 #define __TOE_APPLY_H
 
+struct toed;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include "config.h"
@@ -26,11 +28,13 @@ struct apply_src {
 int apply_locked(const char *pin_dir, const struct apply_src *src, int lock,
 		 const char *who, int wait_ms, struct toe_cfg *merged,
 		 struct toe_apply_stats *st, char *err, size_t errlen);
-int apply(bool reload, const char *why, char *err, size_t errlen);
-int do_apply(char *err, size_t errlen);
-int config_load(char *err, size_t errlen);
-int change_lock(const char *who, int wait_ms, char *err, size_t errlen);
-void change_unlock(void);
-void kmod_changed(void);
+int apply(struct toed *d, bool reload, const char *why, char *err,
+	  size_t errlen);
+int do_apply(struct toed *d, char *err, size_t errlen);
+int config_load(struct toed *d, char *err, size_t errlen);
+int change_lock(struct toed *d, const char *who, int wait_ms, char *err,
+		size_t errlen);
+void change_unlock(struct toed *d);
+void kmod_changed(struct toed *d);
 
 #endif /* __TOE_APPLY_H */

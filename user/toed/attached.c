@@ -102,14 +102,14 @@ static struct toe_attached *row(struct toe_attached *out, int *n, int max,
 	return &out[i];
 }
 
-int attached_read(struct toe_attached *out, int max)
+int attached_read(struct toed *d, struct toe_attached *out, int max)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	int n = 0, i;
 	DIR *dir;
 
-	dir = opendir(D->pin_dir);
+	dir = opendir(d->pin_dir);
 	while (dir && (de = readdir(dir))) {
 		for (i = 0; i < (int)(sizeof(pin_kinds) / sizeof(pin_kinds[0]));
 		     i++) {
@@ -121,10 +121,10 @@ int attached_read(struct toe_attached *out, int max)
 
 			if (sscanf(de->d_name, pin_kinds[i].fmt, &kind, &ns,
 				   &ifindex, &tail) != 3 ||
-			    !toe_netns_match(kind, ns, D->netns_cookie,
-					     D->netns_ino))
+			    !toe_netns_match(kind, ns, d->netns_cookie,
+					     d->netns_ino))
 				continue;
-			toe_join(path, sizeof(path), D->pin_dir, de->d_name);
+			toe_join(path, sizeof(path), d->pin_dir, de->d_name);
 			switch (pin_kinds[i].kind) {
 			case K_XDP_LINK:
 			case K_TCX:

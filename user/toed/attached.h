@@ -6,6 +6,8 @@
 #ifndef __TOE_ATTACHED_H
 #define __TOE_ATTACHED_H
 
+struct toed;
+
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -18,6 +20,6 @@ struct toe_attached {
 	bool mirrored; /* toed mirrors its neighbours (status fills it) */
 };
 
-int attached_read(struct toe_attached *out, int max);
+int attached_read(struct toed *d, struct toe_attached *out, int max);
 
 #endif /* __TOE_ATTACHED_H */

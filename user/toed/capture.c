@@ -23,14 +23,14 @@
 static __u64 next_check_ns;
 
 /* The capture's switch, under the dump lock: off if a killed dump's. */
-static void capture_off(int fd)
+static void capture_off(struct toed *d, int fd)
 {
 	struct toe_cap_conf c;
 	char err[256];
 	__u32 zero = 0;
 	int lock;
 
-	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_DUMP,
+	lock = toe_dplock_take(d->pin_dir, TOE_LOCK_DUMP,
 			       "toed (stale capture)", 0, err, sizeof(err));
 	if (lock < 0)
 		return; /* a dump runs: the capture is its */
@@ -47,7 +47,7 @@ static void capture_off(int fd)
 	close(lock);
 }
 
-void capture_sweep(void)
+void capture_sweep(struct toed *d)
 {
 	struct toe_cap_conf c;
 	char path[PATH_MAX];
@@ -58,11 +58,11 @@ void capture_sweep(void)
 	if (now < next_check_ns)
 		return;
 	next_check_ns = now + CAPTURE_CHECK_MS * 1000000ULL;
-	toe_join(path, sizeof(path), D->pin_dir, TOE_MAP(CAP_CONF));
+	toe_join(path, sizeof(path), d->pin_dir, TOE_MAP(CAP_CONF));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return; /* no datapath, or one without the capture */
 	if (!bpf_map_lookup_elem(fd, &zero, &c) && c.on)
-		capture_off(fd);
+		capture_off(d, fd);
 	close(fd);
 }

@@ -3,6 +3,8 @@
 #ifndef __TOED_CAPTURE_H
 #define __TOED_CAPTURE_H
 
-void capture_sweep(void);
+struct toed;
+
+void capture_sweep(struct toed *d);
 
 #endif /* __TOED_CAPTURE_H */

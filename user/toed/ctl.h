@@ -6,12 +6,14 @@
 #ifndef __TOED_CTL_H
 #define __TOED_CTL_H
 
+struct toed;
+
 #include <linux/types.h>
 
-void ctl_accept(void);
-void ctl_event(__u32 data, __u32 events);
-int ctl_timeout_ms(void);
-void ctl_expire(void);
-void ctl_close_all(void);
+void ctl_accept(struct toed *d);
+void ctl_event(struct toed *d, __u32 data, __u32 events);
+int ctl_timeout_ms(struct toed *d);
+void ctl_expire(struct toed *d);
+void ctl_close_all(struct toed *d);
 
 #endif /* __TOED_CTL_H */

@@ -6,9 +6,11 @@
 #ifndef __TOE_DATAPATH_H
 #define __TOE_DATAPATH_H
 
+struct toed;
+
 #include <stdbool.h>
 
-bool dp_check(void);
-void dp_detach(void);
+bool dp_check(struct toed *d);
+void dp_detach(struct toed *d);
 
 #endif /* __TOE_DATAPATH_H */

@@ -59,13 +59,13 @@ static void event_json(const struct toe_event *e, const char *dn,
 }
 
 /* The log's and the text monitor's line for a datapath event; its log level. */
-static int event_text(const struct toe_event *e, const char *dn,
+static int event_text(struct toed *d, const struct toe_event *e, const char *dn,
 		      const char *tids, char *text, size_t len)
 {
 	char l[64], r[64], ns[32] = "";
 
 	/* the namespace, when it is not toed's own (-j has it always) */
-	if (e->netns_ino && e->netns_ino != D->netns_ino)
+	if (e->netns_ino && e->netns_ino != d->netns_ino)
 		snprintf(ns, sizeof(ns), " netns %llu",
 			 (unsigned long long)e->netns_ino);
 	toe_endpoint_str(e->key.family, e->key.laddr, e->key.lport, l,
@@ -132,7 +132,7 @@ static struct {
 	__u64 n;
 } credit[CREDIT_SLOTS];
 
-static void credit_flush(void)
+static void credit_flush(struct toed *d)
 {
 	struct toe_tenant_key k = { .what = TOE_TQ_EVENTS_READ };
 	struct toe_tenant v;
@@ -140,12 +140,12 @@ static void credit_flush(void)
 
 	for (i = 0; i < CREDIT_SLOTS && credit[i].tenant; i++) {
 		k.netns = credit[i].tenant;
-		if (D->m.tenants < 0 ||
-		    bpf_map_lookup_elem(D->m.tenants, &k, &v))
+		if (d->m.tenants < 0 ||
+		    bpf_map_lookup_elem(d->m.tenants, &k, &v))
 			memset(&v, 0, sizeof(v));
 		v.held += credit[i].n;
-		if (D->m.tenants >= 0 &&
-		    bpf_map_update_elem(D->m.tenants, &k, &v, BPF_ANY))
+		if (d->m.tenants >= 0 &&
+		    bpf_map_update_elem(d->m.tenants, &k, &v, BPF_ANY))
 			logm(LOG_WARN, "cannot write %s: %s", TOE_MAP(TENANTS),
 			     strerror(errno));
 		credit[i].tenant = 0;
@@ -153,7 +153,7 @@ static void credit_flush(void)
 }
 
 /* One more of tenant's events read. */
-static void credit_add(__u64 tenant)
+static void credit_add(struct toed *d, __u64 tenant)
 {
 	int i;
 
@@ -168,17 +168,17 @@ static void credit_add(__u64 tenant)
 			return;
 		}
 	}
-	credit_flush(); /* more tenants than slots in one read: tell now */
+	credit_flush(d); /* more tenants than slots in one read: tell now */
 	credit[0].tenant = tenant;
 	credit[0].n = 1;
 }
 
 /* Read what is on the ring now, then give the tenants their budget back. */
-void events_consume(void)
+void events_consume(struct toed *d)
 {
-	if (D->rb)
-		ring_buffer__consume(D->rb);
-	credit_flush();
+	if (d->rb)
+		ring_buffer__consume(d->rb);
+	credit_flush(d);
 }
 
 /*
@@ -186,80 +186,83 @@ void events_consume(void)
  * part (before: it may make the event another), counted, logged and
  * streamed; then that concern's part that needs its TID read first.
  */
-static void flow_event(const struct ev_table *tb, struct toe_event *e)
+static void flow_event(struct toed *d, struct toe_event *e)
 {
+	const struct ev_table *tb = d->evt;
 	const struct ev_type *t = &tb->type[e->type];
 	char dn[17] = "-", text[512], json[768], tids[32] = "";
 	long long tid;
-	struct toe_dev d;
+	struct toe_dev dv;
 	int level;
 
 	if (t->before) {
-		t->before(e);
+		t->before(d, e);
 		t = &tb->type[e->type];
 	}
-	D->ev[e->type]++;
+	d->ev[e->type]++;
 	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
-		D->closed_by[e->decision]++;
+		d->closed_by[e->decision]++;
 	if (e->type == TOE_EV_FLOW_REFUSED && e->reason < TOE_R__MAX)
-		D->refused_by[e->reason]++;
+		d->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
-	tid = tb->tid(&e->key, NULL);
+	tid = tb->tid(&e->key, d);
 	if (t->after)
-		t->after(e);
+		t->after(d, e);
 	if (tid >= 0)
 		snprintf(tids, sizeof(tids), " tid %lld", tid);
 	if (e->dev != TOE_DEV_NONE &&
-	    bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 && d.name[0]) {
-		memcpy(dn, d.name, 16);
+	    bpf_map_lookup_elem(d->m.devs, &e->dev, &dv) == 0 && dv.name[0]) {
+		memcpy(dn, dv.name, 16);
 		dn[16] = 0;
 	}
-	level = event_text(e, dn, tids, text, sizeof(text));
+	level = event_text(d, e, dn, tids, text, sizeof(text));
 	if (log_on(level))
 		logm_limited(&ev_rl[e->type], level, "%.*s",
 			     (int)strlen(text) - 1, text);
-	if (!mon_any(&D->mon))
+	if (!mon_any(&d->mon))
 		return;
 	event_json(e, dn, tids, tid, json, sizeof(json));
-	mon_send(&D->mon, text, json);
+	mon_send(&d->mon, text, json);
 }
 
 /*
  * ring_buffer__consume's callback: one datapath event, handed on by its
- * type as ctx's table says (evtypes.c's toed_ev_table).
+ * type as the table says (ctx is toed's state, its evt evtypes.c's table).
  */
 int on_event(void *ctx, void *data, size_t len)
 {
-	const struct ev_table *tb = ctx;
+	struct toed *d = ctx;
+	const struct ev_table *tb = d->evt;
 	const struct ev_type *t = NULL;
 	struct toe_event ev;
 
 	if (len < sizeof(ev)) {
-		D->ev_bad++;
+		d->ev_bad++;
 		return 0;
 	}
 	memcpy(&ev, data, sizeof(ev));
 	if (ev.tenant)
-		credit_add(ev.tenant);
+		credit_add(d, ev.tenant);
 	if (ev.type < TOE_EV__N)
 		t = &tb->type[ev.type];
 	if (t && t->fwd)
-		t->fwd(&ev);
+		t->fwd(d, &ev);
 	else if (t && t->flow)
-		flow_event(tb, &ev);
+		flow_event(d, &ev);
 	else
-		D->ev_bad++;
+		d->ev_bad++;
 	return 0;
 }
 
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v)
 {
+	struct toed *d = nl->ctx;
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
-	nlat_observe(&D->nlat, toe_now_ns() - nl->last_recv_ns);
-	if (!mon_any(&D->mon) && !log_on(LOG_DEBUG))
+	nlat_observe(&d->nlat, toe_now_ns() - nl->last_recv_ns);
+	if (!mon_any(&d->mon) && !log_on(LOG_DEBUG))
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));
 	if (!if_indextoname(k->ifindex, ifn))
@@ -285,15 +288,16 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 			toe_nl_nud_str(v->state));
 	}
 	logm(LOG_DEBUG, "%.*s", (int)strlen(text) - 1, text);
-	mon_send(&D->mon, text, json);
+	mon_send(&d->mon, text, json);
 }
 
 void on_link(struct toe_nl *nl, int ifindex, bool gone)
 {
-	(void)nl;
+	struct toed *d = nl->ctx;
+
 	(void)ifindex;
 	(void)gone;
-	D->retrack = true;
+	d->retrack = true;
 }
 
 /* --------------------------------------------------------- tracking */
@@ -302,14 +306,14 @@ void on_link(struct toe_nl *nl, int ifindex, bool gone)
  * The i-th interface the configuration's devices, --interface and the
  * kernel module's devices (their lower interfaces) name: its index, or 0.
  */
-static __u32 named_index(int i)
+static __u32 named_index(struct toed *d, int i)
 {
-	int nc = D->cfg.ndevs, ni = D->nifaces;
+	int nc = d->cfg.ndevs, ni = d->nifaces;
 	const char *name;
 
 	if (i >= nc + ni)
-		return D->kdevs[i - nc - ni].ifindex;
-	name = i < nc ? D->cfg.devs[i].ifname : D->ifaces[i - nc];
+		return d->kdevs[i - nc - ni].ifindex;
+	name = i < nc ? d->cfg.devs[i].ifname : d->ifaces[i - nc];
 	return name[0] ? if_nametoindex(name) : 0;
 }
 
@@ -319,13 +323,13 @@ static __u32 named_index(int i)
  * or xdpd_c<NS>_if<N> through libxdp's dispatcher),
  * those the configuration's devices name, and --interface.
  */
-static int tracked_set(__u32 *out, int max)
+static int tracked_set(struct toed *d, __u32 *out, int max)
 {
 	struct dirent *de;
 	int n = 0, i, k;
 	DIR *dir;
 
-	dir = opendir(D->pin_dir);
+	dir = opendir(d->pin_dir);
 	while (dir && (de = readdir(dir)) && n < max) {
 		unsigned long long ns;
 		unsigned int ifindex;
@@ -336,13 +340,13 @@ static int tracked_set(__u32 *out, int max)
 			    &ifindex, &tail) == 3 ||
 		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &kind, &ns,
 			    &ifindex, &tail) == 3) &&
-		    toe_netns_match(kind, ns, D->netns_cookie, D->netns_ino))
+		    toe_netns_match(kind, ns, d->netns_cookie, d->netns_ino))
 			out[n++] = ifindex;
 	}
 	if (dir)
 		closedir(dir);
-	for (i = 0; i < D->cfg.ndevs + D->nifaces + D->nkdevs && n < max; i++) {
-		__u32 idx = named_index(i);
+	for (i = 0; i < d->cfg.ndevs + d->nifaces + d->nkdevs && n < max; i++) {
+		__u32 idx = named_index(d, i);
 
 		if (!idx)
 			continue;
@@ -355,17 +359,17 @@ static int tracked_set(__u32 *out, int max)
 }
 
 /* Mirror the neighbours of the interfaces tracked_set finds; force: resync. */
-void retrack(bool force)
+void retrack(struct toed *d, bool force)
 {
 	__u32 set[TOE_NL_MAX_TRACKED];
-	int n = tracked_set(set, TOE_NL_MAX_TRACKED);
+	int n = tracked_set(d, set, TOE_NL_MAX_TRACKED);
 	char err[256];
 
-	D->retrack = false;
-	if (!toe_nl_set_tracked(&D->nl, set, n) && !force)
+	d->retrack = false;
+	if (!toe_nl_set_tracked(&d->nl, set, n) && !force)
 		return;
 	logm(LOG_INFO, "mirroring the neighbours of %d interface%s", n,
 	     n == 1 ? "" : "s");
-	if (toe_nl_resync(&D->nl, err, sizeof(err)))
+	if (toe_nl_resync(&d->nl, err, sizeof(err)))
 		logm(LOG_ERR, "neighbour resync: %s", err);
 }

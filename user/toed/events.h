@@ -6,6 +6,8 @@
 #ifndef __TOE_EVENTS_H
 #define __TOE_EVENTS_H
 
+struct toed;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include "neigh.h"
@@ -20,25 +22,26 @@
  * after (the flow's TID read first).
  */
 struct ev_type {
-	void (*fwd)(const struct toe_event *e);
+	void (*fwd)(struct toed *d, const struct toe_event *e);
 	bool flow;
-	void (*before)(struct toe_event *e);
-	void (*after)(const struct toe_event *e);
+	void (*before)(struct toed *d, struct toe_event *e);
+	void (*after)(struct toed *d, const struct toe_event *e);
 };
 #define TOE_EV__N (TOE_EV_FWD_ENDED + 1)
 struct ev_table {
 	struct ev_type type[TOE_EV__N];
-	toe_tid_fn tid; /* the TID a flow holds, for its log line (kmod.c) */
+	toe_tid_fn
+		tid; /* the TID a flow holds, for its log line (kmod.c; ctx d) */
 };
 extern const struct ev_table toed_ev_table;
 
-/* ring_buffer__new's callback, ctx the table (&toed_ev_table). */
+/* ring_buffer__new's callback, ctx toed's state (its evt the table). */
 int on_event(void *ctx, void *data, size_t len);
 /* What is on the ring now, read (each reconcile reads it first). */
-void events_consume(void);
+void events_consume(struct toed *d);
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v);
 void on_link(struct toe_nl *nl, int ifindex, bool gone);
-void retrack(bool force);
+void retrack(struct toed *d, bool force);
 
 #endif /* __TOE_EVENTS_H */

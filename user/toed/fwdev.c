@@ -36,14 +36,14 @@ static const char *if_name(__u32 ifindex, char *buf)
 }
 
 /* The policy device's name of e (toe_devs), "-" if none. */
-static void fwd_dev_name(const struct toe_event *e, char dn[17])
+static void fwd_dev_name(struct toed *d, const struct toe_event *e, char dn[17])
 {
-	struct toe_dev d;
+	struct toe_dev dv;
 
 	strcpy(dn, "-");
-	if (e->dev != TOE_DEV_NONE && D->m.devs >= 0 &&
-	    bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 && d.name[0]) {
-		memcpy(dn, d.name, 16);
+	if (e->dev != TOE_DEV_NONE && d->m.devs >= 0 &&
+	    bpf_map_lookup_elem(d->m.devs, &e->dev, &dv) == 0 && dv.name[0]) {
+		memcpy(dn, dv.name, 16);
 		dn[16] = 0;
 	}
 }
@@ -57,7 +57,7 @@ static struct log_rl fwd_rl = { .what = "forward path events" };
  * window-liberal (ct.c).  Logged at info (returned, ended) or debug
  * (admitted), rate-limited.
  */
-void fwd_event_show(const struct toe_event *e, bool ct)
+void fwd_event_show(struct toed *d, const struct toe_event *e, bool ct)
 {
 	const __u32 *ca = e->direction ? e->key.raddr : e->key.laddr;
 	const __u32 *sa = e->direction ? e->key.laddr : e->key.raddr;
@@ -73,9 +73,9 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 	DTRACE_PROBE6(toed, fwd_event, toe_event_name(e->type), rs,
 		      toe_fwd_hook_name(e->hook), cp, e->fwd_bytes[0],
 		      e->fwd_bytes[1]);
-	if (!mon_any(&D->mon) && !log_on(level))
+	if (!mon_any(&d->mon) && !log_on(level))
 		return;
-	fwd_dev_name(e, dn);
+	fwd_dev_name(d, e, dn);
 	toe_endpoint_str(e->key.family, ca, cp, c, sizeof(c));
 	toe_endpoint_str(e->key.family, sa, sp, sv, sizeof(sv));
 	toe_nl_addr_str(e->key.family, ca, cs, sizeof(cs));
@@ -99,7 +99,7 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 	if (log_on(level))
 		logm_limited(&fwd_rl, level, "%.*s", (int)strlen(text) - 1,
 			     text);
-	if (!mon_any(&D->mon))
+	if (!mon_any(&d->mon))
 		return;
 	if (e->type == TOE_EV_FWD_ADMITTED)
 		snprintf(more, sizeof(more), "\"conntrack\":\"%s\"",
@@ -120,7 +120,7 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 		(unsigned long long)e->fwd_packets[1],
 		(unsigned long long)e->fwd_bytes[1],
 		(unsigned long long)e->key.netns);
-	mon_send(&D->mon, text, json);
+	mon_send(&d->mon, text, json);
 }
 
 /*
@@ -128,7 +128,8 @@ void fwd_event_show(const struct toe_event *e, bool ct)
  * its fwd_ended (reason conntrack_gone), counted by the hook of the
  * client's interface.
  */
-void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v)
+void fwd_ct_gone(struct toed *d, const struct toe_flow_key *k,
+		 const struct toe_fwd *v)
 {
 	struct toe_event e = {};
 	struct toe_iface i;
@@ -142,24 +143,24 @@ void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v)
 	e.reason = TOE_FR_CT_GONE;
 	e.direction = v->client;
 	e.hook = TOE_FH_XDP;
-	if (D->m.ifaces >= 0 &&
-	    bpf_map_lookup_elem(D->m.ifaces, &v->client_if, &i) == 0 &&
+	if (d->m.ifaces >= 0 &&
+	    bpf_map_lookup_elem(d->m.ifaces, &v->client_if, &i) == 0 &&
 	    (i.flags & TOE_IFACE_TC))
 		e.hook = TOE_FH_TC;
 	memcpy(e.fwd_packets, v->dir_packets, sizeof(e.fwd_packets));
 	memcpy(e.fwd_bytes, v->dir_bytes, sizeof(e.fwd_bytes));
 	e.fwd_if[0] = v->client_if;
 	e.fwd_if[1] = v->server_if;
-	D->fwd_ct_gone[e.hook]++;
+	d->fwd_ct_gone[e.hook]++;
 	fwd_track(&e);
-	fwd_event_show(&e, false);
+	fwd_event_show(d, &e, false);
 }
 
 /*
  * toe_reasons summed over the CPUs into out (TOE_RSN_MAX), toed's own
  * conntrack_gone counts added; zeros without the map (an older datapath).
  */
-void fwd_reasons_read(__u64 *out)
+void fwd_reasons_read(struct toed *d, __u64 *out)
 {
 	int ncpu = libbpf_num_possible_cpus(), c, h;
 	__u64 *v;
@@ -167,16 +168,16 @@ void fwd_reasons_read(__u64 *out)
 
 	memset(out, 0, TOE_RSN_MAX * sizeof(*out));
 	v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
-	for (i = 0; v && D->m.reasons >= 0 && i < TOE_RSN_MAX; i++) {
-		if (bpf_map_lookup_elem(D->m.reasons, &i, v))
+	for (i = 0; v && d->m.reasons >= 0 && i < TOE_RSN_MAX; i++) {
+		if (bpf_map_lookup_elem(d->m.reasons, &i, v))
 			continue;
 		for (c = 0; c < ncpu; c++)
 			out[i] += v[c];
 	}
 	free(v);
 	for (h = 0; h < TOE_FH__MAX; h++) {
-		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_CT_GONE)] += D->fwd_ct_gone[h];
-		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_EVICTED)] += D->fwd_evicted[h];
+		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_CT_GONE)] += d->fwd_ct_gone[h];
+		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_EVICTED)] += d->fwd_evicted[h];
 	}
 }
 
@@ -208,14 +209,14 @@ bool toe_reason_refusal(__u32 r)
  * bypass_to_tcp_WHY, refused_REASON; how many into out (at most
  * MAX_COUNTERS).  The names live in a static buffer.
  */
-size_t reason_counters(struct counter *out)
+size_t reason_counters(struct toed *d, struct counter *out)
 {
 	static char names[MAX_COUNTERS][40];
 	__u64 v[TOE_RSN_MAX];
 	size_t n = 0;
 	__u32 h, r;
 
-	fwd_reasons_read(v);
+	fwd_reasons_read(d, v);
 	for (h = 0; h < TOE_FH__MAX; h++)
 		for (r = 1; r < TOE_FR__MAX && n + 2 <= MAX_COUNTERS; r++) {
 			if (h == TOE_FH_TC && r == TOE_FR_STACK_ONLY)
@@ -262,7 +263,8 @@ size_t reason_counters(struct counter *out)
 #define FWD_WALK_BATCH 1024
 
 /* The hook of the flow's client interface: toe_ifaces, looked up once. */
-static int walk_hook(__u32 ifindex, __u32 *ifs, __u8 *hooks, int *nifs)
+static int walk_hook(struct toed *d, __u32 ifindex, __u32 *ifs, __u8 *hooks,
+		     int *nifs)
 {
 	struct toe_iface i;
 	int j;
@@ -271,8 +273,8 @@ static int walk_hook(__u32 ifindex, __u32 *ifs, __u8 *hooks, int *nifs)
 		if (ifs[j] == ifindex)
 			return hooks[j];
 	/* (an interface not there, or gone, is XDP's, as before: cached too) */
-	j = D->m.ifaces >= 0 &&
-	    bpf_map_lookup_elem(D->m.ifaces, &ifindex, &i) == 0 &&
+	j = d->m.ifaces >= 0 &&
+	    bpf_map_lookup_elem(d->m.ifaces, &ifindex, &i) == 0 &&
 	    (i.flags & TOE_IFACE_TC);
 	if (*nifs < 64) {
 		ifs[*nifs] = ifindex;
@@ -281,7 +283,7 @@ static int walk_hook(__u32 ifindex, __u32 *ifs, __u8 *hooks, int *nifs)
 	return j;
 }
 
-static void walk_add(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
+static void walk_add(struct toed *d, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
 		     const struct toe_fwd *v, __u32 *ifs, __u8 *hooks,
 		     int *nifs)
 {
@@ -289,14 +291,15 @@ static void walk_add(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
 
 	if (v->dev >= TOE_MAX_DEVS)
 		return;
-	h = walk_hook(v->client_if, ifs, hooks, nifs);
+	h = walk_hook(d, v->client_if, ifs, hooks, nifs);
 	n[v->dev][h][v->state == TOE_FWD_READMIT ? TOE_FWD_OPEN_READMIT :
 		     v->state == TOE_FWD_CT_WAIT ? TOE_FWD_OPEN_CT_WAIT :
 						   TOE_FWD_OPEN_FAST]++;
 }
 
 /* The batched walk; false if the kernel has none for this map (nothing counted). */
-static bool walk_batched(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
+static bool walk_batched(struct toed *d,
+			 __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
 			 __u8 *hooks, int *nifs)
 {
 	static struct toe_flow_key *keys;
@@ -315,12 +318,12 @@ static bool walk_batched(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
 		return false;
 	for (;;) {
 		cnt = FWD_WALK_BATCH;
-		err = bpf_map_lookup_batch(D->m.fwd, first ? NULL : &in, &out,
+		err = bpf_map_lookup_batch(d->m.fwd, first ? NULL : &in, &out,
 					   keys, vals, &cnt, &o);
 		if (err && errno != ENOENT)
 			return !first; /* EINVAL/ENOTSUPP at once: by entry */
 		for (i = 0; i < cnt; i++)
-			walk_add(n, &vals[i], ifs, hooks, nifs);
+			walk_add(d, n, &vals[i], ifs, hooks, nifs);
 		if (err) /* ENOENT: the map's end */
 			return true;
 		in = out;
@@ -328,7 +331,7 @@ static bool walk_batched(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
 	}
 }
 
-void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
+void fwd_open_count(struct toed *d, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	__u32 ifs[64];
@@ -338,13 +341,13 @@ void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
 
 	memset(n, 0,
 	       sizeof(__u32) * TOE_MAX_DEVS * TOE_FH__MAX * TOE_FWD_OPEN__N);
-	if (D->m.fwd < 0 || walk_batched(n, ifs, hooks, &nifs))
+	if (d->m.fwd < 0 || walk_batched(d, n, ifs, hooks, &nifs))
 		return;
-	while (bpf_map_get_next_key(D->m.fwd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(d->m.fwd, prev, &next) == 0) {
 		k = next;
 		prev = &k;
-		if (bpf_map_lookup_elem(D->m.fwd, &k, &v) == 0)
-			walk_add(n, &v, ifs, hooks, &nifs);
+		if (bpf_map_lookup_elem(d->m.fwd, &k, &v) == 0)
+			walk_add(d, n, &v, ifs, hooks, &nifs);
 	}
 }
 
@@ -472,28 +475,28 @@ void fwd_track(const struct toe_event *e)
 }
 
 /* The timer's check: tracked flows gone from toe_fwd without fwd_ended. */
-void fwd_evict_check(void)
+void fwd_evict_check(struct toed *d)
 {
 	static __u64 reloads;
 	struct toe_event e;
 	struct toe_fwd v;
 	__u32 i;
 
-	if (trk && reloads != D->dp.reloads + D->dp.unloads) {
+	if (trk && reloads != d->dp.reloads + d->dp.unloads) {
 		/* another datapath's toe_fwd: what was tracked is not in it */
 		free(trk);
 		trk = NULL;
 		trk_used = trk_gone = 0;
 	}
-	reloads = D->dp.reloads + D->dp.unloads;
-	if (!trk || D->m.fwd < 0 || !D->dp.loaded)
+	reloads = d->dp.reloads + d->dp.unloads;
+	if (!trk || d->m.fwd < 0 || !d->dp.loaded)
 		return;
-	events_consume(); /* a FIN's event before its entry's absence */
+	events_consume(d); /* a FIN's event before its entry's absence */
 	for (i = 0; i < FWD_TRACK_MAX; i++) {
 		struct trk *t = &trk[i];
 
 		if (t->st != TRK_USED ||
-		    bpf_map_lookup_elem(D->m.fwd, &t->k, &v) == 0)
+		    bpf_map_lookup_elem(d->m.fwd, &t->k, &v) == 0)
 			continue;
 		memset(&e, 0, sizeof(e));
 		e.type = TOE_EV_FWD_ENDED;
@@ -505,24 +508,24 @@ void fwd_evict_check(void)
 		e.dev = t->dev;
 		e.fwd_if[0] = t->fwd_if[0];
 		e.fwd_if[1] = t->fwd_if[1]; /* its counters went with it: 0 */
-		D->fwd_evicted[t->hook & 1]++;
+		d->fwd_evicted[t->hook & 1]++;
 		trk_drop(t);
-		fwd_event_show(&e, false);
+		fwd_event_show(d, &e, false);
 	}
 	if (trk_gone > FWD_TRACK_MAX / 2)
 		trk_sweep();
 }
 
 /* The forward path admitted a flow (events.c's table): conntrack kept true (ct.c). */
-void fwd_on_admitted(const struct toe_event *e)
+void fwd_on_admitted(struct toed *d, const struct toe_event *e)
 {
-	fwd_event_show(e, ct_admitted(nft_fwd_path(), e));
+	fwd_event_show(d, e, ct_admitted(nft_fwd_path(), e));
 	fwd_track(e); /* evictions */
 }
 
 /* It gave one back to the stack, or ended its fast path (events.c's table). */
-void fwd_on_returned(const struct toe_event *e)
+void fwd_on_returned(struct toed *d, const struct toe_event *e)
 {
 	fwd_track(e);
-	fwd_event_show(e, false);
+	fwd_event_show(d, e, false);
 }

@@ -70,34 +70,34 @@ static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
 	return a->netns == b->netns && tuple_eq(a, b);
 }
 
-static struct tident **tid_slot(const struct toe_flow_key *k)
+static struct tident **tid_slot(struct toed *d, const struct toe_flow_key *k)
 {
 	struct tident **p;
 
-	if (!D->tid_nb)
+	if (!d->tid_nb)
 		return NULL;
-	for (p = &D->tids[key_hash(k) & (D->tid_nb - 1)]; *p; p = &(*p)->next)
+	for (p = &d->tids[key_hash(k) & (d->tid_nb - 1)]; *p; p = &(*p)->next)
 		if (key_eq(&(*p)->k, k))
 			break;
 	return p;
 }
 
-static struct tident *tid_find(const struct toe_flow_key *k)
+static struct tident *tid_find(struct toed *d, const struct toe_flow_key *k)
 {
-	struct tident **p = tid_slot(k);
+	struct tident **p = tid_slot(d, k);
 
 	return p ? *p : NULL;
 }
 
 /* The entry of a module TID (its dump's tuple, netns 0), in any namespace. */
-static struct tident *tid_of_tuple(const struct toe_flow_key *k, __u32 mdev,
-				   __u32 tid)
+static struct tident *tid_of_tuple(struct toed *d, const struct toe_flow_key *k,
+				   __u32 mdev, __u32 tid)
 {
 	struct tident *t;
 
-	if (!D->tid_nb)
+	if (!d->tid_nb)
 		return NULL;
-	for (t = D->tids[key_hash(k) & (D->tid_nb - 1)]; t; t = t->next)
+	for (t = d->tids[key_hash(k) & (d->tid_nb - 1)]; t; t = t->next)
 		if (tuple_eq(&t->k, k) && !t->refused && t->mdev == mdev &&
 		    t->tid == tid)
 			return t;
@@ -106,36 +106,36 @@ static struct tident *tid_of_tuple(const struct toe_flow_key *k, __u32 mdev,
 
 long long tid_of(const struct toe_flow_key *k, void *ctx)
 {
-	struct tident *t = tid_find(k);
+	struct toed *d = ctx;
+	struct tident *t = tid_find(d, k);
 
-	(void)ctx;
 	return t && !t->refused ? (long long)t->tid : -1;
 }
 
-static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
-		   __u32 l2t, bool refused)
+static int tid_add(struct toed *d, const struct toe_flow_key *k, __u32 mdev,
+		   __u32 tid, __u32 l2t, bool refused)
 {
 	struct tident *t, **p;
 	size_t i;
 
-	if (D->tid_n + 1 > D->tid_nb * 2) {
-		size_t nb = D->tid_nb ? D->tid_nb * 2 : 1024;
+	if (d->tid_n + 1 > d->tid_nb * 2) {
+		size_t nb = d->tid_nb ? d->tid_nb * 2 : 1024;
 		struct tident **b = calloc(nb, sizeof(*b));
 
 		if (!b)
 			return -1;
-		for (i = 0; i < D->tid_nb; i++) {
-			while ((t = D->tids[i])) {
-				D->tids[i] = t->next;
+		for (i = 0; i < d->tid_nb; i++) {
+			while ((t = d->tids[i])) {
+				d->tids[i] = t->next;
 				t->next = b[key_hash(&t->k) & (nb - 1)];
 				b[key_hash(&t->k) & (nb - 1)] = t;
 			}
 		}
-		free(D->tids);
-		D->tids = b;
-		D->tid_nb = nb;
+		free(d->tids);
+		d->tids = b;
+		d->tid_nb = nb;
 	}
-	p = tid_slot(k);
+	p = tid_slot(d, k);
 	t = *p;
 	if (!t) {
 		t = calloc(1, sizeof(*t));
@@ -143,7 +143,7 @@ static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
 			return -1;
 		t->k = *k;
 		*p = t;
-		D->tid_n++;
+		d->tid_n++;
 	}
 	t->mdev = mdev;
 	t->tid = tid;
@@ -153,16 +153,16 @@ static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
 	return 0;
 }
 
-static void tid_del(const struct toe_flow_key *k)
+static void tid_del(struct toed *d, const struct toe_flow_key *k)
 {
-	struct tident **p = tid_slot(k), *t;
+	struct tident **p = tid_slot(d, k), *t;
 
-	D->tid_settled_ns = toe_now_ns(); /* bound: one fewer */
+	d->tid_settled_ns = toe_now_ns(); /* bound: one fewer */
 	if (!p || !(t = *p))
 		return;
 	*p = t->next;
 	free(t);
-	D->tid_n--;
+	d->tid_n--;
 }
 
 /*
@@ -272,93 +272,93 @@ static bool disposed(const struct toe_event *e)
 }
 
 /* The module went away (its TIDs with it), or toed stops: forget them all. */
-void tid_clear(void)
+void tid_clear(struct toed *d)
 {
 	struct tident *t;
 	size_t i;
 
 	ub_n = 0;
 
-	for (i = 0; i < D->tid_nb; i++) {
-		while ((t = D->tids[i])) {
-			D->tids[i] = t->next;
+	for (i = 0; i < d->tid_nb; i++) {
+		while ((t = d->tids[i])) {
+			d->tids[i] = t->next;
 			free(t);
 		}
 	}
-	free(D->tids);
-	D->tids = NULL;
-	D->tid_nb = D->tid_n = 0;
+	free(d->tids);
+	d->tids = NULL;
+	d->tid_nb = d->tid_n = 0;
 }
 
-__u32 tids_held(__u32 mdev)
+__u32 tids_held(struct toed *d, __u32 mdev)
 {
 	struct tident *t;
 	__u32 n = 0;
 	size_t i;
 
-	for (i = 0; i < D->tid_nb; i++)
-		for (t = D->tids[i]; t; t = t->next)
+	for (i = 0; i < d->tid_nb; i++)
+		for (t = d->tids[i]; t; t = t->next)
 			n += t->mdev == mdev && !t->refused;
 	return n;
 }
 
-size_t tids_held_all(void)
+size_t tids_held_all(struct toed *d)
 {
 	struct tident *t;
 	size_t i, n = 0;
 
-	for (i = 0; i < D->tid_nb; i++)
-		for (t = D->tids[i]; t; t = t->next)
+	for (i = 0; i < d->tid_nb; i++)
+		for (t = d->tids[i]; t; t = t->next)
 			n += !t->refused;
 	return n;
 }
 
 /* Read the module's devices again; false (and none) if it cannot be asked. */
-bool kmod_read_devs(void)
+bool kmod_read_devs(struct toed *d)
 {
 	char err[512];
 	int ret;
 
-	D->nkdevs = 0;
-	if (!toe_genl_up(&D->gl))
+	d->nkdevs = 0;
+	if (!toe_genl_up(&d->gl))
 		return false;
-	ret = toe_genl_devs(&D->gl, D->kdevs, TOE_MAX_DEVS, &D->nkdevs, err,
+	ret = toe_genl_devs(&d->gl, d->kdevs, TOE_MAX_DEVS, &d->nkdevs, err,
 			    sizeof(err));
 	if (ret) {
 		/* ENOENT: the family is being unregistered; its event follows. */
 		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
-		D->nkdevs = 0;
+		d->nkdevs = 0;
 		return false;
 	}
 	return true;
 }
 
 /* After an apply: which toe_devs index is which device of the module. */
-void kmod_map_refresh(void)
+void kmod_map_refresh(struct toed *d)
 {
 	const struct toe_genl_dev *k;
 	struct toe_dev v;
 	__u32 i;
 
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		D->kmod_idx[i] = 0;
-		if (bpf_map_lookup_elem(D->m.devs, &i, &v) ||
+		d->kmod_idx[i] = 0;
+		if (bpf_map_lookup_elem(d->m.devs, &i, &v) ||
 		    (v.flags & (TOE_DEVF_KMOD | TOE_DEVF_PRESENT)) !=
 			    (TOE_DEVF_KMOD | TOE_DEVF_PRESENT))
 			continue;
-		k = kdev_by_name(D->kdevs, D->nkdevs, v.name);
+		k = kdev_by_name(d->kdevs, d->nkdevs, v.name);
 		if (k && k->tom[0])
-			D->kmod_idx[i] = k->index;
+			d->kmod_idx[i] = k->index;
 	}
 }
 
 /* The toe_devs index of a module device, or TOE_DEV_NONE. */
-__u32 kmod_toe_index(__u32 mdev)
+__u32 kmod_toe_index(struct toed *d, __u32 mdev)
 {
 	__u32 i;
 
 	for (i = 0; i < TOE_MAX_DEVS; i++)
-		if (D->kmod_idx[i] == mdev)
+		if (d->kmod_idx[i] == mdev)
 			return i;
 	return TOE_DEV_NONE;
 }
@@ -375,14 +375,14 @@ static const char *refusal_hint(int ret)
 		       "";
 }
 
-static void count_refusal(int ret)
+static void count_refusal(struct toed *d, int ret)
 {
 	if (ret == -ENOSPC)
-		D->kst.alloc_nospc++;
+		d->kst.alloc_nospc++;
 	else if (ret == -ENETUNREACH)
-		D->kst.alloc_unreach++;
+		d->kst.alloc_unreach++;
 	else
-		D->kst.alloc_failed++;
+		d->kst.alloc_failed++;
 }
 
 /*
@@ -392,24 +392,24 @@ static void count_refusal(int ret)
  * goes back in the pool; unless the connection closed first, whose
  * flow_closed then gives the TID back.  0, or the module's -errno.
  */
-static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
-			  __u32 tid)
+static int bind_or_demote(struct toed *d, const struct toe_flow_key *k,
+			  __u64 cookie, __u32 dev, __u32 tid)
 {
 	char err[512], l[64], r[64];
-	__u32 mdev = D->kmod_idx[dev], l2t;
+	__u32 mdev = d->kmod_idx[dev], l2t;
 	bool demoted;
 	int ret;
 
-	ret = mdev ? toe_genl_tid_bind(&D->gl, mdev, k, tid, &l2t, err,
+	ret = mdev ? toe_genl_tid_bind(&d->gl, mdev, k, tid, &l2t, err,
 				       sizeof(err)) :
 		     -ENODEV;
 	if (!ret) {
-		if (tid_add(k, mdev, tid, l2t, false)) {
+		if (tid_add(d, k, mdev, tid, l2t, false)) {
 			logm(LOG_ERR, "out of memory for the TID table");
 			ret = -ENOMEM;
 		} else {
-			D->kst.alloc++;
-			acct_settle(dev); /* in flight no more: bound */
+			d->kst.alloc++;
+			acct_settle(d, dev); /* in flight no more: bound */
 			logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u",
 			     tid, l2t, mdev);
 			return 0;
@@ -418,8 +418,8 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	if (ret == -ENODEV)
 		snprintf(err, sizeof(err),
 			 "device %u is no longer the module's", dev);
-	count_refusal(ret);
-	D->kst.bind_refused++;
+	count_refusal(d, ret);
+	d->kst.bind_refused++;
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
 	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
 	logm_rl(LOG_WARN,
@@ -432,19 +432,19 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	 * leaves; a reconcile if that event is lost): put in the pool as
 	 * well, it would be booked twice.
 	 */
-	demoted = pool_demote(cookie, dev, tid,
+	demoted = pool_demote(d, cookie, dev, tid,
 			      ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
 								 TOE_R_MODULE);
 	if (demoted)
-		acct_settle(dev); /* in flight no more: toed's again */
+		acct_settle(d, dev); /* in flight no more: toed's again */
 	else
 		unbound_add(k, dev, tid);
 	if (ret == -ENOMEM && demoted) {
-		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
-			D->kst.free_failed++;
+		if (toe_genl_tid_free(&d->gl, mdev, tid, err, sizeof(err)))
+			d->kst.free_failed++;
 	} else if (ret != -ENOENT && ret != -ENODEV && ret != -ENOMEM &&
 		   demoted) {
-		pool_put(dev, tid); /* still reserved: for the next flow */
+		pool_put(d, dev, tid); /* still reserved: for the next flow */
 	}
 	return ret;
 }
@@ -454,23 +454,23 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
  * took from the pool: bound in the module, or demoted (e becomes the
  * flow_refused event the monitors see instead).  The pool is topped up.
  */
-static bool kmod_offload(struct toe_event *e)
+static bool kmod_offload(struct toed *d, struct toe_event *e)
 {
 	int ret;
 
-	if (tid_find(&e->key) || e->tid == TOE_TID_NONE)
+	if (tid_find(d, &e->key) || e->tid == TOE_TID_NONE)
 		return true; /* held already (a replayed event), or no pool */
 	if (disposed(e)) {
 		/* the flow's record says what the reconcile made of it */
-		D->kst.stale++;
+		d->kst.stale++;
 		logm(LOG_DEBUG,
 		     "TID %u: offloaded before a reconcile that dealt with it: not bound",
 		     e->tid);
 		return true;
 	}
-	D->tid_event_ns = e->ts_ns;
-	ret = bind_or_demote(&e->key, e->cookie, e->dev, e->tid);
-	pool_fill(e->dev);
+	d->tid_event_ns = e->ts_ns;
+	ret = bind_or_demote(d, &e->key, e->cookie, e->dev, e->tid);
+	pool_fill(d, e->dev);
 	if (!ret)
 		return true;
 	e->type = TOE_EV_FLOW_REFUSED;
@@ -482,14 +482,14 @@ static bool kmod_offload(struct toe_event *e)
 }
 
 /* A flow closed: its TID back to the module, and the pool topped up. */
-static void kmod_close(const struct toe_event *e)
+static void kmod_close(struct toed *d, const struct toe_event *e)
 {
-	struct tident *t = tid_find(&e->key);
+	struct tident *t = tid_find(d, &e->key);
 	char err[512];
 	__u32 mdev;
 
 	if (e->tid != TOE_TID_NONE)
-		D->tid_event_ns = e->ts_ns;
+		d->tid_event_ns = e->ts_ns;
 	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS) {
 		/*
 		 * Never bound.  Without toed's record (unbound_add) a reconcile
@@ -498,38 +498,38 @@ static void kmod_close(const struct toe_event *e)
 		 * settled either way.
 		 */
 		if (!unbound_take(&e->key, e->dev, e->tid)) {
-			D->kst.stale++;
+			d->kst.stale++;
 			logm(LOG_DEBUG,
 			     "TID %u of a closed flow: a reconcile settles it, not its close",
 			     e->tid);
 			return;
 		}
-		acct_settle(e->dev);
-		mdev = D->kmod_idx[e->dev];
+		acct_settle(d, e->dev);
+		mdev = d->kmod_idx[e->dev];
 		if (!mdev)
 			return;
-		if (!toe_genl_tid_free(&D->gl, mdev, e->tid, err, sizeof(err)))
-			D->kst.unreserved++;
-		pool_fill(e->dev);
+		if (!toe_genl_tid_free(&d->gl, mdev, e->tid, err, sizeof(err)))
+			d->kst.unreserved++;
+		pool_fill(d, e->dev);
 		return;
 	}
 	if (!t)
 		return;
 	if (t->refused) {
-		tid_del(&e->key);
+		tid_del(d, &e->key);
 		return;
 	}
 	mdev = t->mdev;
-	if (toe_genl_tid_free(&D->gl, t->mdev, t->tid, err, sizeof(err))) {
-		D->kst.free_failed++;
+	if (toe_genl_tid_free(&d->gl, t->mdev, t->tid, err, sizeof(err))) {
+		d->kst.free_failed++;
 		logm(LOG_WARN, "%s", err);
 	} else {
-		D->kst.freed++;
+		d->kst.freed++;
 		logm(LOG_DEBUG, "TID %u on module device %u freed", t->tid,
 		     t->mdev);
 	}
-	tid_del(&e->key);
-	pool_fill(kmod_toe_index(mdev));
+	tid_del(d, &e->key);
+	pool_fill(d, kmod_toe_index(d, mdev));
 	pool_refill_soon(); /* when the device has released it */
 }
 
@@ -541,16 +541,16 @@ struct held {
 	bool bound; /* toed held it bound when read (settled: not in flight) */
 };
 
-static int held_read(struct held **out)
+static int held_read(struct toed *d, struct held **out)
 {
 	struct held *v = NULL;
 	__u64 k, next, *prev = NULL;
 	int n = 0, cap = 0;
 
 	*out = NULL;
-	if (D->m.tid_held < 0)
+	if (d->m.tid_held < 0)
 		return 0;
-	while (bpf_map_get_next_key(D->m.tid_held, prev, &next) == 0) {
+	while (bpf_map_get_next_key(d->m.tid_held, prev, &next) == 0) {
 		k = next;
 		prev = &k;
 		if (n == cap) {
@@ -563,22 +563,23 @@ static int held_read(struct held **out)
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].cookie = k;
-		if (bpf_map_lookup_elem(D->m.tid_held, &k, &v[n].h))
+		if (bpf_map_lookup_elem(d->m.tid_held, &k, &v[n].h))
 			continue;
-		v[n].bound = tid_of(&v[n].h.key, NULL) >= 0;
+		v[n].bound = tid_of(&v[n].h.key, d) >= 0;
 		n++;
 	}
 	*out = v;
 	return n;
 }
 
-static struct held *held_of(struct held *hv, int nh, __u32 mdev, __u32 tid)
+static struct held *held_of(struct toed *d, struct held *hv, int nh, __u32 mdev,
+			    __u32 tid)
 {
 	int i;
 
 	for (i = 0; i < nh; i++)
 		if (hv[i].h.dev < TOE_MAX_DEVS &&
-		    D->kmod_idx[hv[i].h.dev] == mdev && hv[i].h.tid == tid)
+		    d->kmod_idx[hv[i].h.dev] == mdev && hv[i].h.tid == tid)
 			return &hv[i];
 	return NULL;
 }
@@ -592,7 +593,7 @@ static struct held *held_of(struct held *hv, int nh, __u32 mdev, __u32 tid)
  * the one it popped, its toe_tid_held entry not yet written), unless a
  * closed connection's record says whose it was (unbound_add).
  */
-static void reconcile_held(const struct toe_genl_tid *tl, int n,
+static void reconcile_held(struct toed *d, const struct toe_genl_tid *tl, int n,
 			   struct held *hv, int nh, __u32 (*pv)[2], int np,
 			   const bool *busy)
 {
@@ -604,17 +605,17 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 	for (i = 0; i < n; i++) {
 		if (!(tl[i].state & OPENTOE_TID_F_HOST))
 			continue; /* the host let go; the device has yet to */
-		h = held_of(hv, nh, tl[i].dev, tl[i].tid);
+		h = held_of(d, hv, nh, tl[i].dev, tl[i].tid);
 		if (h)
 			h->known = true;
 		if (tl[i].state & OPENTOE_TID_F_RESERVED) {
-			__u32 dev = kmod_toe_index(tl[i].dev);
+			__u32 dev = kmod_toe_index(d, tl[i].dev);
 
 			for (j = 0; j < np; j++)
 				if (pv[j][0] == dev && pv[j][1] == tl[i].tid)
 					break;
 			if (j < np) {
-				pool_put(dev, tl[i].tid);
+				pool_put(d, dev, tl[i].tid);
 				pv[j][0] = TOE_DEV_NONE; /* put back */
 				continue;
 			}
@@ -626,7 +627,7 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 				continue;
 			}
 		} else {
-			t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
+			t = tid_of_tuple(d, &tl[i].key, tl[i].dev, tl[i].tid);
 			/*
 			 * Held by toed, its connection gone (no toe_tid_held:
 			 * the datapath deletes it at close) and its flow_closed
@@ -637,22 +638,22 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 				continue;
 			}
 			if (!t && h &&
-			    !tid_add(&h->h.key, tl[i].dev, tl[i].tid, tl[i].l2t,
-				     false)) {
-				D->kst.adopted++;
+			    !tid_add(d, &h->h.key, tl[i].dev, tl[i].tid,
+				     tl[i].l2t, false)) {
+				d->kst.adopted++;
 				continue;
 			}
 		}
 		/* no connection holds it: give it back */
 		if (tl[i].state & OPENTOE_TID_F_RESERVED) /* taken, closed */
-			acct_settle(kmod_toe_index(tl[i].dev));
-		disposed_add(kmod_toe_index(tl[i].dev), tl[i].tid);
-		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err,
+			acct_settle(d, kmod_toe_index(d, tl[i].dev));
+		disposed_add(kmod_toe_index(d, tl[i].dev), tl[i].tid);
+		if (toe_genl_tid_free(&d->gl, tl[i].dev, tl[i].tid, err,
 				      sizeof(err))) {
-			D->kst.free_failed++;
+			d->kst.free_failed++;
 			logm(LOG_WARN, "%s", err);
 		} else {
-			D->kst.orphans++;
+			d->kst.orphans++;
 			logm(LOG_INFO,
 			     "freed TID %u on module device %u: no offloaded flow holds it",
 			     tl[i].tid, tl[i].dev);
@@ -665,7 +666,7 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
  * closed): reconcile_held gave back and settled those the module still
  * has reserved; the rest went with their device, settled here.
  */
-static void unbound_settle(const struct toe_genl_tid *tl, int n)
+static void unbound_settle(struct toed *d, const struct toe_genl_tid *tl, int n)
 {
 	size_t i;
 	int j;
@@ -674,43 +675,43 @@ static void unbound_settle(const struct toe_genl_tid *tl, int n)
 		for (j = 0; j < n; j++)
 			if ((tl[j].state & OPENTOE_TID_F_HOST) &&
 			    (tl[j].state & OPENTOE_TID_F_RESERVED) &&
-			    kmod_toe_index(tl[j].dev) == ub[i].dev &&
+			    kmod_toe_index(d, tl[j].dev) == ub[i].dev &&
 			    tl[j].tid == ub[i].tid)
 				break;
 		if (j == n)
-			acct_settle(ub[i].dev);
+			acct_settle(d, ub[i].dev);
 	}
 	ub_n = 0;
 }
 
 /* In the last TID_GET dump; a refusal: its flow still in toe_flows. */
-static bool tid_current(const struct tident *t)
+static bool tid_current(struct toed *d, const struct tident *t)
 {
 	struct toe_flow f;
 
 	if (t->refused)
-		return bpf_map_lookup_elem(D->m.flows, &t->k, &f) == 0;
+		return bpf_map_lookup_elem(d->m.flows, &t->k, &f) == 0;
 	return t->seen;
 }
 
 /* Forget held TIDs the module dropped (its device went), closed refusals. */
-static void forget_unseen(void)
+static void forget_unseen(struct toed *d)
 {
 	struct tident *t, **pp;
 	size_t b;
 
-	for (b = 0; b < D->tid_nb; b++) {
-		pp = &D->tids[b];
+	for (b = 0; b < d->tid_nb; b++) {
+		pp = &d->tids[b];
 		while ((t = *pp)) {
-			if (tid_current(t)) {
+			if (tid_current(d, t)) {
 				pp = &t->next;
 				continue;
 			}
 			*pp = t->next;
-			D->kst.lost += !t->refused;
-			D->tid_settled_ns = toe_now_ns();
+			d->kst.lost += !t->refused;
+			d->tid_settled_ns = toe_now_ns();
 			free(t);
-			D->tid_n--;
+			d->tid_n--;
 		}
 	}
 }
@@ -720,17 +721,17 @@ static void forget_unseen(void)
  * away, or their event lost): bound now, or demoted; those whose TID the
  * module no longer has (its device went) are demoted.
  */
-static void bind_missing(struct held *hv, int nh)
+static void bind_missing(struct toed *d, struct held *hv, int nh)
 {
 	int i;
 
 	for (i = 0; i < nh; i++) {
 		struct toe_tid_held *h = &hv[i].h;
 
-		if (tid_find(&h->key))
+		if (tid_find(d, &h->key))
 			continue;
 		if (!hv[i].known || h->dev >= TOE_MAX_DEVS ||
-		    !D->kmod_idx[h->dev]) {
+		    !d->kmod_idx[h->dev]) {
 			char l[64], r[64];
 
 			toe_endpoint_str(h->key.family, h->key.laddr,
@@ -738,17 +739,17 @@ static void bind_missing(struct held *hv, int nh)
 			toe_endpoint_str(h->key.family, h->key.raddr,
 					 h->key.rport, r, sizeof(r));
 			disposed_add(h->dev, h->tid);
-			if (!pool_demote(hv[i].cookie, h->dev, h->tid,
+			if (!pool_demote(d, hv[i].cookie, h->dev, h->tid,
 					 TOE_R_NODEV))
 				continue;
 			if (!hv[i].bound) /* in flight until now */
-				acct_settle(h->dev);
+				acct_settle(d, h->dev);
 			logm(LOG_INFO,
 			     "flow %s -> %s: its TID %u went with its module device: demoted to the host",
 			     l, r, h->tid);
 			continue;
 		}
-		if (bind_or_demote(&h->key, hv[i].cookie, h->dev, h->tid))
+		if (bind_or_demote(d, &h->key, hv[i].cookie, h->dev, h->tid))
 			disposed_add(h->dev, h->tid);
 	}
 }
@@ -785,15 +786,15 @@ static void retry_plan(void)
 }
 
 /* After every wake-up of the loop: the reconcile again if it is time. */
-void kmod_retry_tick(void)
+void kmod_retry_tick(struct toed *d)
 {
 	if (!retry_at_ns || toe_now_ns() < retry_at_ns)
 		return;
 	retry_at_ns = 0;
-	if (!D->dp.loaded || !toe_genl_up(&D->gl))
+	if (!d->dp.loaded || !toe_genl_up(&d->gl))
 		return;
-	events_consume(); /* every reconcile reads the ring first */
-	kmod_reconcile();
+	events_consume(d); /* every reconcile reads the ring first */
+	kmod_reconcile(d);
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
@@ -818,7 +819,7 @@ int kmod_retry_timeout_ms(int ms)
  * coming or going): see reconcile_held and bind_missing; with no module,
  * every module flow goes to the host and the pools are emptied.
  */
-void kmod_reconcile(void)
+void kmod_reconcile(struct toed *d)
 {
 	struct toe_genl_tid *tl = NULL;
 	bool busy[TOE_MAX_DEVS];
@@ -830,47 +831,47 @@ void kmod_reconcile(void)
 	size_t b;
 	__u64 ph[7]; /* when each part began, for the log */
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return;
 	ph[0] = toe_now_ns();
-	np = pool_take(&pv, !D->acct_based); /* server pools: at a start */
+	np = pool_take(d, &pv, !d->acct_based); /* server pools: at a start */
 	if (np < 0) {
-		D->kmod_dirty = true; /* tried again from the loop */
+		d->kmod_dirty = true; /* tried again from the loop */
 		return;
 	}
-	if (!D->acct_based)
-		acct_base(); /* the pools empty: the counts start here */
+	if (!d->acct_based)
+		acct_base(d); /* the pools empty: the counts start here */
 	for (i = 0; i < TOE_MAX_DEVS; i++) /* before toe_tid_held is read */
-		busy[i] = D->kmod_idx[i] && take_in_progress(i, false);
+		busy[i] = d->kmod_idx[i] && take_in_progress(d, i, false);
 	ph[1] = toe_now_ns();
-	nh = held_read(&hv);
+	nh = held_read(d, &hv);
 	ph[2] = toe_now_ns();
-	if (!toe_genl_up(&D->gl)) {
-		bind_missing(hv, nh); /* none known: all demoted */
+	if (!toe_genl_up(&d->gl)) {
+		bind_missing(d, hv, nh); /* none known: all demoted */
 		goto out;
 	}
-	ret = toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err));
+	ret = toe_genl_tids(&d->gl, 0, &tl, &n, err, sizeof(err));
 	if (ret) {
 		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
 		while (np--) /* as they were: next time */
-			pool_put(pv[np][0], pv[np][1]);
+			pool_put(d, pv[np][0], pv[np][1]);
 		goto out;
 	}
 	ph[3] = toe_now_ns();
-	for (b = 0; b < D->tid_nb; b++)
-		for (t = D->tids[b]; t; t = t->next)
+	for (b = 0; b < d->tid_nb; b++)
+		for (t = d->tids[b]; t; t = t->next)
 			t->seen = t->refused;
 	disp_n = 0;
 	disp_ns = ~0ULL; /* while it runs: none of its own events is read */
-	reconcile_held(tl, n, hv, nh, pv, np, busy);
-	unbound_settle(tl, n);
+	reconcile_held(d, tl, n, hv, nh, pv, np, busy);
+	unbound_settle(d, tl, n);
 	free(tl);
 	ph[4] = toe_now_ns();
-	forget_unseen();
-	bind_missing(hv, nh);
+	forget_unseen(d);
+	bind_missing(d, hv, nh);
 	ph[5] = disp_ns = toe_now_ns(); /* before any TID is reserved again */
-	stid_reconcile();
-	pool_fill_all();
+	stid_reconcile(d);
+	pool_fill_all(d);
 	pool_refill_soon(); /* what it freed, once the devices release it */
 	ph[6] = toe_now_ns();
 	logm(LOG_DEBUG,
@@ -878,7 +879,7 @@ void kmod_reconcile(void)
 	     US(1, 0), np, US(2, 1), nh, US(3, 2), n, US(4, 3), US(5, 4),
 	     US(6, 5));
 out:
-	D->acct_quiet = false;
+	d->acct_quiet = false;
 	retry_plan();
 	free(hv);
 	free(pv);
@@ -886,29 +887,30 @@ out:
 
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
 {
+	struct toed *d = ctx;
+
 	(void)g;
-	(void)ctx;
 	switch (ev) {
 	case TOE_GENL_EV_UP:
 		logm(LOG_INFO,
 		     "kernel module loaded: its devices join the configuration's");
-		D->kmod_dirty = true;
+		d->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_DOWN:
 		logm(LOG_INFO,
 		     "kernel module unloaded: configuration devices only");
-		tid_clear();
-		D->acct_based = false; /* bound and in flight: unknown now */
-		D->kmod_dirty = true;
+		tid_clear(d);
+		d->acct_based = false; /* bound and in flight: unknown now */
+		d->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_DEV:
 		logm(LOG_DEBUG, "kernel module: device %u changed", dev);
-		D->kmod_dirty = true;
+		d->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_LOST:
 		logm(LOG_WARN,
 		     "kernel module events lost (receive queue overrun): reading its devices and TIDs again");
-		D->kmod_dirty = true;
+		d->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_L2T:
 		/* The module keeps its L2T from the kernel's neighbours itself: counted only. */
@@ -920,15 +922,15 @@ void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
  * events.c's table: a flow offloaded, on a device of the module (its TID
  * bound, or the flow demoted: the event becomes its flow_refused).
  */
-void kmod_on_offloaded(struct toe_event *e)
+void kmod_on_offloaded(struct toed *d, struct toe_event *e)
 {
-	if (e->dev < TOE_MAX_DEVS && D->kmod_idx[e->dev])
-		kmod_offload(e);
+	if (e->dev < TOE_MAX_DEVS && d->kmod_idx[e->dev])
+		kmod_offload(d, e);
 }
 
 /* events.c's table: a flow closed, its TID read (events.c shows it) first. */
-void kmod_on_closed(const struct toe_event *e)
+void kmod_on_closed(struct toed *d, const struct toe_event *e)
 {
-	if (D->tid_n || e->tid != TOE_TID_NONE)
-		kmod_close(e);
+	if (d->tid_n || e->tid != TOE_TID_NONE)
+		kmod_close(d, e);
 }

@@ -118,19 +118,19 @@ static void lsn_name(const struct toe_flow_key *k, char *buf, size_t len)
  * the datapath's pool (m->stid; one the module does not hold reserved any
  * more, ENOENT, or none: the module picks one).
  */
-static void mod_start(struct lsnmod *m)
+static void mod_start(struct toed *d, struct lsnmod *m)
 {
 	char err[512], l[64];
 	int ret;
 
-	ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t, m->stid, err,
+	ret = toe_genl_listen(&d->gl, true, m->mdev, &m->t, m->stid, err,
 			      sizeof(err));
 	if (ret == -ENOENT && m->stid != TOE_TID_NONE) {
-		ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t,
+		ret = toe_genl_listen(&d->gl, true, m->mdev, &m->t,
 				      TOE_TID_NONE, err, sizeof(err));
 		m->stid = TOE_TID_NONE; /* the module's own pick: unknown */
 	} else if (ret && m->stid != TOE_TID_NONE) {
-		stid_put(m->mdev, m->stid); /* still reserved (EEXIST too) */
+		stid_put(d, m->mdev, m->stid); /* still reserved (EEXIST too) */
 	}
 	lsn_name(&m->t, l, sizeof(l));
 	if (!ret || ret == -EEXIST) {
@@ -138,21 +138,21 @@ static void mod_start(struct lsnmod *m)
 		m->held = true;
 		if (ret)
 			return;
-		D->lst.starts++;
-		D->lst.reconciled += reconciling;
+		d->lst.starts++;
+		d->lst.reconciled += reconciling;
 		logm(LOG_DEBUG, "listener %s: a server TID on module device %u",
 		     l, m->mdev);
 		return;
 	}
 	m->held = false;
-	D->lst.failed++;
+	d->lst.failed++;
 	logm_rl(LOG_WARN,
 		"listener %s: offloaded by the datapath, refused by the kernel module (%s)",
 		l, err);
 }
 
 /* Its server TID back. */
-static void mod_stop(struct lsnmod *m)
+static void mod_stop(struct toed *d, struct lsnmod *m)
 {
 	char err[512];
 	int ret;
@@ -160,36 +160,36 @@ static void mod_stop(struct lsnmod *m)
 	if (!m->held)
 		return;
 	m->held = false;
-	ret = toe_genl_listen(&D->gl, false, m->mdev, &m->t, TOE_TID_NONE, err,
+	ret = toe_genl_listen(&d->gl, false, m->mdev, &m->t, TOE_TID_NONE, err,
 			      sizeof(err));
 	if (!ret) {
-		D->lst.stops++;
-		D->lst.reconciled += reconciling;
+		d->lst.stops++;
+		d->lst.reconciled += reconciling;
 		logm(LOG_DEBUG,
 		     "listener port %u: server TID on module device %u given back",
 		     m->t.lport, m->mdev);
 	} else if (ret != -ENOENT) { /* ENOENT: the device took it along */
-		D->lst.failed++;
+		d->lst.failed++;
 		logm(LOG_WARN, "%s", err);
 	}
 }
 
 /* One entry fewer on m: the last one gives the module listener back. */
-static void mod_unref(struct lsnmod *m)
+static void mod_unref(struct toed *d, struct lsnmod *m)
 {
 	if (m->refs && --m->refs)
 		return;
-	mod_stop(m);
+	mod_stop(d, m);
 	*m = mods[--mods_n];
 }
 
-static void lsn_drop(struct lsn *e)
+static void lsn_drop(struct toed *d, struct lsn *e)
 {
 	struct lsnmod *m = mod_find(&e->k, e->mdev);
 
 	*e = lsn[--lsn_n];
 	if (m)
-		mod_unref(m);
+		mod_unref(d, m);
 }
 
 /*
@@ -197,8 +197,8 @@ static void lsn_drop(struct lsn *e)
  * datapath's pool; ask: the module listener now if it is the first (one
  * sharing an existing module listener gives its server TID back).
  */
-static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
-			   __u32 stid)
+static struct lsn *lsn_add(struct toed *d, const struct toe_flow_key *k,
+			   __u32 mdev, bool ask, __u32 stid)
 {
 	struct toe_flow_key t;
 	struct lsnmod *m;
@@ -208,7 +208,7 @@ static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
 	if (e && e->mdev == mdev)
 		return e; /* already known: a replayed event, or reconciled */
 	if (e)
-		lsn_drop(e); /* policy moved it to another device */
+		lsn_drop(d, e); /* policy moved it to another device */
 	tuple_of(k, &t);
 	m = mod_find(&t, mdev);
 	if (!m) {
@@ -222,7 +222,7 @@ static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
 		m->mdev = mdev;
 		m->stid = stid;
 	} else if (ask && stid != TOE_TID_NONE) {
-		stid_put(mdev, stid); /* m's is shared */
+		stid_put(d, mdev, stid); /* m's is shared */
 	}
 	p = grow(lsn, &lsn_cap, lsn_n, sizeof(*lsn));
 	if (!p) {
@@ -236,29 +236,29 @@ static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
 	e->mdev = mdev;
 	e->seen = true;
 	e->rec_stid = TOE_TID_NONE;
-	if (m->refs++ == 0 && ask && toe_genl_up(&D->gl))
-		mod_start(m);
+	if (m->refs++ == 0 && ask && toe_genl_up(&d->gl))
+		mod_start(d, m);
 	return e;
 nomem:
-	D->lst.failed++;
+	d->lst.failed++;
 	logm(LOG_ERR, "out of memory for the listener table");
 	return NULL;
 }
 
 /* Whether toe_listeners still has k (a sibling SO_REUSEPORT socket). */
-static bool still_listening(const struct toe_flow_key *k)
+static bool still_listening(struct toed *d, const struct toe_flow_key *k)
 {
 	struct toe_listen v;
 
-	return D->m.listeners >= 0 &&
-	       bpf_map_lookup_elem(D->m.listeners, k, &v) == 0;
+	return d->m.listeners >= 0 &&
+	       bpf_map_lookup_elem(d->m.listeners, k, &v) == 0;
 }
 
 /*
  * The module did not take the listener of e (its device refused it): out
  * of toe_listeners, so that its accepted connections take no TID either.
  */
-static void lsn_refused(const struct toe_event *e, __u32 mdev)
+static void lsn_refused(struct toed *d, const struct toe_event *e, __u32 mdev)
 {
 	struct lsn *l = lsn_find(&e->key);
 	struct toe_flow_key t;
@@ -267,13 +267,13 @@ static void lsn_refused(const struct toe_event *e, __u32 mdev)
 
 	tuple_of(&e->key, &t);
 	m = mod_find(&t, mdev);
-	if (!l || !m || m->held || !toe_genl_up(&D->gl))
+	if (!l || !m || m->held || !toe_genl_up(&d->gl))
 		return;
-	if (D->m.listeners >= 0 &&
-	    bpf_map_lookup_elem(D->m.listeners, &e->key, &v) == 0 &&
+	if (d->m.listeners >= 0 &&
+	    bpf_map_lookup_elem(d->m.listeners, &e->key, &v) == 0 &&
 	    v.stid == e->tid)
-		bpf_map_delete_elem(D->m.listeners, &e->key);
-	lsn_drop(l);
+		bpf_map_delete_elem(d->m.listeners, &e->key);
+	lsn_drop(d, l);
 }
 
 /*
@@ -284,27 +284,27 @@ static void lsn_refused(const struct toe_event *e, __u32 mdev)
  * reserved still, it goes back to the server pool, and the entry gets
  * the module listener's server TID again; toed holds one listener.
  */
-static void lsn_sibling(const struct toe_event *e, __u32 mdev)
+static void lsn_sibling(struct toed *d, const struct toe_event *e, __u32 mdev)
 {
 	struct lsnmod *m = mod_find(&e->key, mdev);
 	struct toe_listen v;
 
 	if (!m || e->tid == TOE_TID_NONE || e->tid == m->stid)
 		return; /* none of its own, or the one the module has */
-	stid_put(mdev, e->tid);
-	D->lst.siblings++;
-	if (m->stid != TOE_TID_NONE && D->m.listeners >= 0 &&
-	    bpf_map_lookup_elem(D->m.listeners, &e->key, &v) == 0 &&
+	stid_put(d, mdev, e->tid);
+	d->lst.siblings++;
+	if (m->stid != TOE_TID_NONE && d->m.listeners >= 0 &&
+	    bpf_map_lookup_elem(d->m.listeners, &e->key, &v) == 0 &&
 	    v.stid == e->tid) {
 		v.stid = m->stid;
-		bpf_map_update_elem(D->m.listeners, &e->key, &v, BPF_EXIST);
+		bpf_map_update_elem(d->m.listeners, &e->key, &v, BPF_EXIST);
 	}
 	logm(LOG_DEBUG,
 	     "listener port %u: a sibling's server TID %u back in the server pool",
 	     e->key.lport, e->tid);
 }
 
-void listen_event(const struct toe_event *e)
+void listen_event(struct toed *d, const struct toe_event *e)
 {
 	struct lsn *l;
 	__u32 mdev;
@@ -314,30 +314,31 @@ void listen_event(const struct toe_event *e)
 		l = lsn_find(&e->key);
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
 		    e->tid != TOE_TID_NONE && !(l && l->rec_stid == e->tid))
-			acct_ssettle(e->dev);
+			acct_ssettle(d, e->dev);
 		if (l && l->rec_stid == e->tid)
 			l->rec_stid = TOE_TID_NONE;
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
-		    D->kmod_idx[e->dev]) {
-			mdev = D->kmod_idx[e->dev];
+		    d->kmod_idx[e->dev]) {
+			mdev = d->kmod_idx[e->dev];
 			if (l && l->mdev == mdev)
-				lsn_sibling(e, mdev);
-			else if (lsn_add(&e->key, mdev, true, e->tid))
-				lsn_refused(e, mdev);
-			pool_fill(e->dev); /* its server pool topped up */
+				lsn_sibling(d, e, mdev);
+			else if (lsn_add(d, &e->key, mdev, true, e->tid))
+				lsn_refused(d, e, mdev);
+			pool_fill(d, e->dev); /* its server pool topped up */
 		}
 		return;
 	}
 	l = lsn_find(&e->key);
-	if (l && !still_listening(&e->key)) {
-		lsn_drop(l);
-		if (e->dev < TOE_MAX_DEVS && D->kmod_idx[e->dev])
-			pool_fill(e->dev); /* the module freed its server TID */
+	if (l && !still_listening(d, &e->key)) {
+		lsn_drop(d, l);
+		if (e->dev < TOE_MAX_DEVS && d->kmod_idx[e->dev])
+			pool_fill(d,
+				  e->dev); /* the module freed its server TID */
 	}
 }
 
 /* toe_listeners' entries on a module device into the table (seen). */
-static int read_map(void)
+static int read_map(struct toed *d)
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	struct toe_listen v;
@@ -347,44 +348,44 @@ static int read_map(void)
 
 	for (i = 0; i < lsn_n; i++)
 		lsn[i].seen = false;
-	if (D->m.listeners < 0)
+	if (d->m.listeners < 0)
 		return 0; /* a datapath without it: no listener is offloaded */
-	while (bpf_map_get_next_key(D->m.listeners, prev, &next) == 0) {
+	while (bpf_map_get_next_key(d->m.listeners, prev, &next) == 0) {
 		k = next;
 		prev = &k;
-		if (bpf_map_lookup_elem(D->m.listeners, &k, &v) ||
-		    v.dev >= TOE_MAX_DEVS || !D->kmod_idx[v.dev])
+		if (bpf_map_lookup_elem(d->m.listeners, &k, &v) ||
+		    v.dev >= TOE_MAX_DEVS || !d->kmod_idx[v.dev])
 			continue;
 		e = lsn_find(&k);
-		known = e && e->mdev == D->kmod_idx[v.dev];
-		e = lsn_add(&k, D->kmod_idx[v.dev], false, v.stid);
+		known = e && e->mdev == d->kmod_idx[v.dev];
+		e = lsn_add(d, &k, d->kmod_idx[v.dev], false, v.stid);
 		if (!e)
 			return -1;
 		e->seen = true;
 		if (!known && v.stid != TOE_TID_NONE) {
 			/* its event unread or lost: settled here, once */
 			e->rec_stid = v.stid;
-			acct_ssettle(v.dev);
+			acct_ssettle(d, v.dev);
 		}
 	}
 	return 0;
 }
 
-void listen_reconcile(void)
+void listen_reconcile(struct toed *d)
 {
 	struct toe_genl_listener *ml = NULL;
 	char err[512];
 	int n = 0, i, ret;
 	size_t j;
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return;
-	if (!toe_genl_up(&D->gl)) {
+	if (!toe_genl_up(&d->gl)) {
 		/* the module went, its listeners with it */
 		for (j = 0; j < mods_n; j++)
 			mods[j].held = false;
 	} else {
-		ret = toe_genl_listeners(&D->gl, 0, false, &ml, &n, err,
+		ret = toe_genl_listeners(&d->gl, 0, false, &ml, &n, err,
 					 sizeof(err));
 		if (ret) {
 			logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
@@ -392,14 +393,14 @@ void listen_reconcile(void)
 		}
 	}
 	reconciling = true;
-	if (read_map() == 0) {
+	if (read_map(d) == 0) {
 		/* listeners gone while toed was away (or no longer on the module) */
 		for (j = 0; j < lsn_n;) {
 			if (lsn[j].seen) {
 				j++;
 				continue;
 			}
-			lsn_drop(&lsn[j]);
+			lsn_drop(d, &lsn[j]);
 		}
 	}
 	/* the module has them (adopted), or they are started */
@@ -410,8 +411,8 @@ void listen_reconcile(void)
 			if (ml[i].dev == m->mdev && tuple_eq(&ml[i].key, &m->t))
 				break;
 		m->held = i < n;
-		if (!m->held && toe_genl_up(&D->gl))
-			mod_start(m);
+		if (!m->held && toe_genl_up(&d->gl))
+			mod_start(d, m);
 	}
 	/* module listeners no entry backs: stopped */
 	for (i = 0; i < n; i++) {
@@ -420,7 +421,7 @@ void listen_reconcile(void)
 				      .held = true };
 
 		if (!mod_find(&ml[i].key, ml[i].dev))
-			mod_stop(&tmp);
+			mod_stop(d, &tmp);
 	}
 	reconciling = false;
 	free(ml);

@@ -58,20 +58,20 @@
  * The datapath's daemon lock, for toed's life: a second toed on the same
  * pin folder is refused, whatever its run folder.
  */
-static int take_dp_lock(void)
+static int take_dp_lock(struct toed *d)
 {
 	char err[1200], who[600];
 	const char *by;
 
-	snprintf(who, sizeof(who), "toed, run folder %.500s", D->run_dir);
-	D->lockfd = toe_dplock_take(D->pin_dir, TOE_LOCK_DAEMON, who, 0, err,
+	snprintf(who, sizeof(who), "toed, run folder %.500s", d->run_dir);
+	d->lockfd = toe_dplock_take(d->pin_dir, TOE_LOCK_DAEMON, who, 0, err,
 				    sizeof(err));
-	if (D->lockfd >= 0)
+	if (d->lockfd >= 0)
 		return 0;
 	by = strstr(err, " is locked by ");
 	if (by)
 		toe_err("another toed is running (%s) on datapath %s", by + 14,
-			D->pin_dir);
+			d->pin_dir);
 	else
 		toe_err("%s", err);
 	return -1;
@@ -81,22 +81,22 @@ static int take_dp_lock(void)
  * The run folder's own lock (two toeds of two datapaths must not share a
  * socket), then the control socket in it.
  */
-static int take_run_lock(void)
+static int take_run_lock(struct toed *d)
 {
-	D->runlockfd = toe_rundir_lock(D->run_dir, LOCK_NAME);
-	return D->runlockfd < 0 ? -1 : 0;
+	d->runlockfd = toe_rundir_lock(d->run_dir, LOCK_NAME);
+	return d->runlockfd < 0 ? -1 : 0;
 }
 
-static int open_listen(void)
+static int open_listen(struct toed *d)
 {
 	int fd;
 
-	fd = toe_rundir_listen(D->run_dir, TOE_CTL_SOCK, D->sock_path,
-			       sizeof(D->sock_path));
+	fd = toe_rundir_listen(d->run_dir, TOE_CTL_SOCK, d->sock_path,
+			       sizeof(d->sock_path));
 	if (fd < 0)
 		return -1;
-	D->lsock = fd;
-	return ep_add(D->epfd, fd, SRC_LISTEN);
+	d->lsock = fd;
+	return ep_add(d->epfd, fd, SRC_LISTEN);
 }
 
 /* systemd Type=notify, without libsystemd. */
@@ -125,7 +125,7 @@ static void sd_ready(void)
  * Root, the locks (held until toed exits), the run folder: made 0700, or
  * refused if it is a link, someone else's or writable by others.
  */
-static int preflight(void)
+static int preflight(struct toed *d)
 {
 	char err[1200];
 
@@ -133,42 +133,43 @@ static int preflight(void)
 		toe_err("must be run as root");
 		return -1;
 	}
-	if (toe_secure_dir(D->run_dir, err, sizeof(err))) {
+	if (toe_secure_dir(d->run_dir, err, sizeof(err))) {
 		toe_err("run folder: %s", err);
 		return -1;
 	}
-	return take_dp_lock() || take_run_lock() ? -1 : 0;
+	return take_dp_lock(d) || take_run_lock(d) ? -1 : 0;
 }
 
 /*
  * Signals into a signalfd, the 2 s timer, one epoll set for every source
  * (first: toed_teardown counts on it).
  */
-static int start_loop(void)
+static int start_loop(struct toed *d)
 {
 	struct itimerspec its = { .it_interval.tv_sec = 2,
 				  .it_value.tv_sec = 2 };
 	sigset_t mask;
 
 	/* before nft_open: the lease names the namespace whose routes toed follows */
-	D->netns_ino = toe_netns_ino();
-	D->netns_cookie = toe_netns_cookie();
+	d->netns_ino = toe_netns_ino();
+	d->netns_cookie = toe_netns_cookie();
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	D->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	D->epfd = epoll_create1(EPOLL_CLOEXEC);
-	mon_init(&D->mon, D->epfd);
-	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
-	    timerfd_settime(D->tfd, 0, &its, NULL) ||
-	    ep_add(D->epfd, D->sigfd, SRC_SIGNAL) ||
-	    ep_add(D->epfd, D->tfd, SRC_TIMER) ||
-	    (nft_open(D->pin_dir, toe_netns_cookie()) >= 0 &&
-	     ep_add(D->epfd, nft_fd(), SRC_NFT))) {
+	d->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d->evt = &toed_ev_table;
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	mon_init(&d->mon, d->epfd);
+	if (d->sigfd < 0 || d->tfd < 0 || d->epfd < 0 ||
+	    timerfd_settime(d->tfd, 0, &its, NULL) ||
+	    ep_add(d->epfd, d->sigfd, SRC_SIGNAL) ||
+	    ep_add(d->epfd, d->tfd, SRC_TIMER) ||
+	    (nft_open(d->pin_dir, toe_netns_cookie()) >= 0 &&
+	     ep_add(d->epfd, nft_fd(), SRC_NFT))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -179,61 +180,62 @@ static int start_loop(void)
  * The configuration, the kernel module, rtnetlink, the datapath (if it is
  * there: else toed waits for it), the control socket.
  */
-static int start_sources(void)
+static int start_sources(struct toed *d)
 {
 	char err[1200];
 
-	D->start_ns = toe_now_ns();
-	D->start_unix_ns = toe_unix_ns();
-	if (config_load(err, sizeof(err))) {
+	d->start_ns = toe_now_ns();
+	d->start_unix_ns = toe_unix_ns();
+	if (config_load(d, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;
 	}
 	/* The kernel module: optional.  Without it toed runs as it always did. */
-	if (toe_genl_open(&D->gl, err, sizeof(err)))
+	if (toe_genl_open(&d->gl, err, sizeof(err)))
 		logm(LOG_WARN, "%s: the kernel module's devices are not used",
 		     err);
 	else
-		D->gl_open = true;
-	if (D->gl_open && !toe_genl_up(&D->gl))
+		d->gl_open = true;
+	if (d->gl_open && !toe_genl_up(&d->gl))
 		logm(LOG_INFO,
 		     "kernel module not loaded: configuration devices only");
-	D->nl.neigh_cb = on_neigh;
-	D->nl.link_cb = on_link;
-	D->nl.route_cb = nft_on_route;
-	if (toe_nl_open(&D->nl, -1, -1, D->rcvbuf, err, sizeof(err))) {
+	d->nl.ctx = d;
+	d->nl.neigh_cb = on_neigh;
+	d->nl.link_cb = on_link;
+	d->nl.route_cb = nft_on_route;
+	if (toe_nl_open(&d->nl, -1, -1, d->rcvbuf, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;
 	}
-	if (ep_add(D->epfd, D->nl.ev_fd, SRC_NETLINK) ||
-	    (D->gl_open && ep_add(D->epfd, D->gl.ev_fd, SRC_GENL))) {
+	if (ep_add(d->epfd, d->nl.ev_fd, SRC_NETLINK) ||
+	    (d->gl_open && ep_add(d->epfd, d->gl.ev_fd, SRC_GENL))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
 	/* the first apply, and adopting the TIDs a previous toed held */
-	if (!dp_check()) {
+	if (!dp_check(d)) {
 		logm(LOG_WARN,
 		     "opentoe is not loaded at %s: waiting for it (toe-loader load)",
-		     D->pin_dir);
-		retrack(true);
+		     d->pin_dir);
+		retrack(d, true);
 	}
-	if (toe_genl_up(&D->gl))
-		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs,
-		     D->nkdevs == 1 ? "" : "s");
-	return open_listen() || metrics_open() ? -1 : 0;
+	if (toe_genl_up(&d->gl))
+		logm(LOG_INFO, "kernel module loaded: %d device%s", d->nkdevs,
+		     d->nkdevs == 1 ? "" : "s");
+	return open_listen(d) || metrics_open(d) ? -1 : 0;
 }
 
 /* SIGHUP reloads; SIGTERM and SIGINT stop toed.  True: stop. */
-static bool on_signals(void)
+static bool on_signals(struct toed *d)
 {
 	struct signalfd_siginfo si;
 	char err[1200];
 	bool stop = false;
 
-	while (read(D->sigfd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			logm(LOG_INFO, "SIGHUP: reloading %s", D->config);
-			do_apply(err, sizeof(err));
+			logm(LOG_INFO, "SIGHUP: reloading %s", d->config);
+			do_apply(d, err, sizeof(err));
 		} else {
 			logm(LOG_INFO,
 			     "signal %d: stopping (the datapath keeps running)",
@@ -245,65 +247,65 @@ static bool on_signals(void)
 }
 
 /* One ready source.  True: stop. */
-static bool dispatch(const struct epoll_event *ev)
+static bool dispatch(struct toed *d, const struct epoll_event *ev)
 {
 	char err[1200];
 	__u64 ticks;
 
 	switch ((enum src)(ev->data.u64 >> 32)) {
 	case SRC_SIGNAL:
-		return on_signals();
+		return on_signals(d);
 	case SRC_NETLINK:
-		if (toe_nl_process(&D->nl, err, sizeof(err)))
+		if (toe_nl_process(&d->nl, err, sizeof(err)))
 			logm(LOG_ERR, "%s", err);
-		if (D->retrack)
-			retrack(false);
+		if (d->retrack)
+			retrack(d, false);
 		break;
 	case SRC_RING:
-		events_consume();
+		events_consume(d);
 		reconcile_soon(); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:
-		ctl_accept();
+		ctl_accept(d);
 		break;
 	case SRC_CLIENT:
-		ctl_event(ev->data.u64 & 0xffffffff, ev->events);
+		ctl_event(d, ev->data.u64 & 0xffffffff, ev->events);
 		break;
 	case SRC_TIMER:
-		if (read(D->tfd, &ticks, sizeof(ticks)) < 0)
+		if (read(d->tfd, &ticks, sizeof(ticks)) < 0)
 			break;
-		dp_check(); /* reloaded or unloaded under toed? */
-		if (D->kmod_dirty)
-			kmod_changed(); /* an apply that failed: again */
-		else if (D->dp.loaded && toe_genl_up(&D->gl))
-			pool_fill_all(); /* TIDs a device released late */
-		retrack(false);
-		fwd_evict_check(); /* toe_fwd's evictions (fwdev.c) */
+		dp_check(d); /* reloaded or unloaded under toed? */
+		if (d->kmod_dirty)
+			kmod_changed(d); /* an apply that failed: again */
+		else if (d->dp.loaded && toe_genl_up(&d->gl))
+			pool_fill_all(d); /* TIDs a device released late */
+		retrack(d, false);
+		fwd_evict_check(d); /* toe_fwd's evictions (fwdev.c) */
 		log_rl_flush(); /* what a rate-limited log held back */
 		break;
 	case SRC_NFT:
-		nft_process();
+		nft_process(d);
 		break;
 	case SRC_GENL:
-		if (toe_genl_process(&D->gl, on_genl, NULL))
+		if (toe_genl_process(&d->gl, on_genl, d))
 			logm(LOG_ERR, "kernel module events: %s",
 			     strerror(errno));
-		if (D->kmod_dirty)
-			kmod_changed();
-		if (D->retrack)
-			retrack(false);
+		if (d->kmod_dirty)
+			kmod_changed(d);
+		if (d->retrack)
+			retrack(d, false);
 		break;
 	case SRC_MON:
-		mon_input(&D->mon, ev->data.u64 & 0xffffffff, ev->events);
+		mon_input(&d->mon, ev->data.u64 & 0xffffffff, ev->events);
 		break;
 	case SRC_METRICS:
-		break; /* loop() runs MHD after every wake-up */
+		break; /* loop(d) runs MHD after every wake-up */
 	}
 	return false;
 }
 
 /* Until a signal stops toed (or epoll fails). */
-static void loop(void)
+static void loop(struct toed *d)
 {
 	bool stop = false;
 	int i;
@@ -311,23 +313,23 @@ static void loop(void)
 	while (!stop) {
 		struct epoll_event evs[16];
 		int n = epoll_wait(
-			D->epfd, evs, 16,
+			d->epfd, evs, 16,
 			reconcile_timeout_ms(kmod_retry_timeout_ms(
 				pool_refill_timeout_ms(metrics_timeout_ms(
-					ctl_timeout_ms())))));
+					ctl_timeout_ms(d))))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < n; i++)
-			if (dispatch(&evs[i]))
+			if (dispatch(d, &evs[i]))
 				stop = true;
-		ctl_expire();
-		metrics_run();
-		reconcile_tick(); /* events lost: made good */
-		pool_refill_tick(); /* TIDs a device released after a close */
-		kmod_retry_tick(); /* a take was in progress at a reconcile */
+		ctl_expire(d);
+		metrics_run(d);
+		reconcile_tick(d); /* events lost: made good */
+		pool_refill_tick(d); /* TIDs a device released after a close */
+		kmod_retry_tick(d); /* a take was in progress at a reconcile */
 	}
 }
 
@@ -339,45 +341,45 @@ static void loop(void)
  * connections stay on the host until toed is back (a toed killed with
  * SIGKILL leaves them; the next one binds what was taken meanwhile).
  */
-static void toed_teardown(void)
+static void toed_teardown(struct toed *d)
 {
 	__u32 i;
 
 	metrics_close();
-	mon_exit(&D->mon);
-	ctl_close_all();
+	mon_exit(&d->mon);
+	ctl_close_all(d);
 	nft_close();
-	if (D->lsock >= 0) {
-		unlink(D->sock_path);
-		close(D->lsock);
+	if (d->lsock >= 0) {
+		unlink(d->sock_path);
+		close(d->lsock);
 	}
-	if (D->dp.loaded && toe_genl_up(&D->gl))
+	if (d->dp.loaded && toe_genl_up(&d->gl))
 		for (i = 0; i < TOE_MAX_DEVS; i++)
-			pool_drain(i);
-	dp_detach();
-	toe_nl_close(&D->nl);
-	if (D->gl_open)
-		toe_genl_close(&D->gl);
-	tid_clear();
+			pool_drain(d, i);
+	dp_detach(d);
+	toe_nl_close(&d->nl);
+	if (d->gl_open)
+		toe_genl_close(&d->gl);
+	tid_clear(d);
 	listen_clear();
-	toe_cfg_free(&D->cfg);
-	free(D->cfg_text);
-	change_unlock();
+	toe_cfg_free(&d->cfg);
+	free(d->cfg_text);
+	change_unlock(d);
 }
 
-int daemon_run(void)
+int daemon_run(struct toed *d)
 {
 	int ret = 1;
 
-	if (preflight())
+	if (preflight(d))
 		return 1;
-	if (start_loop() == 0 && start_sources() == 0) {
+	if (start_loop(d) == 0 && start_sources(d) == 0) {
 		logm(LOG_INFO, "running (pid %d): datapath %s, control %s",
-		     getpid(), D->pin_dir, D->sock_path);
+		     getpid(), d->pin_dir, d->sock_path);
 		sd_ready();
-		loop();
+		loop(d);
 		ret = 0;
 	}
-	toed_teardown();
+	toed_teardown(d);
 	return ret;
 }

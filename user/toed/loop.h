@@ -3,7 +3,9 @@
 #ifndef __TOE_LOOP_H
 #define __TOE_LOOP_H
 
+struct toed;
+
 /* Run the daemon until SIGTERM or SIGINT; the exit status. */
-int daemon_run(void);
+int daemon_run(struct toed *d);
 
 #endif /* __TOE_LOOP_H */

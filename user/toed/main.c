@@ -12,13 +12,13 @@
  * no counter and no flow.
  *
  * This file: the options, usage, toed --check and --apply (one shot); the
- * daemon's state (D) is state.c's, its log log.c's, the daemon itself
+ * daemon's state is state.c's, its log log.c's, the daemon itself
  * loop.c's.  Each part says what it offers in a header of its own name
  * (ep.h, apply.h, kmod.h...), and each file includes the headers of what
  * it uses.  The parts:
  *
  *   main.c    options, usage, --check / --apply
- *   state.c   the daemon's one state, D, and its defaults
+ *   state.c   the daemon's one state and its defaults
  *   log.c     the log: "toed: LEVEL: ..." on stderr, within --log-level
  *   loop.c    daemon_run: start-up, the epoll loop, the one teardown
  *   apply.c   applying the configuration (start, SIGHUP, toectl reload,
@@ -51,8 +51,11 @@
  *   capture.c    a killed toectl dump's capture switched off
  *   nft.c, ct.c  the firewall's warden and conntrack kept true
  *
- * toed is one thread: every part reads and writes the state through D
- * (state.h), its options set once by main before anything else runs.
+ * toed is one thread.  Its state (state.h's struct toed) is state.c's one
+ * instance, which main takes (D, this file's only) and sets the options
+ * of before anything else runs; daemon_run and every part after it are
+ * handed it as a parameter (struct toed *d) or the part that is their own
+ * (mon.h's struct mon_set): no part reads a global.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -78,6 +81,9 @@
 #include "nft.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
+
+/* The daemon's state (state.c's), set first thing in main and handed on. */
+static struct toed *D;
 
 static void usage(FILE *f)
 {
@@ -278,7 +284,7 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
 	/* The kernel module's devices, as the daemon merges them. */
 	if (toe_genl_open(&D->gl, err, sizeof(err)) == 0) {
 		D->gl_open = true;
-		kmod_read_devs();
+		kmod_read_devs(D);
 	}
 	src.kdevs = D->kdevs;
 	src.nkdevs = D->nkdevs;
@@ -312,13 +318,13 @@ int main(int argc, char **argv)
 	enum toe_parse_rc rc;
 	int ret;
 
-	toed_state_init();
+	D = toed_state_init();
 	toe_prog = "toed";
 	rc = parse_args(argc, argv, &o);
 	if (rc != TOE_PARSE_OK)
 		return toe_parse_exit(rc);
 	if (!o.check && !o.apply)
-		return daemon_run();
+		return daemon_run(D);
 	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, sizeof(err))) {
 		fprintf(stderr, "toed: %s\n", err);
 		toe_cfg_free(&cfg);

@@ -435,7 +435,7 @@ static void label_value(char *out, size_t len, const char *v)
 	out[o] = 0;
 }
 
-static void render_toed(FILE *f)
+static void render_toed(struct toed *d, FILE *f)
 {
 	char v[128];
 
@@ -443,21 +443,21 @@ static void render_toed(FILE *f)
 	head(f, F_BUILD);
 	fprintf(f, "%s{version=\"%s\"} 1\n", fams[F_BUILD].name, v);
 	head(f, F_START);
-	fprintf(f, "%s %.3f\n", fams[F_START].name, D->start_unix_ns / 1e9);
+	fprintf(f, "%s %.3f\n", fams[F_START].name, d->start_unix_ns / 1e9);
 	head(f, F_DP_LOADED);
-	sample(f, F_DP_LOADED, NULL, D->dp.loaded);
+	sample(f, F_DP_LOADED, NULL, d->dp.loaded);
 }
 
 /* Every toe_stats counter, per-CPU summed (toe_stats_read). */
-static void render_datapath(FILE *f)
+static void render_datapath(struct toed *d, FILE *f)
 {
 	__u64 v[TOE_STATS_MAX];
 	char name[96], l[64];
 	int i;
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return; /* absent, not zero: no counter seems to reset */
-	toe_stats_read(&D->m, v, TOE_STATS_MAX);
+	toe_stats_read(&d->m, v, TOE_STATS_MAX);
 	head(f, F_PARSE);
 	for (i = 0; i < TOE_S_BASE; i++) {
 		if (!toe_stat_name(i))
@@ -509,7 +509,7 @@ static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r,
 }
 
 /* toectl devices' columns (toe_devs_read, kmod_view), by device. */
-static void render_devices(FILE *f)
+static void render_devices(struct toed *d, FILE *f)
 {
 	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
 	struct toe_view_kmod kv[TOE_MAX_DEVS];
@@ -517,11 +517,11 @@ static void render_devices(FILE *f)
 
 	if (!rows)
 		return;
-	if (D->dp.loaded)
-		n = toe_devs_read(&D->m, rows);
-	kmod_view(kv);
+	if (d->dp.loaded)
+		n = toe_devs_read(&d->m, rows);
+	kmod_view(d, kv);
 	for (x = F_DEV_CAP; x <= F_DEV_TIDS_HELD; x++) {
-		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&D->gl))
+		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&d->gl))
 			break;
 		device_family(f, x, rows, n, kv);
 	}
@@ -529,37 +529,37 @@ static void render_devices(FILE *f)
 }
 
 /* The policy in force, toed's applies, the flows' decisions and refusals. */
-static void render_policy(FILE *f)
+static void render_policy(struct toed *d, FILE *f)
 {
 	struct toe_pol_hdr h = {};
 	char l[64];
 	__u32 gen;
 	int i;
 
-	if (D->dp.loaded)
-		toe_policy_hdr(&D->m, &gen, &h);
+	if (d->dp.loaded)
+		toe_policy_hdr(&d->m, &gen, &h);
 	head(f, F_POL_SERIAL);
 	sample(f, F_POL_SERIAL, NULL, h.serial);
 	head(f, F_POL_RULES);
 	sample(f, F_POL_RULES, NULL, h.nrules);
-	if (D->ast.serial) {
+	if (d->ast.serial) {
 		head(f, F_POL_DUR);
-		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name, D->ast.ms / 1e3);
+		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name, d->ast.ms / 1e3);
 	}
 	head(f, F_CLOSED);
 	for (i = TOE_ACT_HOST; i <= TOE_ACT_BYPASS; i++) {
 		snprintf(l, sizeof(l), "decision=\"%s\"", toe_action_name(i));
-		sample(f, F_CLOSED, l, D->closed_by[i]);
+		sample(f, F_CLOSED, l, d->closed_by[i]);
 	}
 	head(f, F_REFUSED);
 	for (i = 0; i < TOE_R__MAX; i++) {
 		snprintf(l, sizeof(l), "reason=\"%s\"", toe_reason_name(i));
-		sample(f, F_REFUSED, l, D->refused_by[i]);
+		sample(f, F_REFUSED, l, d->refused_by[i]);
 	}
 }
 
 /* The fast path's open flows by device, hook and state (fwdev.c). */
-static void render_fwd_open(FILE *f)
+static void render_fwd_open(struct toed *d, FILE *f)
 {
 	static const char *const st[TOE_FWD_OPEN__N] = { "fast", "readmit",
 							 "ct_wait" };
@@ -572,8 +572,8 @@ static void render_fwd_open(FILE *f)
 	if (!rows)
 		return;
 	head(f, F_FWD_OPEN);
-	fwd_open_count(n);
-	nr = toe_devs_read(&D->m, rows);
+	fwd_open_count(d, n);
+	nr = toe_devs_read(&d->m, rows);
 	for (i = 0; i < nr; i++) {
 		if (rows[i].d.steer != TOE_STEER_FORWARD ||
 		    rows[i].index >= TOE_MAX_DEVS)
@@ -593,7 +593,7 @@ static void render_fwd_open(FILE *f)
 }
 
 /* toe_reasons (fwdev.c), family by family, with a reason label. */
-static void render_reasons(FILE *f)
+static void render_reasons(struct toed *d, FILE *f)
 {
 	static const char *const kind[TOE_FR__MAX] = {
 #define FR_KIND(id, name, k, help) [TOE_FR_##id] = k,
@@ -605,10 +605,10 @@ static void render_reasons(FILE *f)
 	__u32 h, r;
 	int x;
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return;
-	render_fwd_open(f);
-	fwd_reasons_read(v);
+	render_fwd_open(d, f);
+	fwd_reasons_read(d, v);
 	for (x = F_FWD_RET; x <= F_FWD_RET_PKTS; x++) {
 		head(f, x);
 		for (h = 0; h < TOE_FH__MAX; h++)
@@ -645,22 +645,22 @@ static void render_reasons(FILE *f)
 	}
 }
 
-static void render_nlat(FILE *f)
+static void render_nlat(struct toed *d, FILE *f)
 {
 	__u64 cum = 0;
 	int i;
 
 	head(f, F_NLAT);
 	for (i = 0; i < NLAT_BUCKETS; i++) {
-		cum += D->nlat.bucket[i];
+		cum += d->nlat.bucket[i];
 		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", fams[F_NLAT].name,
 			nlat_le_ns[i] / 1e9, (unsigned long long)cum);
 	}
 	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", fams[F_NLAT].name,
-		(unsigned long long)D->nlat.count);
-	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name, D->nlat.sum_ns / 1e9);
+		(unsigned long long)d->nlat.count);
+	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name, d->nlat.sum_ns / 1e9);
 	fprintf(f, "%s_count %llu\n", fams[F_NLAT].name,
-		(unsigned long long)D->nlat.count);
+		(unsigned long long)d->nlat.count);
 }
 
 static const struct cmap *cmap_of(const char *key)
@@ -677,9 +677,10 @@ static const struct cmap *cmap_of(const char *key)
  * toectl stats' daemon and control counters (one list, c), family by
  * family as cmaps[] maps them; those it does not map, untyped.
  */
-static void render_counters(FILE *f, const struct counter *c, size_t n)
+static void render_counters(struct toed *d, FILE *f, const struct counter *c,
+			    size_t n)
 {
-	bool kmod = toe_genl_up(&D->gl);
+	bool kmod = toe_genl_up(&d->gl);
 	size_t i, k;
 	int x;
 
@@ -714,7 +715,7 @@ static void render_counters(FILE *f, const struct counter *c, size_t n)
 }
 
 /* The whole exposition, into a malloc'd buffer; its length, or -1. */
-static ssize_t render(char **buf)
+static ssize_t render(struct toed *d, char **buf)
 {
 	struct counter c[2 * MAX_COUNTERS];
 	size_t len = 0, n;
@@ -723,15 +724,15 @@ static ssize_t render(char **buf)
 	f = open_memstream(buf, &len);
 	if (!f)
 		return -1;
-	n = daemon_counters(c);
-	n += control_counters(c + n);
-	render_toed(f);
-	render_datapath(f);
-	render_devices(f);
-	render_policy(f);
-	render_nlat(f);
-	render_reasons(f);
-	render_counters(f, c, n);
+	n = daemon_counters(d, c);
+	n += control_counters(d, c + n);
+	render_toed(d, f);
+	render_datapath(d, f);
+	render_devices(d, f);
+	render_policy(d, f);
+	render_nlat(d, f);
+	render_reasons(d, f);
+	render_counters(d, f, c, n);
 	if (fclose(f)) {
 		free(*buf);
 		return -1;
@@ -775,10 +776,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  size_t *upload_len, void **state)
 {
 	static int seen;
+	struct toed *d = cls;
 	char *buf = NULL;
 	ssize_t n;
 
-	(void)cls;
 	(void)version;
 	(void)upload;
 	if (!*state) { /* the headers: answer once the body (if any) is in */
@@ -796,7 +797,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 				  "not found: the metrics are at /metrics\n");
-	n = render(&buf);
+	n = render(d, &buf);
 	if (n < 0)
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "out of memory\n");
@@ -1007,7 +1008,7 @@ static int metrics_socket(void)
 }
 
 /* MHD on fd, its epoll fd in toed's loop: 0, or -1 (M.error says). */
-static int mhd_start(int fd)
+static int mhd_start(struct toed *d, int fd)
 {
 	const union MHD_DaemonInfo *info;
 
@@ -1015,7 +1016,7 @@ static int mhd_start(int fd)
 	M.mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 			(M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-		0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+		0, NULL, NULL, on_request, d, MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_MAX,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_MAX,
@@ -1024,7 +1025,7 @@ static int mhd_start(int fd)
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
 		       NULL;
-	if (info && !ep_add(D->epfd, info->epoll_fd, SRC_METRICS))
+	if (info && !ep_add(d->epfd, info->epoll_fd, SRC_METRICS))
 		return 0;
 	snprintf(M.error, sizeof(M.error), "cannot start the HTTP server");
 	if (M.mhd)
@@ -1040,11 +1041,11 @@ static int mhd_start(int fd)
  * address not there yet) say so and try again later, backing off from
  * RETRY_MIN_MS to RETRY_MAX_MS: toed runs on meanwhile.
  */
-static void metrics_try(void)
+static void metrics_try(struct toed *d)
 {
 	int fd = metrics_socket();
 
-	if (fd >= 0 && mhd_start(fd) == 0) {
+	if (fd >= 0 && mhd_start(d, fd) == 0) {
 		logm(LOG_INFO, "metrics: http://%s/metrics%s", M.arg,
 		     M.st.bind_failed ? " (bound at last)" : "");
 		M.error[0] = 0;
@@ -1060,21 +1061,21 @@ static void metrics_try(void)
 }
 
 /* Serve /metrics if --metrics asked for it; never fails toed. */
-int metrics_open(void)
+int metrics_open(struct toed *d)
 {
 	if (M.arg)
-		metrics_try();
+		metrics_try(d);
 	return 0;
 }
 
 /* After every wake-up of the loop: MHD's ready sockets, deadlines, a retry. */
-void metrics_run(void)
+void metrics_run(struct toed *d)
 {
 	if (M.mhd) {
 		MHD_run(M.mhd);
 		conn_expire(mono_ms());
 	} else if (M.arg && mono_ms() >= M.next_try_ms) {
-		metrics_try();
+		metrics_try(d);
 	}
 }
 

@@ -6,12 +6,14 @@
 #ifndef __TOE_METRICS_H
 #define __TOE_METRICS_H
 
+struct toed;
+
 #include <stddef.h>
 #include <linux/types.h>
 
 int metrics_parse(const char *arg, char *err, size_t errlen);
-int metrics_open(void);
-void metrics_run(void);
+int metrics_open(struct toed *d);
+void metrics_run(struct toed *d);
 int metrics_timeout_ms(int ms);
 void metrics_close(void);
 struct metrics_stats {

@@ -14,6 +14,8 @@
 #ifndef __TOE_NFT_H
 #define __TOE_NFT_H
 
+struct toed;
+
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -31,7 +33,7 @@ int nft_open(const char *pin_dir, __u64 netns);
 /* The conntrack socket nft_open made (-1 if none). */
 int nft_fd(void);
 /* It is readable: destroyed entries end their fast paths (ct.c). */
-void nft_process(void);
+void nft_process(struct toed *d);
 /* rtnetlink saw a change that may reroute: the cached routes go stale. */
 void nft_route_changed(void);
 __u64 nft_route_changes(void);

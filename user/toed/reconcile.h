@@ -3,8 +3,10 @@
 #ifndef __TOE_RECONCILE_H
 #define __TOE_RECONCILE_H
 
-void reconcile_now(const char *why);
-void reconcile_tick(void);
+struct toed;
+
+void reconcile_now(struct toed *d, const char *why);
+void reconcile_tick(struct toed *d);
 void reconcile_soon(void);
 int reconcile_timeout_ms(int ms);
 

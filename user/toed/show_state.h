@@ -6,6 +6,8 @@
 #ifndef __TOE_SHOW_STATE_H
 #define __TOE_SHOW_STATE_H
 
+struct toed;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,13 +21,13 @@ struct counter {
 
 #define MAX_COUNTERS 80
 
-size_t daemon_counters(struct counter *out);
-size_t control_counters(struct counter *out);
-void kmod_view(struct toe_view_kmod *kv);
-void view_status(FILE *f, bool json);
-void view_stats(FILE *f, bool json);
-void view_policy(FILE *f, bool json);
-void view_devices(FILE *f, bool json);
-void view_neigh(FILE *f, bool json);
+size_t daemon_counters(struct toed *d, struct counter *out);
+size_t control_counters(struct toed *d, struct counter *out);
+void kmod_view(struct toed *d, struct toe_view_kmod *kv);
+void view_status(struct toed *d, FILE *f, bool json);
+void view_stats(struct toed *d, FILE *f, bool json);
+void view_policy(struct toed *d, FILE *f, bool json);
+void view_devices(struct toed *d, FILE *f, bool json);
+void view_neigh(struct toed *d, FILE *f, bool json);
 
 #endif /* __TOE_SHOW_STATE_H */

@@ -32,13 +32,12 @@ static struct toed state = {
 	.gl = { .fd = -1, .ev_fd = -1 },
 };
 
-struct toed *D = &state;
-
-void toed_state_init(void)
+struct toed *toed_state_init(void)
 {
 	int i;
 
 	mon_init(&state.mon, -1);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		state.cl[i].fd = -1;
+	return &state;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * toed: the daemon's one state object, D (state.c).  toed is one thread:
- * every part reads and writes the state through D; main sets the options
- * before anything else runs, and each field says which part writes it.
+ * toed: the daemon's one state object (state.c's instance).  toed is one
+ * thread: main takes it, sets the options before anything else runs and
+ * passes it to daemon_run; every part is handed it (struct toed *d) or the
+ * part of it that is its own (mon.h's struct mon_set), and each field says
+ * which part writes it.
  */
 #ifndef __TOE_STATE_H
 #define __TOE_STATE_H
@@ -55,6 +57,7 @@ struct dp_ids {
 };
 
 struct tident; /* a TID held in the kernel module (kmod.c) */
+struct ev_table; /* events.h */
 
 struct toed {
 	/* Options: set by main, read-only after. */
@@ -82,7 +85,7 @@ struct toed {
 
 	/* The datapath: datapath.c follows it. */
 	struct {
-		bool loaded; /* D->m and D->rb are open */
+		bool loaded; /* m and rb are open */
 		bool absent_logged; /* "not loaded" said once */
 		struct dp_ids ids; /* of the one open */
 		__u64 since; /* its programs' load time, unix seconds */
@@ -92,6 +95,7 @@ struct toed {
 	/* The datapath and the event sources: loop.c sets them up and tears them down. */
 	struct toe_maps m; /* the pinned maps; fds -1 while not loaded */
 	struct ring_buffer *rb; /* toe_events (events.c consumes) */
+	const struct ev_table *evt; /* who takes each event type (evtypes.c) */
 	struct toe_nl nl; /* rtnetlink (neigh.c) */
 	bool retrack; /* a link changed: recompute tracked (events.c) */
 	int epfd, sigfd, lsock, tfd;
@@ -194,10 +198,11 @@ struct toed {
 	} rec; /* loss makes good (reconcile.c) */
 };
 
-/* The daemon's state: state.c's, the one instance. */
-extern struct toed *D;
-
-/* Before anything else runs: the slots of clients and monitors free. */
-void toed_state_init(void);
+/*
+ * The daemon's state, state.c's one instance, with its defaults and the
+ * slots of clients and monitors free: main takes it before anything else
+ * runs and hands it on (every part is passed it, none reads a global).
+ */
+struct toed *toed_state_init(void);
 
 #endif /* __TOE_STATE_H */
