@@ -64,8 +64,8 @@ static void applied(struct toed *d, const struct toe_apply_stats *st,
 {
 	char text[256], json[256];
 
-	d->kmod_dirty = false;
-	kmod_map_refresh(d);
+	d->kmod.kmod_dirty = false;
+	kmod_map_refresh(&d->kmod);
 	listen_reconcile(d); /* devices may have come, gone or moved */
 	d->ast = *st;
 	d->applied_ns = toe_now_ns();
@@ -153,8 +153,8 @@ int apply(struct toed *d, bool reload, const char *why, char *err,
 				  .file = d->config,
 				  .text = reload ? text : d->cfg_text,
 				  .len = reload ? len : d->cfg_len,
-				  .kdevs = d->kdevs,
-				  .nkdevs = d->nkdevs,
+				  .kdevs = d->kmod.kdevs,
+				  .nkdevs = d->kmod.nkdevs,
 				  .kmod_up = toe_genl_up(&d->gl) };
 	if (apply_locked(d->pin_dir, &src, d->change_lock, "toed apply",
 			 CHANGE_WAIT_MS, &merged, &st, e, sizeof(e))) {
@@ -196,7 +196,7 @@ int config_load(struct toed *d, char *err, size_t errlen)
 /* Reload: the module's devices read again, the file read again, applied. */
 int do_apply(struct toed *d, char *err, size_t errlen)
 {
-	kmod_read_devs(d);
+	kmod_read_devs(&d->kmod);
 	return apply(d, true, "", err, errlen);
 }
 
@@ -207,10 +207,10 @@ void kmod_changed(struct toed *d)
 
 	if (!d->dp.loaded)
 		return; /* applied when the datapath comes (datapath.c) */
-	kmod_read_devs(d);
+	kmod_read_devs(&d->kmod);
 	if (apply(d, false, " (the kernel module's devices changed)", err,
 		  sizeof(err)) == 0) {
 		events_consume(d); /* every reconcile reads the ring first */
-		kmod_reconcile(d);
+		kmod_reconcile(&d->kmod);
 	}
 }

@@ -78,7 +78,7 @@ static bool cmd_flows(struct toed *d, struct client *c,
 		}
 	}
 	fprintf(out, "ok\n");
-	toe_view_flows(out, r->json, &d->m, &flt, tid_of, d);
+	toe_view_flows(out, r->json, &d->m, &flt, tid_of, &d->kmod);
 	return true;
 }
 

@@ -109,7 +109,7 @@ void dp_detach(struct toed *d)
 		ring_buffer__free(d->rb);
 		d->rb = NULL;
 	}
-	pool_close();
+	pool_close(&d->kmod);
 	if (d->dp.loaded)
 		toe_maps_close(&d->m);
 	d->nl.neigh_map = d->nl.local_map = -1;
@@ -140,10 +140,10 @@ static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
 	d->dp.absent_logged = false;
 	d->dp.ids = *ids;
 	d->dp.since = load_time(ids->sockops_prog);
-	kmod_read_devs(d);
+	kmod_read_devs(&d->kmod);
 	/* the policy in force, again; a failure is logged there, and retried */
 	if (apply(d, false, "", e, sizeof(e)))
-		d->kmod_dirty = true;
+		d->kmod.kmod_dirty = true;
 	retrack(d, true); /* neighbours and addresses into the new maps */
 	/*
 	 * What is still on the ring first (a toed killed before reading it,
@@ -152,9 +152,10 @@ static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
 	 * freed as an orphan would free it again, in the pool by then.
 	 */
 	events_consume(d);
-	d->acct_based = false; /* its tid_taken: the TID counts start over */
+	d->kmod.acct_based =
+		false; /* its tid_taken: the TID counts start over */
 	kmod_reconcile(
-		d); /* the old datapath's flows are gone: their TIDs too */
+		&d->kmod); /* the old datapath's flows are gone: their TIDs too */
 	return 0;
 }
 

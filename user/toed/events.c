@@ -206,7 +206,7 @@ static void flow_event(struct toed *d, struct toe_event *e)
 		d->refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
-	tid = tb->tid(&e->key, d);
+	tid = tb->tid(&e->key, &d->kmod);
 	if (t->after)
 		t->after(d, e);
 	if (tid >= 0)
@@ -312,7 +312,7 @@ static __u32 named_index(struct toed *d, int i)
 	const char *name;
 
 	if (i >= nc + ni)
-		return d->kdevs[i - nc - ni].ifindex;
+		return d->kmod.kdevs[i - nc - ni].ifindex;
 	name = i < nc ? d->cfg.devs[i].ifname : d->ifaces[i - nc];
 	return name[0] ? if_nametoindex(name) : 0;
 }
@@ -345,7 +345,8 @@ static int tracked_set(struct toed *d, __u32 *out, int max)
 	}
 	if (dir)
 		closedir(dir);
-	for (i = 0; i < d->cfg.ndevs + d->nifaces + d->nkdevs && n < max; i++) {
+	for (i = 0; i < d->cfg.ndevs + d->nifaces + d->kmod.nkdevs && n < max;
+	     i++) {
 		__u32 idx = named_index(d, i);
 
 		if (!idx)

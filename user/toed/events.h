@@ -30,8 +30,9 @@ struct ev_type {
 #define TOE_EV__N (TOE_EV_FWD_ENDED + 1)
 struct ev_table {
 	struct ev_type type[TOE_EV__N];
-	toe_tid_fn
-		tid; /* the TID a flow holds, for its log line (kmod.c; ctx d) */
+	/* the TID a flow holds, for its log line (kmod.c's tid_of; ctx the
+	 * struct kmod) */
+	toe_tid_fn tid;
 };
 extern const struct ev_table toed_ev_table;
 

@@ -130,7 +130,8 @@ static void mod_start(struct toed *d, struct lsnmod *m)
 				      TOE_TID_NONE, err, sizeof(err));
 		m->stid = TOE_TID_NONE; /* the module's own pick: unknown */
 	} else if (ret && m->stid != TOE_TID_NONE) {
-		stid_put(d, m->mdev, m->stid); /* still reserved (EEXIST too) */
+		stid_put(&d->kmod, m->mdev,
+			 m->stid); /* still reserved (EEXIST too) */
 	}
 	lsn_name(&m->t, l, sizeof(l));
 	if (!ret || ret == -EEXIST) {
@@ -222,7 +223,7 @@ static struct lsn *lsn_add(struct toed *d, const struct toe_flow_key *k,
 		m->mdev = mdev;
 		m->stid = stid;
 	} else if (ask && stid != TOE_TID_NONE) {
-		stid_put(d, mdev, stid); /* m's is shared */
+		stid_put(&d->kmod, mdev, stid); /* m's is shared */
 	}
 	p = grow(lsn, &lsn_cap, lsn_n, sizeof(*lsn));
 	if (!p) {
@@ -291,7 +292,7 @@ static void lsn_sibling(struct toed *d, const struct toe_event *e, __u32 mdev)
 
 	if (!m || e->tid == TOE_TID_NONE || e->tid == m->stid)
 		return; /* none of its own, or the one the module has */
-	stid_put(d, mdev, e->tid);
+	stid_put(&d->kmod, mdev, e->tid);
 	d->lst.siblings++;
 	if (m->stid != TOE_TID_NONE && d->m.listeners >= 0 &&
 	    bpf_map_lookup_elem(d->m.listeners, &e->key, &v) == 0 &&
@@ -314,25 +315,26 @@ void listen_event(struct toed *d, const struct toe_event *e)
 		l = lsn_find(&e->key);
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
 		    e->tid != TOE_TID_NONE && !(l && l->rec_stid == e->tid))
-			acct_ssettle(d, e->dev);
+			acct_ssettle(&d->kmod, e->dev);
 		if (l && l->rec_stid == e->tid)
 			l->rec_stid = TOE_TID_NONE;
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
-		    d->kmod_idx[e->dev]) {
-			mdev = d->kmod_idx[e->dev];
+		    d->kmod.kmod_idx[e->dev]) {
+			mdev = d->kmod.kmod_idx[e->dev];
 			if (l && l->mdev == mdev)
 				lsn_sibling(d, e, mdev);
 			else if (lsn_add(d, &e->key, mdev, true, e->tid))
 				lsn_refused(d, e, mdev);
-			pool_fill(d, e->dev); /* its server pool topped up */
+			pool_fill(&d->kmod,
+				  e->dev); /* its server pool topped up */
 		}
 		return;
 	}
 	l = lsn_find(&e->key);
 	if (l && !still_listening(d, &e->key)) {
 		lsn_drop(d, l);
-		if (e->dev < TOE_MAX_DEVS && d->kmod_idx[e->dev])
-			pool_fill(d,
+		if (e->dev < TOE_MAX_DEVS && d->kmod.kmod_idx[e->dev])
+			pool_fill(&d->kmod,
 				  e->dev); /* the module freed its server TID */
 	}
 }
@@ -354,18 +356,18 @@ static int read_map(struct toed *d)
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(d->m.listeners, &k, &v) ||
-		    v.dev >= TOE_MAX_DEVS || !d->kmod_idx[v.dev])
+		    v.dev >= TOE_MAX_DEVS || !d->kmod.kmod_idx[v.dev])
 			continue;
 		e = lsn_find(&k);
-		known = e && e->mdev == d->kmod_idx[v.dev];
-		e = lsn_add(d, &k, d->kmod_idx[v.dev], false, v.stid);
+		known = e && e->mdev == d->kmod.kmod_idx[v.dev];
+		e = lsn_add(d, &k, d->kmod.kmod_idx[v.dev], false, v.stid);
 		if (!e)
 			return -1;
 		e->seen = true;
 		if (!known && v.stid != TOE_TID_NONE) {
 			/* its event unread or lost: settled here, once */
 			e->rec_stid = v.stid;
-			acct_ssettle(d, v.dev);
+			acct_ssettle(&d->kmod, v.dev);
 		}
 	}
 	return 0;

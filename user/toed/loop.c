@@ -220,8 +220,8 @@ static int start_sources(struct toed *d)
 		retrack(d, true);
 	}
 	if (toe_genl_up(&d->gl))
-		logm(LOG_INFO, "kernel module loaded: %d device%s", d->nkdevs,
-		     d->nkdevs == 1 ? "" : "s");
+		logm(LOG_INFO, "kernel module loaded: %d device%s",
+		     d->kmod.nkdevs, d->kmod.nkdevs == 1 ? "" : "s");
 	return open_listen(d) || metrics_open(d) ? -1 : 0;
 }
 
@@ -275,10 +275,11 @@ static bool dispatch(struct toed *d, const struct epoll_event *ev)
 		if (read(d->tfd, &ticks, sizeof(ticks)) < 0)
 			break;
 		dp_check(d); /* reloaded or unloaded under toed? */
-		if (d->kmod_dirty)
+		if (d->kmod.kmod_dirty)
 			kmod_changed(d); /* an apply that failed: again */
 		else if (d->dp.loaded && toe_genl_up(&d->gl))
-			pool_fill_all(d); /* TIDs a device released late */
+			pool_fill_all(
+				&d->kmod); /* TIDs a device released late */
 		retrack(d, false);
 		fwd_evict_check(d); /* toe_fwd's evictions (fwdev.c) */
 		log_rl_flush(); /* what a rate-limited log held back */
@@ -287,10 +288,10 @@ static bool dispatch(struct toed *d, const struct epoll_event *ev)
 		nft_process(d);
 		break;
 	case SRC_GENL:
-		if (toe_genl_process(&d->gl, on_genl, d))
+		if (toe_genl_process(&d->gl, on_genl, &d->kmod))
 			logm(LOG_ERR, "kernel module events: %s",
 			     strerror(errno));
-		if (d->kmod_dirty)
+		if (d->kmod.kmod_dirty)
 			kmod_changed(d);
 		if (d->retrack)
 			retrack(d, false);
@@ -315,8 +316,10 @@ static void loop(struct toed *d)
 		int n = epoll_wait(
 			d->epfd, evs, 16,
 			reconcile_timeout_ms(kmod_retry_timeout_ms(
-				pool_refill_timeout_ms(metrics_timeout_ms(
-					ctl_timeout_ms(d))))));
+				&d->kmod,
+				pool_refill_timeout_ms(
+					&d->kmod, metrics_timeout_ms(
+							  ctl_timeout_ms(d))))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -328,7 +331,8 @@ static void loop(struct toed *d)
 		ctl_expire(d);
 		metrics_run(d);
 		reconcile_tick(d); /* events lost: made good */
-		pool_refill_tick(d); /* TIDs a device released after a close */
+		pool_refill_tick(
+			&d->kmod); /* TIDs a device released after a close */
 		kmod_retry_tick(d); /* a take was in progress at a reconcile */
 	}
 }
@@ -355,12 +359,12 @@ static void toed_teardown(struct toed *d)
 	}
 	if (d->dp.loaded && toe_genl_up(&d->gl))
 		for (i = 0; i < TOE_MAX_DEVS; i++)
-			pool_drain(d, i);
+			pool_drain(&d->kmod, i);
 	dp_detach(d);
 	toe_nl_close(&d->nl);
 	if (d->gl_open)
 		toe_genl_close(&d->gl);
-	tid_clear(d);
+	tid_clear(&d->kmod);
 	listen_clear();
 	toe_cfg_free(&d->cfg);
 	free(d->cfg_text);

@@ -284,10 +284,10 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
 	/* The kernel module's devices, as the daemon merges them. */
 	if (toe_genl_open(&D->gl, err, sizeof(err)) == 0) {
 		D->gl_open = true;
-		kmod_read_devs(D);
+		kmod_read_devs(&D->kmod);
 	}
-	src.kdevs = D->kdevs;
-	src.nkdevs = D->nkdevs;
+	src.kdevs = D->kmod.kdevs;
+	src.nkdevs = D->kmod.nkdevs;
 	src.kmod_up = toe_genl_up(&D->gl);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);

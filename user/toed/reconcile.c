@@ -53,7 +53,7 @@ static struct {
 /* What a reconcile put right so far, all kinds summed. */
 static __u64 fixed_so_far(struct toed *d)
 {
-	return d->kst.orphans + d->kst.lost + d->kst.adopted +
+	return d->kmod.kst.orphans + d->kmod.kst.lost + d->kmod.kst.adopted +
 	       d->lst.reconciled + d->lst.orphans + d->rec.ct_swept;
 }
 
@@ -85,7 +85,7 @@ void reconcile_now(struct toed *d, const char *why)
 	events_consume(d);
 	d->rec.last_read_ns = toe_now_ns() - d->rec.last_ns;
 	test_delay();
-	kmod_reconcile(d);
+	kmod_reconcile(&d->kmod);
 	listen_reconcile(d);
 	d->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	d->rec.fixed += fixed_so_far(d) - before;

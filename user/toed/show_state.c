@@ -65,8 +65,8 @@ void kmod_view(struct toed *d, struct toe_view_kmod *kv)
 			logm(LOG_WARN, "%s", err);
 	}
 	for (dev = 0; dev < TOE_MAX_DEVS; dev++) {
-		for (i = 0; i < n && (!d->kmod_idx[dev] ||
-				      kd[i].index != d->kmod_idx[dev]);
+		for (i = 0; i < n && (!d->kmod.kmod_idx[dev] ||
+				      kd[i].index != d->kmod.kmod_idx[dev]);
 		     i++)
 			;
 		if (i == n)
@@ -75,20 +75,22 @@ void kmod_view(struct toed *d, struct toe_view_kmod *kv)
 		snprintf(kv[dev].tom, sizeof(kv[dev].tom), "%s", kd[i].tom);
 		kv[dev].index = kd[i].index;
 		kv[dev].tids_used = kd[i].tids_used;
-		kv[dev].tids_held = tids_held(d, kd[i].index);
+		kv[dev].tids_held = tids_held(&d->kmod, kd[i].index);
 		kv[dev].tids_reserved = kd[i].tids_reserved;
 		kv[dev].l2t_used = kd[i].l2t_used;
 		kv[dev].l2t_size = kd[i].l2t_size;
 		kv[dev].listeners = kd[i].listeners;
 		kv[dev].listeners_held = listeners_held(kd[i].index);
 		kv[dev].tids_host = kd[i].tids_host;
-		acct_view(d, dev, &kv[dev].tid_pool, &kv[dev].tid_in_flight);
+		acct_view(&d->kmod, dev, &kv[dev].tid_pool,
+			  &kv[dev].tid_in_flight);
 		kv[dev].tid_seq = d->gl.changes;
 		kv[dev].tid_changed_ms = d->gl.changed_ns / 1000000;
-		kv[dev].tid_event_ms = d->tid_event_ns / 1000000;
-		kv[dev].tid_settled_ms = d->tid_settled_ns / 1000000;
+		kv[dev].tid_event_ms = d->kmod.tid_event_ns / 1000000;
+		kv[dev].tid_settled_ms = d->kmod.tid_settled_ns / 1000000;
 		kv[dev].stids_reserved = kd[i].stids_reserved;
-		acct_sview(d, dev, &kv[dev].stid_pool, &kv[dev].stid_in_flight);
+		acct_sview(&d->kmod, dev, &kv[dev].stid_pool,
+			   &kv[dev].stid_in_flight);
 		kv[dev].stid_seq = d->gl.schanges;
 	}
 	free(kd);
@@ -238,9 +240,9 @@ static void status_text(struct toed *d, FILE *f, const struct status *s)
 	if (toe_genl_up(&d->gl))
 		fprintf(f,
 			"module:     loaded (genetlink family %s, id %u): %d device%s, %zu TID%s held\n",
-			OPENTOE_GENL_NAME, d->gl.family, d->nkdevs,
-			d->nkdevs == 1 ? "" : "s", tids_held_all(d),
-			tids_held_all(d) == 1 ? "" : "s");
+			OPENTOE_GENL_NAME, d->gl.family, d->kmod.nkdevs,
+			d->kmod.nkdevs == 1 ? "" : "s", tids_held_all(&d->kmod),
+			tids_held_all(&d->kmod) == 1 ? "" : "s");
 	else
 		fprintf(f,
 			"module:     not loaded (configuration devices only)\n");
@@ -367,8 +369,8 @@ static void status_json(struct toed *d, FILE *f, const struct status *s)
 	tj_obj(&j);
 	tj_key(&j, "loaded");
 	tj_bool(&j, toe_genl_up(&d->gl));
-	tj_ku64(&j, "devices", d->nkdevs);
-	tj_ku64(&j, "tids_held", tids_held_all(d));
+	tj_ku64(&j, "devices", d->kmod.nkdevs);
+	tj_ku64(&j, "tids_held", tids_held_all(&d->kmod));
 	tj_obj_end(&j);
 	tj_key(&j, "events");
 	tj_obj(&j);
@@ -545,30 +547,30 @@ size_t daemon_counters(struct toed *d, struct counter *out)
 		{ "clients_refused", d->cst.clients_refused },
 		{ "monitor_lost", d->mon.lost },
 		{ "kmod_loaded", toe_genl_up(&d->gl) },
-		{ "kmod_devices", (__u64)d->nkdevs },
-		{ "kmod_tids_held", tids_held_all(d) },
+		{ "kmod_devices", (__u64)d->kmod.nkdevs },
+		{ "kmod_tids_held", tids_held_all(&d->kmod) },
 		{ "kmod_tids_used", ku.tids },
 		{ "kmod_l2t_used", ku.l2t },
 		{ "kmod_l2t_agree", ku.l2t_agree },
 		{ "kmod_l2t_differ", ku.l2t_differ },
-		{ "kmod_tid_bound", d->kst.alloc },
-		{ "kmod_tid_bind_nospc", d->kst.alloc_nospc },
-		{ "kmod_tid_bind_unreach", d->kst.alloc_unreach },
-		{ "kmod_tid_bind_failed", d->kst.alloc_failed },
-		{ "kmod_tid_free", d->kst.freed },
-		{ "kmod_tid_free_failed", d->kst.free_failed },
-		{ "kmod_tids_adopted", d->kst.adopted },
-		{ "kmod_tids_orphaned", d->kst.orphans },
-		{ "kmod_tids_lost", d->kst.lost },
+		{ "kmod_tid_bound", d->kmod.kst.alloc },
+		{ "kmod_tid_bind_nospc", d->kmod.kst.alloc_nospc },
+		{ "kmod_tid_bind_unreach", d->kmod.kst.alloc_unreach },
+		{ "kmod_tid_bind_failed", d->kmod.kst.alloc_failed },
+		{ "kmod_tid_free", d->kmod.kst.freed },
+		{ "kmod_tid_free_failed", d->kmod.kst.free_failed },
+		{ "kmod_tids_adopted", d->kmod.kst.adopted },
+		{ "kmod_tids_orphaned", d->kmod.kst.orphans },
+		{ "kmod_tids_lost", d->kmod.kst.lost },
 		{ "kmod_dev_events", d->gl.st.dev_events },
 		{ "kmod_l2t_events", d->gl.st.l2t_events },
 		{ "kmod_family_events", d->gl.st.family_events },
 		{ "kmod_overruns", d->gl.st.overruns },
-		{ "kmod_tids_reserved", d->kst.reserved },
-		{ "kmod_tids_unreserved", d->kst.unreserved },
-		{ "kmod_flows_demoted", d->kst.demoted },
-		{ "kmod_tid_bind_refused", d->kst.bind_refused },
-		{ "kmod_tid_stale", d->kst.stale },
+		{ "kmod_tids_reserved", d->kmod.kst.reserved },
+		{ "kmod_tids_unreserved", d->kmod.kst.unreserved },
+		{ "kmod_flows_demoted", d->kmod.kst.demoted },
+		{ "kmod_tid_bind_refused", d->kmod.kst.bind_refused },
+		{ "kmod_tid_stale", d->kmod.kst.stale },
 		{ "kmod_listeners_held", listeners_held_all() },
 		{ "kmod_listen_start", d->lst.starts },
 		{ "kmod_listen_stop", d->lst.stops },

@@ -37,6 +37,7 @@ struct toed *toed_state_init(void)
 	int i;
 
 	mon_init(&state.mon, -1);
+	kmod_init(&state.kmod, &state.gl, &state.m, &state.dp, &state.lst);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		state.cl[i].fd = -1;
 	return &state;

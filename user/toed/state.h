@@ -15,6 +15,7 @@
 #include "lib/toe_ctl.h"
 #include "config.h"
 #include "genl.h"
+#include "kmod.h"
 #include "mon.h"
 #include "neigh.h"
 #include "nlat.h"
@@ -56,7 +57,6 @@ struct dp_ids {
 	__u32 sockops_link, sockops_prog;
 };
 
-struct tident; /* a TID held in the kernel module (kmod.c) */
 struct ev_table; /* events.h */
 
 struct toed {
@@ -84,7 +84,7 @@ struct toed {
 	int change_lock;
 
 	/* The datapath: datapath.c follows it. */
-	struct {
+	struct toed_dp {
 		bool loaded; /* m and rb are open */
 		bool absent_logged; /* "not loaded" said once */
 		struct dp_ids ids; /* of the one open */
@@ -111,52 +111,12 @@ struct toed {
 
 	/*
 	 * The kernel module (user/toed/genl.c); gl.family 0 while it is not
-	 * loaded.  loop.c (and main's --apply) opens gl; kmod.c writes the rest.
+	 * loaded.  loop.c (and main's --apply) opens gl; kmod.c and tidpool.c
+ * keep the rest, a state of their own.
 	 */
 	struct toe_genl gl;
 	bool gl_open;
-	struct toe_genl_dev kdevs[TOE_MAX_DEVS]; /* its devices here */
-	int nkdevs;
-	__u32 kmod_idx[TOE_MAX_DEVS]; /* toe_devs index -> module index, 0 */
-	struct tident **tids; /* TIDs held, by flow key */
-	size_t tid_nb, tid_n; /* hash buckets, entries */
-	bool kmod_dirty; /* a module device changed: re-apply */
-	struct {
-		/* binds of a pool's TID: accepted, refused by reason */
-		__u64 alloc, alloc_nospc, alloc_unreach, alloc_failed;
-		__u64 freed, free_failed, adopted, orphans, lost;
-		__u64 reserved,
-			unreserved; /* TIDs into the pools, given back unused */
-		__u64 demoted; /* flows toe_tid_demote sent to the host */
-		__u64 bind_refused; /* alloc_nospc + _unreach + _failed */
-		/*
-		 * events of TIDs a reconcile dealt with: closes of TIDs toed
-		 * held no record of, offloads before that reconcile
-		 */
-		__u64 stale;
-	} kst;
-	/*
-	 * The TID invariant (docs/architecture.md): for each toe_devs index,
-	 * pool + bound + in flight = the module's TIDs held by the host
-	 * (DEV_TIDS_HOST), where pool = pushed - pulled - taken, in flight =
-	 * taken - settled, taken being the datapath's toe_dev_live tid_taken
-	 * less taken0, and bound toed's TID table (tids_held).  tidpool.c
-	 * and kmod.c count; kmod_reconcile starts the counts over (based
-	 * false: at start, on a new datapath).
-	 */
-	struct tid_acct {
-		__u64 pushed; /* TIDs toed put in the pool */
-		__u64 pulled; /* TIDs toed took out of it (drained, reconciled) */
-		__u64 settled; /* taken ones toed bound, gave back or put back */
-		__u64 taken0; /* tid_taken when the counts started */
-		/* the same for the server pool and stid_taken (listen.c) */
-		__u64 spushed, spulled, ssettled, staken0;
-	} acct[TOE_MAX_DEVS];
-	bool acct_based; /* the counts started on this datapath */
-	bool acct_quiet; /* the first reconcile: settles are of before */
-	__u64 tid_event_ns; /* ts_ns of the last event with a TID toed read */
-	/* when toed last settled a TID or let a bound one go (monotonic) */
-	__u64 tid_settled_ns;
+	struct kmod kmod; /* its devices and the TIDs toed holds (kmod.h) */
 
 	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
 	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
@@ -173,7 +133,7 @@ struct toed {
 		__u64 clients_refused; /* not root */
 		__u64 clients_timed_out, clients_over_limit;
 	} cst; /* the control socket (ctl.c) */
-	struct {
+	struct listen_stats {
 		__u64 starts,
 			stops; /* module LISTEN_START / STOP that succeeded */
 		__u64 failed; /* refused, or the table out of memory */
