@@ -66,7 +66,7 @@ static void applied(struct toed *d, const struct toe_apply_stats *st,
 
 	d->kmod.kmod_dirty = false;
 	kmod_map_refresh(&d->kmod);
-	listen_reconcile(d); /* devices may have come, gone or moved */
+	listen_reconcile(&d->lis); /* devices may have come, gone or moved */
 	d->ast = *st;
 	d->applied_ns = toe_now_ns();
 	d->reload_ok++;

@@ -365,7 +365,7 @@ static void toed_teardown(struct toed *d)
 	if (d->gl_open)
 		toe_genl_close(&d->gl);
 	tid_clear(&d->kmod);
-	listen_clear();
+	listen_clear(&d->lis);
 	toe_cfg_free(&d->cfg);
 	free(d->cfg_text);
 	change_unlock(d);

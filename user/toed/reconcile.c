@@ -54,7 +54,7 @@ static struct {
 static __u64 fixed_so_far(struct toed *d)
 {
 	return d->kmod.kst.orphans + d->kmod.kst.lost + d->kmod.kst.adopted +
-	       d->lst.reconciled + d->lst.orphans + d->rec.ct_swept;
+	       d->lis.lst.reconciled + d->lis.lst.orphans + d->rec.ct_swept;
 }
 
 /*
@@ -86,7 +86,7 @@ void reconcile_now(struct toed *d, const char *why)
 	d->rec.last_read_ns = toe_now_ns() - d->rec.last_ns;
 	test_delay();
 	kmod_reconcile(&d->kmod);
-	listen_reconcile(d);
+	listen_reconcile(&d->lis);
 	d->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	d->rec.fixed += fixed_so_far(d) - before;
 	d->rec.last_took_ns = toe_now_ns() - d->rec.last_ns;

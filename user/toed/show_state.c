@@ -80,7 +80,7 @@ void kmod_view(struct toed *d, struct toe_view_kmod *kv)
 		kv[dev].l2t_used = kd[i].l2t_used;
 		kv[dev].l2t_size = kd[i].l2t_size;
 		kv[dev].listeners = kd[i].listeners;
-		kv[dev].listeners_held = listeners_held(kd[i].index);
+		kv[dev].listeners_held = listeners_held(&d->lis, kd[i].index);
 		kv[dev].tids_host = kd[i].tids_host;
 		acct_view(&d->kmod, dev, &kv[dev].tid_pool,
 			  &kv[dev].tid_in_flight);
@@ -571,13 +571,13 @@ size_t daemon_counters(struct toed *d, struct counter *out)
 		{ "kmod_flows_demoted", d->kmod.kst.demoted },
 		{ "kmod_tid_bind_refused", d->kmod.kst.bind_refused },
 		{ "kmod_tid_stale", d->kmod.kst.stale },
-		{ "kmod_listeners_held", listeners_held_all() },
-		{ "kmod_listen_start", d->lst.starts },
-		{ "kmod_listen_stop", d->lst.stops },
-		{ "kmod_listen_failed", d->lst.failed },
-		{ "kmod_listen_reconciled", d->lst.reconciled },
-		{ "kmod_listen_siblings", d->lst.siblings },
-		{ "kmod_stids_orphaned", d->lst.orphans },
+		{ "kmod_listeners_held", listeners_held_all(&d->lis) },
+		{ "kmod_listen_start", d->lis.lst.starts },
+		{ "kmod_listen_stop", d->lis.lst.stops },
+		{ "kmod_listen_failed", d->lis.lst.failed },
+		{ "kmod_listen_reconciled", d->lis.lst.reconciled },
+		{ "kmod_listen_siblings", d->lis.lst.siblings },
+		{ "kmod_stids_orphaned", d->lis.lst.orphans },
 		{ "reconciles", d->rec.runs },
 		{ "reconciles_event_loss", d->rec.event_loss },
 		{ "reconciled_fixed", d->rec.fixed },

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "genl.h"
 #include "kmod.h"
+#include "listen.h"
 #include "mon.h"
 #include "neigh.h"
 #include "nlat.h"
@@ -133,16 +134,7 @@ struct toed {
 		__u64 clients_refused; /* not root */
 		__u64 clients_timed_out, clients_over_limit;
 	} cst; /* the control socket (ctl.c) */
-	struct listen_stats {
-		__u64 starts,
-			stops; /* module LISTEN_START / STOP that succeeded */
-		__u64 failed; /* refused, or the table out of memory */
-		__u64 reconciled; /* of starts and stops, made by a reconcile */
-		/* SO_REUSEPORT siblings' server TIDs back in the server pool */
-		__u64 siblings;
-		/* server TIDs reserved that nothing held, freed by a reconcile */
-		__u64 orphans;
-	} lst; /* listeners on module devices (listen.c) */
+	struct listeners lis; /* listeners on module devices (listen.h) */
 	struct {
 		__u64 runs; /* reconciles made */
 		__u64 event_loss; /* of them, for events lost */
