@@ -130,7 +130,7 @@ static void nat_alias_delete(const char *fwd_path, const struct toe_flow_key *k)
 	close(fd);
 }
 
-bool ct_destroyed(struct toed *d, const char *fwd_path,
+bool ct_destroyed(struct fwdev *fw, const char *fwd_path,
 		  const struct nlmsghdr *h)
 {
 	const struct nfgenmsg *g = NLMSG_DATA(h);
@@ -166,7 +166,7 @@ bool ct_destroyed(struct toed *d, const char *fwd_path,
 	gone = bpf_map_delete_elem(fd, &k) == 0;
 	close(fd);
 	if (gone && have)
-		fwd_ct_gone(d, &k, &v);
+		fwd_ct_gone(fw, &k, &v);
 	tu = attr_find((const char *)g + NLMSG_ALIGN(sizeof(*g)), len,
 		       CTA_TUPLE_REPLY);
 	if (gone && tu && !tuple_key(tu, g->nfgen_family, &k))

@@ -6,7 +6,7 @@
 #ifndef __TOED_CT_H
 #define __TOED_CT_H
 
-struct toed;
+struct fwdev;
 
 #include <stdbool.h>
 #include <linux/netlink.h>
@@ -17,7 +17,7 @@ struct toed;
  * deletion, `conntrack -D`, or its expiry) of a TCP flow, the flow's
  * toe_fwd entry (pinned at fwd_path) goes; true if one went.
  */
-bool ct_destroyed(struct toed *d, const char *fwd_path,
+bool ct_destroyed(struct fwdev *fw, const char *fwd_path,
 		  const struct nlmsghdr *h);
 
 struct toe_event;
@@ -25,7 +25,7 @@ struct toe_flow_key;
 struct toe_fwd;
 
 /* fwdev.c: the fast path of flow k (entry v) ended by conntrack: its event. */
-void fwd_ct_gone(struct toed *d, const struct toe_flow_key *k,
+void fwd_ct_gone(struct fwdev *fw, const struct toe_flow_key *k,
 		 const struct toe_fwd *v);
 
 /*

@@ -285,7 +285,7 @@ static bool dispatch(struct toed *d, const struct epoll_event *ev)
 		log_rl_flush(); /* what a rate-limited log held back */
 		break;
 	case SRC_NFT:
-		nft_process(d);
+		nft_process(&d->fwd);
 		break;
 	case SRC_GENL:
 		if (toe_genl_process(&d->gl, on_genl, &d->kmod))

@@ -572,7 +572,7 @@ static void render_fwd_open(struct toed *d, FILE *f)
 	if (!rows)
 		return;
 	head(f, F_FWD_OPEN);
-	fwd_open_count(d, n);
+	fwd_open_count(&d->fwd, n);
 	nr = toe_devs_read(&d->m, rows);
 	for (i = 0; i < nr; i++) {
 		if (rows[i].d.steer != TOE_STEER_FORWARD ||
@@ -608,7 +608,7 @@ static void render_reasons(struct toed *d, FILE *f)
 	if (!d->dp.loaded)
 		return;
 	render_fwd_open(d, f);
-	fwd_reasons_read(d, v);
+	fwd_reasons_read(&d->fwd, v);
 	for (x = F_FWD_RET; x <= F_FWD_RET_PKTS; x++) {
 		head(f, x);
 		for (h = 0; h < TOE_FH__MAX; h++)

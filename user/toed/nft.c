@@ -442,7 +442,7 @@ int nft_fd(void)
 }
 
 /* Conntrack's destroy events: the fast paths of the entries that went end. */
-void nft_process(struct toed *d)
+void nft_process(struct fwdev *fw)
 {
 	char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
 	const struct nlmsghdr *h;
@@ -465,7 +465,8 @@ void nft_process(struct toed *d)
 		if (n <= 0)
 			break; /* EAGAIN: all read */
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
-			ct_destroyed(d, N.fwd_path, h); /* counted by fwdev.c */
+			ct_destroyed(fw, N.fwd_path,
+				     h); /* counted by fwdev.c */
 	}
 }
 

@@ -14,7 +14,7 @@
 #ifndef __TOE_NFT_H
 #define __TOE_NFT_H
 
-struct toed;
+struct fwdev;
 
 #include <stdbool.h>
 #include <linux/types.h>
@@ -33,7 +33,7 @@ int nft_open(const char *pin_dir, __u64 netns);
 /* The conntrack socket nft_open made (-1 if none). */
 int nft_fd(void);
 /* It is readable: destroyed entries end their fast paths (ct.c). */
-void nft_process(struct toed *d);
+void nft_process(struct fwdev *fw);
 /* rtnetlink saw a change that may reroute: the cached routes go stale. */
 void nft_route_changed(void);
 __u64 nft_route_changes(void);

@@ -640,7 +640,7 @@ void view_stats(struct toed *d, FILE *f, bool json)
 {
 	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS], rc[MAX_COUNTERS];
 	size_t ndm = daemon_counters(d, dm), ncc = control_counters(d, cc);
-	size_t nrc = reason_counters(d, rc); /* fwdev.c: toe_reasons */
+	size_t nrc = reason_counters(&d->fwd, rc); /* fwdev.c: toe_reasons */
 	const struct {
 		const char *name;
 		const struct counter *c;

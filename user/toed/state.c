@@ -39,6 +39,7 @@ struct toed *toed_state_init(void)
 	mon_init(&state.mon, -1);
 	kmod_init(&state.kmod, &state.gl, &state.m, &state.dp, &state.lis.lst);
 	listen_init(&state.lis, &state.gl, &state.m, &state.dp, &state.kmod);
+	fwd_init(&state.fwd, &state.m, &state.dp, &state.mon);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		state.cl[i].fd = -1;
 	return &state;

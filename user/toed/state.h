@@ -15,6 +15,7 @@
 #include "lib/toe_ctl.h"
 #include "config.h"
 #include "genl.h"
+#include "fwdev.h"
 #include "kmod.h"
 #include "listen.h"
 #include "mon.h"
@@ -124,9 +125,7 @@ struct toed {
 	__u64 ev_bad;
 	__u64 closed_by[TOE_ACT_BYPASS + 1]; /* flow_closed events by decision */
 	__u64 refused_by[TOE_R__MAX]; /* flow_refused events by reason */
-	/* fast paths conntrack ended (ct.c, fwdev.c), by enum toe_fwd_hook */
-	__u64 fwd_ct_gone[TOE_FH__MAX];
-	__u64 fwd_evicted[TOE_FH__MAX]; /* ... found gone (fwdev.c) */
+	struct fwdev fwd; /* the forward path's events and evictions (fwdev.h) */
 	struct nlat nlat; /* neighbour event read -> map write (nlat.h) */
 	__u64 reload_ok, reload_failed;
 	struct {
