@@ -551,3 +551,11 @@ void fwd_init(struct fwdev *fw, struct toe_maps *m, const struct toed_dp *dp,
 	fw->mon = mon;
 	fw->fwd_rl.what = "forward path events";
 }
+
+/* fw's tracking let go (toed stops). */
+void fwd_exit(struct fwdev *fw)
+{
+	free(fw->trk);
+	fw->trk = NULL;
+	fw->trk_used = fw->trk_gone = 0;
+}

@@ -37,6 +37,7 @@ struct fwdev {
 	struct log_rl fwd_rl; /* the events' log lines, rate-limited */
 };
 
+void fwd_exit(struct fwdev *fw);
 void fwd_init(struct fwdev *fw, struct toe_maps *m, const struct toed_dp *dp,
 	      struct mon_set *mon);
 

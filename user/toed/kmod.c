@@ -942,3 +942,14 @@ void kmod_init(struct kmod *km, struct toe_genl *gl, struct toe_maps *m,
 	km->dp = dp;
 	km->lst = lst;
 }
+
+/* toed stops: its copy of the module's TIDs forgotten (the module keeps them). */
+void kmod_exit(struct kmod *km)
+{
+	tid_clear(km);
+	free(km->ub);
+	free(km->disp);
+	km->ub = NULL;
+	km->disp = NULL;
+	km->ub_cap = km->disp_cap = km->disp_n = 0;
+}

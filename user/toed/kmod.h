@@ -117,6 +117,8 @@ struct kmod {
 };
 
 /* km's pointers to the rest of toed's state; its own part empty. */
+/* km's state let go (toed stops). */
+void kmod_exit(struct kmod *km);
 void kmod_init(struct kmod *km, struct toe_genl *gl, struct toe_maps *m,
 	       const struct toed_dp *dp, struct listen_stats *lst);
 

@@ -434,7 +434,7 @@ void listen_reconcile(struct listeners *ls)
 }
 
 /* toed stops: its tables go; the module keeps the listeners for the next. */
-void listen_clear(struct listeners *ls)
+void listen_exit(struct listeners *ls)
 {
 	free(ls->lsn);
 	free(ls->mods);

@@ -52,7 +52,8 @@ void listen_init(struct listeners *ls, struct toe_genl *gl, struct toe_maps *m,
 /* the event table's (evtypes.c): a listener's start or stop */
 void listen_event(struct toed *d, const struct toe_event *e);
 void listen_reconcile(struct listeners *ls);
-void listen_clear(struct listeners *ls);
+/* ls's tables let go (toed stops). */
+void listen_exit(struct listeners *ls);
 __u32 listeners_held(struct listeners *ls, __u32 mdev);
 size_t listeners_held_all(struct listeners *ls);
 

@@ -340,7 +340,7 @@ static void loop(struct toed *d)
 /*
  * The one teardown, for wherever start-up got to: toed's own state goes;
  * the datapath keeps running, the module keeps its TIDs for the next toed
- * (tid_clear forgets toed's copy only), the lock goes with the process.
+ * (kmod_exit forgets toed's copy only), the lock goes with the process.
  * The pools' TIDs go back to the module: with nobody to bind them, new
  * connections stay on the host until toed is back (a toed killed with
  * SIGKILL leaves them; the next one binds what was taken meanwhile).
@@ -364,8 +364,9 @@ static void toed_teardown(struct toed *d)
 	toe_nl_close(&d->nl);
 	if (d->gl_open)
 		toe_genl_close(&d->gl);
-	tid_clear(&d->kmod);
-	listen_clear(&d->lis);
+	kmod_exit(&d->kmod);
+	listen_exit(&d->lis);
+	fwd_exit(&d->fwd);
 	toe_cfg_free(&d->cfg);
 	free(d->cfg_text);
 	change_unlock(d);
