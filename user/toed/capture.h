@@ -3,8 +3,14 @@
 #ifndef __TOED_CAPTURE_H
 #define __TOED_CAPTURE_H
 
-struct toed;
+#include <linux/types.h>
 
-void capture_sweep(struct toed *d);
+/* The sweep's own state: when it looks next. */
+struct capture {
+	__u64 next_check_ns;
+};
+
+/* Every 2 s: the capture of pin_dir's datapath off if a killed dump's. */
+void capture_sweep(struct capture *cp, const char *pin_dir);
 
 #endif /* __TOED_CAPTURE_H */

@@ -263,7 +263,7 @@ static bool dispatch(struct toed *d, const struct epoll_event *ev)
 		break;
 	case SRC_RING:
 		events_consume(d);
-		reconcile_soon(); /* events lost on the way? */
+		reconcile_soon(&d->rcl); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:
 		ctl_accept(d);

@@ -42,14 +42,6 @@
 #define CT_RETRY_AGE_MS 1000
 
 /* The loop's own (one thread): no lock. */
-static struct {
-	__u64 dropped_seen; /* event_dropped when last looked at */
-	bool primed; /* dropped_seen read once (at start: no reconcile) */
-	__u64 next_check_ns;
-	__u64 ct_wait_seen; /* fwd_ct_wait at the last retry look */
-	__u64 next_retry_ns;
-} R;
-
 /* What a reconcile put right so far, all kinds summed. */
 static __u64 fixed_so_far(struct toed *d)
 {
@@ -137,9 +129,9 @@ static long long event_dropped(struct toed *d)
  * (reconcile_tick), not RECONCILE_CHECK_MS later, so that a reconcile
  * follows a loss at once.
  */
-void reconcile_soon(void)
+void reconcile_soon(struct reconcile *rc)
 {
-	R.next_check_ns = 0;
+	rc->next_check_ns = 0;
 }
 
 /*
@@ -152,12 +144,12 @@ static void ct_wait_retry(struct toed *d, __u64 now)
 {
 	__u64 w = 0;
 
-	if (now < R.next_retry_ns)
+	if (now < d->rcl.next_retry_ns)
 		return;
-	R.next_retry_ns = now + CT_RETRY_MS * 1000000ULL;
-	if (!stat_sum(d, TOE_S_FWD_CT_WAIT, &w) || w == R.ct_wait_seen)
+	d->rcl.next_retry_ns = now + CT_RETRY_MS * 1000000ULL;
+	if (!stat_sum(d, TOE_S_FWD_CT_WAIT, &w) || w == d->rcl.ct_wait_seen)
 		return;
-	R.ct_wait_seen = w;
+	d->rcl.ct_wait_seen = w;
 	events_consume(d); /* admissions toed was late for are not misses */
 	d->rec.ct_swept +=
 		ct_wait_sweep(nft_fwd_path(), CT_RETRY_AGE_MS * 1000000ULL);
@@ -170,29 +162,32 @@ void reconcile_tick(struct toed *d)
 	long long dropped;
 	char why[64];
 
-	capture_sweep(d); /* not a loss: a killed dump's capture (capture.c) */
-	if (now < R.next_check_ns)
+	capture_sweep(
+		&d->cap,
+		d->pin_dir); /* not a loss: a killed dump's capture (capture.c) */
+	if (now < d->rcl.next_check_ns)
 		return;
-	R.next_check_ns = now + RECONCILE_CHECK_MS * 1000000ULL;
+	d->rcl.next_check_ns = now + RECONCILE_CHECK_MS * 1000000ULL;
 	dropped = event_dropped(d);
 	if (dropped < 0) {
-		R.primed = false; /* a datapath loaded again starts over */
+		d->rcl.primed = false; /* a datapath loaded again starts over */
 		return;
 	}
-	if (!R.primed) {
+	if (!d->rcl.primed) {
 		/* admissions whose events went before toed read them: the
 		 * ring read first, so that only those are left waiting */
 		events_consume(d);
 		d->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	}
-	if (R.primed && (__u64)dropped > R.dropped_seen) {
+	if (d->rcl.primed && (__u64)dropped > d->rcl.dropped_seen) {
 		snprintf(why, sizeof(why), "%llu events lost",
-			 (unsigned long long)((__u64)dropped - R.dropped_seen));
+			 (unsigned long long)((__u64)dropped -
+					      d->rcl.dropped_seen));
 		d->rec.event_loss++;
 		reconcile_now(d, why);
 	}
-	R.dropped_seen = dropped;
-	R.primed = true;
+	d->rcl.dropped_seen = dropped;
+	d->rcl.primed = true;
 	ct_wait_retry(d, now);
 }
 

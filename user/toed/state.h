@@ -16,7 +16,9 @@
 #include "config.h"
 #include "genl.h"
 #include "fwdev.h"
+#include "capture.h"
 #include "kmod.h"
+#include "reconcile.h"
 #include "listen.h"
 #include "mon.h"
 #include "neigh.h"
@@ -147,6 +149,8 @@ struct toed {
 		 */
 		__u64 last_ns, last_read_ns, last_took_ns;
 	} rec; /* loss makes good (reconcile.c) */
+	struct reconcile rcl; /* reconcile.c's own */
+	struct capture cap; /* capture.c's own */
 };
 
 /*
