@@ -210,7 +210,8 @@ void kmod_changed(struct toed *d)
 	kmod_read_devs(&d->kmod);
 	if (apply(d, false, " (the kernel module's devices changed)", err,
 		  sizeof(err)) == 0) {
-		events_consume(d); /* every reconcile reads the ring first */
+		events_consume(
+			&d->evs); /* every reconcile reads the ring first */
 		kmod_reconcile(&d->kmod);
 	}
 }

@@ -102,12 +102,12 @@ static __u64 load_time(__u32 prog_id)
 /* Close what toed has open of the datapath; its last events read first. */
 void dp_detach(struct toed *d)
 {
-	if (d->rb) {
-		events_consume(d);
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(d->rb),
-			  NULL);
-		ring_buffer__free(d->rb);
-		d->rb = NULL;
+	if (d->evs.rb) {
+		events_consume(&d->evs);
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL,
+			  ring_buffer__epoll_fd(d->evs.rb), NULL);
+		ring_buffer__free(d->evs.rb);
+		d->evs.rb = NULL;
 	}
 	pool_close(&d->kmod);
 	if (d->dp.loaded)
@@ -125,12 +125,13 @@ static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
 
 	if (toe_maps_open(d->pin_dir, &d->m, err, len))
 		return -1;
-	d->rb = ring_buffer__new(d->m.events, on_event, d, NULL);
-	if (!d->rb || ep_add(d->epfd, ring_buffer__epoll_fd(d->rb), SRC_RING)) {
+	d->evs.rb = ring_buffer__new(d->m.events, on_event, d, NULL);
+	if (!d->evs.rb ||
+	    ep_add(d->epfd, ring_buffer__epoll_fd(d->evs.rb), SRC_RING)) {
 		toe_errf(err, len, "cannot read the event ring buffer: %s",
 			 strerror(errno));
-		ring_buffer__free(d->rb);
-		d->rb = NULL;
+		ring_buffer__free(d->evs.rb);
+		d->evs.rb = NULL;
 		toe_maps_close(&d->m);
 		return -1;
 	}
@@ -151,7 +152,7 @@ static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
 	 * once.  Read after the reconcile, the close of a TID the reconcile
 	 * freed as an orphan would free it again, in the pool by then.
 	 */
-	events_consume(d);
+	events_consume(&d->evs);
 	d->kmod.acct_based =
 		false; /* its tid_taken: the TID counts start over */
 	kmod_reconcile(

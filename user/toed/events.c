@@ -111,74 +111,60 @@ static int event_text(struct toed *d, const struct toe_event *e, const char *dn,
 	}
 }
 
-/* The events' log lines, rate-limited by type (log.h: a flood of connections). */
-static struct log_rl ev_rl[TOE_EV_FLOW_CLOSED + 1] = {
-	[TOE_EV_LISTEN_START] = { .what = "listen_start events" },
-	[TOE_EV_LISTEN_STOP] = { .what = "listen_stop events" },
-	[TOE_EV_FLOW_OFFLOADED] = { .what = "flow_offloaded events" },
-	[TOE_EV_FLOW_REFUSED] = { .what = "flow_refused events" },
-	[TOE_EV_FLOW_CLOSED] = { .what = "flow_closed events" },
-};
-
 /*
  * The event budget (include/opentoe_policy.h, TOE_TQ_EVENTS): what toed
  * read of each tenant's events, told to the datapath after each read of
  * the ring (events_consume), one update per tenant rather than per event.
- * toed is the only writer of the TOE_TQ_EVENTS_READ entries.
+ * toed is the only writer of the TOE_TQ_EVENTS_READ entries: the credit
+ * of es (events.h) told to the datapath.
  */
-#define CREDIT_SLOTS 32
-static struct {
-	__u64 tenant;
-	__u64 n;
-} credit[CREDIT_SLOTS];
-
-static void credit_flush(struct toed *d)
+static void credit_flush(struct events *es)
 {
 	struct toe_tenant_key k = { .what = TOE_TQ_EVENTS_READ };
 	struct toe_tenant v;
 	int i;
 
-	for (i = 0; i < CREDIT_SLOTS && credit[i].tenant; i++) {
-		k.netns = credit[i].tenant;
-		if (d->m.tenants < 0 ||
-		    bpf_map_lookup_elem(d->m.tenants, &k, &v))
+	for (i = 0; i < CREDIT_SLOTS && es->credit[i].tenant; i++) {
+		k.netns = es->credit[i].tenant;
+		if (es->m->tenants < 0 ||
+		    bpf_map_lookup_elem(es->m->tenants, &k, &v))
 			memset(&v, 0, sizeof(v));
-		v.held += credit[i].n;
-		if (d->m.tenants >= 0 &&
-		    bpf_map_update_elem(d->m.tenants, &k, &v, BPF_ANY))
+		v.held += es->credit[i].n;
+		if (es->m->tenants >= 0 &&
+		    bpf_map_update_elem(es->m->tenants, &k, &v, BPF_ANY))
 			logm(LOG_WARN, "cannot write %s: %s", TOE_MAP(TENANTS),
 			     strerror(errno));
-		credit[i].tenant = 0;
+		es->credit[i].tenant = 0;
 	}
 }
 
 /* One more of tenant's events read. */
-static void credit_add(struct toed *d, __u64 tenant)
+static void credit_add(struct events *es, __u64 tenant)
 {
 	int i;
 
 	for (i = 0; i < CREDIT_SLOTS; i++) {
-		if (credit[i].tenant == tenant) {
-			credit[i].n++;
+		if (es->credit[i].tenant == tenant) {
+			es->credit[i].n++;
 			return;
 		}
-		if (!credit[i].tenant) {
-			credit[i].tenant = tenant;
-			credit[i].n = 1;
+		if (!es->credit[i].tenant) {
+			es->credit[i].tenant = tenant;
+			es->credit[i].n = 1;
 			return;
 		}
 	}
-	credit_flush(d); /* more tenants than slots in one read: tell now */
-	credit[0].tenant = tenant;
-	credit[0].n = 1;
+	credit_flush(es); /* more tenants than slots in one read: tell now */
+	es->credit[0].tenant = tenant;
+	es->credit[0].n = 1;
 }
 
 /* Read what is on the ring now, then give the tenants their budget back. */
-void events_consume(struct toed *d)
+void events_consume(struct events *es)
 {
-	if (d->rb)
-		ring_buffer__consume(d->rb);
-	credit_flush(d);
+	if (es->rb)
+		ring_buffer__consume(es->rb);
+	credit_flush(es);
 }
 
 /*
@@ -188,7 +174,7 @@ void events_consume(struct toed *d)
  */
 static void flow_event(struct toed *d, struct toe_event *e)
 {
-	const struct ev_table *tb = d->evt;
+	const struct ev_table *tb = d->evs.evt;
 	const struct ev_type *t = &tb->type[e->type];
 	char dn[17] = "-", text[512], json[768], tids[32] = "";
 	long long tid;
@@ -199,11 +185,11 @@ static void flow_event(struct toed *d, struct toe_event *e)
 		t->before(d, e);
 		t = &tb->type[e->type];
 	}
-	d->ev[e->type]++;
+	d->evs.ev[e->type]++;
 	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
-		d->closed_by[e->decision]++;
+		d->evs.closed_by[e->decision]++;
 	if (e->type == TOE_EV_FLOW_REFUSED && e->reason < TOE_R__MAX)
-		d->refused_by[e->reason]++;
+		d->evs.refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
 	tid = tb->tid(&e->key, &d->kmod);
@@ -218,7 +204,7 @@ static void flow_event(struct toed *d, struct toe_event *e)
 	}
 	level = event_text(d, e, dn, tids, text, sizeof(text));
 	if (log_on(level))
-		logm_limited(&ev_rl[e->type], level, "%.*s",
+		logm_limited(&d->evs.ev_rl[e->type], level, "%.*s",
 			     (int)strlen(text) - 1, text);
 	if (!mon_any(&d->mon))
 		return;
@@ -233,17 +219,17 @@ static void flow_event(struct toed *d, struct toe_event *e)
 int on_event(void *ctx, void *data, size_t len)
 {
 	struct toed *d = ctx;
-	const struct ev_table *tb = d->evt;
+	const struct ev_table *tb = d->evs.evt;
 	const struct ev_type *t = NULL;
 	struct toe_event ev;
 
 	if (len < sizeof(ev)) {
-		d->ev_bad++;
+		d->evs.ev_bad++;
 		return 0;
 	}
 	memcpy(&ev, data, sizeof(ev));
 	if (ev.tenant)
-		credit_add(d, ev.tenant);
+		credit_add(&d->evs, ev.tenant);
 	if (ev.type < TOE_EV__N)
 		t = &tb->type[ev.type];
 	if (t && t->fwd)
@@ -251,7 +237,7 @@ int on_event(void *ctx, void *data, size_t len)
 	else if (t && t->flow)
 		flow_event(d, &ev);
 	else
-		d->ev_bad++;
+		d->evs.ev_bad++;
 	return 0;
 }
 
@@ -261,7 +247,7 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	struct toed *d = nl->ctx;
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
-	nlat_observe(&d->nlat, toe_now_ns() - nl->last_recv_ns);
+	nlat_observe(&d->evs.nlat, toe_now_ns() - nl->last_recv_ns);
 	if (!mon_any(&d->mon) && !log_on(LOG_DEBUG))
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));
@@ -373,4 +359,21 @@ void retrack(struct toed *d, bool force)
 	     n == 1 ? "" : "s");
 	if (toe_nl_resync(&d->nl, err, sizeof(err)))
 		logm(LOG_ERR, "neighbour resync: %s", err);
+}
+
+void events_init(struct events *es, struct toe_maps *m)
+{
+	static const char *const what[] = {
+		[TOE_EV_LISTEN_START] = "listen_start events",
+		[TOE_EV_LISTEN_STOP] = "listen_stop events",
+		[TOE_EV_FLOW_OFFLOADED] = "flow_offloaded events",
+		[TOE_EV_FLOW_REFUSED] = "flow_refused events",
+		[TOE_EV_FLOW_CLOSED] = "flow_closed events",
+	};
+	__u32 i;
+
+	memset(es, 0, sizeof(*es));
+	es->m = m;
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		es->ev_rl[i].what = what[i];
 }

@@ -10,7 +10,9 @@ struct toed;
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "log.h"
 #include "neigh.h"
+#include "nlat.h"
 #include "opentoe.h"
 #include "show_maps.h"
 
@@ -36,10 +38,40 @@ struct ev_table {
 };
 extern const struct ev_table toed_ev_table;
 
+/* The event budget's credit: what toed read of a tenant's events. */
+struct ev_credit {
+	__u64 tenant;
+	__u64 n;
+};
+#define CREDIT_SLOTS 32
+
+/*
+ * The datapath's events as toed reads them (events.c): the ring, the
+ * table that hands each on, the counts, the tenants' credit (the event
+ * budget, include/opentoe_policy.h's TOE_TQ_EVENTS: told to the datapath
+ * after each read of the ring, one update per tenant rather than per
+ * event), and the log lines' rate limits by type.  events_init gives it
+ * the datapath's maps.
+ */
+struct events {
+	struct toe_maps *m;
+	struct ring_buffer *rb; /* toe_events (datapath.c opens it) */
+	const struct ev_table *evt; /* who takes each event type (evtypes.c) */
+	__u64 ev[TOE_EV_FLOW_CLOSED + 1]; /* events read, by type */
+	__u64 ev_bad;
+	__u64 closed_by[TOE_ACT_BYPASS + 1]; /* flow_closed events by decision */
+	__u64 refused_by[TOE_R__MAX]; /* flow_refused events by reason */
+	struct nlat nlat; /* neighbour event read -> map write (nlat.h) */
+	struct ev_credit credit[CREDIT_SLOTS];
+	struct log_rl ev_rl[TOE_EV_FLOW_CLOSED + 1];
+};
+
+void events_init(struct events *es, struct toe_maps *m);
+
 /* ring_buffer__new's callback, ctx toed's state (its evt the table). */
 int on_event(void *ctx, void *data, size_t len);
 /* What is on the ring now, read (each reconcile reads it first). */
-void events_consume(struct toed *d);
+void events_consume(struct events *es);
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v);
 void on_link(struct toe_nl *nl, int ifindex, bool gone);

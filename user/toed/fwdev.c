@@ -524,7 +524,7 @@ void fwd_evict_check(struct toed *d)
 {
 	if (!evict_ready(&d->fwd))
 		return;
-	events_consume(d); /* a FIN's event before its entry's absence */
+	events_consume(&d->evs); /* a FIN's event before its entry's absence */
 	evict_scan(&d->fwd);
 }
 

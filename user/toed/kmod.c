@@ -790,7 +790,7 @@ void kmod_retry_tick(struct toed *d)
 	km->retry_at_ns = 0;
 	if (!d->dp.loaded || !toe_genl_up(&d->gl))
 		return;
-	events_consume(d); /* every reconcile reads the ring first */
+	events_consume(&d->evs); /* every reconcile reads the ring first */
 	kmod_reconcile(km);
 }
 

@@ -161,7 +161,7 @@ static int start_loop(struct toed *d)
 	signal(SIGPIPE, SIG_IGN);
 	d->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	d->evt = &toed_ev_table;
+	d->evs.evt = &toed_ev_table;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	mon_init(&d->mon, d->epfd);
 	if (d->sigfd < 0 || d->tfd < 0 || d->epfd < 0 ||
@@ -262,7 +262,7 @@ static bool dispatch(struct toed *d, const struct epoll_event *ev)
 			retrack(d, false);
 		break;
 	case SRC_RING:
-		events_consume(d);
+		events_consume(&d->evs);
 		reconcile_soon(&d->rcl); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:

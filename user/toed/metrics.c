@@ -549,12 +549,12 @@ static void render_policy(struct toed *d, FILE *f)
 	head(f, F_CLOSED);
 	for (i = TOE_ACT_HOST; i <= TOE_ACT_BYPASS; i++) {
 		snprintf(l, sizeof(l), "decision=\"%s\"", toe_action_name(i));
-		sample(f, F_CLOSED, l, d->closed_by[i]);
+		sample(f, F_CLOSED, l, d->evs.closed_by[i]);
 	}
 	head(f, F_REFUSED);
 	for (i = 0; i < TOE_R__MAX; i++) {
 		snprintf(l, sizeof(l), "reason=\"%s\"", toe_reason_name(i));
-		sample(f, F_REFUSED, l, d->refused_by[i]);
+		sample(f, F_REFUSED, l, d->evs.refused_by[i]);
 	}
 }
 
@@ -652,15 +652,16 @@ static void render_nlat(struct toed *d, FILE *f)
 
 	head(f, F_NLAT);
 	for (i = 0; i < NLAT_BUCKETS; i++) {
-		cum += d->nlat.bucket[i];
+		cum += d->evs.nlat.bucket[i];
 		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", fams[F_NLAT].name,
 			nlat_le_ns[i] / 1e9, (unsigned long long)cum);
 	}
 	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", fams[F_NLAT].name,
-		(unsigned long long)d->nlat.count);
-	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name, d->nlat.sum_ns / 1e9);
+		(unsigned long long)d->evs.nlat.count);
+	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name,
+		d->evs.nlat.sum_ns / 1e9);
 	fprintf(f, "%s_count %llu\n", fams[F_NLAT].name,
-		(unsigned long long)d->nlat.count);
+		(unsigned long long)d->evs.nlat.count);
 }
 
 static const struct cmap *cmap_of(const char *key)

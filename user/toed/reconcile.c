@@ -74,7 +74,7 @@ void reconcile_now(struct toed *d, const char *why)
 	d->rec.last_ns = toe_now_ns();
 	d->rec.runs++;
 	/* the events still on the ring first: a close in flight is no leak */
-	events_consume(d);
+	events_consume(&d->evs);
 	d->rec.last_read_ns = toe_now_ns() - d->rec.last_ns;
 	test_delay();
 	kmod_reconcile(&d->kmod);
@@ -150,7 +150,8 @@ static void ct_wait_retry(struct toed *d, __u64 now)
 	if (!stat_sum(d, TOE_S_FWD_CT_WAIT, &w) || w == d->rcl.ct_wait_seen)
 		return;
 	d->rcl.ct_wait_seen = w;
-	events_consume(d); /* admissions toed was late for are not misses */
+	events_consume(
+		&d->evs); /* admissions toed was late for are not misses */
 	d->rec.ct_swept +=
 		ct_wait_sweep(nft_fwd_path(), CT_RETRY_AGE_MS * 1000000ULL);
 }
@@ -176,7 +177,7 @@ void reconcile_tick(struct toed *d)
 	if (!d->rcl.primed) {
 		/* admissions whose events went before toed read them: the
 		 * ring read first, so that only those are left waiting */
-		events_consume(d);
+		events_consume(&d->evs);
 		d->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	}
 	if (d->rcl.primed && (__u64)dropped > d->rcl.dropped_seen) {

@@ -248,10 +248,10 @@ static void status_text(struct toed *d, FILE *f, const struct status *s)
 			"module:     not loaded (configuration devices only)\n");
 	fprintf(f,
 		"events:     %llu offloaded, %llu refused, %llu closed, %llu listen\n",
-		(unsigned long long)d->ev[TOE_EV_FLOW_OFFLOADED],
-		(unsigned long long)d->ev[TOE_EV_FLOW_REFUSED],
-		(unsigned long long)d->ev[TOE_EV_FLOW_CLOSED],
-		(unsigned long long)d->ev[TOE_EV_LISTEN_START]);
+		(unsigned long long)d->evs.ev[TOE_EV_FLOW_OFFLOADED],
+		(unsigned long long)d->evs.ev[TOE_EV_FLOW_REFUSED],
+		(unsigned long long)d->evs.ev[TOE_EV_FLOW_CLOSED],
+		(unsigned long long)d->evs.ev[TOE_EV_LISTEN_START]);
 	metrics_text(f);
 	fprintf(f, "log:        %llu repeated lines suppressed\n",
 		log_suppressed());
@@ -375,7 +375,7 @@ static void status_json(struct toed *d, FILE *f, const struct status *s)
 	tj_key(&j, "events");
 	tj_obj(&j);
 	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
-		tj_ku64(&j, toe_event_name(i), d->ev[i]);
+		tj_ku64(&j, toe_event_name(i), d->evs.ev[i]);
 	tj_obj_end(&j);
 	metrics_json(&j);
 	tj_ku64(&j, "log_suppressed", log_suppressed());
@@ -524,12 +524,12 @@ size_t daemon_counters(struct toed *d, struct counter *out)
 	const struct toe_nl_stats *s = &d->nl.st;
 	struct kuse ku = kmod_usage(d);
 	const struct counter dm[] = {
-		{ "events_listen_start", d->ev[TOE_EV_LISTEN_START] },
-		{ "events_listen_stop", d->ev[TOE_EV_LISTEN_STOP] },
-		{ "events_flow_offloaded", d->ev[TOE_EV_FLOW_OFFLOADED] },
-		{ "events_flow_refused", d->ev[TOE_EV_FLOW_REFUSED] },
-		{ "events_flow_closed", d->ev[TOE_EV_FLOW_CLOSED] },
-		{ "events_malformed", d->ev_bad },
+		{ "events_listen_start", d->evs.ev[TOE_EV_LISTEN_START] },
+		{ "events_listen_stop", d->evs.ev[TOE_EV_LISTEN_STOP] },
+		{ "events_flow_offloaded", d->evs.ev[TOE_EV_FLOW_OFFLOADED] },
+		{ "events_flow_refused", d->evs.ev[TOE_EV_FLOW_REFUSED] },
+		{ "events_flow_closed", d->evs.ev[TOE_EV_FLOW_CLOSED] },
+		{ "events_malformed", d->evs.ev_bad },
 		{ "policy_applied", d->reload_ok },
 		{ "policy_failed", d->reload_failed },
 		{ "neigh_set", s->neigh_set },

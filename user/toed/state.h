@@ -17,6 +17,7 @@
 #include "genl.h"
 #include "fwdev.h"
 #include "capture.h"
+#include "events.h"
 #include "kmod.h"
 #include "reconcile.h"
 #include "listen.h"
@@ -61,8 +62,6 @@ struct dp_ids {
 	__u32 sockops_link, sockops_prog;
 };
 
-struct ev_table; /* events.h */
-
 struct toed {
 	/* Options: set by main, read-only after. */
 	const char *config;
@@ -98,8 +97,6 @@ struct toed {
 
 	/* The datapath and the event sources: loop.c sets them up and tears them down. */
 	struct toe_maps m; /* the pinned maps; fds -1 while not loaded */
-	struct ring_buffer *rb; /* toe_events (events.c consumes) */
-	const struct ev_table *evt; /* who takes each event type (evtypes.c) */
 	struct toe_nl nl; /* rtnetlink (neigh.c) */
 	bool retrack; /* a link changed: recompute tracked (events.c) */
 	int epfd, sigfd, lsock, tfd;
@@ -122,13 +119,9 @@ struct toed {
 	bool gl_open;
 	struct kmod kmod; /* its devices and the TIDs toed holds (kmod.h) */
 
-	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
-	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
-	__u64 ev_bad;
-	__u64 closed_by[TOE_ACT_BYPASS + 1]; /* flow_closed events by decision */
-	__u64 refused_by[TOE_R__MAX]; /* flow_refused events by reason */
+	/* Counters (toectl stats): apply.c, ctl.c count them; events.h its own. */
+	struct events evs; /* the ring, its events counted (events.h) */
 	struct fwdev fwd; /* the forward path's events and evictions (fwdev.h) */
-	struct nlat nlat; /* neighbour event read -> map write (nlat.h) */
 	__u64 reload_ok, reload_failed;
 	struct {
 		__u64 requests, requests_bad;
