@@ -318,8 +318,9 @@ static void loop(struct toed *d)
 			reconcile_timeout_ms(kmod_retry_timeout_ms(
 				&d->kmod,
 				pool_refill_timeout_ms(
-					&d->kmod, metrics_timeout_ms(
-							  ctl_timeout_ms(d))))));
+					&d->kmod,
+					metrics_timeout_ms(
+						&d->met, ctl_timeout_ms(d))))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -349,7 +350,7 @@ static void toed_teardown(struct toed *d)
 {
 	__u32 i;
 
-	metrics_close();
+	metrics_close(&d->met);
 	mon_exit(&d->mon);
 	ctl_close_all(d);
 	nft_close();

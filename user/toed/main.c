@@ -143,7 +143,7 @@ static enum toe_parse_rc parse_value(int c, const char *arg)
 
 	switch (c) {
 	case 'm':
-		if (metrics_parse(arg, err, sizeof(err))) {
+		if (metrics_parse(&D->met, arg, err, sizeof(err))) {
 			toe_err("%s", err);
 			return TOE_PARSE_BAD;
 		}

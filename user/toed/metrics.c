@@ -51,7 +51,6 @@
 #endif
 
 #define CONN_TIMEOUT_S 10 /* MHD's idle timeout: a backstop */
-#define CONN_MAX 64 /* MHD's limit on connections: a backstop */
 #define PER_IP_MAX 16 /* MHD's limit per address: a backstop */
 #define CONN_LIMIT 48 /* ours: beyond it the stalest connection goes */
 #define PER_IP_LIMIT 4 /* ours, per client address, likewise */
@@ -59,33 +58,6 @@
 #define RETRY_MIN_MS 1000 /* binding again after a failure: backoff */
 #define RETRY_MAX_MS 8000
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
-
-/* Neighbour propagation latency buckets (upper bounds, ns). */
-static struct {
-	struct sockaddr_storage sa; /* --metrics, parsed */
-	socklen_t salen;
-	const char *arg; /* as given */
-	struct MHD_Daemon *mhd; /* NULL: not serving */
-	char error[160]; /* why the last bind failed */
-	long long next_try_ms; /* !mhd: when to bind again */
-	int backoff_ms;
-	struct metrics_stats st;
-} M;
-
-/*
- * MHD's connections as toed tracks them (metrics.c's own, one thread: no
- * lock): since is when the connection was accepted or last answered; a
- * request not answered REQ_DEADLINE_MS after it is shut down, however
- * slowly its bytes keep coming (MHD's own timeout restarts on each byte).
- */
-struct mconn {
-	bool used, dead; /* dead: shut down, MHD has yet to close it */
-	int fd;
-	long long since; /* ms */
-	struct sockaddr_storage peer;
-};
-
-static struct mconn conns[CONN_MAX];
 
 /* ------------------------------------------------------------ families */
 
@@ -848,13 +820,13 @@ static void conn_kill(struct mconn *m, __u64 *counter)
  * accept or last answer: a scraper's request is answered within
  * milliseconds of its accept, so what is older is slow or idle), never n.
  */
-static void conn_admit(struct mconn *n)
+static void conn_admit(struct metrics *mt, struct mconn *n)
 {
 	struct mconn *old = NULL, *m;
 	int same = 0, all = 0;
 	bool per_ip;
 
-	for (m = conns; m < conns + CONN_MAX; m++) {
+	for (m = mt->conns; m < mt->conns + CONN_MAX; m++) {
 		if (!m->used || m->dead)
 			continue;
 		all++;
@@ -863,25 +835,25 @@ static void conn_admit(struct mconn *n)
 	per_ip = same > PER_IP_LIMIT;
 	if (!per_ip && all <= CONN_LIMIT)
 		return;
-	for (m = conns; m < conns + CONN_MAX; m++)
+	for (m = mt->conns; m < mt->conns + CONN_MAX; m++)
 		if (m != n && m->used && !m->dead &&
 		    (!per_ip || same_addr(&m->peer, &n->peer)) &&
 		    (!old || m->since < old->since))
 			old = m;
 	if (old)
-		conn_kill(old, &M.st.evicted);
+		conn_kill(old, &mt->st.evicted);
 	else
-		conn_kill(n, &M.st.refused);
+		conn_kill(n, &mt->st.refused);
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection accepted or closed. */
 static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 		    enum MHD_ConnectionNotificationCode code)
 {
+	struct metrics *mt = cls;
 	const union MHD_ConnectionInfo *fd, *addr;
 	struct mconn *m = *sctx;
 
-	(void)cls;
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (m)
 			m->used = false;
@@ -890,9 +862,10 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 	}
 	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	for (m = conns; m < conns + CONN_MAX && m->used; m++)
+	for (m = mt->conns; m < mt->conns + CONN_MAX && m->used; m++)
 		;
-	if (m == conns + CONN_MAX || !fd) /* cannot be: MHD's limit is ours */
+	if (m == mt->conns + CONN_MAX ||
+	    !fd) /* cannot be: MHD's limit is ours */
 		return;
 	memset(m, 0, sizeof(*m));
 	m->used = true;
@@ -904,7 +877,7 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 			       sizeof(struct sockaddr_in6) :
 			       sizeof(struct sockaddr_in));
 	*sctx = m;
-	conn_admit(m);
+	conn_admit(mt, m);
 }
 
 /* MHD_OPTION_NOTIFY_COMPLETED: a request answered; the next one's clock. */
@@ -923,17 +896,17 @@ static void on_done(void *cls, struct MHD_Connection *c, void **state,
 }
 
 /* Connections past their deadline shut down; ms to the next deadline. */
-static long long conn_expire(long long now)
+static long long conn_expire(struct metrics *mt, long long now)
 {
 	long long next = -1, left;
 	struct mconn *m;
 
-	for (m = conns; m < conns + CONN_MAX; m++) {
+	for (m = mt->conns; m < mt->conns + CONN_MAX; m++) {
 		if (!m->used || m->dead)
 			continue;
 		left = m->since + REQ_DEADLINE_MS - now;
 		if (left <= 0)
-			conn_kill(m, &M.st.deadline);
+			conn_kill(m, &mt->st.deadline);
 		else if (next < 0 || left < next)
 			next = left;
 	}
@@ -947,10 +920,10 @@ static long long conn_expire(long long now)
  * 127.0.0.1.  Only the address named binds: a non-loopback one is served
  * only because the operator wrote it.  0: parsed, -1: refused (err says).
  */
-int metrics_parse(const char *arg, char *err, size_t errlen)
+int metrics_parse(struct metrics *mt, const char *arg, char *err, size_t errlen)
 {
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&M.sa;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&M.sa;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&mt->sa;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&mt->sa;
 	const char *colon = strrchr(arg, ':'), *port = colon ? colon + 1 : arg;
 	char addr[64] = "127.0.0.1", *end;
 	unsigned long p;
@@ -964,22 +937,22 @@ int metrics_parse(const char *arg, char *err, size_t errlen)
 		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - arg), arg);
 	if (!strcmp(addr, "localhost"))
 		strcpy(addr, "127.0.0.1");
-	memset(&M.sa, 0, sizeof(M.sa));
+	memset(&mt->sa, 0, sizeof(mt->sa));
 	if (addr[0] == '[' && addr[strlen(addr) - 1] == ']') {
 		addr[strlen(addr) - 1] = 0;
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons(p);
-		M.salen = sizeof(*s6);
+		mt->salen = sizeof(*s6);
 		if (inet_pton(AF_INET6, addr + 1, &s6->sin6_addr) != 1)
 			goto bad;
 	} else {
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons(p);
-		M.salen = sizeof(*s4);
+		mt->salen = sizeof(*s4);
 		if (inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
 			goto bad;
 	}
-	M.arg = arg;
+	mt->arg = arg;
 	return 0;
 bad:
 	snprintf(
@@ -990,16 +963,16 @@ bad:
 }
 
 /* The listening socket, bound to --metrics' address; -1 (M.error says) if not. */
-static int metrics_socket(void)
+static int metrics_socket(struct metrics *mt)
 {
 	int one = 1, fd;
 
-	fd = socket(M.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    0);
+	fd = socket(mt->sa.ss_family,
+		    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&M.sa, M.salen) || listen(fd, 64)) {
-		snprintf(M.error, sizeof(M.error), "cannot listen: %s",
+	    bind(fd, (struct sockaddr *)&mt->sa, mt->salen) || listen(fd, 64)) {
+		snprintf(mt->error, sizeof(mt->error), "cannot listen: %s",
 			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -1013,27 +986,29 @@ static int mhd_start(struct toed *d, int fd)
 {
 	const union MHD_DaemonInfo *info;
 
-	memset(conns, 0, sizeof(conns));
-	M.mhd = MHD_start_daemon(
+	memset(d->met.conns, 0, sizeof(d->met.conns));
+	d->met.mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			(M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			(d->met.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, d, MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_MAX,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_MAX,
-		MHD_OPTION_NOTIFY_CONNECTION, on_conn, NULL,
+		MHD_OPTION_NOTIFY_CONNECTION, on_conn, &d->met,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
-	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
-		       NULL;
+	info = d->met.mhd ? MHD_get_daemon_info(d->met.mhd,
+						MHD_DAEMON_INFO_EPOLL_FD) :
+			    NULL;
 	if (info && !ep_add(d->epfd, info->epoll_fd, SRC_METRICS))
 		return 0;
-	snprintf(M.error, sizeof(M.error), "cannot start the HTTP server");
-	if (M.mhd)
-		MHD_stop_daemon(M.mhd);
+	snprintf(d->met.error, sizeof(d->met.error),
+		 "cannot start the HTTP server");
+	if (d->met.mhd)
+		MHD_stop_daemon(d->met.mhd);
 	else
 		close(fd);
-	M.mhd = NULL;
+	d->met.mhd = NULL;
 	return -1;
 }
 
@@ -1044,27 +1019,28 @@ static int mhd_start(struct toed *d, int fd)
  */
 static void metrics_try(struct toed *d)
 {
-	int fd = metrics_socket();
+	int fd = metrics_socket(&d->met);
 
 	if (fd >= 0 && mhd_start(d, fd) == 0) {
-		logm(LOG_INFO, "metrics: http://%s/metrics%s", M.arg,
-		     M.st.bind_failed ? " (bound at last)" : "");
-		M.error[0] = 0;
+		logm(LOG_INFO, "metrics: http://%s/metrics%s", d->met.arg,
+		     d->met.st.bind_failed ? " (bound at last)" : "");
+		d->met.error[0] = 0;
 		return;
 	}
-	M.st.bind_failed++;
-	M.backoff_ms = M.backoff_ms ? M.backoff_ms * 2 : RETRY_MIN_MS;
-	if (M.backoff_ms > RETRY_MAX_MS)
-		M.backoff_ms = RETRY_MAX_MS;
-	M.next_try_ms = mono_ms() + M.backoff_ms;
+	d->met.st.bind_failed++;
+	d->met.backoff_ms = d->met.backoff_ms ? d->met.backoff_ms * 2 :
+						RETRY_MIN_MS;
+	if (d->met.backoff_ms > RETRY_MAX_MS)
+		d->met.backoff_ms = RETRY_MAX_MS;
+	d->met.next_try_ms = mono_ms() + d->met.backoff_ms;
 	logm(LOG_WARN, "--metrics %s: %s; trying again in %d s (toed runs on)",
-	     M.arg, M.error, M.backoff_ms / 1000);
+	     d->met.arg, d->met.error, d->met.backoff_ms / 1000);
 }
 
 /* Serve /metrics if --metrics asked for it; never fails toed. */
 int metrics_open(struct toed *d)
 {
-	if (M.arg)
+	if (d->met.arg)
 		metrics_try(d);
 	return 0;
 }
@@ -1072,60 +1048,65 @@ int metrics_open(struct toed *d)
 /* After every wake-up of the loop: MHD's ready sockets, deadlines, a retry. */
 void metrics_run(struct toed *d)
 {
-	if (M.mhd) {
-		MHD_run(M.mhd);
-		conn_expire(mono_ms());
-	} else if (M.arg && mono_ms() >= M.next_try_ms) {
+	if (d->met.mhd) {
+		MHD_run(d->met.mhd);
+		conn_expire(&d->met, mono_ms());
+	} else if (d->met.arg && mono_ms() >= d->met.next_try_ms) {
 		metrics_try(d);
 	}
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by MHD's, a deadline, a retry. */
-int metrics_timeout_ms(int ms)
+int metrics_timeout_ms(struct metrics *mt, int ms)
 {
 	MHD_UNSIGNED_LONG_LONG t = 60000;
 	long long d;
 
-	if (!M.arg)
+	if (!mt->arg)
 		return ms;
-	if (!M.mhd) {
-		d = M.next_try_ms - mono_ms();
+	if (!mt->mhd) {
+		d = mt->next_try_ms - mono_ms();
 		t = d < 0 ? 0 : (MHD_UNSIGNED_LONG_LONG)d;
 	} else {
-		if (MHD_get_timeout(M.mhd, &t) != MHD_YES || t > 60000)
+		if (MHD_get_timeout(mt->mhd, &t) != MHD_YES || t > 60000)
 			t = 60000;
-		d = conn_expire(mono_ms());
+		d = conn_expire(mt, mono_ms());
 		if (d >= 0 && (MHD_UNSIGNED_LONG_LONG)d < t)
 			t = d;
 	}
 	return ms < 0 || (int)t < ms ? (int)t : ms;
 }
 
-void metrics_close(void)
+void metrics_close(struct metrics *mt)
 {
-	if (M.mhd)
-		MHD_stop_daemon(M.mhd);
-	M.mhd = NULL;
+	if (mt->mhd)
+		MHD_stop_daemon(mt->mhd);
+	mt->mhd = NULL;
 }
 
 /* What toectl status and stats show of the metrics endpoint. */
-const char *metrics_state(const char **addr, const char **error,
-			  long long *retry_ms)
+const char *metrics_state(struct metrics *mt, const char **addr,
+			  const char **error, long long *retry_ms)
 {
-	*addr = M.arg;
-	*error = M.error;
-	*retry_ms = M.mhd ? 0 : M.next_try_ms - mono_ms();
+	*addr = mt->arg;
+	*error = mt->error;
+	*retry_ms = mt->mhd ? 0 : mt->next_try_ms - mono_ms();
 	if (*retry_ms < 0)
 		*retry_ms = 0;
-	return !M.arg ? "off" : M.mhd ? "serving" : "retrying";
+	return !mt->arg ? "off" : mt->mhd ? "serving" : "retrying";
 }
 
-const struct metrics_stats *metrics_stats(void)
+const struct metrics_stats *metrics_stats(struct metrics *mt)
 {
 	struct mconn *m;
 
-	M.st.connections = 0;
-	for (m = conns; M.mhd && m < conns + CONN_MAX; m++)
-		M.st.connections += m->used && !m->dead;
-	return &M.st;
+	mt->st.connections = 0;
+	for (m = mt->conns; mt->mhd && m < mt->conns + CONN_MAX; m++)
+		mt->st.connections += m->used && !m->dead;
+	return &mt->st;
+}
+
+void metrics_init(struct metrics *mt)
+{
+	memset(mt, 0, sizeof(*mt));
 }

@@ -181,7 +181,7 @@ static void datapath_json(struct toed *d, struct toe_json *j,
 	tj_obj_end(j);
 }
 
-static void metrics_text(FILE *f);
+static void metrics_text(struct metrics *mt, FILE *f);
 
 /*
  * One interface of status's line: NAME (HOOK MODE[, dispatcher][, egress
@@ -252,7 +252,7 @@ static void status_text(struct toed *d, FILE *f, const struct status *s)
 		(unsigned long long)d->evs.ev[TOE_EV_FLOW_REFUSED],
 		(unsigned long long)d->evs.ev[TOE_EV_FLOW_CLOSED],
 		(unsigned long long)d->evs.ev[TOE_EV_LISTEN_START]);
-	metrics_text(f);
+	metrics_text(&d->met, f);
 	fprintf(f, "log:        %llu repeated lines suppressed\n",
 		log_suppressed());
 	fprintf(f,
@@ -263,13 +263,13 @@ static void status_text(struct toed *d, FILE *f, const struct status *s)
 }
 
 /* The metrics endpoint: serving, retrying a bind (and why), or off. */
-static void metrics_text(FILE *f)
+static void metrics_text(struct metrics *mt, FILE *f)
 {
-	const struct metrics_stats *st = metrics_stats();
+	const struct metrics_stats *st = metrics_stats(mt);
 	const char *addr, *err, *state;
 	long long retry;
 
-	state = metrics_state(&addr, &err, &retry);
+	state = metrics_state(mt, &addr, &err, &retry);
 	if (!addr)
 		fprintf(f, "metrics:    off\n");
 	else if (!strcmp(state, "serving"))
@@ -286,13 +286,13 @@ static void metrics_text(FILE *f)
 			retry / 1e3);
 }
 
-static void metrics_json(struct toe_json *j)
+static void metrics_json(struct metrics *mt, struct toe_json *j)
 {
-	const struct metrics_stats *st = metrics_stats();
+	const struct metrics_stats *st = metrics_stats(mt);
 	const char *addr, *err, *state;
 	long long retry;
 
-	state = metrics_state(&addr, &err, &retry);
+	state = metrics_state(mt, &addr, &err, &retry);
 	tj_key(j, "metrics");
 	tj_obj(j);
 	tj_kstr(j, "state", state);
@@ -377,7 +377,7 @@ static void status_json(struct toed *d, FILE *f, const struct status *s)
 	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
 		tj_ku64(&j, toe_event_name(i), d->evs.ev[i]);
 	tj_obj_end(&j);
-	metrics_json(&j);
+	metrics_json(&d->met, &j);
 	tj_ku64(&j, "log_suppressed", log_suppressed());
 	tj_key(&j, "reconcile");
 	tj_obj(&j);
@@ -603,7 +603,7 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 /* The control socket's counters (ctl.c), and the datapath's reloads; how many. */
 size_t control_counters(struct toed *d, struct counter *out)
 {
-	const struct metrics_stats *ms = metrics_stats();
+	const struct metrics_stats *ms = metrics_stats(&d->met);
 	const struct counter cc[] = {
 		{ "requests", d->cst.requests },
 		{ "requests_bad", d->cst.requests_bad },

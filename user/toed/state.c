@@ -41,6 +41,7 @@ struct toed *toed_state_init(void)
 	listen_init(&state.lis, &state.gl, &state.m, &state.dp, &state.kmod);
 	fwd_init(&state.fwd, &state.m, &state.dp, &state.mon);
 	events_init(&state.evs, &state.m);
+	metrics_init(&state.met);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		state.cl[i].fd = -1;
 	return &state;

@@ -19,6 +19,7 @@
 #include "capture.h"
 #include "events.h"
 #include "kmod.h"
+#include "metrics.h"
 #include "reconcile.h"
 #include "listen.h"
 #include "mon.h"
@@ -144,6 +145,7 @@ struct toed {
 	} rec; /* loss makes good (reconcile.c) */
 	struct reconcile rcl; /* reconcile.c's own */
 	struct capture cap; /* capture.c's own */
+	struct metrics met; /* --metrics: the server (metrics.c) */
 };
 
 /*
