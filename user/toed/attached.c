@@ -21,7 +21,6 @@
 #include "lib/path.h"
 #include "lib/pinned.h"
 #include "attached.h"
-#include "state.h"
 
 enum pin_kind {
 	K_XDP_LINK,
@@ -102,14 +101,15 @@ static struct toe_attached *row(struct toe_attached *out, int *n, int max,
 	return &out[i];
 }
 
-int attached_read(struct toed *d, struct toe_attached *out, int max)
+int attached_read(const struct toe_netns_id *ns_id, const char *pin_dir,
+		  struct toe_attached *out, int max)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	int n = 0, i;
 	DIR *dir;
 
-	dir = opendir(d->pin_dir);
+	dir = opendir(pin_dir);
 	while (dir && (de = readdir(dir))) {
 		for (i = 0; i < (int)(sizeof(pin_kinds) / sizeof(pin_kinds[0]));
 		     i++) {
@@ -121,10 +121,10 @@ int attached_read(struct toed *d, struct toe_attached *out, int max)
 
 			if (sscanf(de->d_name, pin_kinds[i].fmt, &kind, &ns,
 				   &ifindex, &tail) != 3 ||
-			    !toe_netns_match(kind, ns, d->netns_cookie,
-					     d->netns_ino))
+			    !toe_netns_match(kind, ns, ns_id->cookie,
+					     ns_id->ino))
 				continue;
-			toe_join(path, sizeof(path), d->pin_dir, de->d_name);
+			toe_join(path, sizeof(path), pin_dir, de->d_name);
 			switch (pin_kinds[i].kind) {
 			case K_XDP_LINK:
 			case K_TCX:

@@ -6,8 +6,6 @@
 #ifndef __TOE_ATTACHED_H
 #define __TOE_ATTACHED_H
 
-struct toed;
-
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -20,6 +18,17 @@ struct toe_attached {
 	bool mirrored; /* toed mirrors its neighbours (status fills it) */
 };
 
-int attached_read(struct toed *d, struct toe_attached *out, int max);
+/* The network namespace toed is in: its identity (pin names) and inode. */
+struct toe_netns_id {
+	__u64 cookie;
+	unsigned long ino;
+};
+
+/*
+ * The interfaces of pin_dir's datapath in namespace ns_id, into out (max
+ * of them): how many.
+ */
+int attached_read(const struct toe_netns_id *ns_id, const char *pin_dir,
+		  struct toe_attached *out, int max);
 
 #endif /* __TOE_ATTACHED_H */

@@ -410,7 +410,14 @@ static void status_ifaces(struct toed *d, struct status *s)
 	const int max = sizeof(s->ifs) / sizeof(s->ifs[0]);
 	int i, k;
 
-	s->nif = d->dp.loaded ? attached_read(d, s->ifs, max) : 0;
+	if (d->dp.loaded) {
+		struct toe_netns_id ns_id = { .cookie = d->netns_cookie,
+					      .ino = d->netns_ino };
+
+		s->nif = attached_read(&ns_id, d->pin_dir, s->ifs, max);
+	} else {
+		s->nif = 0;
+	}
 	for (i = 0; i < d->nl.ntracked; i++) {
 		for (k = 0; k < s->nif && s->ifs[k].ifindex != d->nl.tracked[i];
 		     k++)
