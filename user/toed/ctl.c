@@ -7,7 +7,7 @@
  * ask.
  *
  * Nothing here blocks the epoll loop: every client socket is non-blocking
- * and has a slot in d->cl (MAX_CLIENTS of them; one more is told so and
+ * and has a slot in struct ctl's cl (MAX_CLIENTS of them; one more is told so and
  * closed).  A client has CTL_DEADLINE_NS to send its whole request and as
  * long again to read its answer; past either it is dropped and counted.
  * After its answer toed shuts the socket down for writing and reads what
@@ -134,15 +134,15 @@ static const struct ctl_cmd cmds[CTL__NCMDS] = {
 
 /* ------------------------------------------------------------ clients */
 
-static int client_epoll(struct toed *d, struct client *c, int op, __u32 events)
+static int client_epoll(struct ctl *cs, struct client *c, int op, __u32 events)
 {
 	struct epoll_event ev = {
 		.events = events,
 		.data.u64 = ((__u64)SRC_CLIENT << 32) | (c->gen << 8) |
-			    (__u32)(c - d->cl),
+			    (__u32)(c - cs->cl),
 	};
 
-	return epoll_ctl(d->epfd, op, c->fd, &ev);
+	return epoll_ctl(*cs->epfd, op, c->fd, &ev);
 }
 
 /* Read and drop what the client sent: closing on unread bytes resets it. */
@@ -170,7 +170,7 @@ static void client_free(struct client *c, bool close_fd)
 }
 
 /* Write what the answer has left; all of it: shut down and linger. */
-static void client_flush(struct toed *d, struct client *c)
+static void client_flush(struct ctl *cs, struct client *c)
 {
 	while (c->outoff < c->outlen) {
 		ssize_t n = send(c->fd, c->out + c->outoff,
@@ -190,12 +190,12 @@ static void client_flush(struct toed *d, struct client *c)
 	shutdown(c->fd, SHUT_WR);
 	c->state = CL_LINGER;
 	c->deadline = toe_now_ns() + CTL_LINGER_NS;
-	if (client_epoll(d, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP))
+	if (client_epoll(cs, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP))
 		client_free(c, true);
 }
 
 /* Start writing the answer (body, malloc'd: the client owns it now). */
-static void client_answer(struct toed *d, struct client *c, char *body,
+static void client_answer(struct ctl *cs, struct client *c, char *body,
 			  size_t len)
 {
 	c->out = body;
@@ -203,18 +203,18 @@ static void client_answer(struct toed *d, struct client *c, char *body,
 	c->outoff = 0;
 	c->state = CL_WRITE;
 	c->deadline = toe_now_ns() + CTL_DEADLINE_NS;
-	if (client_epoll(d, c, EPOLL_CTL_MOD, EPOLLOUT)) {
+	if (client_epoll(cs, c, EPOLL_CTL_MOD, EPOLLOUT)) {
 		client_free(c, true);
 		return;
 	}
-	client_flush(d, c);
+	client_flush(cs, c);
 }
 
 /* An answer made of one line. */
-static void client_say(struct toed *d, struct client *c, const char *fmt, ...)
+static void client_say(struct ctl *cs, struct client *c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void client_say(struct toed *d, struct client *c, const char *fmt, ...)
+static void client_say(struct ctl *cs, struct client *c, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -227,7 +227,7 @@ static void client_say(struct toed *d, struct client *c, const char *fmt, ...)
 		client_free(c, true);
 		return;
 	}
-	client_answer(d, c, s, n);
+	client_answer(cs, c, s, n);
 }
 
 /* Run a parsed request; its answer, unless the client became a monitor. */
@@ -244,7 +244,7 @@ static void client_run(struct toed *d, struct client *c,
 	/* a reload or unload under toed is noticed here, before the answer */
 	if (!dp_check(d) && cmd->needs_dp) {
 		client_say(
-			d, c,
+			&d->ctl, c,
 			"error opentoe is not loaded at %s (toe-loader load)\n",
 			d->pin_dir);
 		return;
@@ -262,7 +262,7 @@ static void client_run(struct toed *d, struct client *c,
 	}
 	fclose(out);
 	if (answer)
-		client_answer(d, c, body, blen);
+		client_answer(&d->ctl, c, body, blen);
 	else
 		free(body);
 }
@@ -280,22 +280,22 @@ static void client_read(struct toed *d, struct client *c)
 		c->inlen += n;
 	switch (ctl_parse(c->in, c->inlen, &r, err)) {
 	case CTL_PARSE_OK:
-		d->cst.requests++;
+		d->ctl.cst.requests++;
 		client_run(d, c, &r);
 		return;
 	case CTL_PARSE_ERR:
-		d->cst.requests++;
-		d->cst.requests_bad++;
-		client_say(d, c, "error %s\n", err);
+		d->ctl.cst.requests++;
+		d->ctl.cst.requests_bad++;
+		client_say(&d->ctl, c, "error %s\n", err);
 		return;
 	case CTL_PARSE_MORE:
 		break;
 	}
 	if (n == 0) { /* the client half-closed: no newline is coming */
-		d->cst.requests++;
-		d->cst.requests_bad++;
+		d->ctl.cst.requests++;
+		d->ctl.cst.requests_bad++;
 		client_say(
-			d, c,
+			&d->ctl, c,
 			"error request incomplete: no newline before the end\n");
 	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
 		client_free(c, true);
@@ -305,7 +305,7 @@ static void client_read(struct toed *d, struct client *c)
 /* One ready client: its slot and generation in data. */
 void ctl_event(struct toed *d, __u32 data, __u32 events)
 {
-	struct client *c = &d->cl[data & 0xff];
+	struct client *c = &d->ctl.cl[data & 0xff];
 
 	if ((data & 0xff) >= MAX_CLIENTS || c->state == CL_FREE ||
 	    (c->gen & 0xffffff) != data >> 8)
@@ -318,7 +318,7 @@ void ctl_event(struct toed *d, __u32 data, __u32 events)
 		if (events & (EPOLLERR | EPOLLHUP))
 			client_free(c, true);
 		else
-			client_flush(d, c);
+			client_flush(&d->ctl, c);
 		break;
 	case CL_LINGER: {
 		ssize_t n = drain(c->fd);
@@ -342,54 +342,54 @@ static void refuse(int fd, const char *msg)
 	close(fd);
 }
 
-static struct client *client_new(struct toed *d, int fd)
+static struct client *client_new(struct ctl *cs, int fd)
 {
 	static __u32 gen;
 	int i;
 
-	for (i = 0; i < MAX_CLIENTS && d->cl[i].state != CL_FREE; i++)
+	for (i = 0; i < MAX_CLIENTS && cs->cl[i].state != CL_FREE; i++)
 		;
 	if (i == MAX_CLIENTS)
 		return NULL;
-	d->cl[i] = (struct client){
+	cs->cl[i] = (struct client){
 		.state = CL_READ,
 		.fd = fd,
 		.gen = ++gen & 0xffffff,
 		.deadline = toe_now_ns() + CTL_DEADLINE_NS,
 	};
-	return &d->cl[i];
+	return &cs->cl[i];
 }
 
 /* Every client waiting on the listening socket: a slot each, or told no. */
-void ctl_accept(struct toed *d)
+void ctl_accept(struct ctl *cs)
 {
 	struct client *c;
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	int fd;
 
-	while ((fd = accept4(d->lsock, NULL, NULL,
+	while ((fd = accept4(*cs->lsock, NULL, NULL,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		c = client_new(d, fd);
+		c = client_new(cs, fd);
 		if (!c) {
-			d->cst.clients_over_limit++;
+			cs->cst.clients_over_limit++;
 			refuse(fd, "error too many control clients (" STR(
 					   MAX_CLIENTS) ")\n");
 			continue;
 		}
-		if (client_epoll(d, c, EPOLL_CTL_ADD, EPOLLIN | EPOLLRDHUP)) {
+		if (client_epoll(cs, c, EPOLL_CTL_ADD, EPOLLIN | EPOLLRDHUP)) {
 			client_free(c, true);
 			continue;
 		}
 		cl = sizeof(cred);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
 		    cred.uid != 0) {
-			d->cst.clients_refused++;
+			cs->cst.clients_refused++;
 			logm(LOG_WARN,
 			     "refused a control client: uid %d pid %d is not root",
 			     (int)cred.uid, (int)cred.pid);
 			client_say(
-				d, c,
+				cs, c,
 				"error permission denied: toectl must be run as root (you are uid %d)\n",
 				(int)cred.uid);
 		}
@@ -397,42 +397,42 @@ void ctl_accept(struct toed *d)
 }
 
 /* Milliseconds to the next client deadline, or -1: none. */
-int ctl_timeout_ms(struct toed *d)
+int ctl_timeout_ms(struct ctl *cs)
 {
 	__u64 now = toe_now_ns(), first = 0;
 	int i;
 
 	for (i = 0; i < MAX_CLIENTS; i++)
-		if (d->cl[i].state != CL_FREE &&
-		    (!first || d->cl[i].deadline < first))
-			first = d->cl[i].deadline;
+		if (cs->cl[i].state != CL_FREE &&
+		    (!first || cs->cl[i].deadline < first))
+			first = cs->cl[i].deadline;
 	if (!first)
 		return -1;
 	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
 }
 
 /* Clients past their deadline: told so (a request) or dropped (an answer). */
-void ctl_expire(struct toed *d)
+void ctl_expire(struct ctl *cs)
 {
 	__u64 now = toe_now_ns();
 	int i;
 
 	for (i = 0; i < MAX_CLIENTS; i++) {
-		struct client *c = &d->cl[i];
+		struct client *c = &cs->cl[i];
 
 		if (c->state == CL_FREE || c->deadline > now)
 			continue;
 		if (c->state == CL_READ) {
-			d->cst.clients_timed_out++;
+			cs->cst.clients_timed_out++;
 			logm(LOG_DEBUG,
 			     "control client: no request within 2 s");
 			client_say(
-				d, c,
+				cs, c,
 				"error request not complete within %llu s (timed out)\n",
 				CTL_DEADLINE_NS / 1000000000ULL);
 		} else {
 			if (c->state == CL_WRITE) {
-				d->cst.clients_timed_out++;
+				cs->cst.clients_timed_out++;
 				logm(LOG_WARN,
 				     "control client did not read its answer within 2 s");
 			}
@@ -441,11 +441,24 @@ void ctl_expire(struct toed *d)
 	}
 }
 
-void ctl_close_all(struct toed *d)
+void ctl_close_all(struct ctl *cs)
 {
 	int i;
 
 	for (i = 0; i < MAX_CLIENTS; i++)
-		if (d->cl[i].state != CL_FREE)
-			client_free(&d->cl[i], true);
+		if (cs->cl[i].state != CL_FREE)
+			client_free(&cs->cl[i], true);
+}
+
+void ctl_init(struct ctl *cs, const int *epfd, const int *lsock,
+	      struct mon_set *mon)
+{
+	int i;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->epfd = epfd;
+	cs->lsock = lsock;
+	cs->mon = mon;
+	for (i = 0; i < MAX_CLIENTS; i++)
+		cs->cl[i].fd = -1;
 }

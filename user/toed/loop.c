@@ -266,7 +266,7 @@ static bool dispatch(struct toed *d, const struct epoll_event *ev)
 		reconcile_soon(&d->rcl); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:
-		ctl_accept(d);
+		ctl_accept(&d->ctl);
 		break;
 	case SRC_CLIENT:
 		ctl_event(d, ev->data.u64 & 0xffffffff, ev->events);
@@ -320,7 +320,8 @@ static void loop(struct toed *d)
 				pool_refill_timeout_ms(
 					&d->kmod,
 					metrics_timeout_ms(
-						&d->met, ctl_timeout_ms(d))))));
+						&d->met,
+						ctl_timeout_ms(&d->ctl))))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
@@ -329,7 +330,7 @@ static void loop(struct toed *d)
 		for (i = 0; i < n; i++)
 			if (dispatch(d, &evs[i]))
 				stop = true;
-		ctl_expire(d);
+		ctl_expire(&d->ctl);
 		metrics_run(d);
 		reconcile_tick(d); /* events lost: made good */
 		pool_refill_tick(
@@ -352,7 +353,7 @@ static void toed_teardown(struct toed *d)
 
 	metrics_close(&d->met);
 	mon_exit(&d->mon);
-	ctl_close_all(d);
+	ctl_close_all(&d->ctl);
 	nft_close();
 	if (d->lsock >= 0) {
 		unlink(d->sock_path);

@@ -550,8 +550,8 @@ size_t daemon_counters(struct toed *d, struct counter *out)
 		{ "resyncs", s->resyncs },
 		{ "dump_restarts", s->dump_restarts },
 		{ "map_errors", s->map_errors },
-		{ "requests", d->cst.requests },
-		{ "clients_refused", d->cst.clients_refused },
+		{ "requests", d->ctl.cst.requests },
+		{ "clients_refused", d->ctl.cst.clients_refused },
 		{ "monitor_lost", d->mon.lost },
 		{ "kmod_loaded", toe_genl_up(&d->gl) },
 		{ "kmod_devices", (__u64)d->kmod.nkdevs },
@@ -612,11 +612,11 @@ size_t control_counters(struct toed *d, struct counter *out)
 {
 	const struct metrics_stats *ms = metrics_stats(&d->met);
 	const struct counter cc[] = {
-		{ "requests", d->cst.requests },
-		{ "requests_bad", d->cst.requests_bad },
-		{ "clients_refused", d->cst.clients_refused },
-		{ "clients_timed_out", d->cst.clients_timed_out },
-		{ "clients_over_limit", d->cst.clients_over_limit },
+		{ "requests", d->ctl.cst.requests },
+		{ "requests_bad", d->ctl.cst.requests_bad },
+		{ "clients_refused", d->ctl.cst.clients_refused },
+		{ "clients_timed_out", d->ctl.cst.clients_timed_out },
+		{ "clients_over_limit", d->ctl.cst.clients_over_limit },
 		{ "monitor_lost", d->mon.lost },
 		{ "datapath_reloads", d->dp.reloads },
 		{ "datapath_unloads", d->dp.unloads },

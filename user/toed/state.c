@@ -34,15 +34,12 @@ static struct toed state = {
 
 struct toed *toed_state_init(void)
 {
-	int i;
-
 	mon_init(&state.mon, -1);
 	kmod_init(&state.kmod, &state.gl, &state.m, &state.dp, &state.lis.lst);
 	listen_init(&state.lis, &state.gl, &state.m, &state.dp, &state.kmod);
 	fwd_init(&state.fwd, &state.m, &state.dp, &state.mon);
 	events_init(&state.evs, &state.m);
 	metrics_init(&state.met);
-	for (i = 0; i < MAX_CLIENTS; i++)
-		state.cl[i].fd = -1;
+	ctl_init(&state.ctl, &state.epfd, &state.lsock, &state.mon);
 	return &state;
 }

@@ -12,12 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "lib/toe_ctl.h"
 #include "config.h"
 #include "genl.h"
 #include "fwdev.h"
 #include "capture.h"
 #include "events.h"
+#include "ctl.h"
 #include "kmod.h"
 #include "metrics.h"
 #include "reconcile.h"
@@ -32,31 +32,6 @@
 #define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
 
 #define MAX_IFACES 32 /* --interface */
-#define MAX_CLIENTS 128 /* control clients at once, monitors not counted */
-#define CTL_DEADLINE_NS \
-	2000000000ULL /* to send a request; to read its answer */
-#define CTL_LINGER_NS \
-	1000000000ULL /* after the answer, for the client to close */
-
-/* A control client (ctl.c): where it is in its one request. */
-enum client_state {
-	CL_FREE,
-	CL_READ, /* its request, until the deadline */
-	CL_WRITE, /* its answer, until the deadline */
-	CL_LINGER, /* answered and shut down: reading to its close */
-};
-
-struct client {
-	enum client_state state;
-	int fd;
-	__u32 gen; /* tells a reused slot's epoll events from the old ones */
-	__u64 deadline; /* CLOCK_MONOTONIC ns */
-	char in[TOE_CTL_REQ_MAX]; /* the request so far */
-	size_t inlen;
-	char *out; /* the answer (malloc'd) */
-	size_t outlen, outoff;
-};
-
 /* The datapath toed serves (datapath.c): the ids behind its pins. */
 struct dp_ids {
 	__u32 stats, events, neigh; /* map ids */
@@ -105,7 +80,6 @@ struct toed {
 	int runlockfd; /* the run folder's toed.lock: one toed per socket */
 	char sock_path[108]; /* the control socket's path */
 	struct mon_set mon; /* monitor clients (mon.c; ctl.c adds them) */
-	struct client cl[MAX_CLIENTS]; /* control clients (ctl.c) */
 	__u64 start_ns;
 	__u64 start_unix_ns; /* the same moment, CLOCK_REALTIME */
 	unsigned long netns_ino; /* toed's network namespace, for display */
@@ -124,11 +98,7 @@ struct toed {
 	struct events evs; /* the ring, its events counted (events.h) */
 	struct fwdev fwd; /* the forward path's events and evictions (fwdev.h) */
 	__u64 reload_ok, reload_failed;
-	struct {
-		__u64 requests, requests_bad;
-		__u64 clients_refused; /* not root */
-		__u64 clients_timed_out, clients_over_limit;
-	} cst; /* the control socket (ctl.c) */
+	struct ctl ctl; /* the control clients (ctl.h) */
 	struct listeners lis; /* listeners on module devices (listen.h) */
 	struct {
 		__u64 runs; /* reconciles made */
