@@ -53,9 +53,16 @@
  *
  * toed is one thread.  Its state (state.h's struct toed) is state.c's one
  * instance, which main takes (D, this file's only) and sets the options
- * of before anything else runs; daemon_run and every part after it are
- * handed it as a parameter (struct toed *d) or the part that is their own
- * (mon.h's struct mon_set): no part reads a global.
+ * of before anything else runs; no part reads a global.  A part with a
+ * state of its own has it in its header, with its init (and exit), the
+ * kernel's way: mon.h's struct mon_set, kmod.h's struct kmod (kmod.c and
+ * tidpool.c), listen.h's struct listeners, fwdev.h's struct fwdev,
+ * events.h's struct events, ctl.h's struct ctl, metrics.h's struct
+ * metrics, reconcile.h's and capture.h's; state.c's toed_state_init
+ * calls the inits, giving each pointers to what it works with of the
+ * rest.  Its functions take that state; what joins several parts (the
+ * loop, an apply, a command, a view, a reconcile, the event table's
+ * handlers) takes struct toed *d and hands each part its own.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -2,9 +2,12 @@
 /*
  * toed: the daemon's one state object (state.c's instance).  toed is one
  * thread: main takes it, sets the options before anything else runs and
- * passes it to daemon_run; every part is handed it (struct toed *d) or the
- * part of it that is its own (mon.h's struct mon_set), and each field says
- * which part writes it.
+ * passes it to daemon_run.  The parts with a state of their own (struct
+ * mon_set, kmod, listeners, fwdev, events, ctl, metrics, reconcile,
+ * capture: main.c lists them) are members, initialised by
+ * toed_state_init; the rest are the options, the datapath, the event
+ * sources and the counters of what joins them, each field saying which
+ * part writes it.
  */
 #ifndef __TOE_STATE_H
 #define __TOE_STATE_H
