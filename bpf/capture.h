@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * opentoe datapath: the packet capture of toectl dump.  Each fast path
- * calls capture_xdp() or capture_tc() on a packet it has taken (redirected,
+ * calls capture() on a packet it has taken (redirected,
  * or of an offloaded local flow): one load of toe_cap_conf.on (an array
  * slot, whose lookup the verifier inlines) and a branch is all it costs
  * while no dump runs.  With one running, a frame the filter takes is
@@ -17,21 +17,11 @@
 #include "common.h"
 #include "toe_parse.h"
 #include "maps_capture.h"
-#include "xdp.h"
-#include "tc.h"
-
-#ifndef TOE_TC_ACT_REDIRECT
-#define TOE_TC_ACT_REDIRECT 7 /* TC_ACT_REDIRECT: a #define, not in BTF */
-#endif
+#include "ctx.h"
 
 #ifdef TOE_NO_CAPTURE
-static __always_inline void capture_xdp(struct xdp_md *ctx,
-					const struct toe_pkt *p, __u8 hook)
-{
-}
-
-static __always_inline void capture_tc(struct __sk_buff *skb,
-				       const struct toe_pkt *p, __u8 hook)
+static __always_inline void capture(void *ctx, int hook,
+				    const struct toe_pkt *p, __u8 cap_hook)
 {
 }
 #else
@@ -134,86 +124,67 @@ static __always_inline int cap_commit(struct toe_cap_cpu *s, __u64 cap)
 }
 
 /*
- * A frame XDP took, while a dump runs (capture_xdp()).  The subprograms
- * return a scalar the caller uses, never void: what the compiler leaves
- * in r0 of a void one (or of one whose value no caller reads, made void
- * by the compiler) may be a pointer to the caller's stack, which the
- * verifier refuses.  0: captured or not taken; 1: lost; -1: not copied.
+ * A packet the forward path or the local path took, while a dump runs
+ * (capture()), on hook (enum toe_fwd_hook) as cap_hook (enum
+ * toe_cap_hook).  One body for both hooks (ctx.h); the subprograms are
+ * its two instances (cap_xdp, cap_tc).  They return a scalar the caller
+ * uses, never void: what the compiler leaves in r0 of a void one (or of
+ * one whose value no caller reads, made void by the compiler) may be a
+ * pointer to the caller's stack, which the verifier refuses.  0: captured
+ * or not taken; 1: lost; -1: not copied.
  */
-static __noinline int cap_xdp(struct xdp_md *ctx, const struct toe_pkt *p,
-			      const struct toe_cap_conf *c, __u8 hook)
+static __always_inline int cap_one(void *ctx, int hook, const struct toe_pkt *p,
+				   const struct toe_cap_conf *c, __u8 cap_hook)
 {
-	__u32 ifin = ctx->ingress_ifindex;
+	__u32 ifin = ctx_ifin(ctx, hook);
 	__u64 cap = 0;
 	struct toe_cap_cpu *s;
 	__u64 netns = 0;
 
 	if (c->match & TOE_CAP_M_NETNS)
-		netns = xdp_netns(ctx);
-	if (!cap_match(c, p, ifin, netns, hook))
+		netns = ctx_netns(ctx, hook);
+	if (!cap_match(c, p, ifin, netns, cap_hook))
 		return 0;
-	s = cap_begin(c, bpf_xdp_get_buff_len(ctx), ifin, hook, &cap);
+	s = cap_begin(c, ctx_wire_len(ctx, hook), ifin, cap_hook, &cap);
 	if (!s)
 		return -1;
 	cap = cap_bound(cap);
-	if (bpf_xdp_load_bytes(ctx, 0, s->data, cap))
+	if (ctx_load(ctx, hook, 0, s->data, cap))
 		return -1;
 	return cap_commit(s, cap);
 }
 
-/* An skb tc took, while a dump runs (capture_tc()); as cap_xdp(). */
-static __noinline int cap_tc(struct __sk_buff *skb, const struct toe_pkt *p,
-			     const struct toe_cap_conf *c, __u8 hook)
+static __noinline int cap_xdp(struct xdp_md *ctx, const struct toe_pkt *p,
+			      const struct toe_cap_conf *c, __u8 cap_hook)
 {
-	__u32 ifin = skb->ingress_ifindex;
-	__u64 cap = 0;
-	struct toe_cap_cpu *s;
-	__u64 netns = 0;
+	return cap_one(ctx, TOE_FH_XDP, p, c, cap_hook);
+}
 
-	if (c->match & TOE_CAP_M_NETNS)
-		netns = skb_netns(skb);
-	if (!cap_match(c, p, ifin, netns, hook))
-		return 0;
-	s = cap_begin(c, skb->len, ifin, hook, &cap);
-	if (!s)
-		return -1;
-	cap = cap_bound(cap);
-	if (bpf_skb_load_bytes(skb, 0, s->data, cap))
-		return -1;
-	return cap_commit(s, cap);
+static __noinline int cap_tc(struct __sk_buff *skb, const struct toe_pkt *p,
+			     const struct toe_cap_conf *c, __u8 cap_hook)
+{
+	return cap_one(skb, TOE_FH_TC, p, c, cap_hook);
 }
 
 /*
- * A frame XDP has taken (hook: enum toe_cap_hook): captured if a dump
- * runs and its filter takes it.  The check of on comes first, alone.
+ * A packet hook (enum toe_fwd_hook) has taken, as cap_hook (enum
+ * toe_cap_hook): captured if a dump runs and its filter takes it.  The
+ * check of on comes first, alone.
  */
-static __always_inline void capture_xdp(struct xdp_md *ctx,
-					const struct toe_pkt *p, __u8 hook)
+static __always_inline void capture(void *ctx, int hook,
+				    const struct toe_pkt *p, __u8 cap_hook)
 {
 	__u32 zero = 0;
 	struct toe_cap_conf *c = bpf_map_lookup_elem(&toe_cap_conf, &zero);
-
 	int rc;
 
-	if (c && c->on) {
-		rc = cap_xdp(ctx, p, c, hook);
-		barrier_var(rc); /* used: the compiler keeps it in r0 */
-	}
-}
-
-/* The same for an skb tc has taken. */
-static __always_inline void capture_tc(struct __sk_buff *skb,
-				       const struct toe_pkt *p, __u8 hook)
-{
-	__u32 zero = 0;
-	struct toe_cap_conf *c = bpf_map_lookup_elem(&toe_cap_conf, &zero);
-
-	int rc;
-
-	if (c && c->on) {
-		rc = cap_tc(skb, p, c, hook);
-		barrier_var(rc); /* used: the compiler keeps it in r0 */
-	}
+	if (!c || !c->on)
+		return;
+	if (hook == TOE_FH_XDP)
+		rc = cap_xdp(ctx, p, c, cap_hook);
+	else
+		rc = cap_tc(ctx, p, c, cap_hook);
+	barrier_var(rc); /* used: the compiler keeps it in r0 */
 }
 #endif /* TOE_NO_CAPTURE */
 

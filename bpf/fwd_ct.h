@@ -15,8 +15,8 @@
  * toe_ct_kfuncs, from toe-loader (ct_kfuncs()), never tested by address
  * here: with nf_conntrack a module, libbpf 1.1 loads such a test without
  * the module's BTF and 6.1 refuses the whole object.
- * Both hooks: xdp_fwd_ct_refresh (bpf_xdp_ct_lookup) and tc_fwd_ct_refresh
- * (bpf_skb_ct_lookup), with the packet's own tuple.
+ * Both hooks, one body (fwd_ct_refresh_one): the lookup is
+ * bpf_xdp_ct_lookup or bpf_skb_ct_lookup, with the packet's own tuple.
  */
 #ifndef __TOE_FWD_CT_H
 #define __TOE_FWD_CT_H
@@ -143,16 +143,20 @@ static __always_inline bool fwd_ct_due(__u64 *ct_ns)
 }
 
 /*
- * XDP: packet p of fast-path flow fs (its tuple as it arrived, before any
- * NAT rewrite: one of its conntrack entry's two), once a second.
+ * Packet p of a fast-path flow (its tuple as it arrived, before any NAT
+ * rewrite: one of its conntrack entry's two), in conntrack zone zone, on
+ * hook (ctx.h): its entry refreshed, once a second (*ct_ns: the flow's
+ * last refresh).  xdp_fwd_ct_refresh and tc_fwd_ct_refresh are its two
+ * instances (the lookup kfunc is the hook's).
  */
-static __noinline __attribute__((unused)) int
-xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns,
-		   __u16 zone)
+static __always_inline int fwd_ct_refresh_one(void *ctx, int hook,
+					      const struct toe_pkt *p,
+					      __u64 *ct_ns, __u16 zone)
 {
 	struct toe_ct_opts_zone oz;
 	struct bpf_ct_opts o;
 	struct bpf_sock_tuple t = {};
+	struct bpf_ct_opts *op;
 	struct nf_conn *ct;
 	__u32 len, olen;
 
@@ -160,8 +164,11 @@ xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns,
 		return 0;
 	len = fwd_ct_tuple(p, &t, &o);
 	olen = fwd_ct_zone(&o, &oz, zone);
-	ct = bpf_xdp_ct_lookup(ctx, &t, len,
-			       zone ? (struct bpf_ct_opts *)&oz : &o, olen);
+	op = zone ? (struct bpf_ct_opts *)&oz : &o;
+	if (hook == TOE_FH_XDP)
+		ct = bpf_xdp_ct_lookup(ctx, &t, len, op, olen);
+	else
+		ct = bpf_skb_ct_lookup(ctx, &t, len, op, olen);
 	if (!ct)
 		return 0;
 	fwd_ct_keep(ct);
@@ -169,28 +176,29 @@ xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns,
 	return 0;
 }
 
-/* tc: the same for an skb (the tuple it arrived with, before tc_nat()). */
+static __noinline __attribute__((unused)) int
+xdp_fwd_ct_refresh(struct xdp_md *ctx, const struct toe_pkt *p, __u64 *ct_ns,
+		   __u16 zone)
+{
+	return fwd_ct_refresh_one(ctx, TOE_FH_XDP, p, ct_ns, zone);
+}
+
 static __noinline __attribute__((unused)) int
 tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u64 *ct_ns,
 		  __u16 zone)
 {
-	struct toe_ct_opts_zone oz;
-	struct bpf_ct_opts o;
-	struct bpf_sock_tuple t = {};
-	struct nf_conn *ct;
-	__u32 len, olen;
+	return fwd_ct_refresh_one(skb, TOE_FH_TC, p, ct_ns, zone);
+}
 
-	if (!fwd_ct_due(ct_ns))
-		return 0;
-	len = fwd_ct_tuple(p, &t, &o);
-	olen = fwd_ct_zone(&o, &oz, zone);
-	ct = bpf_skb_ct_lookup(skb, &t, len,
-			       zone ? (struct bpf_ct_opts *)&oz : &o, olen);
-	if (!ct)
-		return 0;
-	fwd_ct_keep(ct);
-	bpf_ct_release(ct);
-	return 0;
+/* The flow's conntrack entry kept (once a second), on hook. */
+static __always_inline void fwd_ct_refresh(void *ctx, int hook,
+					   const struct toe_pkt *p,
+					   __u64 *ct_ns, __u16 zone)
+{
+	if (hook == TOE_FH_XDP)
+		xdp_fwd_ct_refresh(ctx, p, ct_ns, zone);
+	else
+		tc_fwd_ct_refresh(ctx, p, ct_ns, zone);
 }
 
 #endif /* __TOE_FWD_CT_H */

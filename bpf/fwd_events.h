@@ -23,7 +23,9 @@
  * fast path and the stack sends at most one a second.  Events go through
  * event_take (the tenants' share of the ring, bpf/stats.h) and count
  * event_dropped when the ring is full; the counters move regardless.
- * The hook is the ingress interface's (toe_ifaces, TOE_IFACE_TC).
+ * The hook (enum toe_fwd_hook) of fwd_returned and fwd_ended is the
+ * program's that saw the packet; the admission's is the client side's
+ * interface's (fwd_hook_of: toe_ifaces, TOE_IFACE_TC).
  */
 #ifndef __TOE_FWD_EVENTS_H
 #define __TOE_FWD_EVENTS_H
@@ -101,16 +103,15 @@ fwd_event(const struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 type,
 }
 
 /*
- * A packet of admitted flow fs (key ck) that came in on ifin goes to the
+ * A packet of admitted flow fs (key ck) that came in on hook goes to the
  * stack for reason (enum toe_fwd_reason, kind "returned"): counted; an
  * event if the flow's reason changes.
  */
 static __noinline __attribute__((unused)) int
-fwd_returned(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 ifin,
+fwd_returned(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 hook,
 	     __u32 reason)
 {
-	__u32 hook = fwd_hook_of(ifin);
-
+	hook &= 1;
 	reason &= TOE_RSN_STRIDE - 1;
 	rsn_inc(TOE_RSN_FWD_PKTS(hook, reason));
 	if (fs->ret_reason == reason)
@@ -121,13 +122,12 @@ fwd_returned(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 ifin,
 	return fwd_event(fs, ck, TOE_EV_FWD_RETURNED, reason, hook);
 }
 
-/* FIN or RST (reason) of fs, in on ifin: its fast path ends; the event. */
+/* FIN or RST (reason) of fs, in on hook: its fast path ends; the event. */
 static __noinline __attribute__((unused)) int
-fwd_ended(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 ifin,
+fwd_ended(struct toe_fwd *fs, const struct toe_flow_key *ck, __u32 hook,
 	  __u32 reason)
 {
-	__u32 hook = fwd_hook_of(ifin);
-
+	hook &= 1;
 	reason &= TOE_RSN_STRIDE - 1;
 	rsn_inc(TOE_RSN_FWD_PKTS(hook, reason));
 	rsn_inc(TOE_RSN_FWD_FLOWS(hook, reason));

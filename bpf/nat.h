@@ -14,12 +14,12 @@
  * a NATed flow's server packets carry the reply tuple, whose canonical key
  * goes into toe_fwd_nat and names the toe_fwd entry (nat_find).
  *
- * Rewriting (nat_rewrite, nat_fib): a packet that arrives with one
- * direction's tuple leaves with the other direction's tuple reversed:
+ * Rewriting (nat_target, nat_fib here; fwd_nat in fwd_xmit.h, one body
+ * for both hooks over ctx.h's checksum writes): a packet that arrives with
+ * one direction's tuple leaves with the other direction's tuple reversed:
  * addresses and ports, the IPv4 header checksum and the TCP checksum
- * (pseudo-header and ports) updated incrementally (RFC 1624).  Plain packet
- * pointers: XDP and tc call the same code.  IPv4 only (conntrack's IPv6 NAT
- * is not taken: such flows stay in the stack).
+ * (pseudo-header and ports) updated incrementally.  IPv4 only
+ * (conntrack's IPv6 NAT is not taken: such flows stay in the stack).
  */
 #ifndef __TOE_NAT_H
 #define __TOE_NAT_H
@@ -28,71 +28,10 @@
 #include "toe_parse.h"
 #include "maps_forward.h"
 
-/* ---------------------------------------------------- checksums (RFC 1624) */
-
-/* HC' = ~(~HC + ~m + m'), m and m' 16-bit words as they are in memory. */
-static __always_inline __u32 nat_csum_fold(__u32 s)
-{
-	s = (s & 0xffff) + (s >> 16);
-	return (s & 0xffff) + (s >> 16);
-}
-
-static __always_inline void nat_csum4(__u16 *check, __u32 from, __u32 to)
-{
-	__u32 s = (__u16) ~*check;
-
-	s += (__u16) ~(from & 0xffff) + (__u16) ~(from >> 16);
-	s += (to & 0xffff) + (to >> 16);
-	*check = (__u16)~nat_csum_fold(s);
-}
-
-static __always_inline void nat_csum2(__u16 *check, __u16 from, __u16 to)
-{
-	__u32 s = (__u16) ~*check;
-
-	s += (__u16)~from + to;
-	*check = (__u16)~nat_csum_fold(s);
-}
-
-/* ------------------------------------------------------------ the rewrite */
-
-/*
- * The packet whose IPv4 header (no options) is at ip leaves as t reversed:
- * source t->daddr:t->dport, destination t->saddr:t->sport.  Returns 0, or
- * -1 if the headers are not all in [ip, end) (nothing written then).
- */
-static __always_inline int nat_rewrite(void *ip, void *end,
-				       const struct toe_fwd_tuple *t)
-{
-	struct iphdr *iph = ip;
-	struct tcphdr *th = (void *)(iph + 1);
-	__u32 s0, d0, s1 = t->daddr, d1 = t->saddr;
-	__u16 sp0, dp0, sp1 = t->dport, dp1 = t->sport;
-
-	if ((void *)(th + 1) > end)
-		return -1;
-	s0 = iph->saddr;
-	d0 = iph->daddr;
-	sp0 = th->source;
-	dp0 = th->dest;
-	nat_csum4(&iph->check, s0, s1);
-	nat_csum4(&iph->check, d0, d1);
-	/* the pseudo-header's addresses, then the ports */
-	nat_csum4(&th->check, s0, s1);
-	nat_csum4(&th->check, d0, d1);
-	nat_csum2(&th->check, sp0, sp1);
-	nat_csum2(&th->check, dp0, dp1);
-	iph->saddr = s1;
-	iph->daddr = d1;
-	th->source = sp1;
-	th->dest = dp1;
-	return 0;
-}
-
 /*
  * The translation of a packet of fs sent by end from (0 = laddr, 1 =
  * raddr of its key), or NULL if fs is not NATed: the other direction's
- * tuple, which nat_rewrite and nat_fib reverse.  The client's packets
+ * tuple, which fwd_nat and nat_fib reverse.  The client's packets
  * leave as the reply tuple reversed, the server's as the original one.
  */
 static __always_inline const struct toe_fwd_tuple *

@@ -11,7 +11,8 @@
  *
  * This file is the list of entry points; the machinery is in one header
  * per concern (policy.h, flows.h, bypass.h, xdp.h, forward.h, egress.h,
- * tc.h, tc_fwd.h, stats.h, capture.h) and the maps in one header per
+ * tc.h, stats.h, capture.h; the forward path is one pipeline for both
+ * hooks over ctx.h: forward.h, fwd_xmit.h, fwd_ct.h) and the maps in one header per
  * concern (maps_*.h).  One object, one skeleton.
  */
 #include "common.h"
@@ -23,7 +24,6 @@
 #include "xdp.h"
 #include "forward.h"
 #include "tc.h"
-#include "tc_fwd.h"
 #include "egress.h"
 #include "capture.h"
 
@@ -114,20 +114,21 @@ int toe_xdp(struct xdp_md *ctx)
 	}
 	/* Not ours: perhaps routed (k: scratch). */
 	if (!f)
-		return xdp_fwd(ctx, &p, &k);
+		return fwd_path(ctx, TOE_FH_XDP, &p, &k);
 	if (f->decision != TOE_ACT_OFFLOAD)
 		return xdp_next(ctx); /* host flow: no map write */
 
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, 1, data_end - data);
 	stat_inc(TOE_S_XDP_FLOW_HIT);
-	capture_xdp(ctx, &p, TOE_CAP_XDP_LOCAL); /* toectl dump: capture.h */
+	/* toectl dump: capture.h */
+	capture(ctx, TOE_FH_XDP, &p, TOE_CAP_XDP_LOCAL);
 	return steer_local(ctx, f->dev);
 }
 
 /*
  * toe_xdp's work on tc ingress, after GRO, instead of XDP (tc.h): a packet
  * of an offloaded flow is counted; one of no local flow may be of a flow
- * this host routes, forwarded with the skb kept whole (tc_fwd.h).
+ * this host routes, forwarded with the skb kept whole (forward.h).
  */
 SEC("tc")
 int toe_tc(struct __sk_buff *skb)
@@ -149,15 +150,16 @@ int toe_tc(struct __sk_buff *skb)
 		k.netns = skb_netns(skb);
 		f = bpf_map_lookup_elem(&toe_flows, &k);
 	}
-	/* Not ours: perhaps routed (k: scratch), tc_fwd.h. */
+	/* Not ours: perhaps routed (k: scratch), forward.h. */
 	if (!f)
-		return tc_fwd_path(skb, &p, &k);
+		return fwd_path(skb, TOE_FH_TC, &p, &k);
 	if (f->decision != TOE_ACT_OFFLOAD)
 		return TCX_NEXT; /* host flow: no map write */
 	segs = skb->gso_segs ? skb->gso_segs : 1;
 	count_pkts(&f->xdp_packets, &f->xdp_bytes, segs, skb->len);
 	stat_add(TOE_S_XDP_FLOW_HIT, segs);
-	capture_tc(skb, &p, TOE_CAP_TC_LOCAL); /* toectl dump: capture.h */
+	/* toectl dump: capture.h */
+	capture(skb, TOE_FH_TC, &p, TOE_CAP_TC_LOCAL);
 	return TCX_NEXT;
 }
 

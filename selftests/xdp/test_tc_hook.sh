@@ -130,7 +130,7 @@ check_not "iptables DROP in INPUT stops the host flow" nsx a timeout 5 python3 "
 nsx b iptables -D INPUT -p tcp --dport 7002 -j DROP
 
 # steer cpu on a tc interface: refused, policy in force kept; steer
-# forward: tc has a forward path (tc_fwd.h), accepted.
+# forward: tc has a forward path (fwd_path, bpf/forward.h), accepted.
 serial() { bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max'; }
 s0=$(serial)
 printf 'device c2 type software nconn 10 dev vb steer cpu 1\nrule offload dev c2 lport 7001\n' >"$work/bad.conf"

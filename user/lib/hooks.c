@@ -2,7 +2,7 @@
 /* opentoe: the hook each interface of a datapath has (hooks.h). */
 #include <net/if.h>
 #include <bpf/bpf.h>
-#include "opentoe.h"
+#include "opentoe_forward.h"
 #include "lib/hooks.h"
 #include "lib/netns.h"
 

@@ -20,7 +20,17 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_forward.h"
+#include "opentoe_xdp.h"
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
+#include "attach.h"
+#include "tcclassic.h"
+#include "xdpdisp.h"
+#include "uapi_compat.h"
 #include "lib/err.h"
 #include "lib/path.h"
 #include "lib/pinned.h"

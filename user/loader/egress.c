@@ -22,11 +22,25 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opentoe_forward.h"
+#include "lib/pinned.h"
 #include "lib/knob.h"
 #include "loader.h"
+#include "undo.h"
+#include "attach.h"
+#include "egress.h"
+#include "kernel_features.h"
+#include "tcclassic.h"
+#include "uapi_compat.h"
 #include "lib/err.h"
 #include "lib/netns.h"
 #include "lib/path.h"
+
+/* Last but one: the kernel refuses NF_IP_PRI_LAST itself. */
+#define TOE_NF_PRIORITY (INT_MAX - 1)
+#define TOE_NF_PRIORITIES 64 /* tried from TOE_NF_PRIORITY down */
+/* toe_nf_fwd's links, per namespace and family. */
+#define TOE_PIN_LINK_NF "link_nf_fwd_%c%llu_%s"
 
 int attach_egress(const struct opts *o, const char *ifname, int prog_fd)
 {

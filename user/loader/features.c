@@ -22,6 +22,9 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "loader.h"
+#include "pins.h"
+#include "hook.h"
+#include "kernel_features.h"
 #include "lib/err.h"
 #include "lib/json.h"
 

@@ -34,7 +34,10 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opentoe_forward.h"
 #include "loader.h"
+#include "pins.h"
+#include "hook.h"
 #include "lib/pinned.h"
 #include "lib/err.h"
 #include "lib/hooks.h"

@@ -15,6 +15,7 @@
  * whatever the killed one left, and converges (load.c, unload.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "lib/dplock.h"

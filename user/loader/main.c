@@ -35,6 +35,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include "opentoe_common.h"
 #include "loader.h"
 #include "toe_version.h"
 #include "lib/err.h"

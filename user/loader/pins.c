@@ -2,8 +2,9 @@
 /*
  * toe-loader: the pin folder's names and checks.  What is opentoe's in it
  * (link_*, chain_*, the maps of toe_maps.h and retired ones), the names of
- * per-interface pins, whether a pinned map has this object's layout; and
- * the checks every subcommand makes first (root, kernel BTF).
+ * per-interface pins (the namespace in them: pin_ns.c), whether a pinned
+ * map has this object's layout; and the checks every subcommand makes
+ * first (root, kernel BTF).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +16,9 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "toe_maps.h"
 #include "lib/knob.h"
-#include "loader.h"
+#include "pins.h"
 #include "lib/err.h"
 #include "lib/path.h"
 #include "lib/netns.h"
@@ -73,38 +75,6 @@ int pin_path(char *buf, const char *dir, const char *fmt, __u32 n)
 	snprintf(name, sizeof(name), fmt, TOE_NS_COOKIE,
 		 (unsigned long long)toe_netns_cookie(), n);
 	return toe_join(buf, PATH_MAX, dir, name);
-}
-
-bool parse_if_pin(const char *name, const char *prefix, struct pin_ns *ns,
-		  __u32 *ifindex)
-{
-	size_t l = strlen(prefix);
-
-	return !strncmp(name, prefix, l) &&
-	       sscanf(name + l, "%c%llu_if%u", &ns->kind, &ns->id, ifindex) ==
-		       3 &&
-	       (ns->kind == TOE_NS_COOKIE || ns->kind == TOE_NS_INO);
-}
-
-bool pin_ns_self(const struct pin_ns *ns)
-{
-	return toe_netns_match(ns->kind, ns->id,
-			       ns->kind == TOE_NS_COOKIE ? toe_netns_cookie() :
-							   0,
-			       ns->kind == TOE_NS_INO ? toe_netns_ino() : 0);
-}
-
-const char *pin_ns_str(const struct pin_ns *ns, char *buf, size_t len)
-{
-	unsigned long ino = netns_ino_of(ns);
-
-	if (ns->kind == TOE_NS_INO)
-		snprintf(buf, len, "inode %llu", ns->id);
-	else if (ino)
-		snprintf(buf, len, "cookie %llu, inode %lu", ns->id, ino);
-	else
-		snprintf(buf, len, "cookie %llu", ns->id);
-	return buf;
 }
 
 /* The per-interface pins' prefixes: the namespace follows each. */

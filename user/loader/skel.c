@@ -6,7 +6,8 @@
  */
 #include <linux/types.h>
 #include <bpf/libbpf.h>
-#include "loader.h"
+#include "toe_maps.h"
+#include "skel.h"
 #include "opentoe.skel.h"
 
 /*

@@ -15,7 +15,14 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "toe_maps.h"
 #include "loader.h"
+#include "pins.h"
+#include "pin_ns.h"
+#include "egress.h"
+#include "tcclassic.h"
+#include "xdpdisp.h"
+#include "uapi_compat.h"
 #include "lib/path.h"
 #include "lib/netns.h"
 #include "lib/json.h"

@@ -27,8 +27,17 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
+#include "pin_ns.h"
+#include "kernel_features.h"
+#include "tcclassic.h"
 #include "lib/netns.h"
 #include "lib/err.h"
+
+/* Our filter's handle and priority on the clsact hooks. */
+#define TOE_TC_HANDLE 0x70e
+#define TOE_TC_PRIO 0x70e
 
 /*
  * tcx (BPF_TCX_INGRESS/EGRESS attach types) came with Linux 6.6.  The
@@ -101,6 +110,20 @@ int tc_classic_del(__u32 ifindex, bool egress, __u32 id)
 	return bpf_tc_detach(&h, &t);
 }
 
+/* Rollback of attach_tc_classic (its undo action). */
+static void undo_tc_classic(const struct undo *u)
+{
+	if (u->fd2 >= 0)
+		tc_classic_set(u->ifindex, u->flags, u->fd2, true);
+	else
+		tc_classic_del(u->ifindex, u->flags, u->id);
+	if (u->id && pinned_id(u->path) == u->id) {
+		unlink(u->path);
+		if (u->fd2 >= 0)
+			bpf_obj_pin(u->fd2, u->path);
+	}
+}
+
 /*
  * prog_fd as our classic filter on ifname's ingress or egress, its program
  * pinned at the pin name fmt.  The change goes into the rollback log
@@ -132,7 +155,7 @@ int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
 			o->pin_dir);
 		return -EBUSY;
 	}
-	u = undo_push(UNDO_TC, path);
+	u = undo_push_action(undo_tc_classic, path);
 	if (!u)
 		return -ENOSPC;
 	u->ifindex = ifindex;
@@ -160,20 +183,6 @@ int attach_tc_classic(const struct opts *o, const char *fmt, __u32 ifindex,
 		return err;
 	}
 	return 0;
-}
-
-/* Rollback of attach_tc_classic (undo.c). */
-void undo_tc_classic(const struct undo *u)
-{
-	if (u->fd2 >= 0)
-		tc_classic_set(u->ifindex, u->flags, u->fd2, true);
-	else
-		tc_classic_del(u->ifindex, u->flags, u->id);
-	if (u->id && pinned_id(u->path) == u->id) {
-		unlink(u->path);
-		if (u->fd2 >= 0)
-			bpf_obj_pin(u->fd2, u->path);
-	}
 }
 
 /*

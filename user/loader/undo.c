@@ -15,6 +15,8 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
 #include "lib/err.h"
 
 /*
@@ -61,6 +63,16 @@ struct undo *undo_push(enum undo_kind kind, const char *path)
 	u->fd = u->fd2 = -1;
 	if (path)
 		snprintf(u->path, sizeof(u->path), "%s", path);
+	return u;
+}
+
+struct undo *undo_push_action(void (*action)(const struct undo *u),
+			      const char *path)
+{
+	struct undo *u = undo_push(UNDO_ACTION, path);
+
+	if (u)
+		u->action = action;
 	return u;
 }
 
@@ -133,11 +145,8 @@ static void undo_one(const struct undo *u, int next_fd)
 	case UNDO_EGRESS:
 		undo_egress(u);
 		break;
-	case UNDO_TC:
-		undo_tc_classic(u);
-		break;
-	case UNDO_XDP_DISP:
-		undo_xdp_disp(u);
+	case UNDO_ACTION:
+		u->action(u);
 		break;
 	case UNDO_REPIN:
 		/* the new link is unpinned by now (newer): the old one back */

@@ -46,9 +46,23 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
+#include "undo.h"
+#include "pins.h"
+#include "pin_ns.h"
+#include "kernel_features.h"
+#include "xdpdisp.h"
+#include "skel.h"
 #include "lib/netns.h"
 #include "lib/err.h"
 #include "lib/pinned.h"
+
+/*
+ * Run priority of toe_xdp in the dispatcher: after xdp-loader's default
+ * (50), so that a filter loaded there decides first.
+ */
+#define TOE_XDP_DISP_PRIO 100
+/* Programs a libxdp dispatcher holds at most (MAX_DISPATCHER_ACTIONS). */
+#define TOE_XDP_DISP_MAX 10
 
 static int libxdp_quiet(enum libxdp_print_level level, const char *fmt,
 			va_list ap)
@@ -301,7 +315,7 @@ void xdp_disp_sweep_all(__u32 mid)
 }
 
 /* The undo of a dispatcher change, as recorded by attach_xdp_disp. */
-void undo_xdp_disp(const struct undo *u)
+static void undo_xdp_disp(const struct undo *u)
 {
 	struct xdp_program *p;
 
@@ -419,7 +433,7 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
 	p = ext_program(main, ifname, &obj);
 	if (!p)
 		return -EINVAL;
-	u = undo_push(UNDO_XDP_DISP, path);
+	u = undo_push_action(undo_xdp_disp, path);
 	err = u ? 0 : -ENOSPC;
 	if (u) {
 		u->ifindex = ifindex;

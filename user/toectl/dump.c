@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opentoe_common.h"
+#include "toe_maps.h"
 #include "dump.h"
 #include "lib/dplock.h"
 #include "lib/err.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_capture.h"
 
 /* What the command line asked for. */
 struct dump_opts {

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "opentoe_common.h"
+#include "opentoe_flows.h"
+#include "opentoe_bypass.h"
 #include "dump.h"
 #include "lib/json.h"
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "opentoe_common.h"
 #include "dump.h"
 #include "lib/err.h"
 #include "lib/netns.h"

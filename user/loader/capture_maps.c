@@ -7,13 +7,17 @@
  * with the capture (make CAPTURE=0: toectl dump then refuses, saying so).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opentoe_capture.h"
+#include "toe_maps.h"
 #include "loader.h"
+#include "capture_maps.h"
 #include "lib/err.h"
 #include "lib/path.h"
 #include "opentoe.skel.h"
