@@ -12,16 +12,12 @@
 #    state.c's one instance, main.c's pointer to it, log.c's level and
 #    rate-limited sites (the log is the process's), nft.c's N (the
 #    firewall warden's thread and the loop share it).
-# Known exception, named here until the loader's own step of issue 47
-# lands: the loader's circle of 7 (LOADER_KNOWN below) may remain, or
-# shrink; any other circle over 4 fails.
 # Needs no root and no kernel feature: the objects `make` built.
 . "$(dirname "$0")/../lib.sh"
 plan 6
 need_cmd python3 nm gcc objdump
 cd "$TOE_TOP" || exit 1
 MAX=4
-LOADER_KNOWN="features.c hook.c pins.c tcclassic.c undo.c unload.c xdpdisp.c"
 
 d=$(mktemp -d) && defer "rm -rf $d"
 mkdir -p "$d/src/x" "$d/build/x"
@@ -43,19 +39,11 @@ for c in json.load(sys.stdin)["cycles"]:
 }
 toed=$(cycles user/toed) || { fail "callgraph.py user/toed (build first)"; finish; }
 big=$(awk -v m=$MAX '$1 > m' <<<"$toed")
-check "user/toed: no circle of more than $MAX files (circles: $(tr '\n' ';' <<<"$toed"))" test -z "$big"
+check "user/toed: no circle of more than $MAX files (circles: $(tr '\n' ';' <<<"${toed:-none}"))" test -z "$big"
 
 loader=$(cycles user/loader) || { fail "callgraph.py user/loader (build first)"; finish; }
 big=$(awk -v m=$MAX '$1 > m' <<<"$loader")
-if [ -z "$big" ]; then
-	ok "user/loader: no circle of more than $MAX files (circles: $(tr '\n' ';' <<<"$loader"))"
-else
-	# over MAX: only as the known exception, or a part of it
-	extra=$(cut -d' ' -f2- <<<"$big" | tr ' ' '\n' | grep -vxF -f <(tr ' ' '\n' <<<"$LOADER_KNOWN"))
-	check "user/loader: its circle over $MAX files is the known exception or part of it ($(head -n1 <<<"$big"); known: $LOADER_KNOWN)${extra:+; not in it: $(tr '\n' ' ' <<<"$extra")}" \
-		test -z "$extra" -a "$(wc -l <<<"$big")" = 1
-	echo "# known exception: user/loader's circle of $(cut -d' ' -f1 <<<"$big") files, left to the loader's step of issue 47"
-fi
+check "user/loader: no circle of more than $MAX files (circles: $(tr '\n' ';' <<<"${loader:-none}"))" test -z "$big"
 
 uses=$(grep -n 'D->' user/toed/*.[ch] | grep -v '^user/toed/main\.c:')
 check "D-> appears in user/toed/main.c only${uses:+: $(head -n 3 <<<"$uses" | tr '\n' ' ')}" test -z "$uses"
