@@ -24,7 +24,10 @@
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <bpf/bpf.h>
 #include "lib/clock.h"
-#include "opentoe.h"
+#include "opentoe_common.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 #include "ct.h"
 #include "opentoe_events.h"
 #include "log.h"

@@ -11,6 +11,9 @@ struct fwdev;
 #include <stdbool.h>
 #include <linux/netlink.h>
 #include <linux/types.h>
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 
 /*
  * One ctnetlink message h: if it is a conntrack entry's destruction (its

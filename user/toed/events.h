@@ -13,7 +13,9 @@ struct toed;
 #include "log.h"
 #include "neigh.h"
 #include "nlat.h"
-#include "opentoe.h"
+#include "opentoe_common.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 #include "show_maps.h"
 
 /*

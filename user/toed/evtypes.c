@@ -4,6 +4,7 @@
  * ring and hands each event on by this table; datapath.c gives it the
  * table with the ring).  Adding an event type: its row here.
  */
+#include "opentoe_events.h"
 #include "fwdev.h"
 #include "kmod.h"
 #include "listen.h"

@@ -17,6 +17,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/json.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
+#include "opentoe_bypass.h"
+#include "opentoe_reasons.h"
 #include "fwdev.h"
 #include "events.h"
 #include "mon.h"

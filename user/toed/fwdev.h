@@ -8,7 +8,8 @@ struct toed;
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_events.h"
+#include "opentoe_reasons.h"
 #include "log.h"
 #include "show_maps.h"
 #include "show_state.h"

@@ -17,6 +17,10 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_tid.h"
 #include "genl.h"
 #include "lib/nlmsg.h"
 #include "lib/err.h"

@@ -11,6 +11,11 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_tid.h"
 #include "devices.h"
 #include "kmod.h"
 #include "tidpool.h"

@@ -9,7 +9,9 @@ struct toed;
 #include <stddef.h>
 #include <linux/types.h>
 #include "genl.h"
-#include "opentoe.h"
+#include "opentoe_common.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
 #include "show_maps.h"
 
 struct tident; /* a TID held in the kernel module (kmod.c) */

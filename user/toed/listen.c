@@ -21,6 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "opentoe_common.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_tid.h"
 #include "tidpool.h"
 #include "listen.h"
 #include "genl.h"

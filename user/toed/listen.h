@@ -8,7 +8,7 @@ struct toed;
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_events.h"
 #include "show_maps.h"
 
 struct lsn; /* a listener of toe_listeners on a module device (listen.c) */

@@ -32,6 +32,7 @@
 #include "lib/toe_ctl.h"
 #include "lib/clock.h"
 #include "lib/rundir.h"
+#include "opentoe_common.h"
 #include "ep.h"
 #include "loop.h"
 #include "apply.h"

@@ -76,6 +76,7 @@
 #include "lib/json.h"
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
+#include "opentoe_common.h"
 #include "devices.h"
 #include "apply.h"
 #include "config.h"

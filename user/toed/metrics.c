@@ -35,6 +35,11 @@
 #include <microhttpd.h>
 #include "lib/err.h"
 #include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_stats.h"
+#include "opentoe_bypass.h"
+#include "opentoe_reasons.h"
 #include "ep.h"
 #include "fwdev.h"
 #include "show_state.h"

@@ -31,6 +31,8 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include "lib/knob.h"
+#include "opentoe_common.h"
+#include "opentoe_forward.h"
 #include "neigh.h"
 #include "lib/err.h"
 #include "lib/pinned.h"

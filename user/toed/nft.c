@@ -39,6 +39,7 @@
 #include <bpf/bpf.h>
 #include "lib/path.h"
 #include "lib/clock.h"
+#include "opentoe_forward.h"
 #include "ct.h"
 #include "log.h"
 #include "nft.h"

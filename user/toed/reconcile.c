@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
 #include "lib/clock.h"
+#include "opentoe_stats.h"
 #include "kmod.h"
 #include "listen.h"
 #include "events.h"

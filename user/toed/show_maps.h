@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
 
 struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;

@@ -13,6 +13,11 @@
 #include <bpf/bpf.h>
 #include "lib/json.h"
 #include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_stats.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 #include "nft.h"
 #include "show_state.h"
 #include "fwdev.h"

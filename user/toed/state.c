@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* toed's one state (state.h): its defaults, before the options. */
 #include "lib/dplock.h"
+#include "opentoe_common.h"
 #include "state.h"
 
 static struct toed state = {

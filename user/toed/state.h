@@ -28,7 +28,6 @@
 #include "mon.h"
 #include "neigh.h"
 #include "nlat.h"
-#include "opentoe.h"
 #include "policy.h"
 #include "show_maps.h"
 

@@ -31,6 +31,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_tid.h"
 #include "kmod.h"
 #include "tidpool.h"
 #include "genl.h"
