@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/sdt.h>
 #include <unistd.h>
 #include "lib/dplock.h"
@@ -32,31 +33,31 @@
 #define CHANGE_WAIT_MS 2000 /* for a loader or toed --apply to finish */
 
 /* Take the datapath's change lock unless toed holds it already (datapath.c). */
-int change_lock(struct toed *d, const char *who, int wait_ms, char *err,
+int change_lock(struct apply *ap, const char *who, int wait_ms, char *err,
 		size_t errlen)
 {
-	if (d->change_lock >= 0)
+	if (ap->change_lock >= 0)
 		return 0;
-	d->change_lock = toe_dplock_take(d->pin_dir, TOE_LOCK_CHANGE, who,
-					 wait_ms, err, errlen);
-	return d->change_lock < 0 ? -1 : 0;
+	ap->change_lock = toe_dplock_take(*ap->pin_dir, TOE_LOCK_CHANGE, who,
+					  wait_ms, err, errlen);
+	return ap->change_lock < 0 ? -1 : 0;
 }
 
-void change_unlock(struct toed *d)
+void change_unlock(struct apply *ap)
 {
-	if (d->change_lock >= 0)
-		close(d->change_lock);
-	d->change_lock = -1;
+	if (ap->change_lock >= 0)
+		close(ap->change_lock);
+	ap->change_lock = -1;
 }
 
 /* A configuration applied or waiting for a datapath: the one in force now. */
-static void adopt(struct toed *d, struct toe_cfg *cfg, char *text, size_t len)
+static void adopt(struct apply *ap, struct toe_cfg *cfg, char *text, size_t len)
 {
-	toe_cfg_free(&d->cfg);
-	d->cfg = *cfg;
-	free(d->cfg_text);
-	d->cfg_text = text;
-	d->cfg_len = len;
+	toe_cfg_free(&ap->cfg);
+	ap->cfg = *cfg;
+	free(ap->cfg_text);
+	ap->cfg_text = text;
+	ap->cfg_len = len;
 }
 
 static void applied(struct toed *d, const struct toe_apply_stats *st,
@@ -67,16 +68,16 @@ static void applied(struct toed *d, const struct toe_apply_stats *st,
 	d->kmod.kmod_dirty = false;
 	kmod_map_refresh(&d->kmod);
 	listen_reconcile(&d->lis); /* devices may have come, gone or moved */
-	d->ast = *st;
-	d->applied_ns = toe_now_ns();
-	d->reload_ok++;
+	d->ap.ast = *st;
+	d->ap.applied_ns = toe_now_ns();
+	d->ap.reload_ok++;
 	DTRACE_PROBE4(toed, policy_applied, st->serial, st->rules, st->cells,
 		      (unsigned long long)(st->ms * 1000));
 	logm(LOG_INFO,
 	     "%s: applied policy %llu%s: %u rules, %u shapes, %u cells, %d devices (%d added from the kernel module) in %.1f ms",
 	     d->config, (unsigned long long)st->serial, why, st->rules,
-	     st->tuples, st->cells, merged->ndevs, merged->ndevs - d->cfg.ndevs,
-	     st->ms);
+	     st->tuples, st->cells, merged->ndevs,
+	     merged->ndevs - d->ap.cfg.ndevs, st->ms);
 	if (mon_any(&d->mon)) {
 		snprintf(text, sizeof(text),
 			 "[policy] applied %llu: %u rules from %s\n",
@@ -143,20 +144,20 @@ int apply(struct toed *d, bool reload, const char *why, char *err,
 	}
 	if (!d->dp.loaded) {
 		if (reload) /* valid: it is applied when the datapath appears */
-			adopt(d, &cfg, text, len);
+			adopt(&d->ap, &cfg, text, len);
 		snprintf(err, errlen,
 			 "opentoe is not loaded at %s (toe-loader load)",
 			 d->pin_dir);
 		goto fail;
 	}
-	src = (struct apply_src){ .cfg = reload ? &cfg : &d->cfg,
+	src = (struct apply_src){ .cfg = reload ? &cfg : &d->ap.cfg,
 				  .file = d->config,
-				  .text = reload ? text : d->cfg_text,
-				  .len = reload ? len : d->cfg_len,
+				  .text = reload ? text : d->ap.cfg_text,
+				  .len = reload ? len : d->ap.cfg_len,
 				  .kdevs = d->kmod.kdevs,
 				  .nkdevs = d->kmod.nkdevs,
 				  .kmod_up = toe_genl_up(&d->gl) };
-	if (apply_locked(d->pin_dir, &src, d->change_lock, "toed apply",
+	if (apply_locked(d->pin_dir, &src, d->ap.change_lock, "toed apply",
 			 CHANGE_WAIT_MS, &merged, &st, e, sizeof(e))) {
 		if (reload) {
 			toe_cfg_free(&cfg);
@@ -168,28 +169,28 @@ int apply(struct toed *d, bool reload, const char *why, char *err,
 		goto fail;
 	}
 	if (reload)
-		adopt(d, &cfg, text, len);
+		adopt(&d->ap, &cfg, text, len);
 	applied(d, &st, &merged, why);
 	return 0;
 fail:
-	d->reload_failed++;
-	DTRACE_PROBE1(toed, policy_failed, d->reload_failed);
+	d->ap.reload_failed++;
+	DTRACE_PROBE1(toed, policy_failed, d->ap.reload_failed);
 	logm(LOG_ERR, "%s", err);
 	return -1;
 }
 
 /* The file, read and checked at start: applied when the datapath is there. */
-int config_load(struct toed *d, char *err, size_t errlen)
+int config_load(struct apply *ap, char *err, size_t errlen)
 {
 	struct toe_cfg cfg;
 	char *text = NULL;
 	size_t len = 0;
 
-	if (toe_cfg_load_text(d->config, &cfg, &text, &len, err, errlen)) {
+	if (toe_cfg_load_text(*ap->config, &cfg, &text, &len, err, errlen)) {
 		toe_cfg_free(&cfg);
 		return -1;
 	}
-	adopt(d, &cfg, text, len);
+	adopt(ap, &cfg, text, len);
 	return 0;
 }
 
@@ -214,4 +215,21 @@ void kmod_changed(struct toed *d)
 			&d->evs); /* every reconcile reads the ring first */
 		kmod_reconcile(&d->kmod);
 	}
+}
+
+void apply_init(struct apply *ap, const char *const *config,
+		const char *const *pin_dir)
+{
+	memset(ap, 0, sizeof(*ap));
+	ap->config = config;
+	ap->pin_dir = pin_dir;
+	ap->cfg.default_dev = -1;
+	ap->change_lock = -1;
+}
+
+void apply_exit(struct apply *ap)
+{
+	toe_cfg_free(&ap->cfg);
+	free(ap->cfg_text);
+	ap->cfg_text = NULL;
 }

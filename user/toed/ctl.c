@@ -92,13 +92,13 @@ static bool cmd_reload(struct toed *d, struct client *c,
 		fprintf(out, "error %s\n", err);
 	} else if (r->json) {
 		fprintf(out, "ok\n{\"serial\":%llu,\"rules\":%u,\"ms\":%.3f}\n",
-			(unsigned long long)d->ast.serial, d->ast.rules,
-			d->ast.ms);
+			(unsigned long long)d->ap.ast.serial, d->ap.ast.rules,
+			d->ap.ast.ms);
 	} else {
 		fprintf(out,
 			"ok\napplied policy %llu: %u rules from %s in %.1f ms\n",
-			(unsigned long long)d->ast.serial, d->ast.rules,
-			d->config, d->ast.ms);
+			(unsigned long long)d->ap.ast.serial, d->ap.ast.rules,
+			d->config, d->ap.ast.ms);
 	}
 	return true;
 }

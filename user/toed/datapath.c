@@ -181,7 +181,7 @@ static void announce(struct toed *d, const char *what, const struct dp_ids *o)
 		"\"policy\":%llu}\n",
 		what, d->pin_dir, d->dp.loaded ? "true" : "false", n->stats,
 		n->events, n->neigh, n->sockops_prog,
-		(unsigned long long)(d->dp.loaded ? d->ast.serial : 0));
+		(unsigned long long)(d->dp.loaded ? d->ap.ast.serial : 0));
 	{
 		char line[600];
 
@@ -205,7 +205,8 @@ bool dp_check(struct toed *d)
 	if (was ? !memcmp(&now, &old, sizeof(now)) : !now.stats)
 		return was;
 	/* it changed, or is changing: wait for a load or unload in progress */
-	if (change_lock(d, "toed reopen", REOPEN_WAIT_MS, err, sizeof(err))) {
+	if (change_lock(&d->ap, "toed reopen", REOPEN_WAIT_MS, err,
+			sizeof(err))) {
 		logm(LOG_WARN, "the datapath is changing: %s", err);
 		return was;
 	}
@@ -224,6 +225,6 @@ bool dp_check(struct toed *d)
 			announce(d, "unloaded", &old);
 		}
 	}
-	change_unlock(d);
+	change_unlock(&d->ap);
 	return d->dp.loaded;
 }

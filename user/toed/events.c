@@ -299,12 +299,12 @@ void on_link(struct toe_nl *nl, int ifindex, bool gone)
  */
 static __u32 named_index(struct toed *d, int i)
 {
-	int nc = d->cfg.ndevs, ni = d->nifaces;
+	int nc = d->ap.cfg.ndevs, ni = d->nifaces;
 	const char *name;
 
 	if (i >= nc + ni)
 		return d->kmod.kdevs[i - nc - ni].ifindex;
-	name = i < nc ? d->cfg.devs[i].ifname : d->ifaces[i - nc];
+	name = i < nc ? d->ap.cfg.devs[i].ifname : d->ifaces[i - nc];
 	return name[0] ? if_nametoindex(name) : 0;
 }
 
@@ -336,7 +336,8 @@ static int tracked_set(struct toed *d, __u32 *out, int max)
 	}
 	if (dir)
 		closedir(dir);
-	for (i = 0; i < d->cfg.ndevs + d->nifaces + d->kmod.nkdevs && n < max;
+	for (i = 0;
+	     i < d->ap.cfg.ndevs + d->nifaces + d->kmod.nkdevs && n < max;
 	     i++) {
 		__u32 idx = named_index(d, i);
 

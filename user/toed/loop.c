@@ -187,7 +187,7 @@ static int start_sources(struct toed *d)
 
 	d->start_ns = toe_now_ns();
 	d->start_unix_ns = toe_unix_ns();
-	if (config_load(d, err, sizeof(err))) {
+	if (config_load(&d->ap, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;
 	}
@@ -370,9 +370,8 @@ static void toed_teardown(struct toed *d)
 	kmod_exit(&d->kmod);
 	listen_exit(&d->lis);
 	fwd_exit(&d->fwd);
-	toe_cfg_free(&d->cfg);
-	free(d->cfg_text);
-	change_unlock(d);
+	apply_exit(&d->ap);
+	change_unlock(&d->ap);
 }
 
 int daemon_run(struct toed *d)

@@ -58,7 +58,8 @@
  * kernel's way: mon.h's struct mon_set, kmod.h's struct kmod (kmod.c and
  * tidpool.c), listen.h's struct listeners, fwdev.h's struct fwdev,
  * events.h's struct events, ctl.h's struct ctl, metrics.h's struct
- * metrics, reconcile.h's and capture.h's; state.c's toed_state_init
+ * metrics, apply.h's struct apply (the policy in force), reconcile.h's
+ * and capture.h's; state.c's toed_state_init
  * calls the inits, giving each pointers to what it works with of the
  * rest.  Its functions take that state; what joins several parts (the
  * loop, an apply, a command, a view, a reconcile, the event table's

@@ -519,9 +519,10 @@ static void render_policy(struct toed *d, FILE *f)
 	sample(f, F_POL_SERIAL, NULL, h.serial);
 	head(f, F_POL_RULES);
 	sample(f, F_POL_RULES, NULL, h.nrules);
-	if (d->ast.serial) {
+	if (d->ap.ast.serial) {
 		head(f, F_POL_DUR);
-		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name, d->ast.ms / 1e3);
+		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name,
+			d->ap.ast.ms / 1e3);
 	}
 	head(f, F_CLOSED);
 	for (i = TOE_ACT_HOST; i <= TOE_ACT_BYPASS; i++) {

@@ -124,7 +124,7 @@ static const char *policy_source(struct toed *d, const struct toe_pol_hdr *h,
 				 struct toe_policy_src *rec, bool *own)
 {
 	memset(rec, 0, sizeof(*rec));
-	*own = d->ast.serial && h->serial == d->ast.serial;
+	*own = d->ap.ast.serial && h->serial == d->ap.ast.serial;
 	if (*own)
 		return d->config;
 	if (h->serial && toe_policy_src_read(d->pin_dir, rec) == 0 &&
@@ -321,7 +321,7 @@ static void status_json_policy(struct toed *d, struct toe_json *j,
 	tj_ku64(j, "serial", s->h.serial);
 	tj_ku64(j, "generation", s->gen);
 	tj_ku64(j, "rules", s->h.nrules);
-	tj_ku64(j, "devices", d->cfg.ndevs);
+	tj_ku64(j, "devices", d->ap.cfg.ndevs);
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
 	tj_kstr(j, "track", toe_track_name(s->h.track));
 	tj_kstr_or_null(j, "source", s->source);
@@ -542,8 +542,8 @@ size_t daemon_counters(struct toed *d, struct counter *out)
 		{ "events_flow_refused", d->evs.ev[TOE_EV_FLOW_REFUSED] },
 		{ "events_flow_closed", d->evs.ev[TOE_EV_FLOW_CLOSED] },
 		{ "events_malformed", d->evs.ev_bad },
-		{ "policy_applied", d->reload_ok },
-		{ "policy_failed", d->reload_failed },
+		{ "policy_applied", d->ap.reload_ok },
+		{ "policy_failed", d->ap.reload_failed },
 		{ "neigh_set", s->neigh_set },
 		{ "neigh_del", s->neigh_del },
 		{ "addr_set", s->addr_set },
@@ -882,7 +882,7 @@ static const struct toe_cfg *policy_in_force(struct toed *d,
 	other->default_dev = -1;
 	*src = policy_source(d, h, &rec, &own);
 	if (own)
-		return &d->cfg;
+		return &d->ap.cfg;
 	if (*src && toe_cfg_parse(rec.config, rec.text, rec.len, other, err,
 				  sizeof(err))) {
 		toe_cfg_free(other);

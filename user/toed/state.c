@@ -15,7 +15,6 @@ static struct toed state = {
 	.tfd = -1,
 	.lockfd = -1,
 	.runlockfd = -1,
-	.change_lock = -1,
 	.m = { .devs = -1,
 	       .live = -1,
 	       .flows = -1,
@@ -29,7 +28,6 @@ static struct toed state = {
 	       .byp = -1,
 	       .tenants = -1 },
 	.nl = { .ev_fd = -1, .dump_fd = -1 },
-	.cfg = { .default_dev = -1 },
 	.gl = { .fd = -1, .ev_fd = -1 },
 };
 
@@ -42,5 +40,6 @@ struct toed *toed_state_init(void)
 	events_init(&state.evs, &state.m);
 	metrics_init(&state.met);
 	ctl_init(&state.ctl, &state.epfd, &state.lsock, &state.mon);
+	apply_init(&state.ap, &state.config, &state.pin_dir);
 	return &state;
 }

@@ -3,7 +3,7 @@
  * toed: the daemon's one state object (state.c's instance).  toed is one
  * thread: main takes it, sets the options before anything else runs and
  * passes it to daemon_run.  The parts with a state of their own (struct
- * mon_set, kmod, listeners, fwdev, events, ctl, metrics, reconcile,
+ * mon_set, kmod, listeners, fwdev, events, ctl, metrics, apply, reconcile,
  * capture: main.c lists them) are members, initialised by
  * toed_state_init; the rest are the options, the datapath, the event
  * sources and the counters of what joins them, each field saying which
@@ -18,6 +18,7 @@
 #include "config.h"
 #include "genl.h"
 #include "fwdev.h"
+#include "apply.h"
 #include "capture.h"
 #include "events.h"
 #include "ctl.h"
@@ -49,20 +50,10 @@ struct toed {
 	int nifaces;
 	int rcvbuf;
 
-	/* The policy: apply.c writes it. */
-	struct toe_cfg cfg; /* the configuration in force */
-	char *cfg_text; /* its file's text, as parsed (recorded at each apply) */
-	size_t cfg_len;
+	/* The policy: apply.c's (apply.h). */
+	struct apply ap;
 	char src_shown
 		[4096]; /* show_state.c: the source of another's policy, shown */
-	struct toe_apply_stats ast; /* its last apply */
-	__u64 applied_ns;
-	/*
-	 * The datapath's TOE_LOCK_CHANGE (dplock.h) while toed applies or
-	 * reopens the datapath, else -1: it keeps toe-loader and toed --apply
-	 * out of the datapath meanwhile (apply.c takes it, or finds it held).
-	 */
-	int change_lock;
 
 	/* The datapath: datapath.c follows it. */
 	struct toed_dp {
@@ -99,7 +90,6 @@ struct toed {
 	/* Counters (toectl stats): apply.c, ctl.c count them; events.h its own. */
 	struct events evs; /* the ring, its events counted (events.h) */
 	struct fwdev fwd; /* the forward path's events and evictions (fwdev.h) */
-	__u64 reload_ok, reload_failed;
 	struct ctl ctl; /* the control clients (ctl.h) */
 	struct listeners lis; /* listeners on module devices (listen.h) */
 	struct {
