@@ -7,8 +7,8 @@
 #  - every tracked .c and .h file including opentoe.h directly is on it;
 #  - no entry is stale (names no file that still includes it), so the list
 #    only shrinks;
-#  - toe-loader, toectl and user/lib (user/loader, user/toectl, user/lib)
-#    reach it through no header either (the preprocessor's own list of
+#  - toe-loader, toed, toectl and user/lib (user/loader, user/toed,
+#    user/toectl, user/lib) reach it through no header either (the preprocessor's own list of
 #    each file's headers);
 #  - the check finds a direct include it is shown, in a made-up tree.
 # Needs no root and no kernel feature: gcc and the build's skeleton.
@@ -22,9 +22,6 @@ allowed=(
 	# bpf/ (the lead's): the datapath's programs share every layout
 	# through bpf/common.h and the maps_<concern>.h headers.
 	bpf/
-	# user/toed/ is being reworked by another change of issue 47 (its
-	# context and per-concern headers): on the list for now, as such.
-	user/toed/
 	# Tools outside the three programs, not narrowed yet: the kernel
 	# module's test, test tools (two of them) and a benchmark.
 	selftests/kmod/toe_kmod_test.c
@@ -89,29 +86,29 @@ fi
 # Through a header: gcc -MM lists every header a file reads.
 [ -e "$TOE_BUILD/opentoe.skel.h" ] && [ -e "$TOE_BUILD/toe_version.h" ] ||
 	{ fail "build/ has no skeleton or toe_version.h (run make)"; finish; }
-mapfile -t narrow < <(git ls-files 'user/loader/*.c' 'user/toectl/*.c' 'user/lib/*.c')
+mapfile -t narrow < <(git ls-files 'user/loader/*.c' 'user/toed/*.c' 'user/toectl/*.c' 'user/lib/*.c')
 deep=$(for f in "${narrow[@]}"; do
 	gcc -MM -D_GNU_SOURCE -Iinclude -Iuser -I"$TOE_BUILD" "$f" 2>&1 |
 		tr ' \\' '\n\n' | grep -qx 'include/opentoe\.h' && echo "$f"
 done)
 if [ -z "$deep" ]; then
-	ok "user/loader, user/toectl, user/lib: none of ${#narrow[@]} files reads opentoe.h, directly or through a header"
+	ok "user/loader, user/toed, user/toectl, user/lib: none of ${#narrow[@]} files reads opentoe.h, directly or through a header"
 else
 	echo "$deep" | sed 's/^/# reads opentoe.h: /'
-	fail "files of user/loader, user/toectl or user/lib read opentoe.h"
+	fail "files of user/loader, user/toed, user/toectl or user/lib read opentoe.h"
 fi
 
 # The check itself, on a made-up tree: a direct include (quotes or angle
 # brackets, spaces after '#') outside the list is found; one in an allowed
 # folder, a concern header and a comment naming opentoe.h are not.
 t=$(mktemp -d) && defer "rm -rf $t"
-mkdir -p "$t/user/loader" "$t/user/toed" "$t/bpf"
+mkdir -p "$t/user/loader" "$t/selftests/tools" "$t/bpf"
 printf '#include "opentoe.h"\n' >"$t/user/loader/a.c"
 printf '# include <opentoe.h>\n' >"$t/user/loader/b.h"
-printf '#include "opentoe.h"\n' >"$t/user/toed/c.c"
+printf '#include "opentoe.h"\n' >"$t/selftests/tools/c.c"
 printf '#include "opentoe.h"\n' >"$t/bpf/d.h"
 printf '#include "opentoe_common.h" /* not opentoe.h */\n' >"$t/user/loader/e.c"
-found=$(outside_list "$t" user/loader/a.c user/loader/b.h user/toed/c.c bpf/d.h user/loader/e.c | paste -sd' ')
+found=$(outside_list "$t" user/loader/a.c user/loader/b.h selftests/tools/c.c bpf/d.h user/loader/e.c | paste -sd' ')
 check "the check finds a.c and b.h of a made-up tree, not the allowed or narrow ones (found: $found)" \
 	test "$found" = "user/loader/a.c user/loader/b.h"
 finish

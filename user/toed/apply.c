@@ -12,90 +12,113 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/sdt.h>
 #include <unistd.h>
 #include "lib/dplock.h"
+#include "lib/clock.h"
 #include "devices.h"
-#include "toed.h"
+#include "apply.h"
+#include "kmod.h"
+#include "listen.h"
+#include "events.h"
+#include "mon.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "policy.h"
+#include "srcrec.h"
+#include "state.h"
 
 #define CHANGE_WAIT_MS 2000 /* for a loader or toed --apply to finish */
 
 /* Take the datapath's change lock unless toed holds it already (datapath.c). */
-int change_lock(const char *who, int wait_ms, char *err, size_t errlen)
+int change_lock(struct apply *ap, const char *who, int wait_ms, char *err,
+		size_t errlen)
 {
-	if (D->change_lock >= 0)
+	if (ap->change_lock >= 0)
 		return 0;
-	D->change_lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, who,
-					 wait_ms, err, errlen);
-	return D->change_lock < 0 ? -1 : 0;
+	ap->change_lock = toe_dplock_take(*ap->pin_dir, TOE_LOCK_CHANGE, who,
+					  wait_ms, err, errlen);
+	return ap->change_lock < 0 ? -1 : 0;
 }
 
-void change_unlock(void)
+void change_unlock(struct apply *ap)
 {
-	if (D->change_lock >= 0)
-		close(D->change_lock);
-	D->change_lock = -1;
+	if (ap->change_lock >= 0)
+		close(ap->change_lock);
+	ap->change_lock = -1;
 }
 
 /* A configuration applied or waiting for a datapath: the one in force now. */
-static void adopt(struct toe_cfg *cfg, char *text, size_t len)
+static void adopt(struct apply *ap, struct toe_cfg *cfg, char *text, size_t len)
 {
-	toe_cfg_free(&D->cfg);
-	D->cfg = *cfg;
-	free(D->cfg_text);
-	D->cfg_text = text;
-	D->cfg_len = len;
+	toe_cfg_free(&ap->cfg);
+	ap->cfg = *cfg;
+	free(ap->cfg_text);
+	ap->cfg_text = text;
+	ap->cfg_len = len;
 }
 
-static void applied(const struct toe_apply_stats *st,
+static void applied(struct toed *d, const struct toe_apply_stats *st,
 		    const struct toe_cfg *merged, const char *why)
 {
 	char text[256], json[256];
 
-	D->kmod_dirty = false;
-	kmod_map_refresh();
-	listen_reconcile(); /* devices may have come, gone or moved */
-	D->ast = *st;
-	D->applied_ns = toe_now_ns();
-	D->reload_ok++;
+	d->kmod.kmod_dirty = false;
+	kmod_map_refresh(&d->kmod);
+	listen_reconcile(&d->lis); /* devices may have come, gone or moved */
+	d->ap.ast = *st;
+	d->ap.applied_ns = toe_now_ns();
+	d->ap.reload_ok++;
 	DTRACE_PROBE4(toed, policy_applied, st->serial, st->rules, st->cells,
 		      (unsigned long long)(st->ms * 1000));
 	logm(LOG_INFO,
 	     "%s: applied policy %llu%s: %u rules, %u shapes, %u cells, %d devices (%d added from the kernel module) in %.1f ms",
-	     D->config, (unsigned long long)st->serial, why, st->rules,
-	     st->tuples, st->cells, merged->ndevs, merged->ndevs - D->cfg.ndevs,
-	     st->ms);
-	if (mon_any()) {
+	     d->config, (unsigned long long)st->serial, why, st->rules,
+	     st->tuples, st->cells, merged->ndevs,
+	     merged->ndevs - d->ap.cfg.ndevs, st->ms);
+	if (mon_any(&d->mon)) {
 		snprintf(text, sizeof(text),
 			 "[policy] applied %llu: %u rules from %s\n",
-			 (unsigned long long)st->serial, st->rules, D->config);
+			 (unsigned long long)st->serial, st->rules, d->config);
 		snprintf(
 			json, sizeof(json),
 			"{\"event\":\"policy\",\"serial\":%llu,\"rules\":%u}\n",
 			(unsigned long long)st->serial, st->rules);
-		mon_send(text, json);
+		mon_send(&d->mon, text, json);
 	}
-	D->retrack = true;
+	d->retrack = true;
 }
 
-/* cfg merged with the module's devices, applied under the change lock, recorded. */
-static int apply_locked(const struct toe_cfg *cfg, const char *text, size_t len,
-			struct toe_apply_stats *st, struct toe_cfg *merged,
-			char *e, size_t elen)
+/*
+ * src merged with the module's devices into merged, applied to the
+ * datapath at pin_dir under its change lock, its source recorded.  lock:
+ * the change lock if the caller holds it, else -1: then it is taken for
+ * the apply (as who, waiting up to wait_ms) and let go.  toed's applies
+ * and toed --apply (main.c) both come here.
+ */
+int apply_locked(const char *pin_dir, const struct apply_src *src, int lock,
+		 const char *who, int wait_ms, struct toe_cfg *merged,
+		 struct toe_apply_stats *st, char *err, size_t errlen)
 {
-	bool took = D->change_lock < 0;
+	int fd = lock;
 	char w[512];
 	int ret;
 
-	if (change_lock("toed apply", CHANGE_WAIT_MS, e, elen))
+	if (fd < 0)
+		fd = toe_dplock_take(pin_dir, TOE_LOCK_CHANGE, who, wait_ms,
+				     err, errlen);
+	if (fd < 0)
 		return -1;
-	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, merged);
-	ret = toe_policy_apply(D->pin_dir, merged, st, e, elen);
-	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
-					 text ? text : "", len, w, sizeof(w)))
+	kmod_merge(src->kdevs, src->nkdevs, src->kmod_up, src->cfg, merged);
+	ret = toe_policy_apply(pin_dir, merged, st, err, errlen);
+	if (!ret && toe_policy_src_write(pin_dir, st->serial, src->file,
+					 src->text ? src->text : "", src->len,
+					 w, sizeof(w)))
 		logm(LOG_WARN, "the policy's source is not recorded: %s", w);
-	if (took)
-		change_unlock();
+	if (lock < 0)
+		close(fd);
 	return ret;
 }
 
@@ -103,69 +126,110 @@ static int apply_locked(const struct toe_cfg *cfg, const char *text, size_t len,
  * Apply the configuration: the file read again (reload), or the one in
  * force (why says what changed), merged with the module's devices.
  */
-int apply(bool reload, const char *why, char *err, size_t errlen)
+int apply(struct toed *d, bool reload, const char *why, char *err,
+	  size_t errlen)
 {
 	struct toe_apply_stats st;
 	struct toe_cfg cfg, merged;
+	struct apply_src src;
 	char e[1024], *text = NULL;
 	size_t len = 0;
 
 	if (reload &&
-	    toe_cfg_load_text(D->config, &cfg, &text, &len, e, sizeof(e))) {
+	    toe_cfg_load_text(d->config, &cfg, &text, &len, e, sizeof(e))) {
 		toe_cfg_free(&cfg);
 		snprintf(err, errlen, "%s; the policy in force is unchanged",
 			 e);
 		goto fail;
 	}
-	if (!D->dp.loaded) {
+	if (!d->dp.loaded) {
 		if (reload) /* valid: it is applied when the datapath appears */
-			adopt(&cfg, text, len);
+			adopt(&d->ap, &cfg, text, len);
 		snprintf(err, errlen,
 			 "opentoe is not loaded at %s (toe-loader load)",
-			 D->pin_dir);
+			 d->pin_dir);
 		goto fail;
 	}
-	if (apply_locked(reload ? &cfg : &D->cfg, reload ? text : D->cfg_text,
-			 reload ? len : D->cfg_len, &st, &merged, e,
-			 sizeof(e))) {
+	src = (struct apply_src){ .cfg = reload ? &cfg : &d->ap.cfg,
+				  .file = d->config,
+				  .text = reload ? text : d->ap.cfg_text,
+				  .len = reload ? len : d->ap.cfg_len,
+				  .kdevs = d->kmod.kdevs,
+				  .nkdevs = d->kmod.nkdevs,
+				  .kmod_up = toe_genl_up(&d->gl) };
+	if (apply_locked(d->pin_dir, &src, d->ap.change_lock, "toed apply",
+			 CHANGE_WAIT_MS, &merged, &st, e, sizeof(e))) {
 		if (reload) {
 			toe_cfg_free(&cfg);
 			free(text);
 		}
 		snprintf(err, errlen,
-			 "%s: %s; the policy in force is unchanged", D->config,
+			 "%s: %s; the policy in force is unchanged", d->config,
 			 e);
 		goto fail;
 	}
 	if (reload)
-		adopt(&cfg, text, len);
-	applied(&st, &merged, why);
+		adopt(&d->ap, &cfg, text, len);
+	applied(d, &st, &merged, why);
 	return 0;
 fail:
-	D->reload_failed++;
-	DTRACE_PROBE1(toed, policy_failed, D->reload_failed);
+	d->ap.reload_failed++;
+	DTRACE_PROBE1(toed, policy_failed, d->ap.reload_failed);
 	logm(LOG_ERR, "%s", err);
 	return -1;
 }
 
 /* The file, read and checked at start: applied when the datapath is there. */
-int config_load(char *err, size_t errlen)
+int config_load(struct apply *ap, char *err, size_t errlen)
 {
 	struct toe_cfg cfg;
 	char *text = NULL;
 	size_t len = 0;
 
-	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, errlen)) {
+	if (toe_cfg_load_text(*ap->config, &cfg, &text, &len, err, errlen)) {
 		toe_cfg_free(&cfg);
 		return -1;
 	}
-	adopt(&cfg, text, len);
+	adopt(ap, &cfg, text, len);
 	return 0;
 }
 
 /* Reload: the module's devices read again, the file read again, applied. */
-int do_apply(char *err, size_t errlen)
+int do_apply(struct toed *d, char *err, size_t errlen)
 {
-	kmod_read_devs();
-	return apply(true, "", err, errlen);
+	kmod_read_devs(&d->kmod);
+	return apply(d, true, "", err, errlen);
+}
+
+/* The module's devices changed (or the module came or went). */
+void kmod_changed(struct toed *d)
+{
+	char err[1200];
+
+	if (!d->dp.loaded)
+		return; /* applied when the datapath comes (datapath.c) */
+	kmod_read_devs(&d->kmod);
+	if (apply(d, false, " (the kernel module's devices changed)", err,
+		  sizeof(err)) == 0) {
+		events_consume(
+			&d->evs); /* every reconcile reads the ring first */
+		kmod_reconcile(&d->kmod);
+	}
+}
+
+void apply_init(struct apply *ap, const char *const *config,
+		const char *const *pin_dir)
+{
+	memset(ap, 0, sizeof(*ap));
+	ap->config = config;
+	ap->pin_dir = pin_dir;
+	ap->cfg.default_dev = -1;
+	ap->change_lock = -1;
+}
+
+void apply_exit(struct apply *ap)
+{
+	toe_cfg_free(&ap->cfg);
+	free(ap->cfg_text);
+	ap->cfg_text = NULL;
 }

@@ -20,7 +20,7 @@
 #include "lib/netns.h"
 #include "lib/path.h"
 #include "lib/pinned.h"
-#include "toed.h"
+#include "attached.h"
 
 enum pin_kind {
 	K_XDP_LINK,
@@ -101,14 +101,15 @@ static struct toe_attached *row(struct toe_attached *out, int *n, int max,
 	return &out[i];
 }
 
-int attached_read(struct toe_attached *out, int max)
+int attached_read(const struct toe_netns_id *ns_id, const char *pin_dir,
+		  struct toe_attached *out, int max)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	int n = 0, i;
 	DIR *dir;
 
-	dir = opendir(D->pin_dir);
+	dir = opendir(pin_dir);
 	while (dir && (de = readdir(dir))) {
 		for (i = 0; i < (int)(sizeof(pin_kinds) / sizeof(pin_kinds[0]));
 		     i++) {
@@ -120,10 +121,10 @@ int attached_read(struct toe_attached *out, int max)
 
 			if (sscanf(de->d_name, pin_kinds[i].fmt, &kind, &ns,
 				   &ifindex, &tail) != 3 ||
-			    !toe_netns_match(kind, ns, D->netns_cookie,
-					     D->netns_ino))
+			    !toe_netns_match(kind, ns, ns_id->cookie,
+					     ns_id->ino))
 				continue;
-			toe_join(path, sizeof(path), D->pin_dir, de->d_name);
+			toe_join(path, sizeof(path), pin_dir, de->d_name);
 			switch (pin_kinds[i].kind) {
 			case K_XDP_LINK:
 			case K_TCX:

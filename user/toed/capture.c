@@ -11,24 +11,26 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "toed.h"
+#include "opentoe_capture.h"
+#include "toe_maps.h"
+#include "capture.h"
+#include "log.h"
 #include "lib/dplock.h"
 #include "lib/path.h"
+#include "lib/clock.h"
 
 #define CAPTURE_CHECK_MS 2000
 
-static __u64 next_check_ns;
-
 /* The capture's switch, under the dump lock: off if a killed dump's. */
-static void capture_off(int fd)
+static void capture_off(const char *pin_dir, int fd)
 {
 	struct toe_cap_conf c;
 	char err[256];
 	__u32 zero = 0;
 	int lock;
 
-	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_DUMP,
-			       "toed (stale capture)", 0, err, sizeof(err));
+	lock = toe_dplock_take(pin_dir, TOE_LOCK_DUMP, "toed (stale capture)",
+			       0, err, sizeof(err));
 	if (lock < 0)
 		return; /* a dump runs: the capture is its */
 	if (!bpf_map_lookup_elem(fd, &zero, &c) && c.on) {
@@ -44,7 +46,7 @@ static void capture_off(int fd)
 	close(lock);
 }
 
-void capture_sweep(void)
+void capture_sweep(struct capture *cp, const char *pin_dir)
 {
 	struct toe_cap_conf c;
 	char path[PATH_MAX];
@@ -52,14 +54,14 @@ void capture_sweep(void)
 	__u32 zero = 0;
 	int fd;
 
-	if (now < next_check_ns)
+	if (now < cp->next_check_ns)
 		return;
-	next_check_ns = now + CAPTURE_CHECK_MS * 1000000ULL;
-	toe_join(path, sizeof(path), D->pin_dir, TOE_MAP(CAP_CONF));
+	cp->next_check_ns = now + CAPTURE_CHECK_MS * 1000000ULL;
+	toe_join(path, sizeof(path), pin_dir, TOE_MAP(CAP_CONF));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return; /* no datapath, or one without the capture */
 	if (!bpf_map_lookup_elem(fd, &zero, &c) && c.on)
-		capture_off(fd);
+		capture_off(pin_dir, fd);
 	close(fd);
 }

@@ -12,6 +12,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/err.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_events.h"
 #include "classify.h"
 
 #define errf toe_errf

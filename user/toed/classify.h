@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "config.h"
-#include "opentoe.h"
+#include "opentoe_policy.h"
 #include "policy.h"
 
 /* One generation as compiled: its tuples, cells and port classes. */

@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/netns.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
 #include "config.h"
 #include "config_limits.h"
 #include "config_stmts.h"

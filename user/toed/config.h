@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <net/if.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_common.h"
+/* the values the fields hold: actions, track modes, the rules limit */
+#include "opentoe_policy.h"
 
 struct toe_cfg_dev {
 	char name[16];

@@ -22,7 +22,8 @@
 #define __TOE_CONFIG_LIMITS_H
 
 #include <net/if.h>
-#include "opentoe.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
 
 enum toe_lim_kind {
 	TOE_LK_NUM,

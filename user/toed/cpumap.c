@@ -5,6 +5,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/err.h"
+#include "opentoe_policy.h"
+#include "opentoe_xdp.h"
 #include "cpumap.h"
 
 #define errf toe_errf

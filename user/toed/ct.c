@@ -23,7 +23,11 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <bpf/bpf.h>
-#include "opentoe.h"
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 #include "ct.h"
 #include "opentoe_events.h"
 #include "log.h"
@@ -129,7 +133,8 @@ static void nat_alias_delete(const char *fwd_path, const struct toe_flow_key *k)
 	close(fd);
 }
 
-bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
+bool ct_destroyed(struct fwdev *fw, const char *fwd_path,
+		  const struct nlmsghdr *h)
 {
 	const struct nfgenmsg *g = NLMSG_DATA(h);
 	const struct nlattr *tu, *z;
@@ -164,7 +169,7 @@ bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h)
 	gone = bpf_map_delete_elem(fd, &k) == 0;
 	close(fd);
 	if (gone && have)
-		fwd_ct_gone(&k, &v);
+		fwd_ct_gone(fw, &k, &v);
 	tu = attr_find((const char *)g + NLMSG_ALIGN(sizeof(*g)), len,
 		       CTA_TUPLE_REPLY);
 	if (gone && tu && !tuple_key(tu, g->nfgen_family, &k))

@@ -6,23 +6,30 @@
 #ifndef __TOED_CT_H
 #define __TOED_CT_H
 
+struct fwdev;
+
 #include <stdbool.h>
 #include <linux/netlink.h>
 #include <linux/types.h>
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 
 /*
  * One ctnetlink message h: if it is a conntrack entry's destruction (its
  * deletion, `conntrack -D`, or its expiry) of a TCP flow, the flow's
  * toe_fwd entry (pinned at fwd_path) goes; true if one went.
  */
-bool ct_destroyed(const char *fwd_path, const struct nlmsghdr *h);
+bool ct_destroyed(struct fwdev *fw, const char *fwd_path,
+		  const struct nlmsghdr *h);
 
 struct toe_event;
 struct toe_flow_key;
 struct toe_fwd;
 
 /* fwdev.c: the fast path of flow k (entry v) ended by conntrack: its event. */
-void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v);
+void fwd_ct_gone(struct fwdev *fw, const struct toe_flow_key *k,
+		 const struct toe_fwd *v);
 
 /*
  * The forward path admitted a flow (TOE_EV_FWD_ADMITTED): its conntrack

@@ -7,7 +7,7 @@
  * ask.
  *
  * Nothing here blocks the epoll loop: every client socket is non-blocking
- * and has a slot in D->cl (MAX_CLIENTS of them; one more is told so and
+ * and has a slot in struct ctl's cl (MAX_CLIENTS of them; one more is told so and
  * closed).  A client has CTL_DEADLINE_NS to send its whole request and as
  * long again to read its answer; past either it is dropped and counted.
  * After its answer toed shuts the socket down for writing and reads what
@@ -23,16 +23,27 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "ctl_parse.h"
-#include "toed.h"
+#include "ep.h"
+#include "apply.h"
+#include "ctl.h"
+#include "show_state.h"
+#include "datapath.h"
+#include "kmod.h"
+#include "mon.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 /* A command: what it shows (a view) or does, and whether it needs the datapath. */
 struct ctl_cmd {
-	void (*view)(FILE *f, bool json); /* NULL: run */
-	bool (*run)(struct client *c, const struct ctl_request *r, FILE *out);
+	void (*view)(struct toed *d, FILE *f, bool json); /* NULL: run */
+	bool (*run)(struct toed *d, struct client *c,
+		    const struct ctl_request *r, FILE *out);
 	bool needs_dp;
 };
 
@@ -51,7 +62,8 @@ static __u64 netns_filter(const char *s)
 	return stat(path, &st) ? 0 : st.st_ino;
 }
 
-static bool cmd_flows(struct client *c, const struct ctl_request *r, FILE *out)
+static bool cmd_flows(struct toed *d, struct client *c,
+		      const struct ctl_request *r, FILE *out)
 {
 	struct toe_flow_filter flt = { .dev = r->dev, .port = r->port };
 
@@ -66,26 +78,27 @@ static bool cmd_flows(struct client *c, const struct ctl_request *r, FILE *out)
 		}
 	}
 	fprintf(out, "ok\n");
-	toe_view_flows(out, r->json, &D->m, &flt, tid_of, NULL);
+	toe_view_flows(out, r->json, &d->m, &flt, tid_of, &d->kmod);
 	return true;
 }
 
-static bool cmd_reload(struct client *c, const struct ctl_request *r, FILE *out)
+static bool cmd_reload(struct toed *d, struct client *c,
+		       const struct ctl_request *r, FILE *out)
 {
 	char err[1200];
 
 	(void)c;
-	if (do_apply(err, sizeof(err))) {
+	if (do_apply(d, err, sizeof(err))) {
 		fprintf(out, "error %s\n", err);
 	} else if (r->json) {
 		fprintf(out, "ok\n{\"serial\":%llu,\"rules\":%u,\"ms\":%.3f}\n",
-			(unsigned long long)D->ast.serial, D->ast.rules,
-			D->ast.ms);
+			(unsigned long long)d->ap.ast.serial, d->ap.ast.rules,
+			d->ap.ast.ms);
 	} else {
 		fprintf(out,
 			"ok\napplied policy %llu: %u rules from %s in %.1f ms\n",
-			(unsigned long long)D->ast.serial, D->ast.rules,
-			D->config, D->ast.ms);
+			(unsigned long long)d->ap.ast.serial, d->ap.ast.rules,
+			d->config, d->ap.ast.ms);
 	}
 	return true;
 }
@@ -93,18 +106,18 @@ static bool cmd_reload(struct client *c, const struct ctl_request *r, FILE *out)
 static void client_free(struct client *c, bool close_fd);
 
 /* The client becomes a monitor: "ok\n", then events (events.c).  False: kept. */
-static bool cmd_monitor(struct client *c, const struct ctl_request *r,
-			FILE *out)
+static bool cmd_monitor(struct toed *d, struct client *c,
+			const struct ctl_request *r, FILE *out)
 {
-	int slot = mon_free_slot();
+	int slot = mon_free_slot(&d->mon);
 
 	if (slot < 0) {
 		fprintf(out, "error too many monitors (%d)\n", MAX_MON);
 		return true;
 	}
-	epoll_ctl(D->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (send(c->fd, "ok\n", 3, MSG_NOSIGNAL | MSG_DONTWAIT) == 3)
-		mon_attach(slot, c->fd, r->json);
+		mon_attach(&d->mon, slot, c->fd, r->json);
 	else
 		close(c->fd);
 	client_free(c, false);
@@ -121,15 +134,15 @@ static const struct ctl_cmd cmds[CTL__NCMDS] = {
 
 /* ------------------------------------------------------------ clients */
 
-static int client_epoll(struct client *c, int op, __u32 events)
+static int client_epoll(struct ctl *cs, struct client *c, int op, __u32 events)
 {
 	struct epoll_event ev = {
 		.events = events,
 		.data.u64 = ((__u64)SRC_CLIENT << 32) | (c->gen << 8) |
-			    (__u32)(c - D->cl),
+			    (__u32)(c - cs->cl),
 	};
 
-	return epoll_ctl(D->epfd, op, c->fd, &ev);
+	return epoll_ctl(*cs->epfd, op, c->fd, &ev);
 }
 
 /* Read and drop what the client sent: closing on unread bytes resets it. */
@@ -157,7 +170,7 @@ static void client_free(struct client *c, bool close_fd)
 }
 
 /* Write what the answer has left; all of it: shut down and linger. */
-static void client_flush(struct client *c)
+static void client_flush(struct ctl *cs, struct client *c)
 {
 	while (c->outoff < c->outlen) {
 		ssize_t n = send(c->fd, c->out + c->outoff,
@@ -177,30 +190,31 @@ static void client_flush(struct client *c)
 	shutdown(c->fd, SHUT_WR);
 	c->state = CL_LINGER;
 	c->deadline = toe_now_ns() + CTL_LINGER_NS;
-	if (client_epoll(c, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP))
+	if (client_epoll(cs, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP))
 		client_free(c, true);
 }
 
 /* Start writing the answer (body, malloc'd: the client owns it now). */
-static void client_answer(struct client *c, char *body, size_t len)
+static void client_answer(struct ctl *cs, struct client *c, char *body,
+			  size_t len)
 {
 	c->out = body;
 	c->outlen = len;
 	c->outoff = 0;
 	c->state = CL_WRITE;
 	c->deadline = toe_now_ns() + CTL_DEADLINE_NS;
-	if (client_epoll(c, EPOLL_CTL_MOD, EPOLLOUT)) {
+	if (client_epoll(cs, c, EPOLL_CTL_MOD, EPOLLOUT)) {
 		client_free(c, true);
 		return;
 	}
-	client_flush(c);
+	client_flush(cs, c);
 }
 
 /* An answer made of one line. */
-static void client_say(struct client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void client_say(struct ctl *cs, struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void client_say(struct client *c, const char *fmt, ...)
+static void client_say(struct ctl *cs, struct client *c, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -213,11 +227,12 @@ static void client_say(struct client *c, const char *fmt, ...)
 		client_free(c, true);
 		return;
 	}
-	client_answer(c, s, n);
+	client_answer(cs, c, s, n);
 }
 
 /* Run a parsed request; its answer, unless the client became a monitor. */
-static void client_run(struct client *c, const struct ctl_request *r)
+static void client_run(struct toed *d, struct client *c,
+		       const struct ctl_request *r)
 {
 	const struct ctl_cmd *cmd = &cmds[r->cmd];
 	char *body = NULL;
@@ -227,11 +242,11 @@ static void client_run(struct client *c, const struct ctl_request *r)
 
 	logm(LOG_DEBUG, "request '%s'", ctl_cmd_name(r->cmd));
 	/* a reload or unload under toed is noticed here, before the answer */
-	if (!dp_check() && cmd->needs_dp) {
+	if (!dp_check(d) && cmd->needs_dp) {
 		client_say(
-			c,
+			&d->ctl, c,
 			"error opentoe is not loaded at %s (toe-loader load)\n",
-			D->pin_dir);
+			d->pin_dir);
 		return;
 	}
 	out = open_memstream(&body, &blen);
@@ -240,20 +255,20 @@ static void client_run(struct client *c, const struct ctl_request *r)
 		return;
 	}
 	if (cmd->run) {
-		answer = cmd->run(c, r, out);
+		answer = cmd->run(d, c, r, out);
 	} else {
 		fprintf(out, "ok\n");
-		cmd->view(out, r->json);
+		cmd->view(d, out, r->json);
 	}
 	fclose(out);
 	if (answer)
-		client_answer(c, body, blen);
+		client_answer(&d->ctl, c, body, blen);
 	else
 		free(body);
 }
 
 /* What the client sent so far: a request, an error, or nothing yet. */
-static void client_read(struct client *c)
+static void client_read(struct toed *d, struct client *c)
 {
 	struct ctl_request r;
 	char err[CTL_ERR_MAX];
@@ -265,22 +280,22 @@ static void client_read(struct client *c)
 		c->inlen += n;
 	switch (ctl_parse(c->in, c->inlen, &r, err)) {
 	case CTL_PARSE_OK:
-		D->cst.requests++;
-		client_run(c, &r);
+		d->ctl.cst.requests++;
+		client_run(d, c, &r);
 		return;
 	case CTL_PARSE_ERR:
-		D->cst.requests++;
-		D->cst.requests_bad++;
-		client_say(c, "error %s\n", err);
+		d->ctl.cst.requests++;
+		d->ctl.cst.requests_bad++;
+		client_say(&d->ctl, c, "error %s\n", err);
 		return;
 	case CTL_PARSE_MORE:
 		break;
 	}
 	if (n == 0) { /* the client half-closed: no newline is coming */
-		D->cst.requests++;
-		D->cst.requests_bad++;
+		d->ctl.cst.requests++;
+		d->ctl.cst.requests_bad++;
 		client_say(
-			c,
+			&d->ctl, c,
 			"error request incomplete: no newline before the end\n");
 	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
 		client_free(c, true);
@@ -288,22 +303,22 @@ static void client_read(struct client *c)
 }
 
 /* One ready client: its slot and generation in data. */
-void ctl_event(__u32 data, __u32 events)
+void ctl_event(struct toed *d, __u32 data, __u32 events)
 {
-	struct client *c = &D->cl[data & 0xff];
+	struct client *c = &d->ctl.cl[data & 0xff];
 
 	if ((data & 0xff) >= MAX_CLIENTS || c->state == CL_FREE ||
 	    (c->gen & 0xffffff) != data >> 8)
 		return; /* a slot closed (and maybe reused) earlier in this batch */
 	switch (c->state) {
 	case CL_READ:
-		client_read(c);
+		client_read(d, c);
 		break;
 	case CL_WRITE:
 		if (events & (EPOLLERR | EPOLLHUP))
 			client_free(c, true);
 		else
-			client_flush(c);
+			client_flush(&d->ctl, c);
 		break;
 	case CL_LINGER: {
 		ssize_t n = drain(c->fd);
@@ -327,54 +342,54 @@ static void refuse(int fd, const char *msg)
 	close(fd);
 }
 
-static struct client *client_new(int fd)
+static struct client *client_new(struct ctl *cs, int fd)
 {
 	static __u32 gen;
 	int i;
 
-	for (i = 0; i < MAX_CLIENTS && D->cl[i].state != CL_FREE; i++)
+	for (i = 0; i < MAX_CLIENTS && cs->cl[i].state != CL_FREE; i++)
 		;
 	if (i == MAX_CLIENTS)
 		return NULL;
-	D->cl[i] = (struct client){
+	cs->cl[i] = (struct client){
 		.state = CL_READ,
 		.fd = fd,
 		.gen = ++gen & 0xffffff,
 		.deadline = toe_now_ns() + CTL_DEADLINE_NS,
 	};
-	return &D->cl[i];
+	return &cs->cl[i];
 }
 
 /* Every client waiting on the listening socket: a slot each, or told no. */
-void ctl_accept(void)
+void ctl_accept(struct ctl *cs)
 {
 	struct client *c;
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	int fd;
 
-	while ((fd = accept4(D->lsock, NULL, NULL,
+	while ((fd = accept4(*cs->lsock, NULL, NULL,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		c = client_new(fd);
+		c = client_new(cs, fd);
 		if (!c) {
-			D->cst.clients_over_limit++;
+			cs->cst.clients_over_limit++;
 			refuse(fd, "error too many control clients (" STR(
 					   MAX_CLIENTS) ")\n");
 			continue;
 		}
-		if (client_epoll(c, EPOLL_CTL_ADD, EPOLLIN | EPOLLRDHUP)) {
+		if (client_epoll(cs, c, EPOLL_CTL_ADD, EPOLLIN | EPOLLRDHUP)) {
 			client_free(c, true);
 			continue;
 		}
 		cl = sizeof(cred);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
 		    cred.uid != 0) {
-			D->cst.clients_refused++;
+			cs->cst.clients_refused++;
 			logm(LOG_WARN,
 			     "refused a control client: uid %d pid %d is not root",
 			     (int)cred.uid, (int)cred.pid);
 			client_say(
-				c,
+				cs, c,
 				"error permission denied: toectl must be run as root (you are uid %d)\n",
 				(int)cred.uid);
 		}
@@ -382,42 +397,42 @@ void ctl_accept(void)
 }
 
 /* Milliseconds to the next client deadline, or -1: none. */
-int ctl_timeout_ms(void)
+int ctl_timeout_ms(struct ctl *cs)
 {
 	__u64 now = toe_now_ns(), first = 0;
 	int i;
 
 	for (i = 0; i < MAX_CLIENTS; i++)
-		if (D->cl[i].state != CL_FREE &&
-		    (!first || D->cl[i].deadline < first))
-			first = D->cl[i].deadline;
+		if (cs->cl[i].state != CL_FREE &&
+		    (!first || cs->cl[i].deadline < first))
+			first = cs->cl[i].deadline;
 	if (!first)
 		return -1;
 	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
 }
 
 /* Clients past their deadline: told so (a request) or dropped (an answer). */
-void ctl_expire(void)
+void ctl_expire(struct ctl *cs)
 {
 	__u64 now = toe_now_ns();
 	int i;
 
 	for (i = 0; i < MAX_CLIENTS; i++) {
-		struct client *c = &D->cl[i];
+		struct client *c = &cs->cl[i];
 
 		if (c->state == CL_FREE || c->deadline > now)
 			continue;
 		if (c->state == CL_READ) {
-			D->cst.clients_timed_out++;
+			cs->cst.clients_timed_out++;
 			logm(LOG_DEBUG,
 			     "control client: no request within 2 s");
 			client_say(
-				c,
+				cs, c,
 				"error request not complete within %llu s (timed out)\n",
 				CTL_DEADLINE_NS / 1000000000ULL);
 		} else {
 			if (c->state == CL_WRITE) {
-				D->cst.clients_timed_out++;
+				cs->cst.clients_timed_out++;
 				logm(LOG_WARN,
 				     "control client did not read its answer within 2 s");
 			}
@@ -426,11 +441,24 @@ void ctl_expire(void)
 	}
 }
 
-void ctl_close_all(void)
+void ctl_close_all(struct ctl *cs)
 {
 	int i;
 
 	for (i = 0; i < MAX_CLIENTS; i++)
-		if (D->cl[i].state != CL_FREE)
-			client_free(&D->cl[i], true);
+		if (cs->cl[i].state != CL_FREE)
+			client_free(&cs->cl[i], true);
+}
+
+void ctl_init(struct ctl *cs, const int *epfd, const int *lsock,
+	      struct mon_set *mon)
+{
+	int i;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->epfd = epfd;
+	cs->lsock = lsock;
+	cs->mon = mon;
+	for (i = 0; i < MAX_CLIENTS; i++)
+		cs->cl[i].fd = -1;
 }

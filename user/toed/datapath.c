@@ -25,12 +25,21 @@
 #include "lib/err.h"
 #include "lib/path.h"
 #include "lib/pinned.h"
-#include "toed.h"
+#include "ep.h"
+#include "apply.h"
+#include "datapath.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "events.h"
+#include "mon.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 #define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */
 
 /* The id of the map or link pinned at name in the pin folder; 0: none. */
-static __u32 pin_id(const char *name, bool link, __u32 *prog_id)
+static __u32 pin_id(struct toed *d, const char *name, bool link, __u32 *prog_id)
 {
 	struct bpf_link_info li;
 	struct bpf_map_info mi;
@@ -38,7 +47,7 @@ static __u32 pin_id(const char *name, bool link, __u32 *prog_id)
 	__u32 len, id = 0;
 	int fd;
 
-	if (toe_join(path, sizeof(path), D->pin_dir, name))
+	if (toe_join(path, sizeof(path), d->pin_dir, name))
 		return 0;
 	fd = bpf_obj_get(path);
 	if (fd < 0)
@@ -56,14 +65,14 @@ static __u32 pin_id(const char *name, bool link, __u32 *prog_id)
 	return id;
 }
 
-static void read_ids(struct dp_ids *ids)
+static void read_ids(struct toed *d, struct dp_ids *ids)
 {
 	memset(ids, 0, sizeof(*ids));
-	ids->stats = pin_id(TOE_MAP(STATS), false, NULL);
-	ids->events = pin_id(TOE_MAP(EVENTS), false, NULL);
-	ids->neigh = pin_id(TOE_MAP(NEIGH), false, NULL);
+	ids->stats = pin_id(d, TOE_MAP(STATS), false, NULL);
+	ids->events = pin_id(d, TOE_MAP(EVENTS), false, NULL);
+	ids->neigh = pin_id(d, TOE_MAP(NEIGH), false, NULL);
 	ids->sockops_link =
-		pin_id(TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog);
+		pin_id(d, TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog);
 }
 
 /* When the sock_ops program was loaded, in unix seconds (now if unknown). */
@@ -91,90 +100,94 @@ static __u64 load_time(__u32 prog_id)
 }
 
 /* Close what toed has open of the datapath; its last events read first. */
-void dp_detach(void)
+void dp_detach(struct toed *d)
 {
-	if (D->rb) {
-		events_consume();
-		epoll_ctl(D->epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(D->rb),
-			  NULL);
-		ring_buffer__free(D->rb);
-		D->rb = NULL;
+	if (d->evs.rb) {
+		events_consume(&d->evs);
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL,
+			  ring_buffer__epoll_fd(d->evs.rb), NULL);
+		ring_buffer__free(d->evs.rb);
+		d->evs.rb = NULL;
 	}
-	pool_close();
-	if (D->dp.loaded)
-		toe_maps_close(&D->m);
-	D->nl.neigh_map = D->nl.local_map = -1;
-	D->dp.loaded = false;
-	memset(&D->dp.ids, 0, sizeof(D->dp.ids));
+	pool_close(&d->kmod);
+	if (d->dp.loaded)
+		toe_maps_close(&d->m);
+	d->nl.neigh_map = d->nl.local_map = -1;
+	d->dp.loaded = false;
+	memset(&d->dp.ids, 0, sizeof(d->dp.ids));
 }
 
 /* Open the datapath whose pins have ids, and bring it to toed's state. */
-static int dp_attach(const struct dp_ids *ids, char *err, size_t len)
+static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
+		     size_t len)
 {
 	char e[1200];
 
-	if (toe_maps_open(D->pin_dir, &D->m, err, len))
+	if (toe_maps_open(d->pin_dir, &d->m, err, len))
 		return -1;
-	D->rb = ring_buffer__new(D->m.events, on_event, NULL, NULL);
-	if (!D->rb || ep_add(ring_buffer__epoll_fd(D->rb), SRC_RING)) {
+	d->evs.rb = ring_buffer__new(d->m.events, on_event, d, NULL);
+	if (!d->evs.rb ||
+	    ep_add(d->epfd, ring_buffer__epoll_fd(d->evs.rb), SRC_RING)) {
 		toe_errf(err, len, "cannot read the event ring buffer: %s",
 			 strerror(errno));
-		ring_buffer__free(D->rb);
-		D->rb = NULL;
-		toe_maps_close(&D->m);
+		ring_buffer__free(d->evs.rb);
+		d->evs.rb = NULL;
+		toe_maps_close(&d->m);
 		return -1;
 	}
-	D->nl.neigh_map = D->m.neigh;
-	D->nl.local_map = D->m.local;
-	D->dp.loaded = true;
-	D->dp.absent_logged = false;
-	D->dp.ids = *ids;
-	D->dp.since = load_time(ids->sockops_prog);
-	kmod_read_devs();
+	d->nl.neigh_map = d->m.neigh;
+	d->nl.local_map = d->m.local;
+	d->dp.loaded = true;
+	d->dp.absent_logged = false;
+	d->dp.ids = *ids;
+	d->dp.since = load_time(ids->sockops_prog);
+	kmod_read_devs(&d->kmod);
 	/* the policy in force, again; a failure is logged there, and retried */
-	if (apply(false, "", e, sizeof(e)))
-		D->kmod_dirty = true;
-	retrack(true); /* neighbours and addresses into the new maps */
+	if (apply(d, false, "", e, sizeof(e)))
+		d->kmod.kmod_dirty = true;
+	retrack(d, true); /* neighbours and addresses into the new maps */
 	/*
 	 * What is still on the ring first (a toed killed before reading it,
 	 * or this one's start): a flow that closed gives its TID back here,
 	 * once.  Read after the reconcile, the close of a TID the reconcile
 	 * freed as an orphan would free it again, in the pool by then.
 	 */
-	events_consume();
-	D->acct_based = false; /* its tid_taken: the TID counts start over */
-	kmod_reconcile(); /* the old datapath's flows are gone: their TIDs too */
+	events_consume(&d->evs);
+	d->kmod.acct_based =
+		false; /* its tid_taken: the TID counts start over */
+	kmod_reconcile(
+		&d->kmod); /* the old datapath's flows are gone: their TIDs too */
 	return 0;
 }
 
 /* Log and tell the monitors: what (loaded, reloaded, unloaded), old ids. */
-static void announce(const char *what, const struct dp_ids *o)
+static void announce(struct toed *d, const char *what, const struct dp_ids *o)
 {
-	const struct dp_ids *n = &D->dp.ids;
+	const struct dp_ids *n = &d->dp.ids;
 	char text[512], json[512];
 
 	snprintf(
 		text, sizeof(text),
 		"datapath %s: %s: stats map id %u -> %u, events map id %u -> %u, neigh map id %u -> %u, sockops prog id %u -> %u",
-		what, D->pin_dir, o->stats, n->stats, o->events, n->events,
+		what, d->pin_dir, o->stats, n->stats, o->events, n->events,
 		o->neigh, n->neigh, o->sockops_prog, n->sockops_prog);
 	logm(LOG_INFO, "%s", text);
-	if (!mon_any())
+	if (!mon_any(&d->mon))
 		return;
 	snprintf(
 		json, sizeof(json),
 		"{\"event\":\"datapath\",\"state\":\"%s\",\"pin_dir\":\"%s\",\"loaded\":%s,"
 		"\"stats_map_id\":%u,\"events_map_id\":%u,\"neigh_map_id\":%u,\"sockops_prog_id\":%u,"
 		"\"policy\":%llu}\n",
-		what, D->pin_dir, D->dp.loaded ? "true" : "false", n->stats,
+		what, d->pin_dir, d->dp.loaded ? "true" : "false", n->stats,
 		n->events, n->neigh, n->sockops_prog,
-		(unsigned long long)(D->dp.loaded ? D->ast.serial : 0));
+		(unsigned long long)(d->dp.loaded ? d->ap.ast.serial : 0));
 	{
 		char line[600];
 
 		snprintf(line, sizeof(line), "[datapath] %s\n",
 			 text + strlen("datapath "));
-		mon_send(line, json);
+		mon_send(&d->mon, line, json);
 	}
 }
 
@@ -182,35 +195,36 @@ static void announce(const char *what, const struct dp_ids *o)
  * Is the datapath toed has open the one pinned now?  If not, open the one
  * pinned now (or none).  True: a datapath is open.
  */
-bool dp_check(void)
+bool dp_check(struct toed *d)
 {
-	struct dp_ids now, old = D->dp.ids;
-	bool was = D->dp.loaded;
+	struct dp_ids now, old = d->dp.ids;
+	bool was = d->dp.loaded;
 	char err[1200];
 
-	read_ids(&now);
+	read_ids(d, &now);
 	if (was ? !memcmp(&now, &old, sizeof(now)) : !now.stats)
 		return was;
 	/* it changed, or is changing: wait for a load or unload in progress */
-	if (change_lock("toed reopen", REOPEN_WAIT_MS, err, sizeof(err))) {
+	if (change_lock(&d->ap, "toed reopen", REOPEN_WAIT_MS, err,
+			sizeof(err))) {
 		logm(LOG_WARN, "the datapath is changing: %s", err);
 		return was;
 	}
-	read_ids(&now);
-	dp_detach();
-	if (now.stats && dp_attach(&now, err, sizeof(err)) == 0) {
+	read_ids(d, &now);
+	dp_detach(d);
+	if (now.stats && dp_attach(d, &now, err, sizeof(err)) == 0) {
 		if (was)
-			D->dp.reloads++;
-		announce(was ? "reloaded" : "loaded", &old);
+			d->dp.reloads++;
+		announce(d, was ? "reloaded" : "loaded", &old);
 	} else {
-		if (now.stats && !D->dp.absent_logged)
+		if (now.stats && !d->dp.absent_logged)
 			logm(LOG_WARN, "%s", err);
-		D->dp.absent_logged = now.stats;
+		d->dp.absent_logged = now.stats;
 		if (was) {
-			D->dp.unloads++;
-			announce("unloaded", &old);
+			d->dp.unloads++;
+			announce(d, "unloaded", &old);
 		}
 	}
-	change_unlock();
-	return D->dp.loaded;
+	change_unlock(&d->ap);
+	return d->dp.loaded;
 }

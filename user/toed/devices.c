@@ -17,6 +17,9 @@
 #include "lib/netns.h"
 #include "lib/path.h"
 #include "lib/pinned.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_xdp.h"
 #include "devices.h"
 #include "log.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * toed's events: the datapath's ring buffer (logged, counted, a TID taken
- * or given back in the kernel module), the monitor clients that stream
- * them (toectl monitor), rtnetlink's neighbour and link callbacks, and
- * which interfaces' neighbours are mirrored (retrack).
+ * or given back in the kernel module), streamed to the monitor clients
+ * (mon.c), rtnetlink's neighbour and link callbacks, and which
+ * interfaces' neighbours are mirrored (retrack).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,125 +19,21 @@
 #include <bpf/libbpf.h>
 #include "lib/netns.h"
 #include "lib/pinned.h"
-#include "toed.h"
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
+#include "events.h"
+#include "mon.h"
+#include "config.h"
+#include "log.h"
+#include "neigh.h"
+#include "show_maps.h"
+#include "state.h"
+#include "nlat.h"
 #include "nft.h"
-#include "ct.h"
-
-/* ---------------------------------------------------------- monitor */
-
-static void mon_close(struct mon *c)
-{
-	epoll_ctl(D->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
-}
-
-/*
- * Tell a client how many lines it lost, before the next: false if that
- * cannot be sent now either (one more lost).
- */
-static bool mon_tell_lost(struct mon *c)
-{
-	unsigned long long lost = c->lost;
-	char line[96];
-	int l;
-
-	if (c->json)
-		l = snprintf(line, sizeof(line),
-			     "{\"event\":\"lost\",\"count\":%llu}\n", lost);
-	else
-		l = snprintf(line, sizeof(line),
-			     "[lost] %llu events (client too slow)\n", lost);
-	if (send(c->fd, line, l, MSG_DONTWAIT | MSG_NOSIGNAL) != l) {
-		c->lost++;
-		D->mon_lost++;
-		return false;
-	}
-	c->lost = 0;
-	return true;
-}
-
-/* Send one line to every monitor client: text and JSON versions. */
-void mon_send(const char *text, const char *json)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON; i++) {
-		struct mon *c = &D->mon[i];
-		const char *s = c->json ? json : text;
-		ssize_t n;
-
-		if (c->fd < 0 || (c->lost && !mon_tell_lost(c)))
-			continue;
-		n = send(c->fd, s, strlen(s), MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
-			mon_close(c);
-		} else if (n != (ssize_t)strlen(s)) {
-			/* A partial line would corrupt the stream: close it. */
-			if (n > 0) {
-				mon_close(c);
-				continue;
-			}
-			c->lost++;
-			D->mon_lost++;
-		}
-	}
-}
-
-bool mon_any(void)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON; i++)
-		if (D->mon[i].fd >= 0)
-			return true;
-	return false;
-}
-
-/* A free monitor slot, or -1: MAX_MON clients already. */
-int mon_free_slot(void)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON && D->mon[i].fd >= 0; i++)
-		;
-	return i == MAX_MON ? -1 : i;
-}
-
-/* A control client that asked for monitor, told "ok": it streams from now. */
-void mon_attach(int slot, int fd, bool json)
-{
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
-				  .data.u64 = ((__u64)SRC_MON << 32) | slot };
-
-	D->mon[slot].fd = fd;
-	D->mon[slot].json = json;
-	D->mon[slot].lost = 0;
-	if (epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		D->mon[slot].fd = -1;
-	}
-}
-
-/* A monitor says nothing: input or hangup means it is gone. */
-void mon_input(int slot, __u32 events)
-{
-	struct mon *c = &D->mon[slot];
-	char junk[256];
-
-	if (c->fd >= 0 && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR) ||
-			   recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0))
-		mon_close(c);
-}
-
-void mon_close_all(void)
-{
-	int i;
-
-	for (i = 0; i < MAX_MON; i++)
-		if (D->mon[i].fd >= 0)
-			mon_close(&D->mon[i]);
-}
 
 /* ----------------------------------------------------------- events */
 
@@ -168,13 +64,13 @@ static void event_json(const struct toe_event *e, const char *dn,
 }
 
 /* The log's and the text monitor's line for a datapath event; its log level. */
-static int event_text(const struct toe_event *e, const char *dn,
+static int event_text(struct toed *d, const struct toe_event *e, const char *dn,
 		      const char *tids, char *text, size_t len)
 {
 	char l[64], r[64], ns[32] = "";
 
 	/* the namespace, when it is not toed's own (-j has it always) */
-	if (e->netns_ino && e->netns_ino != D->netns_ino)
+	if (e->netns_ino && e->netns_ino != d->netns_ino)
 		snprintf(ns, sizeof(ns), " netns %llu",
 			 (unsigned long long)e->netns_ino);
 	toe_endpoint_str(e->key.family, e->key.laddr, e->key.lport, l,
@@ -220,162 +116,144 @@ static int event_text(const struct toe_event *e, const char *dn,
 	}
 }
 
-/* The events' log lines, rate-limited by type (log.h: a flood of connections). */
-static struct log_rl ev_rl[TOE_EV_FLOW_CLOSED + 1] = {
-	[TOE_EV_LISTEN_START] = { .what = "listen_start events" },
-	[TOE_EV_LISTEN_STOP] = { .what = "listen_stop events" },
-	[TOE_EV_FLOW_OFFLOADED] = { .what = "flow_offloaded events" },
-	[TOE_EV_FLOW_REFUSED] = { .what = "flow_refused events" },
-	[TOE_EV_FLOW_CLOSED] = { .what = "flow_closed events" },
-};
-
 /*
  * The event budget (include/opentoe_policy.h, TOE_TQ_EVENTS): what toed
  * read of each tenant's events, told to the datapath after each read of
  * the ring (events_consume), one update per tenant rather than per event.
- * toed is the only writer of the TOE_TQ_EVENTS_READ entries.
+ * toed is the only writer of the TOE_TQ_EVENTS_READ entries: the credit
+ * of es (events.h) told to the datapath.
  */
-#define CREDIT_SLOTS 32
-static struct {
-	__u64 tenant;
-	__u64 n;
-} credit[CREDIT_SLOTS];
-
-static void credit_flush(void)
+static void credit_flush(struct events *es)
 {
 	struct toe_tenant_key k = { .what = TOE_TQ_EVENTS_READ };
 	struct toe_tenant v;
 	int i;
 
-	for (i = 0; i < CREDIT_SLOTS && credit[i].tenant; i++) {
-		k.netns = credit[i].tenant;
-		if (D->m.tenants < 0 ||
-		    bpf_map_lookup_elem(D->m.tenants, &k, &v))
+	for (i = 0; i < CREDIT_SLOTS && es->credit[i].tenant; i++) {
+		k.netns = es->credit[i].tenant;
+		if (es->m->tenants < 0 ||
+		    bpf_map_lookup_elem(es->m->tenants, &k, &v))
 			memset(&v, 0, sizeof(v));
-		v.held += credit[i].n;
-		if (D->m.tenants >= 0 &&
-		    bpf_map_update_elem(D->m.tenants, &k, &v, BPF_ANY))
+		v.held += es->credit[i].n;
+		if (es->m->tenants >= 0 &&
+		    bpf_map_update_elem(es->m->tenants, &k, &v, BPF_ANY))
 			logm(LOG_WARN, "cannot write %s: %s", TOE_MAP(TENANTS),
 			     strerror(errno));
-		credit[i].tenant = 0;
+		es->credit[i].tenant = 0;
 	}
 }
 
 /* One more of tenant's events read. */
-static void credit_add(__u64 tenant)
+static void credit_add(struct events *es, __u64 tenant)
 {
 	int i;
 
 	for (i = 0; i < CREDIT_SLOTS; i++) {
-		if (credit[i].tenant == tenant) {
-			credit[i].n++;
+		if (es->credit[i].tenant == tenant) {
+			es->credit[i].n++;
 			return;
 		}
-		if (!credit[i].tenant) {
-			credit[i].tenant = tenant;
-			credit[i].n = 1;
+		if (!es->credit[i].tenant) {
+			es->credit[i].tenant = tenant;
+			es->credit[i].n = 1;
 			return;
 		}
 	}
-	credit_flush(); /* more tenants than slots in one read: tell now */
-	credit[0].tenant = tenant;
-	credit[0].n = 1;
+	credit_flush(es); /* more tenants than slots in one read: tell now */
+	es->credit[0].tenant = tenant;
+	es->credit[0].n = 1;
 }
 
 /* Read what is on the ring now, then give the tenants their budget back. */
-void events_consume(void)
+void events_consume(struct events *es)
 {
-	if (D->rb)
-		ring_buffer__consume(D->rb);
-	credit_flush();
+	if (es->rb)
+		ring_buffer__consume(es->rb);
+	credit_flush(es);
 }
 
-/* ring_buffer__consume's callback: one datapath event. */
-int on_event(void *ctx, void *data, size_t len)
+/*
+ * A listener's or a flow's event, after the concern that owns it took its
+ * part (before: it may make the event another), counted, logged and
+ * streamed; then that concern's part that needs its TID read first.
+ */
+static void flow_event(struct toed *d, struct toe_event *e)
 {
-	struct toe_event ev, *e = &ev;
+	const struct ev_table *tb = d->evs.evt;
+	const struct ev_type *t = &tb->type[e->type];
 	char dn[17] = "-", text[512], json[768], tids[32] = "";
 	long long tid;
-	struct toe_dev d;
+	struct toe_dev dv;
 	int level;
 
-	(void)ctx;
-	if (len < sizeof(ev)) {
-		D->ev_bad++;
-		return 0;
+	if (t->before) {
+		t->before(d, e);
+		t = &tb->type[e->type];
 	}
-	memcpy(&ev, data, sizeof(ev));
-	if (e->tenant)
-		credit_add(e->tenant);
-	if (e->type == TOE_EV_FWD_ADMITTED) {
-		/* conntrack kept true (ct.c); shown by fwdev.c */
-		fwd_event_show(e, ct_admitted(nft_fwd_path(), e));
-		fwd_track(e); /* evictions (fwdev.c) */
-		return 0;
-	}
-	if (e->type == TOE_EV_FWD_RETURNED || e->type == TOE_EV_FWD_ENDED) {
-		fwd_track(e);
-		fwd_event_show(e, false);
-		return 0;
-	}
-	if (e->type < TOE_EV_LISTEN_START || e->type > TOE_EV_FLOW_CLOSED) {
-		D->ev_bad++;
-		return 0;
-	}
-	/*
-	 * A device of the kernel module: the TID the flow took is bound to it
-	 * there before anyone hears "offloaded"; refused, the flow is demoted
-	 * and this becomes its flow_refused.  At close the TID goes back.
-	 */
-	if (e->type == TOE_EV_FLOW_OFFLOADED && e->dev < TOE_MAX_DEVS &&
-	    D->kmod_idx[e->dev])
-		kmod_offload(e);
-	D->ev[e->type]++;
+	d->evs.ev[e->type]++;
 	if (e->type == TOE_EV_FLOW_CLOSED && e->decision <= TOE_ACT_BYPASS)
-		D->closed_by[e->decision]++;
+		d->evs.closed_by[e->decision]++;
 	if (e->type == TOE_EV_FLOW_REFUSED && e->reason < TOE_R__MAX)
-		D->refused_by[e->reason]++;
+		d->evs.refused_by[e->reason]++;
 	DTRACE_PROBE5(toed, event, e->type, e->dev, e->key.lport, e->key.rport,
 		      e->decision);
-	/* A listener offloaded on one: a server TID there, given back at its stop. */
-	if (e->type == TOE_EV_LISTEN_START || e->type == TOE_EV_LISTEN_STOP)
-		listen_event(e);
-	tid = tid_of(&e->key, NULL);
-	if (e->type == TOE_EV_FLOW_CLOSED &&
-	    (D->tid_n || e->tid != TOE_TID_NONE))
-		kmod_close(e);
+	tid = tb->tid(&e->key, &d->kmod);
+	if (t->after)
+		t->after(d, e);
 	if (tid >= 0)
 		snprintf(tids, sizeof(tids), " tid %lld", tid);
 	if (e->dev != TOE_DEV_NONE &&
-	    bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 && d.name[0]) {
-		memcpy(dn, d.name, 16);
+	    bpf_map_lookup_elem(d->m.devs, &e->dev, &dv) == 0 && dv.name[0]) {
+		memcpy(dn, dv.name, 16);
 		dn[16] = 0;
 	}
-	level = event_text(e, dn, tids, text, sizeof(text));
+	level = event_text(d, e, dn, tids, text, sizeof(text));
 	if (log_on(level))
-		logm_limited(&ev_rl[e->type], level, "%.*s",
+		logm_limited(&d->evs.ev_rl[e->type], level, "%.*s",
 			     (int)strlen(text) - 1, text);
-	if (!mon_any())
-		return 0;
+	if (!mon_any(&d->mon))
+		return;
 	event_json(e, dn, tids, tid, json, sizeof(json));
-	mon_send(text, json);
-	return 0;
+	mon_send(&d->mon, text, json);
 }
 
-/* A change that may reroute packets: the forward path's cached routes go. */
-void on_route(struct toe_nl *nl)
+/*
+ * ring_buffer__consume's callback: one datapath event, handed on by its
+ * type as the table says (ctx is toed's state, its evt evtypes.c's table).
+ */
+int on_event(void *ctx, void *data, size_t len)
 {
-	(void)nl;
-	nft_route_changed();
+	struct toed *d = ctx;
+	const struct ev_table *tb = d->evs.evt;
+	const struct ev_type *t = NULL;
+	struct toe_event ev;
+
+	if (len < sizeof(ev)) {
+		d->evs.ev_bad++;
+		return 0;
+	}
+	memcpy(&ev, data, sizeof(ev));
+	if (ev.tenant)
+		credit_add(&d->evs, ev.tenant);
+	if (ev.type < TOE_EV__N)
+		t = &tb->type[ev.type];
+	if (t && t->fwd)
+		t->fwd(d, &ev);
+	else if (t && t->flow)
+		flow_event(d, &ev);
+	else
+		d->evs.ev_bad++;
+	return 0;
 }
 
 void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 	      const struct toe_neigh_key *k, const struct toe_neigh *v)
 {
+	struct toed *d = nl->ctx;
 	char a[48], mac[18], ifn[IF_NAMESIZE], text[256], json[384];
 
-	neigh_lat_observe(toe_now_ns() - nl->last_recv_ns);
-	if (!mon_any() && !log_on(LOG_DEBUG))
+	nlat_observe(&d->evs.nlat, toe_now_ns() - nl->last_recv_ns);
+	if (!mon_any(&d->mon) && !log_on(LOG_DEBUG))
 		return;
 	toe_nl_addr_str(k->family, k->addr, a, sizeof(a));
 	if (!if_indextoname(k->ifindex, ifn))
@@ -401,15 +279,16 @@ void on_neigh(struct toe_nl *nl, enum toe_nl_op op,
 			toe_nl_nud_str(v->state));
 	}
 	logm(LOG_DEBUG, "%.*s", (int)strlen(text) - 1, text);
-	mon_send(text, json);
+	mon_send(&d->mon, text, json);
 }
 
 void on_link(struct toe_nl *nl, int ifindex, bool gone)
 {
-	(void)nl;
+	struct toed *d = nl->ctx;
+
 	(void)ifindex;
 	(void)gone;
-	D->retrack = true;
+	d->retrack = true;
 }
 
 /* --------------------------------------------------------- tracking */
@@ -418,14 +297,14 @@ void on_link(struct toe_nl *nl, int ifindex, bool gone)
  * The i-th interface the configuration's devices, --interface and the
  * kernel module's devices (their lower interfaces) name: its index, or 0.
  */
-static __u32 named_index(int i)
+static __u32 named_index(struct toed *d, int i)
 {
-	int nc = D->cfg.ndevs, ni = D->nifaces;
+	int nc = d->ap.cfg.ndevs, ni = d->nifaces;
 	const char *name;
 
 	if (i >= nc + ni)
-		return D->kdevs[i - nc - ni].ifindex;
-	name = i < nc ? D->cfg.devs[i].ifname : D->ifaces[i - nc];
+		return d->kmod.kdevs[i - nc - ni].ifindex;
+	name = i < nc ? d->ap.cfg.devs[i].ifname : d->ifaces[i - nc];
 	return name[0] ? if_nametoindex(name) : 0;
 }
 
@@ -435,13 +314,13 @@ static __u32 named_index(int i)
  * or xdpd_c<NS>_if<N> through libxdp's dispatcher),
  * those the configuration's devices name, and --interface.
  */
-static int tracked_set(__u32 *out, int max)
+static int tracked_set(struct toed *d, __u32 *out, int max)
 {
 	struct dirent *de;
 	int n = 0, i, k;
 	DIR *dir;
 
-	dir = opendir(D->pin_dir);
+	dir = opendir(d->pin_dir);
 	while (dir && (de = readdir(dir)) && n < max) {
 		unsigned long long ns;
 		unsigned int ifindex;
@@ -452,13 +331,15 @@ static int tracked_set(__u32 *out, int max)
 			    &ifindex, &tail) == 3 ||
 		     sscanf(de->d_name, TOE_PIN_XDP_DISP "%c", &kind, &ns,
 			    &ifindex, &tail) == 3) &&
-		    toe_netns_match(kind, ns, D->netns_cookie, D->netns_ino))
+		    toe_netns_match(kind, ns, d->netns_cookie, d->netns_ino))
 			out[n++] = ifindex;
 	}
 	if (dir)
 		closedir(dir);
-	for (i = 0; i < D->cfg.ndevs + D->nifaces + D->nkdevs && n < max; i++) {
-		__u32 idx = named_index(i);
+	for (i = 0;
+	     i < d->ap.cfg.ndevs + d->nifaces + d->kmod.nkdevs && n < max;
+	     i++) {
+		__u32 idx = named_index(d, i);
 
 		if (!idx)
 			continue;
@@ -471,17 +352,34 @@ static int tracked_set(__u32 *out, int max)
 }
 
 /* Mirror the neighbours of the interfaces tracked_set finds; force: resync. */
-void retrack(bool force)
+void retrack(struct toed *d, bool force)
 {
 	__u32 set[TOE_NL_MAX_TRACKED];
-	int n = tracked_set(set, TOE_NL_MAX_TRACKED);
+	int n = tracked_set(d, set, TOE_NL_MAX_TRACKED);
 	char err[256];
 
-	D->retrack = false;
-	if (!toe_nl_set_tracked(&D->nl, set, n) && !force)
+	d->retrack = false;
+	if (!toe_nl_set_tracked(&d->nl, set, n) && !force)
 		return;
 	logm(LOG_INFO, "mirroring the neighbours of %d interface%s", n,
 	     n == 1 ? "" : "s");
-	if (toe_nl_resync(&D->nl, err, sizeof(err)))
+	if (toe_nl_resync(&d->nl, err, sizeof(err)))
 		logm(LOG_ERR, "neighbour resync: %s", err);
+}
+
+void events_init(struct events *es, struct toe_maps *m)
+{
+	static const char *const what[] = {
+		[TOE_EV_LISTEN_START] = "listen_start events",
+		[TOE_EV_LISTEN_STOP] = "listen_stop events",
+		[TOE_EV_FLOW_OFFLOADED] = "flow_offloaded events",
+		[TOE_EV_FLOW_REFUSED] = "flow_refused events",
+		[TOE_EV_FLOW_CLOSED] = "flow_closed events",
+	};
+	__u32 i;
+
+	memset(es, 0, sizeof(*es));
+	es->m = m;
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		es->ev_rl[i].what = what[i];
 }

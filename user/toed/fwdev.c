@@ -17,7 +17,22 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/json.h"
-#include "toed.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
+#include "opentoe_bypass.h"
+#include "opentoe_reasons.h"
+#include "fwdev.h"
+#include "events.h"
+#include "mon.h"
+#include "log.h"
+#include "neigh.h"
+#include "show_maps.h"
+#include "state.h"
+#include "ct.h"
+#include "nft.h"
 
 /* An interface's name in toed's namespace (the router's), or "ifN". */
 static const char *if_name(__u32 ifindex, char *buf)
@@ -28,19 +43,18 @@ static const char *if_name(__u32 ifindex, char *buf)
 }
 
 /* The policy device's name of e (toe_devs), "-" if none. */
-static void fwd_dev_name(const struct toe_event *e, char dn[17])
+static void fwd_dev_name(struct fwdev *fw, const struct toe_event *e,
+			 char dn[17])
 {
-	struct toe_dev d;
+	struct toe_dev dv;
 
 	strcpy(dn, "-");
-	if (e->dev != TOE_DEV_NONE && D->m.devs >= 0 &&
-	    bpf_map_lookup_elem(D->m.devs, &e->dev, &d) == 0 && d.name[0]) {
-		memcpy(dn, d.name, 16);
+	if (e->dev != TOE_DEV_NONE && fw->m->devs >= 0 &&
+	    bpf_map_lookup_elem(fw->m->devs, &e->dev, &dv) == 0 && dv.name[0]) {
+		memcpy(dn, dv.name, 16);
 		dn[16] = 0;
 	}
 }
-
-static struct log_rl fwd_rl = { .what = "forward path events" };
 
 /*
  * A forward-path event e (TOE_EV_FWD_*, key the toe_fwd key, direction
@@ -49,7 +63,7 @@ static struct log_rl fwd_rl = { .what = "forward path events" };
  * window-liberal (ct.c).  Logged at info (returned, ended) or debug
  * (admitted), rate-limited.
  */
-void fwd_event_show(const struct toe_event *e, bool ct)
+void fwd_event_show(struct fwdev *fw, const struct toe_event *e, bool ct)
 {
 	const __u32 *ca = e->direction ? e->key.raddr : e->key.laddr;
 	const __u32 *sa = e->direction ? e->key.laddr : e->key.raddr;
@@ -65,9 +79,9 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 	DTRACE_PROBE6(toed, fwd_event, toe_event_name(e->type), rs,
 		      toe_fwd_hook_name(e->hook), cp, e->fwd_bytes[0],
 		      e->fwd_bytes[1]);
-	if (!mon_any() && !log_on(level))
+	if (!mon_any(fw->mon) && !log_on(level))
 		return;
-	fwd_dev_name(e, dn);
+	fwd_dev_name(fw, e, dn);
 	toe_endpoint_str(e->key.family, ca, cp, c, sizeof(c));
 	toe_endpoint_str(e->key.family, sa, sp, sv, sizeof(sv));
 	toe_nl_addr_str(e->key.family, ca, cs, sizeof(cs));
@@ -89,9 +103,9 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 		(unsigned long long)e->fwd_packets[1],
 		(unsigned long long)e->fwd_bytes[1]);
 	if (log_on(level))
-		logm_limited(&fwd_rl, level, "%.*s", (int)strlen(text) - 1,
+		logm_limited(&fw->fwd_rl, level, "%.*s", (int)strlen(text) - 1,
 			     text);
-	if (!mon_any())
+	if (!mon_any(fw->mon))
 		return;
 	if (e->type == TOE_EV_FWD_ADMITTED)
 		snprintf(more, sizeof(more), "\"conntrack\":\"%s\"",
@@ -112,7 +126,7 @@ void fwd_event_show(const struct toe_event *e, bool ct)
 		(unsigned long long)e->fwd_packets[1],
 		(unsigned long long)e->fwd_bytes[1],
 		(unsigned long long)e->key.netns);
-	mon_send(text, json);
+	mon_send(fw->mon, text, json);
 }
 
 /*
@@ -120,7 +134,8 @@ void fwd_event_show(const struct toe_event *e, bool ct)
  * its fwd_ended (reason conntrack_gone), counted by the hook of the
  * client's interface.
  */
-void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v)
+void fwd_ct_gone(struct fwdev *fw, const struct toe_flow_key *k,
+		 const struct toe_fwd *v)
 {
 	struct toe_event e = {};
 	struct toe_iface i;
@@ -134,24 +149,24 @@ void fwd_ct_gone(const struct toe_flow_key *k, const struct toe_fwd *v)
 	e.reason = TOE_FR_CT_GONE;
 	e.direction = v->client;
 	e.hook = TOE_FH_XDP;
-	if (D->m.ifaces >= 0 &&
-	    bpf_map_lookup_elem(D->m.ifaces, &v->client_if, &i) == 0 &&
+	if (fw->m->ifaces >= 0 &&
+	    bpf_map_lookup_elem(fw->m->ifaces, &v->client_if, &i) == 0 &&
 	    (i.flags & TOE_IFACE_TC))
 		e.hook = TOE_FH_TC;
 	memcpy(e.fwd_packets, v->dir_packets, sizeof(e.fwd_packets));
 	memcpy(e.fwd_bytes, v->dir_bytes, sizeof(e.fwd_bytes));
 	e.fwd_if[0] = v->client_if;
 	e.fwd_if[1] = v->server_if;
-	D->fwd_ct_gone[e.hook]++;
-	fwd_track(&e);
-	fwd_event_show(&e, false);
+	fw->fwd_ct_gone[e.hook]++;
+	fwd_track(fw, &e);
+	fwd_event_show(fw, &e, false);
 }
 
 /*
  * toe_reasons summed over the CPUs into out (TOE_RSN_MAX), toed's own
  * conntrack_gone counts added; zeros without the map (an older datapath).
  */
-void fwd_reasons_read(__u64 *out)
+void fwd_reasons_read(struct fwdev *fw, __u64 *out)
 {
 	int ncpu = libbpf_num_possible_cpus(), c, h;
 	__u64 *v;
@@ -159,16 +174,16 @@ void fwd_reasons_read(__u64 *out)
 
 	memset(out, 0, TOE_RSN_MAX * sizeof(*out));
 	v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
-	for (i = 0; v && D->m.reasons >= 0 && i < TOE_RSN_MAX; i++) {
-		if (bpf_map_lookup_elem(D->m.reasons, &i, v))
+	for (i = 0; v && fw->m->reasons >= 0 && i < TOE_RSN_MAX; i++) {
+		if (bpf_map_lookup_elem(fw->m->reasons, &i, v))
 			continue;
 		for (c = 0; c < ncpu; c++)
 			out[i] += v[c];
 	}
 	free(v);
 	for (h = 0; h < TOE_FH__MAX; h++) {
-		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_CT_GONE)] += D->fwd_ct_gone[h];
-		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_EVICTED)] += D->fwd_evicted[h];
+		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_CT_GONE)] += fw->fwd_ct_gone[h];
+		out[TOE_RSN_FWD_FLOWS(h, TOE_FR_EVICTED)] += fw->fwd_evicted[h];
 	}
 }
 
@@ -190,14 +205,14 @@ bool toe_reason_refusal(__u32 r)
  * bypass_to_tcp_WHY, refused_REASON; how many into out (at most
  * MAX_COUNTERS).  The names live in a static buffer.
  */
-size_t reason_counters(struct counter *out)
+size_t reason_counters(struct fwdev *fw, struct counter *out)
 {
 	static char names[MAX_COUNTERS][40];
 	__u64 v[TOE_RSN_MAX];
 	size_t n = 0;
 	__u32 h, r;
 
-	fwd_reasons_read(v);
+	fwd_reasons_read(fw, v);
 	for (h = 0; h < TOE_FH__MAX; h++)
 		for (r = 1; r < TOE_FR__MAX && n + 2 <= MAX_COUNTERS; r++) {
 			if (!toe_fwd_reason_on_hook(r, h))
@@ -244,7 +259,8 @@ size_t reason_counters(struct counter *out)
 #define FWD_WALK_BATCH 1024
 
 /* The hook of the flow's client interface: toe_ifaces, looked up once. */
-static int walk_hook(__u32 ifindex, __u32 *ifs, __u8 *hooks, int *nifs)
+static int walk_hook(struct fwdev *fw, __u32 ifindex, __u32 *ifs, __u8 *hooks,
+		     int *nifs)
 {
 	struct toe_iface i;
 	int j;
@@ -253,8 +269,8 @@ static int walk_hook(__u32 ifindex, __u32 *ifs, __u8 *hooks, int *nifs)
 		if (ifs[j] == ifindex)
 			return hooks[j];
 	/* (an interface not there, or gone, is XDP's, as before: cached too) */
-	j = D->m.ifaces >= 0 &&
-	    bpf_map_lookup_elem(D->m.ifaces, &ifindex, &i) == 0 &&
+	j = fw->m->ifaces >= 0 &&
+	    bpf_map_lookup_elem(fw->m->ifaces, &ifindex, &i) == 0 &&
 	    (i.flags & TOE_IFACE_TC);
 	if (*nifs < 64) {
 		ifs[*nifs] = ifindex;
@@ -263,7 +279,7 @@ static int walk_hook(__u32 ifindex, __u32 *ifs, __u8 *hooks, int *nifs)
 	return j;
 }
 
-static void walk_add(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
+static void walk_add(struct fwdev *fw, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
 		     const struct toe_fwd *v, __u32 *ifs, __u8 *hooks,
 		     int *nifs)
 {
@@ -271,14 +287,15 @@ static void walk_add(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
 
 	if (v->dev >= TOE_MAX_DEVS)
 		return;
-	h = walk_hook(v->client_if, ifs, hooks, nifs);
+	h = walk_hook(fw, v->client_if, ifs, hooks, nifs);
 	n[v->dev][h][v->state == TOE_FWD_READMIT ? TOE_FWD_OPEN_READMIT :
 		     v->state == TOE_FWD_CT_WAIT ? TOE_FWD_OPEN_CT_WAIT :
 						   TOE_FWD_OPEN_FAST]++;
 }
 
 /* The batched walk; false if the kernel has none for this map (nothing counted). */
-static bool walk_batched(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
+static bool walk_batched(struct fwdev *fw,
+			 __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
 			 __u8 *hooks, int *nifs)
 {
 	static struct toe_flow_key *keys;
@@ -297,12 +314,12 @@ static bool walk_batched(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
 		return false;
 	for (;;) {
 		cnt = FWD_WALK_BATCH;
-		err = bpf_map_lookup_batch(D->m.fwd, first ? NULL : &in, &out,
+		err = bpf_map_lookup_batch(fw->m->fwd, first ? NULL : &in, &out,
 					   keys, vals, &cnt, &o);
 		if (err && errno != ENOENT)
 			return !first; /* EINVAL/ENOTSUPP at once: by entry */
 		for (i = 0; i < cnt; i++)
-			walk_add(n, &vals[i], ifs, hooks, nifs);
+			walk_add(fw, n, &vals[i], ifs, hooks, nifs);
 		if (err) /* ENOENT: the map's end */
 			return true;
 		in = out;
@@ -310,7 +327,7 @@ static bool walk_batched(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
 	}
 }
 
-void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
+void fwd_open_count(struct fwdev *fw, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	__u32 ifs[64];
@@ -320,13 +337,13 @@ void fwd_open_count(__u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
 
 	memset(n, 0,
 	       sizeof(__u32) * TOE_MAX_DEVS * TOE_FH__MAX * TOE_FWD_OPEN__N);
-	if (D->m.fwd < 0 || walk_batched(n, ifs, hooks, &nifs))
+	if (fw->m->fwd < 0 || walk_batched(fw, n, ifs, hooks, &nifs))
 		return;
-	while (bpf_map_get_next_key(D->m.fwd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(fw->m->fwd, prev, &next) == 0) {
 		k = next;
 		prev = &k;
-		if (bpf_map_lookup_elem(D->m.fwd, &k, &v) == 0)
-			walk_add(n, &v, ifs, hooks, &nifs);
+		if (bpf_map_lookup_elem(fw->m->fwd, &k, &v) == 0)
+			walk_add(fw, n, &v, ifs, hooks, &nifs);
 	}
 }
 
@@ -352,8 +369,6 @@ struct trk {
 	__u32 dev, fwd_if[2];
 	__u64 netns;
 };
-static struct trk *trk;
-static __u32 trk_used, trk_gone;
 
 static __u32 trk_hash(const struct toe_flow_key *k)
 {
@@ -367,15 +382,16 @@ static __u32 trk_hash(const struct toe_flow_key *k)
 }
 
 /* The slot of k, or (add) a free one for it; NULL if none. */
-static struct trk *trk_find(const struct toe_flow_key *k, bool add)
+static struct trk *trk_find(struct fwdev *fw, const struct toe_flow_key *k,
+			    bool add)
 {
 	struct trk *tomb = NULL;
 	__u32 i, h = trk_hash(k);
 
-	if (!trk)
+	if (!fw->trk)
 		return NULL;
 	for (i = 0; i < FWD_TRACK_MAX; i++) {
-		struct trk *t = &trk[(h + i) & (FWD_TRACK_MAX - 1)];
+		struct trk *t = &fw->trk[(h + i) & (FWD_TRACK_MAX - 1)];
 
 		if (t->st == TRK_FREE)
 			return add ? (tomb ? tomb : t) : NULL;
@@ -389,59 +405,59 @@ static struct trk *trk_find(const struct toe_flow_key *k, bool add)
 	return add ? tomb : NULL;
 }
 
-static void trk_drop(struct trk *t)
+static void trk_drop(struct fwdev *fw, struct trk *t)
 {
 	t->st = TRK_GONE;
-	trk_used--;
-	trk_gone++;
+	fw->trk_used--;
+	fw->trk_gone++;
 }
 
 /* Every used slot again into a clean table (the tombstones go). */
-static void trk_sweep(void)
+static void trk_sweep(struct fwdev *fw)
 {
-	struct trk *old = trk;
+	struct trk *old = fw->trk;
 	__u32 i;
 
-	trk = calloc(FWD_TRACK_MAX, sizeof(*trk));
-	if (!trk) {
-		trk = old;
+	fw->trk = calloc(FWD_TRACK_MAX, sizeof(*fw->trk));
+	if (!fw->trk) {
+		fw->trk = old;
 		return;
 	}
-	trk_used = trk_gone = 0;
+	fw->trk_used = fw->trk_gone = 0;
 	for (i = 0; i < FWD_TRACK_MAX; i++) {
 		struct trk *t;
 
 		if (old[i].st != TRK_USED)
 			continue;
-		t = trk_find(&old[i].k, true);
+		t = trk_find(fw, &old[i].k, true);
 		*t = old[i];
-		trk_used++;
+		fw->trk_used++;
 	}
 	free(old);
 }
 
 /* A forward-path event read off the ring (or toed's own): tracking. */
-void fwd_track(const struct toe_event *e)
+void fwd_track(struct fwdev *fw, const struct toe_event *e)
 {
 	struct toe_flow_key k = e->key;
 	struct trk *t;
 
 	k.netns = 0; /* the toe_fwd key (fwd_event adds the namespace) */
-	if (!trk && e->type == TOE_EV_FWD_ADMITTED)
-		trk = calloc(FWD_TRACK_MAX, sizeof(*trk));
-	t = trk_find(&k, e->type == TOE_EV_FWD_ADMITTED);
+	if (!fw->trk && e->type == TOE_EV_FWD_ADMITTED)
+		fw->trk = calloc(FWD_TRACK_MAX, sizeof(*fw->trk));
+	t = trk_find(fw, &k, e->type == TOE_EV_FWD_ADMITTED);
 	if (!t)
 		return;
 	if (e->type == TOE_EV_FWD_ENDED) {
 		if (t->st == TRK_USED)
-			trk_drop(t);
+			trk_drop(fw, t);
 		return;
 	}
 	if (e->type != TOE_EV_FWD_ADMITTED || t->st == TRK_USED ||
-	    trk_used >= FWD_TRACK_MAX / 2)
+	    fw->trk_used >= FWD_TRACK_MAX / 2)
 		return;
 	if (t->st == TRK_GONE)
-		trk_gone--;
+		fw->trk_gone--;
 	t->k = k;
 	t->st = TRK_USED;
 	t->hook = e->hook;
@@ -450,32 +466,37 @@ void fwd_track(const struct toe_event *e)
 	t->fwd_if[0] = e->fwd_if[0];
 	t->fwd_if[1] = e->fwd_if[1];
 	t->netns = e->key.netns;
-	trk_used++;
+	fw->trk_used++;
 }
 
-/* The timer's check: tracked flows gone from toe_fwd without fwd_ended. */
-void fwd_evict_check(void)
+/*
+ * Whether the tracked flows are worth a look: the tracking of another
+ * datapath's toe_fwd (loaded again or unloaded since) dropped first.
+ */
+static bool evict_ready(struct fwdev *fw)
 {
-	static __u64 reloads;
+	if (fw->trk && fw->trk_reloads != fw->dp->reloads + fw->dp->unloads) {
+		/* another datapath's toe_fwd: what was tracked is not in it */
+		free(fw->trk);
+		fw->trk = NULL;
+		fw->trk_used = fw->trk_gone = 0;
+	}
+	fw->trk_reloads = fw->dp->reloads + fw->dp->unloads;
+	return fw->trk && fw->m->fwd >= 0 && fw->dp->loaded;
+}
+
+/* The tracked flows gone from toe_fwd without fwd_ended: evicted. */
+static void evict_scan(struct fwdev *fw)
+{
 	struct toe_event e;
 	struct toe_fwd v;
 	__u32 i;
 
-	if (trk && reloads != D->dp.reloads + D->dp.unloads) {
-		/* another datapath's toe_fwd: what was tracked is not in it */
-		free(trk);
-		trk = NULL;
-		trk_used = trk_gone = 0;
-	}
-	reloads = D->dp.reloads + D->dp.unloads;
-	if (!trk || D->m.fwd < 0 || !D->dp.loaded)
-		return;
-	events_consume(); /* a FIN's event before its entry's absence */
 	for (i = 0; i < FWD_TRACK_MAX; i++) {
-		struct trk *t = &trk[i];
+		struct trk *t = &fw->trk[i];
 
 		if (t->st != TRK_USED ||
-		    bpf_map_lookup_elem(D->m.fwd, &t->k, &v) == 0)
+		    bpf_map_lookup_elem(fw->m->fwd, &t->k, &v) == 0)
 			continue;
 		memset(&e, 0, sizeof(e));
 		e.type = TOE_EV_FWD_ENDED;
@@ -487,10 +508,51 @@ void fwd_evict_check(void)
 		e.dev = t->dev;
 		e.fwd_if[0] = t->fwd_if[0];
 		e.fwd_if[1] = t->fwd_if[1]; /* its counters went with it: 0 */
-		D->fwd_evicted[t->hook & 1]++;
-		trk_drop(t);
-		fwd_event_show(&e, false);
+		fw->fwd_evicted[t->hook & 1]++;
+		trk_drop(fw, t);
+		fwd_event_show(fw, &e, false);
 	}
-	if (trk_gone > FWD_TRACK_MAX / 2)
-		trk_sweep();
+	if (fw->trk_gone > FWD_TRACK_MAX / 2)
+		trk_sweep(fw);
+}
+
+/* The timer's check: tracked flows gone from toe_fwd without fwd_ended. */
+void fwd_evict_check(struct toed *d)
+{
+	if (!evict_ready(&d->fwd))
+		return;
+	events_consume(&d->evs); /* a FIN's event before its entry's absence */
+	evict_scan(&d->fwd);
+}
+
+/* The forward path admitted a flow (events.c's table): conntrack kept true (ct.c). */
+void fwd_on_admitted(struct toed *d, const struct toe_event *e)
+{
+	fwd_event_show(&d->fwd, e, ct_admitted(nft_fwd_path(), e));
+	fwd_track(&d->fwd, e); /* evictions */
+}
+
+/* It gave one back to the stack, or ended its fast path (events.c's table). */
+void fwd_on_returned(struct toed *d, const struct toe_event *e)
+{
+	fwd_track(&d->fwd, e);
+	fwd_event_show(&d->fwd, e, false);
+}
+
+void fwd_init(struct fwdev *fw, struct toe_maps *m, const struct toed_dp *dp,
+	      struct mon_set *mon)
+{
+	memset(fw, 0, sizeof(*fw));
+	fw->m = m;
+	fw->dp = dp;
+	fw->mon = mon;
+	fw->fwd_rl.what = "forward path events";
+}
+
+/* fw's tracking let go (toed stops). */
+void fwd_exit(struct fwdev *fw)
+{
+	free(fw->trk);
+	fw->trk = NULL;
+	fw->trk_used = fw->trk_gone = 0;
 }

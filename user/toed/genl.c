@@ -17,10 +17,15 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_tid.h"
 #include "genl.h"
 #include "lib/nlmsg.h"
 #include "lib/err.h"
 #include "lib/pinned.h"
+#include "lib/clock.h"
 
 #define RECV_BUF (64 * 1024) /* events */
 #define REQ_TIMEOUT_S 5
@@ -273,11 +278,8 @@ static void put_tuple(struct toe_nlmsg *r, const struct toe_flow_key *k)
 /* A request that may change the module's TIDs goes out: counted, timed. */
 static void changed(struct toe_genl *g)
 {
-	struct timespec ts;
-
 	g->changes++;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	g->changed_ns = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	g->changed_ns = toe_now_ns();
 }
 
 /* TID_ALLOC; bind: of reserved TID *tid, else a new one. */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_flows.h"
 #include "opentoe_genl.h"
 
 /* A device of the module, as DEV_GET reports it. */

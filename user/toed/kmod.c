@@ -10,8 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_tid.h"
 #include "devices.h"
-#include "toed.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "events.h"
+#include "genl.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 /*
  * The TIDs toed holds in the kernel module for its offloaded flows, by
@@ -63,34 +75,35 @@ static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
 	return a->netns == b->netns && tuple_eq(a, b);
 }
 
-static struct tident **tid_slot(const struct toe_flow_key *k)
+static struct tident **tid_slot(struct kmod *km, const struct toe_flow_key *k)
 {
 	struct tident **p;
 
-	if (!D->tid_nb)
+	if (!km->tid_nb)
 		return NULL;
-	for (p = &D->tids[key_hash(k) & (D->tid_nb - 1)]; *p; p = &(*p)->next)
+	for (p = &km->tids[key_hash(k) & (km->tid_nb - 1)]; *p; p = &(*p)->next)
 		if (key_eq(&(*p)->k, k))
 			break;
 	return p;
 }
 
-static struct tident *tid_find(const struct toe_flow_key *k)
+static struct tident *tid_find(struct kmod *km, const struct toe_flow_key *k)
 {
-	struct tident **p = tid_slot(k);
+	struct tident **p = tid_slot(km, k);
 
 	return p ? *p : NULL;
 }
 
 /* The entry of a module TID (its dump's tuple, netns 0), in any namespace. */
-static struct tident *tid_of_tuple(const struct toe_flow_key *k, __u32 mdev,
+static struct tident *tid_of_tuple(struct kmod *km,
+				   const struct toe_flow_key *k, __u32 mdev,
 				   __u32 tid)
 {
 	struct tident *t;
 
-	if (!D->tid_nb)
+	if (!km->tid_nb)
 		return NULL;
-	for (t = D->tids[key_hash(k) & (D->tid_nb - 1)]; t; t = t->next)
+	for (t = km->tids[key_hash(k) & (km->tid_nb - 1)]; t; t = t->next)
 		if (tuple_eq(&t->k, k) && !t->refused && t->mdev == mdev &&
 		    t->tid == tid)
 			return t;
@@ -99,36 +112,35 @@ static struct tident *tid_of_tuple(const struct toe_flow_key *k, __u32 mdev,
 
 long long tid_of(const struct toe_flow_key *k, void *ctx)
 {
-	struct tident *t = tid_find(k);
+	struct tident *t = tid_find(ctx, k); /* ctx: the struct kmod */
 
-	(void)ctx;
 	return t && !t->refused ? (long long)t->tid : -1;
 }
 
-static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
-		   __u32 l2t, bool refused)
+static int tid_add(struct kmod *km, const struct toe_flow_key *k, __u32 mdev,
+		   __u32 tid, __u32 l2t, bool refused)
 {
 	struct tident *t, **p;
 	size_t i;
 
-	if (D->tid_n + 1 > D->tid_nb * 2) {
-		size_t nb = D->tid_nb ? D->tid_nb * 2 : 1024;
+	if (km->tid_n + 1 > km->tid_nb * 2) {
+		size_t nb = km->tid_nb ? km->tid_nb * 2 : 1024;
 		struct tident **b = calloc(nb, sizeof(*b));
 
 		if (!b)
 			return -1;
-		for (i = 0; i < D->tid_nb; i++) {
-			while ((t = D->tids[i])) {
-				D->tids[i] = t->next;
+		for (i = 0; i < km->tid_nb; i++) {
+			while ((t = km->tids[i])) {
+				km->tids[i] = t->next;
 				t->next = b[key_hash(&t->k) & (nb - 1)];
 				b[key_hash(&t->k) & (nb - 1)] = t;
 			}
 		}
-		free(D->tids);
-		D->tids = b;
-		D->tid_nb = nb;
+		free(km->tids);
+		km->tids = b;
+		km->tid_nb = nb;
 	}
-	p = tid_slot(k);
+	p = tid_slot(km, k);
 	t = *p;
 	if (!t) {
 		t = calloc(1, sizeof(*t));
@@ -136,7 +148,7 @@ static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
 			return -1;
 		t->k = *k;
 		*p = t;
-		D->tid_n++;
+		km->tid_n++;
 	}
 	t->mdev = mdev;
 	t->tid = tid;
@@ -146,16 +158,16 @@ static int tid_add(const struct toe_flow_key *k, __u32 mdev, __u32 tid,
 	return 0;
 }
 
-static void tid_del(const struct toe_flow_key *k)
+static void tid_del(struct kmod *km, const struct toe_flow_key *k)
 {
-	struct tident **p = tid_slot(k), *t;
+	struct tident **p = tid_slot(km, k), *t;
 
-	D->tid_settled_ns = toe_now_ns(); /* bound: one fewer */
+	km->tid_settled_ns = toe_now_ns(); /* bound: one fewer */
 	if (!p || !(t = *p))
 		return;
 	*p = t->next;
 	free(t);
-	D->tid_n--;
+	km->tid_n--;
 }
 
 /*
@@ -173,49 +185,49 @@ struct unbound {
 	struct toe_flow_key k;
 	__u32 dev, tid; /* toe_devs index, the module's TID */
 };
-static struct unbound *ub;
-static size_t ub_n, ub_cap;
 
-static void unbound_add(const struct toe_flow_key *k, __u32 dev, __u32 tid)
+static void unbound_add(struct kmod *km, const struct toe_flow_key *k,
+			__u32 dev, __u32 tid)
 {
-	if (ub_n == ub_cap) {
-		size_t cap = ub_cap ? 2 * ub_cap : 16;
-		void *p = realloc(ub, cap * sizeof(*ub));
+	if (km->ub_n == km->ub_cap) {
+		size_t cap = km->ub_cap ? 2 * km->ub_cap : 16;
+		void *p = realloc(km->ub, cap * sizeof(*km->ub));
 
 		if (!p) {
 			/* its close finds no record: the next reconcile frees it */
 			logm(LOG_ERR, "out of memory for a closed flow's TID");
 			return;
 		}
-		ub = p;
-		ub_cap = cap;
+		km->ub = p;
+		km->ub_cap = cap;
 	}
-	ub[ub_n].k = *k;
-	ub[ub_n].dev = dev;
-	ub[ub_n].tid = tid;
-	ub_n++;
+	km->ub[km->ub_n].k = *k;
+	km->ub[km->ub_n].dev = dev;
+	km->ub[km->ub_n].tid = tid;
+	km->ub_n++;
 }
 
 /* Whether toed holds such a record of TID tid of toe_devs index dev. */
-static bool unbound_has(__u32 dev, __u32 tid)
+static bool unbound_has(struct kmod *km, __u32 dev, __u32 tid)
 {
 	size_t i;
 
-	for (i = 0; i < ub_n; i++)
-		if (ub[i].dev == dev && ub[i].tid == tid)
+	for (i = 0; i < km->ub_n; i++)
+		if (km->ub[i].dev == dev && km->ub[i].tid == tid)
 			return true;
 	return false;
 }
 
 /* The record of a closed flow's unbound TID, taken (true) if there is one. */
-static bool unbound_take(const struct toe_flow_key *k, __u32 dev, __u32 tid)
+static bool unbound_take(struct kmod *km, const struct toe_flow_key *k,
+			 __u32 dev, __u32 tid)
 {
 	size_t i;
 
-	for (i = 0; i < ub_n; i++)
-		if (ub[i].dev == dev && ub[i].tid == tid &&
-		    key_eq(&ub[i].k, k)) {
-			ub[i] = ub[--ub_n];
+	for (i = 0; i < km->ub_n; i++)
+		if (km->ub[i].dev == dev && km->ub[i].tid == tid &&
+		    key_eq(&km->ub[i].k, k)) {
+			km->ub[i] = km->ub[--km->ub_n];
 			return true;
 		}
 	return false;
@@ -229,129 +241,126 @@ static bool unbound_take(const struct toe_flow_key *k, __u32 dev, __u32 tid)
  * binding it now would bind a TID freed, or back in the pool.  Emitted
  * after, it is of a new connection (the TID reserved again since).
  */
-static __u32 (*disp)[2];
-static size_t disp_n, disp_cap;
-static __u64 disp_ns;
 
-static void disposed_add(__u32 dev, __u32 tid)
+static void disposed_add(struct kmod *km, __u32 dev, __u32 tid)
 {
-	if (disp_n == disp_cap) {
-		size_t cap = disp_cap ? 2 * disp_cap : 64;
-		void *p = realloc(disp, cap * sizeof(*disp));
+	if (km->disp_n == km->disp_cap) {
+		size_t cap = km->disp_cap ? 2 * km->disp_cap : 64;
+		void *p = realloc(km->disp, cap * sizeof(*km->disp));
 
 		if (!p) {
 			logm(LOG_ERR, "out of memory for a reconciled TID");
 			return;
 		}
-		disp = p;
-		disp_cap = cap;
+		km->disp = p;
+		km->disp_cap = cap;
 	}
-	disp[disp_n][0] = dev;
-	disp[disp_n][1] = tid;
-	disp_n++;
+	km->disp[km->disp_n][0] = dev;
+	km->disp[km->disp_n][1] = tid;
+	km->disp_n++;
 }
 
 /* An event with a TID emitted before the last reconcile dealt with that TID. */
-static bool disposed(const struct toe_event *e)
+static bool disposed(struct kmod *km, const struct toe_event *e)
 {
 	size_t i;
 
-	if (e->ts_ns >= disp_ns)
+	if (e->ts_ns >= km->disp_ns)
 		return false;
-	for (i = 0; i < disp_n; i++)
-		if (disp[i][0] == e->dev && disp[i][1] == e->tid)
+	for (i = 0; i < km->disp_n; i++)
+		if (km->disp[i][0] == e->dev && km->disp[i][1] == e->tid)
 			return true;
 	return false;
 }
 
 /* The module went away (its TIDs with it), or toed stops: forget them all. */
-void tid_clear(void)
+void tid_clear(struct kmod *km)
 {
 	struct tident *t;
 	size_t i;
 
-	ub_n = 0;
+	km->ub_n = 0;
 
-	for (i = 0; i < D->tid_nb; i++) {
-		while ((t = D->tids[i])) {
-			D->tids[i] = t->next;
+	for (i = 0; i < km->tid_nb; i++) {
+		while ((t = km->tids[i])) {
+			km->tids[i] = t->next;
 			free(t);
 		}
 	}
-	free(D->tids);
-	D->tids = NULL;
-	D->tid_nb = D->tid_n = 0;
+	free(km->tids);
+	km->tids = NULL;
+	km->tid_nb = km->tid_n = 0;
 }
 
-__u32 tids_held(__u32 mdev)
+__u32 tids_held(struct kmod *km, __u32 mdev)
 {
 	struct tident *t;
 	__u32 n = 0;
 	size_t i;
 
-	for (i = 0; i < D->tid_nb; i++)
-		for (t = D->tids[i]; t; t = t->next)
+	for (i = 0; i < km->tid_nb; i++)
+		for (t = km->tids[i]; t; t = t->next)
 			n += t->mdev == mdev && !t->refused;
 	return n;
 }
 
-size_t tids_held_all(void)
+size_t tids_held_all(struct kmod *km)
 {
 	struct tident *t;
 	size_t i, n = 0;
 
-	for (i = 0; i < D->tid_nb; i++)
-		for (t = D->tids[i]; t; t = t->next)
+	for (i = 0; i < km->tid_nb; i++)
+		for (t = km->tids[i]; t; t = t->next)
 			n += !t->refused;
 	return n;
 }
 
 /* Read the module's devices again; false (and none) if it cannot be asked. */
-bool kmod_read_devs(void)
+bool kmod_read_devs(struct kmod *km)
 {
 	char err[512];
 	int ret;
 
-	D->nkdevs = 0;
-	if (!toe_genl_up(&D->gl))
+	km->nkdevs = 0;
+	if (!toe_genl_up(km->gl))
 		return false;
-	ret = toe_genl_devs(&D->gl, D->kdevs, TOE_MAX_DEVS, &D->nkdevs, err,
+	ret = toe_genl_devs(km->gl, km->kdevs, TOE_MAX_DEVS, &km->nkdevs, err,
 			    sizeof(err));
 	if (ret) {
 		/* ENOENT: the family is being unregistered; its event follows. */
 		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
-		D->nkdevs = 0;
+		km->nkdevs = 0;
 		return false;
 	}
 	return true;
 }
 
 /* After an apply: which toe_devs index is which device of the module. */
-void kmod_map_refresh(void)
+void kmod_map_refresh(struct kmod *km)
 {
 	const struct toe_genl_dev *k;
 	struct toe_dev v;
 	__u32 i;
 
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		D->kmod_idx[i] = 0;
-		if (bpf_map_lookup_elem(D->m.devs, &i, &v) ||
+		km->kmod_idx[i] = 0;
+		if (bpf_map_lookup_elem(km->m->devs, &i, &v) ||
 		    (v.flags & (TOE_DEVF_KMOD | TOE_DEVF_PRESENT)) !=
 			    (TOE_DEVF_KMOD | TOE_DEVF_PRESENT))
 			continue;
-		k = kdev_by_name(D->kdevs, D->nkdevs, v.name);
+		k = kdev_by_name(km->kdevs, km->nkdevs, v.name);
 		if (k && k->tom[0])
-			D->kmod_idx[i] = k->index;
+			km->kmod_idx[i] = k->index;
 	}
 }
 
 /* The toe_devs index of a module device, or TOE_DEV_NONE. */
-__u32 kmod_toe_index(__u32 mdev)
+__u32 kmod_toe_index(struct kmod *km, __u32 mdev)
 {
 	__u32 i;
 
 	for (i = 0; i < TOE_MAX_DEVS; i++)
-		if (D->kmod_idx[i] == mdev)
+		if (km->kmod_idx[i] == mdev)
 			return i;
 	return TOE_DEV_NONE;
 }
@@ -368,14 +377,14 @@ static const char *refusal_hint(int ret)
 		       "";
 }
 
-static void count_refusal(int ret)
+static void count_refusal(struct kmod *km, int ret)
 {
 	if (ret == -ENOSPC)
-		D->kst.alloc_nospc++;
+		km->kst.alloc_nospc++;
 	else if (ret == -ENETUNREACH)
-		D->kst.alloc_unreach++;
+		km->kst.alloc_unreach++;
 	else
-		D->kst.alloc_failed++;
+		km->kst.alloc_failed++;
 }
 
 /*
@@ -385,24 +394,24 @@ static void count_refusal(int ret)
  * goes back in the pool; unless the connection closed first, whose
  * flow_closed then gives the TID back.  0, or the module's -errno.
  */
-static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
-			  __u32 tid)
+static int bind_or_demote(struct kmod *km, const struct toe_flow_key *k,
+			  __u64 cookie, __u32 dev, __u32 tid)
 {
 	char err[512], l[64], r[64];
-	__u32 mdev = D->kmod_idx[dev], l2t;
+	__u32 mdev = km->kmod_idx[dev], l2t;
 	bool demoted;
 	int ret;
 
-	ret = mdev ? toe_genl_tid_bind(&D->gl, mdev, k, tid, &l2t, err,
+	ret = mdev ? toe_genl_tid_bind(km->gl, mdev, k, tid, &l2t, err,
 				       sizeof(err)) :
 		     -ENODEV;
 	if (!ret) {
-		if (tid_add(k, mdev, tid, l2t, false)) {
+		if (tid_add(km, k, mdev, tid, l2t, false)) {
 			logm(LOG_ERR, "out of memory for the TID table");
 			ret = -ENOMEM;
 		} else {
-			D->kst.alloc++;
-			acct_settle(dev); /* in flight no more: bound */
+			km->kst.alloc++;
+			acct_settle(km, dev); /* in flight no more: bound */
 			logm(LOG_DEBUG, "TID %u (L2T %u) on module device %u",
 			     tid, l2t, mdev);
 			return 0;
@@ -411,8 +420,8 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	if (ret == -ENODEV)
 		snprintf(err, sizeof(err),
 			 "device %u is no longer the module's", dev);
-	count_refusal(ret);
-	D->kst.bind_refused++;
+	count_refusal(km, ret);
+	km->kst.bind_refused++;
 	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
 	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
 	logm_rl(LOG_WARN,
@@ -425,19 +434,19 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
 	 * leaves; a reconcile if that event is lost): put in the pool as
 	 * well, it would be booked twice.
 	 */
-	demoted = pool_demote(cookie, dev, tid,
+	demoted = pool_demote(km, cookie, dev, tid,
 			      ret == -ENOENT || ret == -ENODEV ? TOE_R_NODEV :
 								 TOE_R_MODULE);
 	if (demoted)
-		acct_settle(dev); /* in flight no more: toed's again */
+		acct_settle(km, dev); /* in flight no more: toed's again */
 	else
-		unbound_add(k, dev, tid);
+		unbound_add(km, k, dev, tid);
 	if (ret == -ENOMEM && demoted) {
-		if (toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err)))
-			D->kst.free_failed++;
+		if (toe_genl_tid_free(km->gl, mdev, tid, err, sizeof(err)))
+			km->kst.free_failed++;
 	} else if (ret != -ENOENT && ret != -ENODEV && ret != -ENOMEM &&
 		   demoted) {
-		pool_put(dev, tid); /* still reserved: for the next flow */
+		pool_put(km, dev, tid); /* still reserved: for the next flow */
 	}
 	return ret;
 }
@@ -447,23 +456,23 @@ static int bind_or_demote(const struct toe_flow_key *k, __u64 cookie, __u32 dev,
  * took from the pool: bound in the module, or demoted (e becomes the
  * flow_refused event the monitors see instead).  The pool is topped up.
  */
-bool kmod_offload(struct toe_event *e)
+static bool kmod_offload(struct kmod *km, struct toe_event *e)
 {
 	int ret;
 
-	if (tid_find(&e->key) || e->tid == TOE_TID_NONE)
+	if (tid_find(km, &e->key) || e->tid == TOE_TID_NONE)
 		return true; /* held already (a replayed event), or no pool */
-	if (disposed(e)) {
+	if (disposed(km, e)) {
 		/* the flow's record says what the reconcile made of it */
-		D->kst.stale++;
+		km->kst.stale++;
 		logm(LOG_DEBUG,
 		     "TID %u: offloaded before a reconcile that dealt with it: not bound",
 		     e->tid);
 		return true;
 	}
-	D->tid_event_ns = e->ts_ns;
-	ret = bind_or_demote(&e->key, e->cookie, e->dev, e->tid);
-	pool_fill(e->dev);
+	km->tid_event_ns = e->ts_ns;
+	ret = bind_or_demote(km, &e->key, e->cookie, e->dev, e->tid);
+	pool_fill(km, e->dev);
 	if (!ret)
 		return true;
 	e->type = TOE_EV_FLOW_REFUSED;
@@ -475,14 +484,14 @@ bool kmod_offload(struct toe_event *e)
 }
 
 /* A flow closed: its TID back to the module, and the pool topped up. */
-void kmod_close(const struct toe_event *e)
+static void kmod_close(struct kmod *km, const struct toe_event *e)
 {
-	struct tident *t = tid_find(&e->key);
+	struct tident *t = tid_find(km, &e->key);
 	char err[512];
 	__u32 mdev;
 
 	if (e->tid != TOE_TID_NONE)
-		D->tid_event_ns = e->ts_ns;
+		km->tid_event_ns = e->ts_ns;
 	if (!t && e->tid != TOE_TID_NONE && e->dev < TOE_MAX_DEVS) {
 		/*
 		 * Never bound.  Without toed's record (unbound_add) a reconcile
@@ -490,40 +499,40 @@ void kmod_close(const struct toe_event *e)
 		 * reserved still, unless its device went (and took it along);
 		 * settled either way.
 		 */
-		if (!unbound_take(&e->key, e->dev, e->tid)) {
-			D->kst.stale++;
+		if (!unbound_take(km, &e->key, e->dev, e->tid)) {
+			km->kst.stale++;
 			logm(LOG_DEBUG,
 			     "TID %u of a closed flow: a reconcile settles it, not its close",
 			     e->tid);
 			return;
 		}
-		acct_settle(e->dev);
-		mdev = D->kmod_idx[e->dev];
+		acct_settle(km, e->dev);
+		mdev = km->kmod_idx[e->dev];
 		if (!mdev)
 			return;
-		if (!toe_genl_tid_free(&D->gl, mdev, e->tid, err, sizeof(err)))
-			D->kst.unreserved++;
-		pool_fill(e->dev);
+		if (!toe_genl_tid_free(km->gl, mdev, e->tid, err, sizeof(err)))
+			km->kst.unreserved++;
+		pool_fill(km, e->dev);
 		return;
 	}
 	if (!t)
 		return;
 	if (t->refused) {
-		tid_del(&e->key);
+		tid_del(km, &e->key);
 		return;
 	}
 	mdev = t->mdev;
-	if (toe_genl_tid_free(&D->gl, t->mdev, t->tid, err, sizeof(err))) {
-		D->kst.free_failed++;
+	if (toe_genl_tid_free(km->gl, t->mdev, t->tid, err, sizeof(err))) {
+		km->kst.free_failed++;
 		logm(LOG_WARN, "%s", err);
 	} else {
-		D->kst.freed++;
+		km->kst.freed++;
 		logm(LOG_DEBUG, "TID %u on module device %u freed", t->tid,
 		     t->mdev);
 	}
-	tid_del(&e->key);
-	pool_fill(kmod_toe_index(mdev));
-	pool_refill_soon(); /* when the device has released it */
+	tid_del(km, &e->key);
+	pool_fill(km, kmod_toe_index(km, mdev));
+	pool_refill_soon(km); /* when the device has released it */
 }
 
 /* The TIDs live connections took (toe_tid_held), read once. */
@@ -534,16 +543,16 @@ struct held {
 	bool bound; /* toed held it bound when read (settled: not in flight) */
 };
 
-static int held_read(struct held **out)
+static int held_read(struct kmod *km, struct held **out)
 {
 	struct held *v = NULL;
 	__u64 k, next, *prev = NULL;
 	int n = 0, cap = 0;
 
 	*out = NULL;
-	if (D->m.tid_held < 0)
+	if (km->m->tid_held < 0)
 		return 0;
-	while (bpf_map_get_next_key(D->m.tid_held, prev, &next) == 0) {
+	while (bpf_map_get_next_key(km->m->tid_held, prev, &next) == 0) {
 		k = next;
 		prev = &k;
 		if (n == cap) {
@@ -556,22 +565,23 @@ static int held_read(struct held **out)
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].cookie = k;
-		if (bpf_map_lookup_elem(D->m.tid_held, &k, &v[n].h))
+		if (bpf_map_lookup_elem(km->m->tid_held, &k, &v[n].h))
 			continue;
-		v[n].bound = tid_of(&v[n].h.key, NULL) >= 0;
+		v[n].bound = tid_of(&v[n].h.key, km) >= 0;
 		n++;
 	}
 	*out = v;
 	return n;
 }
 
-static struct held *held_of(struct held *hv, int nh, __u32 mdev, __u32 tid)
+static struct held *held_of(struct kmod *km, struct held *hv, int nh,
+			    __u32 mdev, __u32 tid)
 {
 	int i;
 
 	for (i = 0; i < nh; i++)
 		if (hv[i].h.dev < TOE_MAX_DEVS &&
-		    D->kmod_idx[hv[i].h.dev] == mdev && hv[i].h.tid == tid)
+		    km->kmod_idx[hv[i].h.dev] == mdev && hv[i].h.tid == tid)
 			return &hv[i];
 	return NULL;
 }
@@ -585,9 +595,9 @@ static struct held *held_of(struct held *hv, int nh, __u32 mdev, __u32 tid)
  * the one it popped, its toe_tid_held entry not yet written), unless a
  * closed connection's record says whose it was (unbound_add).
  */
-static void reconcile_held(const struct toe_genl_tid *tl, int n,
-			   struct held *hv, int nh, __u32 (*pv)[2], int np,
-			   const bool *busy)
+static void reconcile_held(struct kmod *km, const struct toe_genl_tid *tl,
+			   int n, struct held *hv, int nh, __u32 (*pv)[2],
+			   int np, const bool *busy)
 {
 	struct tident *t;
 	struct held *h;
@@ -597,29 +607,29 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 	for (i = 0; i < n; i++) {
 		if (!(tl[i].state & OPENTOE_TID_F_HOST))
 			continue; /* the host let go; the device has yet to */
-		h = held_of(hv, nh, tl[i].dev, tl[i].tid);
+		h = held_of(km, hv, nh, tl[i].dev, tl[i].tid);
 		if (h)
 			h->known = true;
 		if (tl[i].state & OPENTOE_TID_F_RESERVED) {
-			__u32 dev = kmod_toe_index(tl[i].dev);
+			__u32 dev = kmod_toe_index(km, tl[i].dev);
 
 			for (j = 0; j < np; j++)
 				if (pv[j][0] == dev && pv[j][1] == tl[i].tid)
 					break;
 			if (j < np) {
-				pool_put(dev, tl[i].tid);
+				pool_put(km, dev, tl[i].tid);
 				pv[j][0] = TOE_DEV_NONE; /* put back */
 				continue;
 			}
 			if (h)
 				continue; /* bound below */
 			if (dev < TOE_MAX_DEVS && busy[dev] &&
-			    !unbound_has(dev, tl[i].tid)) {
-				kmod_retry_soon(); /* looked at again then */
+			    !unbound_has(km, dev, tl[i].tid)) {
+				kmod_retry_soon(km); /* looked at again then */
 				continue;
 			}
 		} else {
-			t = tid_of_tuple(&tl[i].key, tl[i].dev, tl[i].tid);
+			t = tid_of_tuple(km, &tl[i].key, tl[i].dev, tl[i].tid);
 			/*
 			 * Held by toed, its connection gone (no toe_tid_held:
 			 * the datapath deletes it at close) and its flow_closed
@@ -630,22 +640,22 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
 				continue;
 			}
 			if (!t && h &&
-			    !tid_add(&h->h.key, tl[i].dev, tl[i].tid, tl[i].l2t,
-				     false)) {
-				D->kst.adopted++;
+			    !tid_add(km, &h->h.key, tl[i].dev, tl[i].tid,
+				     tl[i].l2t, false)) {
+				km->kst.adopted++;
 				continue;
 			}
 		}
 		/* no connection holds it: give it back */
 		if (tl[i].state & OPENTOE_TID_F_RESERVED) /* taken, closed */
-			acct_settle(kmod_toe_index(tl[i].dev));
-		disposed_add(kmod_toe_index(tl[i].dev), tl[i].tid);
-		if (toe_genl_tid_free(&D->gl, tl[i].dev, tl[i].tid, err,
+			acct_settle(km, kmod_toe_index(km, tl[i].dev));
+		disposed_add(km, kmod_toe_index(km, tl[i].dev), tl[i].tid);
+		if (toe_genl_tid_free(km->gl, tl[i].dev, tl[i].tid, err,
 				      sizeof(err))) {
-			D->kst.free_failed++;
+			km->kst.free_failed++;
 			logm(LOG_WARN, "%s", err);
 		} else {
-			D->kst.orphans++;
+			km->kst.orphans++;
 			logm(LOG_INFO,
 			     "freed TID %u on module device %u: no offloaded flow holds it",
 			     tl[i].tid, tl[i].dev);
@@ -658,52 +668,53 @@ static void reconcile_held(const struct toe_genl_tid *tl, int n,
  * closed): reconcile_held gave back and settled those the module still
  * has reserved; the rest went with their device, settled here.
  */
-static void unbound_settle(const struct toe_genl_tid *tl, int n)
+static void unbound_settle(struct kmod *km, const struct toe_genl_tid *tl,
+			   int n)
 {
 	size_t i;
 	int j;
 
-	for (i = 0; i < ub_n; i++) {
+	for (i = 0; i < km->ub_n; i++) {
 		for (j = 0; j < n; j++)
 			if ((tl[j].state & OPENTOE_TID_F_HOST) &&
 			    (tl[j].state & OPENTOE_TID_F_RESERVED) &&
-			    kmod_toe_index(tl[j].dev) == ub[i].dev &&
-			    tl[j].tid == ub[i].tid)
+			    kmod_toe_index(km, tl[j].dev) == km->ub[i].dev &&
+			    tl[j].tid == km->ub[i].tid)
 				break;
 		if (j == n)
-			acct_settle(ub[i].dev);
+			acct_settle(km, km->ub[i].dev);
 	}
-	ub_n = 0;
+	km->ub_n = 0;
 }
 
 /* In the last TID_GET dump; a refusal: its flow still in toe_flows. */
-static bool tid_current(const struct tident *t)
+static bool tid_current(struct kmod *km, const struct tident *t)
 {
 	struct toe_flow f;
 
 	if (t->refused)
-		return bpf_map_lookup_elem(D->m.flows, &t->k, &f) == 0;
+		return bpf_map_lookup_elem(km->m->flows, &t->k, &f) == 0;
 	return t->seen;
 }
 
 /* Forget held TIDs the module dropped (its device went), closed refusals. */
-static void forget_unseen(void)
+static void forget_unseen(struct kmod *km)
 {
 	struct tident *t, **pp;
 	size_t b;
 
-	for (b = 0; b < D->tid_nb; b++) {
-		pp = &D->tids[b];
+	for (b = 0; b < km->tid_nb; b++) {
+		pp = &km->tids[b];
 		while ((t = *pp)) {
-			if (tid_current(t)) {
+			if (tid_current(km, t)) {
 				pp = &t->next;
 				continue;
 			}
 			*pp = t->next;
-			D->kst.lost += !t->refused;
-			D->tid_settled_ns = toe_now_ns();
+			km->kst.lost += !t->refused;
+			km->tid_settled_ns = toe_now_ns();
 			free(t);
-			D->tid_n--;
+			km->tid_n--;
 		}
 	}
 }
@@ -713,36 +724,36 @@ static void forget_unseen(void)
  * away, or their event lost): bound now, or demoted; those whose TID the
  * module no longer has (its device went) are demoted.
  */
-static void bind_missing(struct held *hv, int nh)
+static void bind_missing(struct kmod *km, struct held *hv, int nh)
 {
 	int i;
 
 	for (i = 0; i < nh; i++) {
 		struct toe_tid_held *h = &hv[i].h;
 
-		if (tid_find(&h->key))
+		if (tid_find(km, &h->key))
 			continue;
 		if (!hv[i].known || h->dev >= TOE_MAX_DEVS ||
-		    !D->kmod_idx[h->dev]) {
+		    !km->kmod_idx[h->dev]) {
 			char l[64], r[64];
 
 			toe_endpoint_str(h->key.family, h->key.laddr,
 					 h->key.lport, l, sizeof(l));
 			toe_endpoint_str(h->key.family, h->key.raddr,
 					 h->key.rport, r, sizeof(r));
-			disposed_add(h->dev, h->tid);
-			if (!pool_demote(hv[i].cookie, h->dev, h->tid,
+			disposed_add(km, h->dev, h->tid);
+			if (!pool_demote(km, hv[i].cookie, h->dev, h->tid,
 					 TOE_R_NODEV))
 				continue;
 			if (!hv[i].bound) /* in flight until now */
-				acct_settle(h->dev);
+				acct_settle(km, h->dev);
 			logm(LOG_INFO,
 			     "flow %s -> %s: its TID %u went with its module device: demoted to the host",
 			     l, r, h->tid);
 			continue;
 		}
-		if (bind_or_demote(&h->key, hv[i].cookie, h->dev, h->tid))
-			disposed_add(h->dev, h->tid);
+		if (bind_or_demote(km, &h->key, hv[i].cookie, h->dev, h->tid))
+			disposed_add(km, h->dev, h->tid);
 	}
 }
 
@@ -753,52 +764,51 @@ static void bind_missing(struct held *hv, int nh)
  */
 #define RETRY_MS 20
 #define RETRY_MAX_MS 100
-static bool retry_wanted;
-static __u64 retry_at_ns;
-static unsigned int retry_ms;
 
-void kmod_retry_soon(void)
+void kmod_retry_soon(struct kmod *km)
 {
-	retry_wanted = true;
+	km->retry_wanted = true;
 }
 
 /* At the end of a reconcile: again later, or not. */
-static void retry_plan(void)
+static void retry_plan(struct kmod *km)
 {
-	if (!retry_wanted) {
-		retry_ms = 0;
-		retry_at_ns = 0;
+	if (!km->retry_wanted) {
+		km->retry_ms = 0;
+		km->retry_at_ns = 0;
 		return;
 	}
-	retry_wanted = false;
-	retry_ms = !retry_ms		       ? RETRY_MS :
-		   2 * retry_ms > RETRY_MAX_MS ? RETRY_MAX_MS :
-						 2 * retry_ms;
-	retry_at_ns = toe_now_ns() + retry_ms * 1000000ULL;
+	km->retry_wanted = false;
+	km->retry_ms = !km->retry_ms		       ? RETRY_MS :
+		       2 * km->retry_ms > RETRY_MAX_MS ? RETRY_MAX_MS :
+							 2 * km->retry_ms;
+	km->retry_at_ns = toe_now_ns() + km->retry_ms * 1000000ULL;
 }
 
 /* After every wake-up of the loop: the reconcile again if it is time. */
-void kmod_retry_tick(void)
+void kmod_retry_tick(struct toed *d)
 {
-	if (!retry_at_ns || toe_now_ns() < retry_at_ns)
+	struct kmod *km = &d->kmod;
+
+	if (!km->retry_at_ns || toe_now_ns() < km->retry_at_ns)
 		return;
-	retry_at_ns = 0;
-	if (!D->dp.loaded || !toe_genl_up(&D->gl))
+	km->retry_at_ns = 0;
+	if (!d->dp.loaded || !toe_genl_up(&d->gl))
 		return;
-	events_consume(); /* every reconcile reads the ring first */
-	kmod_reconcile();
+	events_consume(&d->evs); /* every reconcile reads the ring first */
+	kmod_reconcile(km);
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
-int kmod_retry_timeout_ms(int ms)
+int kmod_retry_timeout_ms(struct kmod *km, int ms)
 {
 	__u64 now = toe_now_ns();
 	int left;
 
-	if (!retry_at_ns)
+	if (!km->retry_at_ns)
 		return ms;
-	left = retry_at_ns > now ?
-		       (int)((retry_at_ns - now + 999999) / 1000000) :
+	left = km->retry_at_ns > now ?
+		       (int)((km->retry_at_ns - now + 999999) / 1000000) :
 		       0;
 	return ms < 0 || ms > left ? left : ms;
 }
@@ -811,7 +821,7 @@ int kmod_retry_timeout_ms(int ms)
  * coming or going): see reconcile_held and bind_missing; with no module,
  * every module flow goes to the host and the pools are emptied.
  */
-void kmod_reconcile(void)
+void kmod_reconcile(struct kmod *km)
 {
 	struct toe_genl_tid *tl = NULL;
 	bool busy[TOE_MAX_DEVS];
@@ -823,103 +833,128 @@ void kmod_reconcile(void)
 	size_t b;
 	__u64 ph[7]; /* when each part began, for the log */
 
-	if (!D->dp.loaded)
+	if (!km->dp->loaded)
 		return;
 	ph[0] = toe_now_ns();
-	np = pool_take(&pv, !D->acct_based); /* server pools: at a start */
+	np = pool_take(km, &pv, !km->acct_based); /* server pools: at a start */
 	if (np < 0) {
-		D->kmod_dirty = true; /* tried again from the loop */
+		km->kmod_dirty = true; /* tried again from the loop */
 		return;
 	}
-	if (!D->acct_based)
-		acct_base(); /* the pools empty: the counts start here */
+	if (!km->acct_based)
+		acct_base(km); /* the pools empty: the counts start here */
 	for (i = 0; i < TOE_MAX_DEVS; i++) /* before toe_tid_held is read */
-		busy[i] = D->kmod_idx[i] && take_in_progress(i, false);
+		busy[i] = km->kmod_idx[i] && take_in_progress(km, i, false);
 	ph[1] = toe_now_ns();
-	nh = held_read(&hv);
+	nh = held_read(km, &hv);
 	ph[2] = toe_now_ns();
-	if (!toe_genl_up(&D->gl)) {
-		bind_missing(hv, nh); /* none known: all demoted */
+	if (!toe_genl_up(km->gl)) {
+		bind_missing(km, hv, nh); /* none known: all demoted */
 		goto out;
 	}
-	ret = toe_genl_tids(&D->gl, 0, &tl, &n, err, sizeof(err));
+	ret = toe_genl_tids(km->gl, 0, &tl, &n, err, sizeof(err));
 	if (ret) {
 		logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
 		while (np--) /* as they were: next time */
-			pool_put(pv[np][0], pv[np][1]);
+			pool_put(km, pv[np][0], pv[np][1]);
 		goto out;
 	}
 	ph[3] = toe_now_ns();
-	for (b = 0; b < D->tid_nb; b++)
-		for (t = D->tids[b]; t; t = t->next)
+	for (b = 0; b < km->tid_nb; b++)
+		for (t = km->tids[b]; t; t = t->next)
 			t->seen = t->refused;
-	disp_n = 0;
-	disp_ns = ~0ULL; /* while it runs: none of its own events is read */
-	reconcile_held(tl, n, hv, nh, pv, np, busy);
-	unbound_settle(tl, n);
+	km->disp_n = 0;
+	km->disp_ns = ~0ULL; /* while it runs: none of its own events is read */
+	reconcile_held(km, tl, n, hv, nh, pv, np, busy);
+	unbound_settle(km, tl, n);
 	free(tl);
 	ph[4] = toe_now_ns();
-	forget_unseen();
-	bind_missing(hv, nh);
-	ph[5] = disp_ns = toe_now_ns(); /* before any TID is reserved again */
-	stid_reconcile();
-	pool_fill_all();
-	pool_refill_soon(); /* what it freed, once the devices release it */
+	forget_unseen(km);
+	bind_missing(km, hv, nh);
+	ph[5] = km->disp_ns =
+		toe_now_ns(); /* before any TID is reserved again */
+	stid_reconcile(km);
+	pool_fill_all(km);
+	pool_refill_soon(km); /* what it freed, once the devices release it */
 	ph[6] = toe_now_ns();
 	logm(LOG_DEBUG,
 	     "TID reconcile, in us: pools %llu (%d TIDs), toe_tid_held %llu (%d), TID_GET %llu (%d), put right %llu + %llu, pools filled %llu",
 	     US(1, 0), np, US(2, 1), nh, US(3, 2), n, US(4, 3), US(5, 4),
 	     US(6, 5));
 out:
-	D->acct_quiet = false;
-	retry_plan();
+	km->acct_quiet = false;
+	retry_plan(km);
 	free(hv);
 	free(pv);
 }
 
-/* The module's devices changed (or the module came or went). */
-void kmod_changed(void)
-{
-	char err[1200];
-
-	if (!D->dp.loaded)
-		return; /* applied when the datapath comes (datapath.c) */
-	kmod_read_devs();
-	if (apply(false, " (the kernel module's devices changed)", err,
-		  sizeof(err)) == 0) {
-		events_consume(); /* every reconcile reads the ring first */
-		kmod_reconcile();
-	}
-}
-
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx)
 {
+	struct kmod *km = ctx;
+
 	(void)g;
-	(void)ctx;
 	switch (ev) {
 	case TOE_GENL_EV_UP:
 		logm(LOG_INFO,
 		     "kernel module loaded: its devices join the configuration's");
-		D->kmod_dirty = true;
+		km->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_DOWN:
 		logm(LOG_INFO,
 		     "kernel module unloaded: configuration devices only");
-		tid_clear();
-		D->acct_based = false; /* bound and in flight: unknown now */
-		D->kmod_dirty = true;
+		tid_clear(km);
+		km->acct_based = false; /* bound and in flight: unknown now */
+		km->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_DEV:
 		logm(LOG_DEBUG, "kernel module: device %u changed", dev);
-		D->kmod_dirty = true;
+		km->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_LOST:
 		logm(LOG_WARN,
 		     "kernel module events lost (receive queue overrun): reading its devices and TIDs again");
-		D->kmod_dirty = true;
+		km->kmod_dirty = true;
 		break;
 	case TOE_GENL_EV_L2T:
 		/* The module keeps its L2T from the kernel's neighbours itself: counted only. */
 		break;
 	}
+}
+
+/*
+ * events.c's table: a flow offloaded, on a device of the module (its TID
+ * bound, or the flow demoted: the event becomes its flow_refused).
+ */
+void kmod_on_offloaded(struct toed *d, struct toe_event *e)
+{
+	if (e->dev < TOE_MAX_DEVS && d->kmod.kmod_idx[e->dev])
+		kmod_offload(&d->kmod, e);
+}
+
+/* events.c's table: a flow closed, its TID read (events.c shows it) first. */
+void kmod_on_closed(struct toed *d, const struct toe_event *e)
+{
+	if (d->kmod.tid_n || e->tid != TOE_TID_NONE)
+		kmod_close(&d->kmod, e);
+}
+
+void kmod_init(struct kmod *km, struct toe_genl *gl, struct toe_maps *m,
+	       const struct toed_dp *dp, struct listen_stats *lst)
+{
+	memset(km, 0, sizeof(*km));
+	km->gl = gl;
+	km->m = m;
+	km->dp = dp;
+	km->lst = lst;
+}
+
+/* toed stops: its copy of the module's TIDs forgotten (the module keeps them). */
+void kmod_exit(struct kmod *km)
+{
+	tid_clear(km);
+	free(km->ub);
+	free(km->disp);
+	km->ub = NULL;
+	km->disp = NULL;
+	km->ub_cap = km->disp_cap = km->disp_n = 0;
 }

@@ -21,7 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "toed.h"
+#include "opentoe_common.h"
+#include "opentoe_flows.h"
+#include "opentoe_events.h"
+#include "opentoe_tid.h"
+#include "tidpool.h"
+#include "listen.h"
+#include "genl.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
 
 /* A listener of toe_listeners on a module device. */
 struct lsn {
@@ -44,12 +53,6 @@ struct lsnmod {
 	bool held; /* the module has it for toed */
 };
 
-static struct lsn *lsn;
-static size_t lsn_n, lsn_cap;
-static struct lsnmod *mods;
-static size_t mods_n, mods_cap;
-static bool reconciling; /* module requests count as reconciled */
-
 static void tuple_of(const struct toe_flow_key *k, struct toe_flow_key *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -69,23 +72,24 @@ static bool key_eq(const struct toe_flow_key *a, const struct toe_flow_key *b)
 	return a->netns == b->netns && tuple_eq(a, b);
 }
 
-static struct lsn *lsn_find(const struct toe_flow_key *k)
+static struct lsn *lsn_find(struct listeners *ls, const struct toe_flow_key *k)
 {
 	size_t i;
 
-	for (i = 0; i < lsn_n; i++)
-		if (key_eq(&lsn[i].k, k))
-			return &lsn[i];
+	for (i = 0; i < ls->lsn_n; i++)
+		if (key_eq(&ls->lsn[i].k, k))
+			return &ls->lsn[i];
 	return NULL;
 }
 
-static struct lsnmod *mod_find(const struct toe_flow_key *k, __u32 mdev)
+static struct lsnmod *mod_find(struct listeners *ls,
+			       const struct toe_flow_key *k, __u32 mdev)
 {
 	size_t i;
 
-	for (i = 0; i < mods_n; i++)
-		if (mods[i].mdev == mdev && tuple_eq(&mods[i].t, k))
-			return &mods[i];
+	for (i = 0; i < ls->mods_n; i++)
+		if (ls->mods[i].mdev == mdev && tuple_eq(&ls->mods[i].t, k))
+			return &ls->mods[i];
 	return NULL;
 }
 
@@ -113,19 +117,20 @@ static void lsn_name(const struct toe_flow_key *k, char *buf, size_t len)
  * the datapath's pool (m->stid; one the module does not hold reserved any
  * more, ENOENT, or none: the module picks one).
  */
-static void mod_start(struct lsnmod *m)
+static void mod_start(struct listeners *ls, struct lsnmod *m)
 {
 	char err[512], l[64];
 	int ret;
 
-	ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t, m->stid, err,
+	ret = toe_genl_listen(ls->gl, true, m->mdev, &m->t, m->stid, err,
 			      sizeof(err));
 	if (ret == -ENOENT && m->stid != TOE_TID_NONE) {
-		ret = toe_genl_listen(&D->gl, true, m->mdev, &m->t,
+		ret = toe_genl_listen(ls->gl, true, m->mdev, &m->t,
 				      TOE_TID_NONE, err, sizeof(err));
 		m->stid = TOE_TID_NONE; /* the module's own pick: unknown */
 	} else if (ret && m->stid != TOE_TID_NONE) {
-		stid_put(m->mdev, m->stid); /* still reserved (EEXIST too) */
+		stid_put(ls->kmod, m->mdev,
+			 m->stid); /* still reserved (EEXIST too) */
 	}
 	lsn_name(&m->t, l, sizeof(l));
 	if (!ret || ret == -EEXIST) {
@@ -133,21 +138,21 @@ static void mod_start(struct lsnmod *m)
 		m->held = true;
 		if (ret)
 			return;
-		D->lst.starts++;
-		D->lst.reconciled += reconciling;
+		ls->lst.starts++;
+		ls->lst.reconciled += ls->reconciling;
 		logm(LOG_DEBUG, "listener %s: a server TID on module device %u",
 		     l, m->mdev);
 		return;
 	}
 	m->held = false;
-	D->lst.failed++;
+	ls->lst.failed++;
 	logm_rl(LOG_WARN,
 		"listener %s: offloaded by the datapath, refused by the kernel module (%s)",
 		l, err);
 }
 
 /* Its server TID back. */
-static void mod_stop(struct lsnmod *m)
+static void mod_stop(struct listeners *ls, struct lsnmod *m)
 {
 	char err[512];
 	int ret;
@@ -155,36 +160,36 @@ static void mod_stop(struct lsnmod *m)
 	if (!m->held)
 		return;
 	m->held = false;
-	ret = toe_genl_listen(&D->gl, false, m->mdev, &m->t, TOE_TID_NONE, err,
+	ret = toe_genl_listen(ls->gl, false, m->mdev, &m->t, TOE_TID_NONE, err,
 			      sizeof(err));
 	if (!ret) {
-		D->lst.stops++;
-		D->lst.reconciled += reconciling;
+		ls->lst.stops++;
+		ls->lst.reconciled += ls->reconciling;
 		logm(LOG_DEBUG,
 		     "listener port %u: server TID on module device %u given back",
 		     m->t.lport, m->mdev);
 	} else if (ret != -ENOENT) { /* ENOENT: the device took it along */
-		D->lst.failed++;
+		ls->lst.failed++;
 		logm(LOG_WARN, "%s", err);
 	}
 }
 
 /* One entry fewer on m: the last one gives the module listener back. */
-static void mod_unref(struct lsnmod *m)
+static void mod_unref(struct listeners *ls, struct lsnmod *m)
 {
 	if (m->refs && --m->refs)
 		return;
-	mod_stop(m);
-	*m = mods[--mods_n];
+	mod_stop(ls, m);
+	*m = ls->mods[--ls->mods_n];
 }
 
-static void lsn_drop(struct lsn *e)
+static void lsn_drop(struct listeners *ls, struct lsn *e)
 {
-	struct lsnmod *m = mod_find(&e->k, e->mdev);
+	struct lsnmod *m = mod_find(ls, &e->k, e->mdev);
 
-	*e = lsn[--lsn_n];
+	*e = ls->lsn[--ls->lsn_n];
 	if (m)
-		mod_unref(m);
+		mod_unref(ls, m);
 }
 
 /*
@@ -192,83 +197,85 @@ static void lsn_drop(struct lsn *e)
  * datapath's pool; ask: the module listener now if it is the first (one
  * sharing an existing module listener gives its server TID back).
  */
-static struct lsn *lsn_add(const struct toe_flow_key *k, __u32 mdev, bool ask,
-			   __u32 stid)
+static struct lsn *lsn_add(struct listeners *ls, const struct toe_flow_key *k,
+			   __u32 mdev, bool ask, __u32 stid)
 {
 	struct toe_flow_key t;
 	struct lsnmod *m;
-	struct lsn *e = lsn_find(k);
+	struct lsn *e = lsn_find(ls, k);
 	void *p;
 
 	if (e && e->mdev == mdev)
 		return e; /* already known: a replayed event, or reconciled */
 	if (e)
-		lsn_drop(e); /* policy moved it to another device */
+		lsn_drop(ls, e); /* policy moved it to another device */
 	tuple_of(k, &t);
-	m = mod_find(&t, mdev);
+	m = mod_find(ls, &t, mdev);
 	if (!m) {
-		p = grow(mods, &mods_cap, mods_n, sizeof(*mods));
+		p = grow(ls->mods, &ls->mods_cap, ls->mods_n,
+			 sizeof(*ls->mods));
 		if (!p)
 			goto nomem;
-		mods = p;
-		m = &mods[mods_n++];
+		ls->mods = p;
+		m = &ls->mods[ls->mods_n++];
 		memset(m, 0, sizeof(*m));
 		m->t = t;
 		m->mdev = mdev;
 		m->stid = stid;
 	} else if (ask && stid != TOE_TID_NONE) {
-		stid_put(mdev, stid); /* m's is shared */
+		stid_put(ls->kmod, mdev, stid); /* m's is shared */
 	}
-	p = grow(lsn, &lsn_cap, lsn_n, sizeof(*lsn));
+	p = grow(ls->lsn, &ls->lsn_cap, ls->lsn_n, sizeof(*ls->lsn));
 	if (!p) {
 		if (!m->refs)
-			*m = mods[--mods_n];
+			*m = ls->mods[--ls->mods_n];
 		goto nomem;
 	}
-	lsn = p;
-	e = &lsn[lsn_n++];
+	ls->lsn = p;
+	e = &ls->lsn[ls->lsn_n++];
 	e->k = *k;
 	e->mdev = mdev;
 	e->seen = true;
 	e->rec_stid = TOE_TID_NONE;
-	if (m->refs++ == 0 && ask && toe_genl_up(&D->gl))
-		mod_start(m);
+	if (m->refs++ == 0 && ask && toe_genl_up(ls->gl))
+		mod_start(ls, m);
 	return e;
 nomem:
-	D->lst.failed++;
+	ls->lst.failed++;
 	logm(LOG_ERR, "out of memory for the listener table");
 	return NULL;
 }
 
 /* Whether toe_listeners still has k (a sibling SO_REUSEPORT socket). */
-static bool still_listening(const struct toe_flow_key *k)
+static bool still_listening(struct listeners *ls, const struct toe_flow_key *k)
 {
 	struct toe_listen v;
 
-	return D->m.listeners >= 0 &&
-	       bpf_map_lookup_elem(D->m.listeners, k, &v) == 0;
+	return ls->m->listeners >= 0 &&
+	       bpf_map_lookup_elem(ls->m->listeners, k, &v) == 0;
 }
 
 /*
  * The module did not take the listener of e (its device refused it): out
  * of toe_listeners, so that its accepted connections take no TID either.
  */
-static void lsn_refused(const struct toe_event *e, __u32 mdev)
+static void lsn_refused(struct listeners *ls, const struct toe_event *e,
+			__u32 mdev)
 {
-	struct lsn *l = lsn_find(&e->key);
+	struct lsn *l = lsn_find(ls, &e->key);
 	struct toe_flow_key t;
 	struct toe_listen v;
 	struct lsnmod *m;
 
 	tuple_of(&e->key, &t);
-	m = mod_find(&t, mdev);
-	if (!l || !m || m->held || !toe_genl_up(&D->gl))
+	m = mod_find(ls, &t, mdev);
+	if (!l || !m || m->held || !toe_genl_up(ls->gl))
 		return;
-	if (D->m.listeners >= 0 &&
-	    bpf_map_lookup_elem(D->m.listeners, &e->key, &v) == 0 &&
+	if (ls->m->listeners >= 0 &&
+	    bpf_map_lookup_elem(ls->m->listeners, &e->key, &v) == 0 &&
 	    v.stid == e->tid)
-		bpf_map_delete_elem(D->m.listeners, &e->key);
-	lsn_drop(l);
+		bpf_map_delete_elem(ls->m->listeners, &e->key);
+	lsn_drop(ls, l);
 }
 
 /*
@@ -279,60 +286,69 @@ static void lsn_refused(const struct toe_event *e, __u32 mdev)
  * reserved still, it goes back to the server pool, and the entry gets
  * the module listener's server TID again; toed holds one listener.
  */
-static void lsn_sibling(const struct toe_event *e, __u32 mdev)
+static void lsn_sibling(struct listeners *ls, const struct toe_event *e,
+			__u32 mdev)
 {
-	struct lsnmod *m = mod_find(&e->key, mdev);
+	struct lsnmod *m = mod_find(ls, &e->key, mdev);
 	struct toe_listen v;
 
 	if (!m || e->tid == TOE_TID_NONE || e->tid == m->stid)
 		return; /* none of its own, or the one the module has */
-	stid_put(mdev, e->tid);
-	D->lst.siblings++;
-	if (m->stid != TOE_TID_NONE && D->m.listeners >= 0 &&
-	    bpf_map_lookup_elem(D->m.listeners, &e->key, &v) == 0 &&
+	stid_put(ls->kmod, mdev, e->tid);
+	ls->lst.siblings++;
+	if (m->stid != TOE_TID_NONE && ls->m->listeners >= 0 &&
+	    bpf_map_lookup_elem(ls->m->listeners, &e->key, &v) == 0 &&
 	    v.stid == e->tid) {
 		v.stid = m->stid;
-		bpf_map_update_elem(D->m.listeners, &e->key, &v, BPF_EXIST);
+		bpf_map_update_elem(ls->m->listeners, &e->key, &v, BPF_EXIST);
 	}
 	logm(LOG_DEBUG,
 	     "listener port %u: a sibling's server TID %u back in the server pool",
 	     e->key.lport, e->tid);
 }
 
-void listen_event(const struct toe_event *e)
+static void lsn_event(struct listeners *ls, const struct toe_event *e)
 {
 	struct lsn *l;
 	__u32 mdev;
 
 	if (e->type == TOE_EV_LISTEN_START) {
 		/* its server TID settled: bound, given back, or gone */
-		l = lsn_find(&e->key);
+		l = lsn_find(ls, &e->key);
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
 		    e->tid != TOE_TID_NONE && !(l && l->rec_stid == e->tid))
-			acct_ssettle(e->dev);
+			acct_ssettle(ls->kmod, e->dev);
 		if (l && l->rec_stid == e->tid)
 			l->rec_stid = TOE_TID_NONE;
 		if (e->decision == TOE_ACT_OFFLOAD && e->dev < TOE_MAX_DEVS &&
-		    D->kmod_idx[e->dev]) {
-			mdev = D->kmod_idx[e->dev];
+		    ls->kmod->kmod_idx[e->dev]) {
+			mdev = ls->kmod->kmod_idx[e->dev];
 			if (l && l->mdev == mdev)
-				lsn_sibling(e, mdev);
-			else if (lsn_add(&e->key, mdev, true, e->tid))
-				lsn_refused(e, mdev);
-			pool_fill(e->dev); /* its server pool topped up */
+				lsn_sibling(ls, e, mdev);
+			else if (lsn_add(ls, &e->key, mdev, true, e->tid))
+				lsn_refused(ls, e, mdev);
+			pool_fill(ls->kmod,
+				  e->dev); /* its server pool topped up */
 		}
 		return;
 	}
-	l = lsn_find(&e->key);
-	if (l && !still_listening(&e->key)) {
-		lsn_drop(l);
-		if (e->dev < TOE_MAX_DEVS && D->kmod_idx[e->dev])
-			pool_fill(e->dev); /* the module freed its server TID */
+	l = lsn_find(ls, &e->key);
+	if (l && !still_listening(ls, &e->key)) {
+		lsn_drop(ls, l);
+		if (e->dev < TOE_MAX_DEVS && ls->kmod->kmod_idx[e->dev])
+			pool_fill(ls->kmod,
+				  e->dev); /* the module freed its server TID */
 	}
 }
 
+/* The event table's (evtypes.c): a listener's start or stop. */
+void listen_event(struct toed *d, const struct toe_event *e)
+{
+	lsn_event(&d->lis, e);
+}
+
 /* toe_listeners' entries on a module device into the table (seen). */
-static int read_map(void)
+static int read_map(struct listeners *ls)
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	struct toe_listen v;
@@ -340,73 +356,73 @@ static int read_map(void)
 	bool known;
 	size_t i;
 
-	for (i = 0; i < lsn_n; i++)
-		lsn[i].seen = false;
-	if (D->m.listeners < 0)
+	for (i = 0; i < ls->lsn_n; i++)
+		ls->lsn[i].seen = false;
+	if (ls->m->listeners < 0)
 		return 0; /* a datapath without it: no listener is offloaded */
-	while (bpf_map_get_next_key(D->m.listeners, prev, &next) == 0) {
+	while (bpf_map_get_next_key(ls->m->listeners, prev, &next) == 0) {
 		k = next;
 		prev = &k;
-		if (bpf_map_lookup_elem(D->m.listeners, &k, &v) ||
-		    v.dev >= TOE_MAX_DEVS || !D->kmod_idx[v.dev])
+		if (bpf_map_lookup_elem(ls->m->listeners, &k, &v) ||
+		    v.dev >= TOE_MAX_DEVS || !ls->kmod->kmod_idx[v.dev])
 			continue;
-		e = lsn_find(&k);
-		known = e && e->mdev == D->kmod_idx[v.dev];
-		e = lsn_add(&k, D->kmod_idx[v.dev], false, v.stid);
+		e = lsn_find(ls, &k);
+		known = e && e->mdev == ls->kmod->kmod_idx[v.dev];
+		e = lsn_add(ls, &k, ls->kmod->kmod_idx[v.dev], false, v.stid);
 		if (!e)
 			return -1;
 		e->seen = true;
 		if (!known && v.stid != TOE_TID_NONE) {
 			/* its event unread or lost: settled here, once */
 			e->rec_stid = v.stid;
-			acct_ssettle(v.dev);
+			acct_ssettle(ls->kmod, v.dev);
 		}
 	}
 	return 0;
 }
 
-void listen_reconcile(void)
+void listen_reconcile(struct listeners *ls)
 {
 	struct toe_genl_listener *ml = NULL;
 	char err[512];
 	int n = 0, i, ret;
 	size_t j;
 
-	if (!D->dp.loaded)
+	if (!ls->dp->loaded)
 		return;
-	if (!toe_genl_up(&D->gl)) {
+	if (!toe_genl_up(ls->gl)) {
 		/* the module went, its listeners with it */
-		for (j = 0; j < mods_n; j++)
-			mods[j].held = false;
+		for (j = 0; j < ls->mods_n; j++)
+			ls->mods[j].held = false;
 	} else {
-		ret = toe_genl_listeners(&D->gl, 0, false, &ml, &n, err,
+		ret = toe_genl_listeners(ls->gl, 0, false, &ml, &n, err,
 					 sizeof(err));
 		if (ret) {
 			logm(ret == -ENOENT ? LOG_DEBUG : LOG_ERR, "%s", err);
 			return;
 		}
 	}
-	reconciling = true;
-	if (read_map() == 0) {
+	ls->reconciling = true;
+	if (read_map(ls) == 0) {
 		/* listeners gone while toed was away (or no longer on the module) */
-		for (j = 0; j < lsn_n;) {
-			if (lsn[j].seen) {
+		for (j = 0; j < ls->lsn_n;) {
+			if (ls->lsn[j].seen) {
 				j++;
 				continue;
 			}
-			lsn_drop(&lsn[j]);
+			lsn_drop(ls, &ls->lsn[j]);
 		}
 	}
 	/* the module has them (adopted), or they are started */
-	for (j = 0; j < mods_n; j++) {
-		struct lsnmod *m = &mods[j];
+	for (j = 0; j < ls->mods_n; j++) {
+		struct lsnmod *m = &ls->mods[j];
 
 		for (i = 0; i < n; i++)
 			if (ml[i].dev == m->mdev && tuple_eq(&ml[i].key, &m->t))
 				break;
 		m->held = i < n;
-		if (!m->held && toe_genl_up(&D->gl))
-			mod_start(m);
+		if (!m->held && toe_genl_up(ls->gl))
+			mod_start(ls, m);
 	}
 	/* module listeners no entry backs: stopped */
 	for (i = 0; i < n; i++) {
@@ -414,38 +430,48 @@ void listen_reconcile(void)
 				      .mdev = ml[i].dev,
 				      .held = true };
 
-		if (!mod_find(&ml[i].key, ml[i].dev))
-			mod_stop(&tmp);
+		if (!mod_find(ls, &ml[i].key, ml[i].dev))
+			mod_stop(ls, &tmp);
 	}
-	reconciling = false;
+	ls->reconciling = false;
 	free(ml);
 }
 
 /* toed stops: its tables go; the module keeps the listeners for the next. */
-void listen_clear(void)
+void listen_exit(struct listeners *ls)
 {
-	free(lsn);
-	free(mods);
-	lsn = NULL;
-	mods = NULL;
-	lsn_n = lsn_cap = mods_n = mods_cap = 0;
+	free(ls->lsn);
+	free(ls->mods);
+	ls->lsn = NULL;
+	ls->mods = NULL;
+	ls->lsn_n = ls->lsn_cap = ls->mods_n = ls->mods_cap = 0;
 }
 
-__u32 listeners_held(__u32 mdev)
+__u32 listeners_held(struct listeners *ls, __u32 mdev)
 {
 	__u32 n = 0;
 	size_t i;
 
-	for (i = 0; i < mods_n; i++)
-		n += mods[i].mdev == mdev && mods[i].held;
+	for (i = 0; i < ls->mods_n; i++)
+		n += ls->mods[i].mdev == mdev && ls->mods[i].held;
 	return n;
 }
 
-size_t listeners_held_all(void)
+size_t listeners_held_all(struct listeners *ls)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < mods_n; i++)
-		n += mods[i].held;
+	for (i = 0; i < ls->mods_n; i++)
+		n += ls->mods[i].held;
 	return n;
+}
+
+void listen_init(struct listeners *ls, struct toe_genl *gl, struct toe_maps *m,
+		 const struct toed_dp *dp, struct kmod *kmod)
+{
+	memset(ls, 0, sizeof(*ls));
+	ls->gl = gl;
+	ls->m = m;
+	ls->dp = dp;
+	ls->kmod = kmod;
 }

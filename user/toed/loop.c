@@ -30,7 +30,27 @@
 #include "lib/netns.h"
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
-#include "toed.h"
+#include "lib/clock.h"
+#include "lib/rundir.h"
+#include "opentoe_common.h"
+#include "ep.h"
+#include "loop.h"
+#include "apply.h"
+#include "ctl.h"
+#include "datapath.h"
+#include "fwdev.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "listen.h"
+#include "events.h"
+#include "mon.h"
+#include "reconcile.h"
+#include "metrics.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "neigh.h"
+#include "state.h"
 #include "nft.h"
 
 #define LOCK_NAME "toed.lock"
@@ -39,20 +59,20 @@
  * The datapath's daemon lock, for toed's life: a second toed on the same
  * pin folder is refused, whatever its run folder.
  */
-static int take_dp_lock(void)
+static int take_dp_lock(struct toed *d)
 {
 	char err[1200], who[600];
 	const char *by;
 
-	snprintf(who, sizeof(who), "toed, run folder %.500s", D->run_dir);
-	D->lockfd = toe_dplock_take(D->pin_dir, TOE_LOCK_DAEMON, who, 0, err,
+	snprintf(who, sizeof(who), "toed, run folder %.500s", d->run_dir);
+	d->lockfd = toe_dplock_take(d->pin_dir, TOE_LOCK_DAEMON, who, 0, err,
 				    sizeof(err));
-	if (D->lockfd >= 0)
+	if (d->lockfd >= 0)
 		return 0;
 	by = strstr(err, " is locked by ");
 	if (by)
 		toe_err("another toed is running (%s) on datapath %s", by + 14,
-			D->pin_dir);
+			d->pin_dir);
 	else
 		toe_err("%s", err);
 	return -1;
@@ -60,72 +80,24 @@ static int take_dp_lock(void)
 
 /*
  * The run folder's own lock (two toeds of two datapaths must not share a
- * socket), never through a symbolic link.
+ * socket), then the control socket in it.
  */
-static int take_run_lock(void)
+static int take_run_lock(struct toed *d)
 {
-	char path[4096], pid[32];
-	int fd, n;
-
-	toe_join(path, sizeof(path), D->run_dir, LOCK_NAME);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		toe_err("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) :
-					   -1;
-		if (n > 0) {
-			pid[n] = 0;
-			pid[strcspn(pid, "\n")] = 0;
-		}
-		toe_err("another toed is running (pid %s; lock %s held)",
-			n > 0 ? pid : "?", path);
-		close(fd);
-		return -1;
-	}
-	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
-		toe_err("warning: cannot write the pid into %s", path);
-	D->runlockfd = fd;
-	return 0;
+	d->runlockfd = toe_rundir_lock(d->run_dir, LOCK_NAME);
+	return d->runlockfd < 0 ? -1 : 0;
 }
 
-static int open_listen(void)
+static int open_listen(struct toed *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	mode_t old;
 	int fd;
 
-	if (snprintf(D->sock_path, sizeof(D->sock_path), "%s/%s", D->run_dir,
-		     TOE_CTL_SOCK) >= (int)sizeof(D->sock_path)) {
-		toe_err("run folder %s: path too long for a unix socket",
-			D->run_dir);
-		return -1;
-	}
-	memcpy(sa.sun_path, D->sock_path, sizeof(sa.sun_path));
-	if (lstat(D->sock_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-		toe_err("%s exists and is not a socket: refused", D->sock_path);
-		return -1;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = toe_rundir_listen(d->run_dir, TOE_CTL_SOCK, d->sock_path,
+			       sizeof(d->sock_path));
 	if (fd < 0)
 		return -1;
-	unlink(D->sock_path); /* a stale one: we hold the lock */
-	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 256)) {
-		umask(old);
-		toe_err("cannot listen on %s: %s", D->sock_path,
-			strerror(errno));
-		close(fd);
-		return -1;
-	}
-	umask(old);
-	chmod(D->sock_path, 0600);
-	D->lsock = fd;
-	return ep_add(fd, SRC_LISTEN);
+	d->lsock = fd;
+	return ep_add(d->epfd, fd, SRC_LISTEN);
 }
 
 /* systemd Type=notify, without libsystemd. */
@@ -150,19 +122,11 @@ static void sd_ready(void)
 	close(fd);
 }
 
-int ep_add(int fd, enum src s)
-{
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u64 = (__u64)s << 32 };
-
-	return epoll_ctl(D->epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
 /*
  * Root, the locks (held until toed exits), the run folder: made 0700, or
  * refused if it is a link, someone else's or writable by others.
  */
-static int preflight(void)
+static int preflight(struct toed *d)
 {
 	char err[1200];
 
@@ -170,40 +134,43 @@ static int preflight(void)
 		toe_err("must be run as root");
 		return -1;
 	}
-	if (toe_secure_dir(D->run_dir, err, sizeof(err))) {
+	if (toe_secure_dir(d->run_dir, err, sizeof(err))) {
 		toe_err("run folder: %s", err);
 		return -1;
 	}
-	return take_dp_lock() || take_run_lock() ? -1 : 0;
+	return take_dp_lock(d) || take_run_lock(d) ? -1 : 0;
 }
 
 /*
  * Signals into a signalfd, the 2 s timer, one epoll set for every source
  * (first: toed_teardown counts on it).
  */
-static int start_loop(void)
+static int start_loop(struct toed *d)
 {
 	struct itimerspec its = { .it_interval.tv_sec = 2,
 				  .it_value.tv_sec = 2 };
 	sigset_t mask;
 
 	/* before nft_open: the lease names the namespace whose routes toed follows */
-	D->netns_ino = toe_netns_ino();
-	D->netns_cookie = toe_netns_cookie();
+	d->netns_ino = toe_netns_ino();
+	d->netns_cookie = toe_netns_cookie();
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	D->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	D->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	D->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (D->sigfd < 0 || D->tfd < 0 || D->epfd < 0 ||
-	    timerfd_settime(D->tfd, 0, &its, NULL) ||
-	    ep_add(D->sigfd, SRC_SIGNAL) || ep_add(D->tfd, SRC_TIMER) ||
-	    (nft_open(D->pin_dir, toe_netns_cookie()) >= 0 &&
-	     ep_add(nft_fd(), SRC_NFT))) {
+	d->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d->evs.evt = &toed_ev_table;
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	mon_init(&d->mon, d->epfd);
+	if (d->sigfd < 0 || d->tfd < 0 || d->epfd < 0 ||
+	    timerfd_settime(d->tfd, 0, &its, NULL) ||
+	    ep_add(d->epfd, d->sigfd, SRC_SIGNAL) ||
+	    ep_add(d->epfd, d->tfd, SRC_TIMER) ||
+	    (nft_open(d->pin_dir, toe_netns_cookie()) >= 0 &&
+	     ep_add(d->epfd, nft_fd(), SRC_NFT))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -214,63 +181,62 @@ static int start_loop(void)
  * The configuration, the kernel module, rtnetlink, the datapath (if it is
  * there: else toed waits for it), the control socket.
  */
-static int start_sources(void)
+static int start_sources(struct toed *d)
 {
-	struct timespec rt;
 	char err[1200];
 
-	D->start_ns = toe_now_ns();
-	clock_gettime(CLOCK_REALTIME, &rt);
-	D->start_unix_ns = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
-	if (config_load(err, sizeof(err))) {
+	d->start_ns = toe_now_ns();
+	d->start_unix_ns = toe_unix_ns();
+	if (config_load(&d->ap, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;
 	}
 	/* The kernel module: optional.  Without it toed runs as it always did. */
-	if (toe_genl_open(&D->gl, err, sizeof(err)))
+	if (toe_genl_open(&d->gl, err, sizeof(err)))
 		logm(LOG_WARN, "%s: the kernel module's devices are not used",
 		     err);
 	else
-		D->gl_open = true;
-	if (D->gl_open && !toe_genl_up(&D->gl))
+		d->gl_open = true;
+	if (d->gl_open && !toe_genl_up(&d->gl))
 		logm(LOG_INFO,
 		     "kernel module not loaded: configuration devices only");
-	D->nl.neigh_cb = on_neigh;
-	D->nl.link_cb = on_link;
-	D->nl.route_cb = on_route;
-	if (toe_nl_open(&D->nl, -1, -1, D->rcvbuf, err, sizeof(err))) {
+	d->nl.ctx = d;
+	d->nl.neigh_cb = on_neigh;
+	d->nl.link_cb = on_link;
+	d->nl.route_cb = nft_on_route;
+	if (toe_nl_open(&d->nl, -1, -1, d->rcvbuf, err, sizeof(err))) {
 		toe_err("%s", err);
 		return -1;
 	}
-	if (ep_add(D->nl.ev_fd, SRC_NETLINK) ||
-	    (D->gl_open && ep_add(D->gl.ev_fd, SRC_GENL))) {
+	if (ep_add(d->epfd, d->nl.ev_fd, SRC_NETLINK) ||
+	    (d->gl_open && ep_add(d->epfd, d->gl.ev_fd, SRC_GENL))) {
 		toe_err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
 	/* the first apply, and adopting the TIDs a previous toed held */
-	if (!dp_check()) {
+	if (!dp_check(d)) {
 		logm(LOG_WARN,
 		     "opentoe is not loaded at %s: waiting for it (toe-loader load)",
-		     D->pin_dir);
-		retrack(true);
+		     d->pin_dir);
+		retrack(d, true);
 	}
-	if (toe_genl_up(&D->gl))
-		logm(LOG_INFO, "kernel module loaded: %d device%s", D->nkdevs,
-		     D->nkdevs == 1 ? "" : "s");
-	return open_listen() || metrics_open() ? -1 : 0;
+	if (toe_genl_up(&d->gl))
+		logm(LOG_INFO, "kernel module loaded: %d device%s",
+		     d->kmod.nkdevs, d->kmod.nkdevs == 1 ? "" : "s");
+	return open_listen(d) || metrics_open(d) ? -1 : 0;
 }
 
 /* SIGHUP reloads; SIGTERM and SIGINT stop toed.  True: stop. */
-static bool on_signals(void)
+static bool on_signals(struct toed *d)
 {
 	struct signalfd_siginfo si;
 	char err[1200];
 	bool stop = false;
 
-	while (read(D->sigfd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			logm(LOG_INFO, "SIGHUP: reloading %s", D->config);
-			do_apply(err, sizeof(err));
+			logm(LOG_INFO, "SIGHUP: reloading %s", d->config);
+			do_apply(d, err, sizeof(err));
 		} else {
 			logm(LOG_INFO,
 			     "signal %d: stopping (the datapath keeps running)",
@@ -282,65 +248,66 @@ static bool on_signals(void)
 }
 
 /* One ready source.  True: stop. */
-static bool dispatch(const struct epoll_event *ev)
+static bool dispatch(struct toed *d, const struct epoll_event *ev)
 {
 	char err[1200];
 	__u64 ticks;
 
 	switch ((enum src)(ev->data.u64 >> 32)) {
 	case SRC_SIGNAL:
-		return on_signals();
+		return on_signals(d);
 	case SRC_NETLINK:
-		if (toe_nl_process(&D->nl, err, sizeof(err)))
+		if (toe_nl_process(&d->nl, err, sizeof(err)))
 			logm(LOG_ERR, "%s", err);
-		if (D->retrack)
-			retrack(false);
+		if (d->retrack)
+			retrack(d, false);
 		break;
 	case SRC_RING:
-		events_consume();
-		reconcile_soon(); /* events lost on the way? */
+		events_consume(&d->evs);
+		reconcile_soon(&d->rcl); /* events lost on the way? */
 		break;
 	case SRC_LISTEN:
-		ctl_accept();
+		ctl_accept(&d->ctl);
 		break;
 	case SRC_CLIENT:
-		ctl_event(ev->data.u64 & 0xffffffff, ev->events);
+		ctl_event(d, ev->data.u64 & 0xffffffff, ev->events);
 		break;
 	case SRC_TIMER:
-		if (read(D->tfd, &ticks, sizeof(ticks)) < 0)
+		if (read(d->tfd, &ticks, sizeof(ticks)) < 0)
 			break;
-		dp_check(); /* reloaded or unloaded under toed? */
-		if (D->kmod_dirty)
-			kmod_changed(); /* an apply that failed: again */
-		else if (D->dp.loaded && toe_genl_up(&D->gl))
-			pool_fill_all(); /* TIDs a device released late */
-		retrack(false);
-		fwd_evict_check(); /* toe_fwd's evictions (fwdev.c) */
+		dp_check(d); /* reloaded or unloaded under toed? */
+		if (d->kmod.kmod_dirty)
+			kmod_changed(d); /* an apply that failed: again */
+		else if (d->dp.loaded && toe_genl_up(&d->gl))
+			pool_fill_all(
+				&d->kmod); /* TIDs a device released late */
+		retrack(d, false);
+		fwd_evict_check(d); /* toe_fwd's evictions (fwdev.c) */
 		log_rl_flush(); /* what a rate-limited log held back */
 		break;
 	case SRC_NFT:
-		nft_process();
+		nft_process(&d->fwd);
 		break;
 	case SRC_GENL:
-		if (toe_genl_process(&D->gl, on_genl, NULL))
+		if (toe_genl_process(&d->gl, on_genl, &d->kmod))
 			logm(LOG_ERR, "kernel module events: %s",
 			     strerror(errno));
-		if (D->kmod_dirty)
-			kmod_changed();
-		if (D->retrack)
-			retrack(false);
+		if (d->kmod.kmod_dirty)
+			kmod_changed(d);
+		if (d->retrack)
+			retrack(d, false);
 		break;
 	case SRC_MON:
-		mon_input(ev->data.u64 & 0xffffffff, ev->events);
+		mon_input(&d->mon, ev->data.u64 & 0xffffffff, ev->events);
 		break;
 	case SRC_METRICS:
-		break; /* loop() runs MHD after every wake-up */
+		break; /* loop(d) runs MHD after every wake-up */
 	}
 	return false;
 }
 
 /* Until a signal stops toed (or epoll fails). */
-static void loop(void)
+static void loop(struct toed *d)
 {
 	bool stop = false;
 	int i;
@@ -348,73 +315,78 @@ static void loop(void)
 	while (!stop) {
 		struct epoll_event evs[16];
 		int n = epoll_wait(
-			D->epfd, evs, 16,
+			d->epfd, evs, 16,
 			reconcile_timeout_ms(kmod_retry_timeout_ms(
-				pool_refill_timeout_ms(metrics_timeout_ms(
-					ctl_timeout_ms())))));
+				&d->kmod,
+				pool_refill_timeout_ms(
+					&d->kmod,
+					metrics_timeout_ms(
+						&d->met,
+						ctl_timeout_ms(&d->ctl))))));
 
 		if (n < 0 && errno != EINTR) {
 			toe_err("epoll: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < n; i++)
-			if (dispatch(&evs[i]))
+			if (dispatch(d, &evs[i]))
 				stop = true;
-		ctl_expire();
-		metrics_run();
-		reconcile_tick(); /* events lost: made good */
-		pool_refill_tick(); /* TIDs a device released after a close */
-		kmod_retry_tick(); /* a take was in progress at a reconcile */
+		ctl_expire(&d->ctl);
+		metrics_run(d);
+		reconcile_tick(d); /* events lost: made good */
+		pool_refill_tick(
+			&d->kmod); /* TIDs a device released after a close */
+		kmod_retry_tick(d); /* a take was in progress at a reconcile */
 	}
 }
 
 /*
  * The one teardown, for wherever start-up got to: toed's own state goes;
  * the datapath keeps running, the module keeps its TIDs for the next toed
- * (tid_clear forgets toed's copy only), the lock goes with the process.
+ * (kmod_exit forgets toed's copy only), the lock goes with the process.
  * The pools' TIDs go back to the module: with nobody to bind them, new
  * connections stay on the host until toed is back (a toed killed with
  * SIGKILL leaves them; the next one binds what was taken meanwhile).
  */
-static void toed_teardown(void)
+static void toed_teardown(struct toed *d)
 {
 	__u32 i;
 
-	metrics_close();
-	mon_close_all();
-	ctl_close_all();
+	metrics_close(&d->met);
+	mon_exit(&d->mon);
+	ctl_close_all(&d->ctl);
 	nft_close();
-	if (D->lsock >= 0) {
-		unlink(D->sock_path);
-		close(D->lsock);
+	if (d->lsock >= 0) {
+		unlink(d->sock_path);
+		close(d->lsock);
 	}
-	if (D->dp.loaded && toe_genl_up(&D->gl))
+	if (d->dp.loaded && toe_genl_up(&d->gl))
 		for (i = 0; i < TOE_MAX_DEVS; i++)
-			pool_drain(i);
-	dp_detach();
-	toe_nl_close(&D->nl);
-	if (D->gl_open)
-		toe_genl_close(&D->gl);
-	tid_clear();
-	listen_clear();
-	toe_cfg_free(&D->cfg);
-	free(D->cfg_text);
-	change_unlock();
+			pool_drain(&d->kmod, i);
+	dp_detach(d);
+	toe_nl_close(&d->nl);
+	if (d->gl_open)
+		toe_genl_close(&d->gl);
+	kmod_exit(&d->kmod);
+	listen_exit(&d->lis);
+	fwd_exit(&d->fwd);
+	apply_exit(&d->ap);
+	change_unlock(&d->ap);
 }
 
-int daemon_run(void)
+int daemon_run(struct toed *d)
 {
 	int ret = 1;
 
-	if (preflight())
+	if (preflight(d))
 		return 1;
-	if (start_loop() == 0 && start_sources() == 0) {
+	if (start_loop(d) == 0 && start_sources(d) == 0) {
 		logm(LOG_INFO, "running (pid %d): datapath %s, control %s",
-		     getpid(), D->pin_dir, D->sock_path);
+		     getpid(), d->pin_dir, d->sock_path);
 		sd_ready();
-		loop();
+		loop(d);
 		ret = 0;
 	}
-	toed_teardown();
+	toed_teardown(d);
 	return ret;
 }

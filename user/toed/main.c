@@ -12,9 +12,58 @@
  * no counter and no flow.
  *
  * This file: the options, usage, toed --check and --apply (one shot); the
- * daemon's state (D) is state.c's, its log log.c's, the daemon itself
- * loop.c's.  toed.h
- * says which part owns what.
+ * daemon's state is state.c's, its log log.c's, the daemon itself
+ * loop.c's.  Each part says what it offers in a header of its own name
+ * (ep.h, apply.h, kmod.h...), and each file includes the headers of what
+ * it uses.  The parts:
+ *
+ *   main.c    options, usage, --check / --apply
+ *   state.c   the daemon's one state and its defaults
+ *   log.c     the log: "toed: LEVEL: ..." on stderr, within --log-level
+ *   loop.c    daemon_run: start-up, the epoll loop, the one teardown
+ *   apply.c   applying the configuration (start, SIGHUP, toectl reload,
+ *             the kernel module's devices changing)
+ *   ctl.c     the control socket: clients read and answered without
+ *             blocking, each with a deadline; requests dispatched by a table
+ *   ctl_parse.c  a request's bytes to a command (no I/O: fuzzed)
+ *   datapath.c   which datapath toed serves: noticing a reload or unload
+ *             by the ids behind the pins, and opening it again
+ *   show_state.c  what toectl status, stats, policy and devices show
+ *   show_maps.c   what toectl flows and neigh show, from the maps alone
+ *   config.c  the configuration file's parser (fuzzed)
+ *   policy.c  the configuration into the datapath's maps: devices.c,
+ *             cpumap.c, classify.c; srcrec.c records where it came from
+ *   neigh.c   rtnetlink: the neighbour table mirrored into toe_neigh
+ *   genl.c    the kernel module's generic netlink family
+ *   kmod.c    the kernel module: its devices, the TIDs toed holds there
+ *   listen.c  the server TIDs toed holds there for offloaded listeners
+ *   events.c  ring-buffer events, neighbour and link callbacks, which
+ *             interfaces are mirrored
+ *   evtypes.c who takes each event type (the table events.c hands on by)
+ *   mon.c     the monitor clients (toectl monitor)
+ *   ep.c      the one epoll set loop.c waits on
+ *   nlat.c    the neighbour propagation latency histogram
+ *   fwdev.c   the forward path's flow events and per-reason counters
+ *   metrics.c --metrics: /metrics for Prometheus, served from the loop
+ *   reconcile.c  lost events made good: TIDs and listeners reconciled
+ *   tidpool.c the datapath's TID pools, filled from the kernel module
+ *   attached.c   where opentoe is attached, for toectl status
+ *   capture.c    a killed toectl dump's capture switched off
+ *   nft.c, ct.c  the firewall's warden and conntrack kept true
+ *
+ * toed is one thread.  Its state (state.h's struct toed) is state.c's one
+ * instance, which main takes (D, this file's only) and sets the options
+ * of before anything else runs; no part reads a global.  A part with a
+ * state of its own has it in its header, with its init (and exit), the
+ * kernel's way: mon.h's struct mon_set, kmod.h's struct kmod (kmod.c and
+ * tidpool.c), listen.h's struct listeners, fwdev.h's struct fwdev,
+ * events.h's struct events, ctl.h's struct ctl, metrics.h's struct
+ * metrics, apply.h's struct apply (the policy in force), reconcile.h's
+ * and capture.h's; state.c's toed_state_init
+ * calls the inits, giving each pointers to what it works with of the
+ * rest.  Its functions take that state; what joins several parts (the
+ * loop, an apply, a command, a view, a reconcile, the event table's
+ * handlers) takes struct toed *d and hands each part its own.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,11 +77,22 @@
 #include "lib/json.h"
 #include "lib/dplock.h"
 #include "lib/toe_ctl.h"
+#include "opentoe_common.h"
 #include "devices.h"
-#include "toed.h"
+#include "apply.h"
+#include "config.h"
+#include "genl.h"
+#include "kmod.h"
+#include "log.h"
+#include "loop.h"
+#include "metrics.h"
+#include "state.h"
 #include "nft.h"
 
 #define APPLY_WAIT_MS 10000 /* toed --apply: for a load or another apply */
+
+/* The daemon's state (state.c's), set first thing in main and handed on. */
+static struct toed *D;
 
 static void usage(FILE *f)
 {
@@ -92,7 +152,7 @@ static enum toe_parse_rc parse_value(int c, const char *arg)
 
 	switch (c) {
 	case 'm':
-		if (metrics_parse(arg, err, sizeof(err))) {
+		if (metrics_parse(&D->met, arg, err, sizeof(err))) {
 			toe_err("%s", err);
 			return TOE_PARSE_BAD;
 		}
@@ -214,31 +274,13 @@ static void print_applied_json(const struct toe_apply_stats *st)
 	tj_end(&j);
 }
 
-/* The change lock held, the merged configuration applied and its source recorded. */
-static int apply_locked(struct toe_cfg *merged, const char *text, size_t len,
-			struct toe_apply_stats *st, char *err, size_t errlen)
-{
-	char w[512];
-	int lock, ret;
-
-	lock = toe_dplock_take(D->pin_dir, TOE_LOCK_CHANGE, "toed --apply",
-			       APPLY_WAIT_MS, err, errlen);
-	if (lock < 0)
-		return -1;
-	ret = toe_policy_apply(D->pin_dir, merged, st, err, errlen);
-	if (!ret && toe_policy_src_write(D->pin_dir, st->serial, D->config,
-					 text, len, w, sizeof(w)))
-		fprintf(stderr,
-			"toed: warning: the policy's source is not recorded: %s\n",
-			w);
-	close(lock);
-	return ret;
-}
-
 /* toed --apply: the file, merged with the kernel module's devices, applied once. */
 static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
 		      bool json)
 {
+	struct apply_src src = {
+		.cfg = cfg, .file = D->config, .text = text, .len = len
+	};
 	struct toe_apply_stats st;
 	struct toe_cfg merged;
 	char err[1024];
@@ -251,12 +293,15 @@ static int apply_once(struct toe_cfg *cfg, const char *text, size_t len,
 	/* The kernel module's devices, as the daemon merges them. */
 	if (toe_genl_open(&D->gl, err, sizeof(err)) == 0) {
 		D->gl_open = true;
-		kmod_read_devs();
+		kmod_read_devs(&D->kmod);
 	}
-	kmod_merge(D->kdevs, D->nkdevs, toe_genl_up(&D->gl), cfg, &merged);
+	src.kdevs = D->kmod.kdevs;
+	src.nkdevs = D->kmod.nkdevs;
+	src.kmod_up = toe_genl_up(&D->gl);
 	if (D->gl_open)
 		toe_genl_close(&D->gl);
-	if (apply_locked(&merged, text, len, &st, err, sizeof(err))) {
+	if (apply_locked(D->pin_dir, &src, -1, "toed --apply", APPLY_WAIT_MS,
+			 &merged, &st, err, sizeof(err))) {
 		fprintf(stderr,
 			"toed: %s: %s; the policy in force is unchanged\n",
 			D->config, err);
@@ -282,13 +327,13 @@ int main(int argc, char **argv)
 	enum toe_parse_rc rc;
 	int ret;
 
-	toed_state_init();
+	D = toed_state_init();
 	toe_prog = "toed";
 	rc = parse_args(argc, argv, &o);
 	if (rc != TOE_PARSE_OK)
 		return toe_parse_exit(rc);
 	if (!o.check && !o.apply)
-		return daemon_run();
+		return daemon_run(D);
 	if (toe_cfg_load_text(D->config, &cfg, &text, &len, err, sizeof(err))) {
 		fprintf(stderr, "toed: %s\n", err);
 		toe_cfg_free(&cfg);

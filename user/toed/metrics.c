@@ -34,14 +34,28 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "lib/err.h"
-#include "toed.h"
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_stats.h"
+#include "opentoe_bypass.h"
+#include "opentoe_reasons.h"
+#include "ep.h"
+#include "fwdev.h"
+#include "show_state.h"
+#include "metrics.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "show_maps.h"
+#include "state.h"
+#include "nlat.h"
 
 #ifndef TOE_VERSION
 #define TOE_VERSION "unknown"
 #endif
 
 #define CONN_TIMEOUT_S 10 /* MHD's idle timeout: a backstop */
-#define CONN_MAX 64 /* MHD's limit on connections: a backstop */
 #define PER_IP_MAX 16 /* MHD's limit per address: a backstop */
 #define CONN_LIMIT 48 /* ours: beyond it the stalest connection goes */
 #define PER_IP_LIMIT 4 /* ours, per client address, likewise */
@@ -49,38 +63,6 @@
 #define RETRY_MIN_MS 1000 /* binding again after a failure: backoff */
 #define RETRY_MAX_MS 8000
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
-
-/* Neighbour propagation latency buckets (upper bounds, ns). */
-static const __u64 nlat_le_ns[NLAT_BUCKETS] = {
-	10000,	 25000,	  50000,   100000,   250000,	500000,
-	1000000, 2500000, 5000000, 10000000, 100000000, 1000000000,
-};
-
-static struct {
-	struct sockaddr_storage sa; /* --metrics, parsed */
-	socklen_t salen;
-	const char *arg; /* as given */
-	struct MHD_Daemon *mhd; /* NULL: not serving */
-	char error[160]; /* why the last bind failed */
-	long long next_try_ms; /* !mhd: when to bind again */
-	int backoff_ms;
-	struct metrics_stats st;
-} M;
-
-/*
- * MHD's connections as toed tracks them (metrics.c's own, one thread: no
- * lock): since is when the connection was accepted or last answered; a
- * request not answered REQ_DEADLINE_MS after it is shut down, however
- * slowly its bytes keep coming (MHD's own timeout restarts on each byte).
- */
-struct mconn {
-	bool used, dead; /* dead: shut down, MHD has yet to close it */
-	int fd;
-	long long since; /* ms */
-	struct sockaddr_storage peer;
-};
-
-static struct mconn conns[CONN_MAX];
 
 /* ------------------------------------------------------------ families */
 
@@ -430,7 +412,7 @@ static void label_value(char *out, size_t len, const char *v)
 	out[o] = 0;
 }
 
-static void render_toed(FILE *f)
+static void render_toed(struct toed *d, FILE *f)
 {
 	char v[128];
 
@@ -438,21 +420,21 @@ static void render_toed(FILE *f)
 	head(f, F_BUILD);
 	fprintf(f, "%s{version=\"%s\"} 1\n", fams[F_BUILD].name, v);
 	head(f, F_START);
-	fprintf(f, "%s %.3f\n", fams[F_START].name, D->start_unix_ns / 1e9);
+	fprintf(f, "%s %.3f\n", fams[F_START].name, d->start_unix_ns / 1e9);
 	head(f, F_DP_LOADED);
-	sample(f, F_DP_LOADED, NULL, D->dp.loaded);
+	sample(f, F_DP_LOADED, NULL, d->dp.loaded);
 }
 
 /* Every toe_stats counter, per-CPU summed (toe_stats_read). */
-static void render_datapath(FILE *f)
+static void render_datapath(struct toed *d, FILE *f)
 {
 	__u64 v[TOE_STATS_MAX];
 	char name[96], l[64];
 	int i;
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return; /* absent, not zero: no counter seems to reset */
-	toe_stats_read(&D->m, v, TOE_STATS_MAX);
+	toe_stats_read(&d->m, v, TOE_STATS_MAX);
 	head(f, F_PARSE);
 	for (i = 0; i < TOE_S_BASE; i++) {
 		if (!toe_stat_name(i))
@@ -504,7 +486,7 @@ static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r,
 }
 
 /* toectl devices' columns (toe_devs_read, kmod_view), by device. */
-static void render_devices(FILE *f)
+static void render_devices(struct toed *d, FILE *f)
 {
 	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
 	struct toe_view_kmod kv[TOE_MAX_DEVS];
@@ -512,11 +494,11 @@ static void render_devices(FILE *f)
 
 	if (!rows)
 		return;
-	if (D->dp.loaded)
-		n = toe_devs_read(&D->m, rows);
-	kmod_view(kv);
+	if (d->dp.loaded)
+		n = toe_devs_read(&d->m, rows);
+	kmod_view(d, kv);
 	for (x = F_DEV_CAP; x <= F_DEV_TIDS_HELD; x++) {
-		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&D->gl))
+		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&d->gl))
 			break;
 		device_family(f, x, rows, n, kv);
 	}
@@ -524,37 +506,38 @@ static void render_devices(FILE *f)
 }
 
 /* The policy in force, toed's applies, the flows' decisions and refusals. */
-static void render_policy(FILE *f)
+static void render_policy(struct toed *d, FILE *f)
 {
 	struct toe_pol_hdr h = {};
 	char l[64];
 	__u32 gen;
 	int i;
 
-	if (D->dp.loaded)
-		toe_policy_hdr(&D->m, &gen, &h);
+	if (d->dp.loaded)
+		toe_policy_hdr(&d->m, &gen, &h);
 	head(f, F_POL_SERIAL);
 	sample(f, F_POL_SERIAL, NULL, h.serial);
 	head(f, F_POL_RULES);
 	sample(f, F_POL_RULES, NULL, h.nrules);
-	if (D->ast.serial) {
+	if (d->ap.ast.serial) {
 		head(f, F_POL_DUR);
-		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name, D->ast.ms / 1e3);
+		fprintf(f, "%s %.6f\n", fams[F_POL_DUR].name,
+			d->ap.ast.ms / 1e3);
 	}
 	head(f, F_CLOSED);
 	for (i = TOE_ACT_HOST; i <= TOE_ACT_BYPASS; i++) {
 		snprintf(l, sizeof(l), "decision=\"%s\"", toe_action_name(i));
-		sample(f, F_CLOSED, l, D->closed_by[i]);
+		sample(f, F_CLOSED, l, d->evs.closed_by[i]);
 	}
 	head(f, F_REFUSED);
 	for (i = 0; i < TOE_R__MAX; i++) {
 		snprintf(l, sizeof(l), "reason=\"%s\"", toe_reason_name(i));
-		sample(f, F_REFUSED, l, D->refused_by[i]);
+		sample(f, F_REFUSED, l, d->evs.refused_by[i]);
 	}
 }
 
 /* The fast path's open flows by device, hook and state (fwdev.c). */
-static void render_fwd_open(FILE *f)
+static void render_fwd_open(struct toed *d, FILE *f)
 {
 	static const char *const st[TOE_FWD_OPEN__N] = { "fast", "readmit",
 							 "ct_wait" };
@@ -567,8 +550,8 @@ static void render_fwd_open(FILE *f)
 	if (!rows)
 		return;
 	head(f, F_FWD_OPEN);
-	fwd_open_count(n);
-	nr = toe_devs_read(&D->m, rows);
+	fwd_open_count(&d->fwd, n);
+	nr = toe_devs_read(&d->m, rows);
 	for (i = 0; i < nr; i++) {
 		if (rows[i].d.steer != TOE_STEER_FORWARD ||
 		    rows[i].index >= TOE_MAX_DEVS)
@@ -588,17 +571,17 @@ static void render_fwd_open(FILE *f)
 }
 
 /* toe_reasons (fwdev.c), family by family, with a reason label. */
-static void render_reasons(FILE *f)
+static void render_reasons(struct toed *d, FILE *f)
 {
 	__u64 v[TOE_RSN_MAX];
 	char l[96];
 	__u32 h, r;
 	int x;
 
-	if (!D->dp.loaded)
+	if (!d->dp.loaded)
 		return;
-	render_fwd_open(f);
-	fwd_reasons_read(v);
+	render_fwd_open(d, f);
+	fwd_reasons_read(&d->fwd, v);
 	for (x = F_FWD_RET; x <= F_FWD_RET_PKTS; x++) {
 		head(f, x);
 		for (h = 0; h < TOE_FH__MAX; h++)
@@ -634,22 +617,23 @@ static void render_reasons(FILE *f)
 	}
 }
 
-static void render_nlat(FILE *f)
+static void render_nlat(struct toed *d, FILE *f)
 {
 	__u64 cum = 0;
 	int i;
 
 	head(f, F_NLAT);
 	for (i = 0; i < NLAT_BUCKETS; i++) {
-		cum += D->nlat.bucket[i];
+		cum += d->evs.nlat.bucket[i];
 		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", fams[F_NLAT].name,
 			nlat_le_ns[i] / 1e9, (unsigned long long)cum);
 	}
 	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", fams[F_NLAT].name,
-		(unsigned long long)D->nlat.count);
-	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name, D->nlat.sum_ns / 1e9);
+		(unsigned long long)d->evs.nlat.count);
+	fprintf(f, "%s_sum %.9f\n", fams[F_NLAT].name,
+		d->evs.nlat.sum_ns / 1e9);
 	fprintf(f, "%s_count %llu\n", fams[F_NLAT].name,
-		(unsigned long long)D->nlat.count);
+		(unsigned long long)d->evs.nlat.count);
 }
 
 static const struct cmap *cmap_of(const char *key)
@@ -666,9 +650,10 @@ static const struct cmap *cmap_of(const char *key)
  * toectl stats' daemon and control counters (one list, c), family by
  * family as cmaps[] maps them; those it does not map, untyped.
  */
-static void render_counters(FILE *f, const struct counter *c, size_t n)
+static void render_counters(struct toed *d, FILE *f, const struct counter *c,
+			    size_t n)
 {
-	bool kmod = toe_genl_up(&D->gl);
+	bool kmod = toe_genl_up(&d->gl);
 	size_t i, k;
 	int x;
 
@@ -703,7 +688,7 @@ static void render_counters(FILE *f, const struct counter *c, size_t n)
 }
 
 /* The whole exposition, into a malloc'd buffer; its length, or -1. */
-static ssize_t render(char **buf)
+static ssize_t render(struct toed *d, char **buf)
 {
 	struct counter c[2 * MAX_COUNTERS];
 	size_t len = 0, n;
@@ -712,15 +697,15 @@ static ssize_t render(char **buf)
 	f = open_memstream(buf, &len);
 	if (!f)
 		return -1;
-	n = daemon_counters(c);
-	n += control_counters(c + n);
-	render_toed(f);
-	render_datapath(f);
-	render_devices(f);
-	render_policy(f);
-	render_nlat(f);
-	render_reasons(f);
-	render_counters(f, c, n);
+	n = daemon_counters(d, c);
+	n += control_counters(d, c + n);
+	render_toed(d, f);
+	render_datapath(d, f);
+	render_devices(d, f);
+	render_policy(d, f);
+	render_nlat(d, f);
+	render_reasons(d, f);
+	render_counters(d, f, c, n);
 	if (fclose(f)) {
 		free(*buf);
 		return -1;
@@ -764,10 +749,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  size_t *upload_len, void **state)
 {
 	static int seen;
+	struct toed *d = cls;
 	char *buf = NULL;
 	ssize_t n;
 
-	(void)cls;
 	(void)version;
 	(void)upload;
 	if (!*state) { /* the headers: answer once the body (if any) is in */
@@ -785,7 +770,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 				  "not found: the metrics are at /metrics\n");
-	n = render(&buf);
+	n = render(d, &buf);
 	if (n < 0)
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "out of memory\n");
@@ -835,13 +820,13 @@ static void conn_kill(struct mconn *m, __u64 *counter)
  * accept or last answer: a scraper's request is answered within
  * milliseconds of its accept, so what is older is slow or idle), never n.
  */
-static void conn_admit(struct mconn *n)
+static void conn_admit(struct metrics *mt, struct mconn *n)
 {
 	struct mconn *old = NULL, *m;
 	int same = 0, all = 0;
 	bool per_ip;
 
-	for (m = conns; m < conns + CONN_MAX; m++) {
+	for (m = mt->conns; m < mt->conns + CONN_MAX; m++) {
 		if (!m->used || m->dead)
 			continue;
 		all++;
@@ -850,25 +835,25 @@ static void conn_admit(struct mconn *n)
 	per_ip = same > PER_IP_LIMIT;
 	if (!per_ip && all <= CONN_LIMIT)
 		return;
-	for (m = conns; m < conns + CONN_MAX; m++)
+	for (m = mt->conns; m < mt->conns + CONN_MAX; m++)
 		if (m != n && m->used && !m->dead &&
 		    (!per_ip || same_addr(&m->peer, &n->peer)) &&
 		    (!old || m->since < old->since))
 			old = m;
 	if (old)
-		conn_kill(old, &M.st.evicted);
+		conn_kill(old, &mt->st.evicted);
 	else
-		conn_kill(n, &M.st.refused);
+		conn_kill(n, &mt->st.refused);
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection accepted or closed. */
 static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 		    enum MHD_ConnectionNotificationCode code)
 {
+	struct metrics *mt = cls;
 	const union MHD_ConnectionInfo *fd, *addr;
 	struct mconn *m = *sctx;
 
-	(void)cls;
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (m)
 			m->used = false;
@@ -877,9 +862,10 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 	}
 	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	for (m = conns; m < conns + CONN_MAX && m->used; m++)
+	for (m = mt->conns; m < mt->conns + CONN_MAX && m->used; m++)
 		;
-	if (m == conns + CONN_MAX || !fd) /* cannot be: MHD's limit is ours */
+	if (m == mt->conns + CONN_MAX ||
+	    !fd) /* cannot be: MHD's limit is ours */
 		return;
 	memset(m, 0, sizeof(*m));
 	m->used = true;
@@ -891,7 +877,7 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 			       sizeof(struct sockaddr_in6) :
 			       sizeof(struct sockaddr_in));
 	*sctx = m;
-	conn_admit(m);
+	conn_admit(mt, m);
 }
 
 /* MHD_OPTION_NOTIFY_COMPLETED: a request answered; the next one's clock. */
@@ -910,17 +896,17 @@ static void on_done(void *cls, struct MHD_Connection *c, void **state,
 }
 
 /* Connections past their deadline shut down; ms to the next deadline. */
-static long long conn_expire(long long now)
+static long long conn_expire(struct metrics *mt, long long now)
 {
 	long long next = -1, left;
 	struct mconn *m;
 
-	for (m = conns; m < conns + CONN_MAX; m++) {
+	for (m = mt->conns; m < mt->conns + CONN_MAX; m++) {
 		if (!m->used || m->dead)
 			continue;
 		left = m->since + REQ_DEADLINE_MS - now;
 		if (left <= 0)
-			conn_kill(m, &M.st.deadline);
+			conn_kill(m, &mt->st.deadline);
 		else if (next < 0 || left < next)
 			next = left;
 	}
@@ -934,10 +920,10 @@ static long long conn_expire(long long now)
  * 127.0.0.1.  Only the address named binds: a non-loopback one is served
  * only because the operator wrote it.  0: parsed, -1: refused (err says).
  */
-int metrics_parse(const char *arg, char *err, size_t errlen)
+int metrics_parse(struct metrics *mt, const char *arg, char *err, size_t errlen)
 {
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&M.sa;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&M.sa;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&mt->sa;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&mt->sa;
 	const char *colon = strrchr(arg, ':'), *port = colon ? colon + 1 : arg;
 	char addr[64] = "127.0.0.1", *end;
 	unsigned long p;
@@ -951,22 +937,22 @@ int metrics_parse(const char *arg, char *err, size_t errlen)
 		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - arg), arg);
 	if (!strcmp(addr, "localhost"))
 		strcpy(addr, "127.0.0.1");
-	memset(&M.sa, 0, sizeof(M.sa));
+	memset(&mt->sa, 0, sizeof(mt->sa));
 	if (addr[0] == '[' && addr[strlen(addr) - 1] == ']') {
 		addr[strlen(addr) - 1] = 0;
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons(p);
-		M.salen = sizeof(*s6);
+		mt->salen = sizeof(*s6);
 		if (inet_pton(AF_INET6, addr + 1, &s6->sin6_addr) != 1)
 			goto bad;
 	} else {
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons(p);
-		M.salen = sizeof(*s4);
+		mt->salen = sizeof(*s4);
 		if (inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
 			goto bad;
 	}
-	M.arg = arg;
+	mt->arg = arg;
 	return 0;
 bad:
 	snprintf(
@@ -977,16 +963,16 @@ bad:
 }
 
 /* The listening socket, bound to --metrics' address; -1 (M.error says) if not. */
-static int metrics_socket(void)
+static int metrics_socket(struct metrics *mt)
 {
 	int one = 1, fd;
 
-	fd = socket(M.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    0);
+	fd = socket(mt->sa.ss_family,
+		    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&M.sa, M.salen) || listen(fd, 64)) {
-		snprintf(M.error, sizeof(M.error), "cannot listen: %s",
+	    bind(fd, (struct sockaddr *)&mt->sa, mt->salen) || listen(fd, 64)) {
+		snprintf(mt->error, sizeof(mt->error), "cannot listen: %s",
 			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -996,31 +982,33 @@ static int metrics_socket(void)
 }
 
 /* MHD on fd, its epoll fd in toed's loop: 0, or -1 (M.error says). */
-static int mhd_start(int fd)
+static int mhd_start(struct toed *d, int fd)
 {
 	const union MHD_DaemonInfo *info;
 
-	memset(conns, 0, sizeof(conns));
-	M.mhd = MHD_start_daemon(
+	memset(d->met.conns, 0, sizeof(d->met.conns));
+	d->met.mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			(M.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-		0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+			(d->met.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, on_request, d, MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_MAX,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_MAX,
-		MHD_OPTION_NOTIFY_CONNECTION, on_conn, NULL,
+		MHD_OPTION_NOTIFY_CONNECTION, on_conn, &d->met,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
-	info = M.mhd ? MHD_get_daemon_info(M.mhd, MHD_DAEMON_INFO_EPOLL_FD) :
-		       NULL;
-	if (info && !ep_add(info->epoll_fd, SRC_METRICS))
+	info = d->met.mhd ? MHD_get_daemon_info(d->met.mhd,
+						MHD_DAEMON_INFO_EPOLL_FD) :
+			    NULL;
+	if (info && !ep_add(d->epfd, info->epoll_fd, SRC_METRICS))
 		return 0;
-	snprintf(M.error, sizeof(M.error), "cannot start the HTTP server");
-	if (M.mhd)
-		MHD_stop_daemon(M.mhd);
+	snprintf(d->met.error, sizeof(d->met.error),
+		 "cannot start the HTTP server");
+	if (d->met.mhd)
+		MHD_stop_daemon(d->met.mhd);
 	else
 		close(fd);
-	M.mhd = NULL;
+	d->met.mhd = NULL;
 	return -1;
 }
 
@@ -1029,103 +1017,96 @@ static int mhd_start(int fd)
  * address not there yet) say so and try again later, backing off from
  * RETRY_MIN_MS to RETRY_MAX_MS: toed runs on meanwhile.
  */
-static void metrics_try(void)
+static void metrics_try(struct toed *d)
 {
-	int fd = metrics_socket();
+	int fd = metrics_socket(&d->met);
 
-	if (fd >= 0 && mhd_start(fd) == 0) {
-		logm(LOG_INFO, "metrics: http://%s/metrics%s", M.arg,
-		     M.st.bind_failed ? " (bound at last)" : "");
-		M.error[0] = 0;
+	if (fd >= 0 && mhd_start(d, fd) == 0) {
+		logm(LOG_INFO, "metrics: http://%s/metrics%s", d->met.arg,
+		     d->met.st.bind_failed ? " (bound at last)" : "");
+		d->met.error[0] = 0;
 		return;
 	}
-	M.st.bind_failed++;
-	M.backoff_ms = M.backoff_ms ? M.backoff_ms * 2 : RETRY_MIN_MS;
-	if (M.backoff_ms > RETRY_MAX_MS)
-		M.backoff_ms = RETRY_MAX_MS;
-	M.next_try_ms = mono_ms() + M.backoff_ms;
+	d->met.st.bind_failed++;
+	d->met.backoff_ms = d->met.backoff_ms ? d->met.backoff_ms * 2 :
+						RETRY_MIN_MS;
+	if (d->met.backoff_ms > RETRY_MAX_MS)
+		d->met.backoff_ms = RETRY_MAX_MS;
+	d->met.next_try_ms = mono_ms() + d->met.backoff_ms;
 	logm(LOG_WARN, "--metrics %s: %s; trying again in %d s (toed runs on)",
-	     M.arg, M.error, M.backoff_ms / 1000);
+	     d->met.arg, d->met.error, d->met.backoff_ms / 1000);
 }
 
 /* Serve /metrics if --metrics asked for it; never fails toed. */
-int metrics_open(void)
+int metrics_open(struct toed *d)
 {
-	if (M.arg)
-		metrics_try();
+	if (d->met.arg)
+		metrics_try(d);
 	return 0;
 }
 
 /* After every wake-up of the loop: MHD's ready sockets, deadlines, a retry. */
-void metrics_run(void)
+void metrics_run(struct toed *d)
 {
-	if (M.mhd) {
-		MHD_run(M.mhd);
-		conn_expire(mono_ms());
-	} else if (M.arg && mono_ms() >= M.next_try_ms) {
-		metrics_try();
+	if (d->met.mhd) {
+		MHD_run(d->met.mhd);
+		conn_expire(&d->met, mono_ms());
+	} else if (d->met.arg && mono_ms() >= d->met.next_try_ms) {
+		metrics_try(d);
 	}
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by MHD's, a deadline, a retry. */
-int metrics_timeout_ms(int ms)
+int metrics_timeout_ms(struct metrics *mt, int ms)
 {
 	MHD_UNSIGNED_LONG_LONG t = 60000;
 	long long d;
 
-	if (!M.arg)
+	if (!mt->arg)
 		return ms;
-	if (!M.mhd) {
-		d = M.next_try_ms - mono_ms();
+	if (!mt->mhd) {
+		d = mt->next_try_ms - mono_ms();
 		t = d < 0 ? 0 : (MHD_UNSIGNED_LONG_LONG)d;
 	} else {
-		if (MHD_get_timeout(M.mhd, &t) != MHD_YES || t > 60000)
+		if (MHD_get_timeout(mt->mhd, &t) != MHD_YES || t > 60000)
 			t = 60000;
-		d = conn_expire(mono_ms());
+		d = conn_expire(mt, mono_ms());
 		if (d >= 0 && (MHD_UNSIGNED_LONG_LONG)d < t)
 			t = d;
 	}
 	return ms < 0 || (int)t < ms ? (int)t : ms;
 }
 
-void metrics_close(void)
+void metrics_close(struct metrics *mt)
 {
-	if (M.mhd)
-		MHD_stop_daemon(M.mhd);
-	M.mhd = NULL;
+	if (mt->mhd)
+		MHD_stop_daemon(mt->mhd);
+	mt->mhd = NULL;
 }
 
 /* What toectl status and stats show of the metrics endpoint. */
-const char *metrics_state(const char **addr, const char **error,
-			  long long *retry_ms)
+const char *metrics_state(struct metrics *mt, const char **addr,
+			  const char **error, long long *retry_ms)
 {
-	*addr = M.arg;
-	*error = M.error;
-	*retry_ms = M.mhd ? 0 : M.next_try_ms - mono_ms();
+	*addr = mt->arg;
+	*error = mt->error;
+	*retry_ms = mt->mhd ? 0 : mt->next_try_ms - mono_ms();
 	if (*retry_ms < 0)
 		*retry_ms = 0;
-	return !M.arg ? "off" : M.mhd ? "serving" : "retrying";
+	return !mt->arg ? "off" : mt->mhd ? "serving" : "retrying";
 }
 
-const struct metrics_stats *metrics_stats(void)
+const struct metrics_stats *metrics_stats(struct metrics *mt)
 {
 	struct mconn *m;
 
-	M.st.connections = 0;
-	for (m = conns; M.mhd && m < conns + CONN_MAX; m++)
-		M.st.connections += m->used && !m->dead;
-	return &M.st;
+	mt->st.connections = 0;
+	for (m = mt->conns; mt->mhd && m < mt->conns + CONN_MAX; m++)
+		mt->st.connections += m->used && !m->dead;
+	return &mt->st;
 }
 
-/* A neighbour event's map write, ns after its message was read. */
-void neigh_lat_observe(__u64 ns)
+void metrics_init(struct metrics *mt)
 {
-	int i;
-
-	for (i = 0; i < NLAT_BUCKETS && ns > nlat_le_ns[i]; i++)
-		;
-	if (i < NLAT_BUCKETS)
-		D->nlat.bucket[i]++;
-	D->nlat.count++;
-	D->nlat.sum_ns += ns;
+	memset(mt, 0, sizeof(*mt));
 }

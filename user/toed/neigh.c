@@ -31,20 +31,15 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include "lib/knob.h"
+#include "opentoe_common.h"
+#include "opentoe_forward.h"
 #include "neigh.h"
 #include "lib/err.h"
 #include "lib/pinned.h"
+#include "lib/clock.h"
 
 #define NL_BUF (64 * 1024)
 #define DUMP_TRIES 8
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 #define errf toe_errf
 
@@ -358,7 +353,7 @@ static void neigh_apply(struct toe_nl *nl, const struct nlmsghdr *h,
 			nl->neigh_cb(nl, TOE_NL_DEL, &k, NULL);
 		return;
 	}
-	v.updated_ns = now_ns();
+	v.updated_ns = toe_now_ns();
 	if (bpf_map_update_elem(nl->neigh_map, &k, &v, BPF_ANY)) {
 		nl->st.map_errors++;
 		return;
@@ -611,7 +606,7 @@ static int dump_one(struct toe_nl *nl, int type, struct kset *nseen,
 				    strerror(errno));
 		}
 		/* a dump's messages are timed too (neigh_lat_observe) */
-		nl->last_recv_ns = now_ns();
+		nl->last_recv_ns = toe_now_ns();
 		len = (int)n;
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
 		     h = NLMSG_NEXT(h, len)) {
@@ -746,7 +741,7 @@ int toe_nl_process(struct toe_nl *nl, char *err, size_t errlen)
 			return errf(err, errlen, "rtnetlink: %s",
 				    strerror(errno));
 		}
-		nl->last_recv_ns = now_ns();
+		nl->last_recv_ns = toe_now_ns();
 		len = (int)n;
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
 		     h = NLMSG_NEXT(h, len))

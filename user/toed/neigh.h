@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_forward.h"
 
 #define TOE_NL_MAX_TRACKED 256
 

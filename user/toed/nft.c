@@ -38,6 +38,8 @@
 #include <linux/netfilter/nf_tables.h>
 #include <bpf/bpf.h>
 #include "lib/path.h"
+#include "lib/clock.h"
+#include "opentoe_forward.h"
 #include "ct.h"
 #include "log.h"
 #include "nft.h"
@@ -441,7 +443,7 @@ int nft_fd(void)
 }
 
 /* Conntrack's destroy events: the fast paths of the entries that went end. */
-void nft_process(void)
+void nft_process(struct fwdev *fw)
 {
 	char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
 	const struct nlmsghdr *h;
@@ -464,7 +466,8 @@ void nft_process(void)
 		if (n <= 0)
 			break; /* EAGAIN: all read */
 		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
-			ct_destroyed(N.fwd_path, h); /* counted by fwdev.c */
+			ct_destroyed(fw, N.fwd_path,
+				     h); /* counted by fwdev.c */
 	}
 }
 
@@ -514,4 +517,11 @@ void nft_close(void)
 	close_fd(&N.beat_fd);
 	close_fd(&N.again_fd);
 	close_fd(&N.fd);
+}
+
+/* A change that may reroute packets: the forward path's cached routes go. */
+void nft_on_route(struct toe_nl *nl)
+{
+	(void)nl;
+	nft_route_changed();
 }

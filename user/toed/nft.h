@@ -14,6 +14,8 @@
 #ifndef __TOE_NFT_H
 #define __TOE_NFT_H
 
+struct fwdev;
+
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -31,7 +33,7 @@ int nft_open(const char *pin_dir, __u64 netns);
 /* The conntrack socket nft_open made (-1 if none). */
 int nft_fd(void);
 /* It is readable: destroyed entries end their fast paths (ct.c). */
-void nft_process(void);
+void nft_process(struct fwdev *fw);
 /* rtnetlink saw a change that may reroute: the cached routes go stale. */
 void nft_route_changed(void);
 __u64 nft_route_changes(void);
@@ -42,6 +44,9 @@ __u64 nft_route_changes(void);
 __u64 nft_ct_lost(void);
 /* toe_fwd's pin ("" before nft_open): conntrack's side of it (ct.c). */
 const char *nft_fwd_path(void);
+struct toe_nl;
+/* rtnetlink's route callback (neigh.c): a change that may reroute packets. */
+void nft_on_route(struct toe_nl *nl);
 /* --no-route-cache: keep rt_gen 0, so the forward path caches no route. */
 void nft_route_cache(bool on);
 /* Whether the warden runs (the firewall watched, the lease kept). */

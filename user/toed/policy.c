@@ -12,6 +12,8 @@
 #include <bpf/bpf.h>
 #include "lib/err.h"
 #include "lib/pinned.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
 #include "classify.h"
 #include "cpumap.h"
 #include "devices.h"

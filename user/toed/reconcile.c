@@ -20,7 +20,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/knob.h"
-#include "toed.h"
+#include "lib/clock.h"
+#include "opentoe_stats.h"
+#include "kmod.h"
+#include "listen.h"
+#include "events.h"
+#include "reconcile.h"
+#include "capture.h"
+#include "log.h"
+#include "state.h"
 #include "nft.h"
 #include "ct.h"
 
@@ -35,19 +43,11 @@
 #define CT_RETRY_AGE_MS 1000
 
 /* The loop's own (one thread): no lock. */
-static struct {
-	__u64 dropped_seen; /* event_dropped when last looked at */
-	bool primed; /* dropped_seen read once (at start: no reconcile) */
-	__u64 next_check_ns;
-	__u64 ct_wait_seen; /* fwd_ct_wait at the last retry look */
-	__u64 next_retry_ns;
-} R;
-
 /* What a reconcile put right so far, all kinds summed. */
-static __u64 fixed_so_far(void)
+static __u64 fixed_so_far(struct toed *d)
 {
-	return D->kst.orphans + D->kst.lost + D->kst.adopted +
-	       D->lst.reconciled + D->lst.orphans + D->rec.ct_swept;
+	return d->kmod.kst.orphans + d->kmod.kst.lost + d->kmod.kst.adopted +
+	       d->lis.lst.reconciled + d->lis.lst.orphans + d->rec.ct_swept;
 }
 
 /*
@@ -68,30 +68,30 @@ static void test_delay(void)
 	usleep(ms * 1000);
 }
 
-void reconcile_now(const char *why)
+void reconcile_now(struct toed *d, const char *why)
 {
-	__u64 before = fixed_so_far();
+	__u64 before = fixed_so_far(d);
 
-	D->rec.last_ns = toe_now_ns();
-	D->rec.runs++;
+	d->rec.last_ns = toe_now_ns();
+	d->rec.runs++;
 	/* the events still on the ring first: a close in flight is no leak */
-	events_consume();
-	D->rec.last_read_ns = toe_now_ns() - D->rec.last_ns;
+	events_consume(&d->evs);
+	d->rec.last_read_ns = toe_now_ns() - d->rec.last_ns;
 	test_delay();
-	kmod_reconcile();
-	listen_reconcile();
-	D->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
-	D->rec.fixed += fixed_so_far() - before;
-	D->rec.last_took_ns = toe_now_ns() - D->rec.last_ns;
+	kmod_reconcile(&d->kmod);
+	listen_reconcile(&d->lis);
+	d->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
+	d->rec.fixed += fixed_so_far(d) - before;
+	d->rec.last_took_ns = toe_now_ns() - d->rec.last_ns;
 	logm(LOG_INFO,
 	     "reconciled (%s): %llu put right in %llu ms (the ring read in %llu)",
-	     why, (unsigned long long)(fixed_so_far() - before),
-	     (unsigned long long)(D->rec.last_took_ns / 1000000),
-	     (unsigned long long)(D->rec.last_read_ns / 1000000));
+	     why, (unsigned long long)(fixed_so_far(d) - before),
+	     (unsigned long long)(d->rec.last_took_ns / 1000000),
+	     (unsigned long long)(d->rec.last_read_ns / 1000000));
 }
 
 /* Counter i of toe_stats summed over the CPUs into *sum; false: unread. */
-static bool stat_sum(__u32 i, __u64 *sum)
+static bool stat_sum(struct toed *d, __u32 i, __u64 *sum)
 {
 	static __u64 *v;
 	static int ncpu;
@@ -103,7 +103,7 @@ static bool stat_sum(__u32 i, __u64 *sum)
 		if (!v)
 			return false;
 	}
-	if (bpf_map_lookup_elem(D->m.stats, &i, v))
+	if (bpf_map_lookup_elem(d->m.stats, &i, v))
 		return false;
 	for (c = 0; c < ncpu; c++)
 		*sum += v[c];
@@ -115,12 +115,12 @@ static bool stat_sum(__u32 i, __u64 *sum)
  * share of it (event_dropped + event_quota_dropped, summed over the CPUs;
  * two lookups, cheap enough for every read of the ring); -1: unread.
  */
-static long long event_dropped(void)
+static long long event_dropped(struct toed *d)
 {
 	__u64 sum = 0;
 
-	if (!D->dp.loaded || !stat_sum(TOE_S_EVENT_DROPPED, &sum) ||
-	    !stat_sum(TOE_S_EVENT_QUOTA, &sum))
+	if (!d->dp.loaded || !stat_sum(d, TOE_S_EVENT_DROPPED, &sum) ||
+	    !stat_sum(d, TOE_S_EVENT_QUOTA, &sum))
 		return -1;
 	return (long long)sum;
 }
@@ -130,9 +130,9 @@ static long long event_dropped(void)
  * (reconcile_tick), not RECONCILE_CHECK_MS later, so that a reconcile
  * follows a loss at once.
  */
-void reconcile_soon(void)
+void reconcile_soon(struct reconcile *rc)
 {
-	R.next_check_ns = 0;
+	rc->next_check_ns = 0;
 }
 
 /*
@@ -141,52 +141,56 @@ void reconcile_soon(void)
  * ctnetlink update failed, or toe_fwd_ctok evicted the word (a burst of
  * admissions larger than it, faster than their next packets): done again.
  */
-static void ct_wait_retry(__u64 now)
+static void ct_wait_retry(struct toed *d, __u64 now)
 {
 	__u64 w = 0;
 
-	if (now < R.next_retry_ns)
+	if (now < d->rcl.next_retry_ns)
 		return;
-	R.next_retry_ns = now + CT_RETRY_MS * 1000000ULL;
-	if (!stat_sum(TOE_S_FWD_CT_WAIT, &w) || w == R.ct_wait_seen)
+	d->rcl.next_retry_ns = now + CT_RETRY_MS * 1000000ULL;
+	if (!stat_sum(d, TOE_S_FWD_CT_WAIT, &w) || w == d->rcl.ct_wait_seen)
 		return;
-	R.ct_wait_seen = w;
-	events_consume(); /* admissions toed was late for are not misses */
-	D->rec.ct_swept +=
+	d->rcl.ct_wait_seen = w;
+	events_consume(
+		&d->evs); /* admissions toed was late for are not misses */
+	d->rec.ct_swept +=
 		ct_wait_sweep(nft_fwd_path(), CT_RETRY_AGE_MS * 1000000ULL);
 }
 
 /* After every wake-up of the loop: events lost since the last look? */
-void reconcile_tick(void)
+void reconcile_tick(struct toed *d)
 {
 	__u64 now = toe_now_ns();
-	long long d;
+	long long dropped;
 	char why[64];
 
-	capture_sweep(); /* not a loss: a killed dump's capture (capture.c) */
-	if (now < R.next_check_ns)
+	capture_sweep(
+		&d->cap,
+		d->pin_dir); /* not a loss: a killed dump's capture (capture.c) */
+	if (now < d->rcl.next_check_ns)
 		return;
-	R.next_check_ns = now + RECONCILE_CHECK_MS * 1000000ULL;
-	d = event_dropped();
-	if (d < 0) {
-		R.primed = false; /* a datapath loaded again starts over */
+	d->rcl.next_check_ns = now + RECONCILE_CHECK_MS * 1000000ULL;
+	dropped = event_dropped(d);
+	if (dropped < 0) {
+		d->rcl.primed = false; /* a datapath loaded again starts over */
 		return;
 	}
-	if (!R.primed) {
+	if (!d->rcl.primed) {
 		/* admissions whose events went before toed read them: the
 		 * ring read first, so that only those are left waiting */
-		events_consume();
-		D->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
+		events_consume(&d->evs);
+		d->rec.ct_swept += ct_wait_sweep(nft_fwd_path(), 0);
 	}
-	if (R.primed && (__u64)d > R.dropped_seen) {
+	if (d->rcl.primed && (__u64)dropped > d->rcl.dropped_seen) {
 		snprintf(why, sizeof(why), "%llu events lost",
-			 (unsigned long long)((__u64)d - R.dropped_seen));
-		D->rec.event_loss++;
-		reconcile_now(why);
+			 (unsigned long long)((__u64)dropped -
+					      d->rcl.dropped_seen));
+		d->rec.event_loss++;
+		reconcile_now(d, why);
 	}
-	R.dropped_seen = d;
-	R.primed = true;
-	ct_wait_retry(now);
+	d->rcl.dropped_seen = dropped;
+	d->rcl.primed = true;
+	ct_wait_retry(d, now);
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by the next look. */

@@ -17,6 +17,13 @@
 #include "lib/pinned.h"
 #include "lib/json.h"
 #include "lib/hooks.h"
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_stats.h"
+#include "opentoe_forward.h"
+#include "opentoe_bypass.h"
 #include "config.h"
 #include "neigh.h"
 #include "toe_parse.h"
@@ -52,14 +59,6 @@ int toe_maps_open(const char *pin_dir, struct toe_maps *m, char *err,
 void toe_maps_close(struct toe_maps *m)
 {
 	toe_close_pins(view_pins, N_VIEW_PINS, m);
-}
-
-__u64 toe_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 const char *toe_age_str(__u64 ns, char *buf, size_t len)

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "opentoe.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
 
 struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;
@@ -112,8 +113,6 @@ const char *toe_reason_name(__u32 r);
 /* "10.0.0.1:80" or "[fe80::1]:80" */
 const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,
 			     char *buf, size_t len);
-/* Monotonic nanoseconds (the clock of bpf_ktime_get_ns). */
-__u64 toe_now_ns(void);
 /* "3.2s", "5m", "2h" */
 const char *toe_age_str(__u64 ns, char *buf, size_t len);
 

@@ -12,8 +12,27 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "lib/json.h"
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_stats.h"
+#include "opentoe_events.h"
+#include "opentoe_forward.h"
 #include "nft.h"
-#include "toed.h"
+#include "show_state.h"
+#include "fwdev.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "listen.h"
+#include "attached.h"
+#include "metrics.h"
+#include "config.h"
+#include "genl.h"
+#include "log.h"
+#include "neigh.h"
+#include "show_maps.h"
+#include "srcrec.h"
+#include "state.h"
 
 static __u64 map_count(int fd, size_t ksz)
 {
@@ -36,77 +55,79 @@ static __u64 map_count(int fd, size_t ksz)
  * TOE_MAX_DEVS entries, zeroed; valid where the module has the device):
  * for toectl devices and the metrics.
  */
-void kmod_view(struct toe_view_kmod *kv)
+void kmod_view(struct toed *d, struct toe_view_kmod *kv)
 {
 	struct toe_genl_dev *kd = NULL;
 	char err[256];
 	int n = 0, i;
-	__u32 d;
+	__u32 dev;
 
 	memset(kv, 0, TOE_MAX_DEVS * sizeof(*kv));
-	if (toe_genl_up(&D->gl)) {
+	if (toe_genl_up(&d->gl)) {
 		kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
-		if (kd && toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err,
+		if (kd && toe_genl_devs(&d->gl, kd, TOE_MAX_DEVS, &n, err,
 					sizeof(err)))
 			logm(LOG_WARN, "%s", err);
 	}
-	for (d = 0; d < TOE_MAX_DEVS; d++) {
-		for (i = 0; i < n &&
-			    (!D->kmod_idx[d] || kd[i].index != D->kmod_idx[d]);
+	for (dev = 0; dev < TOE_MAX_DEVS; dev++) {
+		for (i = 0; i < n && (!d->kmod.kmod_idx[dev] ||
+				      kd[i].index != d->kmod.kmod_idx[dev]);
 		     i++)
 			;
 		if (i == n)
 			continue;
-		kv[d].valid = true;
-		snprintf(kv[d].tom, sizeof(kv[d].tom), "%s", kd[i].tom);
-		kv[d].index = kd[i].index;
-		kv[d].tids_used = kd[i].tids_used;
-		kv[d].tids_held = tids_held(kd[i].index);
-		kv[d].tids_reserved = kd[i].tids_reserved;
-		kv[d].l2t_used = kd[i].l2t_used;
-		kv[d].l2t_size = kd[i].l2t_size;
-		kv[d].listeners = kd[i].listeners;
-		kv[d].listeners_held = listeners_held(kd[i].index);
-		kv[d].tids_host = kd[i].tids_host;
-		acct_view(d, &kv[d].tid_pool, &kv[d].tid_in_flight);
-		kv[d].tid_seq = D->gl.changes;
-		kv[d].tid_changed_ms = D->gl.changed_ns / 1000000;
-		kv[d].tid_event_ms = D->tid_event_ns / 1000000;
-		kv[d].tid_settled_ms = D->tid_settled_ns / 1000000;
-		kv[d].stids_reserved = kd[i].stids_reserved;
-		acct_sview(d, &kv[d].stid_pool, &kv[d].stid_in_flight);
-		kv[d].stid_seq = D->gl.schanges;
+		kv[dev].valid = true;
+		snprintf(kv[dev].tom, sizeof(kv[dev].tom), "%s", kd[i].tom);
+		kv[dev].index = kd[i].index;
+		kv[dev].tids_used = kd[i].tids_used;
+		kv[dev].tids_held = tids_held(&d->kmod, kd[i].index);
+		kv[dev].tids_reserved = kd[i].tids_reserved;
+		kv[dev].l2t_used = kd[i].l2t_used;
+		kv[dev].l2t_size = kd[i].l2t_size;
+		kv[dev].listeners = kd[i].listeners;
+		kv[dev].listeners_held = listeners_held(&d->lis, kd[i].index);
+		kv[dev].tids_host = kd[i].tids_host;
+		acct_view(&d->kmod, dev, &kv[dev].tid_pool,
+			  &kv[dev].tid_in_flight);
+		kv[dev].tid_seq = d->gl.changes;
+		kv[dev].tid_changed_ms = d->gl.changed_ns / 1000000;
+		kv[dev].tid_event_ms = d->kmod.tid_event_ns / 1000000;
+		kv[dev].tid_settled_ms = d->kmod.tid_settled_ns / 1000000;
+		kv[dev].stids_reserved = kd[i].stids_reserved;
+		acct_sview(&d->kmod, dev, &kv[dev].stid_pool,
+			   &kv[dev].stid_in_flight);
+		kv[dev].stid_seq = d->gl.schanges;
 	}
 	free(kd);
 }
 
 /* toectl devices: the datapath's devices, with the module's counts for its own. */
-void view_devices(FILE *f, bool json)
+void view_devices(struct toed *d, FILE *f, bool json)
 {
 	struct toe_view_kmod kv[TOE_MAX_DEVS];
 
-	kmod_view(kv);
-	toe_view_devices(f, json, &D->m, kv);
+	kmod_view(d, kv);
+	toe_view_devices(f, json, &d->m, kv);
 }
 
-void view_neigh(FILE *f, bool json)
+void view_neigh(struct toed *d, FILE *f, bool json)
 {
-	toe_view_neigh(f, json, &D->m);
+	toe_view_neigh(f, json, &d->m);
 }
 
 /*
- * Where the policy in force came from: toed's own apply (D->config), or
+ * Where the policy in force came from: toed's own apply (d->config), or
  * another's (toed --apply elsewhere), recorded with the datapath; *rec is
  * filled (to free) when it is another's.  NULL: unknown.
  */
-static const char *policy_source(const struct toe_pol_hdr *h,
+static const char *policy_source(struct toed *d, const struct toe_pol_hdr *h,
 				 struct toe_policy_src *rec, bool *own)
 {
 	memset(rec, 0, sizeof(*rec));
-	*own = D->ast.serial && h->serial == D->ast.serial;
+	*own = d->ap.ast.serial && h->serial == d->ap.ast.serial;
 	if (*own)
-		return D->config;
-	if (h->serial && toe_policy_src_read(D->pin_dir, rec) == 0 &&
+		return d->config;
+	if (h->serial && toe_policy_src_read(d->pin_dir, rec) == 0 &&
 	    rec->serial == h->serial)
 		return rec->config;
 	toe_policy_src_free(rec);
@@ -128,43 +149,44 @@ struct status {
 	int nif;
 };
 
-static void datapath_text(FILE *f, const struct status *s)
+static void datapath_text(struct toed *d, FILE *f, const struct status *s)
 {
-	const struct dp_ids *i = &D->dp.ids;
+	const struct dp_ids *i = &d->dp.ids;
 
-	if (!D->dp.loaded) {
+	if (!d->dp.loaded) {
 		fprintf(f,
 			"datapath:   %s: not loaded (toe-loader load); waiting for it\n",
-			D->pin_dir);
+			d->pin_dir);
 		return;
 	}
 	fprintf(f,
 		"datapath:   %s: loaded since %s (stats map id %u, events map id %u, neigh map id %u, sockops prog id %u; %llu reloads seen)\n",
-		D->pin_dir, s->since, i->stats, i->events, i->neigh,
-		i->sockops_prog, (unsigned long long)D->dp.reloads);
+		d->pin_dir, s->since, i->stats, i->events, i->neigh,
+		i->sockops_prog, (unsigned long long)d->dp.reloads);
 }
 
-static void datapath_json(struct toe_json *j, const struct status *s)
+static void datapath_json(struct toed *d, struct toe_json *j,
+			  const struct status *s)
 {
 	tj_key(j, "datapath");
 	tj_obj(j);
-	tj_kstr(j, "pin_dir", D->pin_dir);
+	tj_kstr(j, "pin_dir", d->pin_dir);
 	tj_key(j, "loaded");
-	tj_bool(j, D->dp.loaded);
-	if (D->dp.loaded) {
-		tj_ku64(j, "stats_map_id", D->dp.ids.stats);
-		tj_ku64(j, "events_map_id", D->dp.ids.events);
-		tj_ku64(j, "neigh_map_id", D->dp.ids.neigh);
-		tj_ku64(j, "sockops_link_id", D->dp.ids.sockops_link);
-		tj_ku64(j, "sockops_prog_id", D->dp.ids.sockops_prog);
+	tj_bool(j, d->dp.loaded);
+	if (d->dp.loaded) {
+		tj_ku64(j, "stats_map_id", d->dp.ids.stats);
+		tj_ku64(j, "events_map_id", d->dp.ids.events);
+		tj_ku64(j, "neigh_map_id", d->dp.ids.neigh);
+		tj_ku64(j, "sockops_link_id", d->dp.ids.sockops_link);
+		tj_ku64(j, "sockops_prog_id", d->dp.ids.sockops_prog);
 		tj_kstr(j, "since", s->since);
 	}
-	tj_ku64(j, "reloads", D->dp.reloads);
-	tj_ku64(j, "unloads", D->dp.unloads);
+	tj_ku64(j, "reloads", d->dp.reloads);
+	tj_ku64(j, "unloads", d->dp.unloads);
 	tj_obj_end(j);
 }
 
-static void metrics_text(FILE *f);
+static void metrics_text(struct metrics *mt, FILE *f);
 
 /*
  * One interface of status's line: NAME (HOOK MODE[, dispatcher][, egress
@@ -192,16 +214,16 @@ static void iface_text(FILE *f, const struct toe_attached *a, const char *sep)
 	fprintf(f, "%s)", a->mirrored ? ", neighbours mirrored" : "");
 }
 
-static void status_text(FILE *f, const struct status *s)
+static void status_text(struct toed *d, FILE *f, const struct status *s)
 {
 	char age[16], up[16];
 	int i;
 
-	toe_age_str(s->now - D->start_ns, up, sizeof(up));
+	toe_age_str(s->now - d->start_ns, up, sizeof(up));
 	toe_age_str(s->now - s->h.applied_ns, age, sizeof(age));
 	fprintf(f, "toed:       running, pid %d, up %s\n", getpid(), up);
-	datapath_text(f, s);
-	fprintf(f, "config:     %s\n", D->config);
+	datapath_text(d, f, s);
+	fprintf(f, "config:     %s\n", d->config);
 	if (s->h.serial)
 		fprintf(f,
 			"policy:     %llu (generation %u), applied %s ago by %s from %s: %u rules, default %s, track %s\n",
@@ -217,42 +239,42 @@ static void status_text(FILE *f, const struct status *s)
 		iface_text(f, &s->ifs[i], i ? "," : "");
 	fprintf(f, "%s\n", s->nif ? "" : " none");
 	fprintf(f, "neighbours: %llu mirrored, %llu resyncs, %llu overruns\n",
-		(unsigned long long)s->nn, (unsigned long long)D->nl.st.resyncs,
-		(unsigned long long)D->nl.st.enobufs);
+		(unsigned long long)s->nn, (unsigned long long)d->nl.st.resyncs,
+		(unsigned long long)d->nl.st.enobufs);
 	fprintf(f, "addresses:  %llu local\n", (unsigned long long)s->na);
-	if (toe_genl_up(&D->gl))
+	if (toe_genl_up(&d->gl))
 		fprintf(f,
 			"module:     loaded (genetlink family %s, id %u): %d device%s, %zu TID%s held\n",
-			OPENTOE_GENL_NAME, D->gl.family, D->nkdevs,
-			D->nkdevs == 1 ? "" : "s", tids_held_all(),
-			tids_held_all() == 1 ? "" : "s");
+			OPENTOE_GENL_NAME, d->gl.family, d->kmod.nkdevs,
+			d->kmod.nkdevs == 1 ? "" : "s", tids_held_all(&d->kmod),
+			tids_held_all(&d->kmod) == 1 ? "" : "s");
 	else
 		fprintf(f,
 			"module:     not loaded (configuration devices only)\n");
 	fprintf(f,
 		"events:     %llu offloaded, %llu refused, %llu closed, %llu listen\n",
-		(unsigned long long)D->ev[TOE_EV_FLOW_OFFLOADED],
-		(unsigned long long)D->ev[TOE_EV_FLOW_REFUSED],
-		(unsigned long long)D->ev[TOE_EV_FLOW_CLOSED],
-		(unsigned long long)D->ev[TOE_EV_LISTEN_START]);
-	metrics_text(f);
+		(unsigned long long)d->evs.ev[TOE_EV_FLOW_OFFLOADED],
+		(unsigned long long)d->evs.ev[TOE_EV_FLOW_REFUSED],
+		(unsigned long long)d->evs.ev[TOE_EV_FLOW_CLOSED],
+		(unsigned long long)d->evs.ev[TOE_EV_LISTEN_START]);
+	metrics_text(&d->met, f);
 	fprintf(f, "log:        %llu repeated lines suppressed\n",
 		log_suppressed());
 	fprintf(f,
 		"reconcile:  %llu runs (%llu for lost events), %llu put right\n",
-		(unsigned long long)D->rec.runs,
-		(unsigned long long)D->rec.event_loss,
-		(unsigned long long)D->rec.fixed);
+		(unsigned long long)d->rec.runs,
+		(unsigned long long)d->rec.event_loss,
+		(unsigned long long)d->rec.fixed);
 }
 
 /* The metrics endpoint: serving, retrying a bind (and why), or off. */
-static void metrics_text(FILE *f)
+static void metrics_text(struct metrics *mt, FILE *f)
 {
-	const struct metrics_stats *st = metrics_stats();
+	const struct metrics_stats *st = metrics_stats(mt);
 	const char *addr, *err, *state;
 	long long retry;
 
-	state = metrics_state(&addr, &err, &retry);
+	state = metrics_state(mt, &addr, &err, &retry);
 	if (!addr)
 		fprintf(f, "metrics:    off\n");
 	else if (!strcmp(state, "serving"))
@@ -269,13 +291,13 @@ static void metrics_text(FILE *f)
 			retry / 1e3);
 }
 
-static void metrics_json(struct toe_json *j)
+static void metrics_json(struct metrics *mt, struct toe_json *j)
 {
-	const struct metrics_stats *st = metrics_stats();
+	const struct metrics_stats *st = metrics_stats(mt);
 	const char *addr, *err, *state;
 	long long retry;
 
-	state = metrics_state(&addr, &err, &retry);
+	state = metrics_state(mt, &addr, &err, &retry);
 	tj_key(j, "metrics");
 	tj_obj(j);
 	tj_kstr(j, "state", state);
@@ -291,14 +313,15 @@ static void metrics_json(struct toe_json *j)
 	tj_obj_end(j);
 }
 
-static void status_json_policy(struct toe_json *j, const struct status *s)
+static void status_json_policy(struct toed *d, struct toe_json *j,
+			       const struct status *s)
 {
 	tj_key(j, "policy");
 	tj_obj(j);
 	tj_ku64(j, "serial", s->h.serial);
 	tj_ku64(j, "generation", s->gen);
 	tj_ku64(j, "rules", s->h.nrules);
-	tj_ku64(j, "devices", D->cfg.ndevs);
+	tj_ku64(j, "devices", d->ap.cfg.ndevs);
 	tj_kstr(j, "default", toe_action_name(s->h.default_action));
 	tj_kstr(j, "track", toe_track_name(s->h.track));
 	tj_kstr_or_null(j, "source", s->source);
@@ -311,7 +334,7 @@ static void status_json_policy(struct toe_json *j, const struct status *s)
 	tj_obj_end(j);
 }
 
-static void status_json(FILE *f, const struct status *s)
+static void status_json(struct toed *d, FILE *f, const struct status *s)
 {
 	char ifn[IF_NAMESIZE];
 	struct toe_json j;
@@ -321,11 +344,11 @@ static void status_json(FILE *f, const struct status *s)
 	tj_obj(&j);
 	tj_ku64(&j, "pid", getpid());
 	tj_key(&j, "uptime_s");
-	tj_f64(&j, (s->now - D->start_ns) / 1e9);
-	tj_kstr(&j, "pin_dir", D->pin_dir);
-	datapath_json(&j, s);
-	tj_kstr(&j, "config", D->config);
-	status_json_policy(&j, s);
+	tj_f64(&j, (s->now - d->start_ns) / 1e9);
+	tj_kstr(&j, "pin_dir", d->pin_dir);
+	datapath_json(d, &j, s);
+	tj_kstr(&j, "config", d->config);
+	status_json_policy(d, &j, s);
 	tj_key(&j, "interfaces");
 	tj_arr(&j);
 	for (i = 0; i < s->nif; i++) {
@@ -350,25 +373,25 @@ static void status_json(FILE *f, const struct status *s)
 	tj_key(&j, "kmod");
 	tj_obj(&j);
 	tj_key(&j, "loaded");
-	tj_bool(&j, toe_genl_up(&D->gl));
-	tj_ku64(&j, "devices", D->nkdevs);
-	tj_ku64(&j, "tids_held", tids_held_all());
+	tj_bool(&j, toe_genl_up(&d->gl));
+	tj_ku64(&j, "devices", d->kmod.nkdevs);
+	tj_ku64(&j, "tids_held", tids_held_all(&d->kmod));
 	tj_obj_end(&j);
 	tj_key(&j, "events");
 	tj_obj(&j);
 	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
-		tj_ku64(&j, toe_event_name(i), D->ev[i]);
+		tj_ku64(&j, toe_event_name(i), d->evs.ev[i]);
 	tj_obj_end(&j);
-	metrics_json(&j);
+	metrics_json(&d->met, &j);
 	tj_ku64(&j, "log_suppressed", log_suppressed());
 	tj_key(&j, "reconcile");
 	tj_obj(&j);
-	tj_ku64(&j, "runs", D->rec.runs);
-	tj_ku64(&j, "event_loss", D->rec.event_loss);
-	tj_ku64(&j, "fixed", D->rec.fixed);
-	tj_ku64(&j, "last_ms", D->rec.last_ns / 1000000);
-	tj_ku64(&j, "last_read_ms", D->rec.last_read_ns / 1000000);
-	tj_ku64(&j, "last_took_ms", D->rec.last_took_ns / 1000000);
+	tj_ku64(&j, "runs", d->rec.runs);
+	tj_ku64(&j, "event_loss", d->rec.event_loss);
+	tj_ku64(&j, "fixed", d->rec.fixed);
+	tj_ku64(&j, "last_ms", d->rec.last_ns / 1000000);
+	tj_ku64(&j, "last_read_ms", d->rec.last_read_ns / 1000000);
+	tj_ku64(&j, "last_took_ms", d->rec.last_took_ns / 1000000);
 	tj_obj_end(&j);
 	tj_obj_end(&j);
 	tj_end(&j);
@@ -387,21 +410,28 @@ static int by_ifindex(const void *a, const void *b)
  * mirrors the neighbours of without opentoe on them (configuration, -i,
  * the module's devices); by ifindex.
  */
-static void status_ifaces(struct status *s)
+static void status_ifaces(struct toed *d, struct status *s)
 {
 	const int max = sizeof(s->ifs) / sizeof(s->ifs[0]);
 	int i, k;
 
-	s->nif = D->dp.loaded ? attached_read(s->ifs, max) : 0;
-	for (i = 0; i < D->nl.ntracked; i++) {
-		for (k = 0; k < s->nif && s->ifs[k].ifindex != D->nl.tracked[i];
+	if (d->dp.loaded) {
+		struct toe_netns_id ns_id = { .cookie = d->netns_cookie,
+					      .ino = d->netns_ino };
+
+		s->nif = attached_read(&ns_id, d->pin_dir, s->ifs, max);
+	} else {
+		s->nif = 0;
+	}
+	for (i = 0; i < d->nl.ntracked; i++) {
+		for (k = 0; k < s->nif && s->ifs[k].ifindex != d->nl.tracked[i];
 		     k++)
 			;
 		if (k == s->nif) {
 			if (k == max)
 				break;
 			memset(&s->ifs[k], 0, sizeof(s->ifs[k]));
-			s->ifs[k].ifindex = D->nl.tracked[i];
+			s->ifs[k].ifindex = d->nl.tracked[i];
 			s->nif++;
 		}
 		s->ifs[k].mirrored = true;
@@ -409,30 +439,30 @@ static void status_ifaces(struct status *s)
 	qsort(s->ifs, s->nif, sizeof(s->ifs[0]), by_ifindex);
 }
 
-void view_status(FILE *f, bool json)
+void view_status(struct toed *d, FILE *f, bool json)
 {
 	struct status s = { .now = toe_now_ns() };
 	struct toe_policy_src rec;
-	time_t since = D->dp.since;
+	time_t since = d->dp.since;
 	struct tm tm;
 
 	memset(&s.h, 0, sizeof(s.h));
-	if (D->dp.loaded)
-		toe_policy_hdr(&D->m, &s.gen, &s.h);
-	s.source = policy_source(&s.h, &rec, &s.own);
+	if (d->dp.loaded)
+		toe_policy_hdr(&d->m, &s.gen, &s.h);
+	s.source = policy_source(d, &s.h, &rec, &s.own);
 	if (gmtime_r(&since, &tm))
 		strftime(s.since, sizeof(s.since), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	s.nn = D->dp.loaded ?
-		       map_count(D->m.neigh, sizeof(struct toe_neigh_key)) :
+	s.nn = d->dp.loaded ?
+		       map_count(d->m.neigh, sizeof(struct toe_neigh_key)) :
 		       0;
-	s.na = D->dp.loaded ?
-		       map_count(D->m.local, sizeof(struct toe_local_key)) :
+	s.na = d->dp.loaded ?
+		       map_count(d->m.local, sizeof(struct toe_local_key)) :
 		       0;
-	status_ifaces(&s);
+	status_ifaces(d, &s);
 	if (json)
-		status_json(f, &s);
+		status_json(d, f, &s);
 	else
-		status_text(f, &s);
+		status_text(d, f, &s);
 	toe_policy_src_free(&rec);
 }
 
@@ -443,9 +473,11 @@ void view_status(FILE *f, bool json)
  * one.  A snapshot: the module follows the kernel's neighbours through
  * netevents, toed through rtnetlink, so a change in flight may differ.
  */
-static struct kuse {
+struct kuse {
 	__u64 tids, l2t, l2t_agree, l2t_differ;
-} kmod_usage(void)
+};
+
+static struct kuse kmod_usage(struct toed *d)
 {
 	struct toe_genl_dev *kd = calloc(TOE_MAX_DEVS, sizeof(*kd));
 	struct kuse u = { 0, 0, 0, 0 };
@@ -453,8 +485,8 @@ static struct kuse {
 	char err[256];
 	int n = 0, i;
 
-	if (kd && toe_genl_up(&D->gl) &&
-	    toe_genl_devs(&D->gl, kd, TOE_MAX_DEVS, &n, err, sizeof(err)) ==
+	if (kd && toe_genl_up(&d->gl) &&
+	    toe_genl_devs(&d->gl, kd, TOE_MAX_DEVS, &n, err, sizeof(err)) ==
 		    0) {
 		for (i = 0; i < n; i++) {
 			u.tids += kd[i].tids_used;
@@ -462,8 +494,8 @@ static struct kuse {
 		}
 	}
 	free(kd);
-	if (!toe_genl_up(&D->gl) ||
-	    toe_genl_l2t(&D->gl, 0, &l2t, &n, err, sizeof(err)))
+	if (!toe_genl_up(&d->gl) ||
+	    toe_genl_l2t(&d->gl, 0, &l2t, &n, err, sizeof(err)))
 		return u;
 	for (i = 0; i < n; i++) {
 		struct toe_neigh_key k = { .ifindex = l2t[i].ifindex,
@@ -473,7 +505,7 @@ static struct kuse {
 		bool nvalid;
 
 		memcpy(k.addr, l2t[i].addr, sizeof(k.addr));
-		nvalid = bpf_map_lookup_elem(D->m.neigh, &k, &v) == 0 &&
+		nvalid = bpf_map_lookup_elem(d->m.neigh, &k, &v) == 0 &&
 			 v.has_mac && (v.state & TOE_NUD_VALID);
 		if (kvalid == nvalid &&
 		    (!kvalid || !memcmp(v.mac, l2t[i].mac, 6)))
@@ -499,19 +531,19 @@ static size_t counters_out(struct counter *out, const struct counter *c,
 }
 
 /* toed's own counters (the "daemon" section), in their order; how many. */
-size_t daemon_counters(struct counter *out)
+size_t daemon_counters(struct toed *d, struct counter *out)
 {
-	const struct toe_nl_stats *s = &D->nl.st;
-	struct kuse ku = kmod_usage();
+	const struct toe_nl_stats *s = &d->nl.st;
+	struct kuse ku = kmod_usage(d);
 	const struct counter dm[] = {
-		{ "events_listen_start", D->ev[TOE_EV_LISTEN_START] },
-		{ "events_listen_stop", D->ev[TOE_EV_LISTEN_STOP] },
-		{ "events_flow_offloaded", D->ev[TOE_EV_FLOW_OFFLOADED] },
-		{ "events_flow_refused", D->ev[TOE_EV_FLOW_REFUSED] },
-		{ "events_flow_closed", D->ev[TOE_EV_FLOW_CLOSED] },
-		{ "events_malformed", D->ev_bad },
-		{ "policy_applied", D->reload_ok },
-		{ "policy_failed", D->reload_failed },
+		{ "events_listen_start", d->evs.ev[TOE_EV_LISTEN_START] },
+		{ "events_listen_stop", d->evs.ev[TOE_EV_LISTEN_STOP] },
+		{ "events_flow_offloaded", d->evs.ev[TOE_EV_FLOW_OFFLOADED] },
+		{ "events_flow_refused", d->evs.ev[TOE_EV_FLOW_REFUSED] },
+		{ "events_flow_closed", d->evs.ev[TOE_EV_FLOW_CLOSED] },
+		{ "events_malformed", d->evs.ev_bad },
+		{ "policy_applied", d->ap.reload_ok },
+		{ "policy_failed", d->ap.reload_failed },
 		{ "neigh_set", s->neigh_set },
 		{ "neigh_del", s->neigh_del },
 		{ "addr_set", s->addr_set },
@@ -523,46 +555,46 @@ size_t daemon_counters(struct counter *out)
 		{ "resyncs", s->resyncs },
 		{ "dump_restarts", s->dump_restarts },
 		{ "map_errors", s->map_errors },
-		{ "requests", D->cst.requests },
-		{ "clients_refused", D->cst.clients_refused },
-		{ "monitor_lost", D->mon_lost },
-		{ "kmod_loaded", toe_genl_up(&D->gl) },
-		{ "kmod_devices", (__u64)D->nkdevs },
-		{ "kmod_tids_held", tids_held_all() },
+		{ "requests", d->ctl.cst.requests },
+		{ "clients_refused", d->ctl.cst.clients_refused },
+		{ "monitor_lost", d->mon.lost },
+		{ "kmod_loaded", toe_genl_up(&d->gl) },
+		{ "kmod_devices", (__u64)d->kmod.nkdevs },
+		{ "kmod_tids_held", tids_held_all(&d->kmod) },
 		{ "kmod_tids_used", ku.tids },
 		{ "kmod_l2t_used", ku.l2t },
 		{ "kmod_l2t_agree", ku.l2t_agree },
 		{ "kmod_l2t_differ", ku.l2t_differ },
-		{ "kmod_tid_bound", D->kst.alloc },
-		{ "kmod_tid_bind_nospc", D->kst.alloc_nospc },
-		{ "kmod_tid_bind_unreach", D->kst.alloc_unreach },
-		{ "kmod_tid_bind_failed", D->kst.alloc_failed },
-		{ "kmod_tid_free", D->kst.freed },
-		{ "kmod_tid_free_failed", D->kst.free_failed },
-		{ "kmod_tids_adopted", D->kst.adopted },
-		{ "kmod_tids_orphaned", D->kst.orphans },
-		{ "kmod_tids_lost", D->kst.lost },
-		{ "kmod_dev_events", D->gl.st.dev_events },
-		{ "kmod_l2t_events", D->gl.st.l2t_events },
-		{ "kmod_family_events", D->gl.st.family_events },
-		{ "kmod_overruns", D->gl.st.overruns },
-		{ "kmod_tids_reserved", D->kst.reserved },
-		{ "kmod_tids_unreserved", D->kst.unreserved },
-		{ "kmod_flows_demoted", D->kst.demoted },
-		{ "kmod_tid_bind_refused", D->kst.bind_refused },
-		{ "kmod_tid_stale", D->kst.stale },
-		{ "kmod_listeners_held", listeners_held_all() },
-		{ "kmod_listen_start", D->lst.starts },
-		{ "kmod_listen_stop", D->lst.stops },
-		{ "kmod_listen_failed", D->lst.failed },
-		{ "kmod_listen_reconciled", D->lst.reconciled },
-		{ "kmod_listen_siblings", D->lst.siblings },
-		{ "kmod_stids_orphaned", D->lst.orphans },
-		{ "reconciles", D->rec.runs },
-		{ "reconciles_event_loss", D->rec.event_loss },
-		{ "reconciled_fixed", D->rec.fixed },
+		{ "kmod_tid_bound", d->kmod.kst.alloc },
+		{ "kmod_tid_bind_nospc", d->kmod.kst.alloc_nospc },
+		{ "kmod_tid_bind_unreach", d->kmod.kst.alloc_unreach },
+		{ "kmod_tid_bind_failed", d->kmod.kst.alloc_failed },
+		{ "kmod_tid_free", d->kmod.kst.freed },
+		{ "kmod_tid_free_failed", d->kmod.kst.free_failed },
+		{ "kmod_tids_adopted", d->kmod.kst.adopted },
+		{ "kmod_tids_orphaned", d->kmod.kst.orphans },
+		{ "kmod_tids_lost", d->kmod.kst.lost },
+		{ "kmod_dev_events", d->gl.st.dev_events },
+		{ "kmod_l2t_events", d->gl.st.l2t_events },
+		{ "kmod_family_events", d->gl.st.family_events },
+		{ "kmod_overruns", d->gl.st.overruns },
+		{ "kmod_tids_reserved", d->kmod.kst.reserved },
+		{ "kmod_tids_unreserved", d->kmod.kst.unreserved },
+		{ "kmod_flows_demoted", d->kmod.kst.demoted },
+		{ "kmod_tid_bind_refused", d->kmod.kst.bind_refused },
+		{ "kmod_tid_stale", d->kmod.kst.stale },
+		{ "kmod_listeners_held", listeners_held_all(&d->lis) },
+		{ "kmod_listen_start", d->lis.lst.starts },
+		{ "kmod_listen_stop", d->lis.lst.stops },
+		{ "kmod_listen_failed", d->lis.lst.failed },
+		{ "kmod_listen_reconciled", d->lis.lst.reconciled },
+		{ "kmod_listen_siblings", d->lis.lst.siblings },
+		{ "kmod_stids_orphaned", d->lis.lst.orphans },
+		{ "reconciles", d->rec.runs },
+		{ "reconciles_event_loss", d->rec.event_loss },
+		{ "reconciled_fixed", d->rec.fixed },
 		{ "route_changes", nft_route_changes() },
-		{ "fwd_ct_swept", D->rec.ct_swept },
+		{ "fwd_ct_swept", d->rec.ct_swept },
 		{ "fwd_ct_events_lost", nft_ct_lost() },
 	};
 
@@ -581,18 +613,18 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 }
 
 /* The control socket's counters (ctl.c), and the datapath's reloads; how many. */
-size_t control_counters(struct counter *out)
+size_t control_counters(struct toed *d, struct counter *out)
 {
-	const struct metrics_stats *ms = metrics_stats();
+	const struct metrics_stats *ms = metrics_stats(&d->met);
 	const struct counter cc[] = {
-		{ "requests", D->cst.requests },
-		{ "requests_bad", D->cst.requests_bad },
-		{ "clients_refused", D->cst.clients_refused },
-		{ "clients_timed_out", D->cst.clients_timed_out },
-		{ "clients_over_limit", D->cst.clients_over_limit },
-		{ "monitor_lost", D->mon_lost },
-		{ "datapath_reloads", D->dp.reloads },
-		{ "datapath_unloads", D->dp.unloads },
+		{ "requests", d->ctl.cst.requests },
+		{ "requests_bad", d->ctl.cst.requests_bad },
+		{ "clients_refused", d->ctl.cst.clients_refused },
+		{ "clients_timed_out", d->ctl.cst.clients_timed_out },
+		{ "clients_over_limit", d->ctl.cst.clients_over_limit },
+		{ "monitor_lost", d->mon.lost },
+		{ "datapath_reloads", d->dp.reloads },
+		{ "datapath_unloads", d->dp.unloads },
 		{ "metrics_bind_failed", ms->bind_failed },
 		{ "metrics_deadline", ms->deadline },
 		{ "metrics_evicted", ms->evicted },
@@ -616,11 +648,11 @@ static void stats_group(FILE *f, struct toe_json *j, bool json,
 	}
 }
 
-void view_stats(FILE *f, bool json)
+void view_stats(struct toed *d, FILE *f, bool json)
 {
 	struct counter dm[MAX_COUNTERS], cc[MAX_COUNTERS], rc[MAX_COUNTERS];
-	size_t ndm = daemon_counters(dm), ncc = control_counters(cc);
-	size_t nrc = reason_counters(rc); /* fwdev.c: toe_reasons */
+	size_t ndm = daemon_counters(d, dm), ncc = control_counters(d, cc);
+	size_t nrc = reason_counters(&d->fwd, rc); /* fwdev.c: toe_reasons */
 	const struct {
 		const char *name;
 		const struct counter *c;
@@ -632,7 +664,7 @@ void view_stats(FILE *f, bool json)
 	struct toe_json j;
 	unsigned int i, g;
 
-	toe_stats_read(&D->m, v, TOE_STATS_MAX);
+	toe_stats_read(&d->m, v, TOE_STATS_MAX);
 	if (json) {
 		tj_start(&j, f);
 		tj_obj(&j);
@@ -848,7 +880,8 @@ static void rule_tail(FILE *f, struct toe_json *j, bool json,
  * recorded with the datapath by the one that did, parsed into other.
  * NULL src: unknown (other empty).
  */
-static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h,
+static const struct toe_cfg *policy_in_force(struct toed *d,
+					     const struct toe_pol_hdr *h,
 					     struct toe_cfg *other,
 					     const char **src)
 {
@@ -858,9 +891,9 @@ static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h,
 
 	memset(other, 0, sizeof(*other));
 	other->default_dev = -1;
-	*src = policy_source(h, &rec, &own);
+	*src = policy_source(d, h, &rec, &own);
 	if (own)
-		return &D->cfg;
+		return &d->ap.cfg;
 	if (*src && toe_cfg_parse(rec.config, rec.text, rec.len, other, err,
 				  sizeof(err))) {
 		toe_cfg_free(other);
@@ -869,14 +902,14 @@ static const struct toe_cfg *policy_in_force(const struct toe_pol_hdr *h,
 		*src = NULL;
 	}
 	if (*src) {
-		snprintf(D->src_shown, sizeof(D->src_shown), "%s", rec.config);
-		*src = D->src_shown;
+		snprintf(d->src_shown, sizeof(d->src_shown), "%s", rec.config);
+		*src = d->src_shown;
 	}
 	toe_policy_src_free(&rec);
 	return other;
 }
 
-void view_policy(FILE *f, bool json)
+void view_policy(struct toed *d, FILE *f, bool json)
 {
 	struct toe_pol_hdr h = {};
 	const struct toe_cfg *c;
@@ -886,8 +919,8 @@ void view_policy(FILE *f, bool json)
 	__u32 gen = 0;
 	int i;
 
-	toe_policy_hdr(&D->m, &gen, &h);
-	c = policy_in_force(&h, &other, &src);
+	toe_policy_hdr(&d->m, &gen, &h);
+	c = policy_in_force(d, &h, &other, &src);
 	if (json) {
 		tj_start(&j, f);
 		policy_json_head(&j, c, &h, gen, src);

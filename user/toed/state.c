@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* toed's one state (state.h): its defaults, before the options. */
 #include "lib/dplock.h"
+#include "opentoe_common.h"
 #include "state.h"
 
 static struct toed state = {
@@ -14,7 +15,6 @@ static struct toed state = {
 	.tfd = -1,
 	.lockfd = -1,
 	.runlockfd = -1,
-	.change_lock = -1,
 	.m = { .devs = -1,
 	       .live = -1,
 	       .flows = -1,
@@ -28,18 +28,18 @@ static struct toed state = {
 	       .byp = -1,
 	       .tenants = -1 },
 	.nl = { .ev_fd = -1, .dump_fd = -1 },
-	.cfg = { .default_dev = -1 },
 	.gl = { .fd = -1, .ev_fd = -1 },
 };
 
-struct toed *D = &state;
-
-void toed_state_init(void)
+struct toed *toed_state_init(void)
 {
-	int i;
-
-	for (i = 0; i < MAX_MON; i++)
-		state.mon[i].fd = -1;
-	for (i = 0; i < MAX_CLIENTS; i++)
-		state.cl[i].fd = -1;
+	mon_init(&state.mon, -1);
+	kmod_init(&state.kmod, &state.gl, &state.m, &state.dp, &state.lis.lst);
+	listen_init(&state.lis, &state.gl, &state.m, &state.dp, &state.kmod);
+	fwd_init(&state.fwd, &state.m, &state.dp, &state.mon);
+	events_init(&state.evs, &state.m);
+	metrics_init(&state.met);
+	ctl_init(&state.ctl, &state.epfd, &state.lsock, &state.mon);
+	apply_init(&state.ap, &state.config, &state.pin_dir);
+	return &state;
 }

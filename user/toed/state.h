@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * toed: the daemon's one state object, D (state.c).  toed is one thread:
- * every part reads and writes the state through D; main sets the options
- * before anything else runs, and each field says which part writes it.
+ * toed: the daemon's one state object (state.c's instance).  toed is one
+ * thread: main takes it, sets the options before anything else runs and
+ * passes it to daemon_run.  The parts with a state of their own (struct
+ * mon_set, kmod, listeners, fwdev, events, ctl, metrics, apply, reconcile,
+ * capture: main.c lists them) are members, initialised by
+ * toed_state_init; the rest are the options, the datapath, the event
+ * sources and the counters of what joins them, each field saying which
+ * part writes it.
  */
 #ifndef __TOE_STATE_H
 #define __TOE_STATE_H
@@ -10,60 +15,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "lib/toe_ctl.h"
 #include "config.h"
 #include "genl.h"
+#include "fwdev.h"
+#include "apply.h"
+#include "capture.h"
+#include "events.h"
+#include "ctl.h"
+#include "kmod.h"
+#include "metrics.h"
+#include "reconcile.h"
+#include "listen.h"
+#include "mon.h"
 #include "neigh.h"
-#include "opentoe.h"
+#include "nlat.h"
 #include "policy.h"
 #include "show_maps.h"
 
 #define DEFAULT_CONFIG "/etc/opentoe/opentoe.conf"
 
-#define MAX_MON 32 /* monitor clients at once */
 #define MAX_IFACES 32 /* --interface */
-#define MAX_CLIENTS 128 /* control clients at once, monitors not counted */
-#define CTL_DEADLINE_NS \
-	2000000000ULL /* to send a request; to read its answer */
-#define CTL_LINGER_NS \
-	1000000000ULL /* after the answer, for the client to close */
-
-#define NLAT_BUCKETS \
-	12 /* neighbour propagation latency histogram (metrics.c) */
-
-/* A control client (ctl.c): where it is in its one request. */
-enum client_state {
-	CL_FREE,
-	CL_READ, /* its request, until the deadline */
-	CL_WRITE, /* its answer, until the deadline */
-	CL_LINGER, /* answered and shut down: reading to its close */
-};
-
-struct client {
-	enum client_state state;
-	int fd;
-	__u32 gen; /* tells a reused slot's epoll events from the old ones */
-	__u64 deadline; /* CLOCK_MONOTONIC ns */
-	char in[TOE_CTL_REQ_MAX]; /* the request so far */
-	size_t inlen;
-	char *out; /* the answer (malloc'd) */
-	size_t outlen, outoff;
-};
-
 /* The datapath toed serves (datapath.c): the ids behind its pins. */
 struct dp_ids {
 	__u32 stats, events, neigh; /* map ids */
 	__u32 sockops_link, sockops_prog;
 };
-
-/* A monitor client (toectl monitor): events streamed until it goes away. */
-struct mon {
-	int fd; /* -1: free slot */
-	bool json;
-	__u64 lost; /* lines dropped because the client was slow */
-};
-
-struct tident; /* a TID held in the kernel module (kmod.c) */
 
 struct toed {
 	/* Options: set by main, read-only after. */
@@ -74,24 +50,14 @@ struct toed {
 	int nifaces;
 	int rcvbuf;
 
-	/* The policy: apply.c writes it. */
-	struct toe_cfg cfg; /* the configuration in force */
-	char *cfg_text; /* its file's text, as parsed (recorded at each apply) */
-	size_t cfg_len;
+	/* The policy: apply.c's (apply.h). */
+	struct apply ap;
 	char src_shown
 		[4096]; /* show_state.c: the source of another's policy, shown */
-	struct toe_apply_stats ast; /* its last apply */
-	__u64 applied_ns;
-	/*
-	 * The datapath's TOE_LOCK_CHANGE (dplock.h) while toed applies or
-	 * reopens the datapath, else -1: it keeps toe-loader and toed --apply
-	 * out of the datapath meanwhile (apply.c takes it, or finds it held).
-	 */
-	int change_lock;
 
 	/* The datapath: datapath.c follows it. */
-	struct {
-		bool loaded; /* D->m and D->rb are open */
+	struct toed_dp {
+		bool loaded; /* m and rb are open */
 		bool absent_logged; /* "not loaded" said once */
 		struct dp_ids ids; /* of the one open */
 		__u64 since; /* its programs' load time, unix seconds */
@@ -100,15 +66,13 @@ struct toed {
 
 	/* The datapath and the event sources: loop.c sets them up and tears them down. */
 	struct toe_maps m; /* the pinned maps; fds -1 while not loaded */
-	struct ring_buffer *rb; /* toe_events (events.c consumes) */
 	struct toe_nl nl; /* rtnetlink (neigh.c) */
 	bool retrack; /* a link changed: recompute tracked (events.c) */
 	int epfd, sigfd, lsock, tfd;
 	int lockfd; /* the datapath's TOE_LOCK_DAEMON, held for toed's life */
 	int runlockfd; /* the run folder's toed.lock: one toed per socket */
 	char sock_path[108]; /* the control socket's path */
-	struct mon mon[MAX_MON]; /* monitor clients (events.c, ctl.c adds) */
-	struct client cl[MAX_CLIENTS]; /* control clients (ctl.c) */
+	struct mon_set mon; /* monitor clients (mon.c; ctl.c adds them) */
 	__u64 start_ns;
 	__u64 start_unix_ns; /* the same moment, CLOCK_REALTIME */
 	unsigned long netns_ino; /* toed's network namespace, for display */
@@ -116,82 +80,18 @@ struct toed {
 
 	/*
 	 * The kernel module (user/toed/genl.c); gl.family 0 while it is not
-	 * loaded.  loop.c (and main's --apply) opens gl; kmod.c writes the rest.
+	 * loaded.  loop.c (and main's --apply) opens gl; kmod.c and tidpool.c
+ * keep the rest, a state of their own.
 	 */
 	struct toe_genl gl;
 	bool gl_open;
-	struct toe_genl_dev kdevs[TOE_MAX_DEVS]; /* its devices here */
-	int nkdevs;
-	__u32 kmod_idx[TOE_MAX_DEVS]; /* toe_devs index -> module index, 0 */
-	struct tident **tids; /* TIDs held, by flow key */
-	size_t tid_nb, tid_n; /* hash buckets, entries */
-	bool kmod_dirty; /* a module device changed: re-apply */
-	struct {
-		/* binds of a pool's TID: accepted, refused by reason */
-		__u64 alloc, alloc_nospc, alloc_unreach, alloc_failed;
-		__u64 freed, free_failed, adopted, orphans, lost;
-		__u64 reserved,
-			unreserved; /* TIDs into the pools, given back unused */
-		__u64 demoted; /* flows toe_tid_demote sent to the host */
-		__u64 bind_refused; /* alloc_nospc + _unreach + _failed */
-		/*
-		 * events of TIDs a reconcile dealt with: closes of TIDs toed
-		 * held no record of, offloads before that reconcile
-		 */
-		__u64 stale;
-	} kst;
-	/*
-	 * The TID invariant (docs/architecture.md): for each toe_devs index,
-	 * pool + bound + in flight = the module's TIDs held by the host
-	 * (DEV_TIDS_HOST), where pool = pushed - pulled - taken, in flight =
-	 * taken - settled, taken being the datapath's toe_dev_live tid_taken
-	 * less taken0, and bound toed's TID table (tids_held).  tidpool.c
-	 * and kmod.c count; kmod_reconcile starts the counts over (based
-	 * false: at start, on a new datapath).
-	 */
-	struct tid_acct {
-		__u64 pushed; /* TIDs toed put in the pool */
-		__u64 pulled; /* TIDs toed took out of it (drained, reconciled) */
-		__u64 settled; /* taken ones toed bound, gave back or put back */
-		__u64 taken0; /* tid_taken when the counts started */
-		/* the same for the server pool and stid_taken (listen.c) */
-		__u64 spushed, spulled, ssettled, staken0;
-	} acct[TOE_MAX_DEVS];
-	bool acct_based; /* the counts started on this datapath */
-	bool acct_quiet; /* the first reconcile: settles are of before */
-	__u64 tid_event_ns; /* ts_ns of the last event with a TID toed read */
-	/* when toed last settled a TID or let a bound one go (monotonic) */
-	__u64 tid_settled_ns;
+	struct kmod kmod; /* its devices and the TIDs toed holds (kmod.h) */
 
-	/* Counters (toectl stats): events.c, apply.c, ctl.c count them. */
-	__u64 ev[TOE_EV_FLOW_CLOSED + 1];
-	__u64 ev_bad;
-	__u64 closed_by[TOE_ACT_BYPASS + 1]; /* flow_closed events by decision */
-	__u64 refused_by[TOE_R__MAX]; /* flow_refused events by reason */
-	/* fast paths conntrack ended (ct.c, fwdev.c), by enum toe_fwd_hook */
-	__u64 fwd_ct_gone[TOE_FH__MAX];
-	__u64 fwd_evicted[TOE_FH__MAX]; /* ... found gone (fwdev.c) */
-	struct {
-		__u64 bucket[NLAT_BUCKETS]; /* not cumulative; over the last: count */
-		__u64 count, sum_ns;
-	} nlat; /* neighbour event read -> map write (events.c, metrics.c) */
-	__u64 reload_ok, reload_failed;
-	__u64 mon_lost;
-	struct {
-		__u64 requests, requests_bad;
-		__u64 clients_refused; /* not root */
-		__u64 clients_timed_out, clients_over_limit;
-	} cst; /* the control socket (ctl.c) */
-	struct {
-		__u64 starts,
-			stops; /* module LISTEN_START / STOP that succeeded */
-		__u64 failed; /* refused, or the table out of memory */
-		__u64 reconciled; /* of starts and stops, made by a reconcile */
-		/* SO_REUSEPORT siblings' server TIDs back in the server pool */
-		__u64 siblings;
-		/* server TIDs reserved that nothing held, freed by a reconcile */
-		__u64 orphans;
-	} lst; /* listeners on module devices (listen.c) */
+	/* Counters (toectl stats): apply.c, ctl.c count them; events.h its own. */
+	struct events evs; /* the ring, its events counted (events.h) */
+	struct fwdev fwd; /* the forward path's events and evictions (fwdev.h) */
+	struct ctl ctl; /* the control clients (ctl.h) */
+	struct listeners lis; /* listeners on module devices (listen.h) */
 	struct {
 		__u64 runs; /* reconciles made */
 		__u64 event_loss; /* of them, for events lost */
@@ -205,12 +105,16 @@ struct toed {
 		 */
 		__u64 last_ns, last_read_ns, last_took_ns;
 	} rec; /* loss makes good (reconcile.c) */
+	struct reconcile rcl; /* reconcile.c's own */
+	struct capture cap; /* capture.c's own */
+	struct metrics met; /* --metrics: the server (metrics.c) */
 };
 
-/* The daemon's state: state.c's, the one instance. */
-extern struct toed *D;
-
-/* Before anything else runs: the slots of clients and monitors free. */
-void toed_state_init(void);
+/*
+ * The daemon's state, state.c's one instance, with its defaults and the
+ * slots of clients and monitors free: main takes it before anything else
+ * runs and hands it on (every part is passed it, none reads a global).
+ */
+struct toed *toed_state_init(void);
 
 #endif /* __TOE_STATE_H */

@@ -17,7 +17,7 @@
  *   pool_take    at a reconcile: the pools' contents, for reconciling;
  *   take_in_progress  whether the datapath is between a pop and its entry;
  *   stid_reconcile    server TIDs reserved that nothing holds: given back;
- *   acct_*       the counts of the TID invariant (state.h D->acct):
+ *   acct_*       the counts of the TID invariant (state.h: struct toed's acct):
  *                what went into and out of each pool, and which of the
  *                TIDs the datapath took toed has settled.
  *
@@ -30,57 +30,43 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "toed.h"
+#include "lib/clock.h"
+#include "opentoe_common.h"
+#include "opentoe_policy.h"
+#include "opentoe_flows.h"
+#include "opentoe_tid.h"
+#include "kmod.h"
+#include "tidpool.h"
+#include "genl.h"
+#include "log.h"
+#include "state.h"
 #include "opentoe.skel.h"
 
-static struct opentoe *demote_skel;
-/* toe_tid_pool index (TOE_STID_POOL(i): device i's server TIDs) -> */
-static int qfd[2 * TOE_MAX_DEVS]; /* its queue's fd, 0: not open */
-static __u32 qmdev[2 * TOE_MAX_DEVS]; /* the module device its TIDs are of */
-/*
- * Looked up and found none: not looked up again on this datapath (only
- * toed puts queues in toe_tid_pool, pool_queue, and one toed runs).  On
- * Linux before 6.8 every lookup of a map-in-map from user space waits for
- * an RCU grace period (maybe_wait_bpf_programs), ~17 ms under TCG: the 64
- * of every reconcile made a loss reconcile take over a second.
- */
-static bool qnone[2 * TOE_MAX_DEVS];
-/*
- * Emptied or made by this toed: what it holds is this toed's.  toed looks
- * at an index only when a module device is there (a start's reconcile) or
- * comes there, not at all 128 (a grace period each before 6.8: two
- * seconds under TCG); a queue found later at another index is an earlier
- * toed's, whose TIDs that start's reconcile gave back as held by nothing:
- * emptied, not given back again, when first used (queue_fresh).
- */
-static bool qfresh[2 * TOE_MAX_DEVS];
-/* device i's listeners + server TIDs reserved when TID_RESERVE + SERVER
- * last said ENOSPC: not asked again until a listener went */
-static __u32 stid_out[TOE_MAX_DEVS];
+/* The pools' state is struct kmod's (kmod.h): qfd, qmdev, qnone, qfresh... */
 
 /* Load toe_tid_demote on the pinned maps; false if this datapath has none. */
-static bool demote_open(void)
+static bool demote_open(struct kmod *km)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	struct opentoe *s;
 
-	if (demote_skel)
+	if (km->demote_skel)
 		return true;
-	if (D->m.tid_held < 0)
+	if (km->m->tid_held < 0)
 		return false;
 	s = opentoe__open();
 	if (!s)
 		return false;
 	bpf_object__for_each_map(map, s->obj) {
 		if (map == s->maps.toe_tid_held)
-			bpf_map__reuse_fd(map, D->m.tid_held);
+			bpf_map__reuse_fd(map, km->m->tid_held);
 		else if (map == s->maps.toe_flows)
-			bpf_map__reuse_fd(map, D->m.flows);
+			bpf_map__reuse_fd(map, km->m->flows);
 		else if (map == s->maps.toe_dev_live)
-			bpf_map__reuse_fd(map, D->m.live);
+			bpf_map__reuse_fd(map, km->m->live);
 		else if (map == s->maps.toe_stats)
-			bpf_map__reuse_fd(map, D->m.stats);
+			bpf_map__reuse_fd(map, km->m->stats);
 		else if (map != s->maps.rodata) /* .rodata: made, always */
 			bpf_map__set_autocreate(map, false);
 	}
@@ -93,17 +79,17 @@ static bool demote_open(void)
 		opentoe__destroy(s);
 		return false;
 	}
-	demote_skel = s;
+	km->demote_skel = s;
 	return true;
 }
 
 /* The datapath's tid_taken (stid_taken: server) of toe_devs index i. */
-static __u64 dp_taken(__u32 i, bool server)
+static __u64 dp_taken(struct kmod *km, __u32 i, bool server)
 {
 	struct toe_dev_live l;
 
-	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
-	    bpf_map_lookup_elem(D->m.live, &i, &l))
+	if (i >= TOE_MAX_DEVS || km->m->live < 0 ||
+	    bpf_map_lookup_elem(km->m->live, &i, &l))
 		return 0;
 	return server ? l.stid_taken : l.tid_taken;
 }
@@ -112,13 +98,13 @@ static __u64 dp_taken(__u32 i, bool server)
  * The datapath's takes in progress on toe_devs index i (tid_taking;
  * stid_taking: server), bpf/tid.h.  0 also from a datapath without them.
  */
-static __u32 dp_taking(__u32 i, bool server)
+static __u32 dp_taking(struct kmod *km, __u32 i, bool server)
 {
 	struct toe_dev_live l;
 
 	memset(&l, 0, sizeof(l));
-	if (i >= TOE_MAX_DEVS || D->m.live < 0 ||
-	    bpf_map_lookup_elem(D->m.live, &i, &l))
+	if (i >= TOE_MAX_DEVS || km->m->live < 0 ||
+	    bpf_map_lookup_elem(km->m->live, &i, &l))
 		return 0;
 	return server ? l.stid_taking : l.tid_taking;
 }
@@ -138,11 +124,11 @@ static __u32 dp_taking(__u32 i, bool server)
  * to the count before it pops, and takes it off once the entry is
  * written).
  */
-bool take_in_progress(__u32 i, bool server)
+bool take_in_progress(struct kmod *km, __u32 i, bool server)
 {
 	int n;
 
-	for (n = 0; dp_taking(i, server); n++) {
+	for (n = 0; dp_taking(km, i, server); n++) {
 		if (n == TAKE_WAIT_TRIES) {
 			logm(LOG_DEBUG,
 			     "a %sTID take in progress on device %u: its unheld TIDs kept for the next reconcile",
@@ -155,11 +141,11 @@ bool take_in_progress(__u32 i, bool server)
 }
 
 /* A TID the datapath took from pool i is toed's business no more. */
-void acct_settle(__u32 i)
+void acct_settle(struct kmod *km, __u32 i)
 {
-	D->tid_settled_ns = toe_now_ns();
-	if (i < TOE_MAX_DEVS && !D->acct_quiet)
-		D->acct[i].settled++;
+	km->tid_settled_ns = toe_now_ns();
+	if (i < TOE_MAX_DEVS && !km->acct_quiet)
+		km->acct[i].settled++;
 }
 
 /*
@@ -167,74 +153,74 @@ void acct_settle(__u32 i)
  * reconcile on this datapath: the TIDs taken before are settled by that
  * reconcile, quietly (acct_quiet, until its end).
  */
-void acct_base(void)
+void acct_base(struct kmod *km)
 {
 	__u32 i;
 
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		memset(&D->acct[i], 0, sizeof(D->acct[i]));
-		D->acct[i].taken0 = dp_taken(i, false);
-		D->acct[i].staken0 = dp_taken(i, true);
+		memset(&km->acct[i], 0, sizeof(km->acct[i]));
+		km->acct[i].taken0 = dp_taken(km, i, false);
+		km->acct[i].staken0 = dp_taken(km, i, true);
 	}
-	D->acct_based = true;
-	D->acct_quiet = true;
+	km->acct_based = true;
+	km->acct_quiet = true;
 }
 
 /* Pool i's TIDs and those in flight, as the counts say now. */
-void acct_view(__u32 i, long long *pool, long long *in_flight)
+void acct_view(struct kmod *km, __u32 i, long long *pool, long long *in_flight)
 {
-	struct tid_acct *a = &D->acct[i];
-	__u64 taken = dp_taken(i, false) - a->taken0;
+	struct tid_acct *a = &km->acct[i];
+	__u64 taken = dp_taken(km, i, false) - a->taken0;
 
 	*pool = (long long)(a->pushed - a->pulled - taken);
 	*in_flight = (long long)(taken - a->settled);
 }
 
 /* A server TID the datapath took from pool i: toed's business no more. */
-void acct_ssettle(__u32 i)
+void acct_ssettle(struct kmod *km, __u32 i)
 {
-	if (i < TOE_MAX_DEVS && !D->acct_quiet)
-		D->acct[i].ssettled++;
+	if (i < TOE_MAX_DEVS && !km->acct_quiet)
+		km->acct[i].ssettled++;
 }
 
 /* The same for server pool i: its server TIDs and those in flight. */
-void acct_sview(__u32 i, long long *pool, long long *in_flight)
+void acct_sview(struct kmod *km, __u32 i, long long *pool, long long *in_flight)
 {
-	struct tid_acct *a = &D->acct[i];
-	__u64 taken = dp_taken(i, true) - a->staken0;
+	struct tid_acct *a = &km->acct[i];
+	__u64 taken = dp_taken(km, i, true) - a->staken0;
 
 	*pool = (long long)(a->spushed - a->spulled - taken);
 	*in_flight = (long long)(taken - a->ssettled);
 }
 
-void pool_close(void)
+void pool_close(struct kmod *km)
 {
 	int i;
 
 	for (i = 0; i < 2 * TOE_MAX_DEVS; i++) {
-		if (qfd[i] > 0)
-			close(qfd[i]);
-		qfd[i] = 0;
-		qmdev[i] = 0;
-		qnone[i] = false;
-		qfresh[i] = false;
+		if (km->qfd[i] > 0)
+			close(km->qfd[i]);
+		km->qfd[i] = 0;
+		km->qmdev[i] = 0;
+		km->qnone[i] = false;
+		km->qfresh[i] = false;
 	}
-	if (demote_skel)
-		opentoe__destroy(demote_skel);
-	demote_skel = NULL;
+	if (km->demote_skel)
+		opentoe__destroy(km->demote_skel);
+	km->demote_skel = NULL;
 }
 
 /* Queue i (fd) this toed's: an earlier toed's TIDs in it dropped. */
-static int queue_fresh(__u32 i, int fd)
+static int queue_fresh(struct kmod *km, __u32 i, int fd)
 {
 	__u32 tid;
 	int n = 0;
 
-	if (qfresh[i])
+	if (km->qfresh[i])
 		return fd;
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0)
 		n++;
-	qfresh[i] = true;
+	km->qfresh[i] = true;
 	if (n)
 		logm(LOG_DEBUG,
 		     "TID pool %u: %d TIDs an earlier toed left there dropped",
@@ -243,44 +229,45 @@ static int queue_fresh(__u32 i, int fd)
 }
 
 /* toe_devs index i's queue, created and put in toe_tid_pool if missing. */
-static int pool_queue(__u32 i)
+static int pool_queue(struct kmod *km, __u32 i)
 {
 	__u32 id;
 	int fd;
 
-	if (qfd[i] > 0)
-		return queue_fresh(i, qfd[i]);
-	if (D->m.tid_pool < 0)
+	if (km->qfd[i] > 0)
+		return queue_fresh(km, i, km->qfd[i]);
+	if (km->m->tid_pool < 0)
 		return -1;
-	if (!qnone[i] && bpf_map_lookup_elem(D->m.tid_pool, &i, &id) == 0) {
+	if (!km->qnone[i] &&
+	    bpf_map_lookup_elem(km->m->tid_pool, &i, &id) == 0) {
 		fd = bpf_map_get_fd_by_id(id);
 		if (fd >= 0)
-			return queue_fresh(i, qfd[i] = fd);
+			return queue_fresh(km, i, km->qfd[i] = fd);
 	}
 	fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "toe_tid_queue", 0,
 			    sizeof(__u32), TOE_TID_POOL_MAX, NULL);
-	if (fd < 0 || bpf_map_update_elem(D->m.tid_pool, &i, &fd, BPF_ANY)) {
+	if (fd < 0 || bpf_map_update_elem(km->m->tid_pool, &i, &fd, BPF_ANY)) {
 		logm(LOG_ERR, "cannot make the TID pool of device %u: %s", i,
 		     strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	qnone[i] = false;
-	qfresh[i] = true;
-	return qfd[i] = fd;
+	km->qnone[i] = false;
+	km->qfresh[i] = true;
+	return km->qfd[i] = fd;
 }
 
 /* The module's device mdev, as its DEV_GET says now. */
-static bool kdev_now(__u32 mdev, struct toe_genl_dev *out)
+static bool kdev_now(struct kmod *km, __u32 mdev, struct toe_genl_dev *out)
 {
 	int i;
 
-	if (!kmod_read_devs())
+	if (!kmod_read_devs(km))
 		return false;
-	for (i = 0; i < D->nkdevs; i++)
-		if (D->kdevs[i].index == mdev) {
-			*out = D->kdevs[i];
+	for (i = 0; i < km->nkdevs; i++)
+		if (km->kdevs[i].index == mdev) {
+			*out = km->kdevs[i];
 			return true;
 		}
 	return false;
@@ -291,36 +278,38 @@ static bool kdev_now(__u32 mdev, struct toe_genl_dev *out)
  * to TOE_STID_POOL_MAX reserved at once (the module does not say how many
  * it has: it is asked until ENOSPC, and not again until a listener went).
  */
-static void stid_fill(__u32 i, __u32 mdev, const struct toe_genl_dev *k)
+static void stid_fill(struct kmod *km, __u32 i, __u32 mdev,
+		      const struct toe_genl_dev *k)
 {
 	__u32 sidx = TOE_STID_POOL(i), stid, n = 0;
 	char err[512];
 	int fd, ret;
 
-	if (stid_out[i] && k->listeners + k->stids_reserved >= stid_out[i])
+	if (km->stid_out[i] &&
+	    k->listeners + k->stids_reserved >= km->stid_out[i])
 		return;
-	stid_out[i] = 0;
-	fd = pool_queue(sidx);
+	km->stid_out[i] = 0;
+	fd = pool_queue(km, sidx);
 	if (fd < 0)
 		return;
-	qmdev[sidx] = mdev;
+	km->qmdev[sidx] = mdev;
 	while (k->stids_reserved + n < TOE_STID_POOL_MAX) {
-		ret = toe_genl_stid_reserve(&D->gl, mdev, &stid, err,
+		ret = toe_genl_stid_reserve(km->gl, mdev, &stid, err,
 					    sizeof(err));
 		if (ret) {
 			if (ret == -ENOSPC)
-				stid_out[i] =
+				km->stid_out[i] =
 					k->listeners + k->stids_reserved + n;
 			else
 				logm(LOG_DEBUG, "%s", err);
 			break;
 		}
 		if (bpf_map_update_elem(fd, NULL, &stid, BPF_ANY)) {
-			toe_genl_stid_free(&D->gl, mdev, stid, err,
+			toe_genl_stid_free(km->gl, mdev, stid, err,
 					   sizeof(err));
 			break;
 		}
-		D->acct[i].spushed++;
+		km->acct[i].spushed++;
 		n++;
 	}
 }
@@ -330,7 +319,7 @@ static void stid_fill(__u32 i, __u32 mdev, const struct toe_genl_dev *k)
  * TOE_TID_POOL_MAX reserved at once; how many were added.  Its server
  * pool is topped up too (stid_fill).
  */
-int pool_fill(__u32 i)
+int pool_fill(struct kmod *km, __u32 i)
 {
 	struct toe_genl_dev k;
 	__u32 mdev, tid, want, busy, n = 0;
@@ -339,44 +328,46 @@ int pool_fill(__u32 i)
 
 	if (i >= TOE_MAX_DEVS)
 		return 0;
-	mdev = D->kmod_idx[i];
-	if ((qmdev[i] && qmdev[i] != mdev) ||
-	    (qmdev[TOE_STID_POOL(i)] && qmdev[TOE_STID_POOL(i)] != mdev))
-		pool_drain(i); /* the device went, or the index is another's */
-	if (!mdev || !demote_open())
+	mdev = km->kmod_idx[i];
+	if ((km->qmdev[i] && km->qmdev[i] != mdev) ||
+	    (km->qmdev[TOE_STID_POOL(i)] &&
+	     km->qmdev[TOE_STID_POOL(i)] != mdev))
+		pool_drain(km,
+			   i); /* the device went, or the index is another's */
+	if (!mdev || !demote_open(km))
 		return 0;
-	fd = pool_queue(i);
-	if (fd < 0 || !kdev_now(mdev, &k) || !k.tom[0])
+	fd = pool_queue(km, i);
+	if (fd < 0 || !kdev_now(km, mdev, &k) || !k.tom[0])
 		return 0;
-	qmdev[i] = mdev;
+	km->qmdev[i] = mdev;
 	busy = k.tids_used + k.tids_reserved;
 	want = k.nconn > TOE_TID_POOL_MAX ? TOE_TID_POOL_MAX : k.nconn;
 	while (k.tids_reserved + n < want && busy + n < k.nconn) {
-		if (toe_genl_tid_reserve(&D->gl, mdev, &tid, err,
+		if (toe_genl_tid_reserve(km->gl, mdev, &tid, err,
 					 sizeof(err))) {
 			logm(LOG_DEBUG, "%s", err);
 			break;
 		}
 		if (bpf_map_update_elem(fd, NULL, &tid, BPF_ANY)) {
-			toe_genl_tid_free(&D->gl, mdev, tid, err, sizeof(err));
+			toe_genl_tid_free(km->gl, mdev, tid, err, sizeof(err));
 			break;
 		}
-		D->acct[i].pushed++;
-		D->kst.reserved++;
+		km->acct[i].pushed++;
+		km->kst.reserved++;
 		n++;
 	}
 	/* the server TIDs after the connections' (a listener waits longer) */
-	stid_fill(i, mdev, &k);
+	stid_fill(km, i, mdev, &k);
 	return n;
 }
 
-void pool_fill_all(void)
+void pool_fill_all(struct kmod *km)
 {
 	__u32 i;
 
 	for (i = 0; i < TOE_MAX_DEVS; i++)
-		if (D->kmod_idx[i] || qmdev[i])
-			pool_fill(i);
+		if (km->kmod_idx[i] || km->qmdev[i])
+			pool_fill(km, i);
 }
 
 /*
@@ -389,78 +380,76 @@ void pool_fill_all(void)
  */
 #define REFILL_MS 10
 #define REFILL_TRIES 50
-static __u64 refill_at_ns;
-static int refill_left;
 
-void pool_refill_soon(void)
+void pool_refill_soon(struct kmod *km)
 {
-	refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
-	refill_left = REFILL_TRIES;
+	km->refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
+	km->refill_left = REFILL_TRIES;
 }
 
 /* Whether a module device still holds TIDs toed let go of. */
-static bool release_pending(void)
+static bool release_pending(struct kmod *km)
 {
 	int i;
 
-	if (!kmod_read_devs())
+	if (!kmod_read_devs(km))
 		return false;
-	for (i = 0; i < D->nkdevs; i++)
-		if (D->kdevs[i].tids_used > tids_held(D->kdevs[i].index))
+	for (i = 0; i < km->nkdevs; i++)
+		if (km->kdevs[i].tids_used > tids_held(km, km->kdevs[i].index))
 			return true;
 	return false;
 }
 
 /* After every wake-up of the loop: look again if it is time. */
-void pool_refill_tick(void)
+void pool_refill_tick(struct kmod *km)
 {
-	if (!refill_at_ns || toe_now_ns() < refill_at_ns)
+	if (!km->refill_at_ns || toe_now_ns() < km->refill_at_ns)
 		return;
-	refill_at_ns = 0;
-	if (!D->dp.loaded || !toe_genl_up(&D->gl))
+	km->refill_at_ns = 0;
+	if (!km->dp->loaded || !toe_genl_up(km->gl))
 		return;
-	pool_fill_all();
-	if (--refill_left > 0 && release_pending())
-		refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
+	pool_fill_all(km);
+	if (--km->refill_left > 0 && release_pending(km))
+		km->refill_at_ns = toe_now_ns() + REFILL_MS * 1000000ULL;
 }
 
 /* epoll_wait's timeout (ms, -1: none) bounded by the next look. */
-int pool_refill_timeout_ms(int ms)
+int pool_refill_timeout_ms(struct kmod *km, int ms)
 {
 	__u64 now = toe_now_ns();
 	int left;
 
-	if (!refill_at_ns)
+	if (!km->refill_at_ns)
 		return ms;
-	left = refill_at_ns > now ?
-		       (int)((refill_at_ns - now + 999999) / 1000000) :
+	left = km->refill_at_ns > now ?
+		       (int)((km->refill_at_ns - now + 999999) / 1000000) :
 		       0;
 	return ms < 0 || ms > left ? left : ms;
 }
 
 /* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
-static void queue_drain(__u32 q, __u32 mdev, bool server)
+static void queue_drain(struct kmod *km, __u32 q, __u32 mdev, bool server)
 {
-	int fd = qfd[q] > 0 ? qfd[q] : -1; /* only one toed opened */
+	int fd = km->qfd[q] > 0 ? km->qfd[q] : -1; /* only one toed opened */
 	char err[512];
 	__u32 tid;
 
-	qmdev[q] = 0;
+	km->qmdev[q] = 0;
 	if (fd < 0)
 		return;
-	qfresh[q] = true;
+	km->qfresh[q] = true;
 	while (bpf_map_lookup_and_delete_elem(fd, NULL, &tid) == 0) {
 		if (!server)
-			D->acct[q].pulled++;
+			km->acct[q].pulled++;
 		else
-			D->acct[q - TOE_STID_POOL(0)].spulled++;
-		if (!mdev || !toe_genl_up(&D->gl))
+			km->acct[q - TOE_STID_POOL(0)].spulled++;
+		if (!mdev || !toe_genl_up(km->gl))
 			continue;
 		if (server)
-			toe_genl_stid_free(&D->gl, mdev, tid, err, sizeof(err));
-		else if (!toe_genl_tid_free(&D->gl, mdev, tid, err,
+			toe_genl_stid_free(km->gl, mdev, tid, err, sizeof(err));
+		else if (!toe_genl_tid_free(km->gl, mdev, tid, err,
 					    sizeof(err)))
-			D->kst.unreserved++;
+			km->kst.unreserved++;
 	}
 }
 
@@ -469,45 +458,46 @@ static void queue_drain(__u32 q, __u32 mdev, bool server)
  * device they were reserved on, when it still has them (a device that
  * went took them along).
  */
-void pool_drain(__u32 i)
+void pool_drain(struct kmod *km, __u32 i)
 {
 	__u32 s = TOE_STID_POOL(i);
 
-	queue_drain(i, qmdev[i] ? qmdev[i] : D->kmod_idx[i], false);
-	queue_drain(s, qmdev[s] ? qmdev[s] : D->kmod_idx[i], true);
-	stid_out[i] = 0;
+	queue_drain(km, i, km->qmdev[i] ? km->qmdev[i] : km->kmod_idx[i],
+		    false);
+	queue_drain(km, s, km->qmdev[s] ? km->qmdev[s] : km->kmod_idx[i], true);
+	km->stid_out[i] = 0;
 }
 
 /* Put a reserved TID back in pool i (the module refused to bind it). */
-void pool_put(__u32 i, __u32 tid)
+void pool_put(struct kmod *km, __u32 i, __u32 tid)
 {
 	char err[512];
-	int fd = pool_queue(i);
+	int fd = pool_queue(km, i);
 
-	if (fd < 0 || qmdev[i] != D->kmod_idx[i] ||
+	if (fd < 0 || km->qmdev[i] != km->kmod_idx[i] ||
 	    bpf_map_update_elem(fd, NULL, &tid, BPF_ANY))
-		toe_genl_tid_free(&D->gl, D->kmod_idx[i], tid, err,
+		toe_genl_tid_free(km->gl, km->kmod_idx[i], tid, err,
 				  sizeof(err));
 	else
-		D->acct[i].pushed++;
+		km->acct[i].pushed++;
 }
 
 /*
  * A listener's server TID the module did not take, reserved still, on
  * module device mdev: back to its server pool (or to the module).
  */
-void stid_put(__u32 mdev, __u32 stid)
+void stid_put(struct kmod *km, __u32 mdev, __u32 stid)
 {
-	__u32 i = kmod_toe_index(mdev), s = TOE_STID_POOL(i);
+	__u32 i = kmod_toe_index(km, mdev), s = TOE_STID_POOL(i);
 	char err[512];
 	int fd;
 
-	if (i >= TOE_MAX_DEVS || qmdev[s] != mdev ||
-	    (fd = pool_queue_if_any(s)) < 0 ||
+	if (i >= TOE_MAX_DEVS || km->qmdev[s] != mdev ||
+	    (fd = pool_queue_if_any(km, s)) < 0 ||
 	    bpf_map_update_elem(fd, NULL, &stid, BPF_ANY))
-		toe_genl_stid_free(&D->gl, mdev, stid, err, sizeof(err));
+		toe_genl_stid_free(km->gl, mdev, stid, err, sizeof(err));
 	else
-		D->acct[i].spushed++;
+		km->acct[i].spushed++;
 }
 
 /* Room for one more pair in *v of *cap; false: out of memory (*v as was). */
@@ -527,22 +517,24 @@ static bool pairs_room(__u32 (**v)[2], int n, int *cap)
 }
 
 /* pool_take out of memory: the n TIDs it took back in their queues. */
-static void pairs_put_back(__u32 (*v)[2], int n)
+static void pairs_put_back(struct kmod *km, __u32 (*v)[2], int n)
 {
 	char err[512];
 
 	while (n-- > 0) {
 		__u32 i = v[n][0];
 
-		D->acct[i].pulled--; /* as if never taken */
-		if (bpf_map_update_elem(qfd[i], NULL, &v[n][1], BPF_ANY) == 0)
+		km->acct[i].pulled--; /* as if never taken */
+		if (bpf_map_update_elem(km->qfd[i], NULL, &v[n][1], BPF_ANY) ==
+		    0)
 			continue;
 		/* the queue it came from refuses it: given back, not leaked */
-		D->acct[i].pulled++;
-		if (!toe_genl_tid_free(&D->gl,
-				       qmdev[i] ? qmdev[i] : D->kmod_idx[i],
+		km->acct[i].pulled++;
+		if (!toe_genl_tid_free(km->gl,
+				       km->qmdev[i] ? km->qmdev[i] :
+						      km->kmod_idx[i],
 				       v[n][1], err, sizeof(err)))
-			D->kst.unreserved++;
+			km->kst.unreserved++;
 	}
 }
 
@@ -554,7 +546,7 @@ static void pairs_put_back(__u32 (*v)[2], int n)
  * before each TID is popped, so none is ever out of both the pool and
  * *out.
  */
-int pool_take(__u32 (**out)[2], bool servers)
+int pool_take(struct kmod *km, __u32 (**out)[2], bool servers)
 {
 	__u32(*v)[2] = NULL, tid;
 	int n = 0, cap = 0;
@@ -563,17 +555,18 @@ int pool_take(__u32 (**out)[2], bool servers)
 	*out = NULL;
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
 		/* a module device's index, or one toed has open */
-		int fd = D->kmod_idx[i] || qfd[i] > 0 ? pool_queue_if_any(i) :
-							-1;
+		int fd = km->kmod_idx[i] || km->qfd[i] > 0 ?
+				 pool_queue_if_any(km, i) :
+				 -1;
 
 		if (fd < 0)
 			continue;
-		qfresh[i] = true; /* what stays in it is put back below */
+		km->qfresh[i] = true; /* what stays in it is put back below */
 		for (;;) {
 			if (!pairs_room(&v, n, &cap)) {
 				logm(LOG_ERR,
 				     "out of memory reading the TID pools: not reconciled now");
-				pairs_put_back(v, n);
+				pairs_put_back(km, v, n);
 				free(v);
 				return -1;
 			}
@@ -582,12 +575,12 @@ int pool_take(__u32 (**out)[2], bool servers)
 			v[n][0] = i;
 			v[n][1] = tid;
 			n++;
-			D->acct[i].pulled++;
+			km->acct[i].pulled++;
 		}
 	}
 	for (i = 0; i < TOE_MAX_DEVS; i++)
-		if (qfd[i] > 0) /* its TIDs are of the device there now */
-			qmdev[i] = D->kmod_idx[i];
+		if (km->qfd[i] > 0) /* its TIDs are of the device there now */
+			km->qmdev[i] = km->kmod_idx[i];
 	/*
 	 * The server pools are not reconciled TID by TID: after a restart
 	 * (servers), their TIDs go back to the device now at each index (a
@@ -596,32 +589,32 @@ int pool_take(__u32 (**out)[2], bool servers)
 	 * them: not churned (64 requests each way, seconds under TCG).
 	 */
 	for (i = 0; servers && i < TOE_MAX_DEVS; i++) {
-		if (D->kmod_idx[i])
+		if (km->kmod_idx[i])
 			pool_queue_if_any(
-				TOE_STID_POOL(i)); /* opened: drained */
-		queue_drain(TOE_STID_POOL(i), D->kmod_idx[i], true);
-		stid_out[i] = 0;
+				km, TOE_STID_POOL(i)); /* opened: drained */
+		queue_drain(km, TOE_STID_POOL(i), km->kmod_idx[i], true);
+		km->stid_out[i] = 0;
 	}
 	*out = v;
 	return n;
 }
 
 /* Pool i's queue if it has one already (never creates it). */
-int pool_queue_if_any(__u32 i)
+int pool_queue_if_any(struct kmod *km, __u32 i)
 {
 	__u32 id;
 	int fd;
 
-	if (qfd[i] > 0)
-		return qfd[i];
-	if (qnone[i] || D->m.tid_pool < 0)
+	if (km->qfd[i] > 0)
+		return km->qfd[i];
+	if (km->qnone[i] || km->m->tid_pool < 0)
 		return -1;
-	if (bpf_map_lookup_elem(D->m.tid_pool, &i, &id)) {
-		qnone[i] = errno == ENOENT;
+	if (bpf_map_lookup_elem(km->m->tid_pool, &i, &id)) {
+		km->qnone[i] = errno == ENOENT;
 		return -1;
 	}
 	fd = bpf_map_get_fd_by_id(id);
-	return fd < 0 ? -1 : (qfd[i] = fd);
+	return fd < 0 ? -1 : (km->qfd[i] = fd);
 }
 
 /*
@@ -629,7 +622,8 @@ int pool_queue_if_any(__u32 i)
  * index dev: to the host with reason.  True if it was demoted (false: it
  * closed first, and released its slot itself).
  */
-bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason)
+bool pool_demote(struct kmod *km, __u64 cookie, __u32 dev, __u32 tid,
+		 __u32 reason)
 {
 	struct toe_tid_demote a = {
 		.cookie = cookie, .dev = dev, .tid = tid, .reason = reason
@@ -639,16 +633,17 @@ bool pool_demote(__u64 cookie, __u32 dev, __u32 tid, __u32 reason)
 		    .data_size_in = sizeof(a), .data_out = &o,
 		    .data_size_out = sizeof(o), .repeat = 1);
 
-	if (!demote_open() ||
+	if (!demote_open(km) ||
 	    bpf_prog_test_run_opts(
-		    bpf_program__fd(demote_skel->progs.toe_tid_demote), &ro)) {
+		    bpf_program__fd(km->demote_skel->progs.toe_tid_demote),
+		    &ro)) {
 		logm(LOG_ERR,
 		     "cannot demote the flow of TID %u on device %u: %s", tid,
 		     dev, strerror(errno));
 		return false;
 	}
 	if (o.done)
-		D->kst.demoted++;
+		km->kst.demoted++;
 	return o.done;
 }
 
@@ -667,7 +662,7 @@ static int pair_find(__u32 (*v)[2], int n, __u32 i, __u32 tid)
  * The server TIDs toe_listeners' entries hold, (toe_devs index, stid)
  * into *out; how many, -1 if out of memory.
  */
-static int listener_stids(__u32 (**out)[2])
+static int listener_stids(struct kmod *km, __u32 (**out)[2])
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	__u32(*v)[2] = NULL;
@@ -675,11 +670,11 @@ static int listener_stids(__u32 (**out)[2])
 	int n = 0, cap = 0;
 
 	*out = NULL;
-	while (D->m.listeners >= 0 &&
-	       bpf_map_get_next_key(D->m.listeners, prev, &next) == 0) {
+	while (km->m->listeners >= 0 &&
+	       bpf_map_get_next_key(km->m->listeners, prev, &next) == 0) {
 		k = next;
 		prev = &k;
-		if (bpf_map_lookup_elem(D->m.listeners, &k, &l) ||
+		if (bpf_map_lookup_elem(km->m->listeners, &k, &l) ||
 		    l.stid == TOE_TID_NONE || l.dev >= TOE_MAX_DEVS)
 			continue;
 		if (!pairs_room(&v, n, &cap)) {
@@ -695,21 +690,23 @@ static int listener_stids(__u32 (**out)[2])
 }
 
 /* Every server pool's TIDs into *out, (toe_devs index, stid); -1: no memory. */
-static int spool_take(__u32 (**out)[2])
+static int spool_take(struct kmod *km, __u32 (**out)[2])
 {
 	__u32(*v)[2] = NULL, i, stid;
 	int n = 0, cap = 0, fd;
 
 	*out = NULL;
 	for (i = 0; i < TOE_MAX_DEVS; i++) {
-		if (!D->kmod_idx[i] ||
-		    (fd = pool_queue_if_any(TOE_STID_POOL(i))) < 0)
+		if (!km->kmod_idx[i] ||
+		    (fd = pool_queue_if_any(km, TOE_STID_POOL(i))) < 0)
 			continue;
-		qfresh[TOE_STID_POOL(i)] = true; /* refilled below as it was */
+		km->qfresh[TOE_STID_POOL(i)] =
+			true; /* refilled below as it was */
 		for (;;) {
 			if (!pairs_room(&v, n, &cap)) {
 				while (n-- > 0) /* as they were */
-					stid_put(D->kmod_idx[v[n][0]], v[n][1]);
+					stid_put(km, km->kmod_idx[v[n][0]],
+						 v[n][1]);
 				free(v);
 				return -1;
 			}
@@ -718,7 +715,7 @@ static int spool_take(__u32 (**out)[2])
 			v[n][0] = i;
 			v[n][1] = stid;
 			n++;
-			D->acct[i].spulled++;
+			km->acct[i].spulled++;
 		}
 	}
 	*out = v;
@@ -729,17 +726,17 @@ static int spool_take(__u32 (**out)[2])
  * A server TID of module device mdev (toe_devs index i) that no listener
  * took and nothing holds: back to the module, settled.
  */
-static void stid_orphan(__u32 i, __u32 mdev, __u32 stid)
+static void stid_orphan(struct kmod *km, __u32 i, __u32 mdev, __u32 stid)
 {
 	char err[512];
 
-	if (toe_genl_stid_free(&D->gl, mdev, stid, err, sizeof(err))) {
+	if (toe_genl_stid_free(km->gl, mdev, stid, err, sizeof(err))) {
 		logm(LOG_WARN, "%s", err);
 		return;
 	}
-	acct_ssettle(i);
-	stid_out[i] = 0; /* one is free again */
-	D->lst.orphans++;
+	acct_ssettle(km, i);
+	km->stid_out[i] = 0; /* one is free again */
+	km->lst->orphans++;
 	logm(LOG_INFO,
 	     "freed server TID %u on module device %u: no listener holds it",
 	     stid, mdev);
@@ -755,7 +752,7 @@ static void stid_orphan(__u32 i, __u32 mdev, __u32 stid)
  * module request); a device with a listener between its pop and its entry
  * (take_in_progress) keeps its own for the next reconcile.
  */
-void stid_reconcile(void)
+void stid_reconcile(struct kmod *km)
 {
 	__u32(*pv)[2] = NULL, (*lv)[2] = NULL, i;
 	struct toe_genl_listener *rl = NULL;
@@ -763,37 +760,37 @@ void stid_reconcile(void)
 	int np, nl, nr = 0, j, k;
 	char err[512];
 
-	if (!toe_genl_up(&D->gl) || (np = spool_take(&pv)) < 0)
+	if (!toe_genl_up(km->gl) || (np = spool_take(km, &pv)) < 0)
 		return;
 	for (i = 0; i < TOE_MAX_DEVS; i++)
-		busy[i] = D->kmod_idx[i] && take_in_progress(i, true);
-	nl = listener_stids(&lv);
+		busy[i] = km->kmod_idx[i] && take_in_progress(km, i, true);
+	nl = listener_stids(km, &lv);
 	if (nl >= 0) {
-		read = !toe_genl_listeners(&D->gl, 0, true, &rl, &nr, err,
+		read = !toe_genl_listeners(km->gl, 0, true, &rl, &nr, err,
 					   sizeof(err));
 		if (!read)
 			logm(LOG_DEBUG, "%s", err);
 	}
 	for (j = 0; j < nr; j++) {
-		i = kmod_toe_index(rl[j].dev);
+		i = kmod_toe_index(km, rl[j].dev);
 		if (i >= TOE_MAX_DEVS)
 			continue; /* not a device toed serves */
 		k = pair_find(pv, np, i, rl[j].stid);
 		if (k >= 0) {
 			pv[k][0] = TOE_DEV_NONE; /* back below */
-			stid_put(rl[j].dev, rl[j].stid);
+			stid_put(km, rl[j].dev, rl[j].stid);
 		} else if (pair_find(lv, nl, i, rl[j].stid) < 0) {
 			if (busy[i])
-				kmod_retry_soon();
+				kmod_retry_soon(km);
 			else
-				stid_orphan(i, rl[j].dev, rl[j].stid);
+				stid_orphan(km, i, rl[j].dev, rl[j].stid);
 		}
 	}
 	/* unread: every pooled one back as it was (read: those not reserved
 	 * any more went with their device) */
 	for (k = 0; !read && k < np; k++)
 		if (pv[k][0] != TOE_DEV_NONE)
-			stid_put(D->kmod_idx[pv[k][0]], pv[k][1]);
+			stid_put(km, km->kmod_idx[pv[k][0]], pv[k][1]);
 	free(rl);
 	free(lv);
 	free(pv);
