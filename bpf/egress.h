@@ -194,14 +194,6 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 }
 
 /* Policy's word on a flow about to join (join_decide). */
-struct join_pol {
-	__u32 dev; /* TOE_DEV_NONE: not offloaded */
-	__u32 rule;
-	__u32 policy;
-	__u32 reason;
-	__u32 flip; /* the client is the reply direction's sender */
-};
-
 /*
  * The key policy decides a joining flow by (join_decide): seen from the
  * end that sent packet p if toward is 0, from the other end if 1, with
@@ -238,76 +230,24 @@ static __always_inline bool join_dev_ok(const struct decision *d)
 	       dev->steer == TOE_STEER_FORWARD;
 }
 
-/*
- * A flow about to join (egress_join): policy's word on it, as a SYN is
- * decided (egress_syn), seen from its client with the addresses as
- * FORWARD sees its packets to the server, into r (dev TOE_DEV_NONE: not
- * offloaded, or not on a present device in forward mode).  Its client is
- * conntrack's original direction's sender, unless conntrack picked the
- * flow up mid-stream from a packet of the server (its entry made again
- * after a delete or a flush, its first packet the server's): then the
- * original direction is the server's.  So a flow conntrack does not
- * translate, which policy does not name seen from the original sender, is
- * decided again seen from the other end (r->flip); a translated one keeps
- * conntrack's orientation, which its NAT tuples follow.  Policy only
- * chooses what to offload; what may take the fast path is proved by the
- * stack forwarding both directions.  Not inlined: the policy search has
- * its own stack.
- */
-static __noinline int join_decide(const struct toe_pkt *p,
-				  const struct toe_nat_ct *c,
-				  struct join_pol *r)
-{
-	struct toe_flow_key k;
-	struct decision d;
-
-	r->dev = TOE_DEV_NONE;
-	r->flip = 0;
-	join_view(p, c->reply, &k);
-	decide(&k, 0, &d);
-	if (!join_dev_ok(&d)) {
-		if (c->nat)
-			return 0;
-		join_view(p, !c->reply, &k);
-		decide(&k, 0, &d);
-		if (!join_dev_ok(&d))
-			return 0;
-		r->flip = 1;
-	}
-	r->dev = d.dev;
-	r->rule = d.rule;
-	r->policy = (__u32)d.serial;
-	r->reason = d.reason;
-	return 0;
-}
-
-/*
- * A joining flow's client end (0 = laddr, 1 = raddr of its key): the end
- * that sent conntrack's original direction, or the other one (flip).
- */
-static __always_inline __u8 join_client(const struct toe_nat_ct *c, int flip)
-{
-	__u8 orig = c->reply ? !c->from : c->from;
-
-	return flip ? !orig : orig;
-}
-
 /* egress_join()'s results besides 0 (nothing to do). */
 #define JOIN_ADMIT 1 /* proved: to admit from its record (fwd_admit_half) */
-#define JOIN_BEGIN 2 /* a join record to make: join_begin() */
+#define JOIN_BEGIN 2 /* a join record to make: join_begin(), join_decide() */
 
 /*
- * A flow's join record (toe_fwd_half, TOE_FWD_JOINING), new or decided
- * again (egress_join said JOIN_BEGIN): its client's end and interfaces,
- * the direction this packet proved, policy's word jp (join_decide), and
- * the joins counted so far kept from its previous record.  fwd_join calls
- * each step in a frame of its own: the policy search's stack, the
- * record's and toe_fwd's entry are never on one chain (6.1: 512 bytes for
- * the whole chain).
+ * A flow's join record (toe_fwd_half, TOE_FWD_JOINING), new or to be
+ * decided again (egress_join said JOIN_BEGIN), with its client taken to
+ * be conntrack's original direction's sender: its interfaces, the
+ * direction this packet proved, and the joins counted so far kept from its
+ * previous record.  Policy's word comes next, into the record in the map
+ * (join_decide, dev TOE_DEV_NONE until then).  fwd_join calls each step
+ * in a frame of its own: the policy search's stack, the record's and
+ * toe_fwd's entry are never on one chain (6.1: 512 bytes for the whole
+ * chain).
  */
 static __noinline int join_begin(const struct toe_flow_key *ck,
 				 const struct toe_nat_ct *c, __u64 ifs,
-				 __u64 ns, const struct join_pol *jp)
+				 __u64 ns)
 {
 	__u32 iif = ifs >> 32, oif = (__u32)ifs, zero = 0;
 	struct toe_fwd_half r = {}, *old;
@@ -317,13 +257,8 @@ static __noinline int join_begin(const struct toe_flow_key *ck,
 	if (!g)
 		return 0;
 	r.start_ns = bpf_ktime_get_ns();
-	r.join_ns = r.start_ns;
-	r.dev = jp->dev;
-	r.rule = jp->rule;
-	r.policy = jp->policy;
-	r.reason = jp->reason;
-	r.client = join_client(c, jp->flip);
-	r.flip = jp->flip;
+	r.dev = TOE_DEV_NONE;
+	r.client = c->reply ? !c->from : c->from;
 	/* the client's interface is the one its packets come in on */
 	r.client_if = c->from == r.client ? iif : oif;
 	r.server_if = c->from == r.client ? oif : iif;
@@ -332,12 +267,77 @@ static __noinline int join_begin(const struct toe_flow_key *ck,
 	r.state = TOE_FWD_JOINING;
 	r.netns = ns;
 	old = bpf_map_lookup_elem(&toe_fwd_half, ck);
-	if (old && old->state == TOE_FWD_JOINING) {
+	if (old && old->state == TOE_FWD_JOINING && old->dev != TOE_DEV_NONE) {
+		/* the flow's window goes on */
 		r.joins = old->joins;
-		r.join_ns = old->join_ns;
+		r.start_ns = old->start_ns;
 	}
 	bpf_map_update_elem(&toe_fwd_half, ck, &r, BPF_ANY);
 	return 0;
+}
+
+/*
+ * Policy's word on flow ck about to join, into its join record
+ * (join_begin), as a SYN is decided (egress_syn): seen from its client
+ * with the addresses as FORWARD sees its packets to the server (p: the
+ * packet that made the record).  Its client is conntrack's original
+ * direction's sender, unless conntrack picked the flow up mid-stream from
+ * a packet of the server (its entry made again after a delete or a flush,
+ * its first packet the server's): then the original direction is the
+ * server's.  So a flow conntrack does not translate, which policy does
+ * not name seen from the original sender, is decided again seen from the
+ * other end, and if that names it, the record is turned round (the other
+ * end its client: TOE_FWD_HALF_FLIP); a translated one keeps conntrack's
+ * orientation, which its NAT tuples follow.  Policy only chooses what to
+ * offload; what may take the fast path is proved by the stack forwarding
+ * both directions.  Not inlined: the policy search has its own stack.
+ */
+static __noinline int join_decide(const struct toe_pkt *p,
+				  const struct toe_flow_key *ck,
+				  const struct toe_nat_ct *c)
+{
+	struct toe_fwd_half *h;
+	struct toe_flow_key k;
+	struct decision d;
+	__u32 ifs;
+	bool flip = false;
+
+	join_view(p, c->reply, &k);
+	decide(&k, 0, &d);
+	if (!join_dev_ok(&d)) {
+		if (c->nat)
+			return 0;
+		join_view(p, !c->reply, &k);
+		decide(&k, 0, &d);
+		if (!join_dev_ok(&d))
+			return 0;
+		flip = true;
+	}
+	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
+	if (!h || h->state != TOE_FWD_JOINING)
+		return 0;
+	if (flip) {
+		h->client = !h->client;
+		ifs = h->client_if;
+		h->client_if = h->server_if;
+		h->server_if = ifs;
+		h->seen = (h->seen & TOE_FWD_SEEN_C2S ? TOE_FWD_SEEN_S2C :
+							TOE_FWD_SEEN_C2S) |
+			  TOE_FWD_HALF_FLIP;
+	}
+	h->rule = d.rule;
+	h->policy = (__u32)d.serial;
+	h->reason = d.reason;
+	h->dev = d.dev; /* last: the record is decided */
+	return 0;
+}
+
+/* A joining flow's client end, in its record's orientation (seen's flip). */
+static __always_inline __u8 join_client(const struct toe_nat_ct *c, __u8 seen)
+{
+	__u8 orig = c->reply ? !c->from : c->from;
+
+	return seen & TOE_FWD_HALF_FLIP ? !orig : orig;
 }
 
 /*
@@ -385,7 +385,7 @@ static __noinline int egress_join(const struct toe_pkt *p,
 	if (!h || h->state != TOE_FWD_JOINING)
 		return JOIN_BEGIN;
 	/* this packet's way, in the record's orientation */
-	client = join_client(c, h->flip);
+	client = join_client(c, h->seen);
 	cif = c->from == client ? iif : oif;
 	sif = c->from == client ? oif : iif;
 	bit = c->from == client ? TOE_FWD_SEEN_C2S : TOE_FWD_SEEN_S2C;
@@ -399,14 +399,14 @@ static __noinline int egress_join(const struct toe_pkt *p,
 	if (h->gen != g->gen) {
 		/* The ruleset changed: prove both ways under this one. */
 		h->gen = g->gen;
-		h->seen = 0;
+		h->seen &= TOE_FWD_HALF_FLIP;
 	}
 	h->seen |= bit;
-	if (h->seen != (TOE_FWD_SEEN_C2S | TOE_FWD_SEEN_S2C))
+	if ((h->seen & TOE_FWD_SEEN_BOTH) != TOE_FWD_SEEN_BOTH)
 		return 0;
-	h->seen = 0;
-	if (now - h->join_ns >= TOE_FWD_JOIN_WIN_NS) {
-		h->join_ns = now;
+	h->seen &= TOE_FWD_HALF_FLIP;
+	if (now - h->start_ns >= TOE_FWD_JOIN_WIN_NS) {
+		h->start_ns = now;
 		h->joins = 0;
 	}
 	if (h->joins >= TOE_FWD_JOIN_MAX) {
@@ -508,48 +508,52 @@ static __always_inline bool egress_readmit(const struct toe_flow_key *ck,
 	return true;
 }
 
-/* A SYN-ACK (egress_synack): the flow admitted from its handshake. */
-static __always_inline void fwd_synack(const struct toe_pkt *p,
-				       const struct toe_flow_key *ck,
-				       const struct toe_nat_ct *c, __u64 ifs,
-				       __u64 ns)
+/*
+ * A SYN-ACK (egress_synack): the flow admitted from its handshake.  Not
+ * inlined (nor fwd_join): their locals stay out of the program's frame,
+ * which every chain of the admission's includes (6.1: 512 bytes).
+ */
+static __noinline int fwd_synack(const struct toe_pkt *p,
+				 const struct toe_flow_key *ck,
+				 const struct toe_nat_ct *c, __u64 ifs,
+				 __u64 ns)
 {
 	struct toe_fwd_half *h;
 
 	if (!egress_synack(p, ck, c, ifs, ns))
-		return;
+		return 0;
 	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
 	if (!h)
-		return;
+		return 0;
 	fwd_admit_half(ck, c, h, bpf_ntohl(p->seq));
 	bpf_map_delete_elem(&toe_fwd_half, ck);
 	fwd_ev_admit(ck); /* bpf/fwd_events.h */
+	return 0;
 }
 
 /*
  * A packet of a flow with no toe_fwd entry (egress_join), each step in a
  * frame of its own.
  */
-static __always_inline void fwd_join(const struct toe_pkt *p,
-				     const struct toe_flow_key *ck,
-				     const struct toe_nat_ct *c, __u64 ifs,
-				     __u64 ns)
+static __noinline int fwd_join(const struct toe_pkt *p,
+			       const struct toe_flow_key *ck,
+			       const struct toe_nat_ct *c, __u64 ifs, __u64 ns)
 {
 	int rc = egress_join(p, ck, c, ifs, ns);
 	struct toe_fwd_half *h;
-	struct join_pol jp;
 
 	if (rc == JOIN_ADMIT) {
 		h = bpf_map_lookup_elem(&toe_fwd_half, ck);
 		if (!h)
-			return;
+			return 0;
 		fwd_admit_half(ck, c, h, 0);
 		stat_inc(TOE_S_FWD_JOINED);
 		fwd_ev_admit(ck); /* bpf/fwd_events.h */
 	} else if (rc == JOIN_BEGIN) {
-		join_decide(p, c, &jp);
-		join_begin(ck, c, ifs, ns, &jp);
+		join_begin(ck, c, ifs, ns);
+		join_decide(p, ck, c);
 	}
+	return 0;
 }
 
 /*

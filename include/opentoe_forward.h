@@ -187,6 +187,8 @@ enum toe_fwd_state {
  * toe_fwd_half.seen while JOINING). */
 #define TOE_FWD_SEEN_C2S 1
 #define TOE_FWD_SEEN_S2C 2
+#define TOE_FWD_SEEN_BOTH (TOE_FWD_SEEN_C2S | TOE_FWD_SEEN_S2C)
+#define TOE_FWD_HALF_FLIP 0x80 /* toe_fwd_half.seen: see there */
 
 /*
  * A routed flow's cached route, one direction's (issue 20): what
@@ -279,28 +281,32 @@ struct toe_fwd {
 };
 
 struct toe_fwd_half {
-	__u64 start_ns; /* the stack forwarded the SYN */
-	__u32 client_isn;
-	__u32 dev;
+	/*
+	 * SYN_SENT: the stack forwarded the SYN; JOINING: the record was
+	 * made, and the window its joins are counted in began
+	 */
+	__u64 start_ns;
+	union {
+		__u32 client_isn; /* SYN_SENT */
+		/* JOINING: joins since start_ns (TOE_FWD_JOIN_MAX) */
+		__u32 joins;
+	};
+	__u32 dev; /* TOE_DEV_NONE (JOINING): policy did not name it */
 	__u32 rule;
 	__u32 policy;
 	__u32 client_if; /* the SYN came in here */
 	__u32 server_if; /* and the stack sent it out of here */
-	__u32 gen; /* toe_fwd_gen.gen at the SYN */
+	__u32 gen; /* toe_fwd_gen.gen at the SYN (JOINING: being proved under) */
 	__u8 state; /* TOE_FWD_SYN_SENT, or TOE_FWD_JOINING */
 	__u8 client; /* the SYN's sender: 0 = laddr/lport, 1 = raddr/rport */
 	__u8 reason;
-	__u8 seen; /* JOINING: TOE_FWD_SEEN_* the stack forwarded */
-	__u64 netns;
 	/*
-	 * JOINING: the record stays after the flow joined (state kept, seen
-	 * cleared), counting its joins since join_ns (TOE_FWD_JOIN_MAX);
-	 * dev TOE_DEV_NONE: policy did not name it (decided at start_ns).
+	 * JOINING: TOE_FWD_SEEN_* the stack forwarded, and TOE_FWD_HALF_FLIP
+	 * if the client sent conntrack's reply direction.  The record stays
+	 * after the flow joined (seen's directions cleared).
 	 */
-	__u32 joins;
-	__u8 flip; /* JOINING: the client sent conntrack's reply direction */
-	__u8 pad2[3];
-	__u64 join_ns;
+	__u8 seen;
+	__u64 netns;
 };
 
 struct toe_fwd_gen {

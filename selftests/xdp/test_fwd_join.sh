@@ -51,7 +51,7 @@ FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
 nsx_bg s python3 "$FLOW" server --port 5301 >"$work/trickle.out" 2>&1
 wait_for 5 grep -q ready "$work/trickle.out" || { fail "trickle server"; finish; }
 nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5301 --stop "$work/stop" >"$work/d.json"
-wait_for 5 test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" -a -s "$work/d.json" || { fail "the transfers start"; finish; }
+wait_for "$(slow 5)" test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" -a -s "$work/d.json" || { fail "the transfers start"; finish; }
 jq -r .lport "$work/d.json" >"$work/d.lport"
 sleep 0.5
 nsx r iptables -I FORWARD -p tcp --sport 5301 -j DROP
@@ -60,8 +60,8 @@ nsx r iptables -I FORWARD -p tcp --sport 5301 -j DROP
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
-check "IPv4 flow running before the load: joined, on the fast path within 3 s (entry: $(entry a))" wait_for 3 on_fast a
-check "IPv6 flow running before the load: joined too (entry: $(entry b))" wait_for 3 on_fast b
+check "IPv4 flow running before the load: joined, on the fast path within 3 s (entry: $(entry a))" wait_for "$(slow 3)" on_fast a
+check "IPv6 flow running before the load: joined too (entry: $(entry b))" wait_for "$(slow 3)" on_fast b
 x0=$(st $FWD_STAT)
 sleep 0.5
 check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s), fwd_joined $(st $STAT_FWD_JOINED)" \
@@ -74,7 +74,7 @@ j0=$(st $STAT_FWD_JOINED)
 nsx r conntrack -D -f ipv4 -p tcp --dport 5201 >/dev/null 2>&1
 rejoined() { [ "$(st $STAT_FWD_JOINED)" -gt "$j0" ] && on_fast a; }
 check "conntrack -D of the IPv4 flow: its new conntrack entry brings it back (fwd_joined $j0 -> $(st $STAT_FWD_JOINED), entry: $(entry a))" \
-	wait_for 3 rejoined
+	wait_for "$(slow 3)" rejoined
 
 # ---- a DROP rule for the joined flow: nothing on the fast path, then back
 # fpk NAME: the packets the fast path forwarded of flow NAME (its entry's)
@@ -91,7 +91,7 @@ p1=$(fpk a)
 check "a DROP rule for the joined IPv4 flow: $FWD_NAME forwards none of it ($((p1 - p0)) packets in 0.5 s; entry: $(entry a)), no join under it (fwd_joined $j0 -> $(st $STAT_FWD_JOINED))" \
 	test "$p1" = "$p0" -a "$(entry a)" != "3 1" -a "$(st $STAT_FWD_JOINED)" = "$j0"
 nsx r iptables -D FORWARD -p tcp --sport "$pa" --dport 5201 -j DROP
-check "  the rule removed: the flow is back on the fast path (entry: $(entry a))" wait_for 5 on_fast a
+check "  the rule removed: the flow is back on the fast path (entry: $(entry a))" wait_for "$(slow 5)" on_fast a
 touch "$work/stop"
 kill -USR1 "$PID_a" "$PID_b" "$PID_n"
 wait "$PID_a" "$PID_b" "$PID_n"
