@@ -63,11 +63,14 @@ check "status -j: the same, a number and null" \
 	'(.maps[] | select(.name == $f) | .entries | type == "number") and (.maps[] | select(.name == $s) | .entries == null)' <<<"$st"
 
 # Real traffic from the test cgroup: flows are recorded.
-nsx b iperf3 -s -1 -D -p 5301 && sleep 0.3
+# (waits in emulated time: the 6.1 guest's iperf3 starts take seconds)
+nsx b iperf3 -s -1 -D -p 5301
+wait_for "$(slow 5)" eval 'nsx b ss -Hltn "sport = :5301" | grep -q .'
 (echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) timeout 30 iperf3 -c 10.201.0.2 -p 5301 -t 3 >/dev/null) &
 cli=$!
-sleep 1.5
-nflows=$(bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq '[.[] | select(.formatted.key.rport == 5301)] | length')
+flows5301() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq '[.[] | select(.formatted.key.rport == 5301)] | length'; }
+wait_for "$(slow 3)" eval '[ "$(flows5301)" -ge 1 ]'
+nflows=$(flows5301)
 check "a live iperf3 connection is in the flow table" test "$nflows" -ge 1
 wait $cli
 
