@@ -114,7 +114,8 @@ def rows(text, header):
 
 # ---- toectl flows
 FLOWS_NOT_SHOWN = ("family", "netns_cookie", "direction", "total_retrans", "xdp_bytes", "policy",
-                   "cookie", "bypass", "segs_in", "segs_out", "netns")
+                   "cookie", "bypass", "segs_in", "segs_out", "netns",
+                   "joined")  # a line under the row ("joined mid-stream"), not a column
 
 
 def flow_key(r):

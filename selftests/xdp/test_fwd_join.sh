@@ -18,8 +18,9 @@
 # (test_fwd_join_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 13
+plan 14
 need_cmd iptables ip6tables conntrack
+need_built toectl
 router_test fwdjoin || exit 1
 endpoints_for_hook || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -73,6 +74,10 @@ sleep 0.5
 check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s), fwd_joined $(st $STAT_FWD_JOINED)" \
 	test "$(st $FWD_STAT)" -gt $((x0 + 100)) -a "$(st $STAT_FWD_JOINED)" -ge 2
 check "the flow policy does not name (port 5999) never joins (entry: '$(entry n)')" test -z "$(entry n)"
+pa=$(cat "$work/a.lport")
+check "toectl flows -j says the IPv4 flow joined mid-stream, and the text a line under its row" \
+	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .joined == true' >/dev/null &&
+		toectl --run-dir '$work/run' flows | grep -A2 ':$pa ' | grep -q 'joined mid-stream'"
 
 # ---- conntrack's entry deleted and made again mid-stream
 j0=$(st $STAT_FWD_JOINED)

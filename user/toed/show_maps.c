@@ -454,8 +454,8 @@ static void fwd_nat_show(FILE *f, struct toe_json *j, const struct toe_fwd *v)
  * A routed flow's row under toe_view_flows()'s header, client end first:
  * its reason and rule in their columns (as a local flow's), what the fast
  * path moved under BYTES_IN and XDP_PKTS; a state other than established
- * (readmit: back through the stack) and the NAT tuples on lines of their
- * own.
+ * (readmit: back through the stack), a join mid-stream and the NAT tuples
+ * on lines of their own.
  */
 static void fwd_text(FILE *f, const struct toe_flow_key *k,
 		     const struct toe_fwd *v, const char *dn, const char *age)
@@ -478,6 +478,8 @@ static void fwd_text(FILE *f, const struct toe_flow_key *k,
 		(unsigned long long)fwd_ns_ino(v->netns), "-");
 	if (v->state != TOE_FWD_ESTABLISHED)
 		fprintf(f, "  state: %s\n", fwd_state(v->state));
+	if (v->joined)
+		fprintf(f, "  joined mid-stream (no handshake seen)\n");
 	fwd_nat_show(f, NULL, v);
 }
 
@@ -533,6 +535,9 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 					v.rule);
 			tj_kstr(j, "direction", "routed");
 			tj_kstr(j, "state", fwd_state(v.state));
+			/* admitted mid-stream, its handshake unseen (issue 48) */
+			tj_key(j, "joined");
+			tj_bool(j, v.joined);
 			tj_ku64(j, "xdp_packets", v.packets);
 			tj_ku64(j, "xdp_bytes", v.bytes);
 			/* each way, client to server first (issue 35) */
