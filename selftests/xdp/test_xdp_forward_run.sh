@@ -130,12 +130,19 @@ check "  the next hop's MAC changed without a bump: still the cached one" test "
 # before mono: the time until the run only adds to that, and the lease
 # runs 440 ms more, room for a loaded machine's bpftool starts (with 200
 # ms it ran out under load, and the flow went to READMIT)
-mono=$(python3 -c 'import time; print(time.monotonic_ns())')
-lease_ns=$(sed -n 's/^#define TOE_FWD_LEASE_NS \([0-9]*\)ULL$/\1/p' "$TOE_TOP/include/opentoe_forward.h")
-setgenrt 0 $((mono + ${lease_ns:-0} - 60000000)) 7
-r=$(run $IF0 data)
-check "  toed's lease renewed 60 ms ago (no toed over 50 ms): not the cached route, the kernel's MAC" \
-	test "$r" = 4 -a "$(dmac_of data)" = $OMAC
+# Under emulation (TOE_SLOW > 1) a bpftool start outlasts the 440 ms: the
+# lease would run out and the flow go to READMIT, so that check is skipped
+# there, as the 1 s windows below are.
+d="  toed's lease renewed 60 ms ago (no toed over 50 ms): not the cached route, the kernel's MAC"
+if [ "${TOE_SLOW:-1}" = 1 ]; then
+	mono=$(python3 -c 'import time; print(time.monotonic_ns())')
+	lease_ns=$(sed -n 's/^#define TOE_FWD_LEASE_NS \([0-9]*\)ULL$/\1/p' "$TOE_TOP/include/opentoe_forward.h")
+	setgenrt 0 $((mono + ${lease_ns:-0} - 60000000)) 7
+	r=$(run $IF0 data)
+	check "$d" test "$r" = 4 -a "$(dmac_of data)" = $OMAC
+else
+	ok "$d # SKIP a 440 ms window of real time; under emulation (TOE_SLOW=$TOE_SLOW) one step takes longer"
+fi
 setgenrt 0 $FAR 8
 r=$(run $IF0 data)
 check "  rt_gen bumped: looked up again, the new MAC" test "$r" = 4 -a "$(dmac_of data)" = $OMAC
