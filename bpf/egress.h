@@ -51,6 +51,42 @@
 #define FWD_IFS(iif, oif) (((__u64)(iif) << 32) | (oif))
 
 /*
+ * The key policy decides a routed flow by, from packet p: seen from the
+ * end that sent it if toward is 0 (a SYN: egress_syn), from the other end
+ * if 1 (join_decide), with the addresses as FORWARD sees them.
+ */
+static __always_inline void fwd_policy_key(const struct toe_pkt *p, int toward,
+					   struct toe_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->family = p->family;
+	if (!toward) {
+		__builtin_memcpy(k->laddr, p->saddr, 16);
+		__builtin_memcpy(k->raddr, p->daddr, 16);
+		k->lport = bpf_ntohs(p->sport);
+		k->rport = bpf_ntohs(p->dport);
+	} else {
+		__builtin_memcpy(k->laddr, p->daddr, 16);
+		__builtin_memcpy(k->raddr, p->saddr, 16);
+		k->lport = bpf_ntohs(p->dport);
+		k->rport = bpf_ntohs(p->sport);
+	}
+}
+
+/* Whether decision d offloads to a present device in forward mode. */
+static __always_inline bool fwd_dev_ok(const struct decision *d)
+{
+	__u32 idx = d->dev;
+	struct toe_dev *dev;
+
+	if (d->action != TOE_ACT_OFFLOAD)
+		return false;
+	dev = bpf_map_lookup_elem(&toe_devs, &idx);
+	return dev && (dev->flags & TOE_DEVF_PRESENT) &&
+	       dev->steer == TOE_STEER_FORWARD;
+}
+
+/*
  * The SYN's half of the handshake into toe_fwd_half, after the decision
  * d.  Inlined, but its record's lifetime starts after the policy search's
  * ends, so the two may share stack (the combined limit is 512 bytes).
@@ -86,7 +122,6 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 	struct toe_iface *out;
 	struct toe_fwd_gen *g;
 	struct decision d;
-	struct toe_dev *dev;
 	__u32 idx = 0;
 
 	out = bpf_map_lookup_elem(&toe_ifaces, &oif);
@@ -94,21 +129,12 @@ static __noinline int egress_syn(const struct toe_pkt *p,
 	if (!out || !g || out->netns != ns)
 		return 0; /* not an interface the fast path sends on, here */
 	{
-		struct toe_flow_key k = {};
+		struct toe_flow_key k;
 
-		k.family = p->family;
-		__builtin_memcpy(k.laddr, p->saddr, 16);
-		__builtin_memcpy(k.raddr, p->daddr, 16);
-		k.lport = bpf_ntohs(p->sport);
-		k.rport = bpf_ntohs(p->dport);
+		fwd_policy_key(p, 0, &k);
 		decide(&k, 0, &d);
 	}
-	if (d.action != TOE_ACT_OFFLOAD)
-		return 0;
-	idx = d.dev;
-	dev = bpf_map_lookup_elem(&toe_devs, &idx);
-	if (!dev || !(dev->flags & TOE_DEVF_PRESENT) ||
-	    dev->steer != TOE_STEER_FORWARD)
+	if (!fwd_dev_ok(&d))
 		return 0;
 	egress_half(p, ck, from, ifs, ns, &d, g->gen);
 	return 0;
@@ -194,42 +220,6 @@ static __noinline int egress_synack(const struct toe_pkt *p,
 }
 
 /* Policy's word on a flow about to join (join_decide). */
-/*
- * The key policy decides a joining flow by (join_decide): seen from the
- * end that sent packet p if toward is 0, from the other end if 1, with
- * the addresses as FORWARD sees them.
- */
-static __always_inline void join_view(const struct toe_pkt *p, int toward,
-				      struct toe_flow_key *k)
-{
-	__builtin_memset(k, 0, sizeof(*k));
-	k->family = p->family;
-	if (!toward) {
-		__builtin_memcpy(k->laddr, p->saddr, 16);
-		__builtin_memcpy(k->raddr, p->daddr, 16);
-		k->lport = bpf_ntohs(p->sport);
-		k->rport = bpf_ntohs(p->dport);
-	} else {
-		__builtin_memcpy(k->laddr, p->daddr, 16);
-		__builtin_memcpy(k->raddr, p->saddr, 16);
-		k->lport = bpf_ntohs(p->dport);
-		k->rport = bpf_ntohs(p->sport);
-	}
-}
-
-/* Whether decision d offloads to a present device in forward mode. */
-static __always_inline bool join_dev_ok(const struct decision *d)
-{
-	__u32 idx = d->dev;
-	struct toe_dev *dev;
-
-	if (d->action != TOE_ACT_OFFLOAD)
-		return false;
-	dev = bpf_map_lookup_elem(&toe_devs, &idx);
-	return dev && (dev->flags & TOE_DEVF_PRESENT) &&
-	       dev->steer == TOE_STEER_FORWARD;
-}
-
 /* egress_join()'s results besides 0 (nothing to do). */
 #define JOIN_ADMIT 1 /* proved: to admit from its record (fwd_admit_half) */
 #define JOIN_BEGIN 2 /* a join record to make: join_begin(), join_decide() */
@@ -302,14 +292,14 @@ static __noinline int join_decide(const struct toe_pkt *p,
 	__u32 ifs;
 	bool flip = false;
 
-	join_view(p, c->reply, &k);
+	fwd_policy_key(p, c->reply, &k);
 	decide(&k, 0, &d);
-	if (!join_dev_ok(&d)) {
+	if (!fwd_dev_ok(&d)) {
 		if (c->nat)
 			return 0;
-		join_view(p, !c->reply, &k);
+		fwd_policy_key(p, !c->reply, &k);
 		decide(&k, 0, &d);
-		if (!join_dev_ok(&d))
+		if (!fwd_dev_ok(&d))
 			return 0;
 		flip = true;
 	}
@@ -373,29 +363,35 @@ static __noinline int egress_join(const struct toe_pkt *p,
 
 	if (!c->est || (c->nat && !c->final))
 		return 0; /* NAT not set up at both ends yet: a later packet */
+	now = bpf_ktime_get_ns();
+	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
+	if (h && h->state == TOE_FWD_SYN_SENT)
+		return 0; /* a handshake under way: its SYN-ACK admits */
+	if (h && h->state == TOE_FWD_JOINING) {
+		/* this packet's way, in the record's orientation */
+		client = join_client(c, h->seen);
+		cif = c->from == client ? iif : oif;
+		sif = c->from == client ? oif : iif;
+		bit = c->from == client ? TOE_FWD_SEEN_C2S : TOE_FWD_SEEN_S2C;
+		/*
+		 * policy does not name it (decided under 1 s ago): the
+		 * cheapest way out, for every packet of such a flow
+		 */
+		if (h->dev == TOE_DEV_NONE && h->netns == ns &&
+		    h->client == client && h->client_if == cif &&
+		    h->server_if == sif &&
+		    now - h->start_ns < TOE_FWD_JOIN_RECHECK_NS)
+			return 0;
+	}
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	in = bpf_map_lookup_elem(&toe_ifaces, &iif);
 	out = bpf_map_lookup_elem(&toe_ifaces, &oif);
 	if (!g || !in || !out || in->netns != ns || out->netns != ns)
 		return 0; /* not interfaces the fast path is on, here */
-	now = bpf_ktime_get_ns();
-	h = bpf_map_lookup_elem(&toe_fwd_half, ck);
-	if (h && h->state == TOE_FWD_SYN_SENT)
-		return 0; /* a handshake under way: its SYN-ACK admits */
-	if (!h || h->state != TOE_FWD_JOINING)
-		return JOIN_BEGIN;
-	/* this packet's way, in the record's orientation */
-	client = join_client(c, h->seen);
-	cif = c->from == client ? iif : oif;
-	sif = c->from == client ? oif : iif;
-	bit = c->from == client ? TOE_FWD_SEEN_C2S : TOE_FWD_SEEN_S2C;
-	if (h->netns != ns || h->client != client || h->client_if != cif ||
-	    h->server_if != sif ||
-	    (h->dev == TOE_DEV_NONE &&
-	     now - h->start_ns >= TOE_FWD_JOIN_RECHECK_NS))
+	if (!h || h->state != TOE_FWD_JOINING || h->netns != ns ||
+	    h->client != client || h->client_if != cif || h->server_if != sif ||
+	    h->dev == TOE_DEV_NONE)
 		return JOIN_BEGIN; /* first sight, or decided over 1 s ago */
-	if (h->dev == TOE_DEV_NONE)
-		return 0; /* policy does not name it (decided under 1 s ago) */
 	if (h->gen != g->gen) {
 		/* The ruleset changed: prove both ways under this one. */
 		h->gen = g->gen;
