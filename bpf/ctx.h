@@ -33,17 +33,35 @@
 #define CTX_XDP(ctx) ((struct xdp_md *)(ctx))
 #define CTX_SKB(ctx) ((struct __sk_buff *)(ctx))
 
+/*
+ * XDP's ctx field at off, loaded as the verifier takes it: from the ctx
+ * pointer itself with the offset in the instruction.  Plain C lets clang
+ * form &ctx->data_end once (ctx + 4, the 4 shared with a constant in a
+ * register) and load through it, which the verifier refuses ("dereference
+ * of modified ctx ptr").  Not volatile: equal loads may be merged (XDP's
+ * packet pointers stay valid: nothing here moves the frame).
+ */
+#define CTX_XDP_LD(ctx, field)                                         \
+	({                                                             \
+		__u64 __v; /* the load zero-extends: no shift after */ \
+		asm("%0 = *(u32 *)(%1 + %2)"                           \
+		    : "=r"(__v)                                        \
+		    : "r"(ctx),                                        \
+		      "i"(__builtin_offsetof(struct xdp_md, field)));  \
+		__v;                                                   \
+	})
+
 static __always_inline void *ctx_data(void *ctx, int hook)
 {
 	if (hook == TOE_FH_XDP)
-		return (void *)(long)CTX_XDP(ctx)->data;
+		return (void *)(long)CTX_XDP_LD(ctx, data);
 	return (void *)(long)CTX_SKB(ctx)->data;
 }
 
 static __always_inline void *ctx_end(void *ctx, int hook)
 {
 	if (hook == TOE_FH_XDP)
-		return (void *)(long)CTX_XDP(ctx)->data_end;
+		return (void *)(long)CTX_XDP_LD(ctx, data_end);
 	return (void *)(long)CTX_SKB(ctx)->data_end;
 }
 

@@ -53,7 +53,9 @@
 /*
  * The key policy decides a routed flow by, from packet p: seen from the
  * end that sent it if toward is 0 (a SYN: egress_syn), from the other end
- * if 1 (join_decide), with the addresses as FORWARD sees them.
+ * if 1 (join_decide), with the addresses as FORWARD sees them.  A TCP
+ * flow's (proto 0): join_decide sets a UDP flow's proto itself (a SYN's
+ * frame has no byte to spare on 6.1).
  */
 static __always_inline void fwd_policy_key(const struct toe_pkt *p, int toward,
 					   struct toe_flow_key *k)
@@ -293,11 +295,13 @@ static __noinline int join_decide(const struct toe_pkt *p,
 	bool flip = false;
 
 	fwd_policy_key(p, c->reply, &k);
+	k.proto = fwd_proto(p); /* a UDP flow: only rules saying so */
 	decide(&k, 0, &d);
 	if (!fwd_dev_ok(&d)) {
 		if (c->nat)
 			return 0;
 		fwd_policy_key(p, !c->reply, &k);
+		k.proto = fwd_proto(p);
 		decide(&k, 0, &d);
 		if (!fwd_dev_ok(&d))
 			return 0;
@@ -446,7 +450,7 @@ static __noinline bool egress_nat_moved(struct toe_fwd *fs,
 	if (!c->final)
 		return true; /* NAT not set up at both ends yet: a later packet */
 	if (fs->nat) {
-		nat_key(&fs->nat_tu[1], &rk);
+		nat_key(&fs->nat_tu[1], ck->proto, &rk);
 		bpf_map_delete_elem(&toe_fwd_nat, &rk);
 	}
 	if (c->nat) {
@@ -663,13 +667,15 @@ static __always_inline int fwd_egress(struct __sk_buff *skb)
 {
 	__u32 iif = skb->ingress_ifindex, oif = skb->ifindex;
 	struct toe_pkt p;
+	int res;
 
 	if (toe_nf_admit)
 		return TCX_NEXT; /* the netfilter program admits */
 	if (!iif || iif == oif || !skb_routed(skb, &p))
 		return TCX_NEXT; /* sent by this host, or not routed */
-	if (tc_headers(skb, &p) != TOE_P_TCP || p.nvlan)
-		return TCX_NEXT;
+	res = tc_headers(skb, &p);
+	if (p.nvlan || (res != TOE_P_TCP && res != TC_P_UDP))
+		return TCX_NEXT; /* neither TCP nor UDP the fast path takes */
 	fwd_admit(skb, &p, iif, oif, skb_netns(skb));
 	return TCX_NEXT;
 }
@@ -686,13 +692,25 @@ extern int bpf_dynptr_from_skb(struct __sk_buff *skb, __u64 flags,
 extern void *bpf_dynptr_slice(const struct bpf_dynptr *ptr, __u32 offset,
 			      void *buffer, __u32 buffer__szk) __ksym __weak;
 
-/* The TCP header at off of the datagram into p; 0 if it is there. */
+/*
+ * The TCP header at off of the datagram into p (a UDP datagram's: its
+ * ports only, p->l4proto UDP); 0 if it is there.
+ */
 static __always_inline int nf_tcp(const struct bpf_dynptr *d, __u32 off,
 				  struct toe_pkt *p)
 {
 	__u8 buf[20];
-	__u8 *th = bpf_dynptr_slice(d, off, buf, sizeof(buf));
+	__u8 *th;
 
+	if (p->l4proto == TOE_IPPROTO_UDP) {
+		th = bpf_dynptr_slice(d, off, buf, TOE_UDP_HLEN);
+		if (!th)
+			return -1;
+		__builtin_memcpy(&p->sport, th, 2);
+		__builtin_memcpy(&p->dport, th + 2, 2);
+		return 0;
+	}
+	th = bpf_dynptr_slice(d, off, buf, sizeof(buf));
 	if (!th)
 		return -1;
 	__builtin_memcpy(&p->sport, th, 2);
@@ -703,10 +721,17 @@ static __always_inline int nf_tcp(const struct bpf_dynptr *d, __u32 off,
 	return 0;
 }
 
+/* Whether IP protocol pr is one the fast path carries (TCP, UDP). */
+static __always_inline bool nf_l4_ok(__u8 pr)
+{
+	return pr == TOE_IPPROTO_TCP || pr == TOE_IPPROTO_UDP;
+}
+
 /*
  * The datagram at FORWARD (skb->data is its IP header): its addresses and
- * TCP header into p; 0 if it is TCP the fast path could carry (no IPv4
- * fragment, no IPv6 extension header: XDP leaves those to the stack).
+ * TCP header (UDP's ports) into p; 0 if it is TCP or UDP the fast path
+ * could carry (no IPv4 fragment, no IPv6 extension header: XDP leaves
+ * those to the stack).
  */
 static __always_inline int nf_parse(struct sk_buff *skb, __u8 pf,
 				    struct toe_pkt *p)
@@ -719,18 +744,20 @@ static __always_inline int nf_parse(struct sk_buff *skb, __u8 pf,
 		return -1;
 	if (pf == TOE_NFPROTO_IPV4) {
 		ip = bpf_dynptr_slice(&d, 0, buf, 20);
-		if (!ip || (ip[0] >> 4) != 4 || ip[9] != TOE_IPPROTO_TCP ||
+		if (!ip || (ip[0] >> 4) != 4 || !nf_l4_ok(ip[9]) ||
 		    ((ip[6] & 0x3f) | ip[7]))
 			return -1;
 		p->family = TOE_AF_INET;
+		p->l4proto = ip[9];
 		__builtin_memcpy(p->saddr, ip + 12, 4);
 		__builtin_memcpy(p->daddr, ip + 16, 4);
 		return nf_tcp(&d, (ip[0] & 0x0f) * 4, p);
 	}
 	ip = bpf_dynptr_slice(&d, 0, buf, 40);
-	if (!ip || (ip[0] >> 4) != 6 || ip[6] != TOE_IPPROTO_TCP)
+	if (!ip || (ip[0] >> 4) != 6 || !nf_l4_ok(ip[6]))
 		return -1;
 	p->family = TOE_AF_INET6;
+	p->l4proto = ip[6];
 	__builtin_memcpy(p->saddr, ip + 8, 16);
 	__builtin_memcpy(p->daddr, ip + 24, 16);
 	return nf_tcp(&d, 40, p);

@@ -56,6 +56,7 @@ static __always_inline int fwd_key(const struct toe_pkt *p,
 
 	__builtin_memset(k, 0, sizeof(*k));
 	k->family = p->family;
+	k->proto = fwd_proto(p);
 	if (src_low) {
 		__builtin_memcpy(k->laddr, p->saddr, 16);
 		__builtin_memcpy(k->raddr, p->daddr, 16);

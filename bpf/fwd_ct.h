@@ -29,6 +29,7 @@
 /* How often a running flow's conntrack entry is refreshed. */
 #define TOE_FWD_CT_REFRESH_NS 1000000000ULL
 #define TOE_TCP_CONNTRACK_ESTABLISHED 3
+#define TOE_UDP_CT_REPLIED 1 /* enum udp_conntrack */
 
 extern struct nf_conn *bpf_xdp_ct_lookup(struct xdp_md *xdp_ctx,
 					 struct bpf_sock_tuple *bpf_tuple,
@@ -56,19 +57,30 @@ const volatile __u32 toe_hz = 0;
 const volatile __u32 toe_ct_kfuncs = 0;
 
 /*
- * Entry ct (a reference the caller holds) of a fast-path flow: its timeout
- * back to the namespace's established timeout, if it has less left.
+ * Entry ct (a reference the caller holds) of a fast-path flow of protocol
+ * l4 (TOE_IPPROTO_*): its timeout back to the namespace's established
+ * timeout (TCP's; UDP's for a stream that has seen its reply,
+ * nf_conntrack_udp_timeout_stream, as the stack gives a replied flow's
+ * packets after its first seconds), if it has less left.
  */
-static __always_inline void fwd_ct_keep(struct nf_conn *ct)
+static __always_inline void fwd_ct_keep(struct nf_conn *ct, __u8 l4)
 {
 	__u32 est = 0, left, hz = toe_hz ? toe_hz : 100;
 	struct net *net = BPF_CORE_READ(ct, ct_net.net);
+	int err;
 
-	if (!net ||
-	    bpf_core_read(&est, sizeof(est),
-			  &net->ct.nf_ct_proto.tcp
-				   .timeouts[TOE_TCP_CONNTRACK_ESTABLISHED]) ||
-	    !est)
+	if (!net)
+		return;
+	if (l4 == TOE_IPPROTO_UDP)
+		err = bpf_core_read(
+			&est, sizeof(est),
+			&net->ct.nf_ct_proto.udp.timeouts[TOE_UDP_CT_REPLIED]);
+	else
+		err = bpf_core_read(
+			&est, sizeof(est),
+			&net->ct.nf_ct_proto.tcp
+				 .timeouts[TOE_TCP_CONNTRACK_ESTABLISHED]);
+	if (err || !est)
 		return;
 	left = ct->timeout - (__u32)bpf_jiffies64();
 	if ((__s32)left >= (__s32)est)
@@ -88,7 +100,7 @@ static __always_inline __u32 fwd_ct_tuple(const struct toe_pkt *p,
 	/* field by field: an initializer would be a .rodata.cst16 map */
 	__builtin_memset(o, 0, sizeof(*o));
 	o->netns_id = BPF_F_CURRENT_NETNS;
-	o->l4proto = TOE_IPPROTO_TCP;
+	o->l4proto = p->l4proto; /* TCP or UDP: the fast path takes no other */
 	if (p->family == TOE_AF_INET) {
 		t->ipv4.saddr = p->saddr32[0];
 		t->ipv4.daddr = p->daddr32[0];
@@ -178,7 +190,7 @@ static __always_inline int fwd_ct_refresh_one(void *ctx, int hook,
 		ct = bpf_skb_ct_lookup(ctx, &t, len, op, olen);
 	if (!ct)
 		return (zt >> 16) && op->error == -TOE_ENOENT;
-	fwd_ct_keep(ct);
+	fwd_ct_keep(ct, p->l4proto);
 	bpf_ct_release(ct);
 	return 0;
 }

@@ -62,7 +62,7 @@ static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
 {
 	__builtin_memset(fp, 0, sizeof(*fp));
 	fp->ifindex = ifin;
-	fp->l4_protocol = TOE_IPPROTO_TCP;
+	fp->l4_protocol = p->l4proto;
 	fp->sport = p->sport;
 	fp->dport = p->dport;
 	fp->tot_len = tot_len;
@@ -284,8 +284,9 @@ static __always_inline int fwd_macs(void *ctx, int hook, const __u8 *dmac,
 #define FWD_NAT_IP (TOE_ETH_HLEN)
 #define FWD_NAT_IPCSUM (FWD_NAT_IP + offsetof(struct iphdr, check))
 #define FWD_NAT_ADDRS (FWD_NAT_IP + offsetof(struct iphdr, saddr))
-#define FWD_NAT_TCP (FWD_NAT_IP + TOE_IPV4_HLEN)
-#define FWD_NAT_TCPCSUM (FWD_NAT_TCP + offsetof(struct tcphdr, check))
+#define FWD_NAT_L4 (FWD_NAT_IP + TOE_IPV4_HLEN)
+#define FWD_NAT_TCPCSUM (FWD_NAT_L4 + offsetof(struct tcphdr, check))
+#define FWD_NAT_UDPCSUM (FWD_NAT_L4 + offsetof(struct udphdr, check))
 
 /*
  * NAT (bpf/nat.h): packet p leaves as t reversed, on either hook (ctx.h's
@@ -293,7 +294,9 @@ static __always_inline int fwd_macs(void *ctx, int hook, const __u8 *dmac,
  * the TCP checksum for the addresses as fields of the pseudo-header
  * (BPF_F_PSEUDO_HDR: on tc right for a CHECKSUM_PARTIAL skb, a TSO packet
  * whose field holds the pseudo-header's sum only, and skb->csum kept for
- * COMPLETE) and for the ports as fields of the segment.  The fields'
+ * COMPLETE) and for the ports as fields of the segment; UDP's the same
+ * way at its own offset, with BPF_F_MARK_MANGLED_0 (a datagram sent
+ * without a checksum, 0, keeps none; a sum of 0 goes as 0xffff).  The fields'
  * values before are the parsed ones (p): nothing but the TTL was written
  * since.  0, or nonzero if a write failed half-way (the packet must not go
  * on; fwd_writable() rules it out).  tc: packet pointers are invalid
@@ -306,25 +309,36 @@ static __always_inline int fwd_nat(void *ctx, int hook, const struct toe_pkt *p,
 	__u32 a1[2] = { t->daddr, t->saddr };
 	__u16 p0[2] = { p->sport, p->dport };
 	__u16 p1[2] = { t->dport, t->sport };
+	/*
+	 * The transport checksum's offset (l4c) and UDP's flag (m0), by
+	 * arithmetic, not a choice: clang turns a choice between two
+	 * offsets into code the verifier refuses (a load through the
+	 * offset, or two ctx reads merged into one of a moved ctx pointer)
+	 */
+	__u32 udp = p->l4proto == TOE_IPPROTO_UDP;
+	__u32 l4c = FWD_NAT_TCPCSUM - udp * (FWD_NAT_TCPCSUM - FWD_NAT_UDPCSUM);
+	__u64 m0 = (__u64)udp * BPF_F_MARK_MANGLED_0;
 	int i;
 
+	/* unrolled: a loop would have clang hoist &ctx->data_end (refused) */
+#pragma unroll
 	for (i = 0; i < 2; i++) {
 		if (ctx_l3_csum(ctx, hook, FWD_NAT_IPCSUM, a0[i], a1[i]) ||
-		    ctx_l4_csum(ctx, hook, FWD_NAT_TCPCSUM, a0[i], a1[i],
-				BPF_F_PSEUDO_HDR | 4) ||
-		    ctx_l4_csum(ctx, hook, FWD_NAT_TCPCSUM, p0[i], p1[i], 2))
+		    ctx_l4_csum(ctx, hook, l4c, a0[i], a1[i],
+				m0 | BPF_F_PSEUDO_HDR | 4) ||
+		    ctx_l4_csum(ctx, hook, l4c, p0[i], p1[i], m0 | 2))
 			return -1;
 	}
 	if (ctx_store(ctx, hook, FWD_NAT_ADDRS, a1, sizeof(a1)) ||
-	    ctx_store(ctx, hook, FWD_NAT_TCP, p1, sizeof(p1)))
+	    ctx_store(ctx, hook, FWD_NAT_L4, p1, sizeof(p1)))
 		return -1;
 	return 0;
 }
 
 /*
  * Whether every header fwd_xmit() writes is in the packet's linear part:
- * Ethernet and the IP header, and TCP's for a NATed flow (checked before
- * the first write).
+ * Ethernet and the IP header, and TCP's or UDP's for a NATed flow
+ * (checked before the first write).
  */
 static __always_inline bool fwd_writable(void *ctx, int hook,
 					 const struct toe_pkt *p, bool nat)
@@ -334,7 +348,9 @@ static __always_inline bool fwd_writable(void *ctx, int hook,
 		     (p->family == TOE_AF_INET ? TOE_IPV4_HLEN : TOE_IPV6_HLEN);
 
 	if (nat)
-		need = FWD_NAT_TCP + sizeof(struct tcphdr);
+		need = FWD_NAT_L4 + (p->l4proto == TOE_IPPROTO_UDP ?
+					     sizeof(struct udphdr) :
+					     sizeof(struct tcphdr));
 	return data + need <= end;
 }
 

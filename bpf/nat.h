@@ -54,11 +54,17 @@ static __always_inline void nat_fib(struct bpf_fib_lookup *fp,
 
 /* ------------------------------------------------------ keys and look-ups */
 
+/* toe_flow_key.proto of packet p: 0 for TCP, TOE_IPPROTO_UDP for UDP. */
+static __always_inline __u8 fwd_proto(const struct toe_pkt *p)
+{
+	return p->l4proto == TOE_IPPROTO_UDP ? TOE_IPPROTO_UDP : 0;
+}
+
 /*
- * The canonical key of IPv4 tuple t into k (lower end first, as fwd_key
- * orders a packet's); returns the end t's source is: 0 = laddr, 1 = raddr.
+ * The canonical key of IPv4 tuple t of protocol proto (toe_flow_key's)
+ * into k (lower end first, as fwd_key orders a packet's); returns the end t's source is: 0 = laddr, 1 = raddr.
  */
-static __always_inline int nat_key(const struct toe_fwd_tuple *t,
+static __always_inline int nat_key(const struct toe_fwd_tuple *t, __u8 proto,
 				   struct toe_flow_key *k)
 {
 	__u32 s = bpf_ntohl(t->saddr), d = bpf_ntohl(t->daddr);
@@ -67,6 +73,7 @@ static __always_inline int nat_key(const struct toe_fwd_tuple *t,
 
 	__builtin_memset(k, 0, sizeof(*k));
 	k->family = TOE_AF_INET;
+	k->proto = proto;
 	k->laddr[0] = src_low ? t->saddr : t->daddr;
 	k->raddr[0] = src_low ? t->daddr : t->saddr;
 	k->lport = bpf_ntohs(src_low ? t->sport : t->dport);
@@ -151,6 +158,7 @@ struct toe_nat_ct {
 	 * is ESTABLISHED: what lets a flow join mid-stream (egress_join).
 	 */
 	__u8 est : 1;
+	__u8 udp : 1; /* a UDP entry (else TCP, where tu[] or est are read) */
 };
 
 #define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
@@ -202,12 +210,15 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 			  tu[0].dst.u3.all[i] != tu[1].src.u3.all[i];
 	c->nat |= tu[0].src.u.all != tu[1].dst.u.all ||
 		  tu[0].dst.u.all != tu[1].src.u.all;
-	if (((nfct & 7) == TOE_IP_CT_ESTABLISHED ||
-	     (nfct & 7) == TOE_IP_CT_IS_REPLY) &&
-	    tu[0].dst.protonum == TOE_IPPROTO_TCP)
-		c->est = BPF_CORE_READ(ct, proto.tcp.state) ==
-			 TOE_CT_TCP_ESTABLISHED;
-	if (tu[0].src.l3num != AF_INET || tu[0].dst.protonum != TOE_IPPROTO_TCP)
+	c->udp = tu[0].dst.protonum == TOE_IPPROTO_UDP;
+	/* UDP: conntrack saw the reply (its ctinfo says so), nothing more */
+	if ((nfct & 7) == TOE_IP_CT_ESTABLISHED ||
+	    (nfct & 7) == TOE_IP_CT_IS_REPLY)
+		c->est = c->udp || (tu[0].dst.protonum == TOE_IPPROTO_TCP &&
+				    BPF_CORE_READ(ct, proto.tcp.state) ==
+					    TOE_CT_TCP_ESTABLISHED);
+	if (tu[0].src.l3num != AF_INET ||
+	    (tu[0].dst.protonum != TOE_IPPROTO_TCP && !c->udp))
 		return 1;
 	for (i = 0; i < 2; i++) {
 		c->tu[i].saddr = tu[i].src.u3.ip;
@@ -227,7 +238,7 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 static __always_inline int nat_admit_key(const struct toe_nat_ct *c,
 					 struct toe_flow_key *ck)
 {
-	int csrc = nat_key(&c->tu[0], ck);
+	int csrc = nat_key(&c->tu[0], c->udp ? TOE_IPPROTO_UDP : 0, ck);
 
 	return c->reply ? !csrc : csrc;
 }
@@ -244,7 +255,7 @@ static __always_inline void nat_admit(const struct toe_nat_ct *c,
 
 	v->nat = 1;
 	__builtin_memcpy(v->nat_tu, c->tu, sizeof(v->nat_tu));
-	nat_key(&c->tu[1], &rk);
+	nat_key(&c->tu[1], ck->proto, &rk);
 	bpf_map_update_elem(&toe_fwd_nat, &rk, ck, BPF_ANY);
 }
 

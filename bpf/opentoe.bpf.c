@@ -101,18 +101,19 @@ int toe_xdp(struct xdp_md *ctx)
 	struct toe_pkt p;
 	int res;
 
+	f = NULL;
 	res = toe_parse(data, data_end, &p);
-	if (res != TOE_P_TCP) {
+	if (res == TOE_P_TCP) {
+		ingress_key(&p, &k);
+		if (flow_maybe(&k)) {
+			k.netns = xdp_netns(ctx);
+			f = bpf_map_lookup_elem(&toe_flows, &k);
+		}
+	} else if (toe_parse_udp(res, data, data_end, data_end - data, &p)) {
 		stat_parse(res);
 		return xdp_next(ctx);
 	}
-	ingress_key(&p, &k);
-	f = NULL;
-	if (flow_maybe(&k)) {
-		k.netns = xdp_netns(ctx);
-		f = bpf_map_lookup_elem(&toe_flows, &k);
-	}
-	/* Not ours: perhaps routed (k: scratch). */
+	/* Not ours: perhaps routed (k: scratch); UDP only ever is. */
 	if (!f)
 		return fwd_path(ctx, TOE_FH_XDP, &p, &k);
 	if (f->decision != TOE_ACT_OFFLOAD)
@@ -139,18 +140,19 @@ int toe_tc(struct __sk_buff *skb)
 	__u32 segs;
 	int res;
 
+	f = NULL;
 	res = tc_headers(skb, &p);
-	if (res != TOE_P_TCP) {
+	if (res == TOE_P_TCP) {
+		ingress_key(&p, &k);
+		if (flow_maybe(&k)) {
+			k.netns = skb_netns(skb);
+			f = bpf_map_lookup_elem(&toe_flows, &k);
+		}
+	} else if (res != TC_P_UDP) {
 		stat_parse(res);
 		return TCX_NEXT;
 	}
-	ingress_key(&p, &k);
-	f = NULL;
-	if (flow_maybe(&k)) {
-		k.netns = skb_netns(skb);
-		f = bpf_map_lookup_elem(&toe_flows, &k);
-	}
-	/* Not ours: perhaps routed (k: scratch), forward.h. */
+	/* Not ours: perhaps routed (k: scratch), forward.h; UDP only ever is. */
 	if (!f)
 		return fwd_path(skb, TOE_FH_TC, &p, &k);
 	if (f->decision != TOE_ACT_OFFLOAD)

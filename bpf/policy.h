@@ -73,7 +73,7 @@ static long tss_step(__u32 i, void *data)
 	t = bpf_map_lookup_elem(&toe_pol_tuples, &idx);
 	if (!t || t->min_rule >= c->best)
 		return 1; /* sorted: no later tuple can win */
-	if (t->family != c->k.family)
+	if (t->family != c->k.family || t->proto != c->k.proto)
 		return 0;
 	c->pk.laddr[0] = c->k.laddr[0] & t->lmask[0];
 	c->pk.laddr[1] = c->k.laddr[1] & t->lmask[1];
@@ -158,6 +158,12 @@ static __always_inline void decide_ns(const struct toe_flow_key *k, __u64 cgid,
 	c.pk.gen = gen;
 	bpf_loop(TOE_POL_MAX_TUPLES, tss_step, &c, 0);
 	if (c.best == TOE_RULE_NONE) {
+		/*
+		 * "default" is TCP's: a UDP flow only a rule names (proto
+		 * udp|any) is offloaded, as before UDP was carried at all
+		 */
+		if (k->proto)
+			return;
 		d->action = hdr->default_action;
 		d->dev = hdr->default_dev;
 		return;

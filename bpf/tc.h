@@ -39,9 +39,17 @@ static __always_inline __u64 skb_netns(struct __sk_buff *skb)
 }
 
 /*
+ * tc_parse()'s result for a UDP datagram the forward path may take
+ * (toe_parse_udp), beyond the parser's own: toe_parse() says TOE_P_NOT_TCP.
+ */
+#define TC_P_UDP TOE_P__MAX
+
+/*
  * The skb's linear part may hold fewer bytes than the datagram (the
  * payload is in page fragments): "datagram longer than the frame" is
- * judged against skb->len.
+ * judged against skb->len.  A UDP datagram's header is parsed here too
+ * (TC_P_UDP), in this function's frame: the admission's (toe_egress) has
+ * no byte to spare on 6.1.
  */
 static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
 {
@@ -51,6 +59,10 @@ static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
 	int res;
 
 	res = toe_parse(data, data_end, p);
+	if (res == TOE_P_NOT_TCP)
+		return toe_parse_udp(res, data, data_end, skb->len, p) ?
+			       res :
+			       TC_P_UDP;
 	if (res != TOE_P_TRUNC_IP)
 		return res;
 	/* Headers complete (*p filled); the datagram's end against the skb's. */
@@ -63,7 +75,8 @@ static __noinline int tc_parse(struct __sk_buff *skb, struct toe_pkt *p)
 
 /*
  * The headers of an skb, parsed into *p: pulled into the linear part when
- * they are not all there.  Returns toe_parse()'s TOE_P_* result.
+ * they are not all there.  Returns toe_parse()'s TOE_P_* result, or
+ * TC_P_UDP.
  */
 static __always_inline int tc_headers(struct __sk_buff *skb, struct toe_pkt *p)
 {

@@ -22,7 +22,11 @@
  * (127.0.0.1 in every container), and each must have its own record.  XDP
  * and tc key a packet with the cookie of the namespace of the device it
  * arrived on.  Routed flows (toe_fwd, toe_fwd_half) carry netns 0: their
- * namespace is in the value.
+ * namespace is in the value.  proto: 0 for TCP (every key but a routed
+ * UDP flow's: a key made zeroed is a TCP one, as before proto was there),
+ * TOE_IPPROTO_UDP for a routed UDP flow (toe_fwd, toe_fwd_half,
+ * toe_fwd_nat, toe_fwd_ctok), so a UDP flow never finds a TCP flow's entry
+ * of the same addresses and ports.
  */
 struct toe_flow_key {
 	__u32 laddr[4];
@@ -30,7 +34,8 @@ struct toe_flow_key {
 	__u16 lport;
 	__u16 rport;
 	__u8 family; /* TOE_AF_INET or TOE_AF_INET6 */
-	__u8 pad[3];
+	__u8 proto; /* 0: TCP; TOE_IPPROTO_UDP: a routed UDP flow */
+	__u8 pad[2];
 	__u64 netns; /* network namespace cookie; 0 for routed flows */
 };
 

@@ -160,7 +160,12 @@ struct toe_pol_tuple {
 	__u8 use_rport; /* key carries the remote port class */
 	__u32 min_rule; /* lowest rule index with a cell here */
 	__u8 use_netns; /* key carries the network namespace cookie */
-	__u8 pad2[3];
+	/*
+	 * the protocol its rules match, as toe_flow_key.proto: 0 TCP (a rule
+	 * without a proto clause), TOE_IPPROTO_UDP (routed UDP flows)
+	 */
+	__u8 proto;
+	__u8 pad2[2];
 };
 
 /* toe_pol_cells: HASH (no prealloc), toe_pol_key -> first rule index. */

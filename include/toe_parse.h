@@ -117,6 +117,7 @@
 #define TOE_IPV4_HLEN 20
 #define TOE_IPV6_HLEN 40
 #define TOE_TCP_HLEN 20
+#define TOE_UDP_HLEN 8
 
 #define TOE_IPPROTO_HOPOPTS 0
 #define TOE_IPPROTO_ICMP 1
@@ -466,6 +467,47 @@ static __always_inline int toe_parse(const void *data, const void *data_end,
 	if (proto == toe_htons(TOE_ETH_P_ARP))
 		return TOE_P_NOT_TCP;
 	return TOE_P_UNKNOWN_ETHERTYPE;
+}
+
+/*
+ * The UDP datagram of a frame toe_parse() said was not TCP (res, and *p as
+ * it left it: TOE_P_NOT_TCP with l4proto UDP, so every header before UDP's
+ * passed its checks, and no fragment): for the forward path only (routed UDP flows).  Returns 0
+ * and fills sport, dport, payload_off and payload_len if the 8-byte header
+ * is in the frame, its length field is the datagram's L4 length exactly
+ * (at least 8; the kernel would trim a shorter one, a router forwards it
+ * as it is: either way not one to take), the datagram ends within len
+ * bytes (the frame's, or the skb's: its payload may not be linear), and,
+ * over IPv6, its checksum is not zero (RFC 8200 forbids it; the stack
+ * judges such a datagram).  Nonzero otherwise: the frame goes to the
+ * stack untouched.  tcp_flags, seq and ack_seq stay zero.
+ */
+static __always_inline int toe_parse_udp(int res, const void *data,
+					 const void *end, __u32 len,
+					 struct toe_pkt *p)
+{
+	const __u8 *d = (const __u8 *)data;
+	const __u8 *uh;
+	__u32 off = p->l4_off, ip_end, ulen;
+
+	if (res != TOE_P_NOT_TCP || p->l4proto != TOE_IPPROTO_UDP || !p->family)
+		return -1;
+	ip_end = p->ip_payload_len + (p->family == TOE_AF_INET ?
+					      (__u32)p->l4_off :
+					      (__u32)p->l3_off + TOE_IPV6_HLEN);
+	uh = d + toe_bound(off, 0xfff);
+	if (uh + TOE_UDP_HLEN > (const __u8 *)end)
+		return -1;
+	ulen = toe_ntohs(toe_ld16(uh + 4));
+	if (ulen < TOE_UDP_HLEN || off + ulen != ip_end || ip_end > len)
+		return -1;
+	if (p->family == TOE_AF_INET6 && !toe_ld16(uh + 6))
+		return -1;
+	p->sport = toe_ld16(uh);
+	p->dport = toe_ld16(uh + 2);
+	p->payload_off = off + TOE_UDP_HLEN;
+	p->payload_len = ulen - TOE_UDP_HLEN;
+	return 0;
 }
 
 #endif /* __TOE_PARSE_H */

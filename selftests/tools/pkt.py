@@ -33,7 +33,11 @@ Forward path (XDP steering):
                                     and nval for each entry with a MAC (LINKS:
                                     `ip -j link show`, for the ifindexes; the
                                     NUD state's bits as the kernel's)
-  pkt.py ckey FAM A AP B BP         toe_fwd's canonical key of a flow (netns 0)
+  pkt.py ckey FAM A AP B BP [PROTO] toe_fwd's canonical key of a flow (netns 0;
+                                    PROTO 17: a UDP flow's)
+  pkt.py udp FILE FAM SRC DST SP DP TTL N [VARIANT]
+                                    a UDP frame (VARIANT good, badlen, short,
+                                    zerocsum, frag)
   pkt.py show FILE                  JSON: MACs, TTL, IPv4 checksum ok, flags
 """
 import socket, struct, sys
@@ -157,8 +161,33 @@ elif cmd == "ckey":
     fam = int(sys.argv[2])
     a, ap, b, bp = ep(fam, sys.argv[3]), int(sys.argv[4]), ep(fam, sys.argv[5]), int(sys.argv[6])
     if (b, bp) < (a, ap): a, ap, b, bp = b, bp, a, ap
-    # routed flows: netns 0 (include/opentoe.h)
-    print(hexs(a.ljust(16, b"\0") + b.ljust(16, b"\0") + struct.pack("<HHB3xQ", ap, bp, 2 if fam == 4 else 10, 0)))
+    # routed flows: netns 0 (include/opentoe.h); proto 17 for UDP's
+    pr = int(sys.argv[7]) if len(sys.argv) > 7 else 0
+    print(hexs(a.ljust(16, b"\0") + b.ljust(16, b"\0") + struct.pack("<HHBB2xQ", ap, bp, 2 if fam == 4 else 10, pr, 0)))
+elif cmd == "udp":
+    # udp FILE FAM SRC DST SP DP TTL N [good|badlen|short|zerocsum|frag]:
+    # a UDP datagram of N payload bytes, its checksum right (zerocsum: 0);
+    # badlen: its length field 4 more than the datagram's; short: the
+    # frame cut inside the UDP header; frag: IPv4, MF set
+    fam, src, dst, sp, dp, ttl, n = (int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6]),
+                                     int(sys.argv[7]), int(sys.argv[8]), int(sys.argv[9]))
+    var = sys.argv[10] if len(sys.argv) > 10 else "good"
+    pl = bytes((i * 7) & 0xff for i in range(n))
+    ulen = 8 + n + (4 if var == "badlen" else 0)
+    pseudo = (ep(fam, src) + ep(fam, dst) + (struct.pack("!BBH", 0, 17, 8 + n) if fam == 4
+                                             else struct.pack("!IxxxB", 8 + n, 17)))
+    c = 0 if var == "zerocsum" else (csum(pseudo + struct.pack("!HHHH", sp, dp, 8 + n, 0) + pl) or 0xffff)
+    l4 = struct.pack("!HHHH", sp, dp, ulen, c) + pl
+    if fam == 4:
+        h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 1, 0x2000 if var == "frag" else 0x4000,
+                                  ttl, 17, 0, ep(4, src), ep(4, dst)))
+        h[10:12] = struct.pack("!H", csum(bytes(h)))
+        f = eth(0x0800, bytes(h) + l4)
+    else:
+        f = eth(0x86dd, struct.pack("!IHBB16s16s", 6 << 28, len(l4), 17, ttl, ep(6, src), ep(6, dst)) + l4)
+    if var == "short":
+        f = f[:len(f) - len(l4) + 4]
+    open(sys.argv[2], "wb").write(f)
 elif cmd == "show":
     import json
     d = open(sys.argv[2], "rb").read()

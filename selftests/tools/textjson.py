@@ -115,7 +115,8 @@ def rows(text, header):
 # ---- toectl flows
 FLOWS_NOT_SHOWN = ("family", "netns_cookie", "direction", "total_retrans", "xdp_bytes", "policy",
                    "cookie", "bypass", "segs_in", "segs_out", "netns",
-                   "joined")  # a line under the row ("joined mid-stream"), not a column
+                   "joined",  # a line under the row ("joined mid-stream"), not a column
+                   "proto")  # a routed UDP flow's line under its row ("proto: udp")
 
 
 def flow_key(r):

@@ -10,7 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 62
+plan 74
 router_test fwdrun || exit 1
 # toe_egress is the admission run here (its steps are toe_nf_fwd's, which
 # BPF_PROG_TEST_RUN cannot give two devices): the tc egress fallback.
@@ -253,6 +253,50 @@ pkext hbh6 6 $C6 $S6 40005 5201 PA 511 21 64 100
 slow0=$(st $STAT_XDP_FWD_SLOW) fw0=$(st $STAT_XDP_FORWARD)
 check "IPv6 with a hop-by-hop header on the established flow: XDP_PASS, untouched" test "$(run $IF0 hbh6)" = 2 -a -n "$(same hbh6 && echo y)"
 check "  counted as left to the stack, not as forwarded" test "$(st $STAT_XDP_FWD_SLOW)" = $((slow0 + 1)) -a "$(st $STAT_XDP_FORWARD)" = "$fw0"
+
+# ---- UDP (issue 48): a flow's entry under its UDP key (proto 17), made
+# from a TCP admission's value (a UDP flow is admitted from conntrack,
+# which BPF_PROG_TEST_RUN's skb has not: test_fwd_udp.sh does that): its
+# datagrams forwarded, the same tuple's TCP segments not; malformed
+# datagrams (a bad length, a header cut short, a fragment, IPv6's zero
+# checksum) go to the stack untouched
+udpkey() { $PKT ckey "$@" 17; } # FAM A AP B BP
+udp_admit() { # FAM C CP S SP: the TCP flow admitted, its entry moved to the UDP key
+	pk usyn "$1" "$2" "$4" "$3" "$5" S 1 0 64 0
+	pk usynack "$1" "$4" "$2" "$5" "$3" SA 9 2 64 0
+	eg $IF0 $IF1 usyn >/dev/null && eg $IF1 $IF0 usynack >/dev/null || return 1
+	local v
+	v=$(bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey "$@") | jq -r '.value | join(" ")')
+	[ -n "$v" ] && bpftool map update pinned "$PIN/$MAP_FWD" key hex $(udpkey "$@") value hex $v &&
+		bpftool map delete pinned "$PIN/$MAP_FWD" key hex $($PKT ckey "$@")
+}
+udp() { local n=$1; shift; $PKT udp "$work/$n.bin" "$@"; } # NAME FAM SRC DST SP DP TTL N [VARIANT]
+upk() { # FAM A AP B BP: the packets of the UDP entry
+	bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $(udpkey "$@") | jq .formatted.value.packets
+}
+udp_admit 4 $C4 40010 $S4 5201 || fail "a UDP entry for 40010 -> 5201"
+udp u4 4 $C4 $S4 40010 5201 64 300
+check "UDP datagram of a flow with a UDP entry: XDP_REDIRECT" test "$(run $IF0 u4)" = 4
+out=$(show u4)
+check "  TTL 64 -> 63, IPv4 checksum valid, MACs rewritten, the datagram unchanged" \
+	test "$(jq .ttl <<<"$out")" = 63 -a "$(jq .csum_ok <<<"$out")" = true -a "$(jq -r .dmac <<<"$out")" = $NMAC -a -n "$(cmp -s <(tail -c +35 "$work/u4.bin") <(tail -c +35 "$work/u4.out") && echo y)"
+pk t4 4 $C4 $S4 40010 5201 PA 2 10 64 100
+check "a TCP segment of the same addresses and ports: XDP_PASS (the UDP entry is not its flow's)" test "$(run $IF0 t4)" = 2 -a -n "$(same t4 && echo y)"
+p0=$(upk 4 $C4 40010 $S4 5201)
+for v in badlen short frag; do
+	udp u4$v 4 $C4 $S4 40010 5201 64 300 $v
+	check "UDP datagram ($v): XDP_PASS, untouched" test "$(run $IF0 u4$v)" = 2 -a -n "$(same u4$v && echo y)"
+done
+check "  none of them counted as the flow's (packets $(upk 4 $C4 40010 $S4 5201))" test "$(upk 4 $C4 40010 $S4 5201)" = "$p0"
+udp u4z 4 $C4 $S4 40010 5201 64 300 zerocsum
+check "an IPv4 datagram without a checksum (0, allowed there): XDP_REDIRECT" test "$(run $IF0 u4z)" = 4
+udp_admit 6 $C6 40011 $S6 5201 || fail "a UDP entry for [$C6]:40011 -> 5201"
+udp u6 6 $C6 $S6 40011 5201 64 300
+check "IPv6 UDP datagram of the flow: XDP_REDIRECT" test "$(run $IF0 u6)" = 4
+for v in zerocsum badlen short; do
+	udp u6$v 6 $C6 $S6 40011 5201 64 300 $v
+	check "IPv6 UDP datagram ($v): XDP_PASS, untouched" test "$(run $IF0 u6$v)" = 2 -a -n "$(same u6$v && echo y)"
+done
 
 # ---- no device in forward mode: the forward path is skipped altogether
 cat >"$work/acct.conf" <<EOF

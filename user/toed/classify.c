@@ -6,6 +6,7 @@
  * header.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -79,7 +80,7 @@ static int find_tuple(struct compiled *cp, const struct toe_pol_tuple *want)
 	for (i = 0; i < cp->nt; i++) {
 		struct toe_pol_tuple *t = &cp->t[i];
 
-		if (t->family == want->family &&
+		if (t->family == want->family && t->proto == want->proto &&
 		    t->use_cgroup == want->use_cgroup &&
 		    t->use_lport == want->use_lport &&
 		    t->use_rport == want->use_rport &&
@@ -147,11 +148,15 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 		fams[0] = r->family;
 		nf = 1;
 	}
-	for (f = 0; f < nf; f++) {
+	/* one shape per family and per protocol (toe_flow_key.proto's) */
+	for (f = 0; f < 2 * nf; f++) {
 		struct toe_pol_tuple t = {};
 		struct toe_pol_key k = {};
 
-		t.family = fams[f];
+		if (!(r->protos & (f < nf ? TOE_CFG_P_TCP : TOE_CFG_P_UDP)))
+			continue;
+		t.proto = f < nf ? 0 : IPPROTO_UDP;
+		t.family = fams[f % nf];
 		toe_prefix_mask(t.family, r->lplen, t.lmask);
 		toe_prefix_mask(t.family, r->rplen, t.rmask);
 		t.use_lport = ul;
@@ -163,7 +168,7 @@ static int compile_rule(const struct pol_maps *m, struct compiled *cp, __u8 gen,
 		if (ti < 0)
 			return errf(
 				err, len,
-				"rule on line %d needs more than %d distinct rule shapes (family x prefix lengths x which of ports, cgroup and netns it matches); merge or simplify rules",
+				"rule on line %d needs more than %d distinct rule shapes (family x protocol x prefix lengths x which of ports, cgroup and netns it matches); merge or simplify rules",
 				r->line, TOE_POL_MAX_TUPLES);
 		for (i = 0; i < 4; i++) {
 			k.laddr[i] = r->laddr[i] & t.lmask[i];

@@ -667,12 +667,13 @@ enum rule_key {
 	RK_CGROUP,
 	RK_KEEPALIVE,
 	RK_NETNS,
+	RK_PROTO,
 	RK_N
 };
 
 static const char *const rule_keys[RK_N] = {
 	"dev",	 "family", "local",	"remote", "lport",
-	"rport", "cgroup", "keepalive", "netns",
+	"rport", "cgroup", "keepalive", "netns",  "proto",
 };
 
 /* rule ...: *rp a cleared slot at the end of c->rules (grown). */
@@ -696,6 +697,7 @@ static int rule_new(struct ctx *x, struct word *w, struct toe_cfg_rule **rp)
 	r = &c->rules[c->nrules];
 	memset(r, 0, sizeof(*r));
 	r->dev = -1;
+	r->protos = TOE_CFG_P_TCP;
 	r->lport_hi = r->rport_hi = 65535;
 	r->line = x->line;
 	*rp = r;
@@ -765,6 +767,20 @@ static int rule_value(struct ctx *x, struct toe_cfg_rule *r, enum rule_key k,
 		if (parse_cgroup(x, &w[++i], &r->cgroup))
 			return -1;
 		break;
+	case RK_PROTO:
+		NEED(1, "tcp, udp or any");
+		i++;
+		if (!strcmp(w[i].s, "tcp"))
+			r->protos = TOE_CFG_P_TCP;
+		else if (!strcmp(w[i].s, "udp"))
+			r->protos = TOE_CFG_P_UDP;
+		else if (!strcmp(w[i].s, "any"))
+			r->protos = TOE_CFG_P_TCP | TOE_CFG_P_UDP;
+		else
+			return perr(x, w[i].col,
+				    "expected tcp, udp or any, got '%s'",
+				    shown(w[i].s));
+		break;
 	case RK_NETNS:
 		NEED(1, "a namespace name (under /run/netns), host or any");
 		if (parse_netns(x, r, &w[++i]))
@@ -808,7 +824,7 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 		if (k == RK_N)
 			return perr(
 				x, w[i].col,
-				"expected dev, family, local, remote, lport, rport, cgroup, keepalive or netns, got '%s'",
+				"expected dev, family, local, remote, lport, rport, cgroup, keepalive, netns or proto, got '%s'",
 				shown(w[i].s));
 		if (seen & (1U << k))
 			return perr(x, w[i].col, "'%s' given twice",
@@ -826,6 +842,8 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 	if (r->action != TOE_ACT_OFFLOAD && r->ka_idle)
 		return perr(x, w[1].col,
 			    "'keepalive' goes only with 'offload'");
+	if (r->ka_idle && !(r->protos & TOE_CFG_P_TCP))
+		return perr(x, w[1].col, "'keepalive' goes only with TCP");
 	x->c->nrules++;
 	return 0;
 }

@@ -43,7 +43,11 @@ struct toe_cfg_rule {
 	__u8 family; /* 0: both, or TOE_AF_INET / TOE_AF_INET6 */
 	__u8 lplen; /* local prefix length (0 with no prefix) */
 	__u8 rplen;
-	__u8 pad;
+	/*
+	 * the protocols it matches, TOE_CFG_P_* bits: TCP unless a proto
+	 * clause says otherwise (a file written before UDP means what it did)
+	 */
+	__u8 protos;
 	__u32 laddr[4]; /* network order */
 	__u32 raddr[4];
 	__u16 lport_lo, lport_hi;
@@ -60,6 +64,9 @@ struct toe_cfg_rule {
 	__u8 nnetns;
 	__u64 netns[TOE_CFG_MAX_NETNS];
 };
+
+#define TOE_CFG_P_TCP 1 /* "proto tcp", and no proto clause */
+#define TOE_CFG_P_UDP 2 /* "proto udp": routed UDP flows */
 
 struct toe_cfg {
 	struct toe_cfg_dev devs[TOE_MAX_DEVS];

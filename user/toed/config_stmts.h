@@ -37,7 +37,8 @@
 	  "     [family inet|inet6] [local PREFIX] [remote PREFIX]\n"	\
 	  "     [lport P[-Q]] [rport P[-Q]] [cgroup PATH|ID]\n"		\
 	  "     [keepalive IDLE INTVL CNT]\n"				\
-	  "     [netns NAME[,NAME...] | host | any]",			\
+	  "     [netns NAME[,NAME...] | host | any]\n"			\
+	  "     [proto tcp|udp|any]",					\
 	  "PREFIX4 PREFIX6 PORT CGROUP_ID KA_IDLE KA_INTVL KA_CNT NETNS_NAME RULES", \
 	  "ordered rules, first match wins", st_rule)			\
 	X(TRACK, "track", "track all | policy", "",			\

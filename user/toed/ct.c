@@ -75,19 +75,23 @@ static int tuple_port(const struct nlattr *pr, int t, __u16 *port)
 	return 0;
 }
 
-/* The canonical key of the original tuple tu of family fam: 0 if TCP. */
+/*
+ * The canonical key of the original tuple tu of family fam: 0 if TCP or
+ * UDP (the fast path's two protocols; toe_flow_key.proto says which).
+ */
 static int tuple_key(const struct nlattr *tu, int fam, struct toe_flow_key *k)
 {
 	const struct nlattr *ip, *pr, *num;
 	int six = fam == AF_INET6, alen = six ? 16 : 4;
 	__u32 a[4] = { 0 }, b[4] = { 0 };
 	__u16 ap, bp;
+	__u8 l4;
 
 	ip = attr_find(NLA_DATA(tu), NLA_LEN(tu), CTA_TUPLE_IP);
 	pr = attr_find(NLA_DATA(tu), NLA_LEN(tu), CTA_TUPLE_PROTO);
 	num = pr ? attr_find(NLA_DATA(pr), NLA_LEN(pr), CTA_PROTO_NUM) : NULL;
-	if (!ip || !num || NLA_LEN(num) < 1 ||
-	    *(const __u8 *)NLA_DATA(num) != IPPROTO_TCP ||
+	l4 = num && NLA_LEN(num) >= 1 ? *(const __u8 *)NLA_DATA(num) : 0;
+	if (!ip || (l4 != IPPROTO_TCP && l4 != IPPROTO_UDP) ||
 	    tuple_addr(ip, six ? CTA_IP_V6_SRC : CTA_IP_V4_SRC, alen, a) ||
 	    tuple_addr(ip, six ? CTA_IP_V6_DST : CTA_IP_V4_DST, alen, b) ||
 	    tuple_port(pr, CTA_PROTO_SRC_PORT, &ap) ||
@@ -95,6 +99,7 @@ static int tuple_key(const struct nlattr *tu, int fam, struct toe_flow_key *k)
 		return -1;
 	memset(k, 0, sizeof(*k));
 	k->family = six ? TOE_AF_INET6 : TOE_AF_INET;
+	k->proto = l4 == IPPROTO_UDP ? IPPROTO_UDP : 0;
 	/* lower end first: addresses as bytes (network order), then ports */
 	if (memcmp(a, b, 16) < 0 || (!memcmp(a, b, 16) && ap <= bp)) {
 		memcpy(k->laddr, a, 16), memcpy(k->raddr, b, 16);
@@ -220,7 +225,7 @@ static void put_tuple(struct ctreq *r, const struct toe_event *e)
 	const __u32 *dst = e->direction ? k->laddr : k->raddr;
 	__u16 sp = htons(e->direction ? k->rport : k->lport);
 	__u16 dp = htons(e->direction ? k->lport : k->rport);
-	__u8 tcp = IPPROTO_TCP;
+	__u8 l4 = k->proto == IPPROTO_UDP ? IPPROTO_UDP : IPPROTO_TCP;
 	struct nlattr *tu, *ip, *pr;
 
 	tu = put(r, CTA_TUPLE_ORIG | NLA_F_NESTED, NULL, 0);
@@ -229,24 +234,31 @@ static void put_tuple(struct ctreq *r, const struct toe_event *e)
 	put(r, six ? CTA_IP_V6_DST : CTA_IP_V4_DST, dst, alen);
 	end(r, ip);
 	pr = put(r, CTA_TUPLE_PROTO | NLA_F_NESTED, NULL, 0);
-	put(r, CTA_PROTO_NUM, &tcp, 1);
+	put(r, CTA_PROTO_NUM, &l4, 1);
 	put(r, CTA_PROTO_SRC_PORT, &sp, 2);
 	put(r, CTA_PROTO_DST_PORT, &dp, 2);
 	end(r, pr);
 	end(r, tu);
 }
 
-/* net.netfilter.nf_conntrack_tcp_timeout_established, seconds (5 days). */
-static __u32 est_timeout(void)
+/*
+ * The established timeout of protocol proto (toe_flow_key's), seconds:
+ * net.netfilter.nf_conntrack_tcp_timeout_established (5 days), or for UDP
+ * nf_conntrack_udp_timeout_stream (120 s: a flow that has seen its reply).
+ */
+static __u32 est_timeout(__u8 proto)
 {
-	unsigned int v = 432000;
-	FILE *f = fopen(
-		"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
-		"r");
+	bool udp = proto == IPPROTO_UDP;
+	unsigned int dflt = udp ? 120 : 432000, v = dflt;
+	FILE *f = fopen(udp ? "/proc/sys/net/netfilter/"
+			      "nf_conntrack_udp_timeout_stream" :
+			      "/proc/sys/net/netfilter/"
+			      "nf_conntrack_tcp_timeout_established",
+			"r");
 
 	if (f) {
 		if (fscanf(f, "%u", &v) != 1)
-			v = 432000;
+			v = dflt;
 		fclose(f);
 	}
 	return v;
@@ -301,7 +313,7 @@ bool ct_admitted(const char *fwd_path, const struct toe_event *e)
 	struct nf_ct_tcp_flags lib = { .flags = IP_CT_TCP_FLAG_BE_LIBERAL,
 				       .mask = IP_CT_TCP_FLAG_BE_LIBERAL };
 	__u8 st = 3; /* TCP_CONNTRACK_ESTABLISHED */
-	__u32 tmo = htonl(est_timeout());
+	__u32 tmo = htonl(est_timeout(e->key.proto));
 	struct ctreq r = { .len = NLMSG_LENGTH(sizeof(struct nfgenmsg)) };
 	struct nlmsghdr *h = (void *)r.buf;
 	struct nfgenmsg *g = NLMSG_DATA(h);
@@ -320,13 +332,16 @@ bool ct_admitted(const char *fwd_path, const struct toe_event *e)
 		put(&r, CTA_ZONE, &z, 2); /* that zone's entry, no other's */
 	}
 	put(&r, CTA_TIMEOUT, &tmo, 4);
-	pi = put(&r, CTA_PROTOINFO | NLA_F_NESTED, NULL, 0);
-	tcp = put(&r, CTA_PROTOINFO_TCP | NLA_F_NESTED, NULL, 0);
-	put(&r, CTA_PROTOINFO_TCP_STATE, &st, 1);
-	put(&r, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, &lib, sizeof(lib));
-	put(&r, CTA_PROTOINFO_TCP_FLAGS_REPLY, &lib, sizeof(lib));
-	end(&r, tcp);
-	end(&r, pi);
+	/* UDP: no state nor window; its timeout (and that it is there) only */
+	if (e->key.proto != IPPROTO_UDP) {
+		pi = put(&r, CTA_PROTOINFO | NLA_F_NESTED, NULL, 0);
+		tcp = put(&r, CTA_PROTOINFO_TCP | NLA_F_NESTED, NULL, 0);
+		put(&r, CTA_PROTOINFO_TCP_STATE, &st, 1);
+		put(&r, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, &lib, sizeof(lib));
+		put(&r, CTA_PROTOINFO_TCP_FLAGS_REPLY, &lib, sizeof(lib));
+		end(&r, tcp);
+		end(&r, pi);
+	}
 	h->nlmsg_len = r.len;
 	rc = ct_send(&r);
 	if (rc) {

@@ -478,7 +478,9 @@ static void fwd_text(FILE *f, const struct toe_flow_key *k,
 		(unsigned long long)fwd_ns_ino(v->netns), "-");
 	if (v->state != TOE_FWD_ESTABLISHED)
 		fprintf(f, "  state: %s\n", fwd_state(v->state));
-	if (v->joined)
+	if (k->proto == TOE_IPPROTO_UDP)
+		fprintf(f, "  proto: udp\n");
+	if (v->joined && k->proto != TOE_IPPROTO_UDP)
 		fprintf(f, "  joined mid-stream (no handshake seen)\n");
 	fwd_nat_show(f, NULL, v);
 }
@@ -520,6 +522,9 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 		if (json) {
 			tj_obj(j);
 			tj_ku64(j, "family", k.family == TOE_AF_INET6 ? 6 : 4);
+			/* a routed flow's protocol (issue 48): tcp or udp */
+			tj_kstr(j, "proto",
+				k.proto == TOE_IPPROTO_UDP ? "udp" : "tcp");
 			tj_kstr(j, "laddr",
 				toe_nl_addr_str(k.family, ca, a, sizeof(a)));
 			tj_ku64(j, "lport", cp);

@@ -868,6 +868,9 @@ static void rule_tail(FILE *f, struct toe_json *j, bool json,
 				r->ka_intvl, r->ka_cnt);
 		}
 	}
+	if (r->protos != TOE_CFG_P_TCP) /* none said: TCP */
+		put_kv(f, j, json, "proto",
+		       r->protos == TOE_CFG_P_UDP ? "udp" : "any");
 	if (json)
 		tj_obj_end(j);
 	else

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Routed UDP on the fast path (issue 48, item 1): paced streams of
+# numbered datagrams (udpseq.py: each echoed by the server, so conntrack
+# sees the reply and the stack forwards the flow both ways) through the
+# router, IPv4 and IPv6.  A flow a "proto udp" rule names joins the fast
+# path as an established TCP flow does mid-stream (proved by the stack
+# forwarding it each way, conntrack having seen the reply); one only a
+# rule without proto names (TCP's, as every file written before UDP) never
+# does.  The fast path keeps conntrack's entry alive past a 3 s
+# nf_conntrack_udp_timeout_stream; conntrack -D ends a flow's fast path and
+# its new entry brings it back; a FORWARD DROP stops one; a masqueraded
+# flow is rewritten (ports, addresses, the UDP checksum) as the stack
+# would.  Every datagram arrives once, its payload intact (the server
+# checks each), except where the DROP rule dropped them.  XDP on the
+# router, or tc (test_fwd_udp_tc.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+plan 14
+need_cmd iptables ip6tables conntrack
+need_built toectl
+router_test fwdudp || exit 1
+endpoints_for_hook || exit 1
+# (default offload: TCP's; a UDP flow no UDP rule names stays in the stack)
+printf '%s\n' "device fwd type software nconn 100 steer forward" \
+	"default offload dev fwd" "rule offload dev fwd rport 5401-5402 proto udp" \
+	"rule offload dev fwd rport 5499" >"$work/fwd.conf" && chmod 600 "$work/fwd.conf"
+defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD; nsx r iptables -t nat -F POSTROUTING"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
+	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
+# short UDP timeouts: only the fast path's refresh keeps a carried flow's entry
+nsx r sysctl -qw net.netfilter.nf_conntrack_udp_timeout=2 net.netfilter.nf_conntrack_udp_timeout_stream=3
+UDPSEQ=$TOE_TOP/selftests/xdp/udpseq.py
+nsx_bg s python3 "$UDPSEQ" server --port 5401 --port 5402 --port 5499 >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+st() { stat_of "$PIN" "$1"; }
+# entry NAME: flow NAME's toe_fwd entry (its client's port in
+# $work/NAME.lport) as "state proto nat", or nothing
+entry() {
+	local c
+	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
+		jq -r --argjson c "$c" '.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | "\(.value.state) \(.key.proto) \(.value.nat)"'
+}
+on_fast() { entry "$1" | grep -q "^3 17 "; }
+# fpk NAME: the packets the fast path forwarded of flow NAME
+fpk() {
+	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
+		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.packets] | add // 0'
+}
+start() { # NAME ADDR PORT: 1,000 datagrams of 1,200 bytes a second until $work/stop
+	nsx_bg c python3 "$UDPSEQ" client --addr "$2" --port "$3" --stop "$work/stop" --lport-file "$work/$1.lport" >"$work/$1.json"
+	eval "PID_$1=\$NSX_PID"
+}
+start a $S4 5401
+start b $S6 5401
+start n $S4 5499
+wait_for "$(slow 5)" test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" || { fail "the streams start"; finish; }
+check "IPv4 UDP flow a 'proto udp' rule names: on the fast path within 3 s (entry: $(entry a))" wait_for "$(slow 3)" on_fast a
+check "IPv6 UDP flow: on the fast path too (entry: $(entry b))" wait_for "$(slow 3)" on_fast b
+x0=$(st $FWD_STAT)
+sleep 0.5
+check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s; fwd_joined $(st $STAT_FWD_JOINED))" \
+	test "$(st $FWD_STAT)" -gt $((x0 + 500)) -a "$(st $STAT_FWD_JOINED)" -ge 2
+check "a UDP flow only a rule without proto (TCP's) and the default (TCP's too) name never enters toe_fwd (entry: '$(entry n)')" test -z "$(entry n)"
+pa=$(cat "$work/a.lport")
+check "toectl flows -j says proto udp, and the text a line under its row" \
+	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .proto == \"udp\"' >/dev/null &&
+		toectl --run-dir '$work/run' flows | grep -A2 ':$pa ' | grep -q 'proto: udp'"
+
+# ---- conntrack kept: a 3 s stream timeout, 5 s of fast path
+sleep 5
+ct_kept() { nsx r conntrack -L -p udp --sport "$pa" 2>/dev/null | grep -q 'dport=5401' && on_fast a; }
+check "after 5 s on the fast path (udp_timeout_stream 3 s): conntrack still has the flow, the fast path still carries it (entry: $(entry a))" ct_kept
+
+# ---- conntrack -D: the fast path ends, the new entry brings it back
+j0=$(st $STAT_FWD_JOINED)
+nsx r conntrack -D -f ipv4 -p udp --sport "$pa" --dport 5401 >/dev/null 2>&1
+rejoined() { [ "$(st $STAT_FWD_JOINED)" -gt "$j0" ] && on_fast a; }
+check "conntrack -D of the IPv4 flow: its new entry brings it back (fwd_joined $j0 -> $(st $STAT_FWD_JOINED), entry: $(entry a))" \
+	wait_for "$(slow 3)" rejoined
+
+# ---- a FORWARD DROP stops a flow on the fast path (flow x: its own, so
+# that a's datagrams all arrive)
+start x $S4 5402
+wait_for "$(slow 5)" test -s "$work/x.lport" && wait_for "$(slow 3)" on_fast x || { fail "flow x on the fast path"; finish; }
+px=$(cat "$work/x.lport")
+nsx r iptables -I FORWARD -p udp --sport "$px" --dport 5402 -j DROP
+sleep 0.1
+p0=$(fpk x)
+sleep 0.5
+p1=$(fpk x)
+check "a DROP rule for flow x: $FWD_NAME forwards none of it within 100 ms ($((p1 - p0)) packets in the 0.5 s after; entry: $(entry x))" \
+	test "$p1" = "$p0"
+nsx r iptables -D FORWARD -p udp --sport "$px" --dport 5402 -j DROP
+check "  the rule removed: flow x is back on the fast path (entry: $(entry x))" wait_for "$(slow 5)" on_fast x
+
+# ---- masquerade out of r1: a new flow, rewritten by the fast path
+nsx r iptables -t nat -A POSTROUTING -o r1 -p udp --dport 5402 -j MASQUERADE || { fail "masquerade rule"; finish; }
+start m $S4 5402
+wait_for "$(slow 5)" test -s "$work/m.lport" || { fail "flow m starts"; finish; }
+m_nat() { entry m | grep -q "^3 17 1$"; }
+check "a masqueraded UDP flow: on the fast path with its translation (entry: $(entry m))" wait_for "$(slow 3)" m_nat
+m0=$(fpk m)
+sleep 0.5
+check "  $FWD_NAME rewrites and forwards it ($(($(fpk m) - m0)) packets in 0.5 s)" test "$(fpk m)" -gt $((m0 + 300))
+
+sleep 1
+touch "$work/stop"
+wait "$PID_a" "$PID_b" "$PID_n" "$PID_x" "$PID_m"
+# whole NAME [LOSSY]: every datagram sent arrived once with its payload
+# (LOSSY: some may be missing, none twice nor changed)
+whole() {
+	jq -e --arg l "${2:-}" '.server != null and .server.dup == 0 and .server.bad == 0 and .sent > 500 and
+		($l != "" or .server.received == .sent)' "$work/$1.json" >/dev/null
+}
+check "every datagram of the IPv4, IPv6, unnamed and masqueraded flows arrived once, intact ($(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/a.json" "$work/b.json" "$work/n.json" "$work/m.json" | tr '\n' ' '))" \
+	eval "whole a && whole b && whole n && whole m"
+check "flow x: none twice nor changed (the DROP rule's are missing: $(jq -c '[.sent, .server.received]' "$work/x.json"))" \
+	whole x lossy
+# the streams stopped: their conntrack entries time out as the stack's
+# would (3 s stream timeout), none kept by the fast path past that
+ct_gone() { ! nsx r conntrack -L -p udp 2>/dev/null | grep -q 'dport=540[12] '; }
+check "the streams stopped: conntrack's entries of the fast path's flows time out within 3 s + 2 s ($(nsx r conntrack -L -p udp 2>/dev/null | grep -c 'dport=540[12] ') left)" \
+	wait_for "$(slow 6)" ct_gone
+finish

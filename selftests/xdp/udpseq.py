@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Paced UDP streams with sequence numbers, checked at the far end
+(the routed UDP tests, issue 48).
+
+  udpseq.py server --port P [--port P ...]
+      Answers on every port (IPv4 and IPv6): each datagram is checked (its
+      payload is a function of its sequence number) and echoed back as a
+      12-byte ack, so conntrack sees the flow's reply and the stack
+      forwards it both ways.  Prints "ready" once bound.
+  udpseq.py client --addr A --port P [--rate PPS] [--size N]
+                   [--seconds S | --stop FILE] [--lport-file F]
+      Sends datagrams 0, 1, 2, ... of N bytes at PPS a second until S
+      seconds passed or FILE exists, then asks the server for what it got
+      from this client and prints one JSON line: lport, sent, acked (echoes
+      received), and the server's count of datagrams received, duplicates,
+      bad payloads, out-of-order arrivals and the highest sequence number.
+"""
+import argparse
+import json
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+MAGIC = 0x55445053  # "UDPS"
+END = 0xFFFFFFFFFFFFFFFF
+HDR = struct.Struct("!IQ")
+PATTERN = bytes(range(256)) * 64
+
+
+def payload(seq, size):
+    """Datagram seq of size bytes: the header, then the pattern from seq."""
+    n = max(size - HDR.size, 0)
+    o = seq % 256
+    return HDR.pack(MAGIC, seq) + PATTERN[o:o + n]
+
+
+def serve(ports):
+    socks = []
+    for p in ports:
+        s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        s.bind(("::", p))
+        socks.append(s)
+    peers = {}
+    print("ready", flush=True)
+    while True:
+        r, _, _ = select.select(socks, [], [])
+        for s in r:
+            d, a = s.recvfrom(65535)
+            key = (a[0], a[1])
+            st = peers.setdefault(key, {"received": 0, "dup": 0, "bad": 0,
+                                        "reordered": 0, "max": -1, "seen": set()})
+            if len(d) < HDR.size:
+                st["bad"] += 1
+                continue
+            magic, seq = HDR.unpack_from(d)
+            if magic != MAGIC:
+                st["bad"] += 1
+                continue
+            if seq == END:
+                rep = {k: v for k, v in st.items() if k != "seen"}
+                s.sendto(json.dumps(rep).encode(), a)
+                continue
+            if seq in st["seen"]:
+                st["dup"] += 1
+            else:
+                st["seen"].add(seq)
+                st["received"] += 1
+            if d != payload(seq, len(d)):
+                st["bad"] += 1
+            if seq < st["max"]:
+                st["reordered"] += 1
+            st["max"] = max(st["max"], seq)
+            s.sendto(HDR.pack(MAGIC, seq), a)
+
+
+def client(a):
+    fam = socket.AF_INET6 if ":" in a.addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s.connect((a.addr, a.port))
+    s.setblocking(False)
+    lport = s.getsockname()[1]
+    if a.lport_file:
+        with open(a.lport_file + ".tmp", "w") as f:
+            f.write("%d\n" % lport)
+        os.rename(a.lport_file + ".tmp", a.lport_file)
+    sent = acked = 0
+    gap = 1.0 / a.rate
+    t0 = time.monotonic()
+    nxt = t0
+    while True:
+        now = time.monotonic()
+        if (a.seconds and now - t0 >= a.seconds) or (a.stop and os.path.exists(a.stop)):
+            break
+        if now >= nxt:
+            try:
+                s.send(payload(sent, a.size))
+                sent += 1
+            except (BlockingIOError, ConnectionRefusedError):
+                pass  # sent again as the next number: a gap the server sees
+            nxt += gap
+            if nxt < now - 1:
+                nxt = now  # far behind (a stall): no burst to catch up
+        try:
+            while True:
+                s.recv(65535)
+                acked += 1
+        except (BlockingIOError, ConnectionRefusedError):
+            pass
+        time.sleep(max(0.0, min(nxt - time.monotonic(), 0.005)))
+    time.sleep(0.3)  # the last echoes
+    try:
+        while True:
+            s.recv(65535)
+            acked += 1
+    except (BlockingIOError, ConnectionRefusedError):
+        pass
+    s.setblocking(True)
+    s.settimeout(0.5)
+    rep = None
+    for _ in range(10):  # the report: asked again if lost
+        s.send(HDR.pack(MAGIC, END))
+        try:
+            while rep is None:
+                d = s.recv(65535)
+                if d[:1] == b"{":
+                    rep = json.loads(d)
+        except (socket.timeout, ConnectionRefusedError):
+            continue
+        break
+    out = {"lport": lport, "sent": sent, "acked": acked, "server": rep}
+    print(json.dumps(out), flush=True)
+    return 0 if rep is not None else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sv = sub.add_parser("server")
+    sv.add_argument("--port", type=int, action="append", required=True)
+    cl = sub.add_parser("client")
+    cl.add_argument("--addr", required=True)
+    cl.add_argument("--port", type=int, required=True)
+    cl.add_argument("--rate", type=float, default=1000)
+    cl.add_argument("--size", type=int, default=1200)
+    cl.add_argument("--seconds", type=float, default=0)
+    cl.add_argument("--stop")
+    cl.add_argument("--lport-file")
+    a = ap.parse_args()
+    if a.cmd == "server":
+        serve(a.port)
+        return 0
+    if a.size < HDR.size:
+        ap.error("--size: at least %d bytes" % HDR.size)
+    return client(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
