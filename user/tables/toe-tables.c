@@ -315,7 +315,7 @@ static void cmd_row(struct out *o, const char *name, const char *args,
 static void dump_commands(struct out *o)
 {
 	section(o, "commands", "name args help toed stream needs_dp");
-#define X(id, name, args, help, stream, view, run, needs_dp) \
+#define X(id, name, args, help, stream, handler, needs_dp) \
 	cmd_row(o, name, args, help, true, stream, needs_dp);
 #define L(id, name, args, help, main) \
 	cmd_row(o, name, args, help, false, false, false);

@@ -9,7 +9,7 @@ static const struct {
 	const char *name;
 	bool args; /* takes arguments; the others refuse any */
 } cmds[CTL__NCMDS] = {
-#define X(id, name, args, help, stream, view, run, needs_dp) \
+#define X(id, name, args, help, stream, handler, needs_dp) \
 	[CTL_##id] = { name, TOE_CTL_TAKES_ARGS(args) },
 	TOE_CTL_CMDS(X)
 #undef X

@@ -21,7 +21,7 @@
 
 /* CTL_STATUS, ...: the commands of lib/ctl_cmds.h, in its order. */
 enum ctl_cmd_id {
-#define X(id, name, args, help, stream, view, run, needs_dp) CTL_##id,
+#define X(id, name, args, help, stream, handler, needs_dp) CTL_##id,
 	TOE_CTL_CMDS(X)
 #undef X
 		CTL__NCMDS
