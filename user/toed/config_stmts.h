@@ -35,9 +35,11 @@
  *   names     the names it takes, blank-separated ("all policy"): its
  *             synopsis is "keyword all | policy"
  *   dflt      field's value when the file does not say
- *   hook      NO_HOOK, or HOOK(fn): toed calls fn(value) after every apply
- *             that succeeded (apply.c declares fn from this column: any
- *             of toed's files may define it)
+ *   hook      NO_HOOK, or HOOK(fn): toed calls fn(value) whenever a
+ *             configuration becomes its own (read at start, reloaded;
+ *             apply.c's adopt), toed --check and --apply never (apply.c
+ *             declares fn from this column: any of toed's files may
+ *             define it)
  */
 #ifndef __TOE_CONFIG_STMTS_H
 #define __TOE_CONFIG_STMTS_H
