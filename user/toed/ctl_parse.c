@@ -230,6 +230,8 @@ enum ctl_parse_res ctl_parse(const char *buf, size_t len,
 	if (c == CTL__NCMDS)
 		return unknown_command(w[0], err);
 	req->cmd = c;
+	for (req->argc = 0; req->argc < nw - 1; req->argc++)
+		req->argv[req->argc] = w[req->argc + 1];
 	if (c == CTL_FLOWS)
 		return parse_flows(w + 1, nw - 1, req, err);
 	return CTL_PARSE_OK;

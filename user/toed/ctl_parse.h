@@ -42,6 +42,13 @@ struct ctl_request {
 	int port; /* -1: any */
 	/* NULL: any; digits: a namespace inode, else a /run/netns name */
 	const char *netns;
+	/*
+	 * The words after the command (-j left out), for a command that takes
+	 * arguments (its args column) and reads them itself: a RUN handler
+	 * answers "error ..." naming a bad one.  They point into line.
+	 */
+	const char *argv[CTL_MAX_WORDS];
+	int argc;
 	char line[TOE_CTL_REQ_MAX]; /* the words, NUL-separated */
 };
 
