@@ -48,6 +48,10 @@
 	  VIEW(view_policy), true)                                     \
 	X(STATS, "stats", "", "datapath and daemon counters\n", false, \
 	  VIEW(view_stats), true)                                      \
+	X(REASONS, "reasons", " [NAME]",                               \
+	  "every reason a flow is decided, returned, ended or\n"       \
+	  "switched to TCP for: its help and its counts\n",            \
+	  false, RUN(cmd_reasons), true)                               \
 	X(RELOAD, "reload", "",                                        \
 	  "re-read the configuration and apply it atomically;\n"       \
 	  "an invalid file is reported, the policy stays\n",           \
