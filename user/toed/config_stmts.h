@@ -74,7 +74,11 @@
 	X(QUOTA, "quota", "quota [slots N%] [flows N%] [events N%]",	\
 	  "SHARE",							\
 	  "what one namespace other than toed's may hold (default: slots 50% flows 25% events 50%)", \
-	  "quota slots 40% flows 30% events 20%", st_quota, sh_quota)
+	  "quota slots 40% flows 30% events 20%", st_quota, sh_quota)	\
+	S(LOG, "log",							\
+	  "what toed logs, unless toed --log-level says (default: info)", \
+	  log_level, "error warning info debug", 2 /* info */,		\
+	  HOOK(log_cfg_level))
 /* clang-format on */
 
 #endif /* __TOE_CONFIG_STMTS_H */
