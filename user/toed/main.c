@@ -131,7 +131,8 @@ static void usage(FILE *f)
 		"      --no-route-cache  the forward path looks every packet's route up (by\n"
 		"                        default it caches each routed flow's route, made\n"
 		"                        stale by every routing change toed sees)\n"
-		"  -l, --log-level L     error, warning, info (default) or debug\n"
+		"  -l, --log-level L     error, warning, info or debug (default: the file's log,\n"
+		"                        else info): it wins over the file's for this run\n"
 		"  -j, --json            JSON summary (with --apply)\n"
 		"  -V, --version         print the version and exit\n"
 		"  -h, --help            this text\n");
