@@ -146,11 +146,11 @@ $(O)/toectl: $(TOECTL_OBJS) $(LIBTOE)
 # libFuzzer + ASan + UBSan build of the configuration parser (toed's).  Its
 # headers are recorded in fuzz-config.d: the fuzz_config.d of an older tree
 # names user/config.c, now user/toed/config.c.
-$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/toed/config.c user/lib/netns.c
+$(O)/config/fuzz_config: selftests/config/fuzz_config.c user/toed/config.c user/lib/netns.c user/lib/json.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$(DEPFLAGS) -MF $(@D)/fuzz-config.d -Iinclude -Iuser \
-		selftests/config/fuzz_config.c user/toed/config.c user/lib/netns.c -o $@
+		selftests/config/fuzz_config.c user/toed/config.c user/lib/netns.c user/lib/json.c -o $@
 
 # libFuzzer + ASan + UBSan build of toed's control-request parser.
 $(O)/ctl/fuzz_ctl: selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c

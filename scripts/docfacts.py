@@ -270,16 +270,28 @@ def facts_kernels(f, text, root, out):
 
 
 def facts_configuration(f, text, root, out):
-    want = config_statements(root)
-    m = re.search(r"Statements\s+are\s+(.*?),\s+in\s+any\s+order", text, re.S)
-    if not m:
-        out.append((1, "the list of statements ('Statements are ..., in any order') is no "
-                    "longer there"))
-        return
-    got = re.findall(r"`(\w+)`", m.group(1))
-    if sorted(got) != sorted(want):
-        out.append((line_of(text, m.start()), "the statements (user/toed/config_stmts.h's table): %s"
-                    % diff(want, got)))
+    """docs/configuration.md: a section a statement of the table, titled
+    '## KEYWORD' (then anything), whose first code block is the table's
+    synopsis of it (its comments, '# ...', left out)."""
+    for st in config_synopses(root):
+        kw = st["keyword"]
+        m = re.search(r"^## %s\b.*\n\n((?: {4}.*\n|\n)*)" % re.escape(kw), text, re.M)
+        if not m:
+            out.append((1, "the statement %s has no section ('## %s ...'; user/toed/config_stmts.h's "
+                        "table)" % (kw, kw)))
+            continue
+        got = []
+        for line in m.group(1).split("\n"):
+            if not line.strip():
+                if got:
+                    break
+                continue
+            line = re.sub(r"\s*#.*$", "", line[4:])
+            if line.strip():
+                got.append(line.rstrip())
+        if got != st["synopsis"].split("\n"):
+            out.append((line_of(text, m.start(1)), "the synopsis of %s is not TOE_CFG_STATEMENTS' "
+                        "(user/toed/config_stmts.h): %s" % (kw, " / ".join(st["synopsis"].split("\n")))))
 
 
 def facts_forwarding(f, text, root, out):
@@ -327,31 +339,19 @@ def reason_lists(f, text, root, out):
 
 
 def facts_toed_man(f, text, root, out):
-    """toed.8's CONFIGURATION synopsis: a line per statement (.nf ... .fi,
-    continuation lines indented)."""
-    want = config_statements(root)
-    m = re.search(r"^\.SH CONFIGURATION\n(?:.*\n)*?\.nf\n((?:.*\n)*?)\.fi", text, re.M)
-    if not m:
-        out.append((1, "the CONFIGURATION synopsis (.SH CONFIGURATION ... .nf ... .fi) is no "
-                    "longer there"))
-        return
-    got = [x.split()[0] for x in m.group(1).split("\n") if x.strip() and not x[0].isspace()]
-    if sorted(set(got)) != sorted(want):
-        out.append((line_of(text, m.start(1)), "the statements (user/toed/config_stmts.h's table): %s"
-                    % diff(want, sorted(set(got)))))
-    # each statement's lines (a form, its continuations) are its synopsis
-    lines = m.group(1).replace("\\-", "-").rstrip("\n").split("\n")
-    for st in config_synopses(root):
-        mine = []
-        for x in lines:
-            if x.strip() and not x[0].isspace():
-                on = x.split()[0] == st["keyword"]
-            if x.strip() and on:
-                mine.append(x.rstrip())
-        if mine and mine != st["synopsis"].split("\n"):
-            out.append((line_of(text, m.start(1)), "the synopsis of %s is not TOE_CFG_STATEMENTS' "
-                        "(user/toed/config_stmts.h): %s" % (st["keyword"], " / ".join(
-                            st["synopsis"].split("\n")))))
+    """toed.8's CONFIGURATION: its synopsis (.nf ... .fi) and its list of
+    the statements are made from the table when make builds the page (the
+    lines '.\\" toe-tables: @statements@' and '@statement_help@')."""
+    m = re.search(r"^\.SH CONFIGURATION\n((?:(?!\.SH ).*\n)*)", text, re.M)
+    sec = m.group(1) if m else ""
+    if not re.search(r"^\.nf\n\.\\\" toe-tables: @statements@\n\.fi$", sec, re.M):
+        out.append((line_of(text, m.start(1)) if m else 1,
+                    "the CONFIGURATION synopsis is no longer made from the table of statements "
+                    "('.nf', '.\\\" toe-tables: @statements@', '.fi')"))
+    if not re.search(r"^\.\\\" toe-tables: @statement_help@$", sec, re.M):
+        out.append((line_of(text, m.start(1)) if m else 1,
+                    "the CONFIGURATION list of statements is no longer made from the table "
+                    "('.\\\" toe-tables: @statement_help@')"))
 
 
 def facts_toectl_man(f, text, root, out):

@@ -38,10 +38,12 @@ if there is any (2 if the checker itself cannot run).  KIND is one of
                         in its order; the monitor's lists of fwd_returned's
                         and fwd_ended's reasons made from the tables (the
                         lines toe-tables --man expands);
-            configuration.md, toed.8  the statements (TOE_CFG_STATEMENTS
-                        of user/toed/config_stmts.h; toed.8: its
-                        CONFIGURATION synopsis, each statement's lines as
-                        the table's synopsis column has them);
+            configuration.md  a section a statement (TOE_CFG_STATEMENTS
+                        of user/toed/config_stmts.h), '## KEYWORD', its
+                        first code block the table's synopsis of it;
+            toed.8      its CONFIGURATION synopsis and list of statements
+                        made from that table (the lines toe-tables --man
+                        expands);
             forwarding.md  the reasons' table (TOE_FWD_REASON_TABLE of
                         include/opentoe_reasons.h): every reason, its kind,
                         and its columns: hooks, counted (flows, packets),

@@ -12,7 +12,8 @@
 #    (include/toe_maps.h, bpf/'s map types, test_map_btf.sh's list), the
 #    table of maps' types, the types and helpers toe-loader probes and the
 #    features' "since" (user/loader/features.c), the configuration's
-#    statements (its parser, and toed.8's synopsis), the reasons' table
+#    statements (a section each in configuration.md, its synopsis the
+#    table's; toed.8's synopsis and list made from it), the reasons' table
 #    (opentoe_reasons.h), a list of toectl stats' refused_* or
 #    bypass_to_tcp_* counters;
 #  - every option and command of each program's --help in its man page
@@ -85,17 +86,17 @@ sed -e 's/33 of the 40 carry/27 of the 33 carry/' \
 sed -e 's/uses (30: /uses (26: /' -e 's/fib_lookup (xdp)/fib_lookup/' \
 	-e 's/, redirect_peer, redirect_neigh, check_mtu, fib_lookup (sched_cls))/)/' \
 	-e 's/^| tcx | 6.6 |/| tcx | 6.5 |/' docs/kernels.md >"$F/kernels.md"
-sed 's/`device`, `default`, `rule`, `track` and `quota`, in any order/`device`, `default`, `rule` and `track`, in any order/' \
-	docs/configuration.md >"$F/configuration.md"
+# (quota's section retitled, track's synopsis without policy)
+sed -e 's/^## quota: what one tenant may hold$/## Quotas: what one tenant may hold/' \
+	-e 's/^    track all | policy$/    track all/' docs/configuration.md >"$F/configuration.md"
 # (and stack_only said to happen on tc too: the table's hooks column)
 sed -e 's/^| `lease` | returned |/| `lease` | ended |/' -e 's/ `_quota`,//' \
 	-e 's/^| `stack_only` | returned | xdp |/| `stack_only` | returned | xdp, tc |/' docs/forwarding.md >"$F/forwarding.md"
 # toectl's man page without --snaplen (toectl dump's), without its
 # entry for reload, and with fwd_ended's reasons no longer made from the
-# tables; toed's synopsis of the configuration without quota
+# tables; toed's synopsis of the configuration no longer made from them
 grep -v -e 'snaplen' -e '^\.B reload$' -e '@fwd_reasons ended@' man/toectl.8 >"$F/toectl.8"
-# (and track's synopsis without policy)
-grep -v '^quota \[slots' man/toed.8 | sed 's/^track all | policy$/track all/' >"$F/toed.8"
+grep -v '@statements@' man/toed.8 >"$F/toed.8"
 for f in README.md maps.md kernels.md configuration.md forwarding.md toectl.8 toed.8; do
 	cmp -s "$F/$f" "$(ls {.,docs,man}/"$f" 2>/dev/null | head -n 1)" && fail "the wrong fact put into $f"
 done
@@ -111,15 +112,15 @@ check "kernels.md: the list without tc's helpers is reported" \
 	said kernels.md "missing fib_lookup \(xdp\), redirect_peer, redirect_neigh, check_mtu, fib_lookup \(sched_cls\); not so fib_lookup$"
 check "kernels.md: their count, 26, is reported" said kernels.md "probes 30 program types, map types and helpers, not 26"
 check "kernels.md: a feature's wrong 'since' is reported" said kernels.md "tcx came with 6.6"
-check "configuration.md: the statements without quota are reported" said configuration.md "statements .*missing quota"
+check "configuration.md: quota without its section is reported" said configuration.md "the statement quota has no section"
+check "configuration.md: track's synopsis without policy is reported" said configuration.md "synopsis of track is not TOE_CFG_STATEMENTS'"
 check "forwarding.md: a reason's wrong kind is reported" said forwarding.md "missing lease returned; not so lease ended"
 check "forwarding.md: stack_only on tc too is reported" said forwarding.md "reason stack_only: hooks is xdp .*the table says xdp, tc"
 check "forwarding.md: the refusals' counters without quota are reported" said forwarding.md "refused_\\* counters .*missing quota"
 check "toectl.8: the command reload without its entry is reported" said toectl.8 "the command reload"
 check "toectl.8: its COMMANDS without reload are not TOE_CTL_TABLE's" said toectl.8 "COMMANDS \(TOE_CTL_TABLE.*missing reload"
 check "toectl.8: fwd_ended's reasons not made from the tables are reported" said toectl.8 "fwd_ended's reasons are no longer a list made from the tables"
-check "toed.8: the configuration's synopsis without quota is reported" said toed.8 "statements .*missing quota"
-check "toed.8: track's synopsis without policy is reported" said toed.8 "synopsis of track is not TOE_CFG_STATEMENTS'"
+check "toed.8: the configuration's synopsis no longer made from the table is reported" said toed.8 "CONFIGURATION synopsis is no longer made from the table"
 check "toectl.8: toectl dump's --snaplen missing is reported" said toectl.8 "toectl dump --help lists --snaplen"
 n=$(grep -c . <<<"$facts")
 # (toectl.8: -s and --snaplen)

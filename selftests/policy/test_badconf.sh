@@ -65,7 +65,9 @@ for t in all policy; do
 	f=$(conf "track-$t" <<<"track $t")
 	check "check takes 'track $t'" toed --check "$f"
 done
-bad unknown-statement "2:1: expected default, device, rule, track or quota, got 'rules'" <<'EOF2'
+# the statements, in the order of their table (user/toed/config_stmts.h)
+stmts=$(toe-tables -j | jq -r '[.statements[].keyword] | (.[:-1] | join(", ")) + " or " + .[-1]')
+bad unknown-statement "2:1: expected $stmts, got 'rules'" <<'EOF2'
 default host
 rules host
 EOF2

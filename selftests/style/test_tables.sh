@@ -6,10 +6,10 @@
 # its columns; its text has the same rows; names are unique in a table;
 # the forward reasons' hooks are hooks; and build/toe_names.sh is what
 # gen-names.py makes of it; the man pages make installs have their lists
-# from it.  Needs no root and no kernel.
+# from it (toectl.8's reasons, toed.8's statements).  Needs no root and no kernel.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-plan 7
+plan 8
 need_cmd python3
 need_built toe-tables toe_names.sh man/toectl.8
 cd "$TOE_TOP" || exit 1
@@ -108,4 +108,26 @@ if "toe-tables: " in page or "@fwd_reasons" in page:
 PY
 )
 check "build/man/toectl.8 lists each kind's reasons, made from the tables${lists:+: $lists}" test -z "$lists"
+# toed.8's CONFIGURATION: the synopsis (.nf ... .fi) is every statement's,
+# in the table's order, then a .TP entry a statement with its help
+stmts=$(python3 - "$tmp/t.json" "$TOE_BUILD/man/toed.8" <<'PY'
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+m = re.search(r"^\.SH CONFIGURATION\n(?:.*\n)*?\.nf\n((?:.*\n)*?)\.fi\n((?:\.TP\n\.B .*\n.*\n)*)", page, re.M)
+if not m:
+    print("no synopsis and list")
+    sys.exit()
+want = "".join(st["synopsis"].replace("-", "\\-") + "\n" for st in t["statements"])
+if m.group(1) != want:
+    print("synopsis %r, not %r" % (m.group(1), want))
+got = re.findall(r"^\.TP\n\.B (\S+)\n(.*)$", m.group(2), re.M)
+want = [(st["keyword"], st["help"].replace("-", "\\-")) for st in t["statements"]]
+if got != want:
+    print("list %r, not %r" % (got, want))
+if "toe-tables: " in page or "@statement" in page:
+    print("a marker left")
+PY
+)
+check "build/man/toed.8's synopsis and list of statements are the table's${stmts:+: $stmts}" test -z "$stmts"
 finish

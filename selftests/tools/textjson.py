@@ -331,6 +331,10 @@ def check_status(c, text):
 
 # ---- toectl policy: the configuration in its own syntax
 def check_policy(c, text):
+    """The statements as the file writes them (user/toed/config.c's shows):
+    devices, default, rules, quota by their own forms, and every other
+    top-level string (a setting of the table, as "track": "all") the line
+    "KEY VALUE"."""
     lines = [x for x in text.split("\n") if x.strip()]
     m = re.match(r"^# policy (\d+) \(generation (\d+)\) from (.*)$", lines[0] if lines else "")
     for k, p in enumerate(("serial", "generation", "config")):
@@ -340,21 +344,24 @@ def check_policy(c, text):
         want = "device %s kmod" % d["name"] if d["kmod"] else \
             "device %s type %s nconn %d" % (d["name"], d["type"], d["nconn"])
         want += " dev %s" % d["dev"] if d.get("dev") else ""
+        want += {"account": "", "forward": " steer forward"}.get(d["steer"], " steer cpu %s" % d.get("steer_cpu"))
         got = devs[i] if i < len(devs) else None
-        c.value("device %s" % d["name"], "devices.*", re.sub(r" steer .*$", "", got or ""),
-                lambda v: want, star=i)
-    c.seen.update("devices.*." + k for k in ("name", "kmod", "type", "nconn", "dev"))
-    c.value("default", "default", next((x.split()[1] for x in lines if x.startswith("default ")), None))
-    c.value("track", "track", "policy" if "track policy" in lines else "all")
-    # quota: a line when a share is not its default (slots 50% flows 25% events 50%)
-    q = next((x for x in lines if x.startswith("quota ")), "quota slots 50% flows 25% events 50%")
+        c.value("device %s" % d["name"], "devices.*", got, lambda v: want, star=i)
+    c.seen.update("devices.*." + k for k in ("name", "kmod", "type", "nconn", "dev", "steer", "steer_cpu"))
+    want = "default %s" % c.j1["default"] + (" dev %s" % c.j1["default_dev"] if "default_dev" in c.j1 else "")
+    c.value("default", "default", next((x for x in lines if x.startswith("default ")), None), lambda v: want)
+    c.seen.add("default_dev")
+    for k, v in c.j1.items():
+        if isinstance(v, str) and k not in ("config", "default", "default_dev"):
+            c.value(k, k, next((x.split(None, 1)[1] for x in lines if x.split()[0] == k), None))
+    q = next((x for x in lines if x.startswith("quota ")), "")
     for k in ("slots", "flows", "events"):
         m = re.search(r"\b%s (\d+)%%" % k, q)
         c.value("quota %s" % k, "quota." + k, m.group(1) if m else None, str)
     rules = [x for x in lines if x.startswith("rule ")]
     for i, r in enumerate(c.j1["rules"]):
         want = "rule %s" % r["action"]
-        for k in ("dev", "family", "local", "remote", "lport", "rport", "cgroup", "keepalive"):
+        for k in ("dev", "family", "local", "remote", "lport", "rport", "cgroup", "keepalive", "netns"):
             if k in r and not (k == "family" and ("local" in r or "remote" in r)):
                 v = r[k]
                 want += " %s %s" % (k, " ".join(map(str, v)) if isinstance(v, list) else v)

@@ -8,14 +8,16 @@
  * TOE_CTL_TABLE(X, L): every toectl command, in the order of toectl's usage
  * and toed's "expected ..." list; X for a command toed answers, L for one
  * toectl runs itself (toed never sees it).
- * X(ID, name, args, help, stream, view, run, needs_dp)
+ * X(ID, name, args, help, stream, handler, needs_dp)
  *   ID       CTL_<ID> of enum ctl_cmd_id (ctl_parse.h)
  *   name     the request's first word
  *   args     its arguments in toectl's usage; "" for none: toed refuses any
  *   help     its lines in toectl's usage, each ended by '\n'
  *   stream   answers until interrupted, line by line (toectl copies as it reads)
- *   view     toed: view(out, json) writes the answer after "ok\n", or NULL
- *   run      toed: run(client, request, out) answers itself, or NULL
+ *   handler  toed: VIEW(fn), fn(d, out, json) writing the answer after
+ *            "ok\n"; or RUN(fn), fn(d, client, request, out) answering
+ *            itself.  ctl.c declares fn from this column (no header line:
+ *            fn is defined, not static, in any of toed's files)
  *   needs_dp toed: refused while the datapath is not loaded
  * L(ID, name, args, help, main)
  *   main     toectl: main(argc, argv, json) runs it, argv[0] its name
@@ -24,38 +26,42 @@
 #ifndef __TOE_CTL_CMDS_H
 #define __TOE_CTL_CMDS_H
 
-#define TOE_CTL_TABLE(X, L)                                              \
-	X(STATUS, "status", "",                                          \
-	  "daemon, policy, event totals, every interface\n"              \
-	  "opentoe is on with its hook (xdp, tc)\n",                     \
-	  false, view_status, NULL, false)                               \
-	X(DEVICES, "devices", "",                                        \
-	  "offload devices: type, module, interface,\n"                  \
-	  "capacity and use (the patch's /proc/net/toe)\n",              \
-	  false, view_devices, NULL, true)                               \
-	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",     \
-	  "tracked connections: tuple, device, decision,\n"              \
-	  "reason, bytes, segments, XDP packets, RTT, age\n",            \
-	  false, NULL, cmd_flows, true)                                  \
-	X(NEIGH, "neigh", "",                                            \
-	  "toed's mirror of the neighbours of XDP's and the\n"           \
-	  "named interfaces (none of tc's: ip neigh)\n",                 \
-	  false, view_neigh, NULL, true)                                 \
-	X(POLICY, "policy", "",                                          \
-	  "the configuration in force, in its own syntax\n", false,      \
-	  view_policy, NULL, true)                                       \
-	X(STATS, "stats", "", "datapath and daemon counters\n", false,   \
-	  view_stats, NULL, true)                                        \
-	X(RELOAD, "reload", "",                                          \
-	  "re-read the configuration and apply it atomically;\n"         \
-	  "an invalid file is reported, the policy stays\n",             \
-	  false, NULL, cmd_reload, true)                                 \
-	X(MONITOR, "monitor", "",                                        \
-	  "print events as they happen (like ip monitor)\n", true, NULL, \
-	  cmd_monitor, false)                                            \
-	L(DUMP, "dump", " -w FILE|- [FILTER]",                           \
-	  "capture the packets the fast paths handle, to pcap\n"         \
-	  "(toectl dump --help; reads the maps, not toed)\n",            \
+#define TOE_CTL_TABLE(X, L)                                            \
+	X(STATUS, "status", "",                                        \
+	  "daemon, policy, event totals, every interface\n"            \
+	  "opentoe is on with its hook (xdp, tc)\n",                   \
+	  false, VIEW(view_status), false)                             \
+	X(DEVICES, "devices", "",                                      \
+	  "offload devices: type, module, interface,\n"                \
+	  "capacity and use (the patch's /proc/net/toe)\n",            \
+	  false, VIEW(view_devices), true)                             \
+	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",   \
+	  "tracked connections: tuple, device, decision,\n"            \
+	  "reason, bytes, segments, XDP packets, RTT, age\n",          \
+	  false, RUN(cmd_flows), true)                                 \
+	X(NEIGH, "neigh", "",                                          \
+	  "toed's mirror of the neighbours of XDP's and the\n"         \
+	  "named interfaces (none of tc's: ip neigh)\n",               \
+	  false, VIEW(view_neigh), true)                               \
+	X(POLICY, "policy", "",                                        \
+	  "the configuration in force, in its own syntax\n", false,    \
+	  VIEW(view_policy), true)                                     \
+	X(STATS, "stats", "", "datapath and daemon counters\n", false, \
+	  VIEW(view_stats), true)                                      \
+	X(REASONS, "reasons", " [NAME]",                               \
+	  "every reason a flow is decided, returned, ended or\n"       \
+	  "switched to TCP for: its help and its counts\n",            \
+	  false, RUN(cmd_reasons), true)                               \
+	X(RELOAD, "reload", "",                                        \
+	  "re-read the configuration and apply it atomically;\n"       \
+	  "an invalid file is reported, the policy stays\n",           \
+	  false, RUN(cmd_reload), true)                                \
+	X(MONITOR, "monitor", "",                                      \
+	  "print events as they happen (like ip monitor)\n", true,     \
+	  RUN(cmd_monitor), false)                                     \
+	L(DUMP, "dump", " -w FILE|- [FILTER]",                         \
+	  "capture the packets the fast paths handle, to pcap\n"       \
+	  "(toectl dump --help; reads the maps, not toed)\n",          \
 	  dump_main)
 
 /* The commands toed answers: TOE_CTL_TABLE's X rows. */

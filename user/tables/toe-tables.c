@@ -23,6 +23,7 @@
 
 #include "opentoe_common.h"
 #include "opentoe_events.h"
+#include "opentoe_policy.h"
 #include "opentoe_reasons.h"
 #include "opentoe_stats.h"
 #include "toe_parse.h"
@@ -315,7 +316,7 @@ static void cmd_row(struct out *o, const char *name, const char *args,
 static void dump_commands(struct out *o)
 {
 	section(o, "commands", "name args help toed stream needs_dp");
-#define X(id, name, args, help, stream, view, run, needs_dp) \
+#define X(id, name, args, help, stream, handler, needs_dp) \
 	cmd_row(o, name, args, help, true, stream, needs_dp);
 #define L(id, name, args, help, main) \
 	cmd_row(o, name, args, help, false, false, false);
@@ -326,23 +327,85 @@ static void dump_commands(struct out *o)
 }
 
 /*
+ * A setting's synopsis, "track all | policy", from its names ("all
+ * policy"); its default's name, the dflt-th of them.
+ */
+static const char *setting_synopsis(const char *kw, const char *names)
+{
+	static char b[256];
+	size_t n = snprintf(b, sizeof(b), "%s ", kw);
+
+	for (; *names && n < sizeof(b) - 4; names++) {
+		if (*names == ' ')
+			n += snprintf(b + n, sizeof(b) - n, " | ");
+		else
+			b[n++] = *names;
+	}
+	b[n] = '\0';
+	return b;
+}
+
+/* Name i of a setting's names into b (NULL past the last). */
+static const char *setting_name(const char *names, unsigned int i, char *b,
+				size_t len)
+{
+	for (; i; i--) {
+		if (!strchr(names, ' '))
+			return NULL;
+		names = strchr(names, ' ') + 1;
+	}
+	snprintf(b, len, "%.*s", (int)strcspn(names, " "), names);
+	return b;
+}
+
+static void stmt_row(struct out *o, const char *kw, const char *synopsis,
+		     const char *bounds, const char *help, const char *example,
+		     bool setting, const char *dflt)
+{
+	row(o);
+	col_str(o, "keyword", kw);
+	col_str(o, "synopsis", synopsis);
+	col_str(o, "bounds", bounds);
+	col_str(o, "help", help);
+	col_bool(o, "setting", setting);
+	col_str(o, "default", dflt);
+	col_str(o, "example", example);
+	row_end(o);
+}
+
+/* A setting's row: its example, the name after its default (or the first). */
+static void setting_row(struct out *o, const char *kw, const char *help,
+			const char *names, unsigned int dflt)
+{
+	char d[64], n[64], ex[128];
+
+	if (!setting_name(names, dflt, d, sizeof(d)))
+		snprintf(d, sizeof(d), "?");
+	if (!setting_name(names, dflt + 1, n, sizeof(n)))
+		setting_name(names, 0, n, sizeof(n));
+	snprintf(ex, sizeof(ex), "%s %s", kw, n);
+	stmt_row(o, kw, setting_synopsis(kw, names), "", help, ex, true, d);
+}
+
+/*
  * statements: keyword, synopsis (toed.8's lines), bounds (config_limits'
- * IDs), help (TOE_CFG_STATEMENTS, user/toed/config_stmts.h);
- * config_limits: id, lo, hi, what (TOE_CFG_LIMITS, config_limits.h).
+ * IDs), help, setting (an S row: "keyword NAME"), default (a setting's;
+ * null), example (a valid line, after the examples above it)
+ * (TOE_CFG_STATEMENTS, user/toed/config_stmts.h); config_limits:
+ * id, lo, hi, what (TOE_CFG_LIMITS, config_limits.h).
  */
 static void dump_config(struct out *o)
 {
 	int i;
 
-	section(o, "statements", "keyword synopsis bounds help");
-#define X(id, keyword, synopsis, bounds, help, parse) \
-	row(o);                                       \
-	col_str(o, "keyword", keyword);               \
-	col_str(o, "synopsis", synopsis);             \
-	col_str(o, "bounds", bounds);                 \
-	col_str(o, "help", help);                     \
-	row_end(o);
-	TOE_CFG_STATEMENTS(X)
+	section(o, "statements",
+		"keyword synopsis bounds help setting default example");
+#define X(id, kw, synopsis, bounds, help, example, parse, show) \
+	stmt_row(o, kw, synopsis, bounds, help, example, false, NULL);
+#define S(id, kw, help, field, names, dflt, hook) \
+	setting_row(o, kw, help, names, dflt);
+	TOE_CFG_STATEMENTS(X, S)
+#undef S
 #undef X
 	section_end(o);
 	section(o, "config_limits", "id lo hi what");
@@ -359,10 +422,16 @@ static void dump_config(struct out *o)
 
 /*
  * --man FILE: a man page with its lists from the tables.  A line
- * ".\\" toe-tables: TEXT" becomes TEXT, each @fwd_reasons KIND@ in it the
- * names of the forward reasons of that kind as .RB alternates them
- * ("ruleset \", \" lease ...": bold names, roman commas); every other line
- * is copied.  make installs the man pages so made (build/man/).
+ * ".\\" toe-tables: TEXT" becomes TEXT, each tag in it replaced:
+ *   @fwd_reasons KIND@  the names of the forward reasons of that kind as .RB
+ *                       alternates them ("ruleset \", \" lease ...": bold
+ *                       names, roman commas);
+ *   @statements@        every statement's synopsis, its lines as they are
+ *                       (for a .nf block; '-' as roff's \-);
+ *   @statement_help@    every statement as a .TP entry: its keyword, bold,
+ *                       then its help.
+ * Every other line is copied.  make installs the man pages so made
+ * (build/man/).
  */
 #define MAN_MARK ".\\\" toe-tables: "
 
@@ -382,14 +451,66 @@ static int man_list(const char *kind, size_t klen)
 	return first ? -1 : 0; /* no such kind */
 }
 
+/* s with '-' as roff's "\-" and a line's leading '.' or '\'' kept plain. */
+static void man_text(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			fputs("\\-", stdout);
+		else if (*s == '\\')
+			fputs("\\e", stdout);
+		else
+			putchar(*s);
+	}
+}
+
+static void man_synopsis(const char *synopsis)
+{
+	man_text(synopsis);
+	putchar('\n');
+}
+
+static void man_help(const char *kw, const char *help)
+{
+	printf(".TP\n.B %s\n", kw);
+	man_text(help);
+	putchar('\n');
+}
+
+/* @statements@ and @statement_help@, from TOE_CFG_STATEMENTS. */
+static void man_statements(bool help)
+{
+#define X(id, kw, synopsis, bounds, h, example, parse, show) \
+	help ? man_help(kw, h) : man_synopsis(synopsis);
+#define S(id, kw, h, field, names, dflt, hook) \
+	help ? man_help(kw, h) : man_synopsis(setting_synopsis(kw, names));
+	TOE_CFG_STATEMENTS(X, S)
+#undef S
+#undef X
+}
+
 static int man_line(const char *line, const char *path, int n)
 {
-	static const char tag[] = "@fwd_reasons ";
+	static const char tag[] = "@fwd_reasons ", st[] = "@statements@",
+			  sh[] = "@statement_help@";
 	const char *p = line + strlen(MAN_MARK), *at, *end;
 
-	while ((at = strstr(p, tag))) {
-		end = strchr(at + strlen(tag), '@');
+	while ((at = strchr(p, '@'))) {
+		bool is_st = !strncmp(at, st, strlen(st)),
+		     is_sh = !strncmp(at, sh, strlen(sh));
+
 		printf("%.*s", (int)(at - p), p);
+		if (is_st || is_sh) {
+			man_statements(is_sh);
+			p = at + strlen(is_st ? st : sh);
+			/* (the list ends its own lines) */
+			if (*p == '\n')
+				p++;
+			continue;
+		}
+		end = strncmp(at, tag, strlen(tag)) ?
+			      NULL :
+			      strchr(at + strlen(tag), '@');
 		if (!end ||
 		    man_list(at + strlen(tag), end - at - strlen(tag))) {
 			fprintf(stderr, "toe-tables: %s:%d: not a list: %s",

@@ -34,7 +34,7 @@ struct ctl_cmd {
 
 /* The name, args, help, stream and main columns of lib/ctl_cmds.h. */
 static const struct ctl_cmd cmds[] = {
-#define X(id, name, args, help, stream, view, run, needs_dp) \
+#define X(id, name, args, help, stream, handler, needs_dp) \
 	{ name, args, help, stream, NULL },
 #define L(id, name, args, help, main) { name, args, help, false, main },
 	TOE_CTL_TABLE(X, L)

@@ -50,9 +50,41 @@ void change_unlock(struct apply *ap)
 	ap->change_lock = -1;
 }
 
-/* A configuration applied or waiting for a datapath: the one in force now. */
+/*
+ * The settings' hooks (config_stmts.h's S rows, hook column), declared
+ * from it: HOOK(fn) is fn(value), in any of toed's files.
+ */
+#define HOOK(fn) void fn(__u32 value);
+#define NO_HOOK
+#define X(id, kw, syn, bounds, help, example, parse, show)
+#define S(id, kw, help, field, names, dflt, hook) hook
+TOE_CFG_STATEMENTS(X, S)
+#undef S
+#undef X
+#undef NO_HOOK
+#undef HOOK
+
+/* Each setting's hook told its value in cfg. */
+static void settings_hooks(const struct toe_cfg *cfg)
+{
+#define HOOK(fn) fn
+#define NO_HOOK (void)
+#define X(id, kw, syn, bounds, help, example, parse, show)
+#define S(id, kw, help, field, names, dflt, hook) hook(cfg->field);
+	TOE_CFG_STATEMENTS(X, S)
+#undef S
+#undef X
+#undef NO_HOOK
+#undef HOOK
+}
+
+/*
+ * A configuration applied or waiting for a datapath: the one in force now
+ * (its settings take effect).
+ */
 static void adopt(struct apply *ap, struct toe_cfg *cfg, char *text, size_t len)
 {
+	settings_hooks(cfg);
 	toe_cfg_free(&ap->cfg);
 	ap->cfg = *cfg;
 	free(ap->cfg_text);

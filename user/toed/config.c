@@ -10,8 +10,13 @@
  *   rule ACTION [dev NAME] [family inet|inet6] [local PREFIX] [remote PREFIX]
  *        [lport P[-Q]] [rport P[-Q]] [cgroup PATH|ID] [keepalive IDLE INTVL CNT]
  *        [netns NAME[,NAME...]|host|any]
+ *   (and the rest of config_stmts.h's table)
  *
  * ACTION is offload (needs dev NAME), bypass or host.  '#' starts a comment.
+ *
+ * Each statement's show, beside its parse, writes it back: toectl policy
+ * (toe_cfg_show) renders every statement of the table, as text the parser
+ * takes back to the same configuration, or as JSON.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -23,8 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/json.h"
 #include "lib/netns.h"
 #include "opentoe_common.h"
 #include "opentoe_policy.h"
@@ -76,18 +83,6 @@ const char *toe_action_name(__u32 a)
 	default:
 		return "?";
 	}
-}
-
-static const char *const track_names[] = {
-	[TOE_TRACK_ALL] = "all",
-	[TOE_TRACK_POLICY] = "policy",
-};
-
-const char *toe_track_name(__u32 t)
-{
-	return t < sizeof(track_names) / sizeof(track_names[0]) ?
-		       track_names[t] :
-		       "?";
 }
 
 static const char *const dev_types[] = {
@@ -345,6 +340,7 @@ static int parse_netns(struct ctx *x, struct toe_cfg_rule *r,
 
 	if (!strcmp(w->s, "any")) {
 		r->netns_any = true;
+		strcpy(r->netns_text, "any");
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", w->s);
@@ -362,6 +358,10 @@ static int parse_netns(struct ctx *x, struct toe_cfg_rule *r,
 			ck = x->c->host_netns;
 		else if (netns_cookie_of(x, w, n, &ck))
 			return -1;
+		/* (at most 8 names of at most 32, so it fits) */
+		snprintf(r->netns_text + strlen(r->netns_text),
+			 sizeof(r->netns_text) - strlen(r->netns_text), "%s%s",
+			 r->nnetns ? "," : "", n);
 		r->netns[r->nnetns++] = ck;
 	}
 	if (!r->nnetns)
@@ -424,7 +424,23 @@ static int st_default(struct ctx *x, struct word *w, int nw)
 	return 0;
 }
 
-/* track all|policy: which connections sock_ops tracks (enum toe_track). */
+static void sh_default(const struct toe_cfg *c, FILE *f, struct toe_json *j)
+{
+	const char *dev = c->default_dev >= 0 ? c->devs[c->default_dev].name :
+						NULL;
+
+	if (j) {
+		tj_kstr(j, "default", toe_action_name(c->default_action));
+		if (dev)
+			tj_kstr(j, "default_dev", dev);
+		return;
+	}
+	fprintf(f, "default %s", toe_action_name(c->default_action));
+	if (dev)
+		fprintf(f, " dev %s", dev);
+	fputc('\n', f);
+}
+
 /* A share "N%" (1% to 100%), w being it. */
 static int parse_share(struct ctx *x, const struct word *w, __u32 *out)
 {
@@ -478,25 +494,20 @@ static int st_quota(struct ctx *x, struct word *w, int nw)
 	return 0;
 }
 
-static int st_track(struct ctx *x, struct word *w, int nw)
+/* Every share, defaults too: what a tenant may hold, said whole. */
+static void sh_quota(const struct toe_cfg *c, FILE *f, struct toe_json *j)
 {
-	int t;
-
-	if (nw < 2)
-		return perr(x, w[0].col, "'track' needs 'all' or 'policy'");
-	for (t = 0; t < (int)(sizeof(track_names) / sizeof(track_names[0]));
-	     t++)
-		if (!strcmp(w[1].s, track_names[t]))
-			break;
-	if (t == (int)(sizeof(track_names) / sizeof(track_names[0])))
-		return perr(x, w[1].col, "expected 'all' or 'policy', got '%s'",
-			    shown(w[1].s));
-	x->c->track = t;
-	if (nw > 2)
-		return perr(x, w[2].col,
-			    "expected the end of the line, got '%s'",
-			    shown(w[2].s));
-	return 0;
+	if (!j) {
+		fprintf(f, "quota slots %u%% flows %u%% events %u%%\n",
+			c->quota_slots, c->quota_flows, c->quota_events);
+		return;
+	}
+	tj_key(j, "quota"); /* percent */
+	tj_obj(j);
+	tj_ku64(j, "slots", c->quota_slots);
+	tj_ku64(j, "flows", c->quota_flows);
+	tj_ku64(j, "events", c->quota_events);
+	tj_obj_end(j);
 }
 
 /* device NAME ...: the name checked, *dp a cleared slot for it. */
@@ -654,6 +665,65 @@ static int st_device(struct ctx *x, struct word *w, int nw)
 			    d->name);
 	c->ndevs++;
 	return 0;
+}
+
+static const char *const steer_names[] = {
+	[TOE_STEER_ACCOUNT] = "account",
+	[TOE_STEER_CPU] = "cpu",
+	[TOE_STEER_FORWARD] = "forward",
+};
+
+/* A device's line (a kmod one: what the module gives is not the file's). */
+static void device_text(const struct toe_cfg_dev *d, FILE *f)
+{
+	if (d->kmod) {
+		fprintf(f, "device %s kmod", d->name);
+	} else {
+		fprintf(f, "device %s type %s nconn %u", d->name,
+			toe_dev_type_name(d->type), d->nconn);
+		if (d->ifname[0])
+			fprintf(f, " dev %s", d->ifname);
+	}
+	if (d->steer == TOE_STEER_CPU)
+		fprintf(f, " steer cpu %u", d->steer_cpu);
+	else if (d->steer == TOE_STEER_FORWARD)
+		fprintf(f, " steer forward");
+	fputc('\n', f);
+}
+
+static void sh_device(const struct toe_cfg *c, FILE *f, struct toe_json *j)
+{
+	const struct toe_cfg_dev *d;
+	int i;
+
+	if (!j) {
+		for (i = 0; i < c->ndevs; i++)
+			device_text(&c->devs[i], f);
+		return;
+	}
+	tj_key(j, "devices");
+	tj_arr(j);
+	for (i = 0; i < c->ndevs; i++) {
+		d = &c->devs[i];
+		tj_obj(j);
+		tj_kstr(j, "name", d->name);
+		tj_key(j, "kmod");
+		tj_bool(j, d->kmod);
+		if (!d->kmod) {
+			tj_kstr(j, "type", toe_dev_type_name(d->type));
+			tj_ku64(j, "nconn", d->nconn);
+			tj_kstr(j, "dev", d->ifname);
+		}
+		tj_kstr(j, "steer",
+			d->steer < sizeof(steer_names) /
+						sizeof(steer_names[0]) ?
+				steer_names[d->steer] :
+				"?");
+		if (d->steer == TOE_STEER_CPU)
+			tj_ku64(j, "steer_cpu", d->steer_cpu);
+		tj_obj_end(j);
+	}
+	tj_arr_end(j);
 }
 
 /* The keys of a rule, in the order of enum rule_key. */
@@ -848,18 +918,241 @@ static int st_rule(struct ctx *x, struct word *w, int nw)
 	return 0;
 }
 
-/* The statements: the keyword and parse columns of config_stmts.h. */
-static const struct {
+/* One rule field: "KEY VALUE" in the text, "KEY": "VALUE" in JSON. */
+static void put_kv(FILE *f, struct toe_json *j, const char *k, const char *v)
+{
+	if (j)
+		tj_kstr(j, k, v);
+	else
+		fprintf(f, " %s %s", k, v);
+}
+
+static void put_prefix(FILE *f, struct toe_json *j, const char *k,
+		       const __u32 *a, __u8 family, __u8 plen)
+{
+	char s[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN + 8];
+
+	if (!inet_ntop(family == TOE_AF_INET6 ? AF_INET6 : AF_INET, a, s,
+		       sizeof(s)))
+		snprintf(s, sizeof(s), "?");
+	snprintf(b, sizeof(b), "%s/%u", s, plen);
+	put_kv(f, j, k, b);
+}
+
+/* A port range other than 0-65535 (any): "P" or "P-Q". */
+static void put_ports(FILE *f, struct toe_json *j, const char *k, __u16 lo,
+		      __u16 hi)
+{
+	char b[16];
+
+	if (lo == 0 && hi == 65535)
+		return;
+	if (lo == hi)
+		snprintf(b, sizeof(b), "%u", lo);
+	else
+		snprintf(b, sizeof(b), "%u-%u", lo, hi);
+	put_kv(f, j, k, b);
+}
+
+/* A rule's start: "rule ACTION [dev D] [family F]", or its JSON's. */
+static void rule_head(FILE *f, struct toe_json *j, const struct toe_cfg *c,
+		      int i)
+{
+	const struct toe_cfg_rule *r = &c->rules[i];
+	const char *fam = r->family == TOE_AF_INET6 ? "inet6" : "inet";
+
+	if (j) {
+		tj_obj(j);
+		tj_ku64(j, "index", i);
+		tj_ku64(j, "line", r->line);
+		tj_kstr(j, "action", toe_action_name(r->action));
+	} else {
+		fprintf(f, "rule %s", toe_action_name(r->action));
+	}
+	if (r->dev >= 0)
+		put_kv(f, j, "dev", c->devs[r->dev].name);
+	/* (a prefix says the family: the text needs it only without one) */
+	if (r->family && (j || (!r->lplen && !r->rplen)))
+		put_kv(f, j, "family", fam);
+}
+
+/* A rule's match fields and options, then its end. */
+static void rule_tail(FILE *f, struct toe_json *j, const struct toe_cfg_rule *r)
+{
+	if (r->lplen)
+		put_prefix(f, j, "local", r->laddr, r->family, r->lplen);
+	if (r->rplen)
+		put_prefix(f, j, "remote", r->raddr, r->family, r->rplen);
+	put_ports(f, j, "lport", r->lport_lo, r->lport_hi);
+	put_ports(f, j, "rport", r->rport_lo, r->rport_hi);
+	if (r->cgroup && j)
+		tj_ku64(j, "cgroup", r->cgroup);
+	else if (r->cgroup)
+		fprintf(f, " cgroup %llu", (unsigned long long)r->cgroup);
+	if (r->ka_idle && j) {
+		tj_key(j, "keepalive");
+		tj_arr(j);
+		tj_u64(j, r->ka_idle);
+		tj_u64(j, r->ka_intvl);
+		tj_u64(j, r->ka_cnt);
+		tj_arr_end(j);
+	} else if (r->ka_idle) {
+		fprintf(f, " keepalive %u %u %u", r->ka_idle, r->ka_intvl,
+			r->ka_cnt);
+	}
+	if (r->netns_text[0])
+		put_kv(f, j, "netns", r->netns_text);
+	if (r->protos != TOE_CFG_P_TCP) /* none said: TCP */
+		put_kv(f, j, "proto",
+		       r->protos == TOE_CFG_P_UDP ? "udp" : "any");
+	if (j)
+		tj_obj_end(j);
+	else
+		fprintf(f, "    # line %d\n", r->line);
+}
+
+static void sh_rule(const struct toe_cfg *c, FILE *f, struct toe_json *j)
+{
+	int i;
+
+	if (j) {
+		tj_key(j, "rules");
+		tj_arr(j);
+	}
+	for (i = 0; i < c->nrules; i++) {
+		rule_head(f, j, c, i);
+		rule_tail(f, j, &c->rules[i]);
+	}
+	if (j)
+		tj_arr_end(j);
+}
+
+/* The statements, by config_stmts.h's IDs: ST_DEVICE, ... */
+enum statement_id {
+#define X(id, keyword, synopsis, bounds, help, example, parse, show) ST_##id,
+#define S(id, keyword, help, field, names, dflt, hook) ST_##id,
+	TOE_CFG_STATEMENTS(X, S)
+#undef S
+#undef X
+		N_STATEMENTS
+};
+
+/* config_stmts.h's table: a statement's parse and show, or a setting's. */
+static const struct statement {
 	const char *keyword;
-	int (*parse)(struct ctx *x, struct word *w, int nw);
-} statements[] = {
-#define X(id, keyword, synopsis, bounds, help, parse) { keyword, parse },
-	TOE_CFG_STATEMENTS(X)
+	int (*parse)(struct ctx *x, struct word *w, int nw); /* NULL: S */
+	void (*show)(const struct toe_cfg *c, FILE *f, struct toe_json *j);
+	size_t field; /* a setting's: its __u32 in struct toe_cfg */
+	const char *names;
+	__u32 dflt;
+} statements[N_STATEMENTS] = {
+#define X(id, keyword, synopsis, bounds, help, example, parse, show) \
+	[ST_##id] = { keyword, parse, show, 0, NULL, 0 },
+#define S(id, keyword, help, field, names, dflt, hook)                      \
+	[ST_##id] = { keyword, NULL, NULL, offsetof(struct toe_cfg, field), \
+		      names,   dflt },
+	TOE_CFG_STATEMENTS(X, S)
+#undef S
 #undef X
 };
-#define N_STATEMENTS ((int)(sizeof(statements) / sizeof(statements[0])))
 
-/* "default, device, rule, track or quota": the keywords, in table order. */
+_Static_assert(TOE_TRACK_ALL == 0 && TOE_TRACK_POLICY == 1,
+	       "track's names in config_stmts.h are enum toe_track's");
+
+/* Name i of a setting's names ("all policy") into buf; false past the last. */
+static bool nth_name(const char *names, __u32 i, char *buf, size_t len)
+{
+	const char *p = names;
+	size_t n = strcspn(p, " ");
+
+	for (; i; i--) {
+		if (!p[n])
+			return false;
+		p += n + 1;
+		n = strcspn(p, " ");
+	}
+	snprintf(buf, len, "%.*s", (int)n, p);
+	return n > 0;
+}
+
+/* "'all' or 'policy'": a setting's names, for its errors. */
+static const char *names_list(const char *names, char *buf, size_t len)
+{
+	char name[64], next[64];
+	size_t n = 0;
+	__u32 i;
+
+	buf[0] = '\0';
+	for (i = 0; nth_name(names, i, name, sizeof(name)) && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s'%s'",
+			      !i ? "" :
+			      nth_name(names, i + 1, next, sizeof(next)) ?
+				   ", " :
+				   " or ",
+			      name);
+	return buf;
+}
+
+static __u32 *setting(struct toe_cfg *c, const struct statement *st)
+{
+	return (__u32 *)((char *)c + st->field);
+}
+
+/* "keyword NAME": a setting (an S row), st its row. */
+static int st_setting(struct ctx *x, const struct statement *st, struct word *w,
+		      int nw)
+{
+	char name[64], list[256];
+	__u32 v;
+
+	if (nw < 2)
+		return perr(x, w[0].col, "'%s' needs %s", st->keyword,
+			    names_list(st->names, list, sizeof(list)));
+	for (v = 0; nth_name(st->names, v, name, sizeof(name)); v++)
+		if (!strcmp(w[1].s, name))
+			break;
+	if (!nth_name(st->names, v, name, sizeof(name)))
+		return perr(x, w[1].col, "expected %s, got '%s'",
+			    names_list(st->names, list, sizeof(list)),
+			    shown(w[1].s));
+	if (nw > 2)
+		return perr(x, w[2].col,
+			    "expected the end of the line, got '%s'",
+			    shown(w[2].s));
+	*setting(x->c, st) = v;
+	return 0;
+}
+
+const char *toe_track_name(__u32 t)
+{
+	static char name[64];
+
+	return nth_name(statements[ST_TRACK].names, t, name, sizeof(name)) ?
+		       name :
+		       "?";
+}
+
+void toe_cfg_show(const struct toe_cfg *c, FILE *f, struct toe_json *j)
+{
+	const struct statement *st;
+	char name[64];
+
+	for (st = statements; st < statements + N_STATEMENTS; st++) {
+		if (st->show) {
+			st->show(c, f, j);
+			continue;
+		}
+		if (!nth_name(st->names, *setting((struct toe_cfg *)c, st),
+			      name, sizeof(name)))
+			snprintf(name, sizeof(name), "?");
+		if (j)
+			tj_kstr(j, st->keyword, name);
+		else
+			fprintf(f, "%s %s\n", st->keyword, name);
+	}
+}
+
+/* "device, default, rule, track or quota": the keywords, in table order. */
 static const char *statement_list(void)
 {
 	static char list[128];
@@ -906,7 +1199,9 @@ static int parse_line(struct ctx *x, char *line)
 		return 0;
 	for (i = 0; i < N_STATEMENTS; i++)
 		if (!strcmp(w[0].s, statements[i].keyword))
-			return statements[i].parse(x, w, nw);
+			return statements[i].parse ?
+				       statements[i].parse(x, w, nw) :
+				       st_setting(x, &statements[i], w, nw);
 	return perr(x, w[0].col, "expected %s, got '%s'", statement_list(),
 		    shown(w[0].s));
 }
@@ -917,6 +1212,7 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 	struct ctx x = { .name = name, .err = err, .errlen = errlen, .c = c };
 	char line[MAX_LINE + 1];
 	size_t pos = 0, n;
+	int i;
 
 	memset(c, 0, sizeof(*c));
 	c->default_action = TOE_ACT_HOST;
@@ -925,6 +1221,9 @@ int toe_cfg_parse(const char *name, const char *buf, size_t len,
 	c->quota_slots = TOE_QUOTA_SLOTS_DEFAULT;
 	c->quota_flows = TOE_QUOTA_FLOWS_DEFAULT;
 	c->quota_events = TOE_QUOTA_EVENTS_DEFAULT;
+	for (i = 0; i < N_STATEMENTS; i++)
+		if (!statements[i].parse)
+			*setting(c, &statements[i]) = statements[i].dflt;
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 

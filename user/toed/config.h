@@ -8,11 +8,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <net/if.h>
 #include <linux/types.h>
 #include "opentoe_common.h"
 /* the values the fields hold: actions, track modes, the rules limit */
 #include "opentoe_policy.h"
+/* the statements, and the settings' fields (S rows) */
+#include "config_stmts.h"
+
+struct toe_json;
 
 struct toe_cfg_dev {
 	char name[16];
@@ -36,6 +41,8 @@ struct toe_cfg_dev {
 };
 
 #define TOE_CFG_MAX_NETNS 8 /* namespaces one rule names */
+/* their names, as toectl policy writes them back: "a,b", "host", "any" */
+#define TOE_CFG_NETNS_TEXT (TOE_CFG_MAX_NETNS * 33) /* 32 a name, ',' */
 
 struct toe_cfg_rule {
 	__u32 action; /* enum toe_action */
@@ -63,6 +70,7 @@ struct toe_cfg_rule {
 	bool netns_any;
 	__u8 nnetns;
 	__u64 netns[TOE_CFG_MAX_NETNS];
+	char netns_text[TOE_CFG_NETNS_TEXT]; /* the clause's, "" for none */
 };
 
 #define TOE_CFG_P_TCP 1 /* "proto tcp", and no proto clause */
@@ -76,11 +84,16 @@ struct toe_cfg {
 	int cap;
 	__u32 default_action;
 	int default_dev; /* index into devs, -1 */
-	__u32 track; /* enum toe_track: "track all|policy" */
 	__u64 host_netns; /* cookie of the parser's (toed's) own namespace */
 	__u32 quota_slots; /* "quota slots N%": a tenant's share of nconn */
 	__u32 quota_flows; /* "quota flows N%": its share of toe_flows */
 	__u32 quota_events; /* "quota events N%": its share of toe_events */
+	/* The settings (config_stmts.h's S rows): track (enum toe_track), ... */
+#define TOE_CFG_X_NONE(id, kw, syn, bounds, help, example, parse, show)
+#define TOE_CFG_S_FIELD(id, kw, help, field, names, dflt, hook) __u32 field;
+	TOE_CFG_STATEMENTS(TOE_CFG_X_NONE, TOE_CFG_S_FIELD)
+#undef TOE_CFG_S_FIELD
+#undef TOE_CFG_X_NONE
 };
 
 #define TOE_QUOTA_SLOTS_DEFAULT 50 /* percent of each device's nconn */
@@ -99,6 +112,14 @@ int toe_cfg_load(const char *path, struct toe_cfg *c, char *err, size_t errlen);
 int toe_cfg_load_text(const char *path, struct toe_cfg *c, char **text,
 		      size_t *len, char *err, size_t errlen);
 void toe_cfg_free(struct toe_cfg *c);
+
+/*
+ * Every statement of c, in config_stmts.h's order, each by its row's show
+ * (a setting by its row): j NULL, as the file writes it (fed back to the
+ * parser, the same configuration); else its JSON members, into the object
+ * j has open.
+ */
+void toe_cfg_show(const struct toe_cfg *c, FILE *f, struct toe_json *j);
 
 /* Network-order mask of a prefix length (IPv4 in word 0). */
 void toe_prefix_mask(__u8 family, __u8 plen, __u32 *mask);

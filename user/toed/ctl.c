@@ -124,13 +124,32 @@ static bool cmd_monitor(struct toed *d, struct client *c,
 	return false;
 }
 
-/* The dispatch: the view and run columns of lib/ctl_cmds.h. */
+/*
+ * The handlers of lib/ctl_cmds.h, declared from its handler column: a
+ * command's view or run function needs no header (those above are this
+ * file's; the views are show_*.c's and any other toed file's).
+ */
+#define VIEW(fn) void fn(struct toed *d, FILE *f, bool json);
+#define RUN(fn)                                                                \
+	bool fn(struct toed *d, struct client *c, const struct ctl_request *r, \
+		FILE *out);
+#define X(id, name, args, help, stream, handler, needs_dp) handler
+TOE_CTL_CMDS(X)
+#undef X
+#undef RUN
+#undef VIEW
+
+/* The dispatch: the handler and needs_dp columns of lib/ctl_cmds.h. */
+#define VIEW(fn) fn, NULL
+#define RUN(fn) NULL, fn
 static const struct ctl_cmd cmds[CTL__NCMDS] = {
-#define X(id, name, args, help, stream, view, run, needs_dp) \
-	[CTL_##id] = { view, run, needs_dp },
+#define X(id, name, args, help, stream, handler, needs_dp) \
+	[CTL_##id] = { handler, needs_dp },
 	TOE_CTL_CMDS(X)
 #undef X
 };
+#undef RUN
+#undef VIEW
 
 /* ------------------------------------------------------------ clients */
 

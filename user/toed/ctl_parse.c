@@ -9,7 +9,7 @@ static const struct {
 	const char *name;
 	bool args; /* takes arguments; the others refuse any */
 } cmds[CTL__NCMDS] = {
-#define X(id, name, args, help, stream, view, run, needs_dp) \
+#define X(id, name, args, help, stream, handler, needs_dp) \
 	[CTL_##id] = { name, TOE_CTL_TAKES_ARGS(args) },
 	TOE_CTL_CMDS(X)
 #undef X
@@ -230,6 +230,8 @@ enum ctl_parse_res ctl_parse(const char *buf, size_t len,
 	if (c == CTL__NCMDS)
 		return unknown_command(w[0], err);
 	req->cmd = c;
+	for (req->argc = 0; req->argc < nw - 1; req->argc++)
+		req->argv[req->argc] = w[req->argc + 1];
 	if (c == CTL_FLOWS)
 		return parse_flows(w + 1, nw - 1, req, err);
 	return CTL_PARSE_OK;

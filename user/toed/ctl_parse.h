@@ -21,7 +21,7 @@
 
 /* CTL_STATUS, ...: the commands of lib/ctl_cmds.h, in its order. */
 enum ctl_cmd_id {
-#define X(id, name, args, help, stream, view, run, needs_dp) CTL_##id,
+#define X(id, name, args, help, stream, handler, needs_dp) CTL_##id,
 	TOE_CTL_CMDS(X)
 #undef X
 		CTL__NCMDS
@@ -42,6 +42,13 @@ struct ctl_request {
 	int port; /* -1: any */
 	/* NULL: any; digits: a namespace inode, else a /run/netns name */
 	const char *netns;
+	/*
+	 * The words after the command (-j left out), for a command that takes
+	 * arguments (its args column) and reads them itself: a RUN handler
+	 * answers "error ..." naming a bad one.  They point into line.
+	 */
+	const char *argv[CTL_MAX_WORDS];
+	int argc;
 	char line[TOE_CTL_REQ_MAX]; /* the words, NUL-separated */
 };
 

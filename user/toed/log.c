@@ -4,11 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <linux/types.h>
 #include "log.h"
 
 static const char *const log_names[] = { "error", "warning", "info", "debug" };
 
-static int log_level = LOG_INFO;
+/* What logm prints, and whether --log-level said (the file's log then not). */
+static struct {
+	int max;
+	bool fixed;
+} log_level = { LOG_INFO, false };
 
 /* The rate-limited sites that ever suppressed a line (log_rl_flush). */
 #define MAX_RL_SITES 64
@@ -36,7 +41,7 @@ void logm(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > log_level)
+	if (level > log_level.max)
 		return;
 	va_start(ap, fmt);
 	vlog(level, fmt, ap);
@@ -66,7 +71,7 @@ void logm_limited(struct log_rl *rl, int level, const char *fmt, ...)
 	unsigned long long now = mono_s();
 	va_list ap;
 
-	if (level > log_level)
+	if (level > log_level.max)
 		return;
 	if (now != rl->second) {
 		rl_summary(rl);
@@ -106,7 +111,7 @@ unsigned long long log_suppressed(void)
 
 bool log_on(int level)
 {
-	return level <= log_level;
+	return level <= log_level.max;
 }
 
 int log_level_parse(const char *name)
@@ -120,5 +125,18 @@ int log_level_parse(const char *name)
 
 void log_set_level(int level)
 {
-	log_level = level;
+	log_level.max = level;
+	log_level.fixed = true;
+}
+
+/*
+ * The configuration's "log LEVEL" (config_stmts.h's setting, its names
+ * log_names' order): apply.c calls it with every configuration toed takes
+ * (at start, at each reload), so a reload changes the level; toed
+ * --log-level, the operator's word for this run, wins over it.
+ */
+void log_cfg_level(__u32 level)
+{
+	if (!log_level.fixed && level <= LOG_DEBUG)
+		log_level.max = level;
 }

@@ -30,7 +30,10 @@
  *             by the ids behind the pins, and opening it again
  *   show_state.c  what toectl status, stats, policy and devices show
  *   show_maps.c   what toectl flows and neigh show, from the maps alone
- *   config.c  the configuration file's parser (fuzzed)
+ *   config.c  the configuration file's parser (fuzzed), each statement
+ *             written back beside its parse (config_stmts.h's table)
+ *   config_show.c  toectl policy: the configuration in force, every
+ *             statement written back
  *   policy.c  the configuration into the datapath's maps: devices.c,
  *             cpumap.c, classify.c; srcrec.c records where it came from
  *   neigh.c   rtnetlink: the neighbour table mirrored into toe_neigh
@@ -128,7 +131,8 @@ static void usage(FILE *f)
 		"      --no-route-cache  the forward path looks every packet's route up (by\n"
 		"                        default it caches each routed flow's route, made\n"
 		"                        stale by every routing change toed sees)\n"
-		"  -l, --log-level L     error, warning, info (default) or debug\n"
+		"  -l, --log-level L     error, warning, info or debug (default: the file's log,\n"
+		"                        else info): it wins over the file's for this run\n"
 		"  -j, --json            JSON summary (with --apply)\n"
 		"  -V, --version         print the version and exit\n"
 		"  -h, --help            this text\n");

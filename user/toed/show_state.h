@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * toed: what toectl status, stats, policy and devices show (show_state.c);
- * the metrics (metrics.c) gather the same way.
+ * toed: what toectl status, stats and devices show (show_state.c); the
+ * metrics (metrics.c) gather the same way.
  */
 #ifndef __TOE_SHOW_STATE_H
 #define __TOE_SHOW_STATE_H
@@ -14,6 +14,9 @@ struct toed;
 #include <linux/types.h>
 #include "show_maps.h"
 
+struct toe_pol_hdr;
+struct toe_policy_src;
+
 struct counter {
 	const char *name; /* as toectl stats names it */
 	__u64 v;
@@ -24,9 +27,15 @@ struct counter {
 size_t daemon_counters(struct toed *d, struct counter *out);
 size_t control_counters(struct toed *d, struct counter *out);
 void kmod_view(struct toed *d, struct toe_view_kmod *kv);
+/*
+ * Where the policy in force came from: toed's own apply (d->config), or
+ * another's (toed --apply elsewhere), recorded with the datapath; *rec is
+ * filled (to free) when it is another's.  NULL: unknown.
+ */
+const char *policy_source(struct toed *d, const struct toe_pol_hdr *h,
+			  struct toe_policy_src *rec, bool *own);
 void view_status(struct toed *d, FILE *f, bool json);
 void view_stats(struct toed *d, FILE *f, bool json);
-void view_policy(struct toed *d, FILE *f, bool json);
 void view_devices(struct toed *d, FILE *f, bool json);
 void view_neigh(struct toed *d, FILE *f, bool json);
 
