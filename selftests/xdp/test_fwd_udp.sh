@@ -65,7 +65,7 @@ x0=$(st $FWD_STAT)
 sleep 0.5
 check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s; fwd_joined $(st $STAT_FWD_JOINED))" \
 	test "$(st $FWD_STAT)" -gt $((x0 + 500)) -a "$(st $STAT_FWD_JOINED)" -ge 2
-check "a UDP flow only a rule without proto (TCP's) and the default (TCP's too) name never enters toe_fwd (entry: '$(entry n)')" test -z "$(entry n)"
+check "a UDP flow only a rule without proto (TCP's) and the default (TCP's too) name never enters $MAP_FWD (entry: '$(entry n)')" test -z "$(entry n)"
 pa=$(cat "$work/a.lport")
 check "toectl flows -j says proto udp, and the text a line under its row" \
 	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .proto == \"udp\"' >/dev/null &&
