@@ -73,7 +73,8 @@ TOECTL_OBJS := $(patsubst user/toectl/%.c,$(O)/toectl-objs/%.o,$(wildcard user/t
 TEST_TOOLS := $(O)/selftests/toe_events $(O)/selftests/bypass_check $(O)/selftests/flowfill \
 	$(O)/selftests/connstorm $(O)/selftests/cfg_limits $(O)/selftests/nl_feed \
 	$(O)/selftests/nsrestrict
-BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen $(O)/bench/pktblast
+BENCH_TOOLS := $(O)/bench/connrate $(O)/bench/neighlat $(O)/bench/loadgen $(O)/bench/pktblast \
+	       $(O)/bench/udpflow
 FUZZERS   := $(O)/config/fuzz_config $(O)/ctl/fuzz_ctl
 
 # make bench-NAME runs bench/bench_NAME.sh (see Benchmarks below)

@@ -24,9 +24,16 @@
 # on: kernel against tc; setting pod); then the router masquerading the
 # client out of r1 (iptables -t nat POSTROUTING MASQUERADE: settings
 # masq_mtu and masq_tso, the senders as in mtu and tso; kernel, xdp and
-# tc, all with the masquerade, judged against that kernel row), all in
-# bench/results/forward.csv (its setting column); and 64-byte segments
-# (bench/pktblast; bench/results/forward_pps.csv).
+# tc, all with the masquerade, judged against that kernel row); then one
+# UDP flow (bench/udpflow: one thread sending as fast as it can, the
+# server answering its hello so conntrack sees the reply; the router
+# tracking UDP in every variant, which UDP's admission needs, so the
+# kernel row is the kernel with conntrack): udp_mtu (1472-byte datagrams,
+# the senders as in mtu), udp_gso (UDP GSO, 44 datagrams a send, the
+# senders' offloads as in tso) and udp_masq (udp_mtu with the router
+# masquerading the client); kernel, xdp and tc, judged against that
+# kernel row; all in bench/results/forward.csv (its setting column); and
+# 64-byte segments (bench/pktblast; bench/results/forward_pps.csv).
 #
 # The router's own work, on a CPU of its own: every veth's NAPI is
 # threaded; the router's (r0, r1; the host's lxc1, lxc2) are pinned to the
@@ -48,7 +55,8 @@
 # DURATION seconds a run, ROUNDS rounds, the variants' order rotating each
 # round; the goals (bench/forward_goals.py) per row against the kernel rows
 # of the same round.  SETTINGS: which throughput settings run (default
-# "mtu tso pod masq_mtu masq_tso"); PPS_ROUNDS=0: no small packets.
+# "mtu tso pod masq_mtu masq_tso udp_mtu udp_gso udp_masq"); PPS_ROUNDS=0:
+# no small packets.
 # BENCH_PERF=DIR: a `perf record -g` of the router's CPU during each run,
 # DIR/SETTING-VARIANT-ROUND.data (perf's own cost lands in the figures:
 # for profiles, not for the ratios).
@@ -75,7 +83,9 @@ if smoke; then
 	PPS_ROUNDS=${PPS_ROUNDS:-1} PPS_SECS=${PPS_SECS:-1}
 fi
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-4}
-SETTINGS=${SETTINGS:-mtu tso pod masq_mtu masq_tso}
+SETTINGS=${SETTINGS:-mtu tso pod masq_mtu masq_tso udp_mtu udp_gso udp_masq}
+UDPFLOW=$TOE_BUILD/bench/udpflow
+[ -x "$UDPFLOW" ] || UDPFLOW=$top/build/bench/udpflow
 PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-2}
 BLAST=$TOE_BUILD/bench/pktblast
 [ -x "$BLAST" ] || BLAST=$top/build/bench/pktblast
@@ -104,7 +114,7 @@ has() { [[ " $VARIANTS " == *" $1 "* ]] && { [ "$1" != tc ] || [ $TC_OK = 1 ]; }
 
 router_test bfwd || exit 1
 pod_topology || exit 1
-printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\nrule offload dev fwd rport 5202\n' >"$work/fwd.conf"
+printf 'device fwd type software nconn 100 steer forward\nrule offload dev fwd rport 5201\nrule offload dev fwd rport 5202\nrule offload dev fwd rport 5301 proto udp\n' >"$work/fwd.conf"
 chmod 600 "$work/fwd.conf"
 # bpf_stats on while the bench runs (bench/lib.sh): the fast paths'
 # run time and count, which the proof reads
@@ -141,6 +151,8 @@ place() {
 # masq_mtu, masq_tso: as mtu, tso).
 endpoints() {
 	local t=off x=off s=${1#masq_}
+	s=${s#udp_}
+	case $s in gso) s=tso ;; masq) s=mtu ;; esac
 	[ $s != mtu ] && t=on x=on
 	[ $s != mtu ] && [ "${2%_lookup}" = xdp ] && x=off	# see the header
 	nsx $CNS ethtool -K $CDEV tx $x tso $t gso $t >/dev/null 2>&1
@@ -251,7 +263,10 @@ tput() {
 		perf record -q -C $RCPU -g -o "$BENCH_PERF/$set-$v-$r.data" -- sleep "$DURATION" >/dev/null 2>&1 &
 		pp=$!
 	fi
-	nsx $CNS taskset -c 0 iperf3 -c $SADDR -p 5201 -t "$DURATION" -J >"$work/out.json"
+	case $set in
+	udp_*) udp_load $set || { echo "$set $v: udpflow failed" >&2; exit 1; } ;;
+	*) nsx $CNS taskset -c 0 iperf3 -c $SADDR -p 5201 -t "$DURATION" -J >"$work/out.json" ;;
+	esac
 	[ -z "$pp" ] || wait "$pp"
 	r1=$(router_ns) e1=$(rx_ns) b1=$(busy) s1=$(rbusy)
 	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0))
@@ -273,6 +288,20 @@ print("%s,%s,%s,%.3f,%.3f,%.4f,%.3f,%.4f,%s,%s,%s,%.1f,%.5f,%.4f" % (a[12], a[1]
       pt / 1e9 / gb, float(a[13]) / 1e9 / gb))
 ' "$work/out.json" $v $r $hz $((b1 - b0)) $((r1 - r0)) $((s1 - s0)) $((rt1 - rt0)) $((rc1 - rc0)) "$tso" $k $x $set $((e1 - e0)) >>"$csv"
 	tail -n 1 "$csv"
+}
+# udp_load SETTING: one UDP flow for DURATION seconds (bench/udpflow),
+# what the server received into $work/out.json in iperf3's shape
+# (end.sum_received: bytes, bits_per_second, seconds).
+udp_load() {
+	local rp
+	rm -f "$work/urecv.json"
+	nsx $SNS taskset -c 0 "$UDPFLOW" recv -p 5301 -t "$DURATION" >"$work/urecv.json" 2>&1 &
+	rp=$!
+	wait_for 5 grep -q ready "$work/urecv.json" || return 1
+	nsx $CNS taskset -c 0 "$UDPFLOW" send -a $SADDR -p 5301 -t "$DURATION" \
+		$([ $1 = udp_gso ] && echo -g) >"$work/usend.json" || return 1
+	wait $rp
+	tail -n 1 "$work/urecv.json" | jq -e '{end: {sum_received: {bytes: .bytes, bits_per_second: (.gbit_s * 1e9), seconds: .seconds}}}' >"$work/out.json"
 }
 # prove_fwd WHAT VARIANT KERNEL_FORWARDED FAST_FORWARDED PROG_RUNS CT_RULES:
 # the run took the path the variant names (the header's Proof); PROG_RUNS
@@ -338,6 +367,19 @@ if run_set masq_mtu || run_set masq_tso; then
 		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
 	done
 	nsx r iptables -t nat -F
+fi
+# UDP: the router tracks UDP in every variant (a UDP flow is admitted only
+# once conntrack has seen its reply); the kernel row is the kernel with it
+if run_set udp_mtu || run_set udp_gso || run_set udp_masq; then
+	nsx r iptables -A FORWARD -p udp -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || exit 1
+	defer "nsx r iptables -D FORWARD -p udp -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT 2>/dev/null"
+	for s in udp_mtu udp_gso udp_masq; do
+		run_set $s || continue
+		echo "== one UDP flow, setting $s"
+		[ $s = udp_masq ] && { nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1; }
+		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
+		[ $s = udp_masq ] && nsx r iptables -t nat -F
+	done
 fi
 echo "== bench/results/forward.csv: medians; x kernel, cpu x (router CPU per GB / conntrack's) and x conntrack: medians of the per-round ratios"
 $GOALS tput "$res/forward.csv"

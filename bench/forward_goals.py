@@ -18,7 +18,9 @@ over the variant's, marked "cap" in the summary.  pod: at least 1.0x the
 kernel and less router CPU per GB.  masq_mtu, masq_tso (every variant
 with the router masquerading the client): at least 1.0x the kernel's
 throughput with the masquerade, the router's CPU per GB at most 0.6x the
-kernel's with the masquerade (no conntrack row there).  pps: delivered frames at least 1.0x
+kernel's with the masquerade (no conntrack row there).  udp_mtu, udp_gso,
+udp_masq (one UDP flow, the router tracking UDP in every variant): as
+masq, against the kernel's row with it.  pps: delivered frames at least 1.0x
 the kernel, 1.5x conntrack where the router is the bottleneck."""
 import csv
 import statistics
@@ -92,7 +94,8 @@ def judge(kind, row, rnd):
 
 def row_kind(kind, row):
     s = row.get("setting") or ""
-    return "pod" if s == "pod" else "masq" if s.startswith("masq") else kind
+    # udp_*: judged as masq is, against the kernel row (with conntrack)
+    return "pod" if s == "pod" else "masq" if s.startswith(("masq", "udp")) else kind
 
 
 def annotate(kind, path):
@@ -189,7 +192,10 @@ def main():
             print("== %s%s" % (s, {"mtu": ": MTU frames from the senders", "tso": ": TSO/GSO at the senders",
                                    "pod": ": pod to pod through a host (TSO/GSO), cpu x against the kernel's",
                                    "masq_mtu": ": masquerade, MTU frames, x and cpu x against the kernel's with it",
-                                   "masq_tso": ": masquerade, TSO/GSO, x and cpu x against the kernel's with it"}.get(s, "")))
+                                   "masq_tso": ": masquerade, TSO/GSO, x and cpu x against the kernel's with it",
+                                   "udp_mtu": ": one UDP flow, 1472-byte datagrams, against the kernel with conntrack",
+                                   "udp_gso": ": one UDP flow, UDP GSO senders, against the kernel with conntrack",
+                                   "udp_masq": ": one UDP flow, masqueraded, against the kernel with it"}.get(s, "")))
         summary(kind, part)
 
 
