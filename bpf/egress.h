@@ -154,44 +154,53 @@ static __noinline int egress_syn(const struct toe_pkt *p,
  * ck, into toe_fwd with conntrack's word c; server_isn: the SYN-ACK's
  * sequence number (0 for a join).  Admitted under the record's
  * generation: if the ruleset changed since, the fast path sends it back
- * through the stack (READMIT) before its first packet.  Not inlined: the
- * entry has its own stack.
+ * through the stack (READMIT) before its first packet.  The entry is
+ * built in toe_fwd_scratch, not on the stack (6.1's 512 bytes a chain).
  */
 static __noinline int fwd_admit_half(const struct toe_flow_key *ck,
 				     const struct toe_nat_ct *c,
 				     const struct toe_fwd_half *h,
 				     __u32 server_isn)
 {
-	struct toe_fwd v = {};
+	struct toe_fwd_scratch *sc;
+	struct toe_fwd *vp;
+	__u32 zero = 0;
 
-	v.start_ns = h->start_ns;
-	v.est_ns = bpf_ktime_get_ns();
-	v.adm_ns = v.est_ns; /* netfilter: no coarse clock */
-	v.client_isn = h->client_isn;
-	v.server_isn = server_isn;
-	v.dev = h->dev;
-	v.rule = h->rule;
-	v.policy = h->policy;
-	v.client_if = h->client_if;
-	v.server_if = h->server_if;
-	v.gen = h->gen;
+	/* the entry built in toe_fwd_scratch (bpf/nat.h): 272 bytes */
+	sc = bpf_map_lookup_elem(&toe_fwd_scratch, &zero);
+	if (!sc)
+		return 0;
+	vp = &sc->v;
+	__builtin_memset(vp, 0, sizeof(*vp));
+
+	vp->start_ns = h->start_ns;
+	vp->est_ns = bpf_ktime_get_ns();
+	vp->adm_ns = vp->est_ns; /* netfilter: no coarse clock */
+	vp->client_isn = h->client_isn;
+	vp->server_isn = server_isn;
+	vp->dev = h->dev;
+	vp->rule = h->rule;
+	vp->policy = h->policy;
+	vp->client_if = h->client_if;
+	vp->server_if = h->server_if;
+	vp->gen = h->gen;
 	/*
 	 * A flow conntrack tracks waits for toed to make its entry true
 	 * (toe_fwd_ctok): until then the stack forwards it, and conntrack
 	 * follows its window as for any flow.
 	 */
-	v.state = c->tracked ? TOE_FWD_CT_WAIT : TOE_FWD_ESTABLISHED;
-	v.client = h->client;
-	v.reason = h->reason;
-	v.netns = h->netns;
-	v.ct_zone = c->zone;
-	v.ct_tracked = c->tracked;
-	v.joined = h->state == TOE_FWD_JOINING;
+	vp->state = c->tracked ? TOE_FWD_CT_WAIT : TOE_FWD_ESTABLISHED;
+	vp->client = h->client;
+	vp->reason = h->reason;
+	vp->netns = h->netns;
+	vp->ct_zone = c->zone;
+	vp->ct_tracked = c->tracked;
+	vp->joined = h->state == TOE_FWD_JOINING;
 	if (c->nat)
-		nat_admit(c, ck, &v); /* with its translation (bpf/nat.h) */
+		nat_admit(c, ck, vp); /* with its translation (bpf/nat.h) */
 	/* a word toed left for an earlier flow of this tuple is not this one's */
 	bpf_map_delete_elem(&toe_fwd_ctok, ck);
-	bpf_map_update_elem(&toe_fwd, ck, &v, BPF_ANY);
+	bpf_map_update_elem(&toe_fwd, ck, vp, BPF_ANY);
 	stat_inc(TOE_S_XDP_FWD_FLOWS);
 	return 1;
 }
@@ -436,21 +445,15 @@ static __noinline bool egress_nat_moved(struct toe_fwd *fs,
 
 	if (!fs->nat && !c->nat)
 		return false;
-	if (!c->v4)
+	if (!c->tuples)
 		return true; /* its translation not read: the stack keeps it */
-	if (fs->nat && c->nat && fs->nat_tu[0].saddr == c->tu[0].saddr &&
-	    fs->nat_tu[0].daddr == c->tu[0].daddr &&
-	    fs->nat_tu[0].sport == c->tu[0].sport &&
-	    fs->nat_tu[0].dport == c->tu[0].dport &&
-	    fs->nat_tu[1].saddr == c->tu[1].saddr &&
-	    fs->nat_tu[1].daddr == c->tu[1].daddr &&
-	    fs->nat_tu[1].sport == c->tu[1].sport &&
-	    fs->nat_tu[1].dport == c->tu[1].dport)
+	if (fs->nat && c->nat && nat_tu_eq(&fs->nat_tu[0], &c->tu[0]) &&
+	    nat_tu_eq(&fs->nat_tu[1], &c->tu[1]))
 		return false;
 	if (!c->final)
 		return true; /* NAT not set up at both ends yet: a later packet */
 	if (fs->nat) {
-		nat_key(&fs->nat_tu[1], ck->proto, &rk);
+		nat_key(&fs->nat_tu[1], ck->family, ck->proto, &rk);
 		bpf_map_delete_elem(&toe_fwd_nat, &rk);
 	}
 	if (c->nat) {
@@ -571,9 +574,10 @@ const volatile __u32 toe_nf_admit = 0;
 static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
 				      __u32 iif, __u32 oif, __u64 ns)
 {
-	struct toe_flow_key ck = {};
-	struct toe_nat_ct c;
+	struct toe_fwd_scratch *sc;
+	struct toe_flow_key *ck;
 	struct toe_xdp_conf *conf;
+	struct toe_nat_ct *c;
 	struct toe_fwd_gen *g;
 	__u32 zero = 0;
 	int from;
@@ -593,31 +597,37 @@ static __always_inline void fwd_admit(void *skb, const struct toe_pkt *p,
 		return;
 	}
 	/*
-	 * Conntrack's entry: a NATed flow is keyed by its original tuple
-	 * (bpf/nat.h); IPv6 NAT is not taken.
+	 * Conntrack's entry (in toe_fwd_scratch: bpf/nat.h): a NATed flow is
+	 * keyed by its original tuple, IPv4 or IPv6 (bpf/nat.h)
 	 */
-	if (nat_ct_read(skb, &c) == 0 && c.nat) {
-		from = nat_admit_key(&c, &ck);
-	} else if (c.nat) {
+	sc = bpf_map_lookup_elem(&toe_fwd_scratch, &zero);
+	if (!sc)
 		return;
-	} else if (c.notrack) {
+	c = &sc->c;
+	ck = &sc->ck;
+	__builtin_memset(ck, 0, sizeof(*ck));
+	if (nat_ct_read(skb, c) == 0 && c->nat) {
+		from = nat_admit_key(c, ck);
+	} else if (c->nat) {
+		return; /* another protocol's translation: not taken */
+	} else if (c->notrack) {
 		stat_inc(TOE_S_FWD_NOTRACK);
 		return;
 	} else {
-		from = fwd_key(p, &ck);
+		from = fwd_key(p, ck);
 	}
-	c.from = from;
+	c->from = from;
 	fl = p->tcp_flags &
 	     (TOE_TCP_SYN | TOE_TCP_ACK | TOE_TCP_RST | TOE_TCP_FIN);
 	if (fl == TOE_TCP_SYN)
-		egress_syn(p, &ck, from, FWD_IFS(iif, oif), ns);
+		egress_syn(p, ck, from, FWD_IFS(iif, oif), ns);
 	else if (fl == (TOE_TCP_SYN | TOE_TCP_ACK))
-		fwd_synack(p, &ck, &c, FWD_IFS(iif, oif), ns);
+		fwd_synack(p, ck, c, FWD_IFS(iif, oif), ns);
 	else if (fl & (TOE_TCP_RST | TOE_TCP_FIN))
-		bpf_map_delete_elem(&toe_fwd_half, &ck);
-	else if (!egress_readmit(&ck, &c, from, iif, oif, g->gen, ns) &&
-		 c.tracked)
-		fwd_join(p, &ck, &c, FWD_IFS(iif, oif), ns);
+		bpf_map_delete_elem(&toe_fwd_half, ck);
+	else if (!egress_readmit(ck, c, from, iif, oif, g->gen, ns) &&
+		 c->tracked)
+		fwd_join(p, ck, c, FWD_IFS(iif, oif), ns);
 }
 
 /*

@@ -75,8 +75,6 @@ static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
 		fp->tos = iph->tos;
 		fp->ipv4_src = p->saddr32[0];
 		fp->ipv4_dst = p->daddr32[0];
-		if (nt)
-			nat_fib(fp, nt); /* routed as it leaves (bpf/nat.h) */
 	} else {
 		const struct ipv6hdr *ip6 = ip;
 
@@ -87,6 +85,8 @@ static __always_inline long fib(void *ctx, __u32 ifin, const struct toe_pkt *p,
 		__builtin_memcpy(fp->ipv6_src, p->saddr, 16);
 		__builtin_memcpy(fp->ipv6_dst, p->daddr, 16);
 	}
+	if (nt) /* routed as it leaves (bpf/nat.h) */
+		nat_fib(fp, nt, p->family);
 	return bpf_fib_lookup(ctx, fp, sizeof(*fp), flags);
 }
 
@@ -289,7 +289,7 @@ static __always_inline int fwd_macs(void *ctx, int hook, const __u8 *dmac,
 #define FWD_NAT_UDPCSUM (FWD_NAT_L4 + offsetof(struct udphdr, check))
 
 /*
- * NAT (bpf/nat.h): packet p leaves as t reversed, on either hook (ctx.h's
+ * IPv4 NAT (bpf/nat.h): packet p leaves as t reversed, on either hook (ctx.h's
  * checksum writes).  Checksums first, then the fields: the IPv4 header's,
  * the TCP checksum for the addresses as fields of the pseudo-header
  * (BPF_F_PSEUDO_HDR: on tc right for a CHECKSUM_PARTIAL skb, a TSO packet
@@ -302,11 +302,12 @@ static __always_inline int fwd_macs(void *ctx, int hook, const __u8 *dmac,
  * on; fwd_writable() rules it out).  tc: packet pointers are invalid
  * afterwards.
  */
-static __always_inline int fwd_nat(void *ctx, int hook, const struct toe_pkt *p,
-				   const struct toe_fwd_tuple *t)
+static __always_inline int fwd_nat4(void *ctx, int hook,
+				    const struct toe_pkt *p,
+				    const struct toe_fwd_tuple *t)
 {
 	__u32 a0[2] = { p->saddr32[0], p->daddr32[0] };
-	__u32 a1[2] = { t->daddr, t->saddr };
+	__u32 a1[2] = { t->daddr[0], t->saddr[0] };
 	__u16 p0[2] = { p->sport, p->dport };
 	__u16 p1[2] = { t->dport, t->sport };
 	/*
@@ -335,6 +336,60 @@ static __always_inline int fwd_nat(void *ctx, int hook, const struct toe_pkt *p,
 	return 0;
 }
 
+/* Offsets of the fields fwd_nat6() rewrites (IPv6 without extension headers). */
+#define FWD_NAT6_ADDRS (FWD_NAT_IP + offsetof(struct ipv6hdr, saddr))
+#define FWD_NAT6_L4 (FWD_NAT_IP + TOE_IPV6_HLEN)
+#define FWD_NAT6_TCPCSUM (FWD_NAT6_L4 + offsetof(struct tcphdr, check))
+#define FWD_NAT6_UDPCSUM (FWD_NAT6_L4 + offsetof(struct udphdr, check))
+
+/*
+ * NAT66: fwd_nat4's work for IPv6: no header checksum; each address is
+ * four words of the transport checksum's pseudo-header (each updated as
+ * one, BPF_F_PSEUDO_HDR), then the ports.  The addresses' new values are
+ * written in one store (saddr and daddr are adjacent).
+ */
+static __always_inline int fwd_nat6(void *ctx, int hook,
+				    const struct toe_pkt *p,
+				    const struct toe_fwd_tuple *t)
+{
+	__u32 a1[8];
+	__u16 p0[2] = { p->sport, p->dport };
+	__u16 p1[2] = { t->dport, t->sport };
+	__u32 udp = p->l4proto == TOE_IPPROTO_UDP;
+	__u32 l4c =
+		FWD_NAT6_TCPCSUM - udp * (FWD_NAT6_TCPCSUM - FWD_NAT6_UDPCSUM);
+	__u64 m0 = (__u64)udp * BPF_F_MARK_MANGLED_0;
+	int i;
+
+	__builtin_memcpy(a1, t->daddr, 16); /* the new source */
+	__builtin_memcpy(a1 + 4, t->saddr, 16); /* the new destination */
+#pragma unroll
+	for (i = 0; i < 4; i++) {
+		if (ctx_l4_csum(ctx, hook, l4c, p->saddr32[i], a1[i],
+				m0 | BPF_F_PSEUDO_HDR | 4) ||
+		    ctx_l4_csum(ctx, hook, l4c, p->daddr32[i], a1[4 + i],
+				m0 | BPF_F_PSEUDO_HDR | 4))
+			return -1;
+	}
+#pragma unroll
+	for (i = 0; i < 2; i++)
+		if (ctx_l4_csum(ctx, hook, l4c, p0[i], p1[i], m0 | 2))
+			return -1;
+	if (ctx_store(ctx, hook, FWD_NAT6_ADDRS, a1, sizeof(a1)) ||
+	    ctx_store(ctx, hook, FWD_NAT6_L4, p1, sizeof(p1)))
+		return -1;
+	return 0;
+}
+
+/* NAT (bpf/nat.h): packet p leaves as t reversed, IPv4 or IPv6. */
+static __always_inline int fwd_nat(void *ctx, int hook, const struct toe_pkt *p,
+				   const struct toe_fwd_tuple *t)
+{
+	if (p->family == TOE_AF_INET6)
+		return fwd_nat6(ctx, hook, p, t);
+	return fwd_nat4(ctx, hook, p, t);
+}
+
 /*
  * Whether every header fwd_xmit() writes is in the packet's linear part:
  * Ethernet and the IP header, and TCP's or UDP's for a NATed flow
@@ -348,9 +403,8 @@ static __always_inline bool fwd_writable(void *ctx, int hook,
 		     (p->family == TOE_AF_INET ? TOE_IPV4_HLEN : TOE_IPV6_HLEN);
 
 	if (nat)
-		need = FWD_NAT_L4 + (p->l4proto == TOE_IPPROTO_UDP ?
-					     sizeof(struct udphdr) :
-					     sizeof(struct tcphdr));
+		need += (p->l4proto == TOE_IPPROTO_UDP ? sizeof(struct udphdr) :
+							 sizeof(struct tcphdr));
 	return data + need <= end;
 }
 

@@ -18,8 +18,9 @@
  * for both hooks over ctx.h's checksum writes): a packet that arrives with
  * one direction's tuple leaves with the other direction's tuple reversed:
  * addresses and ports, the IPv4 header checksum and the TCP checksum
- * (pseudo-header and ports) updated incrementally.  IPv4 only
- * (conntrack's IPv6 NAT is not taken: such flows stay in the stack).
+ * (pseudo-header and ports) updated incrementally.  IPv4 and IPv6 (NAT66:
+ * masquerade, SNAT, DNAT; IPv6 has no header checksum, its addresses are
+ * four words each of the transport checksum's pseudo-header).
  */
 #ifndef __TOE_NAT_H
 #define __TOE_NAT_H
@@ -42,14 +43,51 @@ nat_target(const struct toe_fwd *fs, int from)
 	return &fs->nat_tu[from == fs->client ? 1 : 0];
 }
 
-/* The route lookup of a translated packet: what it leaves with (t reversed). */
+/*
+ * The route lookup of a translated packet of family fam: what it leaves
+ * with (t reversed).
+ */
 static __always_inline void nat_fib(struct bpf_fib_lookup *fp,
-				    const struct toe_fwd_tuple *t)
+				    const struct toe_fwd_tuple *t, __u8 fam)
 {
-	fp->ipv4_src = t->daddr;
-	fp->ipv4_dst = t->saddr;
+	if (fam == TOE_AF_INET) {
+		fp->ipv4_src = t->daddr[0];
+		fp->ipv4_dst = t->saddr[0];
+	} else {
+		__builtin_memcpy(fp->ipv6_src, t->daddr, 16);
+		__builtin_memcpy(fp->ipv6_dst, t->saddr, 16);
+	}
 	fp->sport = t->dport;
 	fp->dport = t->sport;
+}
+
+/*
+ * Addresses a and b (4 words, network order; IPv4 in [0], the rest zero)
+ * as bytes: <0, 0, >0.  The same order for both families.
+ */
+static __always_inline int nat_addr_cmp(const __be32 *a, const __be32 *b)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__u32 x = bpf_ntohl(a[i]), y = bpf_ntohl(b[i]);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Whether tuples a and b are the same (both families). */
+static __always_inline bool nat_tu_eq(const struct toe_fwd_tuple *a,
+				      const struct toe_fwd_tuple *b)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (a->saddr[i] != b->saddr[i] || a->daddr[i] != b->daddr[i])
+			return false;
+	return a->sport == b->sport && a->dport == b->dport;
 }
 
 /* ------------------------------------------------------ keys and look-ups */
@@ -61,33 +99,41 @@ static __always_inline __u8 fwd_proto(const struct toe_pkt *p)
 }
 
 /*
- * The canonical key of IPv4 tuple t of protocol proto (toe_flow_key's)
- * into k (lower end first, as fwd_key orders a packet's); returns the end t's source is: 0 = laddr, 1 = raddr.
+ * The canonical key of tuple t of family fam and protocol proto
+ * (toe_flow_key's) into k (lower end first, as fwd_key orders a
+ * packet's); returns the end t's source is: 0 = laddr, 1 = raddr.
  */
-static __always_inline int nat_key(const struct toe_fwd_tuple *t, __u8 proto,
-				   struct toe_flow_key *k)
+static __always_inline int nat_key(const struct toe_fwd_tuple *t, __u8 fam,
+				   __u8 proto, struct toe_flow_key *k)
 {
-	__u32 s = bpf_ntohl(t->saddr), d = bpf_ntohl(t->daddr);
-	bool src_low = s < d ||
-		       (s == d && bpf_ntohs(t->sport) <= bpf_ntohs(t->dport));
+	int c = nat_addr_cmp(t->saddr, t->daddr);
+	bool src_low = c < 0 ||
+		       (c == 0 && bpf_ntohs(t->sport) <= bpf_ntohs(t->dport));
 
 	__builtin_memset(k, 0, sizeof(*k));
-	k->family = TOE_AF_INET;
+	k->family = fam;
 	k->proto = proto;
-	k->laddr[0] = src_low ? t->saddr : t->daddr;
-	k->raddr[0] = src_low ? t->daddr : t->saddr;
+	__builtin_memcpy(k->laddr, src_low ? t->saddr : t->daddr, 16);
+	__builtin_memcpy(k->raddr, src_low ? t->daddr : t->saddr, 16);
 	k->lport = bpf_ntohs(src_low ? t->sport : t->dport);
 	k->rport = bpf_ntohs(src_low ? t->dport : t->sport);
 	return !src_low;
 }
 
-/* Whether packet p carries tuple t exactly. */
+/*
+ * Whether packet p carries tuple t exactly (the packet's addresses are
+ * zero past an IPv4 one, as the tuple's: toe_parse clears them).
+ */
 static __always_inline bool nat_same(const struct toe_pkt *p,
 				     const struct toe_fwd_tuple *t)
 {
-	return p->family == TOE_AF_INET && p->saddr32[0] == t->saddr &&
-	       p->daddr32[0] == t->daddr && p->sport == t->sport &&
-	       p->dport == t->dport;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (p->saddr32[i] != t->saddr[i] ||
+		    p->daddr32[i] != t->daddr[i])
+			return false;
+	return p->sport == t->sport && p->dport == t->dport;
 }
 
 /*
@@ -102,8 +148,6 @@ nat_find(const struct toe_pkt *p, struct toe_flow_key *ck, int *from)
 	struct toe_flow_key *main;
 	struct toe_fwd *fs;
 
-	if (p->family != TOE_AF_INET)
-		return NULL;
 	main = bpf_map_lookup_elem(&toe_fwd_nat, ck);
 	if (!main)
 		return NULL;
@@ -129,13 +173,13 @@ static __always_inline bool nat_wrong_way(const struct toe_fwd *fs, int from)
 
 /* What conntrack says of a packet the stack forwarded (nat_ct_read). */
 struct toe_nat_ct {
-	struct toe_fwd_tuple tu[2]; /* IPv4 original and reply tuples */
+	struct toe_fwd_tuple tu[2]; /* original and reply tuples */
 	__u16 zone; /* its conntrack zone's id (0: the default, or no zones) */
 	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
-	/* one bit each: the admission's frame is tight on 6.1 (512 bytes) */
+	__u8 family; /* tu[]'s: TOE_AF_INET or TOE_AF_INET6 (tuples set) */
 	__u8 reply : 1; /* the packet went the reply way */
 	__u8 nat : 1; /* the reply tuple is not the original reversed */
-	__u8 v4 : 1; /* tu[] read: an IPv4 TCP entry */
+	__u8 tuples : 1; /* tu[] read: a TCP or UDP entry, IPv4 or IPv6 */
 	__u8 tracked : 1; /* conntrack has an entry for it (any family) */
 	/*
 	 * final: its translation is final: the entry is confirmed and NAT has
@@ -161,6 +205,28 @@ struct toe_nat_ct {
 	__u8 udp : 1; /* a UDP entry (else TCP, where tu[] or est are read) */
 };
 
+/*
+ * toe_fwd_scratch: PERCPU_ARRAY[1], the admission's large records off
+ * the program's stack, which on 6.1 has no room for them beside the
+ * policy search's (512 bytes for the whole chain of calls): conntrack's
+ * word (80 bytes with IPv6's tuples), the flow's key (48) and the toe_fwd
+ * entry being made (272).  The admission is its only user, and runs in softirq context
+ * only (FORWARD, or tc egress of a packet the stack forwarded), which
+ * does not nest on a CPU: one record a CPU.
+ */
+struct toe_fwd_scratch {
+	struct toe_nat_ct c; /* fwd_admit: conntrack's word */
+	struct toe_flow_key ck; /* fwd_admit: the flow's canonical key */
+	struct toe_fwd v; /* fwd_admit_half: the entry it writes */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct toe_fwd_scratch);
+} toe_fwd_scratch SEC(".maps");
+
 #define TOE_IPS_FINAL ((1UL << 3) | (1UL << 7) | (1UL << 8))
 
 #define TOE_IP_CT_ESTABLISHED 0
@@ -171,11 +237,12 @@ struct toe_nat_ct {
 
 /*
  * The conntrack entry attached to skb (a kernel pointer: the netfilter
- * program's skb, or tc's ctx) into c.  Returns 0 if there is one for IPv4
- * TCP (c->tu, c->reply, c->nat set), 1 if there is none (or not IPv4:
- * c->nat then tells whether its addresses or ports are translated), -1 if
- * it could not be read; c->tracked: whether there is one at all.  Not
- * inlined: its tuples have their own stack.
+ * program's skb, or tc's ctx) into c.  Returns 0 if there is one for TCP
+ * or UDP, IPv4 or IPv6 (c->tu, c->family, c->reply, c->nat set), 1 if
+ * there is none (or another protocol: c->nat then tells whether its
+ * addresses or ports are translated), -1 if it could not be read;
+ * c->tracked: whether there is one at all.  Not inlined: its tuples have
+ * their own stack.
  */
 /* unused where only the fast path includes this header */
 static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
@@ -217,16 +284,18 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 		c->est = c->udp || (tu[0].dst.protonum == TOE_IPPROTO_TCP &&
 				    BPF_CORE_READ(ct, proto.tcp.state) ==
 					    TOE_CT_TCP_ESTABLISHED);
-	if (tu[0].src.l3num != AF_INET ||
+	if ((tu[0].src.l3num != AF_INET && tu[0].src.l3num != AF_INET6) ||
 	    (tu[0].dst.protonum != TOE_IPPROTO_TCP && !c->udp))
 		return 1;
+	c->family = tu[0].src.l3num == AF_INET ? TOE_AF_INET : TOE_AF_INET6;
 	for (i = 0; i < 2; i++) {
-		c->tu[i].saddr = tu[i].src.u3.ip;
-		c->tu[i].daddr = tu[i].dst.u3.ip;
+		/* (an IPv4 address is all[0], the rest of all[] zero) */
+		__builtin_memcpy(c->tu[i].saddr, tu[i].src.u3.all, 16);
+		__builtin_memcpy(c->tu[i].daddr, tu[i].dst.u3.all, 16);
 		c->tu[i].sport = tu[i].src.u.all;
 		c->tu[i].dport = tu[i].dst.u.all;
 	}
-	c->v4 = 1;
+	c->tuples = 1;
 	return 0;
 }
 
@@ -238,7 +307,8 @@ static __noinline __attribute__((unused)) int nat_ct_read(void *skb,
 static __always_inline int nat_admit_key(const struct toe_nat_ct *c,
 					 struct toe_flow_key *ck)
 {
-	int csrc = nat_key(&c->tu[0], c->udp ? TOE_IPPROTO_UDP : 0, ck);
+	int csrc =
+		nat_key(&c->tu[0], c->family, c->udp ? TOE_IPPROTO_UDP : 0, ck);
 
 	return c->reply ? !csrc : csrc;
 }
@@ -255,7 +325,7 @@ static __always_inline void nat_admit(const struct toe_nat_ct *c,
 
 	v->nat = 1;
 	__builtin_memcpy(v->nat_tu, c->tu, sizeof(v->nat_tu));
-	nat_key(&c->tu[1], ck->proto, &rk);
+	nat_key(&c->tu[1], ck->family, ck->proto, &rk);
 	bpf_map_update_elem(&toe_fwd_nat, &rk, ck, BPF_ANY);
 }
 

@@ -208,12 +208,13 @@ struct toe_fwd_route {
 };
 
 /*
- * A conntrack tuple, IPv4, network order (bpf/nat.h): as the packets of one
- * direction of a NATed flow arrive at the router.
+ * A conntrack tuple, network order (bpf/nat.h): as the packets of one
+ * direction of a NATed flow arrive at the router.  IPv4 in [0], the rest
+ * zero; the family is the flow key's.
  */
 struct toe_fwd_tuple {
-	__be32 saddr;
-	__be32 daddr;
+	__be32 saddr[4];
+	__be32 daddr[4];
 	__be16 sport;
 	__be16 dport;
 };
@@ -243,7 +244,8 @@ struct toe_fwd {
 	/*
 	 * NAT (issue 33): conntrack's original tuple (as the client's packets
 	 * arrive) and reply tuple (as the server's arrive), when they are not
-	 * each other reversed (nat = 1, IPv4): XDP rewrites each direction's
+	 * each other reversed (nat = 1; IPv4 or IPv6, the key's family):
+	 * the fast path rewrites each direction's
 	 * packets into the other tuple reversed (bpf/nat.h).  The entry's key
 	 * is the original tuple's; the reply tuple's key is in toe_fwd_nat.
 	 */

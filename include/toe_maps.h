@@ -37,6 +37,7 @@
 	X(FWD_NAT,	toe_fwd_nat)		\
 	X(FWD_CTOK,	toe_fwd_ctok)		\
 	X(FWD_GEN,	toe_fwd_gen)		\
+	X(FWD_SCRATCH,	toe_fwd_scratch)	\
 	X(DEVMAP,	toe_devmap)		\
 	X(IFACES,	toe_ifaces)		\
 	X(CPUMAP,	toe_cpumap)		\

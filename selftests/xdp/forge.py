@@ -205,9 +205,13 @@ def count(iface, port, seconds, flag=None):
     print(total)
 
 
-def csum_ok(b, t, tcplen):
-    """The segment at b[t:] (tcplen bytes) has a right checksum field."""
-    pseudo = b[26:34] + struct.pack("!BBH", 0, 6, tcplen)
+def csum_ok(b, t, tcplen, six=False):
+    """The segment at b[t:] (tcplen bytes) has a right checksum field
+    (six: of an IPv6 frame, whose pseudo-header has its 16-byte addresses)."""
+    if six:
+        pseudo = b[22:54] + struct.pack("!IxxxB", tcplen, 6)
+    else:
+        pseudo = b[26:34] + struct.pack("!BBH", 0, 6, tcplen)
     if csum(pseudo + b[t:t + tcplen]) in (0, 0xffff):
         return True
     field = struct.unpack("!H", b[t + 16:t + 18])[0]
@@ -215,7 +219,10 @@ def csum_ok(b, t, tcplen):
 
 
 def csum_check(iface, port, seconds):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    """TCP segments to or from PORT on IFACE for SECONDS, IPv4 and IPv6
+    (no extension headers): how many with a right checksum field, how
+    many with a wrong one."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
     s.bind((iface, 0))
     s.settimeout(0.1)
     port, end, good, bad = int(port), time.monotonic() + float(seconds), 0, 0
@@ -224,13 +231,22 @@ def csum_check(iface, port, seconds):
             b, addr = s.recvfrom(70000)
         except socket.timeout:
             continue
-        if len(b) < 34 or b[23] != 6:
-            continue
-        ihl = (b[14] & 15) * 4
-        t, tot = 14 + ihl, struct.unpack("!H", b[16:18])[0]
-        if len(b) < 14 + tot or port not in struct.unpack("!HH", b[t:t + 4]):
-            continue
-        if csum_ok(b, t, tot - ihl):
+        six = b[12:14] == b"\x86\xdd"
+        if six:
+            if len(b) < 74 or b[20] != 6:
+                continue
+            t, l4 = 54, struct.unpack("!H", b[18:20])[0]
+            if len(b) < t + l4 or port not in struct.unpack("!HH", b[t:t + 4]):
+                continue
+        else:
+            if b[12:14] != b"\x08\x00" or len(b) < 34 or b[23] != 6:
+                continue
+            ihl = (b[14] & 15) * 4
+            t, tot = 14 + ihl, struct.unpack("!H", b[16:18])[0]
+            l4 = tot - ihl
+            if len(b) < 14 + tot or port not in struct.unpack("!HH", b[t:t + 4]):
+                continue
+        if csum_ok(b, t, l4, six):
             good += 1
         else:
             bad += 1

@@ -60,7 +60,7 @@ check "toed killed, SNAT to $NEW4, conntrack flushed: from 2 s on no packet of t
 # it came in by the new address, or by none), suspended (READMIT, 4), or
 # on the fast path again with the new address; never on it with the old
 ent=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-	jq -c --argjson c "$(cat "$work/f.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value | [.state, .nat_tu[1].daddr]]')
+	jq -c --argjson c "$(cat "$work/f.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value | [.state, .nat_tu[1].daddr[0]]]')
 new_le=$(python3 -c "import socket,struct; print(struct.unpack('<I', socket.inet_aton('$NEW4'))[0])")
 echo "the flow's $MAP_FWD entry [state, reply tuple's destination]: $ent; fwd_nat_moved $m0 -> $(st $STAT_FWD_NAT_MOVED)"
 check "  its $MAP_FWD entry is gone, suspended, or carries the new address ($ent)" \

@@ -51,8 +51,13 @@ fpk() {
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
 		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.packets] | add // 0'
 }
-start() { # NAME ADDR PORT: 1,000 datagrams of 1,200 bytes a second until $work/stop
-	nsx_bg c python3 "$UDPSEQ" client --addr "$2" --port "$3" --stop "$work/stop" --lport-file "$work/$1.lport" >"$work/$1.json"
+# 1,000 datagrams a second; 200 under emulation (TOE_SLOW > 1: the
+# guest's sockets and veths drop what TCG cannot keep up with, in the
+# stack as on the fast path)
+RATE=1000
+awk -v s="${TOE_SLOW:-1}" 'BEGIN { exit !(s > 1) }' && RATE=200
+start() { # NAME ADDR PORT: RATE datagrams of 1,200 bytes a second until $work/stop
+	nsx_bg c python3 "$UDPSEQ" client --addr "$2" --port "$3" --rate $RATE --stop "$work/stop" --lport-file "$work/$1.lport" >"$work/$1.json"
 	eval "PID_$1=\$NSX_PID"
 }
 start a $S4 5401
@@ -64,7 +69,7 @@ check "IPv6 UDP flow: on the fast path too (entry: $(entry b))" wait_for "$(slow
 x0=$(st $FWD_STAT)
 sleep 0.5
 check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s; fwd_joined $(st $STAT_FWD_JOINED))" \
-	test "$(st $FWD_STAT)" -gt $((x0 + 500)) -a "$(st $STAT_FWD_JOINED)" -ge 2
+	test "$(st $FWD_STAT)" -gt $((x0 + RATE / 2)) -a "$(st $STAT_FWD_JOINED)" -ge 2
 check "a UDP flow only a rule without proto (TCP's) and the default (TCP's too) name never enters $MAP_FWD (entry: '$(entry n)')" test -z "$(entry n)"
 pa=$(cat "$work/a.lport")
 check "toectl flows -j says proto udp, and the text a line under its row" \
@@ -106,7 +111,7 @@ m_nat() { entry m | grep -q "^3 17 1$"; }
 check "a masqueraded UDP flow: on the fast path with its translation (entry: $(entry m))" wait_for "$(slow 3)" m_nat
 m0=$(fpk m)
 sleep 0.5
-check "  $FWD_NAME rewrites and forwards it ($(($(fpk m) - m0)) packets in 0.5 s)" test "$(fpk m)" -gt $((m0 + 300))
+check "  $FWD_NAME rewrites and forwards it ($(($(fpk m) - m0)) packets in 0.5 s)" test "$(fpk m)" -gt $((m0 + RATE * 3 / 10))
 
 sleep 1
 touch "$work/stop"
@@ -114,7 +119,7 @@ wait "$PID_a" "$PID_b" "$PID_n" "$PID_x" "$PID_m"
 # whole NAME [LOSSY]: every datagram sent arrived once with its payload
 # (LOSSY: some may be missing, none twice nor changed)
 whole() {
-	jq -e --arg l "${2:-}" '.server != null and .server.dup == 0 and .server.bad == 0 and .sent > 500 and
+	jq -e --arg l "${2:-}" --argjson min $((RATE / 2)) '.server != null and .server.dup == 0 and .server.bad == 0 and .sent > $min and
 		($l != "" or .server.received == .sent)' "$work/$1.json" >/dev/null
 }
 check "every datagram of the IPv4, IPv6, unnamed and masqueraded flows arrived once, intact ($(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/a.json" "$work/b.json" "$work/n.json" "$work/m.json" | tr '\n' ' '))" \

@@ -411,14 +411,17 @@ static const char *fwd_state(__u8 st)
 	}
 }
 
-/* One direction's conntrack tuple of a NATed flow: "A:P -> B:Q". */
-static void nat_tuple_str(const struct toe_fwd_tuple *t, char out[160])
+/*
+ * One direction's conntrack tuple of a NATed flow of family fam:
+ * "A:P -> B:Q" ("[A]:P" for IPv6).
+ */
+static void nat_tuple_str(const struct toe_fwd_tuple *t, __u8 fam,
+			  char out[160])
 {
-	__u32 s[4] = { t->saddr }, d[4] = { t->daddr };
 	char a[64], b[64];
 
-	toe_endpoint_str(TOE_AF_INET, s, ntohs(t->sport), a, sizeof(a));
-	toe_endpoint_str(TOE_AF_INET, d, ntohs(t->dport), b, sizeof(b));
+	toe_endpoint_str(fam, t->saddr, ntohs(t->sport), a, sizeof(a));
+	toe_endpoint_str(fam, t->daddr, ntohs(t->dport), b, sizeof(b));
 	snprintf(out, 160, "%s -> %s", a, b);
 }
 
@@ -427,13 +430,14 @@ static void nat_tuple_str(const struct toe_fwd_tuple *t, char out[160])
  * the client's packets arrive) and reply tuple (as the server's arrive).
  * JSON: "nat" is null for a flow without NAT.  Text: one more line.
  */
-static void fwd_nat_show(FILE *f, struct toe_json *j, const struct toe_fwd *v)
+static void fwd_nat_show(FILE *f, struct toe_json *j, const struct toe_fwd *v,
+			 __u8 fam)
 {
 	char o[160], r[160];
 
 	if (v->nat) {
-		nat_tuple_str(&v->nat_tu[0], o);
-		nat_tuple_str(&v->nat_tu[1], r);
+		nat_tuple_str(&v->nat_tu[0], fam, o);
+		nat_tuple_str(&v->nat_tu[1], fam, r);
 	}
 	if (j) {
 		tj_key(j, "nat");
@@ -482,7 +486,7 @@ static void fwd_text(FILE *f, const struct toe_flow_key *k,
 		fprintf(f, "  proto: udp\n");
 	if (v->joined && k->proto != TOE_IPPROTO_UDP)
 		fprintf(f, "  joined mid-stream (no handshake seen)\n");
-	fwd_nat_show(f, NULL, v);
+	fwd_nat_show(f, NULL, v, k->family);
 }
 
 /* Routed flows in toe_fwd, client end first. */
@@ -555,7 +559,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 			tj_f64(j,
 			       now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
 			tj_ku64(j, "policy", v.policy);
-			fwd_nat_show(f, j, &v);
+			fwd_nat_show(f, j, &v, k.family);
 			tj_obj_end(j);
 		} else {
 			fwd_text(f, &k, &v, dn, age);
