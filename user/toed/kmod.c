@@ -799,18 +799,26 @@ void kmod_retry_tick(struct toed *d)
 	kmod_reconcile(km);
 }
 
-/* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
-int kmod_retry_timeout_ms(struct kmod *km, int ms)
+/*
+ * epoll_wait's timeout (ms, -1: none) bounded by a deadline at_ns on
+ * CLOCK_MONOTONIC (0: none), rounded up: the module's retry, the TID
+ * pools' refill (tidpool.c).
+ */
+int kmod_ms_until(__u64 at_ns, int ms)
 {
 	__u64 now = toe_now_ns();
 	int left;
 
-	if (!km->retry_at_ns)
+	if (!at_ns)
 		return ms;
-	left = km->retry_at_ns > now ?
-		       (int)((km->retry_at_ns - now + 999999) / 1000000) :
-		       0;
+	left = at_ns > now ? (int)((at_ns - now + 999999) / 1000000) : 0;
 	return ms < 0 || ms > left ? left : ms;
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
+int kmod_retry_timeout_ms(struct kmod *km, int ms)
+{
+	return kmod_ms_until(km->retry_at_ns, ms);
 }
 
 #define US(b, a) (unsigned long long)((ph[b] - ph[a]) / 1000)

@@ -136,6 +136,7 @@ void kmod_on_closed(struct toed *d, const struct toe_event *e);
 void kmod_reconcile(struct kmod *km);
 void kmod_retry_soon(struct kmod *km);
 void kmod_retry_tick(struct toed *d);
+int kmod_ms_until(__u64 at_ns, int ms);
 int kmod_retry_timeout_ms(struct kmod *km, int ms);
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx);
 
