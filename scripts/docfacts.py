@@ -269,17 +269,25 @@ def facts_kernels(f, text, root, out):
             out.append((n, "%s is no feature toe-loader probes" % name))
 
 
-def facts_configuration(f, text, root, out):
-    want = config_statements(root)
-    m = re.search(r"Statements\s+are\s+(.*?),\s+in\s+any\s+order", text, re.S)
+def statement_list(root, text, m, what, names, out):
+    """The statements a doc lists are user/toed/config_stmts.h's: names(m)
+    reads the list (the statements, where they start) from m, the match of
+    it; what names the list for when m is None.  False: no list."""
     if not m:
-        out.append((1, "the list of statements ('Statements are ..., in any order') is no "
-                    "longer there"))
-        return
-    got = re.findall(r"`(\w+)`", m.group(1))
+        out.append((1, "%s is no longer there" % what))
+        return False
+    want = config_statements(root)
+    got, pos = names(m)
     if sorted(got) != sorted(want):
-        out.append((line_of(text, m.start()), "the statements (user/toed/config_stmts.h's table): %s"
+        out.append((line_of(text, pos), "the statements (user/toed/config_stmts.h's table): %s"
                     % diff(want, got)))
+    return True
+
+
+def facts_configuration(f, text, root, out):
+    m = re.search(r"Statements\s+are\s+(.*?),\s+in\s+any\s+order", text, re.S)
+    statement_list(root, text, m, "the list of statements ('Statements are ..., in any order')",
+                   lambda m: (re.findall(r"`(\w+)`", m.group(1)), m.start()), out)
 
 
 def facts_forwarding(f, text, root, out):
@@ -329,16 +337,12 @@ def reason_lists(f, text, root, out):
 def facts_toed_man(f, text, root, out):
     """toed.8's CONFIGURATION synopsis: a line per statement (.nf ... .fi,
     continuation lines indented)."""
-    want = config_statements(root)
     m = re.search(r"^\.SH CONFIGURATION\n(?:.*\n)*?\.nf\n((?:.*\n)*?)\.fi", text, re.M)
-    if not m:
-        out.append((1, "the CONFIGURATION synopsis (.SH CONFIGURATION ... .nf ... .fi) is no "
-                    "longer there"))
+    # a statement of several forms has a line for each
+    if not statement_list(root, text, m, "the CONFIGURATION synopsis (.SH CONFIGURATION ... .nf ... .fi)",
+                          lambda m: (sorted(set(x.split()[0] for x in m.group(1).split("\n")
+                                                if x.strip() and not x[0].isspace())), m.start(1)), out):
         return
-    got = [x.split()[0] for x in m.group(1).split("\n") if x.strip() and not x[0].isspace()]
-    if sorted(set(got)) != sorted(want):
-        out.append((line_of(text, m.start(1)), "the statements (user/toed/config_stmts.h's table): %s"
-                    % diff(want, sorted(set(got)))))
     # each statement's lines (a form, its continuations) are its synopsis
     lines = m.group(1).replace("\\-", "-").rstrip("\n").split("\n")
     for st in config_synopses(root):
