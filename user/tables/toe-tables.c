@@ -31,6 +31,7 @@
 #include "lib/json.h"
 #include "toed/config_limits.h"
 #include "toed/config_stmts.h"
+#include "toed/fields.h"
 
 /* Where the rows go: one JSON document, or text lines. */
 struct out {
@@ -435,6 +436,48 @@ static void dump_config(struct out *o)
  */
 #define MAN_MARK ".\\\" toe-tables: "
 
+/*
+ * metric_families: id, name, type, help (TOE_METRIC_FAMILIES, toed's
+ * /metrics); counters: section (daemon, control), name, family (null: not
+ * exported by this row), labels (toectl stats' rows, user/toed/fields.h).
+ */
+static void dump_metrics(struct out *o)
+{
+	static const char *const fam[F__MAX + 1] = {
+#define FAM_NAME(id, name, type, help) [F_##id] = name,
+		TOE_METRIC_FAMILIES(FAM_NAME)
+#undef FAM_NAME
+	};
+
+	section(o, "metric_families", "id name type help");
+#define FAM_ROW(id, name, type, help) \
+	row(o);                       \
+	col_str(o, "id", #id);        \
+	col_str(o, "name", name);     \
+	col_str(o, "type", type);     \
+	col_str(o, "help", help);     \
+	row_end(o);
+	TOE_METRIC_FAMILIES(FAM_ROW)
+#undef FAM_ROW
+	section_end(o);
+	section(o, "counters", "section name family labels");
+#define CTR_ROW(sect, name, f, labels)    \
+	row(o);                           \
+	col_str(o, "section", sect);      \
+	col_str(o, "name", name);         \
+	col_str(o, "family", fam[F_##f]); \
+	col_str(o, "labels", labels);     \
+	row_end(o);
+#define DAEMON_ROW(name, f, labels, value) CTR_ROW("daemon", name, f, labels)
+#define CONTROL_ROW(name, f, labels, value) CTR_ROW("control", name, f, labels)
+	TOE_DAEMON_COUNTERS(DAEMON_ROW)
+	TOE_CONTROL_COUNTERS(CONTROL_ROW)
+#undef DAEMON_ROW
+#undef CONTROL_ROW
+#undef CTR_ROW
+	section_end(o);
+}
+
 static int man_list(const char *kind, size_t klen)
 {
 	bool first = true;
@@ -597,6 +640,7 @@ int main(int argc, char **argv)
 	dump_events(&o);
 	dump_commands(&o);
 	dump_config(&o);
+	dump_metrics(&o);
 	if (o.json) {
 		tj_obj_end(&o.j);
 		tj_end(&o.j);

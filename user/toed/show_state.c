@@ -33,6 +33,7 @@
 #include "show_maps.h"
 #include "srcrec.h"
 #include "state.h"
+#include "fields.h"
 
 static __u64 map_count(int fd, size_t ksz)
 {
@@ -517,89 +518,47 @@ static struct kuse kmod_usage(struct toed *d)
 	return u;
 }
 
+/* The description of toectl stats' counters (fields.h), in its order. */
+#define COUNTER_DESC(name, fam, labels, value) { name, F_##fam, labels },
+const struct counter_desc daemon_desc[] = { TOE_DAEMON_COUNTERS(COUNTER_DESC) };
+const struct counter_desc control_desc[] = { TOE_CONTROL_COUNTERS(
+	COUNTER_DESC) };
+#undef COUNTER_DESC
+const size_t n_daemon_desc = sizeof(daemon_desc) / sizeof(daemon_desc[0]);
+const size_t n_control_desc = sizeof(control_desc) / sizeof(control_desc[0]);
+
 /* A table of counters fits in out (MAX_COUNTERS of them): checked at compile time. */
 #define COUNTERS_FIT(tbl)                                            \
 	_Static_assert(sizeof(tbl) <= MAX_COUNTERS * sizeof(tbl[0]), \
 		       "MAX_COUNTERS too small")
 
-/* counters c[0..n) into out; n. */
-static size_t counters_out(struct counter *out, const struct counter *c,
-			   size_t n)
+/* The values v[0..n) of the counters of desc into out; n. */
+static size_t counters_out(struct counter *out, const struct counter_desc *desc,
+			   const __u64 *v, size_t n)
 {
-	memcpy(out, c, n * sizeof(*c));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i].name = desc[i].name;
+		out[i].v = v[i];
+	}
 	return n;
 }
+
+#define COUNTER_VALUE(name, fam, labels, value) value,
 
 /* toed's own counters (the "daemon" section), in their order; how many. */
 size_t daemon_counters(struct toed *d, struct counter *out)
 {
 	const struct toe_nl_stats *s = &d->nl.st;
 	struct kuse ku = kmod_usage(d);
-	const struct counter dm[] = {
-		{ "events_listen_start", d->evs.ev[TOE_EV_LISTEN_START] },
-		{ "events_listen_stop", d->evs.ev[TOE_EV_LISTEN_STOP] },
-		{ "events_flow_offloaded", d->evs.ev[TOE_EV_FLOW_OFFLOADED] },
-		{ "events_flow_refused", d->evs.ev[TOE_EV_FLOW_REFUSED] },
-		{ "events_flow_closed", d->evs.ev[TOE_EV_FLOW_CLOSED] },
-		{ "events_malformed", d->evs.ev_bad },
-		{ "policy_applied", d->ap.reload_ok },
-		{ "policy_failed", d->ap.reload_failed },
-		{ "neigh_set", s->neigh_set },
-		{ "neigh_del", s->neigh_del },
-		{ "addr_set", s->addr_set },
-		{ "addr_del", s->addr_del },
-		{ "link_events", s->link_events },
-		{ "netlink_messages", s->messages },
-		{ "netlink_malformed", s->malformed },
-		{ "netlink_overruns", s->enobufs },
-		{ "resyncs", s->resyncs },
-		{ "dump_restarts", s->dump_restarts },
-		{ "map_errors", s->map_errors },
-		{ "requests", d->ctl.cst.requests },
-		{ "clients_refused", d->ctl.cst.clients_refused },
-		{ "monitor_lost", d->mon.lost },
-		{ "kmod_loaded", toe_genl_up(&d->gl) },
-		{ "kmod_devices", (__u64)d->kmod.nkdevs },
-		{ "kmod_tids_held", tids_held_all(&d->kmod) },
-		{ "kmod_tids_used", ku.tids },
-		{ "kmod_l2t_used", ku.l2t },
-		{ "kmod_l2t_agree", ku.l2t_agree },
-		{ "kmod_l2t_differ", ku.l2t_differ },
-		{ "kmod_tid_bound", d->kmod.kst.alloc },
-		{ "kmod_tid_bind_nospc", d->kmod.kst.alloc_nospc },
-		{ "kmod_tid_bind_unreach", d->kmod.kst.alloc_unreach },
-		{ "kmod_tid_bind_failed", d->kmod.kst.alloc_failed },
-		{ "kmod_tid_free", d->kmod.kst.freed },
-		{ "kmod_tid_free_failed", d->kmod.kst.free_failed },
-		{ "kmod_tids_adopted", d->kmod.kst.adopted },
-		{ "kmod_tids_orphaned", d->kmod.kst.orphans },
-		{ "kmod_tids_lost", d->kmod.kst.lost },
-		{ "kmod_dev_events", d->gl.st.dev_events },
-		{ "kmod_l2t_events", d->gl.st.l2t_events },
-		{ "kmod_family_events", d->gl.st.family_events },
-		{ "kmod_overruns", d->gl.st.overruns },
-		{ "kmod_tids_reserved", d->kmod.kst.reserved },
-		{ "kmod_tids_unreserved", d->kmod.kst.unreserved },
-		{ "kmod_flows_demoted", d->kmod.kst.demoted },
-		{ "kmod_tid_bind_refused", d->kmod.kst.bind_refused },
-		{ "kmod_tid_stale", d->kmod.kst.stale },
-		{ "kmod_listeners_held", listeners_held_all(&d->lis) },
-		{ "kmod_listen_start", d->lis.lst.starts },
-		{ "kmod_listen_stop", d->lis.lst.stops },
-		{ "kmod_listen_failed", d->lis.lst.failed },
-		{ "kmod_listen_reconciled", d->lis.lst.reconciled },
-		{ "kmod_listen_siblings", d->lis.lst.siblings },
-		{ "kmod_stids_orphaned", d->lis.lst.orphans },
-		{ "reconciles", d->rec.runs },
-		{ "reconciles_event_loss", d->rec.event_loss },
-		{ "reconciled_fixed", d->rec.fixed },
-		{ "route_changes", nft_route_changes() },
-		{ "fwd_ct_swept", d->rec.ct_swept },
-		{ "fwd_ct_events_lost", nft_ct_lost() },
-	};
+	const __u64 v[] = { TOE_DAEMON_COUNTERS(COUNTER_VALUE) };
 
-	COUNTERS_FIT(dm);
-	return counters_out(out, dm, sizeof(dm) / sizeof(dm[0]));
+	COUNTERS_FIT(v);
+	_Static_assert(sizeof(v) / sizeof(v[0]) ==
+			       sizeof(daemon_desc) / sizeof(daemon_desc[0]),
+		       "a daemon counter without its value");
+	return counters_out(out, daemon_desc, v, sizeof(v) / sizeof(v[0]));
 }
 
 /* "  NAME    VALUE" in the text, "NAME": VALUE in JSON. */
@@ -616,25 +575,15 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 size_t control_counters(struct toed *d, struct counter *out)
 {
 	const struct metrics_stats *ms = metrics_stats(&d->met);
-	const struct counter cc[] = {
-		{ "requests", d->ctl.cst.requests },
-		{ "requests_bad", d->ctl.cst.requests_bad },
-		{ "clients_refused", d->ctl.cst.clients_refused },
-		{ "clients_timed_out", d->ctl.cst.clients_timed_out },
-		{ "clients_over_limit", d->ctl.cst.clients_over_limit },
-		{ "monitor_lost", d->mon.lost },
-		{ "datapath_reloads", d->dp.reloads },
-		{ "datapath_unloads", d->dp.unloads },
-		{ "metrics_bind_failed", ms->bind_failed },
-		{ "metrics_deadline", ms->deadline },
-		{ "metrics_evicted", ms->evicted },
-		{ "metrics_refused", ms->refused },
-		{ "log_suppressed", log_suppressed() },
-	};
+	const __u64 v[] = { TOE_CONTROL_COUNTERS(COUNTER_VALUE) };
 
-	COUNTERS_FIT(cc);
-	return counters_out(out, cc, sizeof(cc) / sizeof(cc[0]));
+	COUNTERS_FIT(v);
+	_Static_assert(sizeof(v) / sizeof(v[0]) ==
+			       sizeof(control_desc) / sizeof(control_desc[0]),
+		       "a control counter without its value");
+	return counters_out(out, control_desc, v, sizeof(v) / sizeof(v[0]));
 }
+#undef COUNTER_VALUE
 
 /* A group of counters begins: a JSON object under name, or a "name:" line. */
 static void stats_group(FILE *f, struct toe_json *j, bool json,
