@@ -32,7 +32,8 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "events": ("type", "id", "name", "fields", "help"),
         "statements": ("keyword", "synopsis", "bounds", "help"),
         "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp"),
-        "metric_families": ("id", "name", "type", "help"), "counters": ("section", "name", "family", "labels")}
+        "metric_families": ("id", "name", "type", "help"), "counters": ("section", "name", "family", "labels"),
+        "views": ("view", "key", "type", "unit", "head", "width", "left", "text")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -52,7 +53,9 @@ for name, cols in want.items():
     if rows.get(name) != len(tab):
         print("text: %s has %s rows, the JSON %d" % (name, rows.get(name), len(tab)))
     # a counter's name is unique in its section of toectl stats
-    names = [(r.get("section"), r["name"]) for r in tab if r.get("name") is not None]
+    # a view's key is unique in its view
+    names = [(r.get("section"), r["name"]) for r in tab if r.get("name") is not None] + \
+        [(r["view"], r["key"]) for r in tab if "view" in r]
     if len(names) != len(set(names)):
         print("unique: %s names one twice" % name)
 hooks = {h["name"] for h in t["fwd_hooks"]}

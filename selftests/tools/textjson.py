@@ -11,6 +11,9 @@ text between its two JSON values, and any other exactly.  Every value the
 JSON form reports must be in the text form, where the command's table below
 says, or be in that table's list of values the text form does not show; a
 JSON field the table does not know fails too (a new field needs a place).
+A table view described in user/toed/fields.h (neigh) has no table here: its
+columns and the fields it does not show are its description, as
+`toe-tables -j` (on PATH, or the dump $TOE_TABLES names) gives it.
 Prints one line a problem and a last line "N values checked, M not shown";
 exit 1 on any problem.  CMD: status devices flows neigh stats policy.
 
@@ -20,7 +23,9 @@ exit 1 on any problem.  CMD: status devices flows neigh stats policy.
 JSON event i; NETNS_INO, toed's own namespace (the text names another).
 """
 import json
+import os
 import re
+import subprocess
 import sys
 
 
@@ -171,25 +176,49 @@ def flow_row(c, key, row, both):
     c.j1, c.j2 = c1, c2
 
 
-# ---- toectl neigh
-def check_neigh(c, text):
+# ---- the table views (toectl neigh): their fields as build/toe-tables -j
+# describes them (user/toed/fields.h): a column a field the text shows, in
+# its form; the fields it does not show, the rest
+TEXT_RX = {"str": r"(\S+)", "num": r"(\d+)", "ago": r"(\S+) ago"}
+TEXT_FMT = {"str": dash, "num": str, "ago": age}
+
+
+def view_fields(view):
+    """The fields of a table view, from toe-tables (on PATH, or $TOE_TABLES: its -j dump)."""
+    path = os.environ.get("TOE_TABLES")
+    t = json.load(open(path)) if path else json.loads(subprocess.run(
+        ["toe-tables", "-j"], check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout)
+    fields = [f for f in t["views"] if f["view"] == view]
+    if not fields:
+        sys.exit("textjson: toe-tables describes no view %s" % view)
+    return fields
+
+
+def check_view(c, text, view):
+    """Each row of the text (its first column the row's key) against its
+    JSON object, column by column as the view's description says."""
+    fields = view_fields(view)
+    cols = [f for f in fields if f["head"]]
+    rx = re.compile("^" + " +".join(TEXT_RX[f["text"]] for f in cols) + "$")
     got = {}
-    for x in rows(text, r"^ADDRESS +INTERFACE +LLADDR"):
-        m = re.match(r"^(\S+) +(\S+) +(\S+) +(\S+) +(\S+) ago$", x)
+    for x in rows(text, "^" + " +".join(re.escape(f["head"]) for f in cols) + "$"):
+        m = rx.match(x)
         if m:
             got[m.group(1)] = m.groups()
         else:
-            c.problem("a neighbour row not in the table's form: %r" % x)
+            c.problem("a %s row not in the table's form: %r" % (view, x))
     if len(got) != len(c.j1):
         c.problem("%d rows in the text, %d in the JSON" % (len(got), len(c.j1)))
     for i, r in enumerate(c.j1):
-        g = got.get(r["dst"], (None,) * 5)
-        c.value("%s address" % r["dst"], "*.dst", g[0], star=i)
-        c.value("%s interface" % r["dst"], "*.dev", g[1], star=i)
-        c.value("%s lladdr" % r["dst"], "*.lladdr", g[2], dash, star=i)
-        c.value("%s state" % r["dst"], "*.state", g[3], star=i)
-        c.value("%s updated" % r["dst"], "*.updated_s_ago", g[4], age, star=i)
-    return ("*.ifindex", "*.nud")
+        name = TEXT_FMT[cols[0]["text"]](r[cols[0]["key"]])
+        g = got.get(name, (None,) * len(cols))
+        for k, f in enumerate(cols):
+            c.value("%s %s" % (name, f["head"].lower()), "*." + f["key"], g[k], TEXT_FMT[f["text"]], star=i)
+    return ["*." + f["key"] for f in fields if not f["head"]]
+
+
+def check_neigh(c, text):
+    return check_view(c, text, "neigh")
 
 
 # ---- toectl devices

@@ -478,6 +478,47 @@ static void dump_metrics(struct out *o)
 	section_end(o);
 }
 
+/*
+ * views: view, key, type (str, u64, f64), unit, head, width, left, text
+ * (str, num, ago) (the table views' fields, user/toed/fields.h: JSON key
+ * and type, the text's column; head and text null where the text does not
+ * show it; selftests/tools/textjson.py checks the text by them).
+ */
+static void view_row(struct out *o, const char *view, const char *key,
+		     const char *type, const char *unit, const char *head,
+		     int width, const char *text)
+{
+	char t[8], x[8];
+	int i;
+
+	for (i = 0; type[i] && i < (int)sizeof(t) - 1; i++)
+		t[i] = tolower((unsigned char)type[i]);
+	t[i] = 0;
+	for (i = 0; text[i] && i < (int)sizeof(x) - 1; i++)
+		x[i] = tolower((unsigned char)text[i]);
+	x[i] = 0;
+	row(o);
+	col_str(o, "view", view);
+	col_str(o, "key", key);
+	col_str(o, "type", t);
+	col_str(o, "unit", unit);
+	col_str(o, "head", head);
+	col_u64(o, "width", width < 0 ? -width : width);
+	col_bool(o, "left", width < 0);
+	col_str(o, "text", strcmp(x, "none") ? x : NULL);
+	row_end(o);
+}
+
+static void dump_views(struct out *o)
+{
+	section(o, "views", "view key type unit head width left text");
+#define NEIGH_ROW(id, key, type, unit, head, width, text) \
+	view_row(o, "neigh", key, #type, unit, head, width, #text);
+	TOE_NEIGH_FIELDS(NEIGH_ROW)
+#undef NEIGH_ROW
+	section_end(o);
+}
+
 static int man_list(const char *kind, size_t klen)
 {
 	bool first = true;
@@ -641,6 +682,7 @@ int main(int argc, char **argv)
 	dump_commands(&o);
 	dump_config(&o);
 	dump_metrics(&o);
+	dump_views(&o);
 	if (o.json) {
 		tj_obj_end(&o.j);
 		tj_end(&o.j);

@@ -317,6 +317,28 @@
 	  ms->refused) \
 	X("log_suppressed", LOG_SUPP, NULL, \
 	  log_suppressed())
+
+/*
+ * A table view's fields (view.h walks them), in their JSON order:
+ * X(ID, key, type, unit, head, width, text)
+ *   key    its JSON key; type: STR, U64 or F64 (its value may be null)
+ *   unit   its unit ("s": seconds), or ""
+ *   head   its text column's header, NULL: the text does not show it
+ *   width  the column's width, negative: left-aligned; 0: as wide as it is
+ *   text   how the text writes it: STR (null: -), NUM, AGO (seconds as
+ *          toectl writes an age, then " ago"); NONE where not shown
+ * A new field is one row here and the line of the view that fills its cell.
+ */
+
+/* toectl neigh: toe_neigh, one row a neighbour (show_maps.c) */
+#define TOE_NEIGH_FIELDS(X)                                      \
+	X(DST, "dst", STR, "", "ADDRESS", -40, STR)               \
+	X(DEV, "dev", STR, "", "INTERFACE", -10, STR)             \
+	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE)             \
+	X(LLADDR, "lladdr", STR, "", "LLADDR", -17, STR)          \
+	X(STATE, "state", STR, "", "STATE", -10, STR)             \
+	X(NUD, "nud", U64, "", NULL, 0, NONE)                     \
+	X(UPDATED, "updated_s_ago", F64, "s", "UPDATED", 0, AGO)
 /* clang-format on */
 
 enum toe_fam {

@@ -28,6 +28,8 @@
 #include "neigh.h"
 #include "toe_parse.h"
 #include "show_maps.h"
+#include "fields.h"
+#include "view.h"
 
 static const struct toe_pin view_pins[] = {
 	TOE_PIN(struct toe_maps, devs, DEVS),
@@ -756,6 +758,38 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 	return shown;
 }
 
+/* toectl neigh's fields (fields.h): their description, their cells' indexes. */
+enum {
+#define NEIGH_ID(id, key, type, unit, head, width, text) NF_##id,
+	TOE_NEIGH_FIELDS(NEIGH_ID)
+#undef NEIGH_ID
+		NF__N
+};
+
+static const struct tv_field neigh_fields[NF__N] = {
+#define NEIGH_FIELD(id, key, type, unit, head, width, text) \
+	{ key, TV_##type, unit, head, width, TV_T_##text },
+	TOE_NEIGH_FIELDS(NEIGH_FIELD)
+#undef NEIGH_FIELD
+};
+
+/* One neighbour's cells (c: NF__N); a, mac and ifn hold its strings. */
+static void neigh_cells(struct tv_cell *c, const struct toe_neigh_key *k,
+			const struct toe_neigh *v, __u64 now,
+			char a[INET6_ADDRSTRLEN], char mac[18],
+			char ifn[IF_NAMESIZE])
+{
+	memset(c, 0, NF__N * sizeof(*c));
+	c[NF_DST].s = toe_nl_addr_str(k->family, k->addr, a, INET6_ADDRSTRLEN);
+	c[NF_DEV].s = ifname(k->ifindex, ifn);
+	c[NF_IFINDEX].u = k->ifindex;
+	c[NF_LLADDR].s = toe_nl_mac_str(v->mac, mac, 18);
+	c[NF_LLADDR].null = !v->has_mac;
+	c[NF_STATE].s = toe_nl_nud_str(v->state);
+	c[NF_NUD].u = v->state;
+	c[NF_UPDATED].f = now > v->updated_ns ? (now - v->updated_ns) / 1e9 : 0;
+}
+
 void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 {
 	struct toe_neigh_key k, next;
@@ -767,39 +801,22 @@ void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-40s %-10s %-17s %-10s %s\n", "ADDRESS",
-			"INTERFACE", "LLADDR", "STATE", "UPDATED");
+		tv_text_head(f, neigh_fields, NF__N);
 	}
 	while (bpf_map_get_next_key(m->neigh, prev, &next) == 0) {
-		char a[INET6_ADDRSTRLEN], mac[18], ifn[IF_NAMESIZE], age[16];
+		char a[INET6_ADDRSTRLEN], mac[18], ifn[IF_NAMESIZE];
+		struct tv_cell c[NF__N];
 		struct toe_neigh v;
 
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(m->neigh, &k, &v))
 			continue;
-		toe_nl_addr_str(k.family, k.addr, a, sizeof(a));
-		toe_nl_mac_str(v.mac, mac, sizeof(mac));
-		toe_age_str(now > v.updated_ns ? now - v.updated_ns : 0, age,
-			    sizeof(age));
-		if (json) {
-			tj_obj(&j);
-			tj_kstr(&j, "dst", a);
-			tj_kstr(&j, "dev", ifname(k.ifindex, ifn));
-			tj_ku64(&j, "ifindex", k.ifindex);
-			tj_kstr_or_null(&j, "lladdr", v.has_mac ? mac : NULL);
-			tj_kstr(&j, "state", toe_nl_nud_str(v.state));
-			tj_ku64(&j, "nud", v.state);
-			tj_key(&j, "updated_s_ago");
-			tj_f64(&j, now > v.updated_ns ?
-					   (now - v.updated_ns) / 1e9 :
-					   0);
-			tj_obj_end(&j);
-		} else {
-			fprintf(f, "%-40s %-10s %-17s %-10s %s ago\n", a,
-				ifname(k.ifindex, ifn), v.has_mac ? mac : "-",
-				toe_nl_nud_str(v.state), age);
-		}
+		neigh_cells(c, &k, &v, now, a, mac, ifn);
+		if (json)
+			tv_json_row(&j, neigh_fields, c, NF__N);
+		else
+			tv_text_row(f, neigh_fields, c, NF__N);
 	}
 	if (json) {
 		tj_arr_end(&j);
