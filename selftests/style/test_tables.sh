@@ -33,7 +33,7 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "statements": ("keyword", "synopsis", "bounds", "help"),
         "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp"),
         "metric_families": ("id", "name", "type", "help"), "counters": ("section", "name", "family", "labels"),
-        "views": ("view", "key", "type", "unit", "head", "width", "left", "text")}
+        "views": ("view", "key", "type", "unit", "head", "width", "left", "text", "from")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -55,7 +55,7 @@ for name, cols in want.items():
     # a counter's name is unique in its section of toectl stats
     # a view's key is unique in its view
     names = [(r.get("section"), r["name"]) for r in tab if r.get("name") is not None] + \
-        [(r["view"], r["key"]) for r in tab if "view" in r]
+        [(r["view"], r["key"] or r["head"]) for r in tab if "view" in r]
     if len(names) != len(set(names)):
         print("unique: %s names one twice" % name)
 hooks = {h["name"] for h in t["fwd_hooks"]}
@@ -89,6 +89,13 @@ for c in t["counters"]:
     twin = [o for o in t["counters"] if o["name"] == c["name"] and o["section"] != c["section"] and o["family"]]
     if (c["family"] and c["family"] not in fams) or (not c["family"] and not twin):
         print("hooks: counter %s.%s exported in %s" % (c["section"], c["name"], c["family"]))
+# a view's column has a form, a field it does not show none; a ratio's
+# parts are fields of its view
+for v in t["views"]:
+    keys = {w["key"] for w in t["views"] if w["view"] == v["view"]}
+    if (v["head"] is None) != (v["text"] is None) or \
+            (v["text"] == "ratio") != bool(v["from"] and set(v["from"].split()) <= keys):
+        print("hooks: view %s field %s: head %s, text %s, from %s" % (v["view"], v["key"], v["head"], v["text"], v["from"]))
 extra = set(t) - set(want)
 if extra:
     print("columns: tables this test does not know: %s" % sorted(extra))
@@ -104,7 +111,7 @@ for k in columns text unique; do
 	esac
 done
 hb=$(grep "^hooks: " <<<"$out")
-check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits, each counter in a family${hb:+ ($hb)}" test -z "$hb"
+check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits, each counter in a family, each view's columns well formed${hb:+ ($hb)}" test -z "$hb"
 python3 scripts/gen-names.py "$tmp/t.json" >"$tmp/names.sh"
 check "build/toe_names.sh is gen-names.py of the dump" cmp -s "$tmp/names.sh" "$TOE_BUILD/toe_names.sh"
 # the man pages as installed (build/man/, toe-tables --man): toectl.8's

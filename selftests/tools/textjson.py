@@ -11,7 +11,7 @@ text between its two JSON values, and any other exactly.  Every value the
 JSON form reports must be in the text form, where the command's table below
 says, or be in that table's list of values the text form does not show; a
 JSON field the table does not know fails too (a new field needs a place).
-A table view described in user/toed/fields.h (neigh) has no table here: its
+A table view described in user/toed/fields.h (neigh, devices) has no table here: its
 columns and the fields it does not show are its description, as
 `toe-tables -j` (on PATH, or the dump $TOE_TABLES names) gives it.
 Prints one line a problem and a last line "N values checked, M not shown";
@@ -176,11 +176,11 @@ def flow_row(c, key, row, both):
     c.j1, c.j2 = c1, c2
 
 
-# ---- the table views (toectl neigh): their fields as build/toe-tables -j
-# describes them (user/toed/fields.h): a column a field the text shows, in
-# its form; the fields it does not show, the rest
-TEXT_RX = {"str": r"(\S+)", "num": r"(\d+)", "ago": r"(\S+) ago"}
-TEXT_FMT = {"str": dash, "num": str, "ago": age}
+# ---- the table views (toectl neigh, devices): their fields as
+# build/toe-tables -j describes them (user/toed/fields.h): a column a field
+# the text shows, in its form; the fields it does not show, the rest
+TEXT_RX = {"str": r"(\S+)", "words": r"(\S+(?: \S+)*?)", "num": r"(\d+|-)", "ago": r"(\S+) ago",
+           "ratio": r"(\S+)"}
 
 
 def view_fields(view):
@@ -194,9 +194,19 @@ def view_fields(view):
     return fields
 
 
+def text_of(f, r):
+    """Field f of JSON row r as the text writes it (null or absent: -)."""
+    if f["text"] == "ratio":
+        a, b = (r.get(k) for k in f["from"].split())
+        return "-" if a is None or b is None else "%d/%d" % (a, b)
+    v = r.get(f["key"])
+    return "-" if v is None else age(v) if f["text"] == "ago" else str(v)
+
+
 def check_view(c, text, view):
     """Each row of the text (its first column the row's key) against its
-    JSON object, column by column as the view's description says."""
+    JSON objects before and after, column by column as the view's
+    description says; the fields not shown, and not a column's part."""
     fields = view_fields(view)
     cols = [f for f in fields if f["head"]]
     rx = re.compile("^" + " +".join(TEXT_RX[f["text"]] for f in cols) + "$")
@@ -210,46 +220,28 @@ def check_view(c, text, view):
     if len(got) != len(c.j1):
         c.problem("%d rows in the text, %d in the JSON" % (len(got), len(c.j1)))
     for i, r in enumerate(c.j1):
-        name = TEXT_FMT[cols[0]["text"]](r[cols[0]["key"]])
+        r2 = c.j2[i] if i < len(c.j2) else r
+        name = text_of(cols[0], r)
         g = got.get(name, (None,) * len(cols))
         for k, f in enumerate(cols):
-            c.value("%s %s" % (name, f["head"].lower()), "*." + f["key"], g[k], TEXT_FMT[f["text"]], star=i)
-    return ["*." + f["key"] for f in fields if not f["head"]]
+            a, b = text_of(f, r), text_of(f, r2)
+            c.n += 1
+            if g[k] is None or not between(g[k], a, b):
+                c.problem("%s %s: the text shows %r, the JSON %r%s" % (name, f["head"].lower(), g[k], a,
+                                                                        "" if a == b else " then %r" % b))
+    parts = {k for f in cols for k in ([f["key"]] if f["key"] else f["from"].split())}
+    c.seen.update("*." + k for k in parts)
+    return ["*." + f["key"] for f in fields if f["key"] and f["key"] not in parts]
 
 
 def check_neigh(c, text):
     return check_view(c, text, "neigh")
 
 
-# ---- toectl devices
-DEV_RE = re.compile(r"^(\S+) +(\S+) +(\S+) +(\S+) +(account|forward|cpu \d+|\?) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)"
-                    r" +(\S+) +(\S+) +(\S+)$")
-DEV_COLS = ("device", "type", "module", "interface", "steer", "nconn", "live", "offloaded", "refused",
-            "released")
-
-
+# ---- toectl devices: the described view, then the hooks' table under it
+# (lib/hooks.c's: a device's "hooks" field in JSON)
 def check_devices(c, text):
-    got = {}
-    for x in rows(text, r"^DEVICE +TYPE +MODULE"):
-        m = DEV_RE.match(x)
-        if not m:
-            c.problem("a device row not in the table's form: %r" % x)
-            continue
-        got[m.group(1)] = m.groups()
-    if len(got) != len(c.j1):
-        c.problem("%d devices in the text, %d in the JSON" % (len(got), len(c.j1)))
-    for i, d in enumerate(c.j1):
-        g = got.get(d["device"], (None,) * 13)
-        for k, col in enumerate(DEV_COLS):
-            c.value("%s %s" % (d["device"], col), "*." + col, g[k], dash, star=i)
-        kmod = "tids_used" in d
-        c.value("%s tids" % d["device"], "*.tids_used" if kmod else "*.device", g[10],
-                str if kmod else lambda v: "-", star=i)
-        c.value("%s l2t" % d["device"], "*", g[11], (lambda v: "%d/%d" % (v["l2t_used"], v["l2t_size"])) if kmod
-                else lambda v: "-", star=i)
-        c.value("%s listen" % d["device"], "*", g[12], (lambda v: "%d/%d" % (v["listeners"], v["listeners_held"]))
-                if kmod else lambda v: "-", star=i)
-        c.seen.update(("*.l2t_used", "*.l2t_size", "*.listeners", "*.listeners_held"))
+    not_shown = check_view(c, text, "devices")
     hooks = {}
     for x in rows(text, r"^INTERFACE +HOOK +WHY"):
         f = x.split()
@@ -262,11 +254,8 @@ def check_devices(c, text):
             for k, col in enumerate(("iface", "hook", "why")):
                 c.value("%s hook of %s: %s" % (d["device"], hk["iface"], col), p + col, g[k], star=i)
                 c.seen.add("*.hooks.*." + col)
-    return ("*.index", "*.kmod", "*.ifindex", "*.hooks.*.ifindex", "*.hooks.*.why_text",
-            "*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into", "*.kmod_index", "*.tids_held",
-            "*.tids_reserved", "*.tids_host", "*.tid_pool", "*.tid_in_flight", "*.tid_seq", "*.tid_changed_ms",
-            "*.tid_event_ms", "*.tid_settled_ms", "*.stids_reserved", "*.stid_pool", "*.stid_in_flight",
-            "*.stid_seq")
+    return [p for p in not_shown if p != "*.hooks"] + [
+        "*.hooks.*.ifindex", "*.hooks.*.why_text", "*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into"]
 
 
 # ---- toectl stats

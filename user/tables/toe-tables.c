@@ -479,14 +479,15 @@ static void dump_metrics(struct out *o)
 }
 
 /*
- * views: view, key, type (str, u64, f64), unit, head, width, left, text
- * (str, num, ago) (the table views' fields, user/toed/fields.h: JSON key
+ * views: view, key (null: the text's alone), type (str, u64, i64, f64,
+ * bool, fn, text), unit, head, width, left, text (str, words, num, ago,
+ * ratio), from (the table views' fields, user/toed/fields.h: JSON key
  * and type, the text's column; head and text null where the text does not
  * show it; selftests/tools/textjson.py checks the text by them).
  */
 static void view_row(struct out *o, const char *view, const char *key,
 		     const char *type, const char *unit, const char *head,
-		     int width, const char *text)
+		     int width, const char *text, const char *from)
 {
 	char t[8], x[8];
 	int i;
@@ -506,16 +507,21 @@ static void view_row(struct out *o, const char *view, const char *key,
 	col_u64(o, "width", width < 0 ? -width : width);
 	col_bool(o, "left", width < 0);
 	col_str(o, "text", strcmp(x, "none") ? x : NULL);
+	col_str(o, "from", from);
 	row_end(o);
 }
 
 static void dump_views(struct out *o)
 {
-	section(o, "views", "view key type unit head width left text");
-#define NEIGH_ROW(id, key, type, unit, head, width, text) \
-	view_row(o, "neigh", key, #type, unit, head, width, #text);
+	section(o, "views", "view key type unit head width left text from");
+#define NEIGH_ROW(id, key, type, unit, head, width, text, from) \
+	view_row(o, "neigh", key, #type, unit, head, width, #text, from);
 	TOE_NEIGH_FIELDS(NEIGH_ROW)
 #undef NEIGH_ROW
+#define DEVICE_ROW(id, key, type, unit, head, width, text, from) \
+	view_row(o, "devices", key, #type, unit, head, width, #text, from);
+	TOE_DEVICE_FIELDS(DEVICE_ROW)
+#undef DEVICE_ROW
 	section_end(o);
 }
 

@@ -320,25 +320,75 @@
 
 /*
  * A table view's fields (view.h walks them), in their JSON order:
- * X(ID, key, type, unit, head, width, text)
- *   key    its JSON key; type: STR, U64 or F64 (its value may be null)
+ * X(ID, key, type, unit, head, width, text, from)
+ *   key    its JSON key (NULL: a column of the text alone)
+ *   type   its JSON type: STR, U64, I64, F64, BOOL (the value may be null,
+ *          or absent from a row), FN (written by the view's function),
+ *          TEXT (the text's alone)
  *   unit   its unit ("s": seconds), or ""
  *   head   its text column's header, NULL: the text does not show it
  *   width  the column's width, negative: left-aligned; 0: as wide as it is
- *   text   how the text writes it: STR (null: -), NUM, AGO (seconds as
- *          toectl writes an age, then " ago"); NONE where not shown
- * A new field is one row here and the line of the view that fills its cell.
+ *   text   how the text writes it: STR (null or absent: -), WORDS (a STR
+ *          that may hold blanks), NUM, AGO (seconds as toectl writes an
+ *          age, then " ago"), RATIO (the fields from names, as A/B);
+ *          NONE where not shown
+ *   from   RATIO: the keys of its two fields, blank-separated; else NULL
+ * A new field is one row here and the line of the view that fills its
+ * cell; the text's columns are the rows with a head, in their order.
  */
 
 /* toectl neigh: toe_neigh, one row a neighbour (show_maps.c) */
-#define TOE_NEIGH_FIELDS(X)                                      \
-	X(DST, "dst", STR, "", "ADDRESS", -40, STR)               \
-	X(DEV, "dev", STR, "", "INTERFACE", -10, STR)             \
-	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE)             \
-	X(LLADDR, "lladdr", STR, "", "LLADDR", -17, STR)          \
-	X(STATE, "state", STR, "", "STATE", -10, STR)             \
-	X(NUD, "nud", U64, "", NULL, 0, NONE)                     \
-	X(UPDATED, "updated_s_ago", F64, "s", "UPDATED", 0, AGO)
+#define TOE_NEIGH_FIELDS(X)                                            \
+	X(DST, "dst", STR, "", "ADDRESS", -40, STR, NULL)               \
+	X(DEV, "dev", STR, "", "INTERFACE", -10, STR, NULL)             \
+	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE, NULL)             \
+	X(LLADDR, "lladdr", STR, "", "LLADDR", -17, STR, NULL)          \
+	X(STATE, "state", STR, "", "STATE", -10, STR, NULL)             \
+	X(NUD, "nud", U64, "", NULL, 0, NONE, NULL)                     \
+	X(UPDATED, "updated_s_ago", F64, "s", "UPDATED", 0, AGO, NULL)
+
+/*
+ * toectl devices: toe_devs, one row a device (show_maps.c); the fields
+ * from kmod_index on only for a device of the kernel module it has (the
+ * text: -).  The hooks' table under it is lib/hooks.c's.
+ */
+#define TOE_DEVICE_FIELDS(X)                                              \
+	X(INDEX, "index", U64, "", NULL, 0, NONE, NULL)                    \
+	X(DEVICE, "device", STR, "", "DEVICE", -15, STR, NULL)             \
+	X(TYPE, "type", STR, "", "TYPE", -11, STR, NULL)                   \
+	X(MODULE, "module", STR, "", "MODULE", -12, STR, NULL)             \
+	X(KMOD, "kmod", BOOL, "", NULL, 0, NONE, NULL)                     \
+	X(INTERFACE, "interface", STR, "", "INTERFACE", -10, STR, NULL)    \
+	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE, NULL)                \
+	X(STEER, "steer", STR, "", "STEER", -8, WORDS, NULL)               \
+	X(NCONN, "nconn", U64, "", "NCONN", 7, NUM, NULL)                  \
+	X(HOOKS, "hooks", FN, "", NULL, 0, NONE, NULL)                     \
+	X(LIVE, "live", U64, "", "LIVE", 7, NUM, NULL)                     \
+	X(OFFLOADED, "offloaded", U64, "", "OFFLOADED", 9, NUM, NULL)      \
+	X(REFUSED, "refused", U64, "", "REFUSED", 8, NUM, NULL)            \
+	X(RELEASED, "released", U64, "", "RELEASED", 8, NUM, NULL)         \
+	X(KMOD_INDEX, "kmod_index", U64, "", NULL, 0, NONE, NULL)          \
+	X(TIDS_USED, "tids_used", U64, "", "TIDS", 6, NUM, NULL)           \
+	X(TIDS_HELD, "tids_held", U64, "", NULL, 0, NONE, NULL)            \
+	X(TIDS_RESERVED, "tids_reserved", U64, "", NULL, 0, NONE, NULL)    \
+	X(L2T_USED, "l2t_used", U64, "", NULL, 0, NONE, NULL)              \
+	X(L2T_SIZE, "l2t_size", U64, "", NULL, 0, NONE, NULL)              \
+	X(L2T, NULL, TEXT, "", "L2T", 9, RATIO, "l2t_used l2t_size")       \
+	X(LISTENERS, "listeners", U64, "", NULL, 0, NONE, NULL)            \
+	X(LISTENERS_HELD, "listeners_held", U64, "", NULL, 0, NONE, NULL)  \
+	X(LISTEN, NULL, TEXT, "", "LISTEN", 9, RATIO,                      \
+	  "listeners listeners_held")                                      \
+	X(TIDS_HOST, "tids_host", U64, "", NULL, 0, NONE, NULL)            \
+	X(TID_POOL, "tid_pool", I64, "", NULL, 0, NONE, NULL)              \
+	X(TID_IN_FLIGHT, "tid_in_flight", I64, "", NULL, 0, NONE, NULL)    \
+	X(TID_SEQ, "tid_seq", U64, "", NULL, 0, NONE, NULL)                \
+	X(TID_CHANGED, "tid_changed_ms", U64, "ms", NULL, 0, NONE, NULL)   \
+	X(TID_EVENT, "tid_event_ms", U64, "ms", NULL, 0, NONE, NULL)       \
+	X(TID_SETTLED, "tid_settled_ms", U64, "ms", NULL, 0, NONE, NULL)   \
+	X(STIDS_RESERVED, "stids_reserved", U64, "", NULL, 0, NONE, NULL)  \
+	X(STID_POOL, "stid_pool", I64, "", NULL, 0, NONE, NULL)            \
+	X(STID_IN_FLIGHT, "stid_in_flight", I64, "", NULL, 0, NONE, NULL)  \
+	X(STID_SEQ, "stid_seq", U64, "", NULL, 0, NONE, NULL)
 /* clang-format on */
 
 enum toe_fam {

@@ -156,77 +156,88 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
 	return n;
 }
 
-static void device_json(struct toe_json *j, const struct toe_dev_row *r,
-			const struct toe_view_kmod *k, int m_ifaces)
-{
-	char ifn[IF_NAMESIZE], st[16];
+/* toectl devices' fields (fields.h): their description, their cells' indexes. */
+enum {
+#define DEVICE_ID(id, key, type, unit, head, width, text, from) DF_##id,
+	TOE_DEVICE_FIELDS(DEVICE_ID)
+#undef DEVICE_ID
+		DF__N
+};
 
-	tj_obj(j);
-	tj_ku64(j, "index", r->index);
-	tj_kstr(j, "device", r->name);
-	tj_kstr(j, "type", toe_dev_type_name(r->d.type));
-	tj_kstr(j, "module", module_str(&r->d, k));
-	tj_key(j, "kmod");
-	tj_bool(j, r->d.flags & TOE_DEVF_KMOD);
-	tj_kstr_or_null(j, "interface",
-			r->d.ifindex ? ifname(r->d.ifindex, ifn) : NULL);
-	tj_ku64(j, "ifindex", r->d.ifindex);
-	tj_kstr(j, "steer", steer_str(&r->d, st, sizeof(st)));
-	tj_ku64(j, "nconn", r->d.nconn);
-	/* the hook of its interface, or of every one (no interface) */
-	tj_key(j, "hooks");
+static const struct tv_field device_fields[DF__N] = {
+#define DEVICE_FIELD(id, key, type, unit, head, width, text, from) \
+	{ key, TV_##type, unit, head, width, TV_T_##text, from },
+	TOE_DEVICE_FIELDS(DEVICE_FIELD)
+#undef DEVICE_FIELD
+};
+
+/* The hooks of a device's interface, or of every one (no interface). */
+static void hooks_json(struct toe_json *j, const struct tv_cell *c)
+{
 	tj_arr(j);
-	toe_hooks_show(m_ifaces, r->d.ifindex, NULL, j, true);
+	toe_hooks_show(*(const int *)c->ctx, c->u, NULL, j, true);
 	tj_arr_end(j);
-	tj_ku64(j, "live", r->l.live);
-	tj_ku64(j, "offloaded", r->l.offloaded);
-	tj_ku64(j, "refused", r->l.refused);
-	tj_ku64(j, "released", r->l.released);
-	if (k) {
-		tj_ku64(j, "kmod_index", k->index);
-		tj_ku64(j, "tids_used", k->tids_used);
-		tj_ku64(j, "tids_held", k->tids_held);
-		tj_ku64(j, "tids_reserved", k->tids_reserved);
-		tj_ku64(j, "l2t_used", k->l2t_used);
-		tj_ku64(j, "l2t_size", k->l2t_size);
-		tj_ku64(j, "listeners", k->listeners);
-		tj_ku64(j, "listeners_held", k->listeners_held);
-		tj_ku64(j, "tids_host", k->tids_host);
-		tj_ki64(j, "tid_pool", k->tid_pool);
-		tj_ki64(j, "tid_in_flight", k->tid_in_flight);
-		tj_ku64(j, "tid_seq", k->tid_seq);
-		tj_ku64(j, "tid_changed_ms", k->tid_changed_ms);
-		tj_ku64(j, "tid_event_ms", k->tid_event_ms);
-		tj_ku64(j, "tid_settled_ms", k->tid_settled_ms);
-		tj_ku64(j, "stids_reserved", k->stids_reserved);
-		tj_ki64(j, "stid_pool", k->stid_pool);
-		tj_ki64(j, "stid_in_flight", k->stid_in_flight);
-		tj_ku64(j, "stid_seq", k->stid_seq);
-	}
-	tj_obj_end(j);
 }
 
-static void device_text(FILE *f, const struct toe_dev_row *r,
-			const struct toe_view_kmod *k)
+/* The module's counts of a device it has (k), or none (absent). */
+static void device_kmod_cells(struct tv_cell *c, const struct toe_view_kmod *k)
 {
-	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-",
-				       lsn[24] = "-";
+	const struct {
+		int f;
+		unsigned long long v;
+	} u[] = {
+		{ DF_KMOD_INDEX, k ? k->index : 0 },
+		{ DF_TIDS_USED, k ? k->tids_used : 0 },
+		{ DF_TIDS_HELD, k ? k->tids_held : 0 },
+		{ DF_TIDS_RESERVED, k ? k->tids_reserved : 0 },
+		{ DF_L2T_USED, k ? k->l2t_used : 0 },
+		{ DF_L2T_SIZE, k ? k->l2t_size : 0 },
+		{ DF_LISTENERS, k ? k->listeners : 0 },
+		{ DF_LISTENERS_HELD, k ? k->listeners_held : 0 },
+		{ DF_TIDS_HOST, k ? k->tids_host : 0 },
+		{ DF_TID_SEQ, k ? k->tid_seq : 0 },
+		{ DF_TID_CHANGED, k ? k->tid_changed_ms : 0 },
+		{ DF_TID_EVENT, k ? k->tid_event_ms : 0 },
+		{ DF_TID_SETTLED, k ? k->tid_settled_ms : 0 },
+		{ DF_STIDS_RESERVED, k ? k->stids_reserved : 0 },
+		{ DF_STID_SEQ, k ? k->stid_seq : 0 },
+	};
+	size_t i;
 
-	if (k) {
-		snprintf(tids, sizeof(tids), "%u", k->tids_used);
-		snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
-		/* the module's listeners, and of them toed's */
-		snprintf(lsn, sizeof(lsn), "%u/%u", k->listeners,
-			 k->listeners_held);
-	}
-	fprintf(f,
-		"%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s %9s\n",
-		r->name, toe_dev_type_name(r->d.type), module_str(&r->d, k),
-		ifname(r->d.ifindex, ifn), steer_str(&r->d, st, sizeof(st)),
-		r->d.nconn, (unsigned long long)r->l.live,
-		(unsigned long long)r->l.offloaded,
-		(unsigned long long)r->l.refused,
-		(unsigned long long)r->l.released, tids, l2t, lsn);
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		c[u[i].f].u = u[i].v;
+	c[DF_TID_POOL].i = k ? k->tid_pool : 0;
+	c[DF_TID_IN_FLIGHT].i = k ? k->tid_in_flight : 0;
+	c[DF_STID_POOL].i = k ? k->stid_pool : 0;
+	c[DF_STID_IN_FLIGHT].i = k ? k->stid_in_flight : 0;
+	for (i = DF_KMOD_INDEX; i < DF__N; i++)
+		c[i].absent = !k;
+}
+
+/* One device's cells (c: DF__N); ifn and st hold its strings. */
+static void device_cells(struct tv_cell *c, const struct toe_dev_row *r,
+			 const struct toe_view_kmod *k, const int *ifaces,
+			 char ifn[IF_NAMESIZE], char st[16])
+{
+	memset(c, 0, DF__N * sizeof(*c));
+	c[DF_INDEX].u = r->index;
+	c[DF_DEVICE].s = r->name;
+	c[DF_TYPE].s = toe_dev_type_name(r->d.type);
+	c[DF_MODULE].s = module_str(&r->d, k);
+	c[DF_KMOD].u = !!(r->d.flags & TOE_DEVF_KMOD);
+	c[DF_INTERFACE].s = ifname(r->d.ifindex, ifn);
+	c[DF_INTERFACE].null = !r->d.ifindex;
+	c[DF_IFINDEX].u = r->d.ifindex;
+	c[DF_STEER].s = steer_str(&r->d, st, 16);
+	c[DF_NCONN].u = r->d.nconn;
+	c[DF_HOOKS].json = hooks_json;
+	c[DF_HOOKS].ctx = ifaces;
+	c[DF_HOOKS].u = r->d.ifindex;
+	c[DF_LIVE].u = r->l.live;
+	c[DF_OFFLOADED].u = r->l.offloaded;
+	c[DF_REFUSED].u = r->l.refused;
+	c[DF_RELEASED].u = r->l.released;
+	device_kmod_cells(c, k);
 }
 
 void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
@@ -240,22 +251,21 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f,
-			"%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s %9s\n",
-			"DEVICE", "TYPE", "MODULE", "INTERFACE", "STEER",
-			"NCONN", "LIVE", "OFFLOADED", "REFUSED", "RELEASED",
-			"TIDS", "L2T", "LISTEN");
+		tv_text_head(f, device_fields, DF__N);
 	}
 	for (i = 0; i < n; i++) {
 		const struct toe_view_kmod *k = NULL;
+		char ifn[IF_NAMESIZE], st[16];
+		struct tv_cell c[DF__N];
 
 		if (kv && (rows[i].d.flags & TOE_DEVF_KMOD) &&
 		    kv[rows[i].index].valid)
 			k = &kv[rows[i].index];
+		device_cells(c, &rows[i], k, &m->ifaces, ifn, st);
 		if (json)
-			device_json(&j, &rows[i], k, m->ifaces);
+			tv_json_row(&j, device_fields, c, DF__N);
 		else
-			device_text(f, &rows[i], k);
+			tv_text_row(f, device_fields, c, DF__N);
 	}
 	if (json) {
 		tj_arr_end(&j);
@@ -760,15 +770,15 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 
 /* toectl neigh's fields (fields.h): their description, their cells' indexes. */
 enum {
-#define NEIGH_ID(id, key, type, unit, head, width, text) NF_##id,
+#define NEIGH_ID(id, key, type, unit, head, width, text, from) NF_##id,
 	TOE_NEIGH_FIELDS(NEIGH_ID)
 #undef NEIGH_ID
 		NF__N
 };
 
 static const struct tv_field neigh_fields[NF__N] = {
-#define NEIGH_FIELD(id, key, type, unit, head, width, text) \
-	{ key, TV_##type, unit, head, width, TV_T_##text },
+#define NEIGH_FIELD(id, key, type, unit, head, width, text, from) \
+	{ key, TV_##type, unit, head, width, TV_T_##text, from },
 	TOE_NEIGH_FIELDS(NEIGH_FIELD)
 #undef NEIGH_FIELD
 };

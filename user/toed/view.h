@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * toed: a table view (toectl neigh) walked from its description in
- * fields.h: each field's JSON key and type, and its text column (header,
- * width, form).  A view fills a row of cells, one per field in the
- * table's order; tv_text_row and tv_json_row write it.
+ * toed: a table view (toectl neigh, devices) walked from its description
+ * in fields.h: each field's JSON key and type, and its text column
+ * (header, width, form).  A view fills a row of cells, one per field in
+ * the table's order; tv_text_row and tv_json_row write it.
  */
 #ifndef __TOE_VIEW_H
 #define __TOE_VIEW_H
@@ -13,25 +13,43 @@
 #include <stdio.h>
 #include "lib/json.h"
 
-enum tv_type { TV_STR, TV_U64, TV_F64 }; /* the JSON value */
-enum tv_text { TV_T_NONE, TV_T_STR, TV_T_NUM, TV_T_AGO }; /* the text's */
+/* the JSON value (FN: written by the cell's function; TEXT: none) */
+enum tv_type { TV_STR, TV_U64, TV_I64, TV_F64, TV_BOOL, TV_FN, TV_TEXT };
+/* the text's: as the cell is (STR, WORDS: one with blanks), a number, an
+ * age, or the cells of the fields of from as A/B */
+enum tv_text {
+	TV_T_NONE,
+	TV_T_STR,
+	TV_T_WORDS,
+	TV_T_NUM,
+	TV_T_AGO,
+	TV_T_RATIO
+};
 
-/* A field of a view (fields.h's X(ID, key, type, unit, head, width, text)). */
+/* A field of a view (fields.h's X(ID, key, type, unit, head, width, text, from)). */
 struct tv_field {
-	const char *key; /* its JSON key */
+	const char *key; /* its JSON key (NULL: the text's alone) */
 	enum tv_type type;
 	const char *unit; /* "s", or "" */
 	const char *head; /* its text column's header; NULL: not in the text */
 	int width; /* the column's; negative: left-aligned; 0: as wide as it is */
 	enum tv_text text;
+	const char *from; /* RATIO: the two fields' keys, blank-separated */
 };
 
-/* A field's value in a row: s (TV_STR), u (TV_U64) or f (TV_F64). */
+struct tv_cell;
+typedef void (*tv_json_fn)(struct toe_json *j, const struct tv_cell *c);
+
+/* A field's value in a row: s (STR), u (U64, BOOL), i (I64), f (F64). */
 struct tv_cell {
 	const char *s;
 	unsigned long long u;
+	long long i;
 	double f;
 	bool null; /* none: JSON null, text "-" */
+	bool absent; /* not in this row: no JSON key, text "-" */
+	tv_json_fn json; /* FN: writes the value */
+	const void *ctx; /* for json */
 };
 
 void tv_text_head(FILE *f, const struct tv_field *fl, size_t n);
