@@ -33,7 +33,8 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "statements": ("keyword", "synopsis", "bounds", "help"),
         "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp"),
         "metric_families": ("id", "name", "type", "help"), "counters": ("section", "name", "family", "labels"),
-        "views": ("view", "key", "type", "unit", "head", "width", "left", "text", "from")}
+        "views": ("view", "key", "type", "unit", "head", "width", "left", "text", "from",
+                  "family", "labels")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -90,12 +91,14 @@ for c in t["counters"]:
     if (c["family"] and c["family"] not in fams) or (not c["family"] and not twin):
         print("hooks: counter %s.%s exported in %s" % (c["section"], c["name"], c["family"]))
 # a view's column has a form, a field it does not show none; a ratio's
-# parts are fields of its view
+# parts are fields of its view; an exported field a number of a family
 for v in t["views"]:
     keys = {w["key"] for w in t["views"] if w["view"] == v["view"]}
     if (v["head"] is None) != (v["text"] is None) or \
-            (v["text"] == "ratio") != bool(v["from"] and set(v["from"].split()) <= keys):
-        print("hooks: view %s field %s: head %s, text %s, from %s" % (v["view"], v["key"], v["head"], v["text"], v["from"]))
+            (v["text"] == "ratio") != bool(v["from"] and set(v["from"].split()) <= keys) or \
+            (v["family"] and (v["family"] not in fams or v["type"] != "u64")):
+        print("hooks: view %s field %s: head %s, text %s, from %s, family %s" % (
+            v["view"], v["key"], v["head"], v["text"], v["from"], v["family"]))
 extra = set(t) - set(want)
 if extra:
     print("columns: tables this test does not know: %s" % sorted(extra))

@@ -436,6 +436,13 @@ static void dump_config(struct out *o)
  */
 #define MAN_MARK ".\\\" toe-tables: "
 
+/* The metric families' names by F_ID (F_NONE: null). */
+static const char *const fam[F__MAX + 1] = {
+#define FAM_NAME(id, name, type, help) [F_##id] = name,
+	TOE_METRIC_FAMILIES(FAM_NAME)
+#undef FAM_NAME
+};
+
 /*
  * metric_families: id, name, type, help (TOE_METRIC_FAMILIES, toed's
  * /metrics); counters: section (daemon, control), name, family (null: not
@@ -443,12 +450,6 @@ static void dump_config(struct out *o)
  */
 static void dump_metrics(struct out *o)
 {
-	static const char *const fam[F__MAX + 1] = {
-#define FAM_NAME(id, name, type, help) [F_##id] = name,
-		TOE_METRIC_FAMILIES(FAM_NAME)
-#undef FAM_NAME
-	};
-
 	section(o, "metric_families", "id name type help");
 #define FAM_ROW(id, name, type, help) \
 	row(o);                       \
@@ -481,13 +482,15 @@ static void dump_metrics(struct out *o)
 /*
  * views: view, key (null: the text's alone), type (str, u64, i64, f64,
  * bool, fn, text), unit, head, width, left, text (str, words, num, ago,
- * ratio), from (the table views' fields, user/toed/fields.h: JSON key
- * and type, the text's column; head and text null where the text does not
- * show it; selftests/tools/textjson.py checks the text by them).
+ * ratio), from, family, labels (the table views' fields,
+ * user/toed/fields.h: JSON key and type, the text's column, the metric
+ * family; head and text null where the text does not show it;
+ * selftests/tools/textjson.py checks the text by them).
  */
 static void view_row(struct out *o, const char *view, const char *key,
 		     const char *type, const char *unit, const char *head,
-		     int width, const char *text, const char *from)
+		     int width, const char *text, const char *from, int f,
+		     const char *labels)
 {
 	char t[8], x[8];
 	int i;
@@ -508,18 +511,23 @@ static void view_row(struct out *o, const char *view, const char *key,
 	col_bool(o, "left", width < 0);
 	col_str(o, "text", strcmp(x, "none") ? x : NULL);
 	col_str(o, "from", from);
+	col_str(o, "family", fam[f]);
+	col_str(o, "labels", labels);
 	row_end(o);
 }
 
 static void dump_views(struct out *o)
 {
-	section(o, "views", "view key type unit head width left text from");
-#define NEIGH_ROW(id, key, type, unit, head, width, text, from) \
-	view_row(o, "neigh", key, #type, unit, head, width, #text, from);
+	section(o, "views",
+		"view key type unit head width left text from family labels");
+#define NEIGH_ROW(id, key, type, unit, head, width, text, from, f, labels) \
+	view_row(o, "neigh", key, #type, unit, head, width, #text, from,   \
+		 F_##f, labels);
 	TOE_NEIGH_FIELDS(NEIGH_ROW)
 #undef NEIGH_ROW
-#define DEVICE_ROW(id, key, type, unit, head, width, text, from) \
-	view_row(o, "devices", key, #type, unit, head, width, #text, from);
+#define DEVICE_ROW(id, key, type, unit, head, width, text, from, f, labels) \
+	view_row(o, "devices", key, #type, unit, head, width, #text, from,  \
+		 F_##f, labels);
 	TOE_DEVICE_FIELDS(DEVICE_ROW)
 #undef DEVICE_ROW
 	section_end(o);

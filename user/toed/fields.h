@@ -320,7 +320,7 @@
 
 /*
  * A table view's fields (view.h walks them), in their JSON order:
- * X(ID, key, type, unit, head, width, text, from)
+ * X(ID, key, type, unit, head, width, text, from, FAM, labels)
  *   key    its JSON key (NULL: a column of the text alone)
  *   type   its JSON type: STR, U64, I64, F64, BOOL (the value may be null,
  *          or absent from a row), FN (written by the view's function),
@@ -333,62 +333,81 @@
  *          age, then " ago"), RATIO (the fields from names, as A/B);
  *          NONE where not shown
  *   from   RATIO: the keys of its two fields, blank-separated; else NULL
+ *   FAM    the metric family a U64 field is exported in (F_FAM: a sample
+ *          a row, labelled by the view; metrics.c), NONE: not exported
+ *   labels the sample's labels beside the view's ("k=\"v\"" pairs), or NULL
  * A new field is one row here and the line of the view that fills its
  * cell; the text's columns are the rows with a head, in their order.
  */
 
 /* toectl neigh: toe_neigh, one row a neighbour (show_maps.c) */
-#define TOE_NEIGH_FIELDS(X)                                            \
-	X(DST, "dst", STR, "", "ADDRESS", -40, STR, NULL)               \
-	X(DEV, "dev", STR, "", "INTERFACE", -10, STR, NULL)             \
-	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE, NULL)             \
-	X(LLADDR, "lladdr", STR, "", "LLADDR", -17, STR, NULL)          \
-	X(STATE, "state", STR, "", "STATE", -10, STR, NULL)             \
-	X(NUD, "nud", U64, "", NULL, 0, NONE, NULL)                     \
-	X(UPDATED, "updated_s_ago", F64, "s", "UPDATED", 0, AGO, NULL)
+#define TOE_NEIGH_FIELDS(X)                                                    \
+	X(DST, "dst", STR, "", "ADDRESS", -40, STR, NULL, NONE, NULL)          \
+	X(DEV, "dev", STR, "", "INTERFACE", -10, STR, NULL, NONE, NULL)        \
+	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE, NULL, NONE, NULL)        \
+	X(LLADDR, "lladdr", STR, "", "LLADDR", -17, STR, NULL, NONE, NULL)     \
+	X(STATE, "state", STR, "", "STATE", -10, STR, NULL, NONE, NULL)        \
+	X(NUD, "nud", U64, "", NULL, 0, NONE, NULL, NONE, NULL)                \
+	X(UPDATED, "updated_s_ago", F64, "s", "UPDATED", 0, AGO, NULL,         \
+	  NONE, NULL)
 
 /*
  * toectl devices: toe_devs, one row a device (show_maps.c); the fields
  * from kmod_index on only for a device of the kernel module it has (the
  * text: -).  The hooks' table under it is lib/hooks.c's.
  */
-#define TOE_DEVICE_FIELDS(X)                                              \
-	X(INDEX, "index", U64, "", NULL, 0, NONE, NULL)                    \
-	X(DEVICE, "device", STR, "", "DEVICE", -15, STR, NULL)             \
-	X(TYPE, "type", STR, "", "TYPE", -11, STR, NULL)                   \
-	X(MODULE, "module", STR, "", "MODULE", -12, STR, NULL)             \
-	X(KMOD, "kmod", BOOL, "", NULL, 0, NONE, NULL)                     \
-	X(INTERFACE, "interface", STR, "", "INTERFACE", -10, STR, NULL)    \
-	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE, NULL)                \
-	X(STEER, "steer", STR, "", "STEER", -8, WORDS, NULL)               \
-	X(NCONN, "nconn", U64, "", "NCONN", 7, NUM, NULL)                  \
-	X(HOOKS, "hooks", FN, "", NULL, 0, NONE, NULL)                     \
-	X(LIVE, "live", U64, "", "LIVE", 7, NUM, NULL)                     \
-	X(OFFLOADED, "offloaded", U64, "", "OFFLOADED", 9, NUM, NULL)      \
-	X(REFUSED, "refused", U64, "", "REFUSED", 8, NUM, NULL)            \
-	X(RELEASED, "released", U64, "", "RELEASED", 8, NUM, NULL)         \
-	X(KMOD_INDEX, "kmod_index", U64, "", NULL, 0, NONE, NULL)          \
-	X(TIDS_USED, "tids_used", U64, "", "TIDS", 6, NUM, NULL)           \
-	X(TIDS_HELD, "tids_held", U64, "", NULL, 0, NONE, NULL)            \
-	X(TIDS_RESERVED, "tids_reserved", U64, "", NULL, 0, NONE, NULL)    \
-	X(L2T_USED, "l2t_used", U64, "", NULL, 0, NONE, NULL)              \
-	X(L2T_SIZE, "l2t_size", U64, "", NULL, 0, NONE, NULL)              \
-	X(L2T, NULL, TEXT, "", "L2T", 9, RATIO, "l2t_used l2t_size")       \
-	X(LISTENERS, "listeners", U64, "", NULL, 0, NONE, NULL)            \
-	X(LISTENERS_HELD, "listeners_held", U64, "", NULL, 0, NONE, NULL)  \
-	X(LISTEN, NULL, TEXT, "", "LISTEN", 9, RATIO,                      \
-	  "listeners listeners_held")                                      \
-	X(TIDS_HOST, "tids_host", U64, "", NULL, 0, NONE, NULL)            \
-	X(TID_POOL, "tid_pool", I64, "", NULL, 0, NONE, NULL)              \
-	X(TID_IN_FLIGHT, "tid_in_flight", I64, "", NULL, 0, NONE, NULL)    \
-	X(TID_SEQ, "tid_seq", U64, "", NULL, 0, NONE, NULL)                \
-	X(TID_CHANGED, "tid_changed_ms", U64, "ms", NULL, 0, NONE, NULL)   \
-	X(TID_EVENT, "tid_event_ms", U64, "ms", NULL, 0, NONE, NULL)       \
-	X(TID_SETTLED, "tid_settled_ms", U64, "ms", NULL, 0, NONE, NULL)   \
-	X(STIDS_RESERVED, "stids_reserved", U64, "", NULL, 0, NONE, NULL)  \
-	X(STID_POOL, "stid_pool", I64, "", NULL, 0, NONE, NULL)            \
-	X(STID_IN_FLIGHT, "stid_in_flight", I64, "", NULL, 0, NONE, NULL)  \
-	X(STID_SEQ, "stid_seq", U64, "", NULL, 0, NONE, NULL)
+#define TOE_DEVICE_FIELDS(X)                                                   \
+	X(INDEX, "index", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(DEVICE, "device", STR, "", "DEVICE", -15, STR, NULL, NONE, NULL)     \
+	X(TYPE, "type", STR, "", "TYPE", -11, STR, NULL, NONE, NULL)           \
+	X(MODULE, "module", STR, "", "MODULE", -12, STR, NULL, NONE, NULL)     \
+	X(KMOD, "kmod", BOOL, "", NULL, 0, NONE, NULL, NONE, NULL)             \
+	X(INTERFACE, "interface", STR, "",                                     \
+	  "INTERFACE", -10, STR, NULL, NONE, NULL)                             \
+	X(IFINDEX, "ifindex", U64, "", NULL, 0, NONE, NULL, NONE, NULL)        \
+	X(STEER, "steer", STR, "", "STEER", -8, WORDS, NULL, NONE, NULL)       \
+	X(NCONN, "nconn", U64, "", "NCONN", 7, NUM, NULL, DEV_CAP, NULL)       \
+	X(HOOKS, "hooks", FN, "", NULL, 0, NONE, NULL, NONE, NULL)             \
+	X(LIVE, "live", U64, "", "LIVE", 7, NUM, NULL, DEV_LIVE, NULL)         \
+	X(OFFLOADED, "offloaded", U64, "", "OFFLOADED", 9, NUM, NULL,          \
+	  DEV_OFF, NULL)                                                       \
+	X(REFUSED, "refused", U64, "", "REFUSED", 8, NUM, NULL,                \
+	  DEV_REF, "reason=\"capacity\"")                                      \
+	X(RELEASED, "released", U64, "", "RELEASED", 8, NUM, NULL,             \
+	  DEV_REL, NULL)                                                       \
+	X(KMOD_INDEX, "kmod_index", U64, "", NULL, 0, NONE, NULL, NONE, NULL)  \
+	X(TIDS_USED, "tids_used", U64, "", "TIDS", 6, NUM, NULL,               \
+	  DEV_TIDS_USED, NULL)                                                 \
+	X(TIDS_HELD, "tids_held", U64, "", NULL, 0, NONE, NULL,                \
+	  DEV_TIDS_HELD, NULL)                                                 \
+	X(TIDS_RESERVED, "tids_reserved", U64, "", NULL, 0, NONE, NULL,        \
+	  NONE, NULL)                                                          \
+	X(L2T_USED, "l2t_used", U64, "", NULL, 0, NONE, NULL, NONE, NULL)      \
+	X(L2T_SIZE, "l2t_size", U64, "", NULL, 0, NONE, NULL, NONE, NULL)      \
+	X(L2T, NULL, TEXT, "", "L2T", 9, RATIO, "l2t_used l2t_size",           \
+	  NONE, NULL)                                                          \
+	X(LISTENERS, "listeners", U64, "", NULL, 0, NONE, NULL, NONE, NULL)    \
+	X(LISTENERS_HELD, "listeners_held", U64, "", NULL, 0, NONE, NULL,      \
+	  NONE, NULL)                                                          \
+	X(LISTEN, NULL, TEXT, "", "LISTEN", 9, RATIO, "listeners listeners_held", \
+	  NONE, NULL)                                                          \
+	X(TIDS_HOST, "tids_host", U64, "", NULL, 0, NONE, NULL, NONE, NULL)    \
+	X(TID_POOL, "tid_pool", I64, "", NULL, 0, NONE, NULL, NONE, NULL)      \
+	X(TID_IN_FLIGHT, "tid_in_flight", I64, "", NULL, 0, NONE, NULL,        \
+	  NONE, NULL)                                                          \
+	X(TID_SEQ, "tid_seq", U64, "", NULL, 0, NONE, NULL, NONE, NULL)        \
+	X(TID_CHANGED, "tid_changed_ms", U64, "ms", NULL, 0, NONE, NULL,       \
+	  NONE, NULL)                                                          \
+	X(TID_EVENT, "tid_event_ms", U64, "ms", NULL, 0, NONE, NULL,           \
+	  NONE, NULL)                                                          \
+	X(TID_SETTLED, "tid_settled_ms", U64, "ms", NULL, 0, NONE, NULL,       \
+	  NONE, NULL)                                                          \
+	X(STIDS_RESERVED, "stids_reserved", U64, "", NULL, 0, NONE, NULL,      \
+	  NONE, NULL)                                                          \
+	X(STID_POOL, "stid_pool", I64, "", NULL, 0, NONE, NULL, NONE, NULL)    \
+	X(STID_IN_FLIGHT, "stid_in_flight", I64, "", NULL, 0, NONE, NULL,      \
+	  NONE, NULL)                                                          \
+	X(STID_SEQ, "stid_seq", U64, "", NULL, 0, NONE, NULL, NONE, NULL)
 /* clang-format on */
 
 enum toe_fam {
@@ -397,6 +416,23 @@ enum toe_fam {
 #undef TOE_FAM_ENUM
 		F__MAX,
 	F_NONE = F__MAX /* a counter row not exported */
+};
+
+/* The table views' fields, by ID: their cells' indexes in a row. */
+enum toe_neigh_field {
+#define TOE_NF_ENUM(id, key, type, unit, head, width, text, from, fam, labels) \
+	NF_##id,
+	TOE_NEIGH_FIELDS(TOE_NF_ENUM)
+#undef TOE_NF_ENUM
+		NF__N
+};
+
+enum toe_device_field {
+#define TOE_DF_ENUM(id, key, type, unit, head, width, text, from, fam, labels) \
+	DF_##id,
+	TOE_DEVICE_FIELDS(TOE_DF_ENUM)
+#undef TOE_DF_ENUM
+		DF__N
 };
 
 #endif /* __TOE_FIELDS_H */

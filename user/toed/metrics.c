@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <microhttpd.h>
 #include "lib/err.h"
 #include "lib/clock.h"
@@ -160,53 +161,42 @@ static void render_datapath(struct toed *d, FILE *f)
 	}
 }
 
-/* One per-device family: x's sample of every device. */
-static void device_family(FILE *f, int x, const struct toe_dev_row *r, int n,
-			  const struct toe_view_kmod *kv)
-{
-	char l[128], dn[40];
-	int i;
-
-	head(f, x);
-	for (i = 0; i < n; i++) {
-		const struct toe_view_kmod *k = &kv[r[i].index];
-
-		label_value(dn, sizeof(dn), r[i].name);
-		snprintf(l, sizeof(l), "device=\"%s\"%s", dn,
-			 x == F_DEV_REF ? ",reason=\"capacity\"" : "");
-		if (x == F_DEV_CAP)
-			sample(f, x, l, r[i].d.nconn);
-		else if (x == F_DEV_LIVE)
-			sample(f, x, l, r[i].l.live);
-		else if (x == F_DEV_OFF)
-			sample(f, x, l, r[i].l.offloaded);
-		else if (x == F_DEV_REF)
-			sample(f, x, l, r[i].l.refused);
-		else if (x == F_DEV_REL)
-			sample(f, x, l, r[i].l.released);
-		else if (k->valid && (r[i].d.flags & TOE_DEVF_KMOD))
-			sample(f, x, l,
-			       x == F_DEV_TIDS_USED ? k->tids_used :
-						      k->tids_held);
-	}
-}
-
-/* toectl devices' columns (toe_devs_read, kmod_view), by device. */
+/*
+ * toectl devices' fields that fields.h exports (a family each, in its
+ * order), a sample a device (toe_devs_read, kmod_view: toe_device_cells);
+ * the module's only while it is loaded, and for the devices it has.
+ */
 static void render_devices(struct toed *d, FILE *f)
 {
 	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
 	struct toe_view_kmod kv[TOE_MAX_DEVS];
-	int n = 0, x;
+	char l[128], dn[40], ifn[IF_NAMESIZE], st[16];
+	struct tv_cell c[DF__N];
+	int n = 0, x, i;
 
 	if (!rows)
 		return;
 	if (d->dp.loaded)
 		n = toe_devs_read(&d->m, rows);
 	kmod_view(d, kv);
-	for (x = F_DEV_CAP; x <= F_DEV_TIDS_HELD; x++) {
-		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&d->gl))
-			break;
-		device_family(f, x, rows, n, kv);
+	for (x = 0; x < DF__N; x++) {
+		const struct tv_field *fl = &toe_device_fields[x];
+
+		if (fl->fam == F_NONE ||
+		    (x >= DF_KMOD_INDEX && !toe_genl_up(&d->gl)))
+			continue;
+		head(f, fl->fam);
+		for (i = 0; i < n; i++) {
+			toe_device_cells(c, &rows[i], kv, &d->m.ifaces, ifn,
+					 st);
+			if (c[x].absent)
+				continue;
+			label_value(dn, sizeof(dn), rows[i].name);
+			snprintf(l, sizeof(l), "device=\"%s\"%s%s", dn,
+				 fl->labels ? "," : "",
+				 fl->labels ? fl->labels : "");
+			sample(f, fl->fam, l, c[x].u);
+		}
 	}
 	free(rows);
 }

@@ -156,17 +156,14 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
 	return n;
 }
 
-/* toectl devices' fields (fields.h): their description, their cells' indexes. */
-enum {
-#define DEVICE_ID(id, key, type, unit, head, width, text, from) DF_##id,
-	TOE_DEVICE_FIELDS(DEVICE_ID)
-#undef DEVICE_ID
-		DF__N
-};
-
-static const struct tv_field device_fields[DF__N] = {
-#define DEVICE_FIELD(id, key, type, unit, head, width, text, from) \
-	{ key, TV_##type, unit, head, width, TV_T_##text, from },
+/* toectl devices' fields (fields.h). */
+const struct tv_field toe_device_fields[DF__N] = {
+#define DEVICE_FIELD(id, key, type, unit, head, width, text, from, fam, \
+		     labels)                                            \
+	{                                                               \
+		key,	     TV_##type, unit,	 head,	width,          \
+		TV_T_##text, from,	F_##fam, labels                 \
+	},
 	TOE_DEVICE_FIELDS(DEVICE_FIELD)
 #undef DEVICE_FIELD
 };
@@ -214,11 +211,18 @@ static void device_kmod_cells(struct tv_cell *c, const struct toe_view_kmod *k)
 		c[i].absent = !k;
 }
 
-/* One device's cells (c: DF__N); ifn and st hold its strings. */
-static void device_cells(struct tv_cell *c, const struct toe_dev_row *r,
-			 const struct toe_view_kmod *k, const int *ifaces,
-			 char ifn[IF_NAMESIZE], char st[16])
+/*
+ * One device's cells (c: DF__N), the module's counts from kv (NULL: none)
+ * where it has the device; ifn and st hold its strings.
+ */
+void toe_device_cells(struct tv_cell *c, const struct toe_dev_row *r,
+		      const struct toe_view_kmod *kv, const int *ifaces,
+		      char *ifn, char *st)
 {
+	const struct toe_view_kmod *k = NULL;
+
+	if (kv && (r->d.flags & TOE_DEVF_KMOD) && kv[r->index].valid)
+		k = &kv[r->index];
 	memset(c, 0, DF__N * sizeof(*c));
 	c[DF_INDEX].u = r->index;
 	c[DF_DEVICE].s = r->name;
@@ -251,21 +255,17 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		tv_text_head(f, device_fields, DF__N);
+		tv_text_head(f, toe_device_fields, DF__N);
 	}
 	for (i = 0; i < n; i++) {
-		const struct toe_view_kmod *k = NULL;
 		char ifn[IF_NAMESIZE], st[16];
 		struct tv_cell c[DF__N];
 
-		if (kv && (rows[i].d.flags & TOE_DEVF_KMOD) &&
-		    kv[rows[i].index].valid)
-			k = &kv[rows[i].index];
-		device_cells(c, &rows[i], k, &m->ifaces, ifn, st);
+		toe_device_cells(c, &rows[i], kv, &m->ifaces, ifn, st);
 		if (json)
-			tv_json_row(&j, device_fields, c, DF__N);
+			tv_json_row(&j, toe_device_fields, c, DF__N);
 		else
-			tv_text_row(f, device_fields, c, DF__N);
+			tv_text_row(f, toe_device_fields, c, DF__N);
 	}
 	if (json) {
 		tj_arr_end(&j);
@@ -768,17 +768,13 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 	return shown;
 }
 
-/* toectl neigh's fields (fields.h): their description, their cells' indexes. */
-enum {
-#define NEIGH_ID(id, key, type, unit, head, width, text, from) NF_##id,
-	TOE_NEIGH_FIELDS(NEIGH_ID)
-#undef NEIGH_ID
-		NF__N
-};
-
+/* toectl neigh's fields (fields.h). */
 static const struct tv_field neigh_fields[NF__N] = {
-#define NEIGH_FIELD(id, key, type, unit, head, width, text, from) \
-	{ key, TV_##type, unit, head, width, TV_T_##text, from },
+#define NEIGH_FIELD(id, key, type, unit, head, width, text, from, fam, labels) \
+	{                                                                      \
+		key,	     TV_##type, unit,	 head,	width,                 \
+		TV_T_##text, from,	F_##fam, labels                        \
+	},
 	TOE_NEIGH_FIELDS(NEIGH_FIELD)
 #undef NEIGH_FIELD
 };

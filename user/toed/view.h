@@ -26,7 +26,8 @@ enum tv_text {
 	TV_T_RATIO
 };
 
-/* A field of a view (fields.h's X(ID, key, type, unit, head, width, text, from)). */
+/* A field of a view (fields.h's X(ID, key, type, unit, head, width, text,
+ * from, FAM, labels)). */
 struct tv_field {
 	const char *key; /* its JSON key (NULL: the text's alone) */
 	enum tv_type type;
@@ -35,6 +36,8 @@ struct tv_field {
 	int width; /* the column's; negative: left-aligned; 0: as wide as it is */
 	enum tv_text text;
 	const char *from; /* RATIO: the two fields' keys, blank-separated */
+	int fam; /* enum toe_fam: the metric family it is exported in */
+	const char *labels; /* the sample's labels beside the view's, or NULL */
 };
 
 struct tv_cell;
