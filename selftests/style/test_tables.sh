@@ -34,7 +34,8 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp"),
         "metric_families": ("id", "name", "type", "help"), "counters": ("section", "name", "family", "labels"),
         "views": ("view", "key", "type", "unit", "head", "width", "left", "text", "from",
-                  "family", "labels")}
+                  "family", "labels"),
+        "view_lines": ("view", "label", "when", "template")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -56,7 +57,8 @@ for name, cols in want.items():
     # a counter's name is unique in its section of toectl stats
     # a view's key is unique in its view
     names = [(r.get("section"), r["name"]) for r in tab if r.get("name") is not None] + \
-        [(r["view"], r["key"] or r["head"]) for r in tab if "view" in r]
+        [(r["view"], r["label"], r["when"]) for r in tab if "template" in r] + \
+        [(r["view"], r["key"] or r["head"]) for r in tab if "key" in r]
     if len(names) != len(set(names)):
         print("unique: %s names one twice" % name)
 hooks = {h["name"] for h in t["fwd_hooks"]}
@@ -99,11 +101,18 @@ for v in t["views"]:
             (v["family"] and (v["family"] not in fams or v["type"] != "u64")):
         print("hooks: view %s field %s: head %s, text %s, from %s, family %s" % (
             v["view"], v["key"], v["head"], v["text"], v["from"], v["family"]))
+# a line view's templates name its fields, its whens too
+for ln in t["view_lines"]:
+    keys = {w["key"] for w in t["views"] if w["view"] == ln["view"]}
+    used = [m.split(":")[0] for m in re.findall(r"\{([^}]*)\}", ln["template"])]
+    used += [re.split("!?=", ln["when"])[0]] if ln["when"] else []
+    if set(used) - keys:
+        print("hooks: %s line %s names %s, no field of the view" % (ln["view"], ln["label"], sorted(set(used) - keys)))
 extra = set(t) - set(want)
 if extra:
     print("columns: tables this test does not know: %s" % sorted(extra))
 PY
-)
+) || out="columns: the check itself failed: $out"
 for k in columns text unique; do
 	bad=$(grep "^$k: " <<<"$out")
 	[ -z "$bad" ] || echo "$bad"

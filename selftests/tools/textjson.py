@@ -11,8 +11,8 @@ text between its two JSON values, and any other exactly.  Every value the
 JSON form reports must be in the text form, where the command's table below
 says, or be in that table's list of values the text form does not show; a
 JSON field the table does not know fails too (a new field needs a place).
-A table view described in user/toed/fields.h (neigh, devices) has no table here: its
-columns and the fields it does not show are its description, as
+A view described in user/toed/fields.h (neigh, devices, status) has no table
+here: its columns or lines and the fields it does not show are its description, as
 `toe-tables -j` (on PATH, or the dump $TOE_TABLES names) gives it.
 Prints one line a problem and a last line "N values checked, M not shown";
 exit 1 on any problem.  CMD: status devices flows neigh stats policy.
@@ -183,12 +183,16 @@ TEXT_RX = {"str": r"(\S+)", "words": r"(\S+(?: \S+)*?)", "num": r"(\d+|-)", "ago
            "ratio": r"(\S+)"}
 
 
-def view_fields(view):
-    """The fields of a table view, from toe-tables (on PATH, or $TOE_TABLES: its -j dump)."""
+def tables():
+    """build/toe-tables -j: toe-tables on PATH, or the dump $TOE_TABLES names."""
     path = os.environ.get("TOE_TABLES")
-    t = json.load(open(path)) if path else json.loads(subprocess.run(
+    return json.load(open(path)) if path else json.loads(subprocess.run(
         ["toe-tables", "-j"], check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout)
-    fields = [f for f in t["views"] if f["view"] == view]
+
+
+def view_fields(view):
+    """The fields of a table view."""
+    fields = [f for f in tables()["views"] if f["view"] == view]
     if not fields:
         sys.exit("textjson: toe-tables describes no view %s" % view)
     return fields
@@ -287,64 +291,78 @@ def iface(i):
     return "%s (%s)" % (i["name"], ", ".join(parts))
 
 
-# ---- toectl status: a line's regex, the JSON paths of its groups (None:
-# a value the status JSON does not have) and their text forms
-LOADED = {True: "loaded", False: "not loaded"}
-STATUS = (
-    (r"^toed: +running, pid (\d+), up (\S+)$", (("pid", str), ("uptime_s", age))),
-    (r"^datapath: +(\S+): (loaded) since (\S+) \(stats map id (\d+), events map id (\d+), neigh map id (\d+),"
-     r" sockops prog id (\d+); (\d+) reloads seen\)$",
-     (("datapath.pin_dir", str), ("datapath.loaded", LOADED.get), ("datapath.since", str),
-      ("datapath.stats_map_id", str), ("datapath.events_map_id", str), ("datapath.neigh_map_id", str),
-      ("datapath.sockops_prog_id", str), ("datapath.reloads", str))),
-    (r"^config: +(.*)$", (("config", str),)),
-    (r"^policy: +(\d+) \(generation (\d+)\), applied (\S+) ago by (this toed|another program) from (.*): (\d+) rules,"
-     r" default (\S+), track (\S+)$",
-     (("policy.serial", str), ("policy.generation", str), ("policy.applied_s_ago", age),
-      ("policy.applied_by", lambda v: "this toed" if v == "toed" else "another program"),
-      ("policy.source", lambda v: v or "(unknown)"), ("policy.rules", str), ("policy.default", str),
-      ("policy.track", str))),
-    (r"^interfaces:(.*)$", (("interfaces", lambda v: ",".join(" " + iface(i) for i in v) or " none"),)),
-    (r"^neighbours: (\d+) mirrored, \d+ resyncs, \d+ overruns$", (("neighbours", str),)),
-    (r"^addresses: +(\d+) local$", (("local_addresses", str),)),
-    (r"^module: +(not loaded|loaded)(?: \(genetlink family \S+, id \d+\): (\d+) devices?, (\d+) TIDs? held)?",
-     (("kmod.loaded", LOADED.get), ("kmod.devices", str), ("kmod.tids_held", str))),
-    (r"^events: +(\d+) offloaded, (\d+) refused, (\d+) closed, (\d+) listen$",
-     (("events.flow_offloaded", str), ("events.flow_refused", str), ("events.flow_closed", str),
-      ("events.listen_start", str))),
-    (r"^metrics: +(off|serving|retrying)(?: http://(\S+)/metrics: (\d+) connections; (\d+) past the deadline,"
-     r" (\d+) evicted, (\d+) refused)?$",
-     (("metrics.state", str), ("metrics.address", str), ("metrics.connections", str),
-      ("metrics.deadline", str), ("metrics.evicted", str), ("metrics.refused", str))),
-    (r"^log: +(\d+) repeated lines suppressed$", (("log_suppressed", str),)),
-    (r"^reconcile: +(\d+) runs \((\d+) for lost events\), (\d+) put right$",
-     (("reconcile.runs", str), ("reconcile.event_loss", str), ("reconcile.fixed", str))),
-)
-STATUS_NOT_SHOWN = ("pin_dir", "datapath.sockops_link_id", "datapath.unloads", "policy.devices",
-                    "interfaces.*.ifindex", "events.listen_stop", "metrics.error", "metrics.bind_failed",
-                    "metrics.retry_in_s", "reconcile.last_ms", "reconcile.last_read_ms", "reconcile.last_took_ms")
+# ---- toectl status, a line view: its lines as build/toe-tables -j gives
+# them (view_lines, from user/toed/fields.h): a label, the first form whose
+# when holds, a template of the fields' values, {KEY} or {KEY:FORM}; the
+# regex of a value by FORM (else by the field's type), and its text
+FORM_RX = {"age": r"\S+", "s": "s?", "by": "this toed|another program", "unknown": ".*?",
+           "f1": r"-?\d+\.\d", "ifaces": ".*", "u64": r"\d+", "bool": "true|false", "str": ".*?"}
+FORMS = {"age": age, "s": lambda v: "" if v == 1 else "s",
+         "by": lambda v: "this toed" if v == "toed" else "another program",
+         "unknown": lambda v: "(unknown)" if v is None else v, "f1": lambda v: "%.1f" % v,
+         "ifaces": lambda v: ",".join(" " + iface(i) for i in v) or " none",
+         "bool": lambda v: "true" if v else "false", "str": lambda v: "" if v is None else v}
+
+
+def json_of(doc, key):
+    """A field's value in the document (KEY.MEMBER: of object KEY); absent: ""."""
+    try:
+        return at(doc, key)
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+def json_text(v):
+    return "true" if v is True else "false" if v is False else "null" if v is None else str(v)
+
+
+def holds(when, doc):
+    if not when:
+        return True
+    k, neg, v = re.match(r"^([^!=]+)(!?)=(.*)$", when).groups()
+    return (json_text(json_of(doc, k)) == v) != bool(neg)
 
 
 def check_status(c, text):
-    lines = text.split("\n")
-    # shown only while the module is loaded, the endpoint on
-    hidden = {"kmod": not c.j1["kmod"]["loaded"], "metrics": c.j1["metrics"]["state"] == "off"}
-    for rx, paths in STATUS:
-        m = next((re.match(rx, x) for x in lines if re.match(rx, x)), None)
+    t = tables()
+    lines = [x for x in t["view_lines"] if x["view"] == "status"]
+    types = {f["key"]: f["type"] for f in t["views"] if f["view"] == "status"}
+    labels = list(dict.fromkeys(x["label"] for x in lines))
+    textlines = [x for x in text.split("\n") if x]
+    if len(textlines) != len(labels):
+        c.problem("%d lines in the text, %d in the description (%s)" % (len(textlines), len(labels), " ".join(labels)))
+    shown = set()
+    for label in labels:
+        forms = [x for x in lines if x["label"] == label]
+        for x in forms:
+            shown.update(m.split(":")[0] for m in re.findall(r"\{([^}]*)\}", x["template"]))
+            shown.update([re.split("!?=", x["when"])[0]] if x["when"] else [])
+        form = next((x for x in forms if holds(x["when"], c.j1)), None)
+        if not form:
+            c.problem("%s no form's when holds" % label)
+            continue
+        parts = re.split(r"\{([^}]*)\}", form["template"])
+        fields = [(p.split(":")[0], p.split(":")[1] if ":" in p else types[p]) for p in parts[1::2]]
+        rx = "^" + re.escape(label.ljust(11)) + "".join(
+            re.escape(p) if k % 2 == 0 else "(%s)" % FORM_RX[fields[k // 2][1]] for k, p in enumerate(parts)) + "$"
+        m = next((re.match(rx, x) for x in textlines if re.match(rx, x)), None)
         if not m:
             c.problem("no line /%s/ in the text" % rx)
             continue
-        for k, (p, fmt) in enumerate(paths):
-            if m.group(k + 1) is None and hidden.get(p.split(".")[0]):
-                c.seen.add(p)
-                continue
-            if p == "interfaces":
-                c.seen.update("interfaces.*." + k for k in
-                              ("name", "hook", "mode", "dispatcher", "egress", "neighbours_mirrored"))
-            c.value(p, p, m.group(k + 1), fmt)
+        for k, (key, form_name) in enumerate(fields):
+            fmt = FORMS.get(form_name, str)
+            a, b = fmt(json_of(c.j1, key)), fmt(json_of(c.j2, key))
+            c.n += 1
+            if not between(m.group(k + 1), a, b):
+                c.problem("%s: the text shows %r, the JSON %r%s" % (key, m.group(k + 1), a,
+                                                                   "" if a == b else " then %r" % b))
+    if "interfaces" in shown:
+        shown.update("interfaces.*." + k for k in
+                     ("name", "hook", "mode", "dispatcher", "egress", "neighbours_mirrored"))
+    c.seen.update(shown)
     if c.j1.get("pin_dir") != c.j1["datapath"]["pin_dir"]:
         c.problem("pin_dir %r is not the datapath's %r" % (c.j1.get("pin_dir"), c.j1["datapath"]["pin_dir"]))
-    return STATUS_NOT_SHOWN
+    return [k for k in types if k not in shown] + ["interfaces.*.ifindex"]
 
 
 # ---- toectl policy: the configuration in its own syntax

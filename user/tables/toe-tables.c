@@ -484,8 +484,9 @@ static void dump_metrics(struct out *o)
  * bool, fn, text), unit, head, width, left, text (str, words, num, ago,
  * ratio), from, family, labels (the table views' fields,
  * user/toed/fields.h: JSON key and type, the text's column, the metric
- * family; head and text null where the text does not show it;
- * selftests/tools/textjson.py checks the text by them).
+ * family; head and text null where the text does not show it as a
+ * column); view_lines: view, label, when, template (a line view's text,
+ * toectl status'); selftests/tools/textjson.py checks the text by them.
  */
 static void view_row(struct out *o, const char *view, const char *key,
 		     const char *type, const char *unit, const char *head,
@@ -530,6 +531,22 @@ static void dump_views(struct out *o)
 		 F_##f, labels);
 	TOE_DEVICE_FIELDS(DEVICE_ROW)
 #undef DEVICE_ROW
+#define STATUS_ROW(id, key, type, unit)                                        \
+	view_row(o, "status", key, #type, unit, NULL, 0, "none", NULL, F_NONE, \
+		 NULL);
+	TOE_STATUS_FIELDS(STATUS_ROW)
+#undef STATUS_ROW
+	section_end(o);
+	section(o, "view_lines", "view label when template");
+#define LINE_ROW(label, when, template)   \
+	row(o);                           \
+	col_str(o, "view", "status");     \
+	col_str(o, "label", label);       \
+	col_str(o, "when", when);         \
+	col_str(o, "template", template); \
+	row_end(o);
+	TOE_STATUS_LINES(LINE_ROW)
+#undef LINE_ROW
 	section_end(o);
 }
 

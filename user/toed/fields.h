@@ -408,6 +408,133 @@
 	X(STID_IN_FLIGHT, "stid_in_flight", I64, "", NULL, 0, NONE, NULL,      \
 	  NONE, NULL)                                                          \
 	X(STID_SEQ, "stid_seq", U64, "", NULL, 0, NONE, NULL, NONE, NULL)
+
+/*
+ * toectl status: its fields, X(ID, key, type, unit), in their JSON order;
+ * key a member of the document or, KEY.MEMBER, of its object KEY (a
+ * field absent from the document where the status has no such value:
+ * the datapath's ids unloaded, the module's family unloaded).
+ */
+#define TOE_STATUS_FIELDS(X)                                                   \
+	X(PID, "pid", U64, "")                                                 \
+	X(UPTIME, "uptime_s", F64, "s")                                        \
+	X(PIN_DIR, "pin_dir", STR, "")                                         \
+	X(DP_PIN_DIR, "datapath.pin_dir", STR, "")                             \
+	X(DP_LOADED, "datapath.loaded", BOOL, "")                              \
+	X(DP_STATS, "datapath.stats_map_id", U64, "")                          \
+	X(DP_EVENTS, "datapath.events_map_id", U64, "")                        \
+	X(DP_NEIGH, "datapath.neigh_map_id", U64, "")                          \
+	X(DP_LINK, "datapath.sockops_link_id", U64, "")                        \
+	X(DP_PROG, "datapath.sockops_prog_id", U64, "")                        \
+	X(DP_SINCE, "datapath.since", STR, "")                                 \
+	X(DP_RELOADS, "datapath.reloads", U64, "")                             \
+	X(DP_UNLOADS, "datapath.unloads", U64, "")                             \
+	X(CONFIG, "config", STR, "")                                           \
+	X(POL_SERIAL, "policy.serial", U64, "")                                \
+	X(POL_GEN, "policy.generation", U64, "")                               \
+	X(POL_RULES, "policy.rules", U64, "")                                  \
+	X(POL_DEVICES, "policy.devices", U64, "")                              \
+	X(POL_DEFAULT, "policy.default", STR, "")                              \
+	X(POL_TRACK, "policy.track", STR, "")                                  \
+	X(POL_SOURCE, "policy.source", STR, "")                                \
+	X(POL_BY, "policy.applied_by", STR, "")                                \
+	X(POL_AGO, "policy.applied_s_ago", F64, "s")                           \
+	X(IFACES, "interfaces", FN, "")                                        \
+	X(NEIGHBOURS, "neighbours", U64, "")                                   \
+	X(NEIGH_RESYNCS, "neighbour_resyncs", U64, "")                         \
+	X(NL_OVERRUNS, "netlink_overruns", U64, "")                            \
+	X(LOCAL, "local_addresses", U64, "")                                   \
+	X(KMOD_LOADED, "kmod.loaded", BOOL, "")                                \
+	X(KMOD_FAMILY, "kmod.genl_family", STR, "")                            \
+	X(KMOD_ID, "kmod.genl_id", U64, "")                                    \
+	X(KMOD_DEVICES, "kmod.devices", U64, "")                               \
+	X(KMOD_TIDS, "kmod.tids_held", U64, "")                                \
+	X(EV_LISTEN_START, "events.listen_start", U64, "")                     \
+	X(EV_LISTEN_STOP, "events.listen_stop", U64, "")                       \
+	X(EV_OFFLOADED, "events.flow_offloaded", U64, "")                      \
+	X(EV_REFUSED, "events.flow_refused", U64, "")                          \
+	X(EV_CLOSED, "events.flow_closed", U64, "")                            \
+	X(MET_STATE, "metrics.state", STR, "")                                 \
+	X(MET_ADDR, "metrics.address", STR, "")                                \
+	X(MET_ERROR, "metrics.error", STR, "")                                 \
+	X(MET_BIND, "metrics.bind_failed", U64, "")                            \
+	X(MET_RETRY, "metrics.retry_in_s", F64, "s")                           \
+	X(MET_CONN, "metrics.connections", U64, "")                            \
+	X(MET_DEADLINE, "metrics.deadline", U64, "")                           \
+	X(MET_EVICTED, "metrics.evicted", U64, "")                             \
+	X(MET_REFUSED, "metrics.refused", U64, "")                             \
+	X(LOG, "log_suppressed", U64, "")                                      \
+	X(REC_RUNS, "reconcile.runs", U64, "")                                 \
+	X(REC_LOSS, "reconcile.event_loss", U64, "")                           \
+	X(REC_FIXED, "reconcile.fixed", U64, "")                               \
+	X(REC_LAST, "reconcile.last_ms", U64, "ms")                            \
+	X(REC_READ, "reconcile.last_read_ms", U64, "ms")                       \
+	X(REC_TOOK, "reconcile.last_took_ms", U64, "ms")
+
+/*
+ * And its text: Y(label, when, template), a line each label; a line's
+ * forms are rows of the same label, the first whose when holds written:
+ * "KEY=VALUE" or "KEY!=VALUE" of a field's JSON value, "": always.  The
+ * template is what follows the label (padded to 11): {KEY} a field as its
+ * type writes it, {KEY:FORM} as FORM does: age (seconds as toectl writes
+ * an age), s ("s" unless 1), by ("this toed" for toed, else "another
+ * program"), unknown (null: "(unknown)"), f1 (one decimal), ifaces (the
+ * interfaces: " NAME (HOOK MODE[, dispatcher][, egress MODE][, neighbours
+ * mirrored])" joined by ",", or " none").
+ */
+#define TOE_STATUS_LINES(Y)                                                    \
+	Y("toed:", "",                                                         \
+	  " running, pid {pid}, up {uptime_s:age}")                            \
+	Y("datapath:", "datapath.loaded=true",                                 \
+	  " {datapath.pin_dir}: loaded since {datapath.since} (stats map "     \
+	  "id {datapath.stats_map_id}, events map id "                         \
+	  "{datapath.events_map_id}, neigh map id "                            \
+	  "{datapath.neigh_map_id}, sockops prog id "                          \
+	  "{datapath.sockops_prog_id}; {datapath.reloads} reloads seen)")      \
+	Y("datapath:", "",                                                     \
+	  " {datapath.pin_dir}: not loaded (toe-loader load); waiting for "    \
+	  "it")                                                                \
+	Y("config:", "",                                                       \
+	  " {config}")                                                         \
+	Y("policy:", "policy.serial!=0",                                       \
+	  " {policy.serial} (generation {policy.generation}), applied "        \
+	  "{policy.applied_s_ago:age} ago by {policy.applied_by:by} from "     \
+	  "{policy.source:unknown}: {policy.rules} rules, default "            \
+	  "{policy.default}, track {policy.track}")                            \
+	Y("policy:", "",                                                       \
+	  " none in force")                                                    \
+	Y("interfaces:", "",                                                   \
+	  "{interfaces:ifaces}")                                               \
+	Y("neighbours:", "",                                                   \
+	  " {neighbours} mirrored, {neighbour_resyncs} resyncs, "              \
+	  "{netlink_overruns} overruns")                                       \
+	Y("addresses:", "",                                                    \
+	  " {local_addresses} local")                                          \
+	Y("module:", "kmod.loaded=true",                                       \
+	  " loaded (genetlink family {kmod.genl_family}, id "                  \
+	  "{kmod.genl_id}): {kmod.devices} device{kmod.devices:s}, "           \
+	  "{kmod.tids_held} TID{kmod.tids_held:s} held")                       \
+	Y("module:", "",                                                       \
+	  " not loaded (configuration devices only)")                          \
+	Y("events:", "",                                                       \
+	  " {events.flow_offloaded} offloaded, {events.flow_refused} "         \
+	  "refused, {events.flow_closed} closed, {events.listen_start} "       \
+	  "listen")                                                            \
+	Y("metrics:", "metrics.state=off",                                     \
+	  " off")                                                              \
+	Y("metrics:", "metrics.state=serving",                                 \
+	  " serving http://{metrics.address}/metrics: "                        \
+	  "{metrics.connections} connections; {metrics.deadline} past the "    \
+	  "deadline, {metrics.evicted} evicted, {metrics.refused} refused")    \
+	Y("metrics:", "",                                                      \
+	  " retrying {metrics.address}: {metrics.error} "                      \
+	  "({metrics.bind_failed} failed binds; next in "                      \
+	  "{metrics.retry_in_s:f1} s)")                                        \
+	Y("log:", "",                                                          \
+	  " {log_suppressed} repeated lines suppressed")                       \
+	Y("reconcile:", "",                                                    \
+	  " {reconcile.runs} runs ({reconcile.event_loss} for lost "           \
+	  "events), {reconcile.fixed} put right")
 /* clang-format on */
 
 enum toe_fam {
@@ -425,6 +552,13 @@ enum toe_neigh_field {
 	TOE_NEIGH_FIELDS(TOE_NF_ENUM)
 #undef TOE_NF_ENUM
 		NF__N
+};
+
+enum toe_status_field {
+#define TOE_SF_ENUM(id, key, type, unit) SF_##id,
+	TOE_STATUS_FIELDS(TOE_SF_ENUM)
+#undef TOE_SF_ENUM
+		SF__N
 };
 
 enum toe_device_field {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * toed: a table view (toectl neigh, devices) walked from its description
- * in fields.h: each field's JSON key and type, and its text column
- * (header, width, form).  A view fills a row of cells, one per field in
- * the table's order; tv_text_row and tv_json_row write it.
+ * toed: a view walked from its description in fields.h.  A table view
+ * (toectl neigh, devices): each field's JSON key and type, and its text
+ * column (header, width, form); a view fills a row of cells, one per
+ * field in the table's order, and tv_text_row and tv_json_row write it.
+ * A line view (toectl status): its fields, and its text lines as
+ * templates of them; tv_json_doc and tv_text_lines write it.
  */
 #ifndef __TOE_VIEW_H
 #define __TOE_VIEW_H
@@ -42,6 +44,7 @@ struct tv_field {
 
 struct tv_cell;
 typedef void (*tv_json_fn)(struct toe_json *j, const struct tv_cell *c);
+typedef void (*tv_text_fn)(FILE *f, const struct tv_cell *c);
 
 /* A field's value in a row: s (STR), u (U64, BOOL), i (I64), f (F64). */
 struct tv_cell {
@@ -52,7 +55,15 @@ struct tv_cell {
 	bool null; /* none: JSON null, text "-" */
 	bool absent; /* not in this row: no JSON key, text "-" */
 	tv_json_fn json; /* FN: writes the value */
-	const void *ctx; /* for json */
+	tv_text_fn text; /* FN: writes its text form (a line view's FORM) */
+	const void *ctx; /* for json and text */
+};
+
+/* A line of a line view (fields.h's Y(label, when, template)). */
+struct tv_line {
+	const char *label;
+	const char *when; /* "KEY=VALUE", "KEY!=VALUE", "": always */
+	const char *template; /* {KEY} and {KEY:FORM}: fields' values */
 };
 
 void tv_text_head(FILE *f, const struct tv_field *fl, size_t n);
@@ -60,5 +71,12 @@ void tv_text_row(FILE *f, const struct tv_field *fl, const struct tv_cell *c,
 		 size_t n);
 void tv_json_row(struct toe_json *j, const struct tv_field *fl,
 		 const struct tv_cell *c, size_t n);
+/* A line view (toectl status): its fields as one JSON document, keys
+ * KEY.MEMBER members of object KEY; its lines as text. */
+void tv_json_doc(struct toe_json *j, const struct tv_field *fl,
+		 const struct tv_cell *c, size_t n);
+void tv_text_lines(FILE *f, const struct tv_line *ln, size_t nl,
+		   const struct tv_field *fl, const struct tv_cell *c,
+		   size_t n);
 
 #endif /* __TOE_VIEW_H */
