@@ -92,12 +92,15 @@ for c in t["counters"]:
     twin = [o for o in t["counters"] if o["name"] == c["name"] and o["section"] != c["section"] and o["family"]]
     if (c["family"] and c["family"] not in fams) or (not c["family"] and not twin):
         print("hooks: counter %s.%s exported in %s" % (c["section"], c["name"], c["family"]))
-# a view's column has a form, a field it does not show none; a ratio's
-# parts are fields of its view; an exported field a number of a family
+# a view's column has a form, a field it does not show none; a text-only
+# field, and a column made of others, names fields of its view (from); an
+# exported field a number of a family
 for v in t["views"]:
     keys = {w["key"] for w in t["views"] if w["view"] == v["view"]}
-    if (v["head"] is None) != (v["text"] is None) or \
-            (v["text"] == "ratio") != bool(v["from"] and set(v["from"].split()) <= keys) or \
+    parts = {k.split(".")[0] for k in (v["from"] or "").split()}
+    if (v["head"] is None) != (v["text"] is None) or not parts <= keys or \
+            (v["text"] in ("ratio", "endpoint", "sum", "either") and not parts) or \
+            (v["type"] == "text" and v["text"] is None) or \
             (v["family"] and (v["family"] not in fams or v["type"] != "u64")):
         print("hooks: view %s field %s: head %s, text %s, from %s, family %s" % (
             v["view"], v["key"], v["head"], v["text"], v["from"], v["family"]))

@@ -11,9 +11,10 @@ text between its two JSON values, and any other exactly.  Every value the
 JSON form reports must be in the text form, where the command's table below
 says, or be in that table's list of values the text form does not show; a
 JSON field the table does not know fails too (a new field needs a place).
-A view described in user/toed/fields.h (neigh, devices, status) has no table
-here: its columns or lines and the fields it does not show are its description, as
-`toe-tables -j` (on PATH, or the dump $TOE_TABLES names) gives it.
+A view described in user/toed/fields.h (neigh, devices, flows, status) has
+no table here: its columns or lines and the fields it does not show are its
+description, as `toe-tables -j` (on PATH, or the dump $TOE_TABLES names)
+gives it; stats is checked section by section as its JSON has it.
 Prints one line a problem and a last line "N values checked, M not shown";
 exit 1 on any problem.  CMD: status devices flows neigh stats policy.
 
@@ -117,70 +118,18 @@ def rows(text, header):
     return out
 
 
-# ---- toectl flows
-FLOWS_NOT_SHOWN = ("family", "netns_cookie", "direction", "total_retrans", "xdp_bytes", "policy",
-                   "cookie", "bypass", "segs_in", "segs_out", "netns",
-                   "joined",  # a line under the row ("joined mid-stream"), not a column
-                   "proto")  # a routed UDP flow's line under its row ("proto: udp")
-
-
-def flow_key(r):
-    return ep(r["family"], r["laddr"], r["lport"]), ep(r["family"], r["raddr"], r["rport"])
-
-
+# ---- toectl flows: toe_flows' rows and toe_fwd's (routed), a view each
 def check_flows(c, text):
-    got = {}
-    for x in rows(text, r"^LOCAL +REMOTE +DEVICE"):
-        f = x.split()
-        if len(f) == 14:
-            got[(f[0], f[1])] = f
-        else:
-            c.problem("a flow row not in the table's form: %r" % x)
-    if not len(got) == len(c.j1) == len(c.j2):
-        c.problem("%d rows in the text, %d and %d in the JSON" % (len(got), len(c.j1), len(c.j2)))
-    after = {flow_key(r): r for r in c.j2}
-    for r in c.j1:
-        k = flow_key(r)
-        if k not in got or k not in after:
-            c.problem("flow %s %s: %s" % (k + ("no text row" if k not in got else "gone from the JSON after",)))
-            continue
-        row = dict(zip(("laddr", "raddr", "device", "decision", "reason", "rule", "bytes_acked",
-                        "bytes_received", "segs", "xdp_packets", "srtt_us", "age_s", "netns_name", "tid"), got[k]))
-        flow_row(c, " ".join(k), row, (r, after[k]))
-    return ["*." + k for k in FLOWS_NOT_SHOWN]
+    return check_view(c, text, ["flows", "flows_routed"], key_cols=2,
+                      kind=lambda r: 1 if r["direction"] == "routed" else 0)
 
 
-def flow_row(c, key, row, both):
-    """One flow's text row against its two JSON objects."""
-    c1, c2 = c.j1, c.j2
-    c.j1, c.j2 = both
-    fmts = {"laddr": lambda r: ep(r["family"], r["laddr"], r["lport"]),
-            "raddr": lambda r: ep(r["family"], r["raddr"], r["rport"]),
-            "device": lambda r: dash(r["device"]), "decision": lambda r: r["decision"],
-            "reason": lambda r: r["reason"], "rule": lambda r: dash(r["rule"]),
-            # what the application moved: over TCP, and socket to socket
-            "bytes_acked": lambda r: str(r["bytes_acked"] + (r["bypass"] or {}).get("bytes_out", 0)),
-            "bytes_received": lambda r: str(r["bytes_received"] + (r["bypass"] or {}).get("bytes_in", 0)),
-            "segs": lambda r: str(r["segs_in"] + r["segs_out"]), "xdp_packets": lambda r: str(r["xdp_packets"]),
-            "srtt_us": lambda r: str(r["srtt_us"]), "age_s": lambda r: age(r["age_s"]),
-            "netns_name": lambda r: r["netns_name"] or str(r["netns"]), "tid": lambda r: dash(r["tid"])}
-    for col, fmt in fmts.items():
-        a, b = fmt(c.j1), fmt(c.j2)
-        c.n += 1
-        if not between(row[col], a, b):
-            c.problem("flow %s: %s: the text shows %r, the JSON %r%s" % (key, col, row[col], a,
-                                                                         "" if a == b else " then %r" % b))
-    c.seen.update("*." + k for k in ("laddr", "lport", "raddr", "rport", "device", "decision", "reason", "rule",
-                                     "bytes_acked", "bytes_received", "xdp_packets", "srtt_us", "age_s",
-                                     "netns_name", "tid"))
-    c.j1, c.j2 = c1, c2
-
-
-# ---- the table views (toectl neigh, devices): their fields as
+# ---- the table views (toectl neigh, devices, flows): their fields as
 # build/toe-tables -j describes them (user/toed/fields.h): a column a field
 # the text shows, in its form; the fields it does not show, the rest
-TEXT_RX = {"str": r"(\S+)", "words": r"(\S+(?: \S+)*?)", "num": r"(\d+|-)", "ago": r"(\S+) ago",
-           "ratio": r"(\S+)"}
+TEXT_RX = {"str": r"(\S+)", "words": r"(\S+(?: \S+)*?)", "num": r"(\d+|-)", "age": r"(\S+)",
+           "ago": r"(\S+) ago", "ratio": r"(\S+)", "endpoint": r"(\S+)", "sum": r"(\d+|-)",
+           "either": r"(\S+)", "dash": r"(-)"}
 
 
 def tables():
@@ -198,54 +147,80 @@ def view_fields(view):
     return fields
 
 
+def member(r, key):
+    """r's value at key (KEY.MEMBER: a member of object KEY); None if none."""
+    for k in key.split("."):
+        r = r.get(k) if isinstance(r, dict) else None
+    return r
+
+
 def text_of(f, r):
-    """Field f of JSON row r as the text writes it (null or absent: -)."""
-    if f["text"] == "ratio":
-        a, b = (r.get(k) for k in f["from"].split())
-        return "-" if a is None or b is None else "%d/%d" % (a, b)
-    v = r.get(f["key"])
-    return "-" if v is None else age(v) if f["text"] == "ago" else str(v)
+    """Field f of JSON row r as the text writes it (null or absent: -); a
+    text-only one made of the fields its from names, as its form says."""
+    t, v = f["text"], [member(r, k) for k in (f["from"] or f["key"] or "").split()]
+    if t == "dash":
+        return "-"
+    if t == "ratio":
+        return "-" if None in v else "%d/%d" % tuple(v)
+    if t == "endpoint":
+        return ep(r["family"], v[0], v[1])
+    if t == "sum":
+        return str(sum(x or 0 for x in v))
+    if t == "either":
+        return next((str(x) for x in v if x), "-")
+    if v[0] is None:
+        return "-"
+    return age(v[0]) if t in ("age", "ago") else str(v[0])
 
 
-def check_view(c, text, view):
-    """Each row of the text (its first column the row's key) against its
-    JSON objects before and after, column by column as the view's
-    description says; the fields not shown, and not a column's part."""
-    fields = view_fields(view)
-    cols = [f for f in fields if f["head"]]
-    rx = re.compile("^" + " +".join(TEXT_RX[f["text"]] for f in cols) + "$")
+def check_view(c, text, views, key_cols=1, kind=lambda r: 0):
+    """Each row of the text (keyed by its first key_cols columns) against
+    its JSON objects before and after, column by column as its view's
+    description says (views: one, or one a kind of row, kind(r) its
+    index); lines under a row (indented) aside.  The fields no view shows
+    (nor makes a column of): not shown."""
+    descs = [view_fields(v) for v in views]
+    cols = [[f for f in d if f["head"]] for d in descs]
+    if any([f["head"] for f in cs] != [f["head"] for f in cols[0]] for cs in cols):
+        c.problem("the views %s have different columns" % ", ".join(views))
+    rxs = [re.compile("^" + " +".join(TEXT_RX[f["text"]] for f in cs) + "$") for cs in cols]
     got = {}
-    for x in rows(text, "^" + " +".join(re.escape(f["head"]) for f in cols) + "$"):
-        m = rx.match(x)
+    for x in rows(text, "^" + " +".join(re.escape(f["head"]) for f in cols[0]) + "$"):
+        m = next((rx.match(x) for rx in rxs if rx.match(x)), None)
         if m:
-            got[m.group(1)] = m.groups()
-        else:
-            c.problem("a %s row not in the table's form: %r" % (view, x))
+            got[m.groups()[:key_cols]] = m.groups()
+        elif not x.startswith("  "):
+            c.problem("a %s row not in the table's form: %r" % (views[0], x))
     if len(got) != len(c.j1):
         c.problem("%d rows in the text, %d in the JSON" % (len(got), len(c.j1)))
-    for i, r in enumerate(c.j1):
-        r2 = c.j2[i] if i < len(c.j2) else r
-        name = text_of(cols[0], r)
-        g = got.get(name, (None,) * len(cols))
-        for k, f in enumerate(cols):
-            a, b = text_of(f, r), text_of(f, r2)
+
+    def key(r):
+        return tuple(text_of(f, r) for f in cols[kind(r)][:key_cols])
+    after = {key(r): r for r in c.j2}
+    for r in c.j1:
+        k, cs = key(r), cols[kind(r)]
+        if k not in got or k not in after:
+            c.problem("%s: %s" % (" ".join(k), "no text row" if k not in got else "gone from the JSON after"))
+            continue
+        for i, f in enumerate(cs):
+            a, b = text_of(f, r), text_of(f, after[k])
             c.n += 1
-            if g[k] is None or not between(g[k], a, b):
-                c.problem("%s %s: the text shows %r, the JSON %r%s" % (name, f["head"].lower(), g[k], a,
+            if not between(got[k][i], a, b):
+                c.problem("%s %s: the text shows %r, the JSON %r%s" % (" ".join(k), f["head"].lower(), got[k][i], a,
                                                                         "" if a == b else " then %r" % b))
-    parts = {k for f in cols for k in ([f["key"]] if f["key"] else f["from"].split())}
-    c.seen.update("*." + k for k in parts)
-    return ["*." + f["key"] for f in fields if f["key"] and f["key"] not in parts]
+    parts = {p for cs in cols for f in cs for p in (f["from"] or f["key"] or "").split()}
+    c.seen.update("*." + p for p in parts)
+    return sorted({"*." + f["key"] for d in descs for f in d if f["key"] and f["key"] not in parts})
 
 
 def check_neigh(c, text):
-    return check_view(c, text, "neigh")
+    return check_view(c, text, ["neigh"])
 
 
 # ---- toectl devices: the described view, then the hooks' table under it
 # (lib/hooks.c's: a device's "hooks" field in JSON)
 def check_devices(c, text):
-    not_shown = check_view(c, text, "devices")
+    not_shown = check_view(c, text, ["devices"])
     hooks = {}
     for x in rows(text, r"^INTERFACE +HOOK +WHY"):
         f = x.split()

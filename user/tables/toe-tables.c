@@ -481,8 +481,8 @@ static void dump_metrics(struct out *o)
 
 /*
  * views: view, key (null: the text's alone), type (str, u64, i64, f64,
- * bool, fn, text), unit, head, width, left, text (str, words, num, ago,
- * ratio), from, family, labels (the table views' fields,
+ * bool, fn, text), unit, head, width, left, text (str, words, num, age,
+ * ago, ratio, endpoint, sum, either, dash), from, family, labels (the table views' fields,
  * user/toed/fields.h: JSON key and type, the text's column, the metric
  * family; head and text null where the text does not show it as a
  * column); view_lines: view, label, when, template (a line view's text,
@@ -493,7 +493,7 @@ static void view_row(struct out *o, const char *view, const char *key,
 		     int width, const char *text, const char *from, int f,
 		     const char *labels)
 {
-	char t[8], x[8];
+	char t[8], x[12];
 	int i;
 
 	for (i = 0; type[i] && i < (int)sizeof(t) - 1; i++)
@@ -531,6 +531,16 @@ static void dump_views(struct out *o)
 		 F_##f, labels);
 	TOE_DEVICE_FIELDS(DEVICE_ROW)
 #undef DEVICE_ROW
+#define FLOW_ROW(id, key, type, unit, head, width, text, from, f, labels) \
+	view_row(o, "flows", key, #type, unit, head, width, #text, from,  \
+		 F_##f, labels);
+	TOE_FLOW_FIELDS(FLOW_ROW)
+#undef FLOW_ROW
+#define FWD_ROW(id, key, type, unit, head, width, text, from, f, labels)  \
+	view_row(o, "flows_routed", key, #type, unit, head, width, #text, \
+		 from, F_##f, labels);
+	TOE_FWD_FIELDS(FWD_ROW)
+#undef FWD_ROW
 #define STATUS_ROW(id, key, type, unit)                                        \
 	view_row(o, "status", key, #type, unit, NULL, 0, "none", NULL, F_NONE, \
 		 NULL);

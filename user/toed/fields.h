@@ -329,10 +329,13 @@
  *   head   its text column's header, NULL: the text does not show it
  *   width  the column's width, negative: left-aligned; 0: as wide as it is
  *   text   how the text writes it: STR (null or absent: -), WORDS (a STR
- *          that may hold blanks), NUM, AGO (seconds as toectl writes an
- *          age, then " ago"), RATIO (the fields from names, as A/B);
+ *          that may hold blanks), NUM, AGE (seconds as toectl writes an
+ *          age), AGO (the same, then " ago"), RATIO (the fields from
+ *          names, as A/B), and for a text-only field (TEXT, filled by
+ *          the view) ENDPOINT, SUM, EITHER, DASH (see toectl flows');
  *          NONE where not shown
- *   from   RATIO: the keys of its two fields, blank-separated; else NULL
+ *   from   a text-only field's: the keys of the fields it is made of,
+ *          blank-separated (KEY.MEMBER: a member of object KEY); else NULL
  *   FAM    the metric family a U64 field is exported in (F_FAM: a sample
  *          a row, labelled by the view; metrics.c), NONE: not exported
  *   labels the sample's labels beside the view's ("k=\"v\"" pairs), or NULL
@@ -535,6 +538,105 @@
 	Y("reconcile:", "",                                                    \
 	  " {reconcile.runs} runs ({reconcile.event_loss} for lost "           \
 	  "events), {reconcile.fixed} put right")
+
+/*
+ * toectl flows: a row a connection of toe_flows (show_maps.c), then a row
+ * a routed flow of toe_fwd, client end first (its state other than
+ * established, UDP, a join mid-stream and its NAT on lines of their own
+ * under it); the two with the same columns.  A column of either is a row of
+ * each table (a text-only one: its from the fields it is made of, as its
+ * form says: ENDPOINT address and port, SUM, EITHER the first set, NUM a
+ * copy, DASH none).
+ */
+#define TOE_FLOW_FIELDS(X)                                                     \
+	X(FAMILY, "family", U64, "", NULL, 0, NONE, NULL, NONE, NULL)          \
+	X(LOCAL, NULL, TEXT, "",                                               \
+	  "LOCAL", -22, ENDPOINT, "laddr lport", NONE, NULL)                   \
+	X(LADDR, "laddr", STR, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(LPORT, "lport", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(REMOTE, NULL, TEXT, "",                                              \
+	  "REMOTE", -22, ENDPOINT, "raddr rport", NONE, NULL)                  \
+	X(RADDR, "raddr", STR, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(RPORT, "rport", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(NETNS, "netns", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(NETNS_NAME, "netns_name", STR, "", NULL, 0, NONE, NULL, NONE, NULL)  \
+	X(NETNS_COOKIE, "netns_cookie", U64, "",                               \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(DEVICE, "device", STR, "", "DEVICE", -10, STR, NULL, NONE, NULL)     \
+	X(DECISION, "decision", STR, "",                                       \
+	  "DECISION", -8, STR, NULL, NONE, NULL)                               \
+	X(REASON, "reason", STR, "", "REASON", -9, STR, NULL, NONE, NULL)      \
+	X(RULE, "rule", U64, "", "RULE", 5, NUM, NULL, NONE, NULL)             \
+	X(DIRECTION, "direction", STR, "", NULL, 0, NONE, NULL, NONE, NULL)    \
+	X(BYTES_OUT, NULL, TEXT, "B",                                          \
+	  "BYTES_OUT", 11, SUM, "bytes_acked bypass.bytes_out", NONE, NULL)    \
+	X(BYTES_ACKED, "bytes_acked", U64, "B",                                \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(BYTES_IN, NULL, TEXT, "B",                                           \
+	  "BYTES_IN", 11, SUM, "bytes_received bypass.bytes_in", NONE, NULL)   \
+	X(BYTES_RECEIVED, "bytes_received", U64, "B",                          \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(SEGS, NULL, TEXT, "",                                                \
+	  "SEGS", 8, SUM, "segs_in segs_out", NONE, NULL)                      \
+	X(SEGS_IN, "segs_in", U64, "", NULL, 0, NONE, NULL, NONE, NULL)        \
+	X(SEGS_OUT, "segs_out", U64, "", NULL, 0, NONE, NULL, NONE, NULL)      \
+	X(RETRANS, "total_retrans", U64, "", NULL, 0, NONE, NULL, NONE, NULL)  \
+	X(XDP_PACKETS, "xdp_packets", U64, "",                                 \
+	  "XDP_PKTS", 8, NUM, NULL, NONE, NULL)                                \
+	X(XDP_BYTES, "xdp_bytes", U64, "B", NULL, 0, NONE, NULL, NONE, NULL)   \
+	X(BYPASS, "bypass", FN, "", NULL, 0, NONE, NULL, NONE, NULL)           \
+	X(SRTT, "srtt_us", U64, "us", "RTT_US", 8, NUM, NULL, NONE, NULL)      \
+	X(AGE, "age_s", F64, "s", "AGE", 7, AGE, NULL, NONE, NULL)             \
+	X(NETNS_TEXT, NULL, TEXT, "",                                          \
+	  "NETNS", -12, EITHER, "netns_name netns", NONE, NULL)                \
+	X(POLICY, "policy", U64, "", NULL, 0, NONE, NULL, NONE, NULL)          \
+	X(COOKIE, "cookie", U64, "", NULL, 0, NONE, NULL, NONE, NULL)          \
+	X(TID, "tid", U64, "", "TID", 6, NUM, NULL, NONE, NULL)
+
+#define TOE_FWD_FIELDS(X)                                                      \
+	X(FAMILY, "family", U64, "", NULL, 0, NONE, NULL, NONE, NULL)          \
+	X(PROTO, "proto", STR, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(LOCAL, NULL, TEXT, "",                                               \
+	  "LOCAL", -22, ENDPOINT, "laddr lport", NONE, NULL)                   \
+	X(LADDR, "laddr", STR, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(LPORT, "lport", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(REMOTE, NULL, TEXT, "",                                              \
+	  "REMOTE", -22, ENDPOINT, "raddr rport", NONE, NULL)                  \
+	X(RADDR, "raddr", STR, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(RPORT, "rport", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(NETNS, "netns", U64, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(NETNS_COOKIE, "netns_cookie", U64, "",                               \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(DEVICE, "device", STR, "", "DEVICE", -10, STR, NULL, NONE, NULL)     \
+	X(DECISION, "decision", STR, "",                                       \
+	  "DECISION", -8, STR, NULL, NONE, NULL)                               \
+	X(REASON, "reason", STR, "", "REASON", -9, STR, NULL, NONE, NULL)      \
+	X(RULE, "rule", U64, "", "RULE", 5, NUM, NULL, NONE, NULL)             \
+	X(DIRECTION, "direction", STR, "", NULL, 0, NONE, NULL, NONE, NULL)    \
+	X(STATE, "state", STR, "", NULL, 0, NONE, NULL, NONE, NULL)            \
+	X(JOINED, "joined", BOOL, "", NULL, 0, NONE, NULL, NONE, NULL)         \
+	X(BYTES_OUT, NULL, TEXT, "B", "BYTES_OUT", 11, DASH, NULL, NONE, NULL) \
+	X(BYTES_IN, NULL, TEXT, "B",                                           \
+	  "BYTES_IN", 11, NUM, "xdp_bytes", NONE, NULL)                        \
+	X(SEGS, NULL, TEXT, "", "SEGS", 8, DASH, NULL, NONE, NULL)             \
+	X(XDP_PKTS, NULL, TEXT, "",                                            \
+	  "XDP_PKTS", 8, NUM, "xdp_packets", NONE, NULL)                       \
+	X(XDP_PACKETS, "xdp_packets", U64, "",                                 \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(XDP_BYTES, "xdp_bytes", U64, "B", NULL, 0, NONE, NULL, NONE, NULL)   \
+	X(PACKETS_C2S, "packets_c2s", U64, "",                                 \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(BYTES_C2S, "bytes_c2s", U64, "B", NULL, 0, NONE, NULL, NONE, NULL)   \
+	X(PACKETS_S2C, "packets_s2c", U64, "",                                 \
+	  NULL, 0, NONE, NULL, NONE, NULL)                                     \
+	X(BYTES_S2C, "bytes_s2c", U64, "B", NULL, 0, NONE, NULL, NONE, NULL)   \
+	X(BYPASS, "bypass", FN, "", NULL, 0, NONE, NULL, NONE, NULL)           \
+	X(SRTT, NULL, TEXT, "us", "RTT_US", 8, DASH, NULL, NONE, NULL)         \
+	X(AGE, "age_s", F64, "s", "AGE", 7, AGE, NULL, NONE, NULL)             \
+	X(NETNS_TEXT, NULL, TEXT, "", "NETNS", -12, NUM, "netns", NONE, NULL)  \
+	X(POLICY, "policy", U64, "", NULL, 0, NONE, NULL, NONE, NULL)          \
+	X(TID, NULL, TEXT, "", "TID", 6, DASH, NULL, NONE, NULL)               \
+	X(NAT, "nat", FN, "", NULL, 0, NONE, NULL, NONE, NULL)
 /* clang-format on */
 
 enum toe_fam {
@@ -559,6 +661,22 @@ enum toe_status_field {
 	TOE_STATUS_FIELDS(TOE_SF_ENUM)
 #undef TOE_SF_ENUM
 		SF__N
+};
+
+enum toe_flow_field {
+#define TOE_FF_ENUM(id, key, type, unit, head, width, text, from, fam, labels) \
+	FF_##id,
+	TOE_FLOW_FIELDS(TOE_FF_ENUM)
+#undef TOE_FF_ENUM
+		FF__N
+};
+
+enum toe_fwd_field {
+#define TOE_WF_ENUM(id, key, type, unit, head, width, text, from, fam, labels) \
+	WF_##id,
+	TOE_FWD_FIELDS(TOE_WF_ENUM)
+#undef TOE_WF_ENUM
+		WF__N
 };
 
 enum toe_device_field {

@@ -76,16 +76,19 @@ static const char *cell_text(const struct tv_field *fl, const struct tv_cell *c,
 
 	if (fl[k].text == TV_T_RATIO)
 		return ratio_text(fl, c, n, fl[k].from, buf, len);
-	if (c[k].null || c[k].absent)
+	if (c[k].null || c[k].absent || fl[k].text == TV_T_DASH)
 		return "-";
 	switch (fl[k].text) {
 	case TV_T_NUM:
+	case TV_T_SUM:
 		snprintf(buf, len, "%llu", c[k].u);
 		return buf;
+	case TV_T_AGE:
 	case TV_T_AGO:
 		toe_age_str(c[k].f > 0 ? (__u64)(c[k].f * 1e9) : 0, age,
 			    sizeof(age));
-		snprintf(buf, len, "%s ago", age);
+		snprintf(buf, len, "%s%s", age,
+			 fl[k].text == TV_T_AGO ? " ago" : "");
 		return buf;
 	default:
 		return c[k].s ? c[k].s : "-";

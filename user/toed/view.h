@@ -17,15 +17,24 @@
 
 /* the JSON value (FN: written by the cell's function; TEXT: none) */
 enum tv_type { TV_STR, TV_U64, TV_I64, TV_F64, TV_BOOL, TV_FN, TV_TEXT };
-/* the text's: as the cell is (STR, WORDS: one with blanks), a number, an
- * age, or the cells of the fields of from as A/B */
+/*
+ * the text's: as the cell is (STR; WORDS: one with blanks), a number, an
+ * age (AGO: then " ago"), the cells of the fields of from as A/B; and a
+ * text-only field's, as the view filled it: ENDPOINT and EITHER as STR,
+ * SUM as NUM, DASH always "-" (their from says what they are made of)
+ */
 enum tv_text {
 	TV_T_NONE,
 	TV_T_STR,
 	TV_T_WORDS,
 	TV_T_NUM,
+	TV_T_AGE,
 	TV_T_AGO,
-	TV_T_RATIO
+	TV_T_RATIO,
+	TV_T_ENDPOINT,
+	TV_T_SUM,
+	TV_T_EITHER,
+	TV_T_DASH,
 };
 
 /* A field of a view (fields.h's X(ID, key, type, unit, head, width, text,
@@ -37,7 +46,7 @@ struct tv_field {
 	const char *head; /* its text column's header; NULL: not in the text */
 	int width; /* the column's; negative: left-aligned; 0: as wide as it is */
 	enum tv_text text;
-	const char *from; /* RATIO: the two fields' keys, blank-separated */
+	const char *from; /* the keys of the fields it is made of (RATIO's two) */
 	int fam; /* enum toe_fam: the metric family it is exported in */
 	const char *labels; /* the sample's labels beside the view's, or NULL */
 };
