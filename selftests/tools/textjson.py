@@ -79,8 +79,11 @@ class Check:
         """The text got shows the JSON value at path (its "*" replaced by
         star: the row's index), rendered by fmt."""
         real = path.replace("*", str(star)) if star is not None else path
-        a, b = fmt(at(self.j1, real)), fmt(at(self.j2, real))
         self.seen.add(path)
+        self.compare(what, got, fmt(at(self.j1, real)), fmt(at(self.j2, real)))
+
+    def compare(self, what, got, a, b):
+        """The text got shows a, b (the JSON before and after) or between."""
         self.n += 1
         if got is None or not between(got, a, b):
             self.probs.append("%s: %s: the text shows %r, the JSON %r%s" % (
@@ -116,12 +119,6 @@ def rows(text, header):
             out.append(x)
         on = on or bool(re.match(header, x))
     return out
-
-
-# ---- toectl flows: toe_flows' rows and toe_fwd's (routed), a view each
-def check_flows(c, text):
-    return check_view(c, text, ["flows", "flows_routed"], key_cols=2,
-                      kind=lambda r: 1 if r["direction"] == "routed" else 0)
 
 
 # ---- the table views (toectl neigh, devices, flows): their fields as
@@ -203,11 +200,7 @@ def check_view(c, text, views, key_cols=1, kind=lambda r: 0):
             c.problem("%s: %s" % (" ".join(k), "no text row" if k not in got else "gone from the JSON after"))
             continue
         for i, f in enumerate(cs):
-            a, b = text_of(f, r), text_of(f, after[k])
-            c.n += 1
-            if not between(got[k][i], a, b):
-                c.problem("%s %s: the text shows %r, the JSON %r%s" % (" ".join(k), f["head"].lower(), got[k][i], a,
-                                                                        "" if a == b else " then %r" % b))
+            c.compare("%s %s" % (" ".join(k), f["head"].lower()), got[k][i], text_of(f, r), text_of(f, after[k]))
     parts = {p for cs in cols for f in cs for p in (f["from"] or f["key"] or "").split()}
     c.seen.update("*." + p for p in parts)
     return sorted({"*." + f["key"] for d in descs for f in d if f["key"] and f["key"] not in parts})
@@ -215,6 +208,12 @@ def check_view(c, text, views, key_cols=1, kind=lambda r: 0):
 
 def check_neigh(c, text):
     return check_view(c, text, ["neigh"])
+
+
+# toectl flows: toe_flows' rows and toe_fwd's (routed), a view each
+def check_flows(c, text):
+    return check_view(c, text, ["flows", "flows_routed"], key_cols=2,
+                      kind=lambda r: 1 if r["direction"] == "routed" else 0)
 
 
 # ---- toectl devices: the described view, then the hooks' table under it
@@ -279,14 +278,6 @@ FORMS = {"age": age, "s": lambda v: "" if v == 1 else "s",
          "bool": lambda v: "true" if v else "false", "str": lambda v: "" if v is None else v}
 
 
-def json_of(doc, key):
-    """A field's value in the document (KEY.MEMBER: of object KEY); absent: ""."""
-    try:
-        return at(doc, key)
-    except (KeyError, IndexError, TypeError):
-        return ""
-
-
 def json_text(v):
     return "true" if v is True else "false" if v is False else "null" if v is None else str(v)
 
@@ -295,7 +286,7 @@ def holds(when, doc):
     if not when:
         return True
     k, neg, v = re.match(r"^([^!=]+)(!?)=(.*)$", when).groups()
-    return (json_text(json_of(doc, k)) == v) != bool(neg)
+    return (json_text(member(doc, k)) == v) != bool(neg)
 
 
 def check_status(c, text):
@@ -326,11 +317,7 @@ def check_status(c, text):
             continue
         for k, (key, form_name) in enumerate(fields):
             fmt = FORMS.get(form_name, str)
-            a, b = fmt(json_of(c.j1, key)), fmt(json_of(c.j2, key))
-            c.n += 1
-            if not between(m.group(k + 1), a, b):
-                c.problem("%s: the text shows %r, the JSON %r%s" % (key, m.group(k + 1), a,
-                                                                   "" if a == b else " then %r" % b))
+            c.compare(key, m.group(k + 1), fmt(member(c.j1, key)), fmt(member(c.j2, key)))
     if "interfaces" in shown:
         shown.update("interfaces.*." + k for k in
                      ("name", "hook", "mode", "dispatcher", "egress", "neighbours_mirrored"))
