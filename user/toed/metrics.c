@@ -13,8 +13,8 @@
  * answer is rendered in the request's callback from toed's state as it is,
  * through the gathering functions toectl stats and devices use (show_state.c:
  * daemon_counters, control_counters, kmod_view; show_maps.c:
- * toe_stats_read, toe_devs_read): no second thread, no lock, no snapshot
- * to go stale.  A scrape reads the per-CPU stats map, the device maps and
+ * toe_stats_read, toe_devs_read, toe_device_cells): no second thread, no
+ * lock, no snapshot to go stale.  A scrape reads the per-CPU stats map, the device maps and
  * the policy header (never toe_flows), so its cost does not grow with the
  * number of flows.
  *

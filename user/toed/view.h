@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * toed: a view walked from its description in fields.h.  A table view
- * (toectl neigh, devices): each field's JSON key and type, and its text
- * column (header, width, form); a view fills a row of cells, one per
+ * (toectl neigh, devices, flows): each field's JSON key and type, and its
+ * text column (header, width, form); a view fills a row of cells, one per
  * field in the table's order, and tv_text_row and tv_json_row write it.
  * A line view (toectl status): its fields, and its text lines as
  * templates of them; tv_json_doc and tv_text_lines write it.
