@@ -157,16 +157,8 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
 }
 
 /* toectl devices' fields (fields.h). */
-const struct tv_field toe_device_fields[DF__N] = {
-#define DEVICE_FIELD(id, key, type, unit, head, width, text, from, fam, \
-		     labels)                                            \
-	{                                                               \
-		key,	     TV_##type, unit,	 head,	width,          \
-		TV_T_##text, from,	F_##fam, labels                 \
-	},
-	TOE_DEVICE_FIELDS(DEVICE_FIELD)
-#undef DEVICE_FIELD
-};
+const struct tv_field toe_device_fields[DF__N] = { TOE_DEVICE_FIELDS(
+	TV_FIELD) };
 
 /* The hooks of a device's interface, or of every one (no interface). */
 static void hooks_json(struct toe_json *j, const struct tv_cell *c)
@@ -449,25 +441,9 @@ static void fwd_nat_json(struct toe_json *j, const struct tv_cell *c)
 }
 
 /* toectl flows' fields (fields.h): toe_flows' rows, toe_fwd's. */
-static const struct tv_field flow_fields[FF__N] = {
-#define FLOW_FIELD(id, key, type, unit, head, width, text, from, fam, labels) \
-	{                                                                     \
-		key,	     TV_##type, unit,	 head,	width,                \
-		TV_T_##text, from,	F_##fam, labels                       \
-	},
-	TOE_FLOW_FIELDS(FLOW_FIELD)
-#undef FLOW_FIELD
-};
+static const struct tv_field flow_fields[FF__N] = { TOE_FLOW_FIELDS(TV_FIELD) };
 
-static const struct tv_field fwd_fields[WF__N] = {
-#define FWD_FIELD(id, key, type, unit, head, width, text, from, fam, labels) \
-	{                                                                    \
-		key,	     TV_##type, unit,	 head,	width,               \
-		TV_T_##text, from,	F_##fam, labels                      \
-	},
-	TOE_FWD_FIELDS(FWD_FIELD)
-#undef FWD_FIELD
-};
+static const struct tv_field fwd_fields[WF__N] = { TOE_FWD_FIELDS(TV_FIELD) };
 
 /* The strings a flow's cells point to. */
 struct flow_strs {
@@ -760,15 +736,8 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 }
 
 /* toectl neigh's fields (fields.h). */
-static const struct tv_field neigh_fields[NF__N] = {
-#define NEIGH_FIELD(id, key, type, unit, head, width, text, from, fam, labels) \
-	{                                                                      \
-		key,	     TV_##type, unit,	 head,	width,                 \
-		TV_T_##text, from,	F_##fam, labels                        \
-	},
-	TOE_NEIGH_FIELDS(NEIGH_FIELD)
-#undef NEIGH_FIELD
-};
+static const struct tv_field neigh_fields[NF__N] = { TOE_NEIGH_FIELDS(
+	TV_FIELD) };
 
 /* One neighbour's cells (c: NF__N); a, mac and ifn hold its strings. */
 static void neigh_cells(struct tv_cell *c, const struct toe_neigh_key *k,

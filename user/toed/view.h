@@ -51,6 +51,13 @@ struct tv_field {
 	const char *labels; /* the sample's labels beside the view's, or NULL */
 };
 
+/* A row of a table view's description in fields.h, as its tv_field (where
+ * fields.h's enum toe_fam is in scope). */
+/* clang-format off */
+#define TV_FIELD(id, key, type, unit, head, width, text, from, fam, labels) \
+	{ key, TV_##type, unit, head, width, TV_T_##text, from, F_##fam, labels },
+/* clang-format on */
+
 struct tv_cell;
 typedef void (*tv_json_fn)(struct toe_json *j, const struct tv_cell *c);
 typedef void (*tv_text_fn)(FILE *f, const struct tv_cell *c);
