@@ -149,10 +149,8 @@ void tv_json_row(struct toe_json *j, const struct tv_field *fl,
 static const char *json_text(const struct tv_field *fl, const struct tv_cell *c,
 			     char *buf, size_t len)
 {
-	if (c->absent)
-		return "";
-	if (c->null)
-		return "null";
+	if (c->absent || c->null)
+		return "null"; /* absent: as textjson.py reads it */
 	switch (fl->type) {
 	case TV_BOOL:
 		return c->u ? "true" : "false";
