@@ -104,6 +104,11 @@ for v in t["views"]:
             (v["family"] and (v["family"] not in fams or v["type"] != "u64")):
         print("hooks: view %s field %s: head %s, text %s, from %s, family %s" % (
             v["view"], v["key"], v["head"], v["text"], v["from"], v["family"]))
+# toectl status' events.NAME are event types' names (TOE_EVENT_TABLE)
+evnames = {e["name"] for e in t["events"]}
+for v in t["views"]:
+    if v["view"] == "status" and v["key"].startswith("events.") and v["key"][7:] not in evnames:
+        print("hooks: status field %s: no event type %s" % (v["key"], v["key"][7:]))
 # a line view's templates name its fields, its whens too
 for ln in t["view_lines"]:
     keys = {w["key"] for w in t["views"] if w["view"] == ln["view"]}
@@ -126,7 +131,7 @@ for k in columns text unique; do
 	esac
 done
 hb=$(grep "^hooks: " <<<"$out")
-check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits, each counter in a family, each view's columns well formed${hb:+ ($hb)}" test -z "$hb"
+check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits, each counter in a family, each view's columns and lines well formed${hb:+ ($hb)}" test -z "$hb"
 python3 scripts/gen-names.py "$tmp/t.json" >"$tmp/names.sh"
 check "build/toe_names.sh is gen-names.py of the dump" cmp -s "$tmp/names.sh" "$TOE_BUILD/toe_names.sh"
 # the man pages as installed (build/man/, toe-tables --man): toectl.8's
