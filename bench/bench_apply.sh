@@ -8,11 +8,7 @@
 # Proof (bench/lib.sh), every apply: toed reports the variant's rule count
 # and a policy serial one past the last (the flip happened).  A run that
 # fails it: no figure, exit 1.  BENCH_SMOKE=1: one round.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 if smoke; then ROUNDS=${ROUNDS:-1}; fi
 ROUNDS=${ROUNDS:-3}
 dp_start bapply

@@ -32,11 +32,7 @@
 #                       the figures mean nothing); BENCH_RESULTS=DIR
 # CSV: bench/results/apps.csv (per workload and variant) and
 # bench/results/apps_runs.csv (every run).
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 need_root
 need_cmd bpftool jq nsenter setpriv python3 sha256sum curl iperf3 \
 	redis-server redis-cli redis-benchmark nginx wrk memcached memcaslap memccp memccat \

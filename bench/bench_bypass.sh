@@ -19,11 +19,7 @@
 # and stay flat in every other run; a run that fails it gives no figure,
 # its row says FAILED, and the script exits 1.
 # CSV: bench/results/bypass.csv.  BENCH_SMOKE=1: one round of 0.1 s runs.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} SECS=${SECS:-0.1}; fi
 ROUNDS=${ROUNDS:-5} SECS=${SECS:-1}
 LG=$TOE_BUILD/bench/loadgen

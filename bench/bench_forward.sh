@@ -71,12 +71,8 @@
 # in the router's FORWARD chain.  A run that fails it: no figure, exit 1.
 # BENCH_SMOKE=1: one round of 1 s runs, setting mtu, one 1 s small-packet
 # round; no bpftrace (router_s_per_gb without the softirq time).
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
-. "$top/selftests/lib.sh"
+. "$(dirname "$0")/lib.sh"
 . "$top/selftests/xdp/router.sh"
-. "$top/bench/lib.sh"
 need_cmd iperf3 iptables ethtool jq taskset
 if smoke; then
 	ROUNDS=${ROUNDS:-1} DURATION=${DURATION:-1} SETTINGS=${SETTINGS:-mtu}

@@ -17,11 +17,7 @@
 # program on that hook ran on the flow at least 1,000 times (its run
 # count, bpf_stats; a host flow writes no toe_stats counter).  A run that
 # fails it: no figure, exit 1.  BENCH_SMOKE=1: one round of 1 s runs.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 need_cmd iperf3 jq
 if smoke; then ROUNDS=${ROUNDS:-1} SECS=${SECS:-1}; fi
 ROUNDS=${ROUNDS:-5} SECS=${SECS:-3}

@@ -9,11 +9,7 @@
 # entries its figure is divided by (--flows), and toe_flows and toe_neigh
 # a memlock figure; otherwise no figure, exit 1.
 # BENCH_SMOKE=1: --flows 10000.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 FLOWS=1000000
 smoke && FLOWS=10000
 dp_start bmem

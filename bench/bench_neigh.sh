@@ -14,11 +14,7 @@
 # the resync counted); otherwise no figure, exit 1.
 #   N=2000 RATES="1000 5000 10000 20000 50000"
 # BENCH_SMOKE=1: N=200, RATES=10000.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 dp_start bneigh
 if smoke; then N=${N:-200} RATES=${RATES:-10000}; fi
 N=${N:-2000} RATES=${RATES:-1000 5000 10000 20000 50000}

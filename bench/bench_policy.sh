@@ -14,11 +14,7 @@
 # has no sock_ops program on the cgroup.  A variant that fails it: no
 # figure, exit 1.  CSV: bench/results/policy.csv.
 # BENCH_SMOKE=1: one round of 300 connections.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export TOE_TOP=$top TOE_BUILD=$top/build
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} N=${N:-300}; fi
 ROUNDS=${ROUNDS:-11} N=${N:-10000}
 dp_start bench

@@ -12,13 +12,9 @@
 # returns XDP_PASS and leaves xdp_flow_hit and bad_ihl flat.  A run that
 # fails it: no figure, exit 1.
 # BENCH_SMOKE=1: one round of 10,000 repeats.
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
 # TOE_BUILD, BENCH_RESULTS: the build and the results folder (make
 # bench-xdp CAPTURE=0: without toectl dump's capture, bench/results-nocap)
-export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
-. "$top/selftests/lib.sh"
-. "$top/bench/lib.sh"
+. "$(dirname "$0")/lib.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} REPEAT=${REPEAT:-10000}; fi
 ROUNDS=${ROUNDS:-7} REPEAT=${REPEAT:-1000000}
 P="python3 $top/selftests/tools/pkt.py"

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the benchmarks (bench/bench_NAME.sh), sourced after
-# selftests/lib.sh: the proofs that each variant ran the path it names, the
-# results folder, and the smoke mode.
+# Shared by the benchmarks (bench/bench_NAME.sh), sourced first (.
+# "$(dirname "$0")/lib.sh"): set -u, $top (the tree), TOE_TOP and
+# TOE_BUILD exported (the build folder make bench-NAME names, else
+# $top/build), selftests/lib.sh; then the proofs that each variant ran the
+# path it names, the results folder, and the smoke mode.
 #
 # Proofs: a figure is printed only for a variant whose run showed it took
 # its path (the bypass's bytes, the fast path's packets, the program's run
@@ -19,6 +21,11 @@
 # committed results).  A bench writes its CSVs into $BENCH_OUT (a folder of
 # its own) and bench_publish copies them into $RES at the end only, so a
 # bench that fails half-way leaves the results of the last good run.
+
+set -u
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export TOE_TOP=$top TOE_BUILD=${TOE_BUILD:-$top/build}
+. "$top/selftests/lib.sh"
 
 BENCH_NAME=${BENCH_NAME:-$(basename "$0" .sh)}
 BENCH_NAME=${BENCH_NAME#bench_}

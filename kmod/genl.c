@@ -164,6 +164,38 @@ static struct toedev *opentoe_get_dev(struct genl_info *info)
 	return dev;
 }
 
+/*
+ * The device the request names and, in *msg, a reply to fill; an ERR_PTR
+ * (no reference held) when there is no such device or no memory.
+ */
+static struct toedev *opentoe_get_dev_msg(struct genl_info *info,
+					  struct sk_buff **msg)
+{
+	struct toedev *dev = opentoe_get_dev(info);
+
+	if (IS_ERR(dev))
+		return dev;
+	*msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!*msg) {
+		toedev_put(dev);
+		return ERR_PTR(-ENOMEM);
+	}
+	return dev;
+}
+
+/* fn on the device the request names, its reference put back after. */
+static int opentoe_on_dev(struct genl_info *info, int (*fn)(struct toedev *))
+{
+	struct toedev *dev = opentoe_get_dev(info);
+	int ret;
+
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = fn(dev);
+	toedev_put(dev);
+	return ret;
+}
+
 /* An IPv4 or IPv6 address from a pair of attributes, one of them set. */
 static int opentoe_get_addr(struct genl_info *info, int a4, int a6, u8 *family,
 			    struct in6_addr *addr)
@@ -209,17 +241,13 @@ static int opentoe_get_port(struct genl_info *info, int attr, __be16 *port)
 
 static int opentoe_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct toedev *dev = opentoe_get_dev(info);
 	struct sk_buff *msg;
+	struct toedev *dev = opentoe_get_dev_msg(info, &msg);
 	void *hdr;
 	int ret;
 
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	ret = -ENOMEM;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		goto out;
 	ret = -EMSGSIZE;
 	hdr = genlmsg_put_reply(msg, info, &opentoe_family, 0,
 				OPENTOE_CMD_DEV_GET);
@@ -260,30 +288,20 @@ static int opentoe_dev_get_dumpit(struct sk_buff *skb,
 
 static int opentoe_dev_attach_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct toedev *dev = opentoe_get_dev(info);
-	int ret;
+	int ret = opentoe_on_dev(info, activate_toedev);
 
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	ret = activate_toedev(dev);
 	if (ret == -ENOPROTOOPT)
 		NL_SET_ERR_MSG(info->extack, "no TOM for the device's type id");
-	toedev_put(dev);
 	return ret;
 }
 
 static int opentoe_dev_detach_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct toedev *dev = opentoe_get_dev(info);
-	int ret;
+	int ret = opentoe_on_dev(info, deactivate_toedev);
 
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	ret = deactivate_toedev(dev);
 	if (ret == -EBUSY)
 		NL_SET_ERR_MSG(info->extack,
 			       "connections, listeners or releases remain");
-	toedev_put(dev);
 	return ret;
 }
 
@@ -398,15 +416,9 @@ static int opentoe_tid_alloc_doit(struct sk_buff *skb, struct genl_info *info)
 	    opentoe_get_port(info, OPENTOE_A_FLOW_DPORT, &flow.dport))
 		return -EINVAL;
 
-	dev = opentoe_get_dev(info);
+	dev = opentoe_get_dev_msg(info, &msg);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	if (info->attrs[OPENTOE_A_TID]) {
 		/* a reserved TID: refused, it stays reserved (the caller's) */
 		tid = nla_get_u32(info->attrs[OPENTOE_A_TID]);
@@ -464,14 +476,9 @@ static int opentoe_tid_reserve_doit(struct sk_buff *skb, struct genl_info *info)
 	unsigned int tid;
 	int ret;
 
-	dev = opentoe_get_dev(info);
+	dev = opentoe_get_dev_msg(info, &msg);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	if (info->attrs[OPENTOE_A_SERVER])
 		ret = toe_stid_reserve(dev, &tid);
 	else

@@ -14,39 +14,45 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
+/*
+ * The module's parts in the order they come up; they go in the reverse
+ * order, on unload and when one fails to come up.
+ */
+static const struct {
+	int (*init)(void);
+	void (*exit)(void);
+} parts[] = {
+	{ toedev_init, toedev_exit },
+	{ chelsio_tom_init, chelsio_tom_exit },
+	{ opentoe_genl_init, opentoe_genl_exit },
+	{ toe_sim_init, toe_sim_exit },
+};
+
+/* The first n parts, gone in reverse order. */
+static void parts_exit(unsigned int n)
+{
+	while (n-- > 0)
+		parts[n].exit();
+}
+
 static int __init opentoe_init(void)
 {
+	unsigned int i;
 	int ret;
 
-	ret = toedev_init();
-	if (ret)
-		return ret;
-	ret = chelsio_tom_init();
-	if (ret)
-		goto err_toedev;
-	ret = opentoe_genl_init();
-	if (ret)
-		goto err_tom;
-	ret = toe_sim_init();
-	if (ret)
-		goto err_genl;
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		ret = parts[i].init();
+		if (ret) {
+			parts_exit(i);
+			return ret;
+		}
+	}
 	return 0;
-
-err_genl:
-	opentoe_genl_exit();
-err_tom:
-	chelsio_tom_exit();
-err_toedev:
-	toedev_exit();
-	return ret;
 }
 
 static void __exit opentoe_exit(void)
 {
-	toe_sim_exit();
-	opentoe_genl_exit();
-	chelsio_tom_exit();
-	toedev_exit();
+	parts_exit(ARRAY_SIZE(parts));
 }
 
 module_init(opentoe_init);

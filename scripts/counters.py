@@ -3,13 +3,13 @@
 """scripts/counters.py [TOP]: every counter opentoe has, and the tests that
 read it by name (selftests/style/test_counters.sh runs it).
 
-The counters, from the tables that define them (the first and the last
-two as build/toe-tables -j dumps them: scripts/toetables.py):
+The counters, from the tables that define them (as build/toe-tables -j
+dumps them: scripts/toetables.py):
   stat     TOE_STAT_TABLE (include/opentoe_stats.h): toe_stats' counters;
   parse    enum toe_parse_result (include/toe_parse.h): the parse results;
-  daemon   toectl stats' "daemon" section (daemon_counters, show_state.c);
-  control  its "control" section (control_counters, show_state.c);
-  family   the metrics families (fams[], user/toed/metrics.c);
+  daemon   toectl stats' "daemon" section (TOE_DAEMON_COUNTERS, fields.h);
+  control  its "control" section (TOE_CONTROL_COUNTERS, fields.h);
+  family   the metrics families (TOE_METRIC_FAMILIES, user/toed/fields.h);
   reason   toectl stats' "reasons" section (toe_reasons,
            include/opentoe_reasons.h): fwd_flows_HOOK_REASON and
            fwd_packets_HOOK_REASON of TOE_FWD_REASON_TABLE (a reason
@@ -56,27 +56,21 @@ def parse_rows(top):
     return [(p['id'], p['name']) for p in toetables.load(top)['parse']]
 
 
-def ctl_rows(top, func):
-    """The names of the { "name", value } table in show_state.c's func."""
-    text = read(os.path.join(top, 'user/toed/show_state.c'))
-    body = re.search(r'\bsize_t ' + func + r'\(.*?\n}\n', text, re.S).group(0)
-    return re.findall(r'\{\s*"([a-z0-9_]+)"\s*,', body)
+def ctl_rows(top, section):
+    """The names of toectl stats' section (daemon, control), in its order."""
+    return [c['name'] for c in toetables.load(top)['counters'] if c['section'] == section]
 
 
 def family_rows(top):
-    text = read(os.path.join(top, 'user/toed/metrics.c'))
-    body = re.search(r'\bfams\[F__MAX\]\s*=\s*\{(.*?)\n\};', text, re.S).group(1)
-    return re.findall(r'\]\s*=\s*\{\s*"(opentoe_[a-z0-9_]+)"', body)
+    """The metrics families' names (TOE_METRIC_FAMILIES)."""
+    return [f['name'] for f in toetables.load(top)['metric_families']]
 
 
 def cmap_rows(top):
-    """[(toectl name, family, labels or '')] of cmaps[] (user/toed/metrics.c):
-    the toectl stats counters the metrics carry, and where."""
-    text = read(os.path.join(top, 'user/toed/metrics.c'))
-    fam = dict(re.findall(r'\[(F_[A-Z0-9_]+)\]\s*=\s*\{\s*"(opentoe_[a-z0-9_]+)"', text))
-    body = re.search(r'\bcmaps\[\]\s*=\s*\{(.*?)\n\};', text, re.S).group(1)
-    rows = re.findall(r'\{\s*"([a-z0-9_]+)"\s*,\s*(F_[A-Z0-9_]+)\s*,\s*(NULL|"(?:[^"\\]|\\.)*")\s*\}', body)
-    return [(k, fam[f], '' if l == 'NULL' else l[1:-1].replace('\\"', '"')) for k, f, l in rows]
+    """[(toectl name, family, labels or '')]: the toectl stats counters the
+    metrics carry, and where (user/toed/fields.h's counter rows)."""
+    return [(c['name'], c['family'], c['labels'] or '') for c in toetables.load(top)['counters']
+            if c['family'] is not None]
 
 
 def reason_rows(top):
@@ -109,7 +103,7 @@ def counters(top):
                     [r'\bPARSE_%s\b' % i, r'\.xdp_parse_%s\b' % n,
                      r'result=\\?"%s\\?"' % n]))
     for kind in ('daemon', 'control'):
-        for n in ctl_rows(top, kind + '_counters'):
+        for n in ctl_rows(top, kind):
             out.append((kind, n, [r'\.%s\b' % n, r'\\?"%s\\?"' % n]))
     for n in reason_rows(top):
         # or its toe_reasons index by name ($RSN_BYP_NO_PEER, $RSN_REFUSED_QUOTA)
@@ -152,7 +146,7 @@ def main():
     read_names = set()
     for kind, name, pats, *fam_keys in rows:
         hit = any(re.search(p, text) for p in pats)
-        # a family of cmaps[] is the same counters as its toectl names:
+        # a family of toectl stats counters (fields.h) is read by their names:
         # read when they all are (test_metrics.sh checks each series
         # against toectl stats)
         if not hit and fam_keys and fam_keys[0]:

@@ -281,6 +281,17 @@ wait "$CLI"
 wait "$SRV"
 check "... and the connection carried its data, on the host" grep -q demoted /tmp/got5300
 
+# serve_hold PORT N [SRV_NS [CLI_NS]]: toe_kmod_test's server on PORT in
+# namespace SRV_NS (peer), its pid in $SV; 300 ms on, N connections to it
+# held from CLI_NS (toed's own namespace), their pid in $H.
+serve_hold() {
+	nsenter --net=/run/netns/"${3:-peer}" toe_kmod_test serve "$1" &
+	SV=$!
+	usleep 300000
+	${4:+nsenter --net=/run/netns/$4} toe_kmod_test hold 10.7.0.2 "$1" "$2" >/dev/null &
+	H=$!
+}
+
 # ---- binds the module refuses after their connections closed: the
 # device takes 400 ms to refuse (connect_delay_ms), and the clients are
 # gone by then.  Each TID is given back once, by its flow_closed, and not
@@ -289,11 +300,7 @@ check "... and the connection carried its data, on the host" grep -q demoted /tm
 # the steps below would see that)
 echo 1 >"$SIMDBG/fail_connect"
 echo 400 >"$SIMDBG/connect_delay_ms"
-nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
-SV=$!
-usleep 300000
-toe_kmod_test hold 10.7.0.2 5301 3 >/dev/null &
-H=$!
+serve_hold 5301 3
 usleep 100000
 kill "$H"
 wait "$H" 2>/dev/null
@@ -318,11 +325,7 @@ $ip netns add ten && $ip netns add ten2 &&
 	$ip -n ten addr add 10.7.0.1/24 dev tv0 && $ip -n ten link set tv0 up &&
 	$ip -n ten2 addr add 10.7.0.2/24 dev tv1 && $ip -n ten2 link set tv1 up
 tap $? "a tenant's namespace with an interface of veth6's ifindex ($IDX6), 10.7.0.1 to 10.7.0.2 there too"
-nsenter --net=/run/netns/ten2 toe_kmod_test serve 5302 &
-SV=$!
-usleep 300000
-nsenter --net=/run/netns/ten toe_kmod_test hold 10.7.0.2 5302 1 >/dev/null &
-H=$!
+serve_hold 5302 1 ten2 ten
 tenroute() { grep -q 'warning: \[flow_refused\] 10.7.0.1:[0-9]* -> 10.7.0.2:5302 host dev - reason route ' "$LOG"; }
 wait_for 50 tenroute
 tap $? "... its flow, matched by the rule: host, reason route (logged)" ||
@@ -1061,11 +1064,7 @@ wait "$C1" "$SV" 2>/dev/null
 # another interface (-ENETUNREACH), which no flow here has
 RF0=$(stat_of kmod_tid_bind_refused) BF0=$(stat_of kmod_tid_bind_failed) BU0=$(stat_of kmod_tid_bind_unreach)
 echo 1 >"$SIMDBG/fail_connect"
-nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
-SV=$!
-usleep 300000
-toe_kmod_test hold 10.7.0.2 5301 1 >/dev/null &
-H=$!
+serve_hold 5301 1
 refused1() { [ "$(stat_of kmod_tid_bind_refused)" -gt "${RF0:-0}" ]; }
 wait_for 50 refused1
 tap $? "the device refuses a bind (fail_connect): kmod_tid_bind_refused ${RF0:-?} -> $(stat_of kmod_tid_bind_refused)"
@@ -1158,11 +1157,7 @@ wait_for 50 toe0
 refilled() { toe_kmod_test devs | grep -q ' used 0 reserved 16 '; }
 wait_for 50 refilled
 NIDX=$(toe0 | field kmod_index)
-nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
-SV=$!
-usleep 300000
-toe_kmod_test hold 10.7.0.2 5300 1 >/dev/null &
-H=$!
+serve_hold 5300 1
 if [ -n "$BT" ]; then
 	OUT=/tmp/tid.out
 	bound_re='^[0-9]* *bind  *toe0 .* -> 10\.7\.0\.2:5300 '

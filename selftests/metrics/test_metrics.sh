@@ -225,8 +225,8 @@ agree "opentoe_xdp_parse_packets_total{result=tcp} = toectl stats .datapath.xdp_
 agree "flows closed by decision add up to the flow_closed events" 'sum(opentoe_flows_closed_total)' '.daemon.events_flow_closed' stats
 kill "$PROM"; wait "$PROM" 2>/dev/null
 
-# --- every toectl stats counter the metrics carry (cmaps[] of
-# user/toed/metrics.c, listed by scripts/counters.py) equals its series in
+# --- every toectl stats counter the metrics carry (its row of
+# user/toed/fields.h, listed by scripts/counters.py) equals its series in
 # a scrape taken just before (requests: toectl's own request may be counted
 # by then, one more; no module: its kmod_ series may be absent); and the families that are not toectl counters
 mcurl "$URL/metrics" >"$M.after"

@@ -4,6 +4,8 @@
 # the scripts read instead of parsing C (scripts/gen-names.py, counters.py,
 # docfacts.py): its JSON is one document with every table, each row with
 # its columns; its text has the same rows; names are unique in a table;
+# each of toectl stats' counters is exported in a metrics family (or its
+# twin of the other section is);
 # the forward reasons' hooks are hooks; and build/toe_names.sh is what
 # gen-names.py makes of it; the man pages make installs have their lists
 # from it (toectl.8's reasons, toed.8's statements).  Needs no root and no kernel.
@@ -29,7 +31,11 @@ want = {"maps": ("id", "name"), "stats": ("index", "id", "name", "help"),
         "reasons": ("value", "id", "name", "counted", "help"), "rsn": ("name", "index"),
         "events": ("type", "id", "name", "fields", "help"),
         "statements": ("keyword", "synopsis", "bounds", "help"),
-        "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp")}
+        "config_limits": ("id", "lo", "hi", "what"), "commands": ("name", "args", "help", "toed", "stream", "needs_dp"),
+        "metric_families": ("id", "name", "type", "help"), "counters": ("section", "name", "family", "labels"),
+        "views": ("view", "key", "type", "unit", "head", "width", "left", "text", "from",
+                  "family", "labels"),
+        "view_lines": ("view", "label", "when", "template")}
 rows, sect = {}, None
 for line in open(sys.argv[2]):
     line = line.rstrip("\n")
@@ -48,7 +54,11 @@ for name, cols in want.items():
             print("columns: %s row %s lacks %s" % (name, r, [c for c in cols if c not in r]))
     if rows.get(name) != len(tab):
         print("text: %s has %s rows, the JSON %d" % (name, rows.get(name), len(tab)))
-    names = [r["name"] for r in tab if r.get("name") is not None]
+    # a counter's name is unique in its section of toectl stats
+    # a view's key is unique in its view
+    names = [(r.get("section"), r["name"]) for r in tab if r.get("name") is not None] + \
+        [(r["view"], r["label"], r["when"]) for r in tab if "template" in r] + \
+        [(r["view"], r["key"] or r["head"]) for r in tab if "key" in r]
     if len(names) != len(set(names)):
         print("unique: %s names one twice" % name)
 hooks = {h["name"] for h in t["fwd_hooks"]}
@@ -72,11 +82,45 @@ for st in t["statements"]:
     for line in st["synopsis"].split("\n"):
         if not line.startswith(" ") and line.split()[0] != st["keyword"]:
             print("hooks: statement %s has the form %r" % (st["keyword"], line))
+# each counter exported in a family of the metrics, or (null) by its
+# twin of the other section; the families' types Prometheus' own
+fams = {f["name"] for f in t["metric_families"]}
+for f in t["metric_families"]:
+    if f["type"] not in ("counter", "gauge", "histogram"):
+        print("hooks: family %s of type %s" % (f["name"], f["type"]))
+for c in t["counters"]:
+    twin = [o for o in t["counters"] if o["name"] == c["name"] and o["section"] != c["section"] and o["family"]]
+    if (c["family"] and c["family"] not in fams) or (not c["family"] and not twin):
+        print("hooks: counter %s.%s exported in %s" % (c["section"], c["name"], c["family"]))
+# a view's column has a form, a field it does not show none; a text-only
+# field, and a column made of others, names fields of its view (from); an
+# exported field a number of a family
+for v in t["views"]:
+    keys = {w["key"] for w in t["views"] if w["view"] == v["view"]}
+    parts = {k.split(".")[0] for k in (v["from"] or "").split()}
+    if (v["head"] is None) != (v["text"] is None) or not parts <= keys or \
+            (v["text"] in ("ratio", "endpoint", "sum", "either") and not parts) or \
+            (v["type"] == "text" and v["text"] is None) or \
+            (v["family"] and (v["family"] not in fams or v["type"] != "u64")):
+        print("hooks: view %s field %s: head %s, text %s, from %s, family %s" % (
+            v["view"], v["key"], v["head"], v["text"], v["from"], v["family"]))
+# toectl status' events.NAME are event types' names (TOE_EVENT_TABLE)
+evnames = {e["name"] for e in t["events"]}
+for v in t["views"]:
+    if v["view"] == "status" and v["key"].startswith("events.") and v["key"][7:] not in evnames:
+        print("hooks: status field %s: no event type %s" % (v["key"], v["key"][7:]))
+# a line view's templates name its fields, its whens too
+for ln in t["view_lines"]:
+    keys = {w["key"] for w in t["views"] if w["view"] == ln["view"]}
+    used = [m.split(":")[0] for m in re.findall(r"\{([^}]*)\}", ln["template"])]
+    used += [re.split("!?=", ln["when"])[0]] if ln["when"] else []
+    if set(used) - keys:
+        print("hooks: %s line %s names %s, no field of the view" % (ln["view"], ln["label"], sorted(set(used) - keys)))
 extra = set(t) - set(want)
 if extra:
     print("columns: tables this test does not know: %s" % sorted(extra))
 PY
-)
+) || out="columns: the check itself failed: $out"
 for k in columns text unique; do
 	bad=$(grep "^$k: " <<<"$out")
 	[ -z "$bad" ] || echo "$bad"
@@ -87,7 +131,7 @@ for k in columns text unique; do
 	esac
 done
 hb=$(grep "^hooks: " <<<"$out")
-check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits${hb:+ ($hb)}" test -z "$hb"
+check "the forward reasons' hooks are hooks, the events' fields fields of struct toe_event, the statements' bounds limits, each counter in a family, each view's columns and lines well formed${hb:+ ($hb)}" test -z "$hb"
 python3 scripts/gen-names.py "$tmp/t.json" >"$tmp/names.sh"
 check "build/toe_names.sh is gen-names.py of the dump" cmp -s "$tmp/names.sh" "$TOE_BUILD/toe_names.sh"
 # the man pages as installed (build/man/, toe-tables --man): toectl.8's

@@ -1,10 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the selftests' TCP endpoints share (tcpx.py, selftests/xdp/xfer.py):
-dual-stack listening sockets, a thread for each connection accepted, and
-reading a stream to its end."""
+"""What the selftests' TCP endpoints share (tcpx.py, selftests/xdp/xfer.py,
+selftests/xdp/fwdflow.py): their command line's shape, dual-stack
+listening sockets, a thread for each connection accepted, and reading a
+stream to its end."""
+import argparse
 import socket
 import threading
 import time
+
+
+def command_line(clients, **kw):
+    """The command line the endpoints share: a parser (kw: its own
+    arguments) with a "server" subcommand (--port, repeatable: a listener
+    on each) and, for each name in clients, a subcommand with the peer's
+    --addr and --port.  (parser, server's subparser, {name: subparser})."""
+    ap = argparse.ArgumentParser(**kw)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    server = sub.add_parser("server")
+    server.add_argument("--port", type=int, action="append", required=True)
+    peers = {}
+    for name in clients:
+        c = peers[name] = sub.add_parser(name)
+        c.add_argument("--addr", required=True)
+        c.add_argument("--port", type=int, required=True)
+    return ap, server, peers
 
 
 def listener(port, backlog, rcvbuf=0):

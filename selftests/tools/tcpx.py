@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 
-from tcpserve import listener, read_to_eof, serve_forever  # shared with xdp/xfer.py
+from tcpserve import command_line, listener, read_to_eof, serve_forever  # shared with xdp/xfer.py
 
 
 CELL = 256
@@ -217,20 +217,15 @@ def storm(args):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("server")
-    s.add_argument("--port", type=int, action="append", required=True)
+    p, s, peers = command_line(("client", "storm"), description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("--reply", type=int, default=0)
     s.add_argument("--delay", type=float, default=0,
                    help="seconds to wait after accept before reading")
     s.add_argument("--timeout", type=float, default=30)
     s.add_argument("--rcvbuf", type=int, default=0,
                    help="SO_RCVBUFFORCE on the listener (the kernel doubles it)")
-    c = sub.add_parser("client")
-    c.add_argument("--addr", required=True)
-    c.add_argument("--port", type=int, required=True)
+    c = peers["client"]
     c.add_argument("--count", type=int, default=1)
     c.add_argument("--send", type=int, default=0)
     c.add_argument("--hold", type=float, default=0)
@@ -238,9 +233,7 @@ def main():
     c.add_argument("--chunk", type=int, default=0,
                    help="send in writes of this many bytes (default: one)")
     c.add_argument("--timeout", type=float, default=30)
-    st = sub.add_parser("storm")
-    st.add_argument("--addr", required=True)
-    st.add_argument("--port", type=int, required=True)
+    st = peers["storm"]
     st.add_argument("--count", type=int, default=1000)
     st.add_argument("--parallel", type=int, default=4)
     args = p.parse_args()

@@ -11,6 +11,10 @@ text between its two JSON values, and any other exactly.  Every value the
 JSON form reports must be in the text form, where the command's table below
 says, or be in that table's list of values the text form does not show; a
 JSON field the table does not know fails too (a new field needs a place).
+A view described in user/toed/fields.h (neigh, devices, flows, status) has
+no table here: its columns or lines and the fields it does not show are its
+description, as `toe-tables -j` (on PATH, or the dump $TOE_TABLES names)
+gives it; stats is checked section by section as its JSON has it.
 Prints one line a problem and a last line "N values checked, M not shown";
 exit 1 on any problem.  CMD: status devices flows neigh stats policy.
 
@@ -20,7 +24,9 @@ exit 1 on any problem.  CMD: status devices flows neigh stats policy.
 JSON event i; NETNS_INO, toed's own namespace (the text names another).
 """
 import json
+import os
 import re
+import subprocess
 import sys
 
 
@@ -73,8 +79,11 @@ class Check:
         """The text got shows the JSON value at path (its "*" replaced by
         star: the row's index), rendered by fmt."""
         real = path.replace("*", str(star)) if star is not None else path
-        a, b = fmt(at(self.j1, real)), fmt(at(self.j2, real))
         self.seen.add(path)
+        self.compare(what, got, fmt(at(self.j1, real)), fmt(at(self.j2, real)))
+
+    def compare(self, what, got, a, b):
+        """The text got shows a, b (the JSON before and after) or between."""
         self.n += 1
         if got is None or not between(got, a, b):
             self.probs.append("%s: %s: the text shows %r, the JSON %r%s" % (
@@ -112,115 +121,105 @@ def rows(text, header):
     return out
 
 
-# ---- toectl flows
-FLOWS_NOT_SHOWN = ("family", "netns_cookie", "direction", "total_retrans", "xdp_bytes", "policy",
-                   "cookie", "bypass", "segs_in", "segs_out", "netns",
-                   "joined",  # a line under the row ("joined mid-stream"), not a column
-                   "proto")  # a routed UDP flow's line under its row ("proto: udp")
+# ---- the table views (toectl neigh, devices, flows): their fields as
+# build/toe-tables -j describes them (user/toed/fields.h): a column a field
+# the text shows, in its form; the fields it does not show, the rest
+TEXT_RX = {"str": r"(\S+)", "words": r"(\S+(?: \S+)*?)", "num": r"(\d+|-)", "age": r"(\S+)",
+           "ago": r"(\S+) ago", "ratio": r"(\S+)", "endpoint": r"(\S+)", "sum": r"(\d+|-)",
+           "either": r"(\S+)", "dash": r"(-)"}
 
 
-def flow_key(r):
-    return ep(r["family"], r["laddr"], r["lport"]), ep(r["family"], r["raddr"], r["rport"])
+def tables():
+    """build/toe-tables -j: toe-tables on PATH, or the dump $TOE_TABLES names."""
+    path = os.environ.get("TOE_TABLES")
+    return json.load(open(path)) if path else json.loads(subprocess.run(
+        ["toe-tables", "-j"], check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout)
 
 
-def check_flows(c, text):
+def view_fields(view):
+    """The fields of a table view."""
+    fields = [f for f in tables()["views"] if f["view"] == view]
+    if not fields:
+        sys.exit("textjson: toe-tables describes no view %s" % view)
+    return fields
+
+
+def member(r, key):
+    """r's value at key (KEY.MEMBER: a member of object KEY); None if none."""
+    for k in key.split("."):
+        r = r.get(k) if isinstance(r, dict) else None
+    return r
+
+
+def text_of(f, r):
+    """Field f of JSON row r as the text writes it (null or absent: -); a
+    text-only one made of the fields its from names, as its form says."""
+    t, v = f["text"], [member(r, k) for k in (f["from"] or f["key"] or "").split()]
+    if t == "dash":
+        return "-"
+    if t == "ratio":
+        return "-" if None in v else "%d/%d" % tuple(v)
+    if t == "endpoint":
+        return ep(r["family"], v[0], v[1])
+    if t == "sum":
+        return str(sum(x or 0 for x in v))
+    if t == "either":
+        return next((str(x) for x in v if x), "-")
+    if v[0] is None:
+        return "-"
+    return age(v[0]) if t in ("age", "ago") else str(v[0])
+
+
+def check_view(c, text, views, key_cols=1, kind=lambda r: 0):
+    """Each row of the text (keyed by its first key_cols columns) against
+    its JSON objects before and after, column by column as its view's
+    description says (views: one, or one a kind of row, kind(r) its
+    index); lines under a row (indented) aside.  The fields no view shows
+    (nor makes a column of): not shown."""
+    descs = [view_fields(v) for v in views]
+    cols = [[f for f in d if f["head"]] for d in descs]
+    if any([f["head"] for f in cs] != [f["head"] for f in cols[0]] for cs in cols):
+        c.problem("the views %s have different columns" % ", ".join(views))
+    rxs = [re.compile("^" + " +".join(TEXT_RX[f["text"]] for f in cs) + "$") for cs in cols]
     got = {}
-    for x in rows(text, r"^LOCAL +REMOTE +DEVICE"):
-        f = x.split()
-        if len(f) == 14:
-            got[(f[0], f[1])] = f
-        else:
-            c.problem("a flow row not in the table's form: %r" % x)
-    if not len(got) == len(c.j1) == len(c.j2):
-        c.problem("%d rows in the text, %d and %d in the JSON" % (len(got), len(c.j1), len(c.j2)))
-    after = {flow_key(r): r for r in c.j2}
-    for r in c.j1:
-        k = flow_key(r)
-        if k not in got or k not in after:
-            c.problem("flow %s %s: %s" % (k + ("no text row" if k not in got else "gone from the JSON after",)))
-            continue
-        row = dict(zip(("laddr", "raddr", "device", "decision", "reason", "rule", "bytes_acked",
-                        "bytes_received", "segs", "xdp_packets", "srtt_us", "age_s", "netns_name", "tid"), got[k]))
-        flow_row(c, " ".join(k), row, (r, after[k]))
-    return ["*." + k for k in FLOWS_NOT_SHOWN]
-
-
-def flow_row(c, key, row, both):
-    """One flow's text row against its two JSON objects."""
-    c1, c2 = c.j1, c.j2
-    c.j1, c.j2 = both
-    fmts = {"laddr": lambda r: ep(r["family"], r["laddr"], r["lport"]),
-            "raddr": lambda r: ep(r["family"], r["raddr"], r["rport"]),
-            "device": lambda r: dash(r["device"]), "decision": lambda r: r["decision"],
-            "reason": lambda r: r["reason"], "rule": lambda r: dash(r["rule"]),
-            # what the application moved: over TCP, and socket to socket
-            "bytes_acked": lambda r: str(r["bytes_acked"] + (r["bypass"] or {}).get("bytes_out", 0)),
-            "bytes_received": lambda r: str(r["bytes_received"] + (r["bypass"] or {}).get("bytes_in", 0)),
-            "segs": lambda r: str(r["segs_in"] + r["segs_out"]), "xdp_packets": lambda r: str(r["xdp_packets"]),
-            "srtt_us": lambda r: str(r["srtt_us"]), "age_s": lambda r: age(r["age_s"]),
-            "netns_name": lambda r: r["netns_name"] or str(r["netns"]), "tid": lambda r: dash(r["tid"])}
-    for col, fmt in fmts.items():
-        a, b = fmt(c.j1), fmt(c.j2)
-        c.n += 1
-        if not between(row[col], a, b):
-            c.problem("flow %s: %s: the text shows %r, the JSON %r%s" % (key, col, row[col], a,
-                                                                         "" if a == b else " then %r" % b))
-    c.seen.update("*." + k for k in ("laddr", "lport", "raddr", "rport", "device", "decision", "reason", "rule",
-                                     "bytes_acked", "bytes_received", "xdp_packets", "srtt_us", "age_s",
-                                     "netns_name", "tid"))
-    c.j1, c.j2 = c1, c2
-
-
-# ---- toectl neigh
-def check_neigh(c, text):
-    got = {}
-    for x in rows(text, r"^ADDRESS +INTERFACE +LLADDR"):
-        m = re.match(r"^(\S+) +(\S+) +(\S+) +(\S+) +(\S+) ago$", x)
+    for x in rows(text, "^" + " +".join(re.escape(f["head"]) for f in cols[0]) + "$"):
+        m = next((rx.match(x) for rx in rxs if rx.match(x)), None)
         if m:
-            got[m.group(1)] = m.groups()
-        else:
-            c.problem("a neighbour row not in the table's form: %r" % x)
+            got[m.groups()[:key_cols]] = m.groups()
+        elif not x.startswith("  "):
+            c.problem("a %s row not in the table's form: %r" % (views[0], x))
     if len(got) != len(c.j1):
         c.problem("%d rows in the text, %d in the JSON" % (len(got), len(c.j1)))
-    for i, r in enumerate(c.j1):
-        g = got.get(r["dst"], (None,) * 5)
-        c.value("%s address" % r["dst"], "*.dst", g[0], star=i)
-        c.value("%s interface" % r["dst"], "*.dev", g[1], star=i)
-        c.value("%s lladdr" % r["dst"], "*.lladdr", g[2], dash, star=i)
-        c.value("%s state" % r["dst"], "*.state", g[3], star=i)
-        c.value("%s updated" % r["dst"], "*.updated_s_ago", g[4], age, star=i)
-    return ("*.ifindex", "*.nud")
 
-
-# ---- toectl devices
-DEV_RE = re.compile(r"^(\S+) +(\S+) +(\S+) +(\S+) +(account|forward|cpu \d+|\?) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)"
-                    r" +(\S+) +(\S+) +(\S+)$")
-DEV_COLS = ("device", "type", "module", "interface", "steer", "nconn", "live", "offloaded", "refused",
-            "released")
-
-
-def check_devices(c, text):
-    got = {}
-    for x in rows(text, r"^DEVICE +TYPE +MODULE"):
-        m = DEV_RE.match(x)
-        if not m:
-            c.problem("a device row not in the table's form: %r" % x)
+    def key(r):
+        return tuple(text_of(f, r) for f in cols[kind(r)][:key_cols])
+    after = {key(r): r for r in c.j2}
+    for r in c.j1:
+        k, cs = key(r), cols[kind(r)]
+        if k not in got or k not in after:
+            c.problem("%s: %s" % (" ".join(k), "no text row" if k not in got else "gone from the JSON after"))
             continue
-        got[m.group(1)] = m.groups()
-    if len(got) != len(c.j1):
-        c.problem("%d devices in the text, %d in the JSON" % (len(got), len(c.j1)))
-    for i, d in enumerate(c.j1):
-        g = got.get(d["device"], (None,) * 13)
-        for k, col in enumerate(DEV_COLS):
-            c.value("%s %s" % (d["device"], col), "*." + col, g[k], dash, star=i)
-        kmod = "tids_used" in d
-        c.value("%s tids" % d["device"], "*.tids_used" if kmod else "*.device", g[10],
-                str if kmod else lambda v: "-", star=i)
-        c.value("%s l2t" % d["device"], "*", g[11], (lambda v: "%d/%d" % (v["l2t_used"], v["l2t_size"])) if kmod
-                else lambda v: "-", star=i)
-        c.value("%s listen" % d["device"], "*", g[12], (lambda v: "%d/%d" % (v["listeners"], v["listeners_held"]))
-                if kmod else lambda v: "-", star=i)
-        c.seen.update(("*.l2t_used", "*.l2t_size", "*.listeners", "*.listeners_held"))
+        for i, f in enumerate(cs):
+            c.compare("%s %s" % (" ".join(k), f["head"].lower()), got[k][i], text_of(f, r), text_of(f, after[k]))
+    parts = {p for cs in cols for f in cs for p in (f["from"] or f["key"] or "").split()}
+    c.seen.update("*." + p for p in parts)
+    return sorted({"*." + f["key"] for d in descs for f in d if f["key"] and f["key"] not in parts})
+
+
+def check_neigh(c, text):
+    return check_view(c, text, ["neigh"])
+
+
+# toectl flows: toe_flows' rows and toe_fwd's (routed), a view each
+def check_flows(c, text):
+    return check_view(c, text, ["flows", "flows_routed"], key_cols=2,
+                      kind=lambda r: 1 if r["direction"] == "routed" else 0)
+
+
+# ---- toectl devices: the described view, then the hooks' table under it
+# (lib/hooks.c's: a device's "hooks" field in JSON)
+def check_devices(c, text):
+    not_shown = check_view(c, text, ["devices"])
     hooks = {}
     for x in rows(text, r"^INTERFACE +HOOK +WHY"):
         f = x.split()
@@ -233,11 +232,8 @@ def check_devices(c, text):
             for k, col in enumerate(("iface", "hook", "why")):
                 c.value("%s hook of %s: %s" % (d["device"], hk["iface"], col), p + col, g[k], star=i)
                 c.seen.add("*.hooks.*." + col)
-    return ("*.index", "*.kmod", "*.ifindex", "*.hooks.*.ifindex", "*.hooks.*.why_text",
-            "*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into", "*.kmod_index", "*.tids_held",
-            "*.tids_reserved", "*.tids_host", "*.tid_pool", "*.tid_in_flight", "*.tid_seq", "*.tid_changed_ms",
-            "*.tid_event_ms", "*.tid_settled_ms", "*.stids_reserved", "*.stid_pool", "*.stid_in_flight",
-            "*.stid_seq")
+    return [p for p in not_shown if p != "*.hooks"] + [
+        "*.hooks.*.ifindex", "*.hooks.*.why_text", "*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into"]
 
 
 # ---- toectl stats
@@ -269,64 +265,66 @@ def iface(i):
     return "%s (%s)" % (i["name"], ", ".join(parts))
 
 
-# ---- toectl status: a line's regex, the JSON paths of its groups (None:
-# a value the status JSON does not have) and their text forms
-LOADED = {True: "loaded", False: "not loaded"}
-STATUS = (
-    (r"^toed: +running, pid (\d+), up (\S+)$", (("pid", str), ("uptime_s", age))),
-    (r"^datapath: +(\S+): (loaded) since (\S+) \(stats map id (\d+), events map id (\d+), neigh map id (\d+),"
-     r" sockops prog id (\d+); (\d+) reloads seen\)$",
-     (("datapath.pin_dir", str), ("datapath.loaded", LOADED.get), ("datapath.since", str),
-      ("datapath.stats_map_id", str), ("datapath.events_map_id", str), ("datapath.neigh_map_id", str),
-      ("datapath.sockops_prog_id", str), ("datapath.reloads", str))),
-    (r"^config: +(.*)$", (("config", str),)),
-    (r"^policy: +(\d+) \(generation (\d+)\), applied (\S+) ago by (this toed|another program) from (.*): (\d+) rules,"
-     r" default (\S+), track (\S+)$",
-     (("policy.serial", str), ("policy.generation", str), ("policy.applied_s_ago", age),
-      ("policy.applied_by", lambda v: "this toed" if v == "toed" else "another program"),
-      ("policy.source", lambda v: v or "(unknown)"), ("policy.rules", str), ("policy.default", str),
-      ("policy.track", str))),
-    (r"^interfaces:(.*)$", (("interfaces", lambda v: ",".join(" " + iface(i) for i in v) or " none"),)),
-    (r"^neighbours: (\d+) mirrored, \d+ resyncs, \d+ overruns$", (("neighbours", str),)),
-    (r"^addresses: +(\d+) local$", (("local_addresses", str),)),
-    (r"^module: +(not loaded|loaded)(?: \(genetlink family \S+, id \d+\): (\d+) devices?, (\d+) TIDs? held)?",
-     (("kmod.loaded", LOADED.get), ("kmod.devices", str), ("kmod.tids_held", str))),
-    (r"^events: +(\d+) offloaded, (\d+) refused, (\d+) closed, (\d+) listen$",
-     (("events.flow_offloaded", str), ("events.flow_refused", str), ("events.flow_closed", str),
-      ("events.listen_start", str))),
-    (r"^metrics: +(off|serving|retrying)(?: http://(\S+)/metrics: (\d+) connections; (\d+) past the deadline,"
-     r" (\d+) evicted, (\d+) refused)?$",
-     (("metrics.state", str), ("metrics.address", str), ("metrics.connections", str),
-      ("metrics.deadline", str), ("metrics.evicted", str), ("metrics.refused", str))),
-    (r"^log: +(\d+) repeated lines suppressed$", (("log_suppressed", str),)),
-    (r"^reconcile: +(\d+) runs \((\d+) for lost events\), (\d+) put right$",
-     (("reconcile.runs", str), ("reconcile.event_loss", str), ("reconcile.fixed", str))),
-)
-STATUS_NOT_SHOWN = ("pin_dir", "datapath.sockops_link_id", "datapath.unloads", "policy.devices",
-                    "interfaces.*.ifindex", "events.listen_stop", "metrics.error", "metrics.bind_failed",
-                    "metrics.retry_in_s", "reconcile.last_ms", "reconcile.last_read_ms", "reconcile.last_took_ms")
+# ---- toectl status, a line view: its lines as build/toe-tables -j gives
+# them (view_lines, from user/toed/fields.h): a label, the first form whose
+# when holds, a template of the fields' values, {KEY} or {KEY:FORM}; the
+# regex of a value by FORM (else by the field's type), and its text
+FORM_RX = {"age": r"\S+", "s": "s?", "by": "this toed|another program", "unknown": ".*?",
+           "f1": r"-?\d+\.\d", "ifaces": ".*", "u64": r"\d+", "bool": "true|false", "str": ".*?"}
+FORMS = {"age": age, "s": lambda v: "" if v == 1 else "s",
+         "by": lambda v: "this toed" if v == "toed" else "another program",
+         "unknown": lambda v: "(unknown)" if v is None else v, "f1": lambda v: "%.1f" % v,
+         "ifaces": lambda v: ",".join(" " + iface(i) for i in v) or " none",
+         "bool": lambda v: "true" if v else "false", "str": lambda v: "" if v is None else v}
+
+
+def json_text(v):
+    return "true" if v is True else "false" if v is False else "null" if v is None else str(v)
+
+
+def holds(when, doc):
+    if not when:
+        return True
+    k, neg, v = re.match(r"^([^!=]+)(!?)=(.*)$", when).groups()
+    return (json_text(member(doc, k)) == v) != bool(neg)
 
 
 def check_status(c, text):
-    lines = text.split("\n")
-    # shown only while the module is loaded, the endpoint on
-    hidden = {"kmod": not c.j1["kmod"]["loaded"], "metrics": c.j1["metrics"]["state"] == "off"}
-    for rx, paths in STATUS:
-        m = next((re.match(rx, x) for x in lines if re.match(rx, x)), None)
+    t = tables()
+    lines = [x for x in t["view_lines"] if x["view"] == "status"]
+    types = {f["key"]: f["type"] for f in t["views"] if f["view"] == "status"}
+    labels = list(dict.fromkeys(x["label"] for x in lines))
+    textlines = [x for x in text.split("\n") if x]
+    if len(textlines) != len(labels):
+        c.problem("%d lines in the text, %d in the description (%s)" % (len(textlines), len(labels), " ".join(labels)))
+    shown = set()
+    for label in labels:
+        forms = [x for x in lines if x["label"] == label]
+        for x in forms:
+            shown.update(m.split(":")[0] for m in re.findall(r"\{([^}]*)\}", x["template"]))
+            shown.update([re.split("!?=", x["when"])[0]] if x["when"] else [])
+        form = next((x for x in forms if holds(x["when"], c.j1)), None)
+        if not form:
+            c.problem("%s no form's when holds" % label)
+            continue
+        parts = re.split(r"\{([^}]*)\}", form["template"])
+        fields = [(p.split(":")[0], p.split(":")[1] if ":" in p else types[p]) for p in parts[1::2]]
+        rx = "^" + re.escape(label.ljust(11)) + "".join(
+            re.escape(p) if k % 2 == 0 else "(%s)" % FORM_RX[fields[k // 2][1]] for k, p in enumerate(parts)) + "$"
+        m = next((re.match(rx, x) for x in textlines if re.match(rx, x)), None)
         if not m:
             c.problem("no line /%s/ in the text" % rx)
             continue
-        for k, (p, fmt) in enumerate(paths):
-            if m.group(k + 1) is None and hidden.get(p.split(".")[0]):
-                c.seen.add(p)
-                continue
-            if p == "interfaces":
-                c.seen.update("interfaces.*." + k for k in
-                              ("name", "hook", "mode", "dispatcher", "egress", "neighbours_mirrored"))
-            c.value(p, p, m.group(k + 1), fmt)
+        for k, (key, form_name) in enumerate(fields):
+            fmt = FORMS.get(form_name, str)
+            c.compare(key, m.group(k + 1), fmt(member(c.j1, key)), fmt(member(c.j2, key)))
+    if "interfaces" in shown:
+        shown.update("interfaces.*." + k for k in
+                     ("name", "hook", "mode", "dispatcher", "egress", "neighbours_mirrored"))
+    c.seen.update(shown)
     if c.j1.get("pin_dir") != c.j1["datapath"]["pin_dir"]:
         c.problem("pin_dir %r is not the datapath's %r" % (c.j1.get("pin_dir"), c.j1["datapath"]["pin_dir"]))
-    return STATUS_NOT_SHOWN
+    return [k for k in types if k not in shown] + ["interfaces.*.ifindex"]
 
 
 # ---- toectl policy: the configuration in its own syntax

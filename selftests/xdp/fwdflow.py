@@ -17,7 +17,6 @@ trickle --addr A --port P --stop FILE [--ttl FILE] [--rst]
         --rst: close with an RST (SO_LINGER 0).  Prints {"lport": N} at
         once and {"sent": N} at the end.
 """
-import argparse
 import json
 import os
 import socket
@@ -27,7 +26,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from tcpserve import listener, serve_forever  # noqa: E402
+from tcpserve import command_line, listener, serve_forever  # noqa: E402
 
 
 def read_n(c, n):
@@ -125,14 +124,8 @@ def trickle(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("server")
-    p.add_argument("--port", type=int, action="append", required=True)
-    for name in ("client", "trickle"):
-        p = sub.add_parser(name)
-        p.add_argument("--addr", required=True)
-        p.add_argument("--port", type=int, required=True)
+    ap, _, peers = command_line(("client", "trickle"))
+    for name, p in peers.items():
         if name == "client":
             p.add_argument("--send", type=int, required=True)
             p.add_argument("--reply", type=int, default=0)

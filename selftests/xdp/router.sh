@@ -34,6 +34,18 @@ router_test() {
 	router_topology
 }
 
+# fwd_router CGROUP: router_test, then what the forwarding tests share
+# next: the end hosts as the hook forwards them (endpoints_for_hook: tc
+# leaves the far ends their offloads, TSO and CHECKSUM_PARTIAL, the point
+# of tc), the policy in $work/fwd.conf (fwd_conf), opentoe on r0 and r1
+# and the router's neighbours filled.  Exits if one fails.
+fwd_router() {
+	router_test "$1" || exit 1
+	endpoints_for_hook || exit 1
+	fwd_conf "$work/fwd.conf" || exit 1
+	dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+}
+
 # router_topology: the three hosts, routed, pinging each other.
 router_topology() {
 	ns_add c && ns_add r && ns_add s || return 1
@@ -126,16 +138,34 @@ fwd_states() {
 		jq -r --argjson c "$c" '.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.state'
 }
 
-# intact NAME: the transfer xfer.py's client wrote to $work/NAME.json
-# arrived whole: the server ($work/server.out) read as many bytes, with the
-# same sha256.
+# intact NAME [OUT]: the transfer xfer.py's client wrote to $work/NAME.json
+# arrived whole: the server (its output in OUT, $work/server.out) read as
+# many bytes, with the same sha256.
 intact() {
-	local c lp
+	local c lp out=${2:-$work/server.out}
 	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
 	[ "$lp" != null ] || return 1
-	wait_for 5 grep -q "\"peer_port\": $lp," "$work/server.out" || return 1
-	grep "\"peer_port\": $lp," "$work/server.out" |
+	wait_for 5 grep -q "\"peer_port\": $lp," "$out" || return 1
+	grep "\"peer_port\": $lp," "$out" |
 		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
+}
+
+# fwd_toed [ARG...]: toed on the router with the forward tests' policy
+# ($work/fwd.conf: fwd_conf), the maps at $PIN, its socket in $work/run,
+# ARGs added; its output appended to $work/toed.log, its pid in $TOED.
+# False if its socket did not come within 10 s.
+fwd_toed() {
+	nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" "$@" >>"$work/toed.log" 2>&1
+	TOED=$NSX_PID
+	wait_for 10 test -S "$work/run/toed.sock"
+}
+
+# fwd_server NS PORT [OUT]: xfer.py's server in namespace NS on PORT, its
+# output in OUT ($work/server.out); false if it was not ready within 5 s.
+fwd_server() {
+	local out=${3:-$work/server.out}
+	nsx_bg "$1" python3 "$XFER" server --port "$2" >"$out" 2>&1
+	wait_for 5 grep -q ready "$out"
 }
 
 # ip_forwarded: datagrams the router's kernel forwarded (IPv4 + IPv6).

@@ -15,10 +15,7 @@
 plan 10
 need_cmd iptables ip6tables conntrack
 need_built toectl
-router_test fwdct || exit 1
-endpoints_for_hook || exit 1
-fwd_conf "$work/fwd.conf" || exit 1
-dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+fwd_router fwdct
 defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD"
 nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
 	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
@@ -26,10 +23,8 @@ nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
 # picks them up (nf_conntrack_tcp_loose) without the global window
 # liberality (toed makes admitted entries window-liberal, user/toed/ct.c)
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --log-level debug >"$work/toed.log" 2>&1
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
-nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+fwd_toed --log-level debug || { fail "toed starts"; cat "$work/toed.log"; finish; }
+fwd_server s 5201 || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 # n5201 NAME: toe_fwd entries of flow NAME, followed by its client port
 # (xfer.py's NAME.lport): the round before may have left an entry of 5201

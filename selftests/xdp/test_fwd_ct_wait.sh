@@ -30,18 +30,13 @@
 . "$(dirname "$0")/router.sh"
 plan 19
 need_cmd iptables ip6tables conntrack curl
-router_test fwdctw || exit 1
-[ "$FWD_HOOK" = tc ] || endpoints_for_native || exit 1
-fwd_conf "$work/fwd.conf" || exit 1
-dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+fwd_router fwdctw
 defer "nsx r iptables -t nat -F; nsx r ip6tables -F FORWARD; true"
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 || { fail "sysctl"; finish; }
 nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE &&
 	nsx r ip6tables -A FORWARD -m conntrack --ctstate INVALID -j DROP || { fail "ruleset"; finish; }
 toed_start() {
-	nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --log-level debug >>"$work/toed.log" 2>&1
-	TOED=$NSX_PID
-	wait_for 10 test -S "$work/run/toed.sock"
+	fwd_toed --log-level debug
 }
 toed_start || { fail "toed starts"; cat "$work/toed.log"; finish; }
 defer 'kill -CONT $TOED 2>/dev/null; true'
@@ -49,8 +44,7 @@ ctl() { toectl --run-dir "$work/run" "$@"; }
 head -c 8000000 /dev/urandom >"$work/file"
 want=$(sha256sum <"$work/file" | cut -d' ' -f1)
 nsx_bg s python3 -m http.server 5301 --bind :: --directory "$work" >/dev/null 2>&1
-nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+fwd_server s 5201 || { fail "server"; finish; }
 wait_for 5 nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" || { fail "http server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 v6_invalid() { nsx r ip6tables -L FORWARD -v -x -n | awk '/INVALID/ { print $1; exit }'; }

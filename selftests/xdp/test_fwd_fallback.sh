@@ -26,11 +26,8 @@ defer "nsx r toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
 load && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 defer "nsx r iptables -t nat -F"
 nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || { fail "masquerade"; finish; }
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
-TOED=$NSX_PID
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
-nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
+fwd_server s 5201 || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 IF0=$(nsx r ip -j link show r0 | jq '.[0].ifindex')
 # the hook's program, its context for a packet arriving on r0, its pass
@@ -93,9 +90,8 @@ check "  byte for byte as it came (MACs, TTL, addresses, checksums)" cmp -s "$wo
 rt_gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq .formatted.value.rt_gen; }
 if [ $FWD_HOOK = xdp ]; then
 	kill "$TOED"; wait "$TOED" 2>/dev/null
-	nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --no-route-cache >>"$work/toed.log" 2>&1
 	no_cache() { test "$(rt_gen)" = 0; }
-	wait_for 10 test -S "$work/run/toed.sock" && wait_for 5 no_cache
+	fwd_toed --no-route-cache && wait_for 5 no_cache
 fi
 rc=$(run data)
 check "  the route looked up, not cached (route generation $(rt_gen)): passed on (return $rc) byte for byte" \

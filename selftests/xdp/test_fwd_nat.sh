@@ -17,26 +17,20 @@
 . "$(dirname "$0")/router.sh"
 plan 46
 need_cmd iptables nft conntrack curl
-router_test fwdnat || exit 1
-# tc: the far ends keep their offloads (TSO, CHECKSUM_PARTIAL): the point of tc
-[ "$FWD_HOOK" = tc ] || endpoints_for_native || exit 1
-fwd_conf "$work/fwd.conf" || exit 1
-dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+fwd_router fwdnat
 defer "nsx r iptables -t nat -F; nsx r nft delete table ip toenat 2>/dev/null; true"
 # conntrack's window check on: the flows' teardowns (in the stack) must
 # pass it although the stack did not see their windows move
 # and the established timeout short (3 s): the fast path keeps the entries
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 net.netfilter.nf_conntrack_tcp_timeout_established=3
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
 toectl --run-dir "$work/run" monitor -j >"$work/mon.json" 2>&1 &
 defer "kill $!"
 toectl --run-dir "$work/run" monitor >"$work/mon.txt" 2>&1 &
 defer "kill $!"
-nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
+fwd_server s 5201 || { fail "server"; finish; }
 head -c 8000000 /dev/urandom >"$work/file"
 nsx_bg s python3 -m http.server 5301 --bind :: --directory "$work" >/dev/null 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 wait_for 5 nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" || { fail "http server"; finish; }
 want=$(sha256sum <"$work/file" | cut -d' ' -f1)
 st() { stat_of "$PIN" "$1"; }

@@ -18,11 +18,7 @@ need_cmd iptables conntrack
 SPY=$(for p in python3 /usr/bin/python3; do $p -c 'import scapy.all' 2>/dev/null && { echo $p; break; }; done)
 [ -n "$SPY" ] || cannot_run "python3-scapy missing (make deps)"
 FORGE="$SPY $TOE_TOP/selftests/xdp/forge.py"
-router_test fwdnatct || exit 1
-# tc: the far ends keep their offloads (TSO, CHECKSUM_PARTIAL): the point of tc
-[ "$FWD_HOOK" = tc ] || endpoints_for_native || exit 1
-fwd_conf "$work/fwd.conf" || exit 1
-dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+fwd_router fwdnatct
 defer "nsx r iptables -t nat -F; nsx r iptables -F FORWARD; nsx r iptables -P FORWARD ACCEPT"
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 net.netfilter.nf_conntrack_tcp_timeout_established=3 || { fail "sysctls"; finish; }
 nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE &&

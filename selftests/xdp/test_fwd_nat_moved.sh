@@ -18,19 +18,13 @@
 . "$(dirname "$0")/router.sh"
 plan 4
 need_cmd iptables conntrack tcpdump
-router_test fwdnatmv || exit 1
-endpoints_for_hook || exit 1
-fwd_conf "$work/fwd.conf" || exit 1
-dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+fwd_router fwdnatmv
 NEW4=10.211.2.253
 nsx r ip addr add $NEW4/24 dev r1 || { fail "second address"; finish; }
 defer "nsx r iptables -t nat -F"
 nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || { fail "masquerade"; finish; }
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
-TOED=$NSX_PID
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
-nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
+fwd_server s 5301 || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 # from ADDR SECONDS: the flow's segments the server receives from ADDR in SECONDS
 from() {
@@ -72,9 +66,7 @@ wait "$CLIENT" 2>/dev/null
 # while 8,000 conntrack entries (forged SYNs) are flushed; once it runs
 # again it reads ENOBUFS, counts it, and sends every fast-path flow back
 # through the stack (a generation bump: no ruleset change in between)
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >>"$work/toed.log" 2>&1
-TOED=$NSX_PID
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts again"; finish; }
+fwd_toed || { fail "toed starts again"; finish; }
 gen() { bpftool -j map lookup pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 | jq '.formatted.value.gen'; }
 lost() { toectl --run-dir "$work/run" -j stats | jq '.daemon.fwd_ct_events_lost // empty'; }
 wait_for 5 test -n "$(lost)"

@@ -25,11 +25,8 @@ RUN=$work/run
 fwd_conf "$work/fwd.conf" || exit 1
 dp_load r --dev r0 --dev r1 || { fail "load"; finish; }
 wait_for 5 nsx c ping -c1 -W1 $S4 >/dev/null || { fail "the hosts reach each other"; finish; }
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$RUN" >"$work/toed.log" 2>&1
-TOED=$NSX_PID
-wait_for 10 test -S "$RUN/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
-nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
+fwd_server s 5201 || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 
 # (the flow runs until the counters are read, SIGUSR1, 60 s at most, times

@@ -14,18 +14,13 @@
 plan 6
 need_cmd iptables conntrack
 need_built toectl
-router_test fwdzone || exit 1
-endpoints_for_hook || exit 1
-fwd_conf "$work/fwd.conf" || exit 1
-dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
+fwd_router fwdzone
 defer "nsx r iptables -t raw -F"
 nsx r iptables -t raw -A PREROUTING -i r0 -j CT --zone 5 &&
 	nsx r iptables -t raw -A PREROUTING -i r1 -j CT --zone 5 || { fail "zone rules"; finish; }
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=3 || { fail "sysctl"; finish; }
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
-nsx_bg s python3 "$XFER" server --port 5301 >"$work/server.out" 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
+fwd_server s 5301 || { fail "server"; finish; }
 nsx_bg c python3 "$XFER" client --addr $S4 --port 5301 --seconds 60 \
 	--lport-file "$work/f.lport" --go-file "$work/f.go" >"$work/f.json"
 CLIENT=$NSX_PID

@@ -18,7 +18,6 @@ client --addr A --port P (--bytes N | --seconds S) [--connect-timeout T]
         while an earlier flow's entry of the same server port is still in
         a map.  --timeout T: how long a send or receive may wait (30 s).
 """
-import argparse
 import hashlib
 import json
 import os
@@ -29,7 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from tcpserve import listener, read_to_eof, serve_forever  # noqa: E402 (shared with tools/tcpx.py)
+from tcpserve import command_line, listener, read_to_eof, serve_forever  # noqa: E402 (shared with tools/tcpx.py)
 
 
 def serve(args):
@@ -108,13 +107,8 @@ def client(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    a = sub.add_parser("server")
-    a.add_argument("--port", type=int, action="append", required=True)
-    a = sub.add_parser("client")
-    a.add_argument("--addr", required=True)
-    a.add_argument("--port", type=int, required=True)
+    ap, _, peers = command_line(("client",))
+    a = peers["client"]
     a.add_argument("--bytes", type=int, default=0)
     a.add_argument("--seconds", type=float, default=0)
     a.add_argument("--connect-timeout", type=float, default=5)

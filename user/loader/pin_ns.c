@@ -155,6 +155,22 @@ int enter_netns(const struct pin_ns *ns)
 	return ret;
 }
 
+bool enter_if_pin(const char *n, const char *prefix, const char *path,
+		  const char *what, __u32 *ifindex)
+{
+	struct pin_ns ns = { 0 };
+
+	if (!parse_if_pin(n, prefix, &ns, ifindex))
+		return false;
+	if (enter_netns(&ns)) {
+		toe_err("%s: its network namespace (%s %llu) is gone: %s went with it",
+			path, ns.kind == TOE_NS_INO ? "inode" : "cookie", ns.id,
+			what);
+		return false;
+	}
+	return true;
+}
+
 unsigned long netns_ino_of(const struct pin_ns *ns)
 {
 	unsigned long ino = 0;

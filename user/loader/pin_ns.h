@@ -21,6 +21,14 @@ struct pin_ns {
 /* Parse "<prefix>c<COOKIE>_if<N>..." (or n<INODE>) pin names. */
 bool parse_if_pin(const char *name, const char *prefix, struct pin_ns *ns,
 		  __u32 *ifindex);
+/*
+ * Unload's first step for a per-interface pin (name n, at path; prefix
+ * as parse_if_pin): its interface's index in *ifindex and its network
+ * namespace entered.  False if n is not such a pin, or if its namespace
+ * is gone (then said: "what went with it").
+ */
+bool enter_if_pin(const char *n, const char *prefix, const char *path,
+		  const char *what, __u32 *ifindex);
 /* Is ns this process's namespace? */
 bool pin_ns_self(const struct pin_ns *ns);
 /* "cookie N (inode I)" or "inode I", for messages. */

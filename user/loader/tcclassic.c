@@ -206,19 +206,12 @@ static int tc_del_fault(int err)
 int detach_tc_classic(const char *n, const char *path, int home)
 {
 	bool egress = !strncmp(n, "tc_egress_", 10);
-	struct pin_ns ns = { 0 };
 	__u32 ifindex = 0;
 	int err, bad = 0;
 
-	if (!parse_if_pin(n, egress ? "tc_egress_" : "tc_ingress_", &ns,
-			  &ifindex))
+	if (!enter_if_pin(n, egress ? "tc_egress_" : "tc_ingress_", path,
+			  "the filter", &ifindex))
 		return 0;
-	if (enter_netns(&ns)) {
-		toe_err("%s: its network namespace (%s %llu) is gone: the filter went with it",
-			path, ns.kind == TOE_NS_INO ? "inode" : "cookie",
-			ns.id);
-		return 0;
-	}
 	err = tc_del_fault(tc_classic_del(ifindex, egress, pinned_id(path)));
 	if (err && err != -ENODEV && err != -ENOENT && err != -EINVAL) {
 		toe_err("cannot delete the tc filter of %s: %s", path,

@@ -470,19 +470,12 @@ int attach_xdp_disp(const struct opts *o, __u32 ifindex, const char *ifname,
  */
 int detach_xdp_disp(const char *n, const char *path, int home)
 {
-	struct pin_ns ns = { 0 };
 	__u32 ifindex = 0;
 	char buf[128];
 	int err, bad = 0;
 
-	if (!parse_if_pin(n, "xdpd_", &ns, &ifindex))
+	if (!enter_if_pin(n, "xdpd_", path, "the program", &ifindex))
 		return 0;
-	if (enter_netns(&ns)) {
-		toe_err("%s: its network namespace (%s %llu) is gone: the program went with it",
-			path, ns.kind == TOE_NS_INO ? "inode" : "cookie",
-			ns.id);
-		return 0;
-	}
 	err = disp_del(ifindex, pinned_id(path));
 	if (err && err != -ENODEV && err != -ENOENT) {
 		libxdp_strerror(err, buf, sizeof(buf));

@@ -31,6 +31,7 @@
 #include "lib/json.h"
 #include "toed/config_limits.h"
 #include "toed/config_stmts.h"
+#include "toed/fields.h"
 
 /* Where the rows go: one JSON document, or text lines. */
 struct out {
@@ -435,6 +436,130 @@ static void dump_config(struct out *o)
  */
 #define MAN_MARK ".\\\" toe-tables: "
 
+/* The metric families' names by F_ID (F_NONE: null). */
+static const char *const fam[F__MAX + 1] = {
+#define FAM_NAME(id, name, type, help) [F_##id] = name,
+	TOE_METRIC_FAMILIES(FAM_NAME)
+#undef FAM_NAME
+};
+
+/*
+ * metric_families: id, name, type, help (TOE_METRIC_FAMILIES, toed's
+ * /metrics); counters: section (daemon, control), name, family (null: not
+ * exported by this row), labels (toectl stats' rows, user/toed/fields.h).
+ */
+static void dump_metrics(struct out *o)
+{
+	section(o, "metric_families", "id name type help");
+#define FAM_ROW(id, name, type, help) \
+	row(o);                       \
+	col_str(o, "id", #id);        \
+	col_str(o, "name", name);     \
+	col_str(o, "type", type);     \
+	col_str(o, "help", help);     \
+	row_end(o);
+	TOE_METRIC_FAMILIES(FAM_ROW)
+#undef FAM_ROW
+	section_end(o);
+	section(o, "counters", "section name family labels");
+#define CTR_ROW(sect, name, f, labels)    \
+	row(o);                           \
+	col_str(o, "section", sect);      \
+	col_str(o, "name", name);         \
+	col_str(o, "family", fam[F_##f]); \
+	col_str(o, "labels", labels);     \
+	row_end(o);
+#define DAEMON_ROW(name, f, labels, value) CTR_ROW("daemon", name, f, labels)
+#define CONTROL_ROW(name, f, labels, value) CTR_ROW("control", name, f, labels)
+	TOE_DAEMON_COUNTERS(DAEMON_ROW)
+	TOE_CONTROL_COUNTERS(CONTROL_ROW)
+#undef DAEMON_ROW
+#undef CONTROL_ROW
+#undef CTR_ROW
+	section_end(o);
+}
+
+/*
+ * views: view, key (null: the text's alone), type (str, u64, i64, f64,
+ * bool, fn, text), unit, head, width, left, text (str, words, num, age,
+ * ago, ratio, endpoint, sum, either, dash), from, family, labels (the table views' fields,
+ * user/toed/fields.h: JSON key and type, the text's column, the metric
+ * family; head and text null where the text does not show it as a
+ * column); view_lines: view, label, when, template (a line view's text,
+ * toectl status'); selftests/tools/textjson.py checks the text by them.
+ */
+static void view_row(struct out *o, const char *view, const char *key,
+		     const char *type, const char *unit, const char *head,
+		     int width, const char *text, const char *from, int f,
+		     const char *labels)
+{
+	char t[8], x[12];
+	int i;
+
+	for (i = 0; type[i] && i < (int)sizeof(t) - 1; i++)
+		t[i] = tolower((unsigned char)type[i]);
+	t[i] = 0;
+	for (i = 0; text[i] && i < (int)sizeof(x) - 1; i++)
+		x[i] = tolower((unsigned char)text[i]);
+	x[i] = 0;
+	row(o);
+	col_str(o, "view", view);
+	col_str(o, "key", key);
+	col_str(o, "type", t);
+	col_str(o, "unit", unit);
+	col_str(o, "head", head);
+	col_u64(o, "width", width < 0 ? -width : width);
+	col_bool(o, "left", width < 0);
+	col_str(o, "text", strcmp(x, "none") ? x : NULL);
+	col_str(o, "from", from);
+	col_str(o, "family", fam[f]);
+	col_str(o, "labels", labels);
+	row_end(o);
+}
+
+static void dump_views(struct out *o)
+{
+	section(o, "views",
+		"view key type unit head width left text from family labels");
+#define NEIGH_ROW(id, key, type, unit, head, width, text, from, f, labels) \
+	view_row(o, "neigh", key, #type, unit, head, width, #text, from,   \
+		 F_##f, labels);
+	TOE_NEIGH_FIELDS(NEIGH_ROW)
+#undef NEIGH_ROW
+#define DEVICE_ROW(id, key, type, unit, head, width, text, from, f, labels) \
+	view_row(o, "devices", key, #type, unit, head, width, #text, from,  \
+		 F_##f, labels);
+	TOE_DEVICE_FIELDS(DEVICE_ROW)
+#undef DEVICE_ROW
+#define FLOW_ROW(id, key, type, unit, head, width, text, from, f, labels) \
+	view_row(o, "flows", key, #type, unit, head, width, #text, from,  \
+		 F_##f, labels);
+	TOE_FLOW_FIELDS(FLOW_ROW)
+#undef FLOW_ROW
+#define FWD_ROW(id, key, type, unit, head, width, text, from, f, labels)  \
+	view_row(o, "flows_routed", key, #type, unit, head, width, #text, \
+		 from, F_##f, labels);
+	TOE_FWD_FIELDS(FWD_ROW)
+#undef FWD_ROW
+#define STATUS_ROW(id, key, type, unit)                                        \
+	view_row(o, "status", key, #type, unit, NULL, 0, "none", NULL, F_NONE, \
+		 NULL);
+	TOE_STATUS_FIELDS(STATUS_ROW)
+#undef STATUS_ROW
+	section_end(o);
+	section(o, "view_lines", "view label when template");
+#define LINE_ROW(label, when, template)   \
+	row(o);                           \
+	col_str(o, "view", "status");     \
+	col_str(o, "label", label);       \
+	col_str(o, "when", when);         \
+	col_str(o, "template", template); \
+	row_end(o);
+	TOE_STATUS_LINES(LINE_ROW)
+#undef LINE_ROW
+	section_end(o);
+}
+
 static int man_list(const char *kind, size_t klen)
 {
 	bool first = true;
@@ -597,6 +722,8 @@ int main(int argc, char **argv)
 	dump_events(&o);
 	dump_commands(&o);
 	dump_config(&o);
+	dump_metrics(&o);
+	dump_views(&o);
 	if (o.json) {
 		tj_obj_end(&o.j);
 		tj_end(&o.j);

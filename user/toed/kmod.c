@@ -180,57 +180,76 @@ static void tid_del(struct kmod *km, const struct toe_flow_key *k)
  * the connection's toe_tid_held entry gone, which the datapath deletes
  * before it emits the close) or will (the module has it, no connection
  * holds it): never freed twice.  Unbounded, but one per close in flight.
+ * A record (a tidrec; in km->ub) is the one kind the last reconcile's
+ * TIDs (disposed_add, km->disp) are kept in too, without the flow.
  */
-struct unbound {
-	struct toe_flow_key k;
+struct tidrec {
+	struct toe_flow_key k; /* the flow's, or zero */
 	__u32 dev, tid; /* toe_devs index, the module's TID */
 };
+
+/* (k, dev, tid) added to r (k NULL: no flow); false if out of memory. */
+static bool tidrec_add(struct tidrecs *r, const struct toe_flow_key *k,
+		       __u32 dev, __u32 tid)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		void *p = realloc(r->v, cap * sizeof(*r->v));
+
+		if (!p)
+			return false;
+		r->v = p;
+		r->cap = cap;
+	}
+	memset(&r->v[r->n], 0, sizeof(r->v[r->n]));
+	if (k)
+		r->v[r->n].k = *k;
+	r->v[r->n].dev = dev;
+	r->v[r->n].tid = tid;
+	r->n++;
+	return true;
+}
+
+/*
+ * The place in r of TID tid of toe_devs index dev (and of flow k, unless
+ * k is NULL); r->n if it has none.
+ */
+static size_t tidrec_find(const struct tidrecs *r, const struct toe_flow_key *k,
+			  __u32 dev, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].dev == dev && r->v[i].tid == tid &&
+		    (!k || key_eq(&r->v[i].k, k)))
+			break;
+	return i;
+}
 
 static void unbound_add(struct kmod *km, const struct toe_flow_key *k,
 			__u32 dev, __u32 tid)
 {
-	if (km->ub_n == km->ub_cap) {
-		size_t cap = km->ub_cap ? 2 * km->ub_cap : 16;
-		void *p = realloc(km->ub, cap * sizeof(*km->ub));
-
-		if (!p) {
-			/* its close finds no record: the next reconcile frees it */
-			logm(LOG_ERR, "out of memory for a closed flow's TID");
-			return;
-		}
-		km->ub = p;
-		km->ub_cap = cap;
-	}
-	km->ub[km->ub_n].k = *k;
-	km->ub[km->ub_n].dev = dev;
-	km->ub[km->ub_n].tid = tid;
-	km->ub_n++;
+	/* if not, its close finds no record: the next reconcile frees it */
+	if (!tidrec_add(&km->ub, k, dev, tid))
+		logm(LOG_ERR, "out of memory for a closed flow's TID");
 }
 
 /* Whether toed holds such a record of TID tid of toe_devs index dev. */
 static bool unbound_has(struct kmod *km, __u32 dev, __u32 tid)
 {
-	size_t i;
-
-	for (i = 0; i < km->ub_n; i++)
-		if (km->ub[i].dev == dev && km->ub[i].tid == tid)
-			return true;
-	return false;
+	return tidrec_find(&km->ub, NULL, dev, tid) < km->ub.n;
 }
 
 /* The record of a closed flow's unbound TID, taken (true) if there is one. */
 static bool unbound_take(struct kmod *km, const struct toe_flow_key *k,
 			 __u32 dev, __u32 tid)
 {
-	size_t i;
+	size_t i = tidrec_find(&km->ub, k, dev, tid);
 
-	for (i = 0; i < km->ub_n; i++)
-		if (km->ub[i].dev == dev && km->ub[i].tid == tid &&
-		    key_eq(&km->ub[i].k, k)) {
-			km->ub[i] = km->ub[--km->ub_n];
-			return true;
-		}
-	return false;
+	if (i == km->ub.n)
+		return false;
+	km->ub.v[i] = km->ub.v[--km->ub.n];
+	return true;
 }
 
 /*
@@ -244,33 +263,15 @@ static bool unbound_take(struct kmod *km, const struct toe_flow_key *k,
 
 static void disposed_add(struct kmod *km, __u32 dev, __u32 tid)
 {
-	if (km->disp_n == km->disp_cap) {
-		size_t cap = km->disp_cap ? 2 * km->disp_cap : 64;
-		void *p = realloc(km->disp, cap * sizeof(*km->disp));
-
-		if (!p) {
-			logm(LOG_ERR, "out of memory for a reconciled TID");
-			return;
-		}
-		km->disp = p;
-		km->disp_cap = cap;
-	}
-	km->disp[km->disp_n][0] = dev;
-	km->disp[km->disp_n][1] = tid;
-	km->disp_n++;
+	if (!tidrec_add(&km->disp, NULL, dev, tid))
+		logm(LOG_ERR, "out of memory for a reconciled TID");
 }
 
 /* An event with a TID emitted before the last reconcile dealt with that TID. */
 static bool disposed(struct kmod *km, const struct toe_event *e)
 {
-	size_t i;
-
-	if (e->ts_ns >= km->disp_ns)
-		return false;
-	for (i = 0; i < km->disp_n; i++)
-		if (km->disp[i][0] == e->dev && km->disp[i][1] == e->tid)
-			return true;
-	return false;
+	return e->ts_ns < km->disp_ns &&
+	       tidrec_find(&km->disp, NULL, e->dev, e->tid) < km->disp.n;
 }
 
 /* The module went away (its TIDs with it), or toed stops: forget them all. */
@@ -279,7 +280,7 @@ void tid_clear(struct kmod *km)
 	struct tident *t;
 	size_t i;
 
-	km->ub_n = 0;
+	km->ub.n = 0;
 
 	for (i = 0; i < km->tid_nb; i++) {
 		while ((t = km->tids[i])) {
@@ -674,17 +675,17 @@ static void unbound_settle(struct kmod *km, const struct toe_genl_tid *tl,
 	size_t i;
 	int j;
 
-	for (i = 0; i < km->ub_n; i++) {
+	for (i = 0; i < km->ub.n; i++) {
 		for (j = 0; j < n; j++)
 			if ((tl[j].state & OPENTOE_TID_F_HOST) &&
 			    (tl[j].state & OPENTOE_TID_F_RESERVED) &&
-			    kmod_toe_index(km, tl[j].dev) == km->ub[i].dev &&
-			    tl[j].tid == km->ub[i].tid)
+			    kmod_toe_index(km, tl[j].dev) == km->ub.v[i].dev &&
+			    tl[j].tid == km->ub.v[i].tid)
 				break;
 		if (j == n)
-			acct_settle(km, km->ub[i].dev);
+			acct_settle(km, km->ub.v[i].dev);
 	}
-	km->ub_n = 0;
+	km->ub.n = 0;
 }
 
 /* In the last TID_GET dump; a refusal: its flow still in toe_flows. */
@@ -799,18 +800,26 @@ void kmod_retry_tick(struct toed *d)
 	kmod_reconcile(km);
 }
 
-/* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
-int kmod_retry_timeout_ms(struct kmod *km, int ms)
+/*
+ * epoll_wait's timeout (ms, -1: none) bounded by a deadline at_ns on
+ * CLOCK_MONOTONIC (0: none), rounded up: the module's retry, the TID
+ * pools' refill (tidpool.c).
+ */
+int kmod_ms_until(__u64 at_ns, int ms)
 {
 	__u64 now = toe_now_ns();
 	int left;
 
-	if (!km->retry_at_ns)
+	if (!at_ns)
 		return ms;
-	left = km->retry_at_ns > now ?
-		       (int)((km->retry_at_ns - now + 999999) / 1000000) :
-		       0;
+	left = at_ns > now ? (int)((at_ns - now + 999999) / 1000000) : 0;
 	return ms < 0 || ms > left ? left : ms;
+}
+
+/* epoll_wait's timeout (ms, -1: none) bounded by the next retry. */
+int kmod_retry_timeout_ms(struct kmod *km, int ms)
+{
+	return kmod_ms_until(km->retry_at_ns, ms);
 }
 
 #define US(b, a) (unsigned long long)((ph[b] - ph[a]) / 1000)
@@ -863,7 +872,7 @@ void kmod_reconcile(struct kmod *km)
 	for (b = 0; b < km->tid_nb; b++)
 		for (t = km->tids[b]; t; t = t->next)
 			t->seen = t->refused;
-	km->disp_n = 0;
+	km->disp.n = 0;
 	km->disp_ns = ~0ULL; /* while it runs: none of its own events is read */
 	reconcile_held(km, tl, n, hv, nh, pv, np, busy);
 	unbound_settle(km, tl, n);
@@ -952,9 +961,8 @@ void kmod_init(struct kmod *km, struct toe_genl *gl, struct toe_maps *m,
 void kmod_exit(struct kmod *km)
 {
 	tid_clear(km);
-	free(km->ub);
-	free(km->disp);
-	km->ub = NULL;
-	km->disp = NULL;
-	km->ub_cap = km->disp_cap = km->disp_n = 0;
+	free(km->ub.v);
+	free(km->disp.v);
+	memset(&km->ub, 0, sizeof(km->ub));
+	memset(&km->disp, 0, sizeof(km->disp));
 }

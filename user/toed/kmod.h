@@ -15,7 +15,12 @@ struct toed;
 #include "show_maps.h"
 
 struct tident; /* a TID held in the kernel module (kmod.c) */
-struct unbound; /* a closed flow's TID never bound (kmod.c) */
+struct tidrec; /* a TID of a device, and its flow (kmod.c) */
+/* A list of TIDs (kmod.c), grown as they come. */
+struct tidrecs {
+	struct tidrec *v;
+	size_t n, cap;
+};
 struct opentoe; /* the skeleton whose toe_tid_demote tidpool.c loads */
 struct toed_dp; /* the datapath toed serves (state.h) */
 struct listen_stats; /* listen.c's counters (state.h) */
@@ -77,10 +82,7 @@ struct kmod {
 	__u64 tid_settled_ns;
 
 	/* closed flows' TIDs never bound, and the last reconcile's (kmod.c) */
-	struct unbound *ub;
-	size_t ub_n, ub_cap;
-	__u32 (*disp)[2];
-	size_t disp_n, disp_cap;
+	struct tidrecs ub, disp;
 	__u64 disp_ns;
 	/* a reconcile again soon: a take was in progress (kmod.c) */
 	bool retry_wanted;
@@ -136,6 +138,7 @@ void kmod_on_closed(struct toed *d, const struct toe_event *e);
 void kmod_reconcile(struct kmod *km);
 void kmod_retry_soon(struct kmod *km);
 void kmod_retry_tick(struct toed *d);
+int kmod_ms_until(__u64 at_ns, int ms);
 int kmod_retry_timeout_ms(struct kmod *km, int ms);
 void on_genl(struct toe_genl *g, enum toe_genl_ev ev, __u32 dev, void *ctx);
 

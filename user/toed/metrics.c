@@ -13,15 +13,15 @@
  * answer is rendered in the request's callback from toed's state as it is,
  * through the gathering functions toectl stats and devices use (show_state.c:
  * daemon_counters, control_counters, kmod_view; show_maps.c:
- * toe_stats_read, toe_devs_read): no second thread, no lock, no snapshot
- * to go stale.  A scrape reads the per-CPU stats map, the device maps and
+ * toe_stats_read, toe_devs_read, toe_device_cells): no second thread, no
+ * lock, no snapshot to go stale.  A scrape reads the per-CPU stats map, the device maps and
  * the policy header (never toe_flows), so its cost does not grow with the
  * number of flows.
  *
- * Every metric's name is written once: in fams[] for toed's own, or made
- * from toe_stat_name for the datapath's toe_stats counters.  A counter
- * toectl stats has and cmaps[] does not map is still exported, untyped, as
- * opentoe_toed_NAME.
+ * Every metric's name is written once: in fields.h's TOE_METRIC_FAMILIES
+ * for toed's own, or made from toe_stat_name for the datapath's toe_stats
+ * counters.  The counters of toectl stats' daemon and control sections
+ * go out in the family and with the labels their rows of fields.h give.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <microhttpd.h>
 #include "lib/err.h"
 #include "lib/clock.h"
@@ -50,6 +51,7 @@
 #include "show_maps.h"
 #include "state.h"
 #include "nlat.h"
+#include "fields.h"
 
 #ifndef TOE_VERSION
 #define TOE_VERSION "unknown"
@@ -66,307 +68,12 @@
 
 /* ------------------------------------------------------------ families */
 
-enum fam {
-	F_BUILD,
-	F_START,
-	F_DP_LOADED,
-	F_PARSE,
-	F_DEV_CAP,
-	F_DEV_LIVE,
-	F_DEV_OFF,
-	F_DEV_REF,
-	F_DEV_REL,
-	F_DEV_TIDS_USED,
-	F_DEV_TIDS_HELD,
-	F_POL_SERIAL,
-	F_POL_RULES,
-	F_POL_DUR,
-	F_CLOSED,
-	F_REFUSED,
-	F_NLAT,
-	F_FWD_OPEN,
-	F_FWD_RET,
-	F_FWD_END,
-	F_FWD_RET_PKTS,
-	F_BYP_TCP,
-	F_DP_REFUSED,
-	/* from daemon_counters and control_counters, through cmaps[] */
-	F_EVENTS,
-	F_EV_BAD,
-	F_POL_APPLIES,
-	F_NEIGH_UPD,
-	F_ADDR_UPD,
-	F_LINK,
-	F_NL_MSG,
-	F_NL_BAD,
-	F_NL_OVR,
-	F_RESYNC,
-	F_DUMP_RESTART,
-	F_MAP_ERR,
-	F_CTL_REQ,
-	F_CTL_BAD,
-	F_CTL_REFUSED,
-	F_CTL_TIMEOUT,
-	F_CTL_OVER,
-	F_MON_LOST,
-	F_DP_RELOADS,
-	F_DP_UNLOADS,
-	F_KMOD_LOADED,
-	F_KMOD_DEVS,
-	F_KMOD_TIDS_HELD,
-	F_KMOD_TIDS_USED,
-	F_KMOD_L2T_USED,
-	F_KMOD_L2T,
-	F_KMOD_BIND,
-	F_KMOD_BIND_REFUSED,
-	F_KMOD_FREE,
-	F_KMOD_ADOPTED,
-	F_KMOD_ORPHANED,
-	F_KMOD_LOST,
-	F_KMOD_STALE,
-	F_KMOD_EVENTS,
-	F_KMOD_OVERRUNS,
-	F_KMOD_POOL,
-	F_KMOD_DEMOTED,
-	F_KMOD_LSN_HELD,
-	F_KMOD_LSN,
-	F_MHTTP_BIND,
-	F_MHTTP_CLOSED,
-	F_LOG_SUPP,
-	F_RECONCILE,
-	F_RECONCILED,
-	F_ROUTE_CHG,
-	F_CT_LOST,
-	F_CT_SWEPT,
-	F__MAX
-};
-
-#define F_FIRST_MAPPED F_EVENTS
-
 static const struct family {
 	const char *name, *type, *help;
 } fams[F__MAX] = {
-	[F_BUILD] = { "opentoe_build_info", "gauge",
-		      "toed's version, as a label; always 1" },
-	[F_START] = { "opentoe_toed_start_time_seconds", "gauge",
-		      "When toed started, in seconds since the epoch" },
-	[F_DP_LOADED] = { "opentoe_datapath_loaded", "gauge",
-			  "1 while toed has the datapath open (toe-loader load), else 0" },
-	[F_PARSE] = { "opentoe_xdp_parse_packets_total", "counter",
-		      "Packets XDP parsed, by the parser's result" },
-	[F_DEV_CAP] = { "opentoe_device_capacity_connections", "gauge",
-			"A device's capacity: the connections it may offload at once (nconn)" },
-	[F_DEV_LIVE] = { "opentoe_device_live_connections", "gauge",
-			 "Connections offloaded on a device now" },
-	[F_DEV_OFF] = { "opentoe_device_offloaded_total", "counter",
-			"Connections ever offloaded on a device" },
-	[F_DEV_REF] = { "opentoe_device_refused_total", "counter",
-			"Connections a device refused, by reason" },
-	[F_DEV_REL] = { "opentoe_device_released_total", "counter",
-			"A device's slots released at close" },
-	[F_DEV_TIDS_USED] = { "opentoe_device_kmod_tids_used", "gauge",
-			      "TIDs the kernel module has in use on its device" },
-	[F_DEV_TIDS_HELD] = { "opentoe_device_kmod_tids_held", "gauge",
-			      "Of those, the TIDs toed holds for its flows" },
-	[F_POL_SERIAL] = { "opentoe_policy_serial", "gauge",
-			   "Serial of the policy in force (counts applies since the maps were made)" },
-	[F_POL_RULES] = { "opentoe_policy_rules", "gauge",
-			  "Rules of the policy in force" },
-	[F_POL_DUR] = { "opentoe_policy_apply_duration_seconds", "gauge",
-			"How long toed's last successful apply took" },
-	[F_CLOSED] = { "opentoe_flows_closed_total", "counter",
-		       "Tracked connections closed (flow_closed events), by the decision they had" },
-	[F_REFUSED] = { "opentoe_flows_refused_total", "counter",
-			"Connections policy sent to a device that did not take them (flow_refused events), by reason" },
-	[F_NLAT] = { "opentoe_neigh_propagation_seconds", "histogram",
-		     "From reading a neighbour event off rtnetlink to its toe_neigh map write" },
-	[F_FWD_OPEN] = { "opentoe_fwd_flows", "gauge",
-			 "Routed flows on the fast path now (toe_fwd), by device, hook and state (fast, readmit, ct_wait)" },
-	[F_FWD_RET] = { "opentoe_fwd_returned_flows_total", "counter",
-			"Fast-path flows given back to the stack (fwd_returned), by hook and reason" },
-	[F_FWD_END] = { "opentoe_fwd_ended_flows_total", "counter",
-			"Fast paths ended (fwd_ended), by hook and reason" },
-	[F_FWD_RET_PKTS] = { "opentoe_fwd_returned_packets_total", "counter",
-			     "Packets (tc: skbs) of fast-path flows left to the stack, by hook and reason" },
-	[F_BYP_TCP] = { "opentoe_bypass_to_tcp_total", "counter",
-			"Bypass sockets switched to TCP, by reason" },
-	[F_DP_REFUSED] = { "opentoe_datapath_refused_total", "counter",
-			   "Connections sock_ops refused (toe_reasons, counted even when the event is lost), by reason" },
-	[F_EVENTS] = { "opentoe_toed_events_total", "counter",
-		       "Datapath ring-buffer events toed read, by type" },
-	[F_EV_BAD] = { "opentoe_toed_events_malformed_total", "counter",
-		       "Ring-buffer events toed could not read" },
-	[F_POL_APPLIES] = { "opentoe_policy_applies_total", "counter",
-			    "Policy applies by toed (start, SIGHUP, toectl reload, module), by result" },
-	[F_NEIGH_UPD] = { "opentoe_neigh_updates_total", "counter",
-			  "toe_neigh map writes (set) and deletes (delete)" },
-	[F_ADDR_UPD] = { "opentoe_local_address_updates_total", "counter",
-			 "toe_local_addr map writes (set) and deletes (delete)" },
-	[F_LINK] = { "opentoe_netlink_link_events_total", "counter",
-		     "rtnetlink link events" },
-	[F_NL_MSG] = { "opentoe_netlink_messages_total", "counter",
-		       "rtnetlink messages read" },
-	[F_NL_BAD] = { "opentoe_netlink_malformed_total", "counter",
-		       "rtnetlink messages too short or without a key" },
-	[F_NL_OVR] = { "opentoe_netlink_overruns_total", "counter",
-		       "rtnetlink receive-queue overruns (ENOBUFS); each costs a resync" },
-	[F_RESYNC] = { "opentoe_neigh_resyncs_total", "counter",
-		       "Full neighbour and address dumps" },
-	[F_DUMP_RESTART] = { "opentoe_neigh_dump_restarts_total", "counter",
-			     "Dumps interrupted by a change (NLM_F_DUMP_INTR)" },
-	[F_MAP_ERR] = { "opentoe_neigh_map_errors_total", "counter",
-			"Failed neighbour or address map writes" },
-	[F_CTL_REQ] = { "opentoe_control_requests_total", "counter",
-			"Control-socket requests answered" },
-	[F_CTL_BAD] = { "opentoe_control_requests_bad_total", "counter",
-			"Control-socket requests refused as malformed" },
-	[F_CTL_REFUSED] = { "opentoe_control_clients_refused_total", "counter",
-			    "Control-socket clients refused (not root)" },
-	[F_CTL_TIMEOUT] = { "opentoe_control_clients_timed_out_total",
-			    "counter",
-			    "Control-socket clients dropped at their deadline" },
-	[F_CTL_OVER] = { "opentoe_control_clients_over_limit_total", "counter",
-			 "Control-socket clients refused: too many at once" },
-	[F_MON_LOST] = { "opentoe_monitor_lines_lost_total", "counter",
-			 "Monitor lines dropped because a client was slow" },
-	[F_DP_RELOADS] = { "opentoe_datapath_reloads_total", "counter",
-			   "Datapath reloads toed noticed" },
-	[F_DP_UNLOADS] = { "opentoe_datapath_unloads_total", "counter",
-			   "Datapath unloads toed noticed" },
-	[F_KMOD_LOADED] = { "opentoe_kmod_loaded", "gauge",
-			    "1 while the kernel module is loaded" },
-	[F_KMOD_DEVS] = { "opentoe_kmod_devices", "gauge",
-			  "The kernel module's devices" },
-	[F_KMOD_TIDS_HELD] = { "opentoe_kmod_tids_held", "gauge",
-			       "TIDs toed holds in the kernel module" },
-	[F_KMOD_TIDS_USED] = { "opentoe_kmod_tids_used", "gauge",
-			       "TIDs in use in the kernel module, all devices" },
-	[F_KMOD_L2T_USED] = { "opentoe_kmod_l2t_used", "gauge",
-			      "L2T entries in use in the kernel module" },
-	[F_KMOD_L2T] = { "opentoe_kmod_l2t_entries", "gauge",
-			 "The module's L2T entries that agree or differ with toe_neigh" },
-	[F_KMOD_BIND] = { "opentoe_kmod_tid_binds_total", "counter",
-			  "Binds of a pool's TID to its flow asked of the kernel module, by result" },
-	[F_KMOD_BIND_REFUSED] = { "opentoe_kmod_tid_bind_refused_total",
-				  "counter",
-				  "Pool TIDs the kernel module refused to bind (all results but ok)" },
-	[F_KMOD_FREE] = { "opentoe_kmod_tid_frees_total", "counter",
-			  "TIDs given back to the kernel module, by result" },
-	[F_KMOD_ADOPTED] = { "opentoe_kmod_tids_adopted_total", "counter",
-			     "TIDs adopted from a previous toed" },
-	[F_KMOD_ORPHANED] = { "opentoe_kmod_tids_orphaned_total", "counter",
-			      "TIDs found without a flow and freed" },
-	[F_KMOD_LOST] = { "opentoe_kmod_tids_lost_total", "counter",
-			  "TIDs the module dropped under toed" },
-	[F_KMOD_STALE] = { "opentoe_kmod_tid_stale_events_total", "counter",
-			   "Closes and offloads of TIDs a reconcile dealt with, not acted on again" },
-	[F_KMOD_POOL] = { "opentoe_kmod_tid_pool_total", "counter",
-			  "TIDs toed reserved into the datapath's pools, and gave back unused" },
-	[F_KMOD_LSN_HELD] = { "opentoe_kmod_listeners_held", "gauge",
-			      "Listeners toed holds a server TID for in the kernel module" },
-	[F_KMOD_LSN] = { "opentoe_kmod_listen_total", "counter",
-			 "Server TID requests to the kernel module, by result" },
-	[F_KMOD_DEMOTED] = { "opentoe_kmod_flows_demoted_total", "counter",
-			     "Offloaded flows toed sent to the host: the module refused their TID, or their device went" },
-	[F_KMOD_EVENTS] = { "opentoe_kmod_events_total", "counter",
-			    "Kernel module genetlink events, by type" },
-	[F_KMOD_OVERRUNS] = { "opentoe_kmod_overruns_total", "counter",
-			      "Kernel module event-socket overruns" },
-	[F_MHTTP_BIND] = { "opentoe_metrics_bind_failures_total", "counter",
-			   "Binds of --metrics' address that failed (retried)" },
-	[F_MHTTP_CLOSED] = { "opentoe_metrics_connections_closed_total",
-			     "counter",
-			     "Metrics connections toed closed, by why" },
-	[F_LOG_SUPP] = { "opentoe_toed_log_suppressed_total", "counter",
-			 "Repeated log lines toed's rate limit held back" },
-	[F_RECONCILE] = { "opentoe_toed_reconciles_total", "counter",
-			  "Reconciles of TIDs and listeners, by why" },
-	[F_RECONCILED] = { "opentoe_toed_reconciled_total", "counter",
-			   "TIDs and listeners a reconcile put right" },
-	[F_ROUTE_CHG] = { "opentoe_fwd_route_changes_total", "counter",
-			  "Route changes that made the forward path's cached routes stale" },
-	[F_CT_LOST] = { "opentoe_fwd_ct_events_lost_total", "counter",
-			"Times conntrack's destroy events were lost (socket overrun): every fast-path flow proved again" },
-	[F_CT_SWEPT] = { "opentoe_fwd_ct_swept_total", "counter",
-			 "Flows left waiting for conntrack (admission unread, word lost) that a sweep gave the fast path" },
-};
-
-/* A toectl stats counter (show_state.c) and where it goes. */
-static const struct cmap {
-	const char *key; /* its name in toectl stats */
-	enum fam f;
-	const char *labels; /* NULL: none */
-} cmaps[] = {
-	{ "events_listen_start", F_EVENTS, "type=\"listen_start\"" },
-	{ "events_listen_stop", F_EVENTS, "type=\"listen_stop\"" },
-	{ "events_flow_offloaded", F_EVENTS, "type=\"flow_offloaded\"" },
-	{ "events_flow_refused", F_EVENTS, "type=\"flow_refused\"" },
-	{ "events_flow_closed", F_EVENTS, "type=\"flow_closed\"" },
-	{ "events_malformed", F_EV_BAD, NULL },
-	{ "policy_applied", F_POL_APPLIES, "result=\"ok\"" },
-	{ "policy_failed", F_POL_APPLIES, "result=\"failed\"" },
-	{ "neigh_set", F_NEIGH_UPD, "op=\"set\"" },
-	{ "neigh_del", F_NEIGH_UPD, "op=\"delete\"" },
-	{ "addr_set", F_ADDR_UPD, "op=\"set\"" },
-	{ "addr_del", F_ADDR_UPD, "op=\"delete\"" },
-	{ "link_events", F_LINK, NULL },
-	{ "netlink_messages", F_NL_MSG, NULL },
-	{ "netlink_malformed", F_NL_BAD, NULL },
-	{ "netlink_overruns", F_NL_OVR, NULL },
-	{ "resyncs", F_RESYNC, NULL },
-	{ "dump_restarts", F_DUMP_RESTART, NULL },
-	{ "map_errors", F_MAP_ERR, NULL },
-	{ "requests", F_CTL_REQ, NULL },
-	{ "requests_bad", F_CTL_BAD, NULL },
-	{ "clients_refused", F_CTL_REFUSED, NULL },
-	{ "clients_timed_out", F_CTL_TIMEOUT, NULL },
-	{ "clients_over_limit", F_CTL_OVER, NULL },
-	{ "monitor_lost", F_MON_LOST, NULL },
-	{ "datapath_reloads", F_DP_RELOADS, NULL },
-	{ "datapath_unloads", F_DP_UNLOADS, NULL },
-	{ "kmod_loaded", F_KMOD_LOADED, NULL },
-	{ "kmod_devices", F_KMOD_DEVS, NULL },
-	{ "kmod_tids_held", F_KMOD_TIDS_HELD, NULL },
-	{ "kmod_tids_used", F_KMOD_TIDS_USED, NULL },
-	{ "kmod_l2t_used", F_KMOD_L2T_USED, NULL },
-	{ "kmod_l2t_agree", F_KMOD_L2T, "state=\"agree\"" },
-	{ "kmod_l2t_differ", F_KMOD_L2T, "state=\"differ\"" },
-	{ "kmod_tid_bound", F_KMOD_BIND, "result=\"ok\"" },
-	{ "kmod_tid_bind_nospc", F_KMOD_BIND, "result=\"nospc\"" },
-	{ "kmod_tid_bind_unreach", F_KMOD_BIND, "result=\"unreach\"" },
-	{ "kmod_tid_bind_failed", F_KMOD_BIND, "result=\"failed\"" },
-	{ "kmod_tid_free", F_KMOD_FREE, "result=\"ok\"" },
-	{ "kmod_tid_free_failed", F_KMOD_FREE, "result=\"failed\"" },
-	{ "kmod_tids_adopted", F_KMOD_ADOPTED, NULL },
-	{ "kmod_tids_orphaned", F_KMOD_ORPHANED, NULL },
-	{ "kmod_tids_lost", F_KMOD_LOST, NULL },
-	{ "kmod_tid_stale", F_KMOD_STALE, NULL },
-	{ "kmod_dev_events", F_KMOD_EVENTS, "type=\"dev\"" },
-	{ "kmod_l2t_events", F_KMOD_EVENTS, "type=\"l2t\"" },
-	{ "kmod_family_events", F_KMOD_EVENTS, "type=\"family\"" },
-	{ "kmod_overruns", F_KMOD_OVERRUNS, NULL },
-	{ "kmod_tids_reserved", F_KMOD_POOL, "op=\"reserved\"" },
-	{ "kmod_tids_unreserved", F_KMOD_POOL, "op=\"unreserved\"" },
-	{ "kmod_flows_demoted", F_KMOD_DEMOTED, NULL },
-	{ "kmod_tid_bind_refused", F_KMOD_BIND_REFUSED, NULL },
-	{ "kmod_listeners_held", F_KMOD_LSN_HELD, NULL },
-	{ "kmod_listen_start", F_KMOD_LSN, "result=\"start\"" },
-	{ "kmod_listen_stop", F_KMOD_LSN, "result=\"stop\"" },
-	{ "metrics_bind_failed", F_MHTTP_BIND, NULL },
-	{ "metrics_deadline", F_MHTTP_CLOSED, "reason=\"deadline\"" },
-	{ "metrics_evicted", F_MHTTP_CLOSED, "reason=\"evicted\"" },
-	{ "metrics_refused", F_MHTTP_CLOSED, "reason=\"refused\"" },
-	{ "log_suppressed", F_LOG_SUPP, NULL },
-	{ "reconciles", F_RECONCILE, "why=\"any\"" },
-	{ "reconciles_event_loss", F_RECONCILE, "why=\"event_loss\"" },
-	{ "reconciled_fixed", F_RECONCILED, NULL },
-	{ "route_changes", F_ROUTE_CHG, NULL },
-	{ "fwd_ct_swept", F_CT_SWEPT, NULL },
-	{ "fwd_ct_events_lost", F_CT_LOST, NULL },
-	{ "kmod_listen_failed", F_KMOD_LSN, "result=\"failed\"" },
-	{ "kmod_listen_reconciled", F_KMOD_LSN, "result=\"reconciled\"" },
-	{ "kmod_listen_siblings", F_KMOD_LSN, "result=\"sibling\"" },
-	{ "kmod_stids_orphaned", F_KMOD_LSN, "result=\"orphan\"" },
+#define FAM_ROW(id, name, type, help) [F_##id] = { name, type, help },
+	TOE_METRIC_FAMILIES(FAM_ROW)
+#undef FAM_ROW
 };
 
 /* HELP text of the datapath's toe_stats counters (index >= TOE_S_BASE). */
@@ -384,13 +91,13 @@ static void fam_head(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void head(FILE *f, enum fam x)
+static void head(FILE *f, int x)
 {
 	fam_head(f, fams[x].name, fams[x].type, fams[x].help);
 }
 
 /* NAME{LABELS} V (labels: "k=\"v\"" pairs, or NULL) */
-static void sample(FILE *f, enum fam x, const char *labels, __u64 v)
+static void sample(FILE *f, int x, const char *labels, __u64 v)
 {
 	if (labels)
 		fprintf(f, "%s{%s} %llu\n", fams[x].name, labels,
@@ -454,53 +161,42 @@ static void render_datapath(struct toed *d, FILE *f)
 	}
 }
 
-/* One per-device family: x's sample of every device. */
-static void device_family(FILE *f, enum fam x, const struct toe_dev_row *r,
-			  int n, const struct toe_view_kmod *kv)
-{
-	char l[128], dn[40];
-	int i;
-
-	head(f, x);
-	for (i = 0; i < n; i++) {
-		const struct toe_view_kmod *k = &kv[r[i].index];
-
-		label_value(dn, sizeof(dn), r[i].name);
-		snprintf(l, sizeof(l), "device=\"%s\"%s", dn,
-			 x == F_DEV_REF ? ",reason=\"capacity\"" : "");
-		if (x == F_DEV_CAP)
-			sample(f, x, l, r[i].d.nconn);
-		else if (x == F_DEV_LIVE)
-			sample(f, x, l, r[i].l.live);
-		else if (x == F_DEV_OFF)
-			sample(f, x, l, r[i].l.offloaded);
-		else if (x == F_DEV_REF)
-			sample(f, x, l, r[i].l.refused);
-		else if (x == F_DEV_REL)
-			sample(f, x, l, r[i].l.released);
-		else if (k->valid && (r[i].d.flags & TOE_DEVF_KMOD))
-			sample(f, x, l,
-			       x == F_DEV_TIDS_USED ? k->tids_used :
-						      k->tids_held);
-	}
-}
-
-/* toectl devices' columns (toe_devs_read, kmod_view), by device. */
+/*
+ * toectl devices' fields that fields.h exports (a family each, in its
+ * order), a sample a device (toe_devs_read, kmod_view: toe_device_cells);
+ * the module's only while it is loaded, and for the devices it has.
+ */
 static void render_devices(struct toed *d, FILE *f)
 {
 	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
 	struct toe_view_kmod kv[TOE_MAX_DEVS];
-	int n = 0, x;
+	char l[128], dn[40], ifn[IF_NAMESIZE], st[16];
+	struct tv_cell c[DF__N];
+	int n = 0, x, i;
 
 	if (!rows)
 		return;
 	if (d->dp.loaded)
 		n = toe_devs_read(&d->m, rows);
 	kmod_view(d, kv);
-	for (x = F_DEV_CAP; x <= F_DEV_TIDS_HELD; x++) {
-		if (x >= F_DEV_TIDS_USED && !toe_genl_up(&d->gl))
-			break;
-		device_family(f, x, rows, n, kv);
+	for (x = 0; x < DF__N; x++) {
+		const struct tv_field *fl = &toe_device_fields[x];
+
+		if (fl->fam == F_NONE ||
+		    (x >= DF_KMOD_INDEX && !toe_genl_up(&d->gl)))
+			continue;
+		head(f, fl->fam);
+		for (i = 0; i < n; i++) {
+			toe_device_cells(c, &rows[i], kv, &d->m.ifaces, ifn,
+					 st);
+			if (c[x].absent)
+				continue;
+			label_value(dn, sizeof(dn), rows[i].name);
+			snprintf(l, sizeof(l), "device=\"%s\"%s%s", dn,
+				 fl->labels ? "," : "",
+				 fl->labels ? fl->labels : "");
+			sample(f, fl->fam, l, c[x].u);
+		}
 	}
 	free(rows);
 }
@@ -636,54 +332,45 @@ static void render_nlat(struct toed *d, FILE *f)
 		(unsigned long long)d->evs.nlat.count);
 }
 
-static const struct cmap *cmap_of(const char *key)
+/* Does a row of toectl stats' counters (fields.h) export into family x? */
+static bool fam_mapped(int x)
 {
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < sizeof(cmaps) / sizeof(cmaps[0]); i++)
-		if (!strcmp(cmaps[i].key, key))
-			return &cmaps[i];
-	return NULL;
+	for (k = 0; k < n_daemon_desc; k++)
+		if (daemon_desc[k].fam == x)
+			return true;
+	for (k = 0; k < n_control_desc; k++)
+		if (control_desc[k].fam == x)
+			return true;
+	return false;
 }
 
 /*
- * toectl stats' daemon and control counters (one list, c), family by
- * family as cmaps[] maps them; those it does not map, untyped.
+ * toectl stats' daemon and control counters (one list, c: daemon_desc's
+ * rows, then control_desc's), family by family, each row in the family
+ * and with the labels its description gives.
  */
-static void render_counters(struct toed *d, FILE *f, const struct counter *c,
-			    size_t n)
+static void render_counters(struct toed *d, FILE *f, const struct counter *c)
 {
 	bool kmod = toe_genl_up(&d->gl);
-	size_t i, k;
+	size_t k;
 	int x;
 
-	for (x = F_FIRST_MAPPED; x < F__MAX; x++) {
+	for (x = 0; x < F__MAX; x++) {
 		/* the module's TID and L2T gauges: only while it is loaded */
-		if (!kmod && (x == F_KMOD_TIDS_USED || x == F_KMOD_L2T_USED ||
-			      x == F_KMOD_L2T))
+		if (!fam_mapped(x) ||
+		    (!kmod && (x == F_KMOD_TIDS_USED || x == F_KMOD_L2T_USED ||
+			       x == F_KMOD_L2T)))
 			continue;
 		head(f, x);
-		for (k = 0; k < sizeof(cmaps) / sizeof(cmaps[0]); k++) {
-			if (cmaps[k].f != (enum fam)x)
-				continue;
-			for (i = 0; i < n && strcmp(c[i].name, cmaps[k].key);
-			     i++)
-				;
-			if (i < n)
-				sample(f, x, cmaps[k].labels, c[i].v);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < i && strcmp(c[k].name, c[i].name); k++)
-			;
-		if (k < i || cmap_of(c[i].name))
-			continue;
-		fprintf(f,
-			"# HELP opentoe_toed_%s toectl stats' %s (not mapped)\n",
-			c[i].name, c[i].name);
-		fprintf(f,
-			"# TYPE opentoe_toed_%s untyped\nopentoe_toed_%s %llu\n",
-			c[i].name, c[i].name, (unsigned long long)c[i].v);
+		for (k = 0; k < n_daemon_desc; k++)
+			if (daemon_desc[k].fam == x)
+				sample(f, x, daemon_desc[k].labels, c[k].v);
+		for (k = 0; k < n_control_desc; k++)
+			if (control_desc[k].fam == x)
+				sample(f, x, control_desc[k].labels,
+				       c[n_daemon_desc + k].v);
 	}
 }
 
@@ -698,14 +385,14 @@ static ssize_t render(struct toed *d, char **buf)
 	if (!f)
 		return -1;
 	n = daemon_counters(d, c);
-	n += control_counters(d, c + n);
+	control_counters(d, c + n);
 	render_toed(d, f);
 	render_datapath(d, f);
 	render_devices(d, f);
 	render_policy(d, f);
 	render_nlat(d, f);
 	render_reasons(d, f);
-	render_counters(d, f, c, n);
+	render_counters(d, f, c);
 	if (fclose(f)) {
 		free(*buf);
 		return -1;

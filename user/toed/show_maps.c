@@ -28,6 +28,8 @@
 #include "neigh.h"
 #include "toe_parse.h"
 #include "show_maps.h"
+#include "fields.h"
+#include "view.h"
 
 static const struct toe_pin view_pins[] = {
 	TOE_PIN(struct toe_maps, devs, DEVS),
@@ -154,77 +156,84 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows)
 	return n;
 }
 
-static void device_json(struct toe_json *j, const struct toe_dev_row *r,
-			const struct toe_view_kmod *k, int m_ifaces)
-{
-	char ifn[IF_NAMESIZE], st[16];
+/* toectl devices' fields (fields.h). */
+const struct tv_field toe_device_fields[DF__N] = { TOE_DEVICE_FIELDS(
+	TV_FIELD) };
 
-	tj_obj(j);
-	tj_ku64(j, "index", r->index);
-	tj_kstr(j, "device", r->name);
-	tj_kstr(j, "type", toe_dev_type_name(r->d.type));
-	tj_kstr(j, "module", module_str(&r->d, k));
-	tj_key(j, "kmod");
-	tj_bool(j, r->d.flags & TOE_DEVF_KMOD);
-	tj_kstr_or_null(j, "interface",
-			r->d.ifindex ? ifname(r->d.ifindex, ifn) : NULL);
-	tj_ku64(j, "ifindex", r->d.ifindex);
-	tj_kstr(j, "steer", steer_str(&r->d, st, sizeof(st)));
-	tj_ku64(j, "nconn", r->d.nconn);
-	/* the hook of its interface, or of every one (no interface) */
-	tj_key(j, "hooks");
+/* The hooks of a device's interface, or of every one (no interface). */
+static void hooks_json(struct toe_json *j, const struct tv_cell *c)
+{
 	tj_arr(j);
-	toe_hooks_show(m_ifaces, r->d.ifindex, NULL, j, true);
+	toe_hooks_show(*(const int *)c->ctx, c->u, NULL, j, true);
 	tj_arr_end(j);
-	tj_ku64(j, "live", r->l.live);
-	tj_ku64(j, "offloaded", r->l.offloaded);
-	tj_ku64(j, "refused", r->l.refused);
-	tj_ku64(j, "released", r->l.released);
-	if (k) {
-		tj_ku64(j, "kmod_index", k->index);
-		tj_ku64(j, "tids_used", k->tids_used);
-		tj_ku64(j, "tids_held", k->tids_held);
-		tj_ku64(j, "tids_reserved", k->tids_reserved);
-		tj_ku64(j, "l2t_used", k->l2t_used);
-		tj_ku64(j, "l2t_size", k->l2t_size);
-		tj_ku64(j, "listeners", k->listeners);
-		tj_ku64(j, "listeners_held", k->listeners_held);
-		tj_ku64(j, "tids_host", k->tids_host);
-		tj_ki64(j, "tid_pool", k->tid_pool);
-		tj_ki64(j, "tid_in_flight", k->tid_in_flight);
-		tj_ku64(j, "tid_seq", k->tid_seq);
-		tj_ku64(j, "tid_changed_ms", k->tid_changed_ms);
-		tj_ku64(j, "tid_event_ms", k->tid_event_ms);
-		tj_ku64(j, "tid_settled_ms", k->tid_settled_ms);
-		tj_ku64(j, "stids_reserved", k->stids_reserved);
-		tj_ki64(j, "stid_pool", k->stid_pool);
-		tj_ki64(j, "stid_in_flight", k->stid_in_flight);
-		tj_ku64(j, "stid_seq", k->stid_seq);
-	}
-	tj_obj_end(j);
 }
 
-static void device_text(FILE *f, const struct toe_dev_row *r,
-			const struct toe_view_kmod *k)
+/* The module's counts of a device it has (k), or none (absent). */
+static void device_kmod_cells(struct tv_cell *c, const struct toe_view_kmod *k)
 {
-	char ifn[IF_NAMESIZE], st[16], tids[16] = "-", l2t[24] = "-",
-				       lsn[24] = "-";
+	const struct {
+		int f;
+		unsigned long long v;
+	} u[] = {
+		{ DF_KMOD_INDEX, k ? k->index : 0 },
+		{ DF_TIDS_USED, k ? k->tids_used : 0 },
+		{ DF_TIDS_HELD, k ? k->tids_held : 0 },
+		{ DF_TIDS_RESERVED, k ? k->tids_reserved : 0 },
+		{ DF_L2T_USED, k ? k->l2t_used : 0 },
+		{ DF_L2T_SIZE, k ? k->l2t_size : 0 },
+		{ DF_LISTENERS, k ? k->listeners : 0 },
+		{ DF_LISTENERS_HELD, k ? k->listeners_held : 0 },
+		{ DF_TIDS_HOST, k ? k->tids_host : 0 },
+		{ DF_TID_SEQ, k ? k->tid_seq : 0 },
+		{ DF_TID_CHANGED, k ? k->tid_changed_ms : 0 },
+		{ DF_TID_EVENT, k ? k->tid_event_ms : 0 },
+		{ DF_TID_SETTLED, k ? k->tid_settled_ms : 0 },
+		{ DF_STIDS_RESERVED, k ? k->stids_reserved : 0 },
+		{ DF_STID_SEQ, k ? k->stid_seq : 0 },
+	};
+	size_t i;
 
-	if (k) {
-		snprintf(tids, sizeof(tids), "%u", k->tids_used);
-		snprintf(l2t, sizeof(l2t), "%u/%u", k->l2t_used, k->l2t_size);
-		/* the module's listeners, and of them toed's */
-		snprintf(lsn, sizeof(lsn), "%u/%u", k->listeners,
-			 k->listeners_held);
-	}
-	fprintf(f,
-		"%-15s %-11s %-12s %-10s %-8s %7u %7llu %9llu %8llu %8llu %6s %9s %9s\n",
-		r->name, toe_dev_type_name(r->d.type), module_str(&r->d, k),
-		ifname(r->d.ifindex, ifn), steer_str(&r->d, st, sizeof(st)),
-		r->d.nconn, (unsigned long long)r->l.live,
-		(unsigned long long)r->l.offloaded,
-		(unsigned long long)r->l.refused,
-		(unsigned long long)r->l.released, tids, l2t, lsn);
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		c[u[i].f].u = u[i].v;
+	c[DF_TID_POOL].i = k ? k->tid_pool : 0;
+	c[DF_TID_IN_FLIGHT].i = k ? k->tid_in_flight : 0;
+	c[DF_STID_POOL].i = k ? k->stid_pool : 0;
+	c[DF_STID_IN_FLIGHT].i = k ? k->stid_in_flight : 0;
+	for (i = DF_KMOD_INDEX; i < DF__N; i++)
+		c[i].absent = !k;
+}
+
+/*
+ * One device's cells (c: DF__N), the module's counts from kv (NULL: none)
+ * where it has the device; ifn and st hold its strings.
+ */
+void toe_device_cells(struct tv_cell *c, const struct toe_dev_row *r,
+		      const struct toe_view_kmod *kv, const int *ifaces,
+		      char *ifn, char *st)
+{
+	const struct toe_view_kmod *k = NULL;
+
+	if (kv && (r->d.flags & TOE_DEVF_KMOD) && kv[r->index].valid)
+		k = &kv[r->index];
+	memset(c, 0, DF__N * sizeof(*c));
+	c[DF_INDEX].u = r->index;
+	c[DF_DEVICE].s = r->name;
+	c[DF_TYPE].s = toe_dev_type_name(r->d.type);
+	c[DF_MODULE].s = module_str(&r->d, k);
+	c[DF_KMOD].u = !!(r->d.flags & TOE_DEVF_KMOD);
+	c[DF_INTERFACE].s = ifname(r->d.ifindex, ifn);
+	c[DF_INTERFACE].null = !r->d.ifindex;
+	c[DF_IFINDEX].u = r->d.ifindex;
+	c[DF_STEER].s = steer_str(&r->d, st, 16);
+	c[DF_NCONN].u = r->d.nconn;
+	c[DF_HOOKS].json = hooks_json;
+	c[DF_HOOKS].ctx = ifaces;
+	c[DF_HOOKS].u = r->d.ifindex;
+	c[DF_LIVE].u = r->l.live;
+	c[DF_OFFLOADED].u = r->l.offloaded;
+	c[DF_REFUSED].u = r->l.refused;
+	c[DF_RELEASED].u = r->l.released;
+	device_kmod_cells(c, k);
 }
 
 void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
@@ -238,22 +247,17 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f,
-			"%-15s %-11s %-12s %-10s %-8s %7s %7s %9s %8s %8s %6s %9s %9s\n",
-			"DEVICE", "TYPE", "MODULE", "INTERFACE", "STEER",
-			"NCONN", "LIVE", "OFFLOADED", "REFUSED", "RELEASED",
-			"TIDS", "L2T", "LISTEN");
+		tv_text_head(f, toe_device_fields, DF__N);
 	}
 	for (i = 0; i < n; i++) {
-		const struct toe_view_kmod *k = NULL;
+		char ifn[IF_NAMESIZE], st[16];
+		struct tv_cell c[DF__N];
 
-		if (kv && (rows[i].d.flags & TOE_DEVF_KMOD) &&
-		    kv[rows[i].index].valid)
-			k = &kv[rows[i].index];
+		toe_device_cells(c, &rows[i], kv, &m->ifaces, ifn, st);
 		if (json)
-			device_json(&j, &rows[i], k, m->ifaces);
+			tv_json_row(&j, toe_device_fields, c, DF__N);
 		else
-			device_text(f, &rows[i], k);
+			tv_text_row(f, toe_device_fields, c, DF__N);
 	}
 	if (json) {
 		tj_arr_end(&j);
@@ -356,17 +360,13 @@ static const char *byp_why(__u32 why)
 	return why == TOE_BYP_WHY_NONE ? NULL : toe_byp_why_str(why);
 }
 
-static void byp_json(struct toe_json *j, const struct toe_byp_flow *b)
+/* A bypassed flow's record (the cell's ctx; null where none). */
+static void byp_json(struct toe_json *j, const struct tv_cell *c)
 {
-	const char *why;
+	const struct toe_byp_flow *b = c->ctx;
+	const char *why = byp_why(b->why);
 	__u32 w;
 
-	tj_key(j, "bypass");
-	if (!b) {
-		tj_null(j);
-		return;
-	}
-	why = byp_why(b->why);
 	tj_obj(j);
 	tj_kstr(j, "state", byp_state(b->state));
 	tj_kstr_or_null(j, "why", why);
@@ -411,10 +411,7 @@ static const char *fwd_state(__u8 st)
 	}
 }
 
-/*
- * One direction's conntrack tuple of a NATed flow of family fam:
- * "A:P -> B:Q" ("[A]:P" for IPv6).
- */
+/* One direction's conntrack tuple of a NATed flow: "A:P -> B:Q". */
 static void nat_tuple_str(const struct toe_fwd_tuple *t, __u8 fam,
 			  char out[160])
 {
@@ -428,65 +425,103 @@ static void nat_tuple_str(const struct toe_fwd_tuple *t, __u8 fam,
 /*
  * A NATed flow's translation (bpf/nat.h): conntrack's original tuple (as
  * the client's packets arrive) and reply tuple (as the server's arrive).
- * JSON: "nat" is null for a flow without NAT.  Text: one more line.
+ * JSON: "nat" (null for a flow without NAT); the text: a line of its own.
  */
-static void fwd_nat_show(FILE *f, struct toe_json *j, const struct toe_fwd *v,
-			 __u8 fam)
+static void fwd_nat_json(struct toe_json *j, const struct tv_cell *c)
 {
+	const struct toe_fwd *v = c->ctx;
+	__u8 fam = c->u; /* the flow key's family (fwd_cells) */
 	char o[160], r[160];
 
-	if (v->nat) {
-		nat_tuple_str(&v->nat_tu[0], fam, o);
-		nat_tuple_str(&v->nat_tu[1], fam, r);
-	}
-	if (j) {
-		tj_key(j, "nat");
-		if (!v->nat) {
-			tj_null(j);
-			return;
-		}
-		tj_obj(j);
-		tj_kstr(j, "original", o);
-		tj_kstr(j, "reply", r);
-		tj_obj_end(j);
-	} else if (v->nat) {
-		fprintf(f, "  nat: original %s, reply %s\n", o, r);
-	}
+	nat_tuple_str(&v->nat_tu[0], fam, o);
+	nat_tuple_str(&v->nat_tu[1], fam, r);
+	tj_obj(j);
+	tj_kstr(j, "original", o);
+	tj_kstr(j, "reply", r);
+	tj_obj_end(j);
 }
 
-/*
- * A routed flow's row under toe_view_flows()'s header, client end first:
- * its reason and rule in their columns (as a local flow's), what the fast
- * path moved under BYTES_IN and XDP_PKTS; a state other than established
- * (readmit: back through the stack), a join mid-stream and the NAT tuples
- * on lines of their own.
- */
-static void fwd_text(FILE *f, const struct toe_flow_key *k,
-		     const struct toe_fwd *v, const char *dn, const char *age)
+/* toectl flows' fields (fields.h): toe_flows' rows, toe_fwd's. */
+static const struct tv_field flow_fields[FF__N] = { TOE_FLOW_FIELDS(TV_FIELD) };
+
+static const struct tv_field fwd_fields[WF__N] = { TOE_FWD_FIELDS(TV_FIELD) };
+
+/* The strings a flow's cells point to. */
+struct flow_strs {
+	char l[64], r[64]; /* the endpoints */
+	char la[INET6_ADDRSTRLEN], ra[INET6_ADDRSTRLEN];
+	char ns[24];
+};
+
+/* A routed flow's cells (c: WF__N), client end first; dn its device. */
+static void fwd_cells(struct tv_cell *c, const struct toe_flow_key *k,
+		      const struct toe_fwd *v, const char *dn, __u64 now,
+		      struct flow_strs *t)
 {
 	const __u32 *ca = v->client ? k->raddr : k->laddr;
 	const __u32 *sa = v->client ? k->laddr : k->raddr;
 	__u16 cp = v->client ? k->rport : k->lport;
 	__u16 sp = v->client ? k->lport : k->rport;
-	char c[64], sv[64], rs[16] = "-";
 
-	toe_endpoint_str(k->family, ca, cp, c, sizeof(c));
-	toe_endpoint_str(k->family, sa, sp, sv, sizeof(sv));
-	if (v->rule != TOE_RULE_NONE)
-		snprintf(rs, sizeof(rs), "%u", v->rule);
-	fprintf(f,
-		"%-22s %-22s %-10s %-8s %-9s %5s %11s %11llu %8s %8llu %8s %7s %-12llu %6s\n",
-		c, sv, dn, "forward", toe_reason_name(v->reason), rs, "-",
-		(unsigned long long)v->bytes, "-",
-		(unsigned long long)v->packets, "-", age,
-		(unsigned long long)fwd_ns_ino(v->netns), "-");
+	memset(c, 0, WF__N * sizeof(*c));
+	c[WF_FAMILY].u = k->family == TOE_AF_INET6 ? 6 : 4;
+	/* a routed flow's protocol (issue 48): tcp or udp */
+	c[WF_PROTO].s = k->proto == TOE_IPPROTO_UDP ? "udp" : "tcp";
+	c[WF_LOCAL].s = toe_endpoint_str(k->family, ca, cp, t->l, sizeof(t->l));
+	c[WF_LADDR].s = toe_nl_addr_str(k->family, ca, t->la, sizeof(t->la));
+	c[WF_LPORT].u = cp;
+	c[WF_REMOTE].s =
+		toe_endpoint_str(k->family, sa, sp, t->r, sizeof(t->r));
+	c[WF_RADDR].s = toe_nl_addr_str(k->family, sa, t->ra, sizeof(t->ra));
+	c[WF_RPORT].u = sp;
+	c[WF_NETNS].u = c[WF_NETNS_TEXT].u = fwd_ns_ino(v->netns);
+	c[WF_NETNS_COOKIE].u = v->netns;
+	c[WF_DEVICE].s = dn;
+	c[WF_DECISION].s = "forward";
+	c[WF_REASON].s = toe_reason_name(v->reason);
+	c[WF_RULE].u = v->rule;
+	c[WF_RULE].null = v->rule == TOE_RULE_NONE;
+	c[WF_DIRECTION].s = "routed";
+	c[WF_STATE].s = fwd_state(v->state);
+	/* admitted mid-stream, its handshake unseen (issue 48) */
+	c[WF_JOINED].u = v->joined;
+	c[WF_XDP_PACKETS].u = c[WF_XDP_PKTS].u = v->packets;
+	c[WF_XDP_BYTES].u = c[WF_BYTES_IN].u = v->bytes;
+	/* each way, client to server first (issue 35) */
+	c[WF_PACKETS_C2S].u = v->dir_packets[0];
+	c[WF_BYTES_C2S].u = v->dir_bytes[0];
+	c[WF_PACKETS_S2C].u = v->dir_packets[1];
+	c[WF_BYTES_S2C].u = v->dir_bytes[1];
+	c[WF_BYPASS].null = true;
+	c[WF_AGE].f = now > v->start_ns ? (now - v->start_ns) / 1e9 : 0;
+	c[WF_POLICY].u = v->policy;
+	c[WF_NAT].json = fwd_nat_json;
+	c[WF_NAT].ctx = v;
+	c[WF_NAT].u = k->family; /* the tuples' */
+	c[WF_NAT].null = !v->nat;
+}
+
+/*
+ * A routed flow's lines under its row: a state other than established
+ * (readmit: back through the stack), UDP, a join mid-stream (TCP's), the
+ * NAT tuples.
+ */
+static void fwd_text_more(FILE *f, const struct toe_flow_key *k,
+			  const struct toe_fwd *v)
+{
+	char o[160], r[160];
+
 	if (v->state != TOE_FWD_ESTABLISHED)
 		fprintf(f, "  state: %s\n", fwd_state(v->state));
 	if (k->proto == TOE_IPPROTO_UDP)
 		fprintf(f, "  proto: udp\n");
 	if (v->joined && k->proto != TOE_IPPROTO_UDP)
 		fprintf(f, "  joined mid-stream (no handshake seen)\n");
-	fwd_nat_show(f, NULL, v, k->family);
+	if (v->nat) {
+		nat_tuple_str(&v->nat_tu[0], k->family, o);
+		nat_tuple_str(&v->nat_tu[1], k->family, r);
+		fprintf(f, "  nat: original %s, reply %s\n", o, r);
+	}
 }
 
 /* Routed flows in toe_fwd, client end first. */
@@ -501,10 +536,10 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 	if (m->fwd < 0)
 		return 0;
 	while (bpf_map_get_next_key(m->fwd, prev, &next) == 0) {
-		char dn[17], age[16], a[INET6_ADDRSTRLEN];
-		const __u32 *ca, *sa;
-		__u16 cp, sp;
+		struct tv_cell c[WF__N];
+		struct flow_strs t;
 		struct toe_fwd v;
+		char dn[17];
 
 		k = next;
 		prev = &k;
@@ -516,53 +551,13 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 		     k.rport != flt->port) ||
 		    (flt->netns && fwd_ns_ino(v.netns) != flt->netns))
 			continue;
-		ca = v.client ? k.raddr : k.laddr;
-		sa = v.client ? k.laddr : k.raddr;
-		cp = v.client ? k.rport : k.lport;
-		sp = v.client ? k.lport : k.rport;
-		toe_age_str(now > v.start_ns ? now - v.start_ns : 0, age,
-			    sizeof(age));
 		shown++;
+		fwd_cells(c, &k, &v, dn, now, &t);
 		if (json) {
-			tj_obj(j);
-			tj_ku64(j, "family", k.family == TOE_AF_INET6 ? 6 : 4);
-			/* a routed flow's protocol (issue 48): tcp or udp */
-			tj_kstr(j, "proto",
-				k.proto == TOE_IPPROTO_UDP ? "udp" : "tcp");
-			tj_kstr(j, "laddr",
-				toe_nl_addr_str(k.family, ca, a, sizeof(a)));
-			tj_ku64(j, "lport", cp);
-			tj_kstr(j, "raddr",
-				toe_nl_addr_str(k.family, sa, a, sizeof(a)));
-			tj_ku64(j, "rport", sp);
-			tj_ku64(j, "netns", fwd_ns_ino(v.netns));
-			tj_ku64(j, "netns_cookie", v.netns);
-			tj_kstr(j, "device", dn);
-			tj_kstr(j, "decision", "forward");
-			tj_kstr(j, "reason", toe_reason_name(v.reason));
-			tj_ku64_or_null(j, "rule", v.rule != TOE_RULE_NONE,
-					v.rule);
-			tj_kstr(j, "direction", "routed");
-			tj_kstr(j, "state", fwd_state(v.state));
-			/* admitted mid-stream, its handshake unseen (issue 48) */
-			tj_key(j, "joined");
-			tj_bool(j, v.joined);
-			tj_ku64(j, "xdp_packets", v.packets);
-			tj_ku64(j, "xdp_bytes", v.bytes);
-			/* each way, client to server first (issue 35) */
-			tj_ku64(j, "packets_c2s", v.dir_packets[0]);
-			tj_ku64(j, "bytes_c2s", v.dir_bytes[0]);
-			tj_ku64(j, "packets_s2c", v.dir_packets[1]);
-			tj_ku64(j, "bytes_s2c", v.dir_bytes[1]);
-			byp_json(j, NULL);
-			tj_key(j, "age_s");
-			tj_f64(j,
-			       now > v.start_ns ? (now - v.start_ns) / 1e9 : 0);
-			tj_ku64(j, "policy", v.policy);
-			fwd_nat_show(f, j, &v, k.family);
-			tj_obj_end(j);
+			tv_json_row(j, fwd_fields, c, WF__N);
 		} else {
-			fwd_text(f, &k, &v, dn, age);
+			tv_text_row(f, fwd_fields, c, WF__N);
+			fwd_text_more(f, &k, &v);
 		}
 	}
 	return shown;
@@ -625,79 +620,62 @@ struct flow_row {
 	__u64 now;
 };
 
-/* One connection of toe_flows as a JSON object. */
-static void flow_json(struct toe_json *j, const struct toe_flow_key *k,
-		      const struct toe_flow *v, const struct flow_row *r)
+/* One connection of toe_flows' cells (c: FF__N). */
+static void flow_cells(struct tv_cell *c, const struct toe_flow_key *k,
+		       const struct toe_flow *v, const struct flow_row *r,
+		       struct flow_strs *t)
 {
 	const struct toe_byp_flow *b = r->b;
-	const char *dn = r->dn;
-	long long tid = r->tid;
-	__u64 now = r->now;
-	char a[INET6_ADDRSTRLEN];
 
-	tj_obj(j);
-	tj_ku64(j, "family", k->family == TOE_AF_INET6 ? 6 : 4);
-	tj_kstr(j, "laddr", toe_nl_addr_str(k->family, k->laddr, a, sizeof(a)));
-	tj_ku64(j, "lport", k->lport);
-	tj_kstr(j, "raddr", toe_nl_addr_str(k->family, k->raddr, a, sizeof(a)));
-	tj_ku64(j, "rport", k->rport);
-	tj_ku64(j, "netns", v->netns_ino);
-	tj_kstr_or_null(j, "netns_name", r->ns);
-	tj_ku64(j, "netns_cookie", k->netns);
-	tj_kstr_or_null(j, "device", v->dev == TOE_DEV_NONE ? NULL : dn);
-	tj_kstr(j, "decision", toe_action_name(v->decision));
-	tj_kstr(j, "reason", toe_reason_name(v->reason));
-	tj_ku64_or_null(j, "rule", v->rule != TOE_RULE_NONE, v->rule);
-	tj_kstr(j, "direction",
-		v->direction == TOE_DIR_PASSIVE ? "passive" : "active");
-	tj_ku64(j, "bytes_acked", v->bytes_acked);
-	tj_ku64(j, "bytes_received", v->bytes_received);
-	tj_ku64(j, "segs_in", v->segs_in);
-	tj_ku64(j, "segs_out", v->segs_out);
-	tj_ku64(j, "total_retrans", v->total_retrans);
-	tj_ku64(j, "xdp_packets", v->xdp_packets);
-	tj_ku64(j, "xdp_bytes", v->xdp_bytes);
-	byp_json(j, b);
-	tj_ku64(j, "srtt_us", v->srtt_us);
-	tj_key(j, "age_s");
-	tj_f64(j, now > v->start_ns ? (now - v->start_ns) / 1e9 : 0);
-	tj_ku64(j, "policy", v->policy);
-	tj_ku64(j, "cookie", v->cookie);
-	tj_ku64_or_null(j, "tid", tid >= 0, tid);
-	tj_obj_end(j);
-}
-
-/* The same as a text row. */
-static void flow_text(FILE *f, const struct toe_flow_key *k,
-		      const struct toe_flow *v, const struct flow_row *row)
-{
-	const struct toe_byp_flow *b = row->b;
-	long long tid = row->tid;
-	__u64 now = row->now;
-	char l[64], r[64], age[16], ts[24] = "-", rs[16] = "-", ns[24] = "-";
-	/* What the application moved: over TCP, and socket to socket. */
-	__u64 out = v->bytes_acked + (b ? b->bytes_out : 0);
-	__u64 in = v->bytes_received + (b ? b->bytes_in : 0);
-
-	toe_endpoint_str(k->family, k->laddr, k->lport, l, sizeof(l));
-	toe_endpoint_str(k->family, k->raddr, k->rport, r, sizeof(r));
-	toe_age_str(now > v->start_ns ? now - v->start_ns : 0, age,
-		    sizeof(age));
-	if (v->rule != TOE_RULE_NONE)
-		snprintf(rs, sizeof(rs), "%u", v->rule);
-	if (tid >= 0)
-		snprintf(ts, sizeof(ts), "%lld", tid);
-	if (v->netns_ino)
-		snprintf(ns, sizeof(ns), "%llu",
-			 (unsigned long long)v->netns_ino);
-	fprintf(f,
-		"%-22s %-22s %-10s %-8s %-9s %5s %11llu %11llu %8llu %8llu %8u %7s %-12s %6s\n",
-		l, r, row->dn, toe_action_name(v->decision),
-		toe_reason_name(v->reason), rs, (unsigned long long)out,
-		(unsigned long long)in,
-		(unsigned long long)v->segs_in + v->segs_out,
-		(unsigned long long)v->xdp_packets, v->srtt_us, age,
-		row->ns ? row->ns : ns, ts);
+	memset(c, 0, FF__N * sizeof(*c));
+	c[FF_FAMILY].u = k->family == TOE_AF_INET6 ? 6 : 4;
+	c[FF_LOCAL].s = toe_endpoint_str(k->family, k->laddr, k->lport, t->l,
+					 sizeof(t->l));
+	c[FF_LADDR].s =
+		toe_nl_addr_str(k->family, k->laddr, t->la, sizeof(t->la));
+	c[FF_LPORT].u = k->lport;
+	c[FF_REMOTE].s = toe_endpoint_str(k->family, k->raddr, k->rport, t->r,
+					  sizeof(t->r));
+	c[FF_RADDR].s =
+		toe_nl_addr_str(k->family, k->raddr, t->ra, sizeof(t->ra));
+	c[FF_RPORT].u = k->rport;
+	c[FF_NETNS].u = v->netns_ino;
+	c[FF_NETNS_NAME].s = r->ns;
+	c[FF_NETNS_NAME].null = !r->ns;
+	c[FF_NETNS_COOKIE].u = k->netns;
+	c[FF_DEVICE].s = r->dn;
+	c[FF_DEVICE].null = v->dev == TOE_DEV_NONE;
+	c[FF_DECISION].s = toe_action_name(v->decision);
+	c[FF_REASON].s = toe_reason_name(v->reason);
+	c[FF_RULE].u = v->rule;
+	c[FF_RULE].null = v->rule == TOE_RULE_NONE;
+	c[FF_DIRECTION].s = v->direction == TOE_DIR_PASSIVE ? "passive" :
+							      "active";
+	/* what the application moved: over TCP, and socket to socket */
+	c[FF_BYTES_OUT].u = v->bytes_acked + (b ? b->bytes_out : 0);
+	c[FF_BYTES_ACKED].u = v->bytes_acked;
+	c[FF_BYTES_IN].u = v->bytes_received + (b ? b->bytes_in : 0);
+	c[FF_BYTES_RECEIVED].u = v->bytes_received;
+	c[FF_SEGS].u = (unsigned long long)v->segs_in + v->segs_out;
+	c[FF_SEGS_IN].u = v->segs_in;
+	c[FF_SEGS_OUT].u = v->segs_out;
+	c[FF_RETRANS].u = v->total_retrans;
+	c[FF_XDP_PACKETS].u = v->xdp_packets;
+	c[FF_XDP_BYTES].u = v->xdp_bytes;
+	c[FF_BYPASS].json = byp_json;
+	c[FF_BYPASS].ctx = b;
+	c[FF_BYPASS].null = !b;
+	c[FF_SRTT].u = v->srtt_us;
+	c[FF_AGE].f = r->now > v->start_ns ? (r->now - v->start_ns) / 1e9 : 0;
+	/* the namespace's name, else its inode */
+	snprintf(t->ns, sizeof(t->ns), "%llu",
+		 (unsigned long long)v->netns_ino);
+	c[FF_NETNS_TEXT].s = r->ns ? r->ns : t->ns;
+	c[FF_NETNS_TEXT].null = !r->ns && !v->netns_ino;
+	c[FF_POLICY].u = v->policy;
+	c[FF_COOKIE].u = v->cookie;
+	c[FF_TID].u = r->tid;
+	c[FF_TID].null = r->tid < 0;
 }
 
 int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
@@ -717,14 +695,12 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f,
-			"%-22s %-22s %-10s %-8s %-9s %5s %11s %11s %8s %8s %8s %7s %-12s %6s\n",
-			"LOCAL", "REMOTE", "DEVICE", "DECISION", "REASON",
-			"RULE", "BYTES_OUT", "BYTES_IN", "SEGS", "XDP_PKTS",
-			"RTT_US", "AGE", "NETNS", "TID");
+		tv_text_head(f, flow_fields, FF__N);
 	}
 	while (bpf_map_get_next_key(m->flows, prev, &next) == 0) {
 		struct flow_row row = { .tid = -1, .now = toe_now_ns() };
+		struct tv_cell c[FF__N];
+		struct flow_strs t;
 		struct toe_flow v;
 		char dn[17];
 
@@ -745,10 +721,11 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		row.dn = dn;
 		row.ns = ns_find(&nt, v.netns_ino);
 		shown++;
+		flow_cells(c, &k, &v, &row, &t);
 		if (json)
-			flow_json(&j, &k, &v, &row);
+			tv_json_row(&j, flow_fields, c, FF__N);
 		else
-			flow_text(f, &k, &v, &row);
+			tv_text_row(f, flow_fields, c, FF__N);
 	}
 	shown += fwd_flows(f, json, &j, m, flt, toe_now_ns());
 	free(bt.v);
@@ -758,6 +735,27 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		tj_end(&j);
 	}
 	return shown;
+}
+
+/* toectl neigh's fields (fields.h). */
+static const struct tv_field neigh_fields[NF__N] = { TOE_NEIGH_FIELDS(
+	TV_FIELD) };
+
+/* One neighbour's cells (c: NF__N); a, mac and ifn hold its strings. */
+static void neigh_cells(struct tv_cell *c, const struct toe_neigh_key *k,
+			const struct toe_neigh *v, __u64 now,
+			char a[INET6_ADDRSTRLEN], char mac[18],
+			char ifn[IF_NAMESIZE])
+{
+	memset(c, 0, NF__N * sizeof(*c));
+	c[NF_DST].s = toe_nl_addr_str(k->family, k->addr, a, INET6_ADDRSTRLEN);
+	c[NF_DEV].s = ifname(k->ifindex, ifn);
+	c[NF_IFINDEX].u = k->ifindex;
+	c[NF_LLADDR].s = toe_nl_mac_str(v->mac, mac, 18);
+	c[NF_LLADDR].null = !v->has_mac;
+	c[NF_STATE].s = toe_nl_nud_str(v->state);
+	c[NF_NUD].u = v->state;
+	c[NF_UPDATED].f = now > v->updated_ns ? (now - v->updated_ns) / 1e9 : 0;
 }
 
 void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
@@ -771,39 +769,22 @@ void toe_view_neigh(FILE *f, bool json, const struct toe_maps *m)
 		tj_start(&j, f);
 		tj_arr(&j);
 	} else {
-		fprintf(f, "%-40s %-10s %-17s %-10s %s\n", "ADDRESS",
-			"INTERFACE", "LLADDR", "STATE", "UPDATED");
+		tv_text_head(f, neigh_fields, NF__N);
 	}
 	while (bpf_map_get_next_key(m->neigh, prev, &next) == 0) {
-		char a[INET6_ADDRSTRLEN], mac[18], ifn[IF_NAMESIZE], age[16];
+		char a[INET6_ADDRSTRLEN], mac[18], ifn[IF_NAMESIZE];
+		struct tv_cell c[NF__N];
 		struct toe_neigh v;
 
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(m->neigh, &k, &v))
 			continue;
-		toe_nl_addr_str(k.family, k.addr, a, sizeof(a));
-		toe_nl_mac_str(v.mac, mac, sizeof(mac));
-		toe_age_str(now > v.updated_ns ? now - v.updated_ns : 0, age,
-			    sizeof(age));
-		if (json) {
-			tj_obj(&j);
-			tj_kstr(&j, "dst", a);
-			tj_kstr(&j, "dev", ifname(k.ifindex, ifn));
-			tj_ku64(&j, "ifindex", k.ifindex);
-			tj_kstr_or_null(&j, "lladdr", v.has_mac ? mac : NULL);
-			tj_kstr(&j, "state", toe_nl_nud_str(v.state));
-			tj_ku64(&j, "nud", v.state);
-			tj_key(&j, "updated_s_ago");
-			tj_f64(&j, now > v.updated_ns ?
-					   (now - v.updated_ns) / 1e9 :
-					   0);
-			tj_obj_end(&j);
-		} else {
-			fprintf(f, "%-40s %-10s %-17s %-10s %s ago\n", a,
-				ifname(k.ifindex, ifn), v.has_mac ? mac : "-",
-				toe_nl_nud_str(v.state), age);
-		}
+		neigh_cells(c, &k, &v, now, a, mac, ifn);
+		if (json)
+			tv_json_row(&j, neigh_fields, c, NF__N);
+		else
+			tv_text_row(f, neigh_fields, c, NF__N);
 	}
 	if (json) {
 		tj_arr_end(&j);

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include "opentoe_policy.h"
 #include "opentoe_flows.h"
+#include "view.h"
 
 struct toe_maps {
 	int devs, live, flows, stats, hdr, gen, neigh, local, events;
@@ -89,6 +90,12 @@ int toe_devs_read(const struct toe_maps *m, struct toe_dev_row *rows);
  */
 void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 		      const struct toe_view_kmod *kv);
+/* toectl devices' fields (fields.h), and a device's cells (DF__N) for
+ * them: ifn (IF_NAMESIZE) and st (16) hold its strings (metrics.c too). */
+extern const struct tv_field toe_device_fields[];
+void toe_device_cells(struct tv_cell *c, const struct toe_dev_row *r,
+		      const struct toe_view_kmod *kv, const int *ifaces,
+		      char *ifn, char *st);
 /* The TID toed holds for a flow in the kernel module, or -1. */
 typedef long long (*toe_tid_fn)(const struct toe_flow_key *k, void *ctx);
 /*

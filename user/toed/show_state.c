@@ -33,6 +33,8 @@
 #include "show_maps.h"
 #include "srcrec.h"
 #include "state.h"
+#include "fields.h"
+#include "view.h"
 
 static __u64 map_count(int fd, size_t ksz)
 {
@@ -149,44 +151,18 @@ struct status {
 	int nif;
 };
 
-static void datapath_text(struct toed *d, FILE *f, const struct status *s)
-{
-	const struct dp_ids *i = &d->dp.ids;
+/* toectl status' fields and lines (fields.h). */
+static const struct tv_field status_fields[SF__N] = {
+#define STATUS_FIELD(id, key, type, unit) [SF_##id] = { key, TV_##type, unit },
+	TOE_STATUS_FIELDS(STATUS_FIELD)
+#undef STATUS_FIELD
+};
 
-	if (!d->dp.loaded) {
-		fprintf(f,
-			"datapath:   %s: not loaded (toe-loader load); waiting for it\n",
-			d->pin_dir);
-		return;
-	}
-	fprintf(f,
-		"datapath:   %s: loaded since %s (stats map id %u, events map id %u, neigh map id %u, sockops prog id %u; %llu reloads seen)\n",
-		d->pin_dir, s->since, i->stats, i->events, i->neigh,
-		i->sockops_prog, (unsigned long long)d->dp.reloads);
-}
-
-static void datapath_json(struct toed *d, struct toe_json *j,
-			  const struct status *s)
-{
-	tj_key(j, "datapath");
-	tj_obj(j);
-	tj_kstr(j, "pin_dir", d->pin_dir);
-	tj_key(j, "loaded");
-	tj_bool(j, d->dp.loaded);
-	if (d->dp.loaded) {
-		tj_ku64(j, "stats_map_id", d->dp.ids.stats);
-		tj_ku64(j, "events_map_id", d->dp.ids.events);
-		tj_ku64(j, "neigh_map_id", d->dp.ids.neigh);
-		tj_ku64(j, "sockops_link_id", d->dp.ids.sockops_link);
-		tj_ku64(j, "sockops_prog_id", d->dp.ids.sockops_prog);
-		tj_kstr(j, "since", s->since);
-	}
-	tj_ku64(j, "reloads", d->dp.reloads);
-	tj_ku64(j, "unloads", d->dp.unloads);
-	tj_obj_end(j);
-}
-
-static void metrics_text(struct metrics *mt, FILE *f);
+static const struct tv_line status_lines[] = {
+#define STATUS_LINE(label, when, template) { label, when, template },
+	TOE_STATUS_LINES(STATUS_LINE)
+#undef STATUS_LINE
+};
 
 /*
  * One interface of status's line: NAME (HOOK MODE[, dispatcher][, egress
@@ -214,187 +190,133 @@ static void iface_text(FILE *f, const struct toe_attached *a, const char *sep)
 	fprintf(f, "%s)", a->mirrored ? ", neighbours mirrored" : "");
 }
 
-static void status_text(struct toed *d, FILE *f, const struct status *s)
+/* The interfaces, as the text's ifaces form writes them. */
+static void ifaces_text(FILE *f, const struct tv_cell *c)
 {
-	char age[16], up[16];
+	const struct status *s = c->ctx;
 	int i;
 
-	toe_age_str(s->now - d->start_ns, up, sizeof(up));
-	toe_age_str(s->now - s->h.applied_ns, age, sizeof(age));
-	fprintf(f, "toed:       running, pid %d, up %s\n", getpid(), up);
-	datapath_text(d, f, s);
-	fprintf(f, "config:     %s\n", d->config);
-	if (s->h.serial)
-		fprintf(f,
-			"policy:     %llu (generation %u), applied %s ago by %s from %s: %u rules, default %s, track %s\n",
-			(unsigned long long)s->h.serial, s->gen, age,
-			s->own ? "this toed" : "another program",
-			s->source ? s->source : "(unknown)", s->h.nrules,
-			toe_action_name(s->h.default_action),
-			toe_track_name(s->h.track));
-	else
-		fprintf(f, "policy:     none in force\n");
-	fprintf(f, "interfaces:");
 	for (i = 0; i < s->nif; i++)
 		iface_text(f, &s->ifs[i], i ? "," : "");
-	fprintf(f, "%s\n", s->nif ? "" : " none");
-	fprintf(f, "neighbours: %llu mirrored, %llu resyncs, %llu overruns\n",
-		(unsigned long long)s->nn, (unsigned long long)d->nl.st.resyncs,
-		(unsigned long long)d->nl.st.enobufs);
-	fprintf(f, "addresses:  %llu local\n", (unsigned long long)s->na);
-	if (toe_genl_up(&d->gl))
-		fprintf(f,
-			"module:     loaded (genetlink family %s, id %u): %d device%s, %zu TID%s held\n",
-			OPENTOE_GENL_NAME, d->gl.family, d->kmod.nkdevs,
-			d->kmod.nkdevs == 1 ? "" : "s", tids_held_all(&d->kmod),
-			tids_held_all(&d->kmod) == 1 ? "" : "s");
-	else
-		fprintf(f,
-			"module:     not loaded (configuration devices only)\n");
-	fprintf(f,
-		"events:     %llu offloaded, %llu refused, %llu closed, %llu listen\n",
-		(unsigned long long)d->evs.ev[TOE_EV_FLOW_OFFLOADED],
-		(unsigned long long)d->evs.ev[TOE_EV_FLOW_REFUSED],
-		(unsigned long long)d->evs.ev[TOE_EV_FLOW_CLOSED],
-		(unsigned long long)d->evs.ev[TOE_EV_LISTEN_START]);
-	metrics_text(&d->met, f);
-	fprintf(f, "log:        %llu repeated lines suppressed\n",
-		log_suppressed());
-	fprintf(f,
-		"reconcile:  %llu runs (%llu for lost events), %llu put right\n",
-		(unsigned long long)d->rec.runs,
-		(unsigned long long)d->rec.event_loss,
-		(unsigned long long)d->rec.fixed);
+	fprintf(f, "%s", s->nif ? "" : " none");
 }
 
-/* The metrics endpoint: serving, retrying a bind (and why), or off. */
-static void metrics_text(struct metrics *mt, FILE *f)
+static void ifaces_json(struct toe_json *j, const struct tv_cell *c)
 {
-	const struct metrics_stats *st = metrics_stats(mt);
-	const char *addr, *err, *state;
-	long long retry;
-
-	state = metrics_state(mt, &addr, &err, &retry);
-	if (!addr)
-		fprintf(f, "metrics:    off\n");
-	else if (!strcmp(state, "serving"))
-		fprintf(f,
-			"metrics:    serving http://%s/metrics: %llu connections; %llu past the deadline, %llu evicted, %llu refused\n",
-			addr, (unsigned long long)st->connections,
-			(unsigned long long)st->deadline,
-			(unsigned long long)st->evicted,
-			(unsigned long long)st->refused);
-	else
-		fprintf(f,
-			"metrics:    retrying %s: %s (%llu failed binds; next in %.1f s)\n",
-			addr, err, (unsigned long long)st->bind_failed,
-			retry / 1e3);
-}
-
-static void metrics_json(struct metrics *mt, struct toe_json *j)
-{
-	const struct metrics_stats *st = metrics_stats(mt);
-	const char *addr, *err, *state;
-	long long retry;
-
-	state = metrics_state(mt, &addr, &err, &retry);
-	tj_key(j, "metrics");
-	tj_obj(j);
-	tj_kstr(j, "state", state);
-	tj_kstr_or_null(j, "address", addr);
-	tj_kstr_or_null(j, "error", err && *err ? err : NULL);
-	tj_ku64(j, "bind_failed", st->bind_failed);
-	tj_key(j, "retry_in_s");
-	tj_f64(j, retry / 1e3);
-	tj_ku64(j, "connections", st->connections);
-	tj_ku64(j, "deadline", st->deadline);
-	tj_ku64(j, "evicted", st->evicted);
-	tj_ku64(j, "refused", st->refused);
-	tj_obj_end(j);
-}
-
-static void status_json_policy(struct toed *d, struct toe_json *j,
-			       const struct status *s)
-{
-	tj_key(j, "policy");
-	tj_obj(j);
-	tj_ku64(j, "serial", s->h.serial);
-	tj_ku64(j, "generation", s->gen);
-	tj_ku64(j, "rules", s->h.nrules);
-	tj_ku64(j, "devices", d->ap.cfg.ndevs);
-	tj_kstr(j, "default", toe_action_name(s->h.default_action));
-	tj_kstr(j, "track", toe_track_name(s->h.track));
-	tj_kstr_or_null(j, "source", s->source);
-	tj_kstr(j, "applied_by",
-		s->own	  ? "toed" :
-		s->source ? "other" :
-			    "unknown");
-	tj_key(j, "applied_s_ago");
-	tj_f64(j, s->h.serial ? (s->now - s->h.applied_ns) / 1e9 : 0);
-	tj_obj_end(j);
-}
-
-static void status_json(struct toed *d, FILE *f, const struct status *s)
-{
+	const struct status *s = c->ctx;
 	char ifn[IF_NAMESIZE];
-	struct toe_json j;
 	int i;
 
-	tj_start(&j, f);
-	tj_obj(&j);
-	tj_ku64(&j, "pid", getpid());
-	tj_key(&j, "uptime_s");
-	tj_f64(&j, (s->now - d->start_ns) / 1e9);
-	tj_kstr(&j, "pin_dir", d->pin_dir);
-	datapath_json(d, &j, s);
-	tj_kstr(&j, "config", d->config);
-	status_json_policy(d, &j, s);
-	tj_key(&j, "interfaces");
-	tj_arr(&j);
+	tj_arr(j);
 	for (i = 0; i < s->nif; i++) {
 		const struct toe_attached *a = &s->ifs[i];
 
-		tj_obj(&j);
-		tj_kstr(&j, "name",
-			if_indextoname(a->ifindex, ifn) ? ifn : "?");
-		tj_ku64(&j, "ifindex", a->ifindex);
-		tj_kstr_or_null(&j, "hook", a->hook);
-		tj_kstr_or_null(&j, "mode", a->mode);
-		tj_key(&j, "dispatcher");
-		tj_bool(&j, a->dispatcher);
-		tj_kstr_or_null(&j, "egress", a->egress);
-		tj_key(&j, "neighbours_mirrored");
-		tj_bool(&j, a->mirrored);
-		tj_obj_end(&j);
+		tj_obj(j);
+		tj_kstr(j, "name", if_indextoname(a->ifindex, ifn) ? ifn : "?");
+		tj_ku64(j, "ifindex", a->ifindex);
+		tj_kstr_or_null(j, "hook", a->hook);
+		tj_kstr_or_null(j, "mode", a->mode);
+		tj_key(j, "dispatcher");
+		tj_bool(j, a->dispatcher);
+		tj_kstr_or_null(j, "egress", a->egress);
+		tj_key(j, "neighbours_mirrored");
+		tj_bool(j, a->mirrored);
+		tj_obj_end(j);
 	}
-	tj_arr_end(&j);
-	tj_ku64(&j, "neighbours", s->nn);
-	tj_ku64(&j, "local_addresses", s->na);
-	tj_key(&j, "kmod");
-	tj_obj(&j);
-	tj_key(&j, "loaded");
-	tj_bool(&j, toe_genl_up(&d->gl));
-	tj_ku64(&j, "devices", d->kmod.nkdevs);
-	tj_ku64(&j, "tids_held", tids_held_all(&d->kmod));
-	tj_obj_end(&j);
-	tj_key(&j, "events");
-	tj_obj(&j);
+	tj_arr_end(j);
+}
+
+/* The datapath's cells: its ids only while it is loaded. */
+static void status_dp_cells(struct toed *d, const struct status *s,
+			    struct tv_cell *c)
+{
+	int i;
+
+	c[SF_DP_PIN_DIR].s = d->pin_dir;
+	c[SF_DP_LOADED].u = d->dp.loaded;
+	c[SF_DP_STATS].u = d->dp.ids.stats;
+	c[SF_DP_EVENTS].u = d->dp.ids.events;
+	c[SF_DP_NEIGH].u = d->dp.ids.neigh;
+	c[SF_DP_LINK].u = d->dp.ids.sockops_link;
+	c[SF_DP_PROG].u = d->dp.ids.sockops_prog;
+	c[SF_DP_SINCE].s = s->since;
+	for (i = SF_DP_STATS; i <= SF_DP_SINCE; i++)
+		c[i].absent = !d->dp.loaded;
+	c[SF_DP_RELOADS].u = d->dp.reloads;
+	c[SF_DP_UNLOADS].u = d->dp.unloads;
+}
+
+static void status_policy_cells(struct toed *d, const struct status *s,
+				struct tv_cell *c)
+{
+	c[SF_POL_SERIAL].u = s->h.serial;
+	c[SF_POL_GEN].u = s->gen;
+	c[SF_POL_RULES].u = s->h.nrules;
+	c[SF_POL_DEVICES].u = d->ap.cfg.ndevs;
+	c[SF_POL_DEFAULT].s = toe_action_name(s->h.default_action);
+	c[SF_POL_TRACK].s = toe_track_name(s->h.track);
+	c[SF_POL_SOURCE].s = s->source;
+	c[SF_POL_SOURCE].null = !s->source;
+	c[SF_POL_BY].s = s->own ? "toed" : s->source ? "other" : "unknown";
+	c[SF_POL_AGO].f = s->h.serial ? (s->now - s->h.applied_ns) / 1e9 : 0;
+}
+
+/* The module's, the events' and the metrics endpoint's cells. */
+static void status_more_cells(struct toed *d, struct tv_cell *c)
+{
+	const struct metrics_stats *st = metrics_stats(&d->met);
+	const char *addr, *err;
+	long long retry;
+	int i;
+
+	c[SF_KMOD_LOADED].u = toe_genl_up(&d->gl);
+	c[SF_KMOD_FAMILY].s = OPENTOE_GENL_NAME;
+	c[SF_KMOD_ID].u = d->gl.family;
+	c[SF_KMOD_FAMILY].absent = c[SF_KMOD_ID].absent = !toe_genl_up(&d->gl);
+	c[SF_KMOD_DEVICES].u = d->kmod.nkdevs;
+	c[SF_KMOD_TIDS].u = tids_held_all(&d->kmod);
 	for (i = TOE_EV_LISTEN_START; i <= TOE_EV_FLOW_CLOSED; i++)
-		tj_ku64(&j, toe_event_name(i), d->evs.ev[i]);
-	tj_obj_end(&j);
-	metrics_json(&d->met, &j);
-	tj_ku64(&j, "log_suppressed", log_suppressed());
-	tj_key(&j, "reconcile");
-	tj_obj(&j);
-	tj_ku64(&j, "runs", d->rec.runs);
-	tj_ku64(&j, "event_loss", d->rec.event_loss);
-	tj_ku64(&j, "fixed", d->rec.fixed);
-	tj_ku64(&j, "last_ms", d->rec.last_ns / 1000000);
-	tj_ku64(&j, "last_read_ms", d->rec.last_read_ns / 1000000);
-	tj_ku64(&j, "last_took_ms", d->rec.last_took_ns / 1000000);
-	tj_obj_end(&j);
-	tj_obj_end(&j);
-	tj_end(&j);
+		c[SF_EV_LISTEN_START + i - TOE_EV_LISTEN_START].u =
+			d->evs.ev[i];
+	c[SF_MET_STATE].s = metrics_state(&d->met, &addr, &err, &retry);
+	c[SF_MET_ADDR].s = addr;
+	c[SF_MET_ADDR].null = !addr;
+	c[SF_MET_ERROR].s = err;
+	c[SF_MET_ERROR].null = !err || !*err;
+	c[SF_MET_BIND].u = st->bind_failed;
+	c[SF_MET_RETRY].f = retry / 1e3;
+	c[SF_MET_CONN].u = st->connections;
+	c[SF_MET_DEADLINE].u = st->deadline;
+	c[SF_MET_EVICTED].u = st->evicted;
+	c[SF_MET_REFUSED].u = st->refused;
+	c[SF_LOG].u = log_suppressed();
+	c[SF_REC_RUNS].u = d->rec.runs;
+	c[SF_REC_LOSS].u = d->rec.event_loss;
+	c[SF_REC_FIXED].u = d->rec.fixed;
+	c[SF_REC_LAST].u = d->rec.last_ns / 1000000;
+	c[SF_REC_READ].u = d->rec.last_read_ns / 1000000;
+	c[SF_REC_TOOK].u = d->rec.last_took_ns / 1000000;
+}
+
+/* toectl status' cells (c: SF__N), from s read once. */
+static void status_cells(struct toed *d, const struct status *s,
+			 struct tv_cell *c)
+{
+	memset(c, 0, SF__N * sizeof(*c));
+	c[SF_PID].u = getpid();
+	c[SF_UPTIME].f = (s->now - d->start_ns) / 1e9;
+	c[SF_PIN_DIR].s = d->pin_dir;
+	status_dp_cells(d, s, c);
+	c[SF_CONFIG].s = d->config;
+	status_policy_cells(d, s, c);
+	c[SF_IFACES].json = ifaces_json;
+	c[SF_IFACES].text = ifaces_text;
+	c[SF_IFACES].ctx = s;
+	c[SF_NEIGHBOURS].u = s->nn;
+	c[SF_NEIGH_RESYNCS].u = d->nl.st.resyncs;
+	c[SF_NL_OVERRUNS].u = d->nl.st.enobufs;
+	c[SF_LOCAL].u = s->na;
+	status_more_cells(d, c);
 }
 
 static int by_ifindex(const void *a, const void *b)
@@ -442,7 +364,9 @@ static void status_ifaces(struct toed *d, struct status *s)
 void view_status(struct toed *d, FILE *f, bool json)
 {
 	struct status s = { .now = toe_now_ns() };
+	struct tv_cell c[SF__N];
 	struct toe_policy_src rec;
+	struct toe_json j;
 	time_t since = d->dp.since;
 	struct tm tm;
 
@@ -459,10 +383,16 @@ void view_status(struct toed *d, FILE *f, bool json)
 		       map_count(d->m.local, sizeof(struct toe_local_key)) :
 		       0;
 	status_ifaces(d, &s);
-	if (json)
-		status_json(d, f, &s);
-	else
-		status_text(d, f, &s);
+	status_cells(d, &s, c);
+	if (json) {
+		tj_start(&j, f);
+		tv_json_doc(&j, status_fields, c, SF__N);
+		tj_end(&j);
+	} else {
+		tv_text_lines(f, status_lines,
+			      sizeof(status_lines) / sizeof(status_lines[0]),
+			      status_fields, c, SF__N);
+	}
 	toe_policy_src_free(&rec);
 }
 
@@ -517,89 +447,47 @@ static struct kuse kmod_usage(struct toed *d)
 	return u;
 }
 
+/* The description of toectl stats' counters (fields.h), in its order. */
+#define COUNTER_DESC(name, fam, labels, value) { name, F_##fam, labels },
+const struct counter_desc daemon_desc[] = { TOE_DAEMON_COUNTERS(COUNTER_DESC) };
+const struct counter_desc control_desc[] = { TOE_CONTROL_COUNTERS(
+	COUNTER_DESC) };
+#undef COUNTER_DESC
+const size_t n_daemon_desc = sizeof(daemon_desc) / sizeof(daemon_desc[0]);
+const size_t n_control_desc = sizeof(control_desc) / sizeof(control_desc[0]);
+
 /* A table of counters fits in out (MAX_COUNTERS of them): checked at compile time. */
 #define COUNTERS_FIT(tbl)                                            \
 	_Static_assert(sizeof(tbl) <= MAX_COUNTERS * sizeof(tbl[0]), \
 		       "MAX_COUNTERS too small")
 
-/* counters c[0..n) into out; n. */
-static size_t counters_out(struct counter *out, const struct counter *c,
-			   size_t n)
+/* The values v[0..n) of the counters of desc into out; n. */
+static size_t counters_out(struct counter *out, const struct counter_desc *desc,
+			   const __u64 *v, size_t n)
 {
-	memcpy(out, c, n * sizeof(*c));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i].name = desc[i].name;
+		out[i].v = v[i];
+	}
 	return n;
 }
+
+#define COUNTER_VALUE(name, fam, labels, value) value,
 
 /* toed's own counters (the "daemon" section), in their order; how many. */
 size_t daemon_counters(struct toed *d, struct counter *out)
 {
 	const struct toe_nl_stats *s = &d->nl.st;
 	struct kuse ku = kmod_usage(d);
-	const struct counter dm[] = {
-		{ "events_listen_start", d->evs.ev[TOE_EV_LISTEN_START] },
-		{ "events_listen_stop", d->evs.ev[TOE_EV_LISTEN_STOP] },
-		{ "events_flow_offloaded", d->evs.ev[TOE_EV_FLOW_OFFLOADED] },
-		{ "events_flow_refused", d->evs.ev[TOE_EV_FLOW_REFUSED] },
-		{ "events_flow_closed", d->evs.ev[TOE_EV_FLOW_CLOSED] },
-		{ "events_malformed", d->evs.ev_bad },
-		{ "policy_applied", d->ap.reload_ok },
-		{ "policy_failed", d->ap.reload_failed },
-		{ "neigh_set", s->neigh_set },
-		{ "neigh_del", s->neigh_del },
-		{ "addr_set", s->addr_set },
-		{ "addr_del", s->addr_del },
-		{ "link_events", s->link_events },
-		{ "netlink_messages", s->messages },
-		{ "netlink_malformed", s->malformed },
-		{ "netlink_overruns", s->enobufs },
-		{ "resyncs", s->resyncs },
-		{ "dump_restarts", s->dump_restarts },
-		{ "map_errors", s->map_errors },
-		{ "requests", d->ctl.cst.requests },
-		{ "clients_refused", d->ctl.cst.clients_refused },
-		{ "monitor_lost", d->mon.lost },
-		{ "kmod_loaded", toe_genl_up(&d->gl) },
-		{ "kmod_devices", (__u64)d->kmod.nkdevs },
-		{ "kmod_tids_held", tids_held_all(&d->kmod) },
-		{ "kmod_tids_used", ku.tids },
-		{ "kmod_l2t_used", ku.l2t },
-		{ "kmod_l2t_agree", ku.l2t_agree },
-		{ "kmod_l2t_differ", ku.l2t_differ },
-		{ "kmod_tid_bound", d->kmod.kst.alloc },
-		{ "kmod_tid_bind_nospc", d->kmod.kst.alloc_nospc },
-		{ "kmod_tid_bind_unreach", d->kmod.kst.alloc_unreach },
-		{ "kmod_tid_bind_failed", d->kmod.kst.alloc_failed },
-		{ "kmod_tid_free", d->kmod.kst.freed },
-		{ "kmod_tid_free_failed", d->kmod.kst.free_failed },
-		{ "kmod_tids_adopted", d->kmod.kst.adopted },
-		{ "kmod_tids_orphaned", d->kmod.kst.orphans },
-		{ "kmod_tids_lost", d->kmod.kst.lost },
-		{ "kmod_dev_events", d->gl.st.dev_events },
-		{ "kmod_l2t_events", d->gl.st.l2t_events },
-		{ "kmod_family_events", d->gl.st.family_events },
-		{ "kmod_overruns", d->gl.st.overruns },
-		{ "kmod_tids_reserved", d->kmod.kst.reserved },
-		{ "kmod_tids_unreserved", d->kmod.kst.unreserved },
-		{ "kmod_flows_demoted", d->kmod.kst.demoted },
-		{ "kmod_tid_bind_refused", d->kmod.kst.bind_refused },
-		{ "kmod_tid_stale", d->kmod.kst.stale },
-		{ "kmod_listeners_held", listeners_held_all(&d->lis) },
-		{ "kmod_listen_start", d->lis.lst.starts },
-		{ "kmod_listen_stop", d->lis.lst.stops },
-		{ "kmod_listen_failed", d->lis.lst.failed },
-		{ "kmod_listen_reconciled", d->lis.lst.reconciled },
-		{ "kmod_listen_siblings", d->lis.lst.siblings },
-		{ "kmod_stids_orphaned", d->lis.lst.orphans },
-		{ "reconciles", d->rec.runs },
-		{ "reconciles_event_loss", d->rec.event_loss },
-		{ "reconciled_fixed", d->rec.fixed },
-		{ "route_changes", nft_route_changes() },
-		{ "fwd_ct_swept", d->rec.ct_swept },
-		{ "fwd_ct_events_lost", nft_ct_lost() },
-	};
+	const __u64 v[] = { TOE_DAEMON_COUNTERS(COUNTER_VALUE) };
 
-	COUNTERS_FIT(dm);
-	return counters_out(out, dm, sizeof(dm) / sizeof(dm[0]));
+	COUNTERS_FIT(v);
+	_Static_assert(sizeof(v) / sizeof(v[0]) ==
+			       sizeof(daemon_desc) / sizeof(daemon_desc[0]),
+		       "a daemon counter without its value");
+	return counters_out(out, daemon_desc, v, sizeof(v) / sizeof(v[0]));
 }
 
 /* "  NAME    VALUE" in the text, "NAME": VALUE in JSON. */
@@ -616,25 +504,15 @@ static void put_counter(FILE *f, struct toe_json *j, bool json,
 size_t control_counters(struct toed *d, struct counter *out)
 {
 	const struct metrics_stats *ms = metrics_stats(&d->met);
-	const struct counter cc[] = {
-		{ "requests", d->ctl.cst.requests },
-		{ "requests_bad", d->ctl.cst.requests_bad },
-		{ "clients_refused", d->ctl.cst.clients_refused },
-		{ "clients_timed_out", d->ctl.cst.clients_timed_out },
-		{ "clients_over_limit", d->ctl.cst.clients_over_limit },
-		{ "monitor_lost", d->mon.lost },
-		{ "datapath_reloads", d->dp.reloads },
-		{ "datapath_unloads", d->dp.unloads },
-		{ "metrics_bind_failed", ms->bind_failed },
-		{ "metrics_deadline", ms->deadline },
-		{ "metrics_evicted", ms->evicted },
-		{ "metrics_refused", ms->refused },
-		{ "log_suppressed", log_suppressed() },
-	};
+	const __u64 v[] = { TOE_CONTROL_COUNTERS(COUNTER_VALUE) };
 
-	COUNTERS_FIT(cc);
-	return counters_out(out, cc, sizeof(cc) / sizeof(cc[0]));
+	COUNTERS_FIT(v);
+	_Static_assert(sizeof(v) / sizeof(v[0]) ==
+			       sizeof(control_desc) / sizeof(control_desc[0]),
+		       "a control counter without its value");
+	return counters_out(out, control_desc, v, sizeof(v) / sizeof(v[0]));
 }
+#undef COUNTER_VALUE
 
 /* A group of counters begins: a JSON object under name, or a "name:" line. */
 static void stats_group(FILE *f, struct toe_json *j, bool json,

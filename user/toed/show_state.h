@@ -22,6 +22,18 @@ struct counter {
 	__u64 v;
 };
 
+/* A counter's description (fields.h): its name, family and labels. */
+struct counter_desc {
+	const char *name;
+	int fam; /* enum toe_fam; F_NONE: not exported by this row */
+	const char *labels; /* NULL: none */
+};
+
+/* toectl stats' daemon and control sections, as daemon_counters and
+ * control_counters fill their values */
+extern const struct counter_desc daemon_desc[], control_desc[];
+extern const size_t n_daemon_desc, n_control_desc;
+
 #define MAX_COUNTERS 80
 
 size_t daemon_counters(struct toed *d, struct counter *out);

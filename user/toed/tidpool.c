@@ -416,15 +416,7 @@ void pool_refill_tick(struct kmod *km)
 /* epoll_wait's timeout (ms, -1: none) bounded by the next look. */
 int pool_refill_timeout_ms(struct kmod *km, int ms)
 {
-	__u64 now = toe_now_ns();
-	int left;
-
-	if (!km->refill_at_ns)
-		return ms;
-	left = km->refill_at_ns > now ?
-		       (int)((km->refill_at_ns - now + 999999) / 1000000) :
-		       0;
-	return ms < 0 || ms > left ? left : ms;
+	return kmod_ms_until(km->refill_at_ns, ms);
 }
 
 /* Empty toe_tid_pool index q, its TIDs given back to module device mdev. */
@@ -516,6 +508,29 @@ static bool pairs_room(__u32 (**v)[2], int n, int *cap)
 	return true;
 }
 
+/*
+ * Every TID of the queue fd (of toe_devs index i) into *v of *n pairs
+ * (i, TID), each counted in *pulled; room is made before each is popped,
+ * so none is ever out of both.  0; -1 if out of memory (what it took so
+ * far in *v).
+ */
+static int pop_all(int fd, __u32 i, __u32 (**v)[2], int *n, int *cap,
+		   __u64 *pulled)
+{
+	__u32 tid;
+
+	for (;;) {
+		if (!pairs_room(v, *n, cap))
+			return -1;
+		if (bpf_map_lookup_and_delete_elem(fd, NULL, &tid))
+			return 0;
+		(*v)[*n][0] = i;
+		(*v)[*n][1] = tid;
+		(*n)++;
+		(*pulled)++;
+	}
+}
+
 /* pool_take out of memory: the n TIDs it took back in their queues. */
 static void pairs_put_back(struct kmod *km, __u32 (*v)[2], int n)
 {
@@ -548,7 +563,7 @@ static void pairs_put_back(struct kmod *km, __u32 (*v)[2], int n)
  */
 int pool_take(struct kmod *km, __u32 (**out)[2], bool servers)
 {
-	__u32(*v)[2] = NULL, tid;
+	__u32(*v)[2] = NULL;
 	int n = 0, cap = 0;
 	__u32 i;
 
@@ -562,20 +577,12 @@ int pool_take(struct kmod *km, __u32 (**out)[2], bool servers)
 		if (fd < 0)
 			continue;
 		km->qfresh[i] = true; /* what stays in it is put back below */
-		for (;;) {
-			if (!pairs_room(&v, n, &cap)) {
-				logm(LOG_ERR,
-				     "out of memory reading the TID pools: not reconciled now");
-				pairs_put_back(km, v, n);
-				free(v);
-				return -1;
-			}
-			if (bpf_map_lookup_and_delete_elem(fd, NULL, &tid))
-				break;
-			v[n][0] = i;
-			v[n][1] = tid;
-			n++;
-			km->acct[i].pulled++;
+		if (pop_all(fd, i, &v, &n, &cap, &km->acct[i].pulled)) {
+			logm(LOG_ERR,
+			     "out of memory reading the TID pools: not reconciled now");
+			pairs_put_back(km, v, n);
+			free(v);
+			return -1;
 		}
 	}
 	for (i = 0; i < TOE_MAX_DEVS; i++)
@@ -692,7 +699,7 @@ static int listener_stids(struct kmod *km, __u32 (**out)[2])
 /* Every server pool's TIDs into *out, (toe_devs index, stid); -1: no memory. */
 static int spool_take(struct kmod *km, __u32 (**out)[2])
 {
-	__u32(*v)[2] = NULL, i, stid;
+	__u32(*v)[2] = NULL, i;
 	int n = 0, cap = 0, fd;
 
 	*out = NULL;
@@ -702,20 +709,11 @@ static int spool_take(struct kmod *km, __u32 (**out)[2])
 			continue;
 		km->qfresh[TOE_STID_POOL(i)] =
 			true; /* refilled below as it was */
-		for (;;) {
-			if (!pairs_room(&v, n, &cap)) {
-				while (n-- > 0) /* as they were */
-					stid_put(km, km->kmod_idx[v[n][0]],
-						 v[n][1]);
-				free(v);
-				return -1;
-			}
-			if (bpf_map_lookup_and_delete_elem(fd, NULL, &stid))
-				break;
-			v[n][0] = i;
-			v[n][1] = stid;
-			n++;
-			km->acct[i].spulled++;
+		if (pop_all(fd, i, &v, &n, &cap, &km->acct[i].spulled)) {
+			while (n-- > 0) /* as they were */
+				stid_put(km, km->kmod_idx[v[n][0]], v[n][1]);
+			free(v);
+			return -1;
 		}
 	}
 	*out = v;
