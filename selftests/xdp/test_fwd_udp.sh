@@ -11,12 +11,15 @@
 # nf_conntrack_udp_timeout_stream; conntrack -D ends a flow's fast path and
 # its new entry brings it back; a FORWARD DROP stops one; a masqueraded
 # flow is rewritten (ports, addresses, the UDP checksum) as the stack
-# would.  Every datagram arrives once, its payload intact (the server
-# checks each), except where the DROP rule dropped them.  XDP on the
-# router, or tc (test_fwd_udp_tc.sh).
+# would, IPv4 and IPv6 (NAT66), and so are port forwards (nft DNAT) of
+# both; 40 short request/response flows join and every answer arrives;
+# ip_forward=0 stops a flow.  Every datagram arrives once, its payload
+# intact (the server checks each), except where the DROP rule or
+# ip_forward=0 dropped them.  XDP on the router, or tc
+# (test_fwd_udp_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 14
+plan 21
 need_cmd iptables ip6tables conntrack
 need_built toectl
 router_test fwdudp || exit 1
@@ -39,12 +42,7 @@ wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/to
 st() { stat_of "$PIN" "$1"; }
 # entry NAME: flow NAME's toe_fwd entry (its client's port in
 # $work/NAME.lport) as "state proto nat", or nothing
-entry() {
-	local c
-	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
-	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
-		jq -r --argjson c "$c" '.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | "\(.value.state) \(.key.proto) \(.value.nat)"'
-}
+entry() { fwd_entry "$1" '"\(.value.state) \(.key.proto) \(.value.nat)"'; }
 on_fast() { entry "$1" | grep -q "^3 17 "; }
 # fpk NAME: the packets the fast path forwarded of flow NAME
 fpk() {
@@ -56,8 +54,8 @@ fpk() {
 # stack as on the fast path)
 RATE=1000
 awk -v s="${TOE_SLOW:-1}" 'BEGIN { exit !(s > 1) }' && RATE=200
-start() { # NAME ADDR PORT: RATE datagrams of 1,200 bytes a second until $work/stop
-	nsx_bg c python3 "$UDPSEQ" client --addr "$2" --port "$3" --rate $RATE --stop "$work/stop" --lport-file "$work/$1.lport" >"$work/$1.json"
+start() { # NAME ADDR PORT [STOP]: RATE datagrams of 1,200 bytes a second until $work/STOP (stop)
+	nsx_bg c python3 "$UDPSEQ" client --addr "$2" --port "$3" --rate $RATE --stop "$work/${4:-stop}" --lport-file "$work/$1.lport" >"$work/$1.json"
 	eval "PID_$1=\$NSX_PID"
 }
 start a $S4 5401
@@ -90,7 +88,7 @@ check "conntrack -D of the IPv4 flow: its new entry brings it back (fwd_joined $
 
 # ---- a FORWARD DROP stops a flow on the fast path (flow x: its own, so
 # that a's datagrams all arrive)
-start x $S4 5402
+start x $S4 5402 stopx
 wait_for "$(slow 5)" test -s "$work/x.lport" && wait_for "$(slow 3)" on_fast x || { fail "flow x on the fast path"; finish; }
 px=$(cat "$work/x.lport")
 nsx r iptables -I FORWARD -p udp --sport "$px" --dport 5402 -j DROP
@@ -113,18 +111,81 @@ m0=$(fpk m)
 sleep 0.5
 check "  $FWD_NAME rewrites and forwards it ($(($(fpk m) - m0)) packets in 0.5 s)" test "$(fpk m)" -gt $((m0 + RATE * 3 / 10))
 
+# ---- IPv6 masquerade (NAT66) out of r1
+nsx r ip6tables -t nat -A POSTROUTING -o r1 -p udp --dport 5402 -j MASQUERADE || { fail "IPv6 masquerade rule"; finish; }
+defer "nsx r ip6tables -t nat -F"
+start m6 $S6 5402
+wait_for "$(slow 5)" test -s "$work/m6.lport" || { fail "flow m6 starts"; finish; }
+m6_nat() { entry m6 | grep -q "^3 17 1$"; }
+check "a masqueraded IPv6 UDP flow (NAT66): on the fast path with its translation (entry: $(entry m6))" wait_for "$(slow 3)" m6_nat
+
+# ---- port forwards (nft): R4a:6401 -> S4:5401, [R6a]:6401 -> [S6]:5401
+nsx r nft -f - <<NFT || { fail "nft DNAT"; finish; }
+table ip toeudp {
+	chain pre {
+		type nat hook prerouting priority dstnat;
+		iifname "r0" udp dport 6401 dnat to $S4:5401
+	}
+}
+table ip6 toeudp6 {
+	chain pre {
+		type nat hook prerouting priority dstnat;
+		iifname "r0" udp dport 6401 dnat to [$S6]:5401
+	}
+}
+NFT
+defer "nsx r nft delete table ip toeudp; nsx r nft delete table ip6 toeudp6; true"
+start d $R4a 6401
+start d6 $R6a 6401
+wait_for "$(slow 5)" test -s "$work/d.lport" -a -s "$work/d6.lport" || { fail "flows d, d6 start"; finish; }
+d_nat() { entry d | grep -q "^3 17 1$" && entry d6 | grep -q "^3 17 1$"; }
+check "UDP port forwards, IPv4 and IPv6: on the fast path with their translation (entries: $(entry d), $(entry d6))" wait_for "$(slow 3)" d_nat
+d0=$(($(fpk d) + $(fpk d6)))
+sleep 0.5
+check "  $FWD_NAME rewrites and forwards both ($(($(fpk d) + $(fpk d6) - d0)) packets in 0.5 s)" test $(($(fpk d) + $(fpk d6))) -gt $((d0 + RATE * 6 / 10))
+
+# ---- many short request/response flows (a DNS- or RPC-like load): 4 at
+# a time, 40 in all, 30 datagrams each, each echoed
+j0=$(st $STAT_FWD_JOINED) s0=$(st $FWD_STAT)
+spids=
+for w in 1 2 3 4; do
+	nsx c bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do python3 '$UDPSEQ' client --addr $S4 --port 5401 --rate $RATE --count 30; done" >"$work/short.$w" &
+	spids="$spids $!"
+done
+wait $spids
+short_ok() {
+	[ "$(cat "$work"/short.* | wc -l)" = 40 ] &&
+		cat "$work"/short.* | jq -s -e 'all(.[]; .sent == 30 and .acked == 30 and .server.received == 30 and .server.dup == 0 and .server.bad == 0)' >/dev/null
+}
+check "40 short flows of 30 exchanges: every datagram and every answer arrived once, intact" short_ok
+check "  they joined the fast path (fwd_joined +$(($(st $STAT_FWD_JOINED) - j0)), $FWD_NAME forwarded $(($(st $FWD_STAT) - s0)) packets)" \
+	test $(($(st $STAT_FWD_JOINED) - j0)) -ge 20 -a $(($(st $FWD_STAT) - s0)) -gt 0
+
 sleep 1
 touch "$work/stop"
-wait "$PID_a" "$PID_b" "$PID_n" "$PID_x" "$PID_m"
+wait "$PID_a" "$PID_b" "$PID_n" "$PID_m" "$PID_m6" "$PID_d" "$PID_d6"
 # whole NAME [LOSSY]: every datagram sent arrived once with its payload
 # (LOSSY: some may be missing, none twice nor changed)
 whole() {
 	jq -e --arg l "${2:-}" --argjson min $((RATE / 2)) '.server != null and .server.dup == 0 and .server.bad == 0 and .sent > $min and
 		($l != "" or .server.received == .sent)' "$work/$1.json" >/dev/null
 }
-check "every datagram of the IPv4, IPv6, unnamed and masqueraded flows arrived once, intact ($(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/a.json" "$work/b.json" "$work/n.json" "$work/m.json" | tr '\n' ' '))" \
-	eval "whole a && whole b && whole n && whole m"
-check "flow x: none twice nor changed (the DROP rule's are missing: $(jq -c '[.sent, .server.received]' "$work/x.json"))" \
+check "every datagram of the IPv4, IPv6, unnamed, masqueraded and port-forwarded flows arrived once, intact ($(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/a.json" "$work/b.json" "$work/n.json" "$work/m.json" "$work/m6.json" "$work/d.json" "$work/d6.json" | tr '\n' ' '))" \
+	eval "whole a && whole b && whole n && whole m && whole m6 && whole d && whole d6"
+
+# ---- ip_forward=0 stops flow x (the others stopped: the stack drops
+# every datagram now), and forwarding on again brings it back
+nsx r sysctl -qw net.ipv4.ip_forward=0
+sleep 0.1
+p0=$(fpk x)
+sleep 0.5
+p1=$(fpk x)
+nsx r sysctl -qw net.ipv4.ip_forward=1
+check "ip_forward=0: $FWD_NAME forwards none of flow x within 100 ms ($((p1 - p0)) packets in the 0.5 s after)" test "$p1" = "$p0"
+check "  forwarding on again: flow x back on the fast path (entry: $(entry x))" wait_for "$(slow 5)" on_fast x
+touch "$work/stopx"
+wait "$PID_x"
+check "flow x: none twice nor changed (the DROP rule's and ip_forward=0's are missing: $(jq -c '[.sent, .server.received]' "$work/x.json"))" \
 	whole x lossy
 # the streams stopped: their conntrack entries time out as the stack's
 # would (3 s stream timeout), none kept by the fast path past that

@@ -9,9 +9,9 @@
       12-byte ack, so conntrack sees the flow's reply and the stack
       forwards it both ways.  Prints "ready" once bound.
   udpseq.py client --addr A --port P [--rate PPS] [--size N]
-                   [--seconds S | --stop FILE] [--lport-file F]
+                   [--seconds S | --stop FILE | --count N] [--lport-file F]
       Sends datagrams 0, 1, 2, ... of N bytes at PPS a second until S
-      seconds passed or FILE exists, then asks the server for what it got
+      seconds passed, FILE exists or N were sent, then asks the server for what it got
       from this client and prints one JSON line: lport, sent, acked (echoes
       received), and the server's count of datagrams received, duplicates,
       bad payloads, out-of-order arrivals and the highest sequence number.
@@ -79,6 +79,17 @@ def serve(ports):
             s.sendto(HDR.pack(MAGIC, seq), a)
 
 
+def drain(s):
+    """The echoes waiting on s (non-blocking): how many."""
+    n = 0
+    try:
+        while True:
+            s.recv(65535)
+            n += 1
+    except (BlockingIOError, ConnectionRefusedError):
+        return n
+
+
 def client(a):
     fam = socket.AF_INET6 if ":" in a.addr else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
@@ -96,7 +107,8 @@ def client(a):
     nxt = t0
     while True:
         now = time.monotonic()
-        if (a.seconds and now - t0 >= a.seconds) or (a.stop and os.path.exists(a.stop)):
+        if ((a.seconds and now - t0 >= a.seconds) or (a.stop and os.path.exists(a.stop))
+                or (a.count and sent >= a.count)):
             break
         if now >= nxt:
             try:
@@ -107,20 +119,10 @@ def client(a):
             nxt += gap
             if nxt < now - 1:
                 nxt = now  # far behind (a stall): no burst to catch up
-        try:
-            while True:
-                s.recv(65535)
-                acked += 1
-        except (BlockingIOError, ConnectionRefusedError):
-            pass
+        acked += drain(s)
         time.sleep(max(0.0, min(nxt - time.monotonic(), 0.005)))
     time.sleep(0.3)  # the last echoes
-    try:
-        while True:
-            s.recv(65535)
-            acked += 1
-    except (BlockingIOError, ConnectionRefusedError):
-        pass
+    acked += drain(s)
     s.setblocking(True)
     s.settimeout(0.5)
     rep = None
@@ -151,6 +153,7 @@ def main():
     cl.add_argument("--size", type=int, default=1200)
     cl.add_argument("--seconds", type=float, default=0)
     cl.add_argument("--stop")
+    cl.add_argument("--count", type=int, default=0)
     cl.add_argument("--lport-file")
     a = ap.parse_args()
     if a.cmd == "server":
