@@ -19,7 +19,7 @@
 # (test_fwd_udp_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 21
+plan 22
 need_cmd iptables ip6tables conntrack
 need_built toectl
 router_test fwdudp || exit 1
@@ -39,6 +39,10 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+toectl --run-dir "$work/run" monitor -j >"$work/mon.json" 2>&1 &
+defer "kill $!"
+toectl --run-dir "$work/run" monitor >"$work/mon.txt" 2>&1 &
+defer "kill $!"
 st() { stat_of "$PIN" "$1"; }
 # entry NAME: flow NAME's toe_fwd entry (its client's port in
 # $work/NAME.lport) as "state proto nat", or nothing
@@ -70,6 +74,11 @@ check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s; fw
 	test "$(st $FWD_STAT)" -gt $((x0 + RATE / 2)) -a "$(st $STAT_FWD_JOINED)" -ge 2
 check "a UDP flow only a rule without proto (TCP's) and the default (TCP's too) name never enters $MAP_FWD (entry: '$(entry n)')" test -z "$(entry n)"
 pa=$(cat "$work/a.lport")
+mon_udp() {
+	jq -e -s --argjson p "$pa" '[.[] | select(.event == "fwd_admitted" and .proto == "udp" and .lport == $p and .rport == 5401)] | length >= 1' "$work/mon.json" >/dev/null &&
+		grep -Eq "^\[fwd_admitted\] $C4:$pa -> $S4:5401 forward udp conntrack" "$work/mon.txt"
+}
+check "toectl monitor: the IPv4 flow's fwd_admitted event says udp (-j: proto)" wait_for 2 mon_udp
 check "toectl flows -j says proto udp, and the text a line under its row" \
 	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .proto == \"udp\"' >/dev/null &&
 		toectl --run-dir '$work/run' flows | grep -A2 ':$pa ' | grep -q 'proto: udp'"

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netinet/in.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <sys/sdt.h>
@@ -73,6 +74,7 @@ void fwd_event_show(struct fwdev *fw, const struct toe_event *e, bool ct)
 	char text[384], json[768], more[64] = "", dn[17];
 	const char *rs = toe_fwd_reason_name(e->reason);
 	int level = e->type == TOE_EV_FWD_ADMITTED ? LOG_DEBUG : LOG_INFO;
+	bool udp = e->key.proto == IPPROTO_UDP; /* text: TCP not written */
 
 	/* scripts/trace/fwd.bt: event, reason and hook names, client port,
 	 * bytes each way (six arguments: bpftrace's limit on x86-64) */
@@ -95,8 +97,8 @@ void fwd_event_show(struct fwdev *fw, const struct toe_event *e, bool ct)
 		snprintf(more, sizeof(more), " reason %s", rs);
 	snprintf(
 		text, sizeof(text),
-		"[%s] %s -> %s forward%s dev %s hook %s in %s out %s c2s %llu pkts %llu bytes s2c %llu pkts %llu bytes\n",
-		toe_event_name(e->type), c, sv, more, dn,
+		"[%s] %s -> %s forward%s%s dev %s hook %s in %s out %s c2s %llu pkts %llu bytes s2c %llu pkts %llu bytes\n",
+		toe_event_name(e->type), c, sv, udp ? " udp" : "", more, dn,
 		toe_fwd_hook_name(e->hook), in, out,
 		(unsigned long long)e->fwd_packets[0],
 		(unsigned long long)e->fwd_bytes[0],
@@ -114,12 +116,12 @@ void fwd_event_show(struct fwdev *fw, const struct toe_event *e, bool ct)
 		snprintf(more, sizeof(more), "\"reason\":\"%s\"", rs);
 	snprintf(
 		json, sizeof(json),
-		"{\"event\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
+		"{\"event\":\"%s\",\"proto\":\"%s\",\"laddr\":\"%s\",\"lport\":%u,\"raddr\":\"%s\",\"rport\":%u,"
 		"\"direction\":\"routed\",\"decision\":\"forward\",\"device\":\"%s\",\"hook\":\"%s\","
 		"\"in\":\"%s\",\"in_ifindex\":%u,\"out\":\"%s\",\"out_ifindex\":%u,%s,"
 		"\"packets_c2s\":%llu,\"bytes_c2s\":%llu,\"packets_s2c\":%llu,\"bytes_s2c\":%llu,"
 		"\"netns_cookie\":%llu}\n",
-		toe_event_name(e->type), cs, cp, ss, sp, dn,
+		toe_event_name(e->type), udp ? "udp" : "tcp", cs, cp, ss, sp, dn,
 		toe_fwd_hook_name(e->hook), in, e->fwd_if[0], out, e->fwd_if[1],
 		more, (unsigned long long)e->fwd_packets[0],
 		(unsigned long long)e->fwd_bytes[0],
