@@ -24,7 +24,8 @@
 # on: kernel against tc; setting pod); then the router masquerading the
 # client out of r1 (iptables -t nat POSTROUTING MASQUERADE: settings
 # masq_mtu and masq_tso, the senders as in mtu and tso; kernel, xdp and
-# tc, all with the masquerade, judged against that kernel row); then one
+# tc, all with the masquerade, judged against that kernel row; masq6_mtu
+# and masq6_tso the same over IPv6, ip6tables masquerading, NAT66); then one
 # UDP flow (bench/udpflow: one thread sending as fast as it can, the
 # server answering its hello so conntrack sees the reply; the router
 # tracking UDP in every variant, which UDP's admission needs, so the
@@ -55,7 +56,8 @@
 # DURATION seconds a run, ROUNDS rounds, the variants' order rotating each
 # round; the goals (bench/forward_goals.py) per row against the kernel rows
 # of the same round.  SETTINGS: which throughput settings run (default
-# "mtu tso pod masq_mtu masq_tso udp_mtu udp_gso udp_masq"); PPS_ROUNDS=0:
+# "mtu tso pod masq_mtu masq_tso masq6_mtu masq6_tso udp_mtu udp_gso
+# udp_masq"); PPS_ROUNDS=0:
 # no small packets.
 # BENCH_PERF=DIR: a `perf record -g` of the router's CPU during each run,
 # DIR/SETTING-VARIANT-ROUND.data (perf's own cost lands in the figures:
@@ -79,7 +81,7 @@ if smoke; then
 	PPS_ROUNDS=${PPS_ROUNDS:-1} PPS_SECS=${PPS_SECS:-1}
 fi
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-4}
-SETTINGS=${SETTINGS:-mtu tso pod masq_mtu masq_tso udp_mtu udp_gso udp_masq}
+SETTINGS=${SETTINGS:-mtu tso pod masq_mtu masq_tso masq6_mtu masq6_tso udp_mtu udp_gso udp_masq}
 UDPFLOW=$TOE_BUILD/bench/udpflow
 [ -x "$UDPFLOW" ] || UDPFLOW=$top/build/bench/udpflow
 PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-2}
@@ -147,6 +149,7 @@ place() {
 # masq_mtu, masq_tso: as mtu, tso).
 endpoints() {
 	local t=off x=off s=${1#masq_}
+	s=${s#masq6_}
 	s=${s#udp_}
 	case $s in gso) s=tso ;; masq) s=mtu ;; esac
 	[ $s != mtu ] && t=on x=on
@@ -261,6 +264,7 @@ tput() {
 	fi
 	case $set in
 	udp_*) udp_load $set || { echo "$set $v: udpflow failed" >&2; exit 1; } ;;
+	masq6_*) nsx $CNS taskset -c 0 iperf3 -c $S6 -p 5201 -t "$DURATION" -J >"$work/out.json" ;;
 	*) nsx $CNS taskset -c 0 iperf3 -c $SADDR -p 5201 -t "$DURATION" -J >"$work/out.json" ;;
 	esac
 	[ -z "$pp" ] || wait "$pp"
@@ -363,6 +367,18 @@ if run_set masq_mtu || run_set masq_tso; then
 		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
 	done
 	nsx r iptables -t nat -F
+fi
+# NAT66: the same with IPv6, the router masquerading the client's IPv6
+# address out of r1 (ip6tables); the kernel row with the masquerade
+if run_set masq6_mtu || run_set masq6_tso; then
+	nsx r ip6tables -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1
+	defer "nsx r ip6tables -t nat -F"
+	for s in masq6_mtu masq6_tso; do
+		run_set $s || continue
+		echo "== IPv6 masquerade (NAT66), ${s#masq6_} senders (setting $s)"
+		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
+	done
+	nsx r ip6tables -t nat -F
 fi
 # UDP: the router tracks UDP in every variant (a UDP flow is admitted only
 # once conntrack has seen its reply); the kernel row is the kernel with it

@@ -193,6 +193,8 @@ def main():
                                    "pod": ": pod to pod through a host (TSO/GSO), cpu x against the kernel's",
                                    "masq_mtu": ": masquerade, MTU frames, x and cpu x against the kernel's with it",
                                    "masq_tso": ": masquerade, TSO/GSO, x and cpu x against the kernel's with it",
+                                   "masq6_mtu": ": IPv6 masquerade (NAT66), MTU frames, against the kernel's with it",
+                                   "masq6_tso": ": IPv6 masquerade (NAT66), TSO/GSO, against the kernel's with it",
                                    "udp_mtu": ": one UDP flow, 1472-byte datagrams, against the kernel with conntrack",
                                    "udp_gso": ": one UDP flow, UDP GSO senders, against the kernel with conntrack",
                                    "udp_masq": ": one UDP flow, masqueraded, against the kernel with it"}.get(s, "")))
