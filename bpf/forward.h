@@ -28,20 +28,6 @@
 #include "fwd_xmit.h"
 #include "capture.h"
 
-/* Addresses as bytes in network order: <0, 0, >0. */
-static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		__u32 x = bpf_ntohl(a[i]), y = bpf_ntohl(b[i]);
-
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return 0;
-}
-
 /*
  * The canonical key of a routed flow (lower end first, include/opentoe.h),
  * the same for both directions.  Returns the end that sent the packet:
@@ -50,7 +36,7 @@ static __always_inline int addr_cmp(const __u32 *a, const __u32 *b)
 static __always_inline int fwd_key(const struct toe_pkt *p,
 				   struct toe_flow_key *k)
 {
-	int c = addr_cmp(p->saddr32, p->daddr32);
+	int c = nat_addr_cmp(p->saddr32, p->daddr32); /* (bpf/nat.h) */
 	bool src_low = c < 0 ||
 		       (c == 0 && bpf_ntohs(p->sport) <= bpf_ntohs(p->dport));
 
