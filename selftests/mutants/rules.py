@@ -7,7 +7,8 @@ while, switch, case and labels).
   del      each assignment or call statement deleted (made "(void)0;"),
            one at a time; not a reset (rule reset), not "X++;" or "+= 1"
            (rule inc), not a lock or unlock (a hang, not a finding), not a
-           free (a leak no test of behaviour sees)
+           free (a leak no test of behaviour sees), not a macro that
+           declares (LIBBPF_OPTS, DEFINE_*) or a DTRACE probe
   idx      each index x[i] made x[0] (i not already a number; not an
            array's size in its declaration, not in sizeof)
   swap     two of a pair (saddr/daddr, sport/dport, src/dst, orig/reply,
@@ -50,6 +51,7 @@ RESET_CALL_RE = re.compile(r"^(?:memset|__builtin_memset|bzero|explicit_bzero)\s
                            r"^(?:__atomic_store_n|WRITE_ONCE|atomic_set|atomic64_set)\s*\([^,]*,\s*" + ZERO + r"\s*[,)]")
 LOCK_RE = re.compile(r"(?:^|_)(?:un)?lock(?:_\w+)?$|^(?:rcu_read_|spin_|mutex_|local_bh_)|_(?:un)?lock_")
 FREE_RE = re.compile(r"^(?:free|kfree|kvfree|vfree|kfree_rcu|kmem_cache_free)$")
+DECL_MACRO_RE = re.compile(r"^(?:DTRACE\w*|LIBBPF_OPTS\w*|DECLARE_\w+|DEFINE_\w+|\w+_OPTS)$")  # a probe, a declaration
 INC_SKIP_RE = re.compile(r"^\**[A-Za-z_][\w.\->\[\]]*\s*(?:\+\+|\+=\s*1\s*$)")
 ERR_VALUE_RE = re.compile(r"^(?:-.+|NULL|false|err|ret|rc|error|r|errno|\w*errno\w*|XDP_PASS|XDP_DROP|XDP_ABORTED|"
                           r"TC_ACT_OK|TC_ACT_SHOT|TC_ACT_UNSPEC|SK_PASS|SK_DROP|ERR_PTR\(.*\)|PTR_ERR\(.*\))$")
@@ -309,7 +311,7 @@ def stmt_sites(path, text):
         elif call and (paren_end(code, t.s + call.end() - 1) == t.s + len(st) - 1 or
                        re.match(r"^[^=]*\)\s*,\s*[A-Za-z_]\w*\s*\(.*\)$", st)):
             name = call.group(1).split(">")[-1].split(".")[-1]
-            if not LOCK_RE.search(name) and not FREE_RE.match(name) and not name.startswith("DTRACE") and \
+            if not LOCK_RE.search(name) and not FREE_RE.match(name) and not DECL_MACRO_RE.match(name) and \
                     not last_use(code, t, st):
                 out.append(("del", [(t.s, t.e, "(void)0;")]))
         elif (ASSIGN_RE.match(st) or re.match(r"^\**[A-Za-z_][\w.\->\[\]]*\s*--\s*$|^--", st)) and \
