@@ -351,11 +351,12 @@ def last_use(code, t, st):
 
 
 def last_call(code, st):
-    """Does st call a static function of the file that nothing else calls
-    (deleted, the function is unused: -Werror)?"""
-    for name in set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", st)) - KEYWORDS:
+    """Does st name (call, or take the address of) a static function of
+    the file that nothing else names (deleted, the function is unused:
+    -Werror)?"""
+    for name in set(re.findall(r"\b([A-Za-z_]\w*)\b", st)) - KEYWORDS:
         if re.search(r"\bstatic\b[^;{}()]*\b%s\s*\(" % name, code) and \
-                len(re.findall(r"\b%s\s*\(" % name, code)) == 2:
+                len(re.findall(r"\b%s\b" % name, code)) == 2:
             return True
     return False
 
