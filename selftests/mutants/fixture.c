@@ -101,3 +101,13 @@ out:
 	FLOW_RESET(f);
 	return err;
 }
+
+char *fixture_name(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		return NULL; /* out of memory only: no errret */
+	p[0] = 'x';
+	return p;
+}

@@ -24,7 +24,9 @@ while, switch, case and labels).
            else the function goes on past; goto always, return of nothing,
            of a negative value, NULL, false, an error variable (err, ret,
            rc, error, errno) or a verdict that hands the packet on
-           (XDP_PASS, TC_ACT_OK, ...).  Not a goto whose label has no
+           (XDP_PASS, TC_ACT_OK, ...).  Not the return of a check of what
+           the statement before allocated (reached only out of memory,
+           which no test makes).  Not a goto whose label has no
            other goto (unused label: -Werror); in bpf/ and include/ not a
            check of a pointer (!p, == NULL) or of a packet's end (the
            verifier refuses the program: a kill by any test that loads it,
@@ -55,6 +57,9 @@ DECL_MACRO_RE = re.compile(r"^(?:DTRACE\w*|LIBBPF_OPTS\w*|DECLARE_\w+|DEFINE_\w+
 INC_SKIP_RE = re.compile(r"^\**[A-Za-z_][\w.\->\[\]]*\s*(?:\+\+|\+=\s*1\s*$)")
 ERR_VALUE_RE = re.compile(r"^(?:-.+|NULL|false|err|ret|rc|error|r|errno|\w*errno\w*|XDP_PASS|XDP_DROP|XDP_ABORTED|"
                           r"TC_ACT_OK|TC_ACT_SHOT|TC_ACT_UNSPEC|SK_PASS|SK_DROP|ERR_PTR\(.*\)|PTR_ERR\(.*\))$")
+ALLOC_RE = re.compile(r"([A-Za-z_][\w.\->\[\]]*)\s*=\s*(?:\([^()]*\)\s*)?(?:malloc|calloc|realloc|reallocarray|"
+                      r"strdup|strndup|kzalloc|kmalloc|kcalloc|kvzalloc|kvmalloc|kmem_cache_z?alloc|vzalloc|"
+                      r"vmalloc)\s*\(")
 PAIRS = [("saddr", "daddr"), ("sport", "dport"), ("src", "dst"), ("orig", "reply"), ("client", "server"),
          ("laddr", "raddr"), ("lport", "rport"), ("local", "remote"), ("smac", "dmac"),
          ("h_source", "h_dest"), ("sip", "dip"), ("source", "dest")]
@@ -178,7 +183,8 @@ def statements(code):
         elif c == "}" and stack:
             close[stack.pop()] = i
     out, heads, stack, seg, paren = [], [], [], 0, 0
-    # stack: (kind, open offset, header); kinds fn, blk, sw, init, agg
+    # stack: (kind, open offset, header, header's offset); kinds fn, blk,
+    # sw, init, agg
     for i, c in enumerate(code):
         if c in "([":
             paren += 1
@@ -194,7 +200,7 @@ def statements(code):
             ctl = re.match(r"^(\} )?(if|else|for|while|switch|do)\b", hdr)
             if (stack and stack[-1][0] == "init") or prev in ("=", ",", "(") or \
                     (stack and prev == ")" and not ctl):  # an initializer, a compound literal
-                stack.append(("init", i, ""))
+                stack.append(("init", i, "", seg))
                 continue
             if not stack:
                 kind = "fn" if prev == ")" else "agg"
@@ -203,7 +209,7 @@ def statements(code):
             else:
                 kind = "sw" if hdr.startswith("switch") else "blk"
                 heads.append((seg, i))
-            stack.append((kind, i, hdr))
+            stack.append((kind, i, hdr, seg))
             seg = i + 1
         elif c == "}":
             if stack and stack[-1][0] == "init":
@@ -215,13 +221,14 @@ def statements(code):
         elif c == ";":
             if stack and stack[-1][0] == "init":
                 continue
-            kinds = [k for k, _, _ in stack]
+            kinds = [k[0] for k in stack]
             if stack and kinds[0] == "fn" and "agg" not in kinds and "init" not in kinds:
                 st = simple(code, seg, i + 1)
                 if st:
                     s, hdr, case = st
                     inner = stack[-1]
                     out.append(Stmt(s=s, e=i + 1, hdr=hdr, blk=inner[2] if inner[0] != "fn" else None,
+                                    blk_seg=inner[3],
                                     blk_end=close.get(inner[1], -1), fn=(stack[0][1], close.get(stack[0][1], -1)),
                                     sw=inner[0] == "sw" or case, seg=seg))
             seg = i + 1
@@ -383,11 +390,24 @@ def errret(code, t, st, word, bpf):
         val = st[len("return"):].strip()
         if val and not ERR_VALUE_RE.match(val):
             return []
+    cond = code[t.seg:t.s] if t.hdr else t.blk or ""
+    if alloc_check(code, t.seg if t.hdr else t.blk_seg, cond):
+        return []
     if bpf:
-        cond = code[t.seg:t.s] if t.hdr else t.blk or ""
         if BPF_PTR_CHECK_RE.search(cond):
             return []
     return [("errret", [(t.s, t.e, "(void)0;")])]
+
+
+def alloc_check(code, at, cond):
+    """Is cond (an if's, at offset at) a check of what the statement before
+    it allocated (no test makes an allocation fail: such a return is
+    reached only out of memory)?"""
+    j = code.rfind(";", 0, at)
+    k = max(code.rfind(";", 0, j), code.rfind("{", 0, j), code.rfind("}", 0, j))
+    m = ALLOC_RE.search(code[k + 1:j]) if j > 0 else None
+    return bool(m) and re.search(r"!\s*%s\b|\b%s\s*==\s*NULL" % (re.escape(m.group(1)), re.escape(m.group(1))),
+                                 cond) is not None
 
 
 def idx_edits(code, a, b, decl):
