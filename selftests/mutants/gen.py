@@ -36,6 +36,16 @@ string literals left out):
   inc      each "+= 1" made "+= 0", each statement "X++;" dropped
   htons    each bpf_htons / bpf_ntohs / toe_htons / htons / ntohs (X) made (X)
   netns    each assignment to a netns field (.netns, ->netns_ino, ...) made 0
+and by statement, inside function bodies (rules.py, issue 50):
+  del      each assignment or call statement deleted
+  idx      each index x[i] made x[0]
+  swap     the two of a pair (saddr/daddr, sport/dport, src/dst, orig/reply,
+           client/server, laddr/raddr, lport/rport, ...) swapped
+  reset    a state reset (X = 0;, memset) removed
+  errret   an early return or goto on an error path removed
+A run's sample is stratified by rule (MUTANT_STRATIFY=0: a plain random
+sample, as the seeds of before the statement rules ran), and a sampled
+mutant that does not build (Builds) stands down for the next of its rule.
 
 Environment: MUTANT_SEED (replay a sample: the seed run prints), MUTANT_SAMPLE
 (how many, default 50), MUTANT_ONLY (ids FILE:LINE or FILE:LINE.N, the
@@ -43,7 +53,8 @@ Nth of a line, as list prints them: only those of the sample, or without
 MUTANT_SEED of all the mutants), MUTANT_TABLE (a git revision: its
 mutants.txt for the files and their named tests, to replay an old sample
 as it ran), MUTANT_LANES (host lanes, default 1), MUTANT_RULES (a
-comma-separated subset of the rules), and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
+comma-separated subset of the rules), MUTANT_STRATIFY (0: not by rule),
+and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
 rate is under MUTANT_GOAL percent (default 90).
 """
 import os
