@@ -18,7 +18,12 @@
                             re-run unmutated (failing there too: flaky, not
                             counted).  Logs and each test file's times:
                             build/mutants/.
-  gen.py selftest           the lanes on made-up mutants (TAP)
+  gen.py builds             MUTANT_SAMPLE (default 20) of each rule: how
+                            many build (each file's objects compiled by
+                            make's own command, the mutant applied), and
+                            the compiler's error of each that does not
+  gen.py selftest           the lanes on made-up mutants, the rules on
+                            selftests/mutants/fixture.c (TAP)
 
 The files: the C files (.c, .h) that the gate's table (mutants.txt) names;
 a mutant of FILE runs the tests the table names for FILE (all of its
@@ -31,6 +36,16 @@ string literals left out):
   inc      each "+= 1" made "+= 0", each statement "X++;" dropped
   htons    each bpf_htons / bpf_ntohs / toe_htons / htons / ntohs (X) made (X)
   netns    each assignment to a netns field (.netns, ->netns_ino, ...) made 0
+and by statement, inside function bodies (rules.py, issue 50):
+  del      each assignment or call statement deleted
+  idx      each index x[i] made x[0]
+  swap     the two of a pair (saddr/daddr, sport/dport, src/dst, orig/reply,
+           client/server, laddr/raddr, lport/rport, ...) swapped
+  reset    a state reset (X = 0;, memset) removed
+  errret   an early return or goto on an error path removed
+A run's sample is stratified by rule (MUTANT_STRATIFY=0: a plain random
+sample, as the seeds of before the statement rules ran), and a sampled
+mutant that does not build (Builds) stands down for the next of its rule.
 
 Environment: MUTANT_SEED (replay a sample: the seed run prints), MUTANT_SAMPLE
 (how many, default 50), MUTANT_ONLY (ids FILE:LINE or FILE:LINE.N, the
@@ -38,13 +53,15 @@ Nth of a line, as list prints them: only those of the sample, or without
 MUTANT_SEED of all the mutants), MUTANT_TABLE (a git revision: its
 mutants.txt for the files and their named tests, to replay an old sample
 as it ran), MUTANT_LANES (host lanes, default 1), MUTANT_RULES (a
-comma-separated subset of the rules), and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
+comma-separated subset of the rules), MUTANT_STRATIFY (0: not by rule),
+and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
 rate is under MUTANT_GOAL percent (default 90).
 """
 import os
 import queue
 import random
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -53,12 +70,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutants  # noqa: E402  (the gate: load, run_one, TOP)
 import reach  # noqa: E402  (which tests run what a file is built into)
+import rules  # noqa: E402  (the statement rules: del, idx, swap, reset, errret)
 
 CMP = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 CMP_RE = re.compile(r"(?<![<>=!\-+*/%&|^])(==|!=|<=|>=|<|>)(?![<>=])")
 INC_RE = re.compile(r"\+= 1\b(?!\d)")
 INCPP_RE = re.compile(r"^(\s*)([A-Za-z_][\w.\->\[\]]*)\+\+;")
 HTONS_RE = re.compile(r"\b(bpf_htons|bpf_ntohs|toe_htons|htons|ntohs)\(")
+LINE_RULES = ("cmp", "inc", "htons", "netns")
+RULES = LINE_RULES + ("del", "idx", "swap", "reset", "errret")
 NETNS_RE = re.compile(r"((?:\.|->)netns\w*\s*=\s*)([^;=,][^;,]*?)(\s*[;,])")
 
 
@@ -110,7 +130,8 @@ def file_mutants(path):
     """[(line number, rule, old line, new line)] of one file."""
     out, in_comment = [], False
     with open(os.path.join(mutants.TOP, path), encoding="utf-8", errors="surrogateescape") as f:
-        lines = f.read().split("\n")
+        text = f.read()
+    lines = text.split("\n")
     for n, line in enumerate(lines, 1):
         s = line.strip()
         if in_comment:
@@ -126,7 +147,14 @@ def file_mutants(path):
         tail = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line)
         if tail.rfind("/*") > tail.rfind("*/"):
             in_comment = True  # opened after the code, closed on a later line
-    return out, lines
+    # the statement rules after the line rules: a line's first mutants keep
+    # their ids (FILE:LINE.N) of before (issue 36's samples replay)
+    return _merge(out, rules.stmt_mutants(path, text)), lines
+
+
+def _merge(line_rules, stmt_rules):
+    """The mutants of both kinds by line, a line's line-rule ones first."""
+    return sorted(line_rules + stmt_rules, key=lambda m: (m[0], m[1] not in LINE_RULES))
 
 
 def unique_old(lines, n, old, new):
@@ -164,7 +192,7 @@ def all_mutants(rules=None, table=None):
             o, w = unique_old(lines, n, old, new)
             out.append({"id": "%s:%d%s" % (path, n, ".%d" % k if k > 1 else ""), "file": path, "line": n,
                         "rule": rule, "old": o, "new": w, "tests": tests,
-                        "what": "%s: %s -> %s" % (rule, old.strip(), new.strip())})
+                        "what": "%s: %s -> %s" % (rule, " ".join(old.split()), " ".join(new.split()))})
     return out
 
 
@@ -252,19 +280,121 @@ def run_lanes(sample, scratch, logdir, stats, show, nhost=1):
 
 
 def pick(muts):
-    """The sample: MUTANT_SAMPLE at random (MUTANT_SEED), or MUTANT_ONLY's
-    ids (FILE:LINE: every mutant of that line) of it, or without a seed
-    of all the mutants.  Returns (seed, n, sample)."""
+    """The sample: MUTANT_SAMPLE at random (MUTANT_SEED), stratified by
+    rule (each rule an equal share, a rule with fewer mutants all of them,
+    the rest shared among the others), or MUTANT_ONLY's ids (FILE:LINE:
+    every mutant of that line) of it, or without a seed of all the
+    mutants.  MUTANT_STRATIFY=0: a plain random sample of all (as before
+    the statement rules: an old seed's sample, with MUTANT_RULES=
+    cmp,inc,htons,netns).  Returns (seed, n, sample, spares): spares, by
+    rule, the rest of each rule's mutants in the seed's order, to stand in
+    for a sampled one that does not build."""
     only = [i for i in os.environ.get("MUTANT_ONLY", "").split(",") if i]
     seed = os.environ.get("MUTANT_SEED")
     if only and not seed:
-        return None, len(muts), [m for m in muts if m["id"] in only or re.sub(r"\.\d+$", "", m["id"]) in only]
+        return None, len(muts), [m for m in muts if m["id"] in only or re.sub(r"\.\d+$", "", m["id"]) in only], {}
     seed = int(seed or random.SystemRandom().randrange(1 << 31))
     n = min(int(os.environ.get("MUTANT_SAMPLE", "50")), len(muts))
-    sample = random.Random(seed).sample(muts, n)
+    rnd, spares = random.Random(seed), {}
+    if os.environ.get("MUTANT_STRATIFY", "1") == "0":
+        sample = rnd.sample(muts, n)
+    else:
+        pools = {r: [m for m in muts if m["rule"] == r] for r in RULES}
+        pools = {r: rnd.sample(p, len(p)) for r, p in pools.items() if p}
+        quota, left, order = dict.fromkeys(pools, 0), n, sorted(pools)
+        rnd.shuffle(order)  # who gets the remainder
+        while left:
+            for r in order:
+                if left and quota[r] < len(pools[r]):
+                    quota[r] += 1
+                    left -= 1
+        sample = [m for r in sorted(pools) for m in pools[r][:quota[r]]]
+        spares = {r: pools[r][quota[r]:] for r in pools}
     if only:
         sample = [m for m in sample if m["id"] in only or re.sub(r"\.\d+$", "", m["id"]) in only]
-    return seed, n, sample
+    return seed, n, sample, spares
+
+
+class Builds:
+    """Does a mutant build?  Its file's objects (the build's .d files; the
+    datapath's and one program's for a header of both) compiled with
+    make's own command (make -n -W FILE OBJ) in a scratch copy of
+    include/, bpf/ and user/ (build/ linked: vmlinux.h and the generated
+    headers), the mutant applied there and taken back after.  Seconds a
+    mutant, not a make all in a copy of the tree.  kmod/ (kbuild, in the
+    qemu test): not checked (None)."""
+
+    def __init__(self):
+        self.users = reach.depfiles(os.path.join(mutants.TOP, "build"))
+        self.dir, self.cmds = None, {}
+
+    def __enter__(self):
+        import tempfile
+        self.dir = tempfile.mkdtemp(prefix="opentoe-builds.")
+        for d in ("include", "bpf", "user"):
+            shutil.copytree(os.path.join(mutants.TOP, d), os.path.join(self.dir, d))
+        os.symlink(os.path.join(mutants.TOP, "build"), os.path.join(self.dir, "build"))
+        return self
+
+    def __exit__(self, *a):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def commands(self, path):
+        """make's commands that compile path's objects (at most two), with
+        their output in the scratch folder."""
+        if path not in self.cmds:
+            objs = sorted(self.users.get(path, ()), key=lambda o: (o != "opentoe.bpf.o", o))
+            pick2 = objs[:1] + [o for o in objs[1:] if not o.startswith("selftests/")][:1]
+            cmds = []
+            for i, o in enumerate(pick2):
+                r = subprocess.run(["make", "-s", "-n", "-W", path, os.path.join("build", o)], cwd=mutants.TOP,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+                for line in r.stdout.split("\n"):
+                    if " -c " in line and " -o build/%s" % o in line:
+                        cmds.append(line.replace(" -o build/%s" % o, " -o %d.o" % i))
+            self.cmds[path] = cmds
+        return self.cmds[path]
+
+    def check(self, m):
+        """(True, '') builds, (False, the compiler's first error), or
+        (None, why) not checked."""
+        if m["file"].startswith("kmod/") or not m["file"].startswith(("bpf/", "include/", "user/")):
+            return None, "not checked (kbuild)"
+        cmds = self.commands(m["file"])
+        if not cmds:
+            return None, "no object of the build names it"
+        path = os.path.join(self.dir, m["file"])
+        src = open(path, encoding="utf-8", errors="surrogateescape").read()
+        if src.count(m["old"]) != 1:
+            return False, "old text not found once"
+        try:
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(src.replace(m["old"], m["new"], 1))
+            for c in cmds:
+                r = subprocess.run(c, shell=True, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   universal_newlines=True, errors="replace")
+                if r.returncode:
+                    err = [x for x in r.stdout.split("\n") if "error" in x]
+                    return False, (err[0] if err else r.stdout.strip()[-200:])
+            return True, ""
+        finally:
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(src)
+
+
+def fill(sample, spares, builds, say=print):
+    """The sample with each mutant that does not build replaced by the
+    next of its rule's spares that does (or dropped when none is left)."""
+    out = []
+    for m in sample:
+        while m is not None:
+            ok, why = builds.check(m)
+            if ok is not False:
+                out.append(m)
+                break
+            say("%s %s: does not build, replaced by the next of its rule (%s)" % (m["id"], m["rule"], why[:100]))
+            m = spares.get(m["rule"]) and spares[m["rule"]].pop(0)
+    return out
 
 
 def table_at(rev):
@@ -296,7 +426,10 @@ def cmd_run(rules):
         return 1
     table = table_at(os.environ["MUTANT_TABLE"]) if os.environ.get("MUTANT_TABLE") else None
     muts = all_mutants(rules, table)
-    seed, n, sample = pick(muts)
+    seed, n, sample, spares = pick(muts)
+    if spares:  # a stratified sample: each stratum of mutants that build
+        with Builds() as b:
+            sample = fill(sample, spares, b, lambda x: print("gen.py: " + x, flush=True))
     goal = float(os.environ.get("MUTANT_GOAL", "90"))
     wide_secs = os.environ.get("MUTANT_WIDE_SECS", "900")
     if seed is None:  # MUTANT_ONLY's ids of all the mutants: no sample to replay
@@ -378,9 +511,92 @@ def selftest_wide():
     return out
 
 
+FIXTURE = "selftests/mutants/fixture.c"
+
+
+def fixture_rows(path=FIXTURE):
+    """The mutants the rules make of the fixture: LINE RULE: OLD -> NEW."""
+    found, _ = file_mutants(path)
+    return ["%d %s: %s -> %s" % (n, r, " ".join(o.split()), " ".join(w.split())) for n, r, o, w in found]
+
+
+def selftest_fixture():
+    """[(what, good)]: the rules on selftests/mutants/fixture.c make the
+    mutants fixture.expected lists, every rule some, each one compiles;
+    read as a file of bpf/, its pointer check's return is left alone."""
+    import tempfile
+    got = fixture_rows()
+    listed = [x for x in open(os.path.join(mutants.TOP, "selftests/mutants/fixture.expected")).read().split("\n")
+              if x and not x.startswith("#")]
+    mark = "  [does not build]"
+    want = [x.replace(mark, "") for x in listed]
+    nobuild = sorted(" ".join(x.split()[:2]).rstrip(":") for x in listed if x.endswith(mark))
+    miss, extra = [x for x in want if x not in got], [x for x in got if x not in want]
+    out = [("the rules make of fixture.c the %d mutants fixture.expected lists (missing: %s; not listed: %s)"
+            % (len(want), miss[:3], extra[:3]), not miss and not extra)]
+    rules_seen = {x.split()[1].rstrip(":") for x in got}
+    out.append(("every rule makes mutants of fixture.c (none: %s)" % sorted(set(RULES) - rules_seen),
+                rules_seen == set(RULES)))
+    text = open(os.path.join(mutants.TOP, FIXTURE)).read()
+    found, lines, bad = file_mutants(FIXTURE)[0], text.split("\n"), []
+    with tempfile.TemporaryDirectory() as d:
+        for n, r, o, w in found:
+            o2, w2 = unique_old(lines, n, o, w)
+            with open(os.path.join(d, "m.c"), "w") as f:
+                f.write(text.replace(o2, w2, 1))
+            if subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-c", "m.c", "-o", "m.o"], cwd=d,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+                bad.append("%d %s" % (n, r))
+    out.append(("the fixture's %d mutants compile (cc -O2 -Wall -Wextra -Werror) but those marked "
+                "'[does not build]' (the rules read no types: Builds stands them down): %s, marked %s"
+                % (len(found), bad, nobuild), sorted(bad) == nobuild and len(found) > len(bad)))
+    as_bpf = [m for m in rules.stmt_mutants("bpf/fixture.c", text) if m[1] == "errret"]
+    as_user = [m for m in rules.stmt_mutants(FIXTURE, text) if m[1] == "errret"]
+    out.append(("read as bpf/, the return after 'if (!k)' is not removed (the verifier's kill): %d errret "
+                "mutants, %d as user code" % (len(as_bpf), len(as_user)),
+                len(as_user) - len(as_bpf) == 1 and "!k" in lines[as_user[0][0] - 2]))
+    return out
+
+
+def selftest_pick():
+    """[(what, good)]: the sample stratified by rule; a mutant that does
+    not build stands down for the next of its rule."""
+    muts = [{"id": "%s%d" % (r, i), "rule": r} for r, k in (("cmp", 100), ("del", 60), ("swap", 2)) for i in range(k)]
+    env = dict(os.environ)
+    os.environ.update(MUTANT_SEED="7", MUTANT_SAMPLE="20")
+    os.environ.pop("MUTANT_ONLY", None)
+    os.environ.pop("MUTANT_STRATIFY", None)
+    _, n, sample, spares = pick(muts)
+    by = {r: sum(1 for m in sample if m["rule"] == r) for r in ("cmp", "del", "swap")}
+    again = [m["id"] for m in pick(muts)[2]]
+    os.environ["MUTANT_STRATIFY"] = "0"
+    plain = pick(muts)[2]
+    os.environ.clear()
+    os.environ.update(env)
+    out = [("a sample of 20 of cmp 100, del 60, swap 2: by rule %s (swap all, the rest shared); the seed "
+            "replays it" % by, by == {"cmp": 9, "del": 9, "swap": 2} and again == [m["id"] for m in sample]),
+           ("MUTANT_STRATIFY=0: random.sample of all, as before (%d of them cmp)"
+            % sum(1 for m in plain if m["rule"] == "cmp"),
+            [m["id"] for m in plain] == [m["id"] for m in random.Random(7).sample(muts, 20)])]
+
+    fails = ("del0", spares["del"][0]["id"])
+
+    class Fake:
+        def check(self, m):
+            return (m["id"] not in fails, "error: x")
+
+    sample = [dict(m) for m in sample]
+    sample[0] = {"id": "del0", "rule": "del"}
+    want = spares["del"][1]["id"]
+    got = fill(sample, spares, Fake(), lambda x: None)
+    out.append(("a mutant that does not build is replaced by the next of its rule that does (%s)" % got[0]["id"],
+                got[0]["id"] == want and len(got) == 20))
+    return out
+
+
 def cmd_selftest():
     """The lanes on made-up mutants, the wider set of real files: TAP."""
-    checks = selftest_lanes() + selftest_wide()
+    checks = selftest_lanes() + selftest_wide() + selftest_fixture() + selftest_pick()
     env = dict(os.environ)
     os.environ.pop("MUTANT_SEED", None)
     os.environ["MUTANT_ONLY"] = "f.c:3,g.c:1.2"
@@ -396,6 +612,26 @@ def cmd_selftest():
     return 0 if all(g for _, g in checks) else 1
 
 
+def cmd_builds(rules):
+    """MUTANT_SAMPLE (default 20) mutants of each rule at random
+    (MUTANT_SEED): how many build (Builds), and why the others do not."""
+    seed = int(os.environ.get("MUTANT_SEED") or random.SystemRandom().randrange(1 << 31))
+    k, rnd, bad = int(os.environ.get("MUTANT_SAMPLE", "20")), random.Random(seed), 0
+    muts = [m for m in all_mutants(rules) if not m["file"].startswith("kmod/")]
+    print("gen.py builds: MUTANT_SEED=%d, %d a rule (kmod/ left out: kbuild)" % (seed, k))
+    with Builds() as b:
+        for r in sorted({m["rule"] for m in muts}):
+            pool = [m for m in muts if m["rule"] == r]
+            res = [(m, b.check(m)) for m in rnd.sample(pool, min(k, len(pool)))]
+            good = sum(1 for _, (ok, _) in res if ok)
+            print("%-7s %d of %d build" % (r, good, len(res)), flush=True)
+            for m, (ok, why) in res:
+                if not ok:
+                    bad += 1
+                    print("  %s %s: %s" % (m["id"], m["what"][:100], why[:120]), flush=True)
+    return 0
+
+
 def main():
     a = sys.argv[1:]
     rules = [r for r in os.environ.get("MUTANT_RULES", "").split(",") if r] or None
@@ -403,6 +639,8 @@ def main():
         rules = [a[a.index("--rule") + 1]]
     if a and a[0] == "selftest":
         return cmd_selftest()
+    if a and a[0] == "builds":
+        return cmd_builds(rules)
     if not a or a[0] not in ("list", "count", "run"):
         print(__doc__)
         return 2

@@ -8,7 +8,9 @@
 # mutants by rule for make mutants, still finds sites for each rule; and the
 # runner's own logic (mutants.py and gen.py selftest: test order, the stop
 # at the first failing file, a timed failure re-run unmutated, the two
-# lanes) on made-up test files.
+# lanes) on made-up test files; gen.py's rules on its fixture
+# (selftests/mutants/fixture.c: the mutants fixture.expected lists, each
+# compiling but those marked) and its sample stratified by rule.
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3
 m=$TOE_TOP/selftests/mutants/mutants.py
@@ -22,7 +24,7 @@ finish_rc=$?
 # the rule-made mutants (gen.py): every rule still finds sites in the gate's files
 g=$(python3 "$TOE_TOP/selftests/mutants/gen.py" count 2>&1)
 check "gen.py makes mutants by each rule: $g" \
-	grep -Eq '^[0-9]+ mutants: cmp [1-9][0-9]*, htons [1-9][0-9]*, inc [1-9][0-9]*, netns [1-9][0-9]*$' <<<"$g"
+	grep -Eq '^[0-9]+ mutants: cmp [1-9][0-9]*, del [1-9][0-9]*, errret [1-9][0-9]*, htons [1-9][0-9]*, idx [1-9][0-9]*, inc [1-9][0-9]*, netns [1-9][0-9]*, reset [1-9][0-9]*, swap [1-9][0-9]*$' <<<"$g"
 grep '^ok\|^not ok' <<<"$r"
 check "mutants.py and gen.py selftest exit 0 ($(tail -n 1 <<<"$r"))" test $sr = 0
 finish

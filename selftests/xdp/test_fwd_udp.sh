@@ -19,8 +19,8 @@
 # (test_fwd_udp_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 22
-need_cmd iptables ip6tables conntrack
+plan 23
+need_cmd iptables ip6tables conntrack tcpdump
 need_built toectl
 router_test fwdudp || exit 1
 endpoints_for_hook || exit 1
@@ -79,6 +79,12 @@ mon_udp() {
 		grep -Eq "^\[fwd_admitted\] $C4:$pa -> $S4:5401 forward udp conntrack" "$work/mon.txt"
 }
 check "toectl monitor: the IPv4 flow's fwd_admitted event says udp (-j: proto)" wait_for 2 mon_udp
+# toectl dump: the flow's datagrams the fast path forwards, as tcpdump reads them
+toectl dump --pin-dir "$PIN" -w "$work/a.pcap" --flow "$C4:$pa,$S4:5401" -c 20 -t "$(slow 5)" >/dev/null 2>&1
+# (both ways: the datagrams, 1,200 bytes, and their echoes, 12)
+dumped() { tcpdump -nr "$work/a.pcap" 2>/dev/null | grep -cE "($C4.$pa > $S4.5401: UDP, length 1200|$S4.5401 > $C4.$pa: UDP, length 12)\$"; }
+check "toectl dump --flow: 20 packets, all the flow's UDP datagrams or their echoes, as tcpdump reads them ($(dumped) of $(tcpdump -nr "$work/a.pcap" 2>/dev/null | wc -l))" \
+	test "$(dumped)" = 20 -a "$(tcpdump -nr "$work/a.pcap" 2>/dev/null | wc -l)" = 20
 check "toectl flows -j says proto udp, and the text a line under its row" \
 	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .proto == \"udp\"' >/dev/null &&
 		toectl --run-dir '$work/run' flows | grep -A2 ':$pa ' | grep -q 'proto: udp'"

@@ -10,7 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 74
+plan 76
 router_test fwdrun || exit 1
 # toe_egress is the admission run here (its steps are toe_nf_fwd's, which
 # BPF_PROG_TEST_RUN cannot give two devices): the tc egress fallback.
@@ -280,6 +280,12 @@ check "UDP datagram of a flow with a UDP entry: XDP_REDIRECT" test "$(run $IF0 u
 out=$(show u4)
 check "  TTL 64 -> 63, IPv4 checksum valid, MACs rewritten, the datagram unchanged" \
 	test "$(jq .ttl <<<"$out")" = 63 -a "$(jq .csum_ok <<<"$out")" = true -a "$(jq -r .dmac <<<"$out")" = $NMAC -a -n "$(cmp -s <(tail -c +35 "$work/u4.bin") <(tail -c +35 "$work/u4.out") && echo y)"
+wif0=$(st $STAT_XDP_FWD_WRONG_IF)
+check "the client's datagram forged on the server's side (r1): XDP_PASS, untouched, counted (TOE_S_XDP_FWD_WRONG_IF)" \
+	test "$(run $IF1 u4)" = 2 -a -n "$(same u4 && echo y)" -a "$(st $STAT_XDP_FWD_WRONG_IF)" = $((wif0 + 1))
+udp u4n 4 $C4 $S4 40012 5201 64 300
+check "a datagram of a flow never admitted (no entry): XDP_PASS, untouched, and nothing written" \
+	test "$(run $IF0 u4n)" = 2 -a -n "$(same u4n && echo y)" -a "$(bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $(udpkey 4 $C4 40012 $S4 5201) 2>/dev/null | jq -r '.formatted.value.state // "none"' 2>/dev/null || echo none)" = none
 pk t4 4 $C4 $S4 40010 5201 PA 2 10 64 100
 check "a TCP segment of the same addresses and ports: XDP_PASS (the UDP entry is not its flow's)" test "$(run $IF0 t4)" = 2 -a -n "$(same t4 && echo y)"
 p0=$(upk 4 $C4 40010 $S4 5201)
