@@ -121,9 +121,9 @@ void fwd_event_show(struct fwdev *fw, const struct toe_event *e, bool ct)
 		"\"in\":\"%s\",\"in_ifindex\":%u,\"out\":\"%s\",\"out_ifindex\":%u,%s,"
 		"\"packets_c2s\":%llu,\"bytes_c2s\":%llu,\"packets_s2c\":%llu,\"bytes_s2c\":%llu,"
 		"\"netns_cookie\":%llu}\n",
-		toe_event_name(e->type), udp ? "udp" : "tcp", cs, cp, ss, sp, dn,
-		toe_fwd_hook_name(e->hook), in, e->fwd_if[0], out, e->fwd_if[1],
-		more, (unsigned long long)e->fwd_packets[0],
+		toe_event_name(e->type), udp ? "udp" : "tcp", cs, cp, ss, sp,
+		dn, toe_fwd_hook_name(e->hook), in, e->fwd_if[0], out,
+		e->fwd_if[1], more, (unsigned long long)e->fwd_packets[0],
 		(unsigned long long)e->fwd_bytes[0],
 		(unsigned long long)e->fwd_packets[1],
 		(unsigned long long)e->fwd_bytes[1],
