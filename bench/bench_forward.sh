@@ -357,29 +357,24 @@ if run_set pod; then
 	topo router
 fi
 # NAT: the router masquerades the client out of r1 in every variant of
-# these settings (the kernel's row: the kernel with the masquerade)
-if run_set masq_mtu || run_set masq_tso; then
-	nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1
-	defer "nsx r iptables -t nat -F"
-	for s in masq_mtu masq_tso; do
+# these settings (the kernel's row: the kernel with the masquerade);
+# masq6_*: NAT66, the same with IPv6 (ip6tables)
+# masq_rounds IPTABLES PREFIX WHAT: the settings PREFIX_mtu and PREFIX_tso
+# asked for, under IPTABLES' masquerade
+masq_rounds() {
+	local ipt=$1 pre=$2 what=$3 s
+	run_set ${pre}_mtu || run_set ${pre}_tso || return 0
+	nsx r $ipt -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1
+	defer "nsx r $ipt -t nat -F"
+	for s in ${pre}_mtu ${pre}_tso; do
 		run_set $s || continue
-		echo "== masquerade, ${s#masq_} senders (setting $s)"
+		echo "== $what, ${s#"${pre}"_} senders (setting $s)"
 		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
 	done
-	nsx r iptables -t nat -F
-fi
-# NAT66: the same with IPv6, the router masquerading the client's IPv6
-# address out of r1 (ip6tables); the kernel row with the masquerade
-if run_set masq6_mtu || run_set masq6_tso; then
-	nsx r ip6tables -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1
-	defer "nsx r ip6tables -t nat -F"
-	for s in masq6_mtu masq6_tso; do
-		run_set $s || continue
-		echo "== IPv6 masquerade (NAT66), ${s#masq6_} senders (setting $s)"
-		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
-	done
-	nsx r ip6tables -t nat -F
-fi
+	nsx r $ipt -t nat -F
+}
+masq_rounds iptables masq masquerade
+masq_rounds ip6tables masq6 "IPv6 masquerade (NAT66)"
 # UDP: the router tracks UDP in every variant (a UDP flow is admitted only
 # once conntrack has seen its reply); the kernel row is the kernel with it
 if run_set udp_mtu || run_set udp_gso || run_set udp_masq; then

@@ -224,8 +224,8 @@ rm -f "$STOP"
 for i in 1 2 3; do
 	nsx_bg c timeout "$(slow 30)" python3 "$FLOW" trickle --addr $S4 --port 5201 --stop "$STOP" >"$work/t$i.json"
 done
-open3() { nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -q "^opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3$"; }
-check "/metrics: opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",state=\"fast\"} 3 with three trickles" wait_for $W open3
+open3() { nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -q "^opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",proto=\"tcp\",state=\"fast\"} 3$"; }
+check "/metrics: opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",proto=\"tcp\",state=\"fast\"} 3 with three trickles" wait_for $W open3
 mkdir -p "$work/s"
 rset() { ctl -j stats | jq ".reasons.fwd_flows_${FWD_HOOK}_ruleset"; }
 rgrew() { test "$(rset)" -ge "$1"; }

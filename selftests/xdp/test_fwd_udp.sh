@@ -19,8 +19,8 @@
 # (test_fwd_udp_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 23
-need_cmd iptables ip6tables conntrack tcpdump
+plan 24
+need_cmd iptables ip6tables conntrack tcpdump curl
 need_built toectl
 router_test fwdudp || exit 1
 endpoints_for_hook || exit 1
@@ -37,7 +37,8 @@ UDPSEQ=$TOE_TOP/selftests/xdp/udpseq.py
 nsx_bg s python3 "$UDPSEQ" server --port 5401 --port 5402 --port 5499 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
-nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
+MPORT=$(nsx r python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" --metrics 127.0.0.1:$MPORT >"$work/toed.log" 2>&1
 wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 toectl --run-dir "$work/run" monitor -j >"$work/mon.json" 2>&1 &
 defer "kill $!"
@@ -85,6 +86,9 @@ toectl dump --pin-dir "$PIN" -w "$work/a.pcap" --flow "$C4:$pa,$S4:5401" -c 20 -
 dumped() { tcpdump -nr "$work/a.pcap" 2>/dev/null | grep -cE "($C4.$pa > $S4.5401: UDP, length 1200|$S4.5401 > $C4.$pa: UDP, length 12)\$"; }
 check "toectl dump --flow: 20 packets, all the flow's UDP datagrams or their echoes, as tcpdump reads them ($(dumped) of $(tcpdump -nr "$work/a.pcap" 2>/dev/null | wc -l))" \
 	test "$(dumped)" = 20 -a "$(tcpdump -nr "$work/a.pcap" 2>/dev/null | wc -l)" = 20
+# /metrics: the open fast-path flows by protocol (a and b: two UDP ones)
+udp2() { nsx r curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -q "^opentoe_fwd_flows{device=\"fwd\",hook=\"$FWD_HOOK\",proto=\"udp\",state=\"fast\"} 2$"; }
+check "/metrics: opentoe_fwd_flows{...,proto=\"udp\",state=\"fast\"} 2 (the IPv4 and IPv6 flows)" wait_for 3 udp2
 check "toectl flows -j says proto udp, and the text a line under its row" \
 	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .proto == \"udp\"' >/dev/null &&
 		toectl --run-dir '$work/run' flows | grep -A2 ':$pa ' | grep -q 'proto: udp'"

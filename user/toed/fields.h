@@ -62,7 +62,7 @@
 	X(NLAT, "opentoe_neigh_propagation_seconds", "histogram", \
 	  "From reading a neighbour event off rtnetlink to its toe_neigh map write") \
 	X(FWD_OPEN, "opentoe_fwd_flows", "gauge", \
-	  "Routed flows on the fast path now (toe_fwd), by device, hook and state (fast, readmit, ct_wait)") \
+	  "Routed flows on the fast path now (toe_fwd), by device, hook, protocol (tcp, udp) and state (fast, readmit, ct_wait)") \
 	X(FWD_RET, "opentoe_fwd_returned_flows_total", "counter", \
 	  "Fast-path flows given back to the stack (fwd_returned), by hook and reason") \
 	X(FWD_END, "opentoe_fwd_ended_flows_total", "counter", \

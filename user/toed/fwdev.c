@@ -281,23 +281,23 @@ static int walk_hook(struct fwdev *fw, __u32 ifindex, __u32 *ifs, __u8 *hooks,
 	return j;
 }
 
-static void walk_add(struct fwdev *fw, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N],
-		     const struct toe_fwd *v, __u32 *ifs, __u8 *hooks,
-		     int *nifs)
+static void walk_add(struct fwdev *fw, toe_fwd_open_t *n,
+		     const struct toe_flow_key *k, const struct toe_fwd *v,
+		     __u32 *ifs, __u8 *hooks, int *nifs)
 {
-	int h;
+	int h, p = k->proto == IPPROTO_UDP ? TOE_FWD_OPEN_UDP :
+					     TOE_FWD_OPEN_TCP;
 
 	if (v->dev >= TOE_MAX_DEVS)
 		return;
 	h = walk_hook(fw, v->client_if, ifs, hooks, nifs);
-	n[v->dev][h][v->state == TOE_FWD_READMIT ? TOE_FWD_OPEN_READMIT :
-		     v->state == TOE_FWD_CT_WAIT ? TOE_FWD_OPEN_CT_WAIT :
-						   TOE_FWD_OPEN_FAST]++;
+	n[v->dev][h][p][v->state == TOE_FWD_READMIT ? TOE_FWD_OPEN_READMIT :
+			v->state == TOE_FWD_CT_WAIT ? TOE_FWD_OPEN_CT_WAIT :
+						      TOE_FWD_OPEN_FAST]++;
 }
 
 /* The batched walk; false if the kernel has none for this map (nothing counted). */
-static bool walk_batched(struct fwdev *fw,
-			 __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N], __u32 *ifs,
+static bool walk_batched(struct fwdev *fw, toe_fwd_open_t *n, __u32 *ifs,
 			 __u8 *hooks, int *nifs)
 {
 	static struct toe_flow_key *keys;
@@ -321,7 +321,7 @@ static bool walk_batched(struct fwdev *fw,
 		if (err && errno != ENOENT)
 			return !first; /* EINVAL/ENOTSUPP at once: by entry */
 		for (i = 0; i < cnt; i++)
-			walk_add(fw, n, &vals[i], ifs, hooks, nifs);
+			walk_add(fw, n, &keys[i], &vals[i], ifs, hooks, nifs);
 		if (err) /* ENOENT: the map's end */
 			return true;
 		in = out;
@@ -329,7 +329,7 @@ static bool walk_batched(struct fwdev *fw,
 	}
 }
 
-void fwd_open_count(struct fwdev *fw, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
+void fwd_open_count(struct fwdev *fw, toe_fwd_open_t *n)
 {
 	struct toe_flow_key k, next, *prev = NULL;
 	__u32 ifs[64];
@@ -337,15 +337,14 @@ void fwd_open_count(struct fwdev *fw, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N])
 	struct toe_fwd v;
 	int nifs = 0;
 
-	memset(n, 0,
-	       sizeof(__u32) * TOE_MAX_DEVS * TOE_FH__MAX * TOE_FWD_OPEN__N);
+	memset(n, 0, sizeof(*n) * TOE_MAX_DEVS);
 	if (fw->m->fwd < 0 || walk_batched(fw, n, ifs, hooks, &nifs))
 		return;
 	while (bpf_map_get_next_key(fw->m->fwd, prev, &next) == 0) {
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fw->m->fwd, &k, &v) == 0)
-			walk_add(fw, n, &v, ifs, hooks, &nifs);
+			walk_add(fw, n, &k, &v, ifs, hooks, &nifs);
 	}
 }
 

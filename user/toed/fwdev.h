@@ -54,7 +54,12 @@ enum {
 	TOE_FWD_OPEN_CT_WAIT,
 	TOE_FWD_OPEN__N
 };
-void fwd_open_count(struct fwdev *fw, __u32 (*n)[TOE_FH__MAX][TOE_FWD_OPEN__N]);
+/* and their protocols (the flow key's): tcp, udp */
+enum { TOE_FWD_OPEN_TCP, TOE_FWD_OPEN_UDP, TOE_FWD_OPEN_PROTO__N };
+/* n[device][hook][protocol][state] */
+typedef __u32 toe_fwd_open_t[TOE_FH__MAX][TOE_FWD_OPEN_PROTO__N]
+			    [TOE_FWD_OPEN__N];
+void fwd_open_count(struct fwdev *fw, toe_fwd_open_t *n);
 void fwd_track(struct fwdev *fw, const struct toe_event *e);
 /* the event table's (evtypes.c): admitted; returned or ended */
 void fwd_on_admitted(struct toed *d, const struct toe_event *e);

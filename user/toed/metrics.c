@@ -232,16 +232,17 @@ static void render_policy(struct toed *d, FILE *f)
 	}
 }
 
-/* The fast path's open flows by device, hook and state (fwdev.c). */
+/* The fast path's open flows by device, hook, protocol and state (fwdev.c). */
 static void render_fwd_open(struct toed *d, FILE *f)
 {
 	static const char *const st[TOE_FWD_OPEN__N] = { "fast", "readmit",
 							 "ct_wait" };
-	static __u32 n[TOE_MAX_DEVS][TOE_FH__MAX][TOE_FWD_OPEN__N];
+	static const char *const pr[TOE_FWD_OPEN_PROTO__N] = { "tcp", "udp" };
+	static toe_fwd_open_t n[TOE_MAX_DEVS];
 	struct toe_dev_row *rows = calloc(TOE_MAX_DEVS, sizeof(*rows));
 	char l[160], dn[40];
 	int i, nr;
-	__u32 h, s;
+	__u32 h, p, s;
 
 	if (!rows)
 		return;
@@ -254,14 +255,16 @@ static void render_fwd_open(struct toed *d, FILE *f)
 			continue;
 		label_value(dn, sizeof(dn), rows[i].name);
 		for (h = 0; h < TOE_FH__MAX; h++)
-			for (s = 0; s < TOE_FWD_OPEN__N; s++) {
-				snprintf(
-					l, sizeof(l),
-					"device=\"%s\",hook=\"%s\",state=\"%s\"",
-					dn, toe_fwd_hook_name(h), st[s]);
-				sample(f, F_FWD_OPEN, l,
-				       n[rows[i].index][h][s]);
-			}
+			for (p = 0; p < TOE_FWD_OPEN_PROTO__N; p++)
+				for (s = 0; s < TOE_FWD_OPEN__N; s++) {
+					snprintf(
+						l, sizeof(l),
+						"device=\"%s\",hook=\"%s\",proto=\"%s\",state=\"%s\"",
+						dn, toe_fwd_hook_name(h), pr[p],
+						st[s]);
+					sample(f, F_FWD_OPEN, l,
+					       n[rows[i].index][h][p][s]);
+				}
 	}
 	free(rows);
 }
