@@ -171,41 +171,11 @@ static __always_inline bool nat_wrong_way(const struct toe_fwd *fs, int from)
 
 /* --------------------------------------------- learning from conntrack */
 
-/* What conntrack says of a packet the stack forwarded (nat_ct_read). */
-struct toe_nat_ct {
-	struct toe_fwd_tuple tu[2]; /* original and reply tuples */
-	__u16 zone; /* its conntrack zone's id (0: the default, or no zones) */
-	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
-	__u8 family; /* tu[]'s: TOE_AF_INET or TOE_AF_INET6 (tuples set) */
-	__u8 reply : 1; /* the packet went the reply way */
-	__u8 nat : 1; /* the reply tuple is not the original reversed */
-	__u8 tuples : 1; /* tu[] read: a TCP or UDP entry, IPv4 or IPv6 */
-	__u8 tracked : 1; /* conntrack has an entry for it (any family) */
-	/*
-	 * final: its translation is final: the entry is confirmed and NAT has
-	 * run at both ends (IPS_CONFIRMED, IPS_SRC_NAT_DONE,
-	 * IPS_DST_NAT_DONE).  At FORWARD the first packet of an entry made
-	 * mid-stream (a flush) has no SNAT yet: POSTROUTING, after FORWARD,
-	 * sets it up.
-	 */
-	__u8 final : 1;
-	/*
-	 * notrack: a rule said NOTRACK (IP_CT_UNTRACKED): the ruleset may
-	 * rewrite such a flow statelessly (a payload or address set in a
-	 * chain, with no conntrack entry that says so), which the fast path
-	 * could not repeat: never admitted.
-	 */
-	__u8 notrack : 1;
-	/*
-	 * est: the packet is of an established entry (ctinfo ESTABLISHED or
-	 * ESTABLISHED_REPLY: conntrack saw both directions) whose TCP state
-	 * is ESTABLISHED: what lets a flow join mid-stream (egress_join).
-	 */
-	__u8 est : 1;
-	__u8 udp : 1; /* a UDP entry (else TCP, where tu[] or est are read) */
-};
-
 /*
+ * struct toe_nat_ct, what conntrack says of a packet the stack forwarded
+ * (nat_ct_read), and struct toe_fwd_scratch are in include/opentoe_forward.h
+ * (their map's layout, read from there by the BTF test).
+ *
  * toe_fwd_scratch: PERCPU_ARRAY[1], the admission's large records off
  * the program's stack, which on 6.1 has no room for them beside the
  * policy search's (512 bytes for the whole chain of calls): conntrack's
@@ -214,12 +184,6 @@ struct toe_nat_ct {
  * only (FORWARD, or tc egress of a packet the stack forwarded), which
  * does not nest on a CPU: one record a CPU.
  */
-struct toe_fwd_scratch {
-	struct toe_nat_ct c; /* fwd_admit: conntrack's word */
-	struct toe_flow_key ck; /* fwd_admit: the flow's canonical key */
-	struct toe_fwd v; /* fwd_admit_half: the entry it writes */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

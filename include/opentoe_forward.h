@@ -9,6 +9,7 @@
 #define __OPENTOE_FORWARD_H
 
 #include "opentoe_common.h"
+#include "opentoe_flows.h" /* toe_flow_key */
 
 /*
  * toe_neigh: HASH, toe_neigh_key -> toe_neigh.  The kernel's ARP and NDP
@@ -280,6 +281,52 @@ struct toe_fwd {
 	__u64 ret_ns;
 	__u8 ret_reason;
 	__u8 pad4[7];
+};
+
+/*
+ * What conntrack says of a packet the stack forwarded (bpf/nat.h,
+ * nat_ct_read): the admission's, in toe_fwd_scratch; user space never
+ * reads it.
+ */
+struct toe_nat_ct {
+	struct toe_fwd_tuple tu[2]; /* original and reply tuples */
+	__u16 zone; /* its conntrack zone's id (0: the default, or no zones) */
+	__u8 from; /* the admission's: the end that sent it (fwd_key's) */
+	__u8 family; /* tu[]'s: TOE_AF_INET or TOE_AF_INET6 (tuples set) */
+	__u8 reply : 1; /* the packet went the reply way */
+	__u8 nat : 1; /* the reply tuple is not the original reversed */
+	__u8 tuples : 1; /* tu[] read: a TCP or UDP entry, IPv4 or IPv6 */
+	__u8 tracked : 1; /* conntrack has an entry for it (any family) */
+	/*
+	 * final: its translation is final: the entry is confirmed and NAT has
+	 * run at both ends (IPS_CONFIRMED, IPS_SRC_NAT_DONE,
+	 * IPS_DST_NAT_DONE).  At FORWARD the first packet of an entry made
+	 * mid-stream (a flush) has no SNAT yet: POSTROUTING, after FORWARD,
+	 * sets it up.
+	 */
+	__u8 final : 1;
+	/*
+	 * notrack: a rule said NOTRACK (IP_CT_UNTRACKED): the ruleset may
+	 * rewrite such a flow statelessly (a payload or address set in a
+	 * chain, with no conntrack entry that says so), which the fast path
+	 * could not repeat: never admitted.
+	 */
+	__u8 notrack : 1;
+	/*
+	 * est: the packet is of an established entry (ctinfo ESTABLISHED or
+	 * ESTABLISHED_REPLY: conntrack saw both directions) whose TCP state
+	 * is ESTABLISHED (UDP: no more): what lets a flow join mid-stream
+	 * (egress_join).
+	 */
+	__u8 est : 1;
+	__u8 udp : 1; /* a UDP entry (else TCP, where tu[] or est are read) */
+};
+
+/* toe_fwd_scratch's record (bpf/nat.h): the admission's, one a CPU. */
+struct toe_fwd_scratch {
+	struct toe_nat_ct c; /* fwd_admit: conntrack's word */
+	struct toe_flow_key ck; /* fwd_admit: the flow's canonical key */
+	struct toe_fwd v; /* fwd_admit_half: the entry it writes */
 };
 
 struct toe_fwd_half {

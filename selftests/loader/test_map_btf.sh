@@ -12,7 +12,7 @@
 # the kernel refuses BTF for (listed below, reported as skipped).
 # shellcheck source-path=SCRIPTDIR source=../toed/setup.sh
 . "$(dirname "$0")/../toed/setup.sh"
-plan 122
+plan 125
 need_cmd bpftool jq awk
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
 # the datapath's sources: its maps are declared in bpf/maps_*.h
