@@ -128,11 +128,11 @@ fwd_go() {
 	wait_for "$(slow 10)" _fwd_go_ready "$1" && touch "$work/$1.go"
 }
 
-# fwd_entry NAME JQ: the toe_fwd entries of flow NAME (its client's port
+# flow_entry NAME JQ: the toe_fwd entries of flow NAME (its client's port
 # in $work/NAME.lport), each as jq's JQ makes it of the entry's key and
 # value (bpftool's formatted {key, value}), one a line; nothing without
 # the port or the entry.
-fwd_entry() {
+flow_entry() {
 	local c
 	c=$(cat "$work/$1.lport" 2>/dev/null) && [ -n "$c" ] || return 0
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
@@ -140,7 +140,7 @@ fwd_entry() {
 }
 # fwd_states NAME: their states, one a line (3 established, 4 readmit,
 # 5 ct_wait).
-fwd_states() { fwd_entry "$1" .value.state; }
+fwd_states() { flow_entry "$1" .value.state; }
 
 # intact NAME [OUT]: the transfer xfer.py's client wrote to $work/NAME.json
 # arrived whole: the server (its output in OUT, $work/server.out) read as

@@ -34,7 +34,7 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 # entry NAME: the toe_fwd entry of flow NAME (its client's port) as
 # "state joined", or nothing
-entry() { fwd_entry "$1" '"\(.value.state) \(.value.joined)"'; }
+entry() { flow_entry "$1" '"\(.value.state) \(.value.joined)"'; }
 on_fast() { test "$(entry "$1")" = "3 1"; }
 start() { # NAME ADDR PORT: a 60 s transfer, stopped by SIGUSR1
 	nsx_bg c python3 "$XFER" client --addr "$2" --port "$3" --seconds 60 --lport-file "$work/$1.lport" >"$work/$1.json"

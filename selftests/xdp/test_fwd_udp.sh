@@ -47,7 +47,7 @@ defer "kill $!"
 st() { stat_of "$PIN" "$1"; }
 # entry NAME: flow NAME's toe_fwd entry (its client's port in
 # $work/NAME.lport) as "state proto nat", or nothing
-entry() { fwd_entry "$1" '"\(.value.state) \(.key.proto) \(.value.nat)"'; }
+entry() { flow_entry "$1" '"\(.value.state) \(.key.proto) \(.value.nat)"'; }
 on_fast() { entry "$1" | grep -q "^3 17 "; }
 # fpk NAME: the packets the fast path forwarded of flow NAME
 fpk() {
@@ -167,11 +167,11 @@ sleep 0.5
 check "  $FWD_NAME rewrites and forwards both ($(($(fpk d) + $(fpk d6) - d0)) packets in 0.5 s)" test $(($(fpk d) + $(fpk d6))) -gt $((d0 + RATE * 6 / 10))
 
 # ---- many short request/response flows (a DNS- or RPC-like load): 4 at
-# a time, 40 in all, 30 datagrams each, each echoed
+# a time, 40 in all, 30 datagrams each at 200 a second, each echoed
 j0=$(st $STAT_FWD_JOINED) s0=$(st $FWD_STAT)
 spids=
 for w in 1 2 3 4; do
-	nsx c bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do python3 '$UDPSEQ' client --addr $S4 --port 5401 --rate $RATE --count 30; done" >"$work/short.$w" &
+	nsx c bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do python3 '$UDPSEQ' client --addr $S4 --port 5401 --rate 200 --count 30; done" >"$work/short.$w" &
 	spids="$spids $!"
 done
 wait $spids
