@@ -82,8 +82,8 @@ mon_udp() {
 check "toectl monitor: the IPv4 flow's fwd_admitted event says udp (-j: proto)" wait_for 2 mon_udp
 # toectl dump: the flow's datagrams the fast path forwards, as tcpdump reads them
 toectl dump --pin-dir "$PIN" -w "$work/a.pcap" --flow "$C4:$pa,$S4:5401" -c 20 -t "$(slow 5)" >/dev/null 2>&1
-# (both ways: the datagrams, 1,200 bytes, and their echoes, 12)
-dumped() { tcpdump -nr "$work/a.pcap" 2>/dev/null | grep -cE "($C4.$pa > $S4.5401: UDP, length 1200|$S4.5401 > $C4.$pa: UDP, length 12)\$"; }
+# (both ways: the datagrams, 1,200 bytes, and their echoes, 16)
+dumped() { tcpdump -nr "$work/a.pcap" 2>/dev/null | grep -cE "($C4.$pa > $S4.5401: UDP, length 1200|$S4.5401 > $C4.$pa: UDP, length 16)\$"; }
 check "toectl dump --flow: 20 packets, all the flow's UDP datagrams or their echoes, as tcpdump reads them ($(dumped) of $(tcpdump -nr "$work/a.pcap" 2>/dev/null | wc -l))" \
 	test "$(dumped)" = 20 -a "$(tcpdump -nr "$work/a.pcap" 2>/dev/null | wc -l)" = 20
 # /metrics: the open fast-path flows by protocol (a and b: two UDP ones)

@@ -6,7 +6,7 @@
   udpseq.py server --port P [--port P ...]
       Answers on every port (IPv4 and IPv6): each datagram is checked (its
       payload is a function of its sequence number) and echoed back as a
-      12-byte ack, so conntrack sees the flow's reply and the stack
+      16-byte ack (its header: magic, flow id, sequence number), so conntrack sees the flow's reply and the stack
       forwards it both ways.  Prints "ready" once bound.
   udpseq.py client --addr A --port P [--rate PPS] [--size N]
                    [--seconds S | --stop FILE | --count N] [--lport-file F]
@@ -19,6 +19,7 @@
 import argparse
 import json
 import os
+import random
 import select
 import socket
 import struct
@@ -27,15 +28,16 @@ import time
 
 MAGIC = 0x55445053  # "UDPS"
 END = 0xFFFFFFFFFFFFFFFF
-HDR = struct.Struct("!IQ")
+HDR = struct.Struct("!IIQ")  # magic, flow id, sequence number
 PATTERN = bytes(range(256)) * 64
 
 
-def payload(seq, size):
-    """Datagram seq of size bytes: the header, then the pattern from seq."""
+def payload(fid, seq, size):
+    """Datagram seq of flow fid, size bytes: the header, then the pattern
+    from seq."""
     n = max(size - HDR.size, 0)
     o = seq % 256
-    return HDR.pack(MAGIC, seq) + PATTERN[o:o + n]
+    return HDR.pack(MAGIC, fid, seq) + PATTERN[o:o + n]
 
 
 def serve(ports):
@@ -52,13 +54,14 @@ def serve(ports):
         r, _, _ = select.select(socks, [], [])
         for s in r:
             d, a = s.recvfrom(65535)
-            key = (a[0], a[1])
-            st = peers.setdefault(key, {"received": 0, "dup": 0, "bad": 0,
-                                        "reordered": 0, "max": -1, "seen": set()})
+            # a flow by its id too: a later flow may get the same port
+            fid = HDR.unpack_from(d)[1] if len(d) >= HDR.size else None
+            st = peers.setdefault((a[0], a[1], fid), {"received": 0, "dup": 0, "bad": 0,
+                                                      "reordered": 0, "max": -1, "seen": set()})
             if len(d) < HDR.size:
                 st["bad"] += 1
                 continue
-            magic, seq = HDR.unpack_from(d)
+            magic, fid, seq = HDR.unpack_from(d)
             if magic != MAGIC:
                 st["bad"] += 1
                 continue
@@ -71,12 +74,12 @@ def serve(ports):
             else:
                 st["seen"].add(seq)
                 st["received"] += 1
-            if d != payload(seq, len(d)):
+            if d != payload(fid, seq, len(d)):
                 st["bad"] += 1
             if seq < st["max"]:
                 st["reordered"] += 1
             st["max"] = max(st["max"], seq)
-            s.sendto(HDR.pack(MAGIC, seq), a)
+            s.sendto(HDR.pack(MAGIC, fid, seq), a)
 
 
 def drain(s):
@@ -102,6 +105,7 @@ def client(a):
             f.write("%d\n" % lport)
         os.rename(a.lport_file + ".tmp", a.lport_file)
     sent = acked = 0
+    fid = random.getrandbits(32)
     gap = 1.0 / a.rate
     t0 = time.monotonic()
     nxt = t0
@@ -112,7 +116,7 @@ def client(a):
             break
         if now >= nxt:
             try:
-                s.send(payload(sent, a.size))
+                s.send(payload(fid, sent, a.size))
                 sent += 1
             except (BlockingIOError, ConnectionRefusedError):
                 pass  # sent again as the next number: a gap the server sees
@@ -127,7 +131,7 @@ def client(a):
     s.settimeout(0.5)
     rep = None
     for _ in range(10):  # the report: asked again if lost
-        s.send(HDR.pack(MAGIC, END))
+        s.send(HDR.pack(MAGIC, fid, END))
         try:
             while rep is None:
                 d = s.recv(65535)
