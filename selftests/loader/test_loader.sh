@@ -66,7 +66,10 @@ check "status -j: the same, a number and null" \
 # (waits in emulated time: the 6.1 guest's iperf3 starts take seconds)
 nsx b iperf3 -s -1 -D -p 5301
 wait_for "$(slow 5)" eval 'nsx b ss -Hltn "sport = :5301" | grep -q .'
-(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) timeout 30 iperf3 -c 10.201.0.2 -p 5301 -t 3 >/dev/null) &
+# (the connection lasts 3 s of emulated time too: under TCG one dump
+# of the flows takes seconds, and two polls could miss a 3 s window)
+ipt=$(slow 3 | cut -d. -f1)
+(echo $BASHPID >"$CG/cgroup.procs" && exec nsenter --net=/run/netns/$(ns_name a) timeout $((ipt + 30)) iperf3 -c 10.201.0.2 -p 5301 -t "$ipt" >/dev/null) &
 cli=$!
 flows5301() { bpftool -j map dump pinned "$PIN/$MAP_FLOWS" | jq '[.[] | select(.formatted.key.rport == 5301)] | length'; }
 wait_for "$(slow 3)" eval '[ "$(flows5301)" -ge 1 ]'
