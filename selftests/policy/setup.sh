@@ -48,6 +48,7 @@ server() {
 	local args=() p out
 	for p; do args+=(--port "$p"); done
 	out=$CONF_DIR/server.$RANDOM
+	: >"$out"
 	in_cg b python3 "$TCPX" server "${args[@]}" --reply "${SERVER_REPLY:-0}" >"$out" 2>&1 &
 	defer "kill $!"
 	wait_for 5 grep -q ready "$out"

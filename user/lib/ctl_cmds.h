@@ -52,6 +52,11 @@
 	  "every reason a flow is decided, returned, ended or\n"       \
 	  "switched to TCP for: its help and its counts\n",            \
 	  false, RUN(cmd_reasons), true)                               \
+	X(EXPLAIN, "explain",                                          \
+	  " LOCAL REMOTE [proto tcp|udp] [netns NAME|host] [cgroup PATH|ID]", \
+	  "what the policy in force decides for a connection\n"        \
+	  "of that tuple, by which rule, and whether it is tracked\n",  \
+	  false, RUN(cmd_explain), true)                               \
 	X(RELOAD, "reload", "",                                        \
 	  "re-read the configuration and apply it atomically;\n"       \
 	  "an invalid file is reported, the policy stays\n",           \

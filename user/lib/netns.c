@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* opentoe: this process's network namespace: its inode and its cookie. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,4 +29,26 @@ __u64 toe_netns_cookie(void)
 		c = 0;
 	close(fd);
 	return c;
+}
+
+int toe_netns_cookie_at(const char *path, __u64 *cookie)
+{
+	int fd, home, e = 0;
+
+	*cookie = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0 || setns(fd, CLONE_NEWNET)) {
+		e = errno;
+	} else {
+		*cookie = toe_netns_cookie();
+		if (setns(home, CLONE_NEWNET))
+			abort(); /* never left in another's namespace */
+	}
+	close(fd);
+	if (home >= 0)
+		close(home);
+	return e ? e : *cookie ? 0 : ENOTSUP;
 }

@@ -13,6 +13,12 @@ unsigned long toe_netns_ino(void);
  */
 #define TOE_SO_NETNS_COOKIE 71 /* <asm-generic/socket.h>, Linux 5.14 */
 __u64 toe_netns_cookie(void);
+/*
+ * The cookie of the namespace whose nsfs file is path (/run/netns/NAME):
+ * the calling thread enters it for one getsockopt and comes back.  0, or
+ * an errno (ENOTSUP: the kernel gives no cookie).
+ */
+int toe_netns_cookie_at(const char *path, __u64 *cookie);
 
 /*
  * A namespace as a pin name says it (lib/pinned.h): by cookie, or by inode

@@ -310,3 +310,83 @@ int write_hdr(const struct pol_maps *m, const struct toe_cfg *c, __u32 gen,
 			    strerror(errno));
 	return 0;
 }
+
+/*
+ * The datapath's decide_ns (bpf/policy.h), in user space on the maps in
+ * force, for toectl explain: the same tuple space search, the same order,
+ * the same early stop, so that its answer is the one sock_ops would give
+ * a connection of k (not a second reading of the configuration).  Reads
+ * the generation once; an apply that switches meanwhile is seen as the
+ * datapath sees one (a lookup racing it takes either generation).
+ */
+int classify_lookup(const struct pol_maps *m, const struct toe_flow_key *k,
+		    __u64 cgid, struct toe_pol_answer *a, char *err, size_t len)
+{
+	struct toe_pol_tuple t;
+	struct toe_pol_key pk;
+	__u32 zero = 0, idx, lc, rc, cell, i, j;
+	__u64 netns;
+
+	memset(a, 0, sizeof(*a));
+	a->action = TOE_ACT_HOST;
+	a->reason = TOE_R_DEFAULT;
+	a->dev = TOE_DEV_NONE;
+	a->rule = TOE_RULE_NONE;
+	if (bpf_map_lookup_elem(m->gen, &zero, &a->gen))
+		return errf(err, len, "cannot read toe_pol_gen: %s",
+			    strerror(errno));
+	a->gen &= 1;
+	if (bpf_map_lookup_elem(m->hdr, &a->gen, &a->hdr))
+		return errf(err, len, "cannot read toe_pol_hdr: %s",
+			    strerror(errno));
+	idx = a->gen * TOE_POL_PORTS + k->lport;
+	if (bpf_map_lookup_elem(m->lclass, &idx, &lc))
+		return errf(err, len, "cannot read toe_pol_lclass: %s",
+			    strerror(errno));
+	idx = a->gen * TOE_POL_PORTS + k->rport;
+	if (bpf_map_lookup_elem(m->rclass, &idx, &rc))
+		return errf(err, len, "cannot read toe_pol_rclass: %s",
+			    strerror(errno));
+	netns = k->netns ? k->netns : a->hdr.host_netns;
+	for (i = 0; i < a->hdr.ntuples && i < TOE_POL_MAX_TUPLES; i++) {
+		idx = a->gen * TOE_POL_MAX_TUPLES + i;
+		if (bpf_map_lookup_elem(m->tuples, &idx, &t))
+			return errf(err, len, "cannot read toe_pol_tuples: %s",
+				    strerror(errno));
+		if (t.min_rule >= a->rule)
+			break; /* sorted: no later tuple can win */
+		if (t.family != k->family || t.proto != k->proto)
+			continue;
+		memset(&pk, 0, sizeof(pk));
+		for (j = 0; j < 4; j++) {
+			pk.laddr[j] = k->laddr[j] & t.lmask[j];
+			pk.raddr[j] = k->raddr[j] & t.rmask[j];
+		}
+		pk.lclass = t.use_lport ? lc : 0;
+		pk.rclass = t.use_rport ? rc : 0;
+		pk.cgroup = t.use_cgroup ? cgid : 0;
+		pk.netns = t.use_netns ? netns : 0;
+		pk.tuple = i;
+		pk.gen = a->gen;
+		a->probes++;
+		if (!bpf_map_lookup_elem(m->cells, &pk, &cell) &&
+		    cell < a->rule)
+			a->rule = cell;
+	}
+	if (a->rule == TOE_RULE_NONE) {
+		/* "default" is TCP's, as in decide_ns */
+		if (!k->proto) {
+			a->action = a->hdr.default_action;
+			a->dev = a->hdr.default_dev;
+		}
+		return 0;
+	}
+	idx = a->gen * TOE_POL_MAX_RULES + (a->rule & (TOE_POL_MAX_RULES - 1));
+	if (bpf_map_lookup_elem(m->rules, &idx, &a->r))
+		return errf(err, len, "cannot read toe_pol_rules: %s",
+			    strerror(errno));
+	a->action = a->r.action;
+	a->dev = a->r.dev;
+	a->reason = TOE_R_RULE;
+	return 0;
+}

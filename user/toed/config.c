@@ -301,7 +301,7 @@ static int netns_cookie_of(struct ctx *x, const struct word *w, const char *n,
 			   __u64 *cookie)
 {
 	char path[64];
-	int fd, home, e = 0;
+	int e;
 
 	if (!*n || strlen(n) > LIM_HI(NETNS_NAME) || strchr(n, '/') ||
 	    !strcmp(n, ".") || !strcmp(n, ".."))
@@ -310,25 +310,14 @@ static int netns_cookie_of(struct ctx *x, const struct word *w, const char *n,
 			"netns '%s': expected a name under /run/netns, host or any",
 			shown(n));
 	snprintf(path, sizeof(path), "/run/netns/%s", n);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	e = toe_netns_cookie_at(path, cookie);
+	if (e == ENOENT || e == ENOTDIR)
 		return perr(x, w->col,
 			    "netns %s: no such network namespace (%s: %s)", n,
-			    path, strerror(errno));
-	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (home < 0 || setns(fd, CLONE_NEWNET))
-		e = errno;
-	else {
-		*cookie = toe_netns_cookie();
-		if (setns(home, CLONE_NEWNET))
-			abort(); /* never left in a tenant's namespace */
-	}
-	close(fd);
-	if (home >= 0)
-		close(home);
-	if (e || !*cookie)
+			    path, strerror(e));
+	if (e)
 		return perr(x, w->col, "netns %s: cannot read its cookie (%s)",
-			    n, e ? strerror(e) : "SO_NETNS_COOKIE");
+			    n, e == ENOTSUP ? "SO_NETNS_COOKIE" : strerror(e));
 	return 0;
 }
 
@@ -1011,6 +1000,13 @@ static void rule_tail(FILE *f, struct toe_json *j, const struct toe_cfg_rule *r)
 		fprintf(f, "    # line %d\n", r->line);
 }
 
+void toe_cfg_show_rule(const struct toe_cfg *c, int i, FILE *f,
+		       struct toe_json *j)
+{
+	rule_head(f, j, c, i);
+	rule_tail(f, j, &c->rules[i]);
+}
+
 static void sh_rule(const struct toe_cfg *c, FILE *f, struct toe_json *j)
 {
 	int i;
@@ -1019,10 +1015,8 @@ static void sh_rule(const struct toe_cfg *c, FILE *f, struct toe_json *j)
 		tj_key(j, "rules");
 		tj_arr(j);
 	}
-	for (i = 0; i < c->nrules; i++) {
-		rule_head(f, j, c, i);
-		rule_tail(f, j, &c->rules[i]);
-	}
+	for (i = 0; i < c->nrules; i++)
+		toe_cfg_show_rule(c, i, f, j);
 	if (j)
 		tj_arr_end(j);
 }

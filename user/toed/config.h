@@ -120,6 +120,9 @@ void toe_cfg_free(struct toe_cfg *c);
  * j has open.
  */
 void toe_cfg_show(const struct toe_cfg *c, FILE *f, struct toe_json *j);
+/* Rule i of c as toe_cfg_show writes it: one line, or one JSON object. */
+void toe_cfg_show_rule(const struct toe_cfg *c, int i, FILE *f,
+		       struct toe_json *j);
 
 /* Network-order mask of a prefix length (IPv4 in word 0). */
 void toe_prefix_mask(__u8 family, __u8 plen, __u32 *mask);

@@ -19,10 +19,9 @@
  * recorded with the datapath by the one that did, parsed into other.
  * NULL src: unknown (other empty).
  */
-static const struct toe_cfg *policy_in_force(struct toed *d,
-					     const struct toe_pol_hdr *h,
-					     struct toe_cfg *other,
-					     const char **src)
+const struct toe_cfg *policy_in_force(struct toed *d,
+				      const struct toe_pol_hdr *h,
+				      struct toe_cfg *other, const char **src)
 {
 	struct toe_policy_src rec;
 	char err[256];

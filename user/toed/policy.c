@@ -172,3 +172,17 @@ out:
 	close_maps(&m);
 	return ret;
 }
+
+int toe_policy_explain(const char *pin_dir, const struct toe_flow_key *k,
+		       __u64 cgid, struct toe_pol_answer *a, char *err,
+		       size_t len)
+{
+	struct pol_maps m;
+	int ret;
+
+	if (open_maps(pin_dir, &m, err, len))
+		return -1;
+	ret = classify_lookup(&m, k, cgid, a, err, len);
+	close_maps(&m);
+	return ret;
+}

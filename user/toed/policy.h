@@ -35,4 +35,15 @@ struct pol_maps {
 	int events; /* toe_events: its size, for "quota events" */
 };
 
+struct toe_flow_key;
+struct toe_pol_answer;
+/*
+ * What the policy in force in pin_dir's maps says of a connection of k
+ * made in cgroup cgid (classify.h's classify_lookup: the datapath's own
+ * search).  Reads only; 0, or -1 with err.
+ */
+int toe_policy_explain(const char *pin_dir, const struct toe_flow_key *k,
+		       __u64 cgid, struct toe_pol_answer *a, char *err,
+		       size_t len);
+
 #endif /* __TOE_POLICY_H */

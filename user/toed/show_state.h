@@ -46,6 +46,15 @@ void kmod_view(struct toed *d, struct toe_view_kmod *kv);
  */
 const char *policy_source(struct toed *d, const struct toe_pol_hdr *h,
 			  struct toe_policy_src *rec, bool *own);
+struct toe_cfg;
+/*
+ * The configuration in force (config_show.c): toed's own, or the one
+ * another recorded with the datapath, parsed into other (to free with
+ * toe_cfg_free); *src its file, NULL: unknown (other empty).
+ */
+const struct toe_cfg *policy_in_force(struct toed *d,
+				      const struct toe_pol_hdr *h,
+				      struct toe_cfg *other, const char **src);
 void view_status(struct toed *d, FILE *f, bool json);
 void view_stats(struct toed *d, FILE *f, bool json);
 void view_devices(struct toed *d, FILE *f, bool json);
