@@ -12,10 +12,10 @@
 # checks it stands still from then on.  And while toed runs with its main thread
 # busy (a /metrics scraper looping), a DROP holds within 100 ms: the
 # watch has a thread of its own.  XDP on the router, or tc
-# (test_fwd_failclosed_tc.sh).
+# (test_fwd_failclosed_tc.sh: each absence once, both DROPs among them).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 14
+plan $(( $([ "$FWD_HOOK" = tc ] && echo 3 || echo 6) + 8 ))
 need_cmd iptables curl
 need_built selftests/flowfill
 router_test fwdfc || exit 1
@@ -98,8 +98,14 @@ held() {
 }
 
 # ---- toed killed, frozen, elsewhere: a DROP 0.5 s later holds within 1 s
-for how in kill stop elsewhere; do
-	for dirs in 1 2; do
+# (XDP: each absence with each DROP; tc, whose lease check is the same
+# code as XDP's (forward.h) behind its own hook: each absence once and
+# each DROP at least once, kill 1-way, stop 2-way, elsewhere 1-way)
+cases="kill:1 kill:2 stop:1 stop:2 elsewhere:1 elsewhere:2"
+[ "$FWD_HOOK" = tc ] && cases="kill:1 stop:2 elsewhere:1"
+for c in $cases; do
+	how=${c%:*} dirs=${c#*:}
+	{
 		name=$how$dirs
 		toed_start r || { fail "toed starts"; finish; }
 		if ! flow "$name"; then
@@ -127,7 +133,7 @@ for how in kill stop elsewhere; do
 			test "$x1" = "$x2"
 		flow_end
 		toed_gone
-	done
+	}
 done
 
 # ---- toed running, its main thread busy: a DROP holds within 100 ms ----
