@@ -26,47 +26,47 @@
 #ifndef __TOE_CTL_CMDS_H
 #define __TOE_CTL_CMDS_H
 
-#define TOE_CTL_TABLE(X, L)                                            \
-	X(STATUS, "status", "",                                        \
-	  "daemon, policy, event totals, every interface\n"            \
-	  "opentoe is on with its hook (xdp, tc)\n",                   \
-	  false, VIEW(view_status), false)                             \
-	X(DEVICES, "devices", "",                                      \
-	  "offload devices: type, module, interface,\n"                \
-	  "capacity and use (the patch's /proc/net/toe)\n",            \
-	  false, VIEW(view_devices), true)                             \
-	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",   \
-	  "tracked connections: tuple, device, decision,\n"            \
-	  "reason, bytes, segments, XDP packets, RTT, age\n",          \
-	  false, RUN(cmd_flows), true)                                 \
-	X(NEIGH, "neigh", "",                                          \
-	  "toed's mirror of the neighbours of XDP's and the\n"         \
-	  "named interfaces (none of tc's: ip neigh)\n",               \
-	  false, VIEW(view_neigh), true)                               \
-	X(POLICY, "policy", "",                                        \
-	  "the configuration in force, in its own syntax\n", false,    \
-	  VIEW(view_policy), true)                                     \
-	X(STATS, "stats", "", "datapath and daemon counters\n", false, \
-	  VIEW(view_stats), true)                                      \
-	X(REASONS, "reasons", " [NAME]",                               \
-	  "every reason a flow is decided, returned, ended or\n"       \
-	  "switched to TCP for: its help and its counts\n",            \
-	  false, RUN(cmd_reasons), true)                               \
-	X(EXPLAIN, "explain",                                          \
+#define TOE_CTL_TABLE(X, L)                                                   \
+	X(STATUS, "status", "",                                               \
+	  "daemon, policy, event totals, every interface\n"                   \
+	  "opentoe is on with its hook (xdp, tc)\n",                          \
+	  false, VIEW(view_status), false)                                    \
+	X(DEVICES, "devices", "",                                             \
+	  "offload devices: type, module, interface,\n"                       \
+	  "capacity and use (the patch's /proc/net/toe)\n",                   \
+	  false, VIEW(view_devices), true)                                    \
+	X(FLOWS, "flows", " [dev NAME] [port N] [netns NAME|INODE]",          \
+	  "tracked connections: tuple, device, decision,\n"                   \
+	  "reason, bytes, segments, XDP packets, RTT, age\n",                 \
+	  false, RUN(cmd_flows), true)                                        \
+	X(NEIGH, "neigh", "",                                                 \
+	  "toed's mirror of the neighbours of XDP's and the\n"                \
+	  "named interfaces (none of tc's: ip neigh)\n",                      \
+	  false, VIEW(view_neigh), true)                                      \
+	X(POLICY, "policy", "",                                               \
+	  "the configuration in force, in its own syntax\n", false,           \
+	  VIEW(view_policy), true)                                            \
+	X(STATS, "stats", "", "datapath and daemon counters\n", false,        \
+	  VIEW(view_stats), true)                                             \
+	X(REASONS, "reasons", " [NAME]",                                      \
+	  "every reason a flow is decided, returned, ended or\n"              \
+	  "switched to TCP for: its help and its counts\n",                   \
+	  false, RUN(cmd_reasons), true)                                      \
+	X(EXPLAIN, "explain",                                                 \
 	  " LOCAL REMOTE [proto tcp|udp] [netns NAME|host] [cgroup PATH|ID]", \
-	  "what the policy in force decides for a connection\n"        \
-	  "of that tuple, by which rule, and whether it is tracked\n",  \
-	  false, RUN(cmd_explain), true)                               \
-	X(RELOAD, "reload", "",                                        \
-	  "re-read the configuration and apply it atomically;\n"       \
-	  "an invalid file is reported, the policy stays\n",           \
-	  false, RUN(cmd_reload), true)                                \
-	X(MONITOR, "monitor", "",                                      \
-	  "print events as they happen (like ip monitor)\n", true,     \
-	  RUN(cmd_monitor), false)                                     \
-	L(DUMP, "dump", " -w FILE|- [FILTER]",                         \
-	  "capture the packets the fast paths handle, to pcap\n"       \
-	  "(toectl dump --help; reads the maps, not toed)\n",          \
+	  "what the policy in force decides for a connection\n"               \
+	  "of that tuple, by which rule, and whether it is tracked\n",        \
+	  false, RUN(cmd_explain), true)                                      \
+	X(RELOAD, "reload", "",                                               \
+	  "re-read the configuration and apply it atomically;\n"              \
+	  "an invalid file is reported, the policy stays\n",                  \
+	  false, RUN(cmd_reload), true)                                       \
+	X(MONITOR, "monitor", "",                                             \
+	  "print events as they happen (like ip monitor)\n", true,            \
+	  RUN(cmd_monitor), false)                                            \
+	L(DUMP, "dump", " -w FILE|- [FILTER]",                                \
+	  "capture the packets the fast paths handle, to pcap\n"              \
+	  "(toectl dump --help; reads the maps, not toed)\n",                 \
 	  dump_main)
 
 /* The commands toed answers: TOE_CTL_TABLE's X rows. */

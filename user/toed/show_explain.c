@@ -88,121 +88,105 @@ static bool v4mapped(const __u32 *a)
 	return !a[0] && !a[1] && a[2] == htonl(0xffff);
 }
 
-/* The request's words into *q; false with an "error ..." line written. */
-static bool parse_ask(const struct ctl_request *r, struct ask *q, FILE *out)
+/* "netns NAME|host" into q; false with an "error ..." line written. */
+static bool opt_netns(struct ask *q, const char *v, FILE *out)
 {
-	const char *ends[2] = { NULL, NULL };
-	__u8 fam[2] = { 0, 0 };
-	struct stat st;
-	int i, ne = 0;
+	char path[sizeof(TOE_NETNS_RUN_DIR) + 40];
+	int e;
 
-	memset(q, 0, sizeof(*q));
-	snprintf(q->netns, sizeof(q->netns), "host");
-	for (i = 0; i < r->argc; i++) {
-		const char *w = r->argv[i], *v = i + 1 < r->argc ?
-							 r->argv[i + 1] :
-							 NULL;
-
-		if (!strcmp(w, "proto") || !strcmp(w, "netns") ||
-		    !strcmp(w, "cgroup")) {
-			if (!v) {
-				fprintf(out, "error explain: '%s' needs %s\n",
-					w,
-					!strcmp(w, "proto") ? "tcp or udp" :
-					!strcmp(w, "netns") ?
-							      "a name under /run/netns or host" :
-							      "a cgroup path or id");
-				return false;
-			}
-			i++;
-		}
-		if (!strcmp(w, "proto")) {
-			if (strcmp(v, "tcp") && strcmp(v, "udp")) {
-				fprintf(out,
-					"error explain: proto: expected tcp or udp, got '%.64s'\n",
-					v);
-				return false;
-			}
-			q->k.proto = strcmp(v, "udp") ? 0 : IPPROTO_UDP;
-		} else if (!strcmp(w, "netns")) {
-			char path[sizeof(TOE_NETNS_RUN_DIR) + 40];
-			int e;
-
-			snprintf(q->netns, sizeof(q->netns), "%.32s", v);
-			if (!strcmp(v, "host"))
-				continue;
-			if (!*v || strlen(v) > 32 || strchr(v, '/') ||
-			    !strcmp(v, ".") || !strcmp(v, "..")) {
-				fprintf(out,
-					"error explain: netns '%.64s': expected a name under %s or host\n",
-					v, TOE_NETNS_RUN_DIR);
-				return false;
-			}
-			snprintf(path, sizeof(path), "%s/%s", TOE_NETNS_RUN_DIR,
-				 v);
-			e = toe_netns_cookie_at(path, &q->k.netns);
-			if (e) {
-				fprintf(out,
-					"error explain: netns %.32s: %s (%s)\n",
-					v,
-					e == ENOENT ?
-						"no such network namespace" :
-						"cannot read its cookie",
-					e == ENOENT ? path : strerror(e));
-				return false;
-			}
-		} else if (!strcmp(w, "cgroup")) {
-			char *end;
-
-			if (v[0] == '/') {
-				if (stat(v, &st) || !S_ISDIR(st.st_mode)) {
-					fprintf(out,
-						"error explain: cgroup %.64s: %s\n",
-						v,
-						errno ? strerror(errno) :
-							"not a folder");
-					return false;
-				}
-				q->cgid = st.st_ino; /* a cgroup v2 id */
-				continue;
-			}
-			errno = 0;
-			q->cgid = strtoull(v, &end, 10);
-			if (!*v || *end || errno || v[0] == '-' || !q->cgid) {
-				fprintf(out,
-					"error explain: cgroup: expected a path or an id, got '%.64s'\n",
-					v);
-				return false;
-			}
-		} else if (ne < 2) {
-			ends[ne++] = w;
-		} else {
-			fprintf(out,
-				"error explain: unexpected '%.64s' (expected proto, netns or cgroup)\n",
-				w);
-			return false;
-		}
-	}
-	if (ne < 2) {
+	snprintf(q->netns, sizeof(q->netns), "%.32s", v);
+	if (!strcmp(v, "host"))
+		return true;
+	if (!*v || strlen(v) > 32 || strchr(v, '/') || !strcmp(v, ".") ||
+	    !strcmp(v, "..")) {
 		fprintf(out,
-			"error explain needs LOCAL REMOTE: ADDR:PORT or [ADDR6]:PORT each (this host's end first)\n");
+			"error explain: netns '%.64s': expected a name under %s or host\n",
+			v, TOE_NETNS_RUN_DIR);
 		return false;
 	}
+	snprintf(path, sizeof(path), "%s/%s", TOE_NETNS_RUN_DIR, v);
+	e = toe_netns_cookie_at(path, &q->k.netns);
+	if (e)
+		fprintf(out, "error explain: netns %.32s: %s (%s)\n", v,
+			e == ENOENT ? "no such network namespace" :
+				      "cannot read its cookie",
+			e == ENOENT ? path : strerror(e));
+	return !e;
+}
+
+/* "cgroup PATH|ID" into q; false with an "error ..." line written. */
+static bool opt_cgroup(struct ask *q, const char *v, FILE *out)
+{
+	struct stat st;
+	char *end;
+
+	if (v[0] == '/') {
+		if (stat(v, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(out, "error explain: cgroup %.64s: %s\n", v,
+				errno ? strerror(errno) : "not a folder");
+			return false;
+		}
+		q->cgid = st.st_ino; /* a cgroup v2 id */
+		return true;
+	}
+	errno = 0;
+	q->cgid = strtoull(v, &end, 10);
+	if (!*v || *end || errno || v[0] == '-' || !q->cgid) {
+		fprintf(out,
+			"error explain: cgroup: expected a path or an id, got '%.64s'\n",
+			v);
+		return false;
+	}
+	return true;
+}
+
+/* Option w with its value v (NULL: none) into q; false with an error. */
+static bool opt(struct ask *q, const char *w, const char *v, FILE *out)
+{
+	if (!v) {
+		fprintf(out, "error explain: '%s' needs %s\n", w,
+			!strcmp(w, "proto") ?
+				"tcp or udp" :
+			!strcmp(w, "netns") ?
+				"a name under /run/netns or host" :
+				"a cgroup path or id");
+		return false;
+	}
+	if (!strcmp(w, "netns"))
+		return opt_netns(q, v, out);
+	if (!strcmp(w, "cgroup"))
+		return opt_cgroup(q, v, out);
+	if (strcmp(v, "tcp") && strcmp(v, "udp")) {
+		fprintf(out,
+			"error explain: proto: expected tcp or udp, got '%.64s'\n",
+			v);
+		return false;
+	}
+	q->k.proto = strcmp(v, "udp") ? 0 : IPPROTO_UDP;
+	return true;
+}
+
+/* LOCAL and REMOTE into q's key; false with an "error ..." line written. */
+static bool ends(struct ask *q, const char *const *e, FILE *out)
+{
+	__u8 fam[2] = { 0, 0 };
+	int i;
+
 	for (i = 0; i < 2; i++) {
 		__u16 *port = i ? &q->k.rport : &q->k.lport;
 		__u32 *addr = i ? q->k.raddr : q->k.laddr;
 
-		if (endpoint(ends[i], &fam[i], addr, port)) {
+		if (endpoint(e[i], &fam[i], addr, port)) {
 			fprintf(out,
 				"error explain: %s '%.64s': expected ADDR:PORT or [ADDR6]:PORT\n",
-				i ? "remote" : "local", ends[i]);
+				i ? "remote" : "local", e[i]);
 			return false;
 		}
 	}
 	if (fam[0] != fam[1]) {
 		fprintf(out,
 			"error explain: '%.64s' and '%.64s' are not of one family\n",
-			ends[0], ends[1]);
+			e[0], e[1]);
 		return false;
 	}
 	q->k.family = fam[0];
@@ -219,6 +203,40 @@ static bool parse_ask(const struct ctl_request *r, struct ask *q, FILE *out)
 	toe_endpoint_str(q->k.family, q->k.raddr, q->k.rport, q->remote,
 			 sizeof(q->remote));
 	return true;
+}
+
+/* The request's words into *q; false with an "error ..." line written. */
+static bool parse_ask(const struct ctl_request *r, struct ask *q, FILE *out)
+{
+	const char *e[2] = { NULL, NULL };
+	int i, ne = 0;
+
+	memset(q, 0, sizeof(*q));
+	snprintf(q->netns, sizeof(q->netns), "host");
+	for (i = 0; i < r->argc; i++) {
+		const char *w = r->argv[i];
+
+		if (!strcmp(w, "proto") || !strcmp(w, "netns") ||
+		    !strcmp(w, "cgroup")) {
+			if (!opt(q, w, i + 1 < r->argc ? r->argv[i + 1] : NULL,
+				 out))
+				return false;
+			i++;
+		} else if (ne < 2) {
+			e[ne++] = w;
+		} else {
+			fprintf(out,
+				"error explain: unexpected '%.64s' (expected proto, netns or cgroup)\n",
+				w);
+			return false;
+		}
+	}
+	if (ne < 2) {
+		fprintf(out,
+			"error explain needs LOCAL REMOTE: ADDR:PORT or [ADDR6]:PORT each (this host's end first)\n");
+		return false;
+	}
+	return ends(q, e, out);
 }
 
 /* The device's name, "-" for none, "?" for an index with no device. */
@@ -296,8 +314,9 @@ static void show(FILE *out, bool json, const struct ask *q,
 	if (a->rule == TOE_RULE_NONE) {
 		fprintf(out, "reason    %s: no rule matched; %s\n",
 			toe_reason_str(a->reason),
-			q->k.proto ? "the default is TCP's, a UDP flow stays on the host" :
-				     "the policy's default");
+			q->k.proto ?
+				"the default is TCP's, a UDP flow stays on the host" :
+				"the policy's default");
 	} else {
 		fprintf(out, "reason    %s %u: the first rule that matches\n",
 			toe_reason_str(a->reason), a->rule);
@@ -305,10 +324,12 @@ static void show(FILE *out, bool json, const struct ask *q,
 		if (have_rule)
 			toe_cfg_show_rule(c, a->rule, out, NULL);
 		else
-			fprintf(out, "(its text is not known: applied by another, unrecorded)\n");
+			fprintf(out,
+				"(its text is not known: applied by another, unrecorded)\n");
 	}
 	if (tracked(a))
-		fprintf(out, "tracked   yes: a record in toectl flows, its events\n");
+		fprintf(out,
+			"tracked   yes: a record in toectl flows, its events\n");
 	else
 		fprintf(out,
 			"tracked   no: track policy, and no rule names it (counted in toectl stats' untracked)\n");
