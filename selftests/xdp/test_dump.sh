@@ -25,7 +25,7 @@
 # The tc hook: test_dump_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 29
+plan 30
 need_cmd tcpdump
 router_test dump || exit 1
 endpoints_for_hook || exit 1
@@ -124,10 +124,20 @@ check "a second dump is refused (status 1), naming the first's pid" \
 kill -STOP $TOED_PID # its sweep held back: the next dump is the one to notice
 kill -9 $DPID; wait $DPID 2>/dev/null
 check "kill -9: the capture is still on" is_on
-toectl dump --pin-dir "$PIN" -w "$work/g.pcap" -t 0.3 2>"$work/g.err"; rc=$?
-echo "# next dump: $(head -1 "$work/g.err")"
+# (what the killed dump's capture, on every flow, put in the ring after
+# it died: port 5301's packets, which the next dump must not write)
+nsx_t 30 c python3 "$XFER" client --addr $S4 --port 5301 --bytes 100000 >/dev/null
+toectl dump --pin-dir "$PIN" -w "$work/g.pcap" -c 5 -t 10 --port 5201 -j >"$work/g.json" 2>"$work/g.err" &
+gpid=$!
+wait_for 5 grep -q 'switched off' "$work/g.err"
+nsx_t 30 c $DUMPPY send --addr $S4 --port 5201 --bytes 200000 >/dev/null
+wait $gpid; rc=$?
+echo "# next dump: $(head -1 "$work/g.err"); $(cat "$work/g.json")"
 check "  the next dump works (status 0) and says it switched the stale one off" \
 	eval "test $rc = 0 && grep -q 'pid $DPID was left on.*switched off' '$work/g.err'"
+tcpdump -r "$work/g.pcap" -nn >"$work/g.txt" 2>/dev/null
+check "  its file: the 5 packets of its own filter (port 5201), none of the killed one's leftovers (port 5301): $(grep -c '\.5301' "$work/g.txt") of 5301, $(grep -c '\.5201' "$work/g.txt") of 5201" \
+	test "$(wc -l <"$work/g.txt")" = 5 -a "$(grep -c '\.5201' "$work/g.txt")" = 5 -a "$(jq .captured "$work/g.json")" = 5
 check "  and the capture is off after it" is_off
 kill -CONT $TOED_PID
 dump_bg "$work/h" -w "$work/h.pcap" || fail "dump started"
