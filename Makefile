@@ -51,6 +51,10 @@ endif
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
+# BPF_EXTRA: more flags for the datapath's compile, for a benchmark's own
+# build only (bench-forward STEPS=1: a step compiled out, TOE_BENCH_NO_*
+# in bpf/stats.h, fwd_ct.h, forward.h; never a shipped build)
+BPF_CFLAGS += $(BPF_EXTRA)
 ifeq ($(CAPTURE),0)
 BPF_CFLAGS += -DTOE_NO_CAPTURE
 CFLAGS     += -DTOE_NO_CAPTURE

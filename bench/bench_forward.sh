@@ -69,6 +69,15 @@
 # "mtu tso pod masq_mtu masq_tso masq6_mtu masq6_tso udp_mtu udp_gso
 # udp_masq"); PPS_ROUNDS=0:
 # no small packets.
+# STEPS="nostats noacct nocap noct noframe" (issue 49's per-step cost;
+# none by default): for each, a build of toe-loader with that step of the
+# datapath compiled out (make BPF_EXTRA=-DTOE_BENCH_NO_STATS, ..._ACCOUNT,
+# CAPTURE=0, ..._CT, ..._FRAME_CHECK; bpf/stats.h says what each leaves
+# out), made into $TOE_BUILD/steps/NAME, run as variants xdp-NAME and
+# tc-NAME (STEP_HOOKS) in the mtu and tso settings beside xdp and tc;
+# forward_goals.py prints each step's cost, the paired difference in the
+# program's own ns a run.  nostats keeps the xdp_forward and tc_forward
+# counters the proof reads.
 # BENCH_PERF=DIR: a `perf record -g` of the router's CPU during each run,
 # DIR/SETTING-VARIANT-ROUND.data (perf's own cost lands in the figures:
 # for profiles, not for the ratios).
@@ -132,6 +141,22 @@ if has xdp_min || has tc_min; then
 		bpftool prog load "$MINT" "$MPIN/tc/prog" type classifier pinmaps "$MPIN/tc" ||
 		bench_fail "cannot load the minimal forwarders"
 fi
+# the per-step builds (STEPS, above)
+STEPS=${STEPS:-} STEP_HOOKS=${STEP_HOOKS:-xdp tc}
+declare -A STEP_MAKE=([nostats]=BPF_EXTRA=-DTOE_BENCH_NO_STATS [noacct]=BPF_EXTRA=-DTOE_BENCH_NO_ACCOUNT
+	[nocap]=CAPTURE=0 [noct]=BPF_EXTRA=-DTOE_BENCH_NO_CT [noframe]=BPF_EXTRA=-DTOE_BENCH_NO_FRAME_CHECK)
+STEP_VARS=
+for s in $STEPS; do
+	[ -n "${STEP_MAKE[$s]:-}" ] || bench_fail "STEPS: no step named $s (${!STEP_MAKE[*]})"
+	make -s -C "$top" O="$TOE_BUILD/steps/$s" ${STEP_MAKE[$s]} -j"$(nproc)" "$TOE_BUILD/steps/$s/toe-loader" >/dev/null ||
+		bench_fail "STEPS: cannot build $s"
+	for h in $STEP_HOOKS; do
+		[ $h = tc ] && [ $TC_OK = 0 ] && continue
+		STEP_VARS+=" $h-$s"
+	done
+done
+# loader VARIANT: the toe-loader that loads it (a step's own build)
+loader() { case $1 in *-*) echo "$TOE_BUILD/steps/${1#*-}/toe-loader" ;; *) echo toe-loader ;; esac; }
 min_pin() { case $1 in xdp_min) echo "$MPIN/xdp" ;; tc_min) echo "$MPIN/tc" ;; esac; }
 
 router_test bfwd || exit 1
@@ -188,7 +213,7 @@ endpoints() {
 # --xdp-veth-tx: the end hosts are set up for it, as endpoints does).
 XDP_ARGS="--hook xdp"
 toe-loader load --help 2>/dev/null | grep -q -- --xdp-veth-tx && XDP_ARGS="--hook xdp --xdp-veth-tx"
-hook_args() { case $1 in tc) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
+hook_args() { case $1 in tc | tc-*) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
 ifidx() { nsx $RNS ip -j link show "$1" | jq '.[0].ifindex'; }
 on() {
 	local d i
@@ -209,8 +234,8 @@ on() {
 				nsx $RNS tc filter add dev $d ingress bpf da object-pinned "$MPIN/tc/prog" || return 1
 		done
 		nsx $CNS ping -c1 -W1 $SADDR >/dev/null ;;
-	xdp | xdp_lookup | tc)
-		nsx $RNS toe-loader load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
+	xdp | xdp_lookup | tc | xdp-* | tc-*)
+		nsx $RNS "$(loader $1)" load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
 			--cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
 		nsx_bg $RNS toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run-$RNS" \
 			$([ "$1" = xdp_lookup ] && echo --no-route-cache) >/dev/null 2>&1
@@ -226,7 +251,7 @@ off() {
 	case $1 in
 	xdp_min) for d in $RDEVS; do nsx $RNS bpftool net detach xdpdrv dev $d; done ;;
 	tc_min) for d in $RDEVS; do nsx $RNS tc qdisc del dev $d clsact; done ;;
-	xdp | xdp_lookup | tc)
+	xdp | xdp_lookup | tc | xdp-* | tc-*)
 		kill "$TOED" && wait "$TOED" 2>/dev/null
 		nsx $RNS toe-loader unload --pin-dir "$PIN" >/dev/null ;;
 	conntrack) nsx $RNS iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
@@ -243,7 +268,7 @@ prog_stats() {
 	case $1 in
 	xdp_min | tc_min) ids=$(bpftool -j prog show pinned "$(min_pin $1)/prog" | jq .id) ;;
 	xdp*) ids=$(dp_progs $RNS xdp) ;;
-	tc) ids=$(dp_progs $RNS tc) ;;
+	tc*) ids=$(dp_progs $RNS tc) ;;
 	*) echo "0 0"; return ;;
 	esac
 	for id in $ids; do
@@ -256,7 +281,7 @@ fast_count() {
 	case $1 in
 	xdp_min | tc_min) bpftool -j map lookup pinned "$(min_pin $1)/min_fwd_cnt" key 0 0 0 0 | jq '[.formatted.values[].value] | add' ;;
 	xdp*) stat_of "$PIN" $STAT_XDP_FORWARD ;;
-	tc) if [ -n "${STAT_TC_FORWARD:-}" ]; then stat_of "$PIN" $STAT_TC_FORWARD; else echo 0; fi ;;
+	tc*) if [ -n "${STAT_TC_FORWARD:-}" ]; then stat_of "$PIN" $STAT_TC_FORWARD; else echo 0; fi ;;
 	*) echo 0 ;;
 	esac
 }
@@ -393,11 +418,11 @@ echo "$HDR" >"$res/forward.csv"
 run_set() { [[ " $SETTINGS " == *" $1 "* ]]; }
 if run_set mtu; then
 	echo "== MTU frames from the senders (setting mtu)"
-	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min)
+	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min) $STEP_VARS
 fi
 if run_set tso; then
 	echo "== TSO/GSO at the senders (setting tso)"
-	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min)
+	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min) $STEP_VARS
 fi
 if run_set pod; then
 	topo pod

@@ -191,6 +191,7 @@ def summary(kind, rows):
     for r in rows:
         by.setdefault(r["variant"], []).append(r)
     order = [v for v in ("kernel", "conntrack", "xdp", "xdp_lookup", "tc", "xdp_min", "tc_min") if v in by]
+    order += [v for v in by if v not in order]  # bench-forward STEPS' variants
     rf = "%.3f" if kind != "pps" else "%.0f"
     print("%-10s %12s %19s %11s %5s %7s %9s %8s %4s %6s %4s %8s %-4s %6s %6s %s" % (
         "variant", col, "min-max", "router/GB" if kind != "pps" else "router/frm", "util", "prog ns",
@@ -216,6 +217,34 @@ def summary(kind, rows):
             print("  note: %s: the kernel forwarded %d datagrams a run: the fast path did not take the flow" % (v, kf))
 
 
+def steps(rows):
+    """bench-forward STEPS: each HOOK-STEP variant (HOOK's datapath with STEP
+    compiled out) against HOOK in the same round: the step's cost, the
+    median of the per-round differences in the program's ns a run, and
+    that as a share of HOOK's; then the minimal program's, for scale."""
+    rounds = {}
+    for r in rows:
+        rounds.setdefault(r["round"], {})[r["variant"]] = r
+    names = [v for v in dict.fromkeys(r["variant"] for r in rows) if "-" in v]
+    if not names:
+        return
+    print("  per-step cost (STEPS): HOOK minus HOOK-STEP, the program's ns a run, paired by round")
+    for v in names + ["xdp_min", "tc_min"]:
+        h = v.split("-")[0] if "-" in v else v.split("_")[0]
+        d, full = [], []
+        for rnd in rounds.values():
+            try:
+                a, b = float(rnd[h]["prog_ns_per_run"]), float(rnd[v]["prog_ns_per_run"])
+            except (KeyError, ValueError):
+                continue
+            d.append(a - b)
+            full.append(a)
+        if d:
+            print("    %-14s %6.0f ns of %s's %6.0f (%4.1f%%)" % (
+                v, statistics.median(d), h, statistics.median(full),
+                100 * statistics.median(d) / statistics.median(full) if statistics.median(full) else 0))
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("tput", "pps"):
         sys.exit("usage: forward_goals.py tput|pps CSV")
@@ -234,6 +263,8 @@ def main():
                                    "udp_gso": ": one UDP flow, UDP GSO senders, against the kernel with conntrack",
                                    "udp_masq": ": one UDP flow, masqueraded, against the kernel with it"}.get(s, "")))
         summary(kind, part)
+        if sys.argv[1] == "tput":
+            steps(part)
 
 
 if __name__ == "__main__":
