@@ -23,7 +23,9 @@
 #   nocap    toectl dump's capture check (CAPTURE=0)
 #   noct     the conntrack refresh call (fwd_ct_refresh)
 #   noframe  the frame checks (destination MAC, IPv4 header checksum)
-#   bare     all five
+#   nonetns  the ingress device's namespace (xdp_netns: four probe reads)
+#            read as one array load instead (bpf/ctx.h)
+#   bare     all six
 # Proof, every run: toe_xdp returned XDP_REDIRECT and toe_stats'
 # xdp_forward grew by REPEAT (cached: xdp_fwd_cached too, but in nostats
 # and bare); the minimal forwarder returned XDP_REDIRECT and its count grew
@@ -35,13 +37,13 @@
 . "$(dirname "$0")/lib.sh"
 . "$top/selftests/xdp/router.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} REPEAT=${REPEAT:-10000} STEPS=${STEPS:-full}; fi
-ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe bare}
+ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe nonetns bare}
 MINO=$TOE_BUILD/bench/min_xdp_fwd_run.bpf.o
 [ -r "$MINO" ] || cannot_run "$MINO not built (make)"
 K=BPF_EXTRA=-DTOE_BENCH_KEEP_TTL
 declare -A FLAGS=([full]="" [nostats]=-DTOE_BENCH_NO_STATS [noacct]=-DTOE_BENCH_NO_ACCOUNT [nocap]=CAPTURE=0
-	[noct]=-DTOE_BENCH_NO_CT [noframe]=-DTOE_BENCH_NO_FRAME_CHECK
-	[bare]="-DTOE_BENCH_NO_STATS -DTOE_BENCH_NO_ACCOUNT -DTOE_BENCH_NO_CT -DTOE_BENCH_NO_FRAME_CHECK")
+	[noct]=-DTOE_BENCH_NO_CT [noframe]=-DTOE_BENCH_NO_FRAME_CHECK [nonetns]=-DTOE_BENCH_NO_NETNS
+	[bare]="-DTOE_BENCH_NO_STATS -DTOE_BENCH_NO_ACCOUNT -DTOE_BENCH_NO_CT -DTOE_BENCH_NO_FRAME_CHECK -DTOE_BENCH_NO_NETNS")
 for s in $STEPS; do
 	[ -n "${FLAGS[$s]+x}" ] || bench_fail "STEPS: no step named $s (${!FLAGS[*]})"
 	f=${FLAGS[$s]} cap=
