@@ -32,14 +32,21 @@
 # by REPEAT.  CSV: $BENCH_RESULTS/xdp_steps.csv (variant: BUILD/cached,
 # BUILD/lookup, min_forward); report.py --only xdp_steps: the ratio to
 # min_forward.
+# Then the same for tc (HOOKS="xdp tc"): each build loaded with --hook tc,
+# toe_tc run on the skb of the same frame (ctx_in: __sk_buff ifindex and
+# ingress_ifindex r0; no route cache at tc: tc/BUILD/lookup), beside the
+# minimal tc forwarder (min_tc_fwd_run.bpf.o, r1 marked a peer: the
+# redirect_peer both take); proof: TC_ACT_REDIRECT and tc_forward grown
+# by REPEAT; CSV tc_steps.csv, against min_tc_forward.
 # STEPS (default all of the above), ROUNDS (5), REPEAT (1,000,000),
 # TOE_BUILD, BENCH_RESULTS; BENCH_SMOKE=1: full only, 1 round, 10,000.
 . "$(dirname "$0")/lib.sh"
 . "$top/selftests/xdp/router.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} REPEAT=${REPEAT:-10000} STEPS=${STEPS:-full}; fi
 ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe nonetns bare}
-MINO=$TOE_BUILD/bench/min_xdp_fwd_run.bpf.o
-[ -r "$MINO" ] || cannot_run "$MINO not built (make)"
+MINO=$TOE_BUILD/bench/min_xdp_fwd_run.bpf.o MINT=$TOE_BUILD/bench/min_tc_fwd_run.bpf.o
+[ -r "$MINO" ] && [ -r "$MINT" ] || cannot_run "$MINO, $MINT not built (make)"
+HOOKS=${HOOKS:-xdp tc}
 K=BPF_EXTRA=-DTOE_BENCH_KEEP_TTL
 declare -A FLAGS=([full]="" [nostats]=-DTOE_BENCH_NO_STATS [noacct]=-DTOE_BENCH_NO_ACCOUNT [nocap]=CAPTURE=0
 	[noct]=-DTOE_BENCH_NO_CT [noframe]=-DTOE_BENCH_NO_FRAME_CHECK [nonetns]=-DTOE_BENCH_NO_NETNS
@@ -77,6 +84,7 @@ to_mac "$work/data.bin" "$MAC_R0"
 $PKT ctx "$work/data.ctx" $IF0 "$(stat -c %s "$work/data.bin")"
 $PKT skbctx "$work/syn.skb" $IF0 $IF1
 $PKT skbctx "$work/synack.skb" $IF1 $IF0
+$PKT skbctx "$work/data.skb" $IF0 $IF0
 
 # the minimal forwarder, loaded once, its devmap holding r1
 MPIN=/sys/fs/bpf/min_xsteps-$TOE_TEST_ID
@@ -84,17 +92,22 @@ defer "rm -rf $MPIN"
 mkdir -p "$MPIN" && bpftool prog load "$MINO" "$MPIN/prog" type xdp pinmaps "$MPIN" || exit 1
 minid=$(bpftool -j prog show pinned "$MPIN/prog" | jq .id)
 nsx r bpftool map update pinned "$MPIN/min_tx" key $IF1 0 0 0 value $IF1 0 0 0 || exit 1
-min_cnt() { bpftool -j map lookup pinned "$MPIN/min_fwd_cnt" key 0 0 0 0 | jq '[.formatted.values[].value] | add'; }
+mkdir -p "$MPIN/tc" && bpftool prog load "$MINT" "$MPIN/tc/prog" type classifier pinmaps "$MPIN/tc" || exit 1
+mintc=$(bpftool -j prog show pinned "$MPIN/tc/prog" | jq .id)
+bpftool map update pinned "$MPIN/tc/min_peer" key $IF1 0 0 0 value 1 0 0 0 || exit 1
+min_cnt() { bpftool -j map lookup pinned "$MPIN/${1:-}min_fwd_cnt" key 0 0 0 0 | jq '[.formatted.values[].value] | add'; }
 
 # rt RT_GEN: toe_fwd_gen as toed writes it (0: no route cached)
 rt() { bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex $($PKT gen 0 $FAR "$1" "$RNSC"); }
-# up BUILD: that build's datapath in r, the flow admitted; $prog its toe_xdp
+# up BUILD HOOK: that build's datapath in r on HOOK, the flow admitted;
+# $prog its toe_xdp or toe_tc
 up() {
-	local L=$TOE_BUILD/xsteps/$1/toe-loader ep
+	local L=$TOE_BUILD/xsteps/$1/toe-loader ep h=--xdp-veth-tx
 	defer "nsx r $L unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
-	nsx r "$L" load --cgroup "$CG" --pin-dir "$PIN" --hook xdp --xdp-veth-tx --dev r0 --dev r1 >/dev/null &&
+	[ $2 = tc ] && h=
+	nsx r "$L" load --cgroup "$CG" --pin-dir "$PIN" --hook $2 $h --dev r0 --dev r1 >/dev/null &&
 		toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null || return 1
-	prog=$(nsx r "$L" status -j --pin-dir "$PIN" | jq '[.programs[] | select(.type == "xdp") | .id][0]')
+	prog=$(nsx r "$L" status -j --pin-dir "$PIN" | jq --arg n toe_$2 '[.programs[] | select(.name == $n) | .id][0]')
 	ep=$(nsx r "$L" status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_egress") | .id][0]')
 	rt 0	# (the router's namespace the datapath's home: admissions there only)
 	nsx r bpftool prog run id "$ep" data_in "$work/syn.bin" ctx_in "$work/syn.skb" >/dev/null 2>&1 &&
@@ -102,27 +115,30 @@ up() {
 }
 down() { nsx r "$TOE_BUILD/xsteps/$1/toe-loader" unload --pin-dir "$PIN" >/dev/null; rm -rf "$PIN"; }
 
-csv=$BENCH_OUT/xdp_steps.csv
-echo "variant,round,ns_per_packet" >"$csv"
+echo "variant,round,ns_per_packet" >"$BENCH_OUT/xdp_steps.csv"
+echo "variant,round,ns_per_packet" >"$BENCH_OUT/tc_steps.csv"
 # run VARIANT PROG ROUND: one test run of REPEAT, proved, its CSV line
 run() {
-	local v=$1 id=$2 r=$3 out x ret f0 c0 m0 f1 c1 m1
-	if [ "$v" != min_forward ]; then
-		f0=$(stat_of "$PIN" $STAT_XDP_FORWARD) c0=$(stat_of "$PIN" $STAT_XDP_FWD_CACHED)
+	local v=$1 id=$2 r=$3 out x ret f0 c0 m0 f1 c1 m1 hk=xdp want=4 fst=$STAT_XDP_FORWARD ctx=data.ctx mp=
+	[[ $v == tc* || $v == min_tc* ]] && hk=tc want=7 fst=$STAT_TC_FORWARD ctx=data.skb mp=tc/
+	local csv=$BENCH_OUT/${hk}_steps.csv
+	if [[ $v != min_* ]]; then
+		f0=$(stat_of "$PIN" $fst) c0=$(stat_of "$PIN" $STAT_XDP_FWD_CACHED)
 	fi
-	m0=$(min_cnt)
-	out=$(nsx r bpftool prog run id "$id" data_in "$work/data.bin" ctx_in "$work/data.ctx" repeat "$REPEAT" 2>&1)
+	m0=$(min_cnt $mp)
+	out=$(nsx r bpftool prog run id "$id" data_in "$work/data.bin" ctx_in "$work/$ctx" repeat "$REPEAT" 2>&1)
 	x=$(sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p' <<<"$out")
 	ret=$(sed -n 's/.*Return value: \([0-9]*\).*/\1/p' <<<"$out")
 	[ -n "$x" ] || bench_fail "$v: bpftool prog run gave no duration ($out)"
-	proof_grew "$v: the return value (4: XDP_REDIRECT)" 0 "${ret:-x}" 4 4 || bench_fail "$v: not forwarded"
-	if [ "$v" = min_forward ]; then
-		proof_grew "$v: min_fwd_cnt" "$m0" "$(min_cnt)" "$REPEAT" "$REPEAT" || bench_fail "$v: not forwarded"
+	proof_grew "$v: the return value ($want: XDP_REDIRECT, TC_ACT_REDIRECT)" 0 "${ret:-x}" $want $want ||
+		bench_fail "$v: not forwarded"
+	if [[ $v == min_* ]]; then
+		proof_grew "$v: min_fwd_cnt" "$m0" "$(min_cnt $mp)" "$REPEAT" "$REPEAT" || bench_fail "$v: not forwarded"
 	else
-		f1=$(stat_of "$PIN" $STAT_XDP_FORWARD) c1=$(stat_of "$PIN" $STAT_XDP_FWD_CACHED)
-		proof_grew "$v: $MAP_STATS xdp_forward" "$f0" "$f1" "$REPEAT" "$REPEAT" || bench_fail "$v: not forwarded"
+		f1=$(stat_of "$PIN" $fst) c1=$(stat_of "$PIN" $STAT_XDP_FWD_CACHED)
+		proof_grew "$v: $MAP_STATS ${hk}_forward" "$f0" "$f1" "$REPEAT" "$REPEAT" || bench_fail "$v: not forwarded"
 		case $v in
-		nostats/* | bare/*) ;;
+		nostats/* | bare/* | tc/*) ;;
 		*/cached) proof_grew "$v: $MAP_STATS xdp_fwd_cached (all but the first)" "$c0" "$c1" $((REPEAT - 1)) "$REPEAT" ;;
 		*/lookup) proof_grew "$v: $MAP_STATS xdp_fwd_cached" "$c0" "$c1" 0 0 ;;
 		esac || bench_fail "$v: not the route it names"
@@ -130,15 +146,22 @@ run() {
 	echo "$v,$r,$x" >>"$csv"
 }
 for ((r = 1; r <= ROUNDS; r++)); do
-	run min_forward "$minid" $r
-	for s in $STEPS; do
-		up $s || bench_fail "$s: cannot load, apply or admit"
-		rt 7
-		run $s/cached "$prog" $r	# (the first packet looks the route up: one in REPEAT)
-		rt 0
-		run $s/lookup "$prog" $r
-		down $s
+	for hk in $HOOKS; do
+		if [ $hk = xdp ]; then run min_forward "$minid" $r; else run min_tc_forward "$mintc" $r; fi
+		for s in $STEPS; do
+			up $s $hk || bench_fail "$s: cannot load, apply or admit ($hk)"
+			if [ $hk = xdp ]; then
+				rt 7
+				run $s/cached "$prog" $r	# (the first packet looks the route up: one in REPEAT)
+				rt 0
+				run $s/lookup "$prog" $r
+			else
+				run tc/$s/lookup "$prog" $r
+			fi
+			down $s
+		done
 	done
 done
 bench_publish
 python3 "$top/bench/report.py" "$RES" --only xdp_steps
+python3 "$top/bench/report.py" "$RES" --only tc_steps

@@ -25,6 +25,8 @@ COMPARISONS = {
     "xdp": ("XDP per-packet cost (BPF_PROG_TEST_RUN)", "ns_per_packet", "ns/packet", False, "floor"),
     "xdp_steps": ("XDP forwarded frame, per step compiled out, vs the minimal forwarder (bench_xdp_steps.sh)",
                   "ns_per_packet", "ns/packet", False, "min_forward"),
+    "tc_steps": ("tc forwarded frame, per step compiled out, vs the minimal forwarder (bench_xdp_steps.sh)",
+                 "ns_per_packet", "ns/packet", False, "min_tc_forward"),
     "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
     "forward_pps": ("Small packets through a router namespace (64-byte TCP segments)", "delivered_pps",
                     "frames/s", True, "kernel"),
