@@ -165,3 +165,20 @@ done
 bench_publish
 python3 "$top/bench/report.py" "$RES" --only xdp_steps
 python3 "$top/bench/report.py" "$RES" --only tc_steps
+# each step's cost: what compiling it out saved, paired by round
+echo "== each step: ns a frame saved by compiling it out (median of the rounds' differences; the rounds')"
+python3 - "$RES/xdp_steps.csv" "$RES/tc_steps.csv" <<'EOP'
+import csv, statistics, sys
+for f in sys.argv[1:]:
+    rows = list(csv.DictReader(open(f)))
+    by = {}
+    for r in rows:
+        by.setdefault(r["round"], {})[r["variant"]] = float(r["ns_per_packet"])
+    for v in dict.fromkeys(r["variant"] for r in rows):
+        if "/" not in v or "/full/" in v or v.startswith("full/"):
+            continue
+        full = "tc/full/lookup" if v.startswith("tc/") else "full/" + v.split("/")[1]
+        d = [x[full] - x[v] for x in by.values() if v in x and full in x]
+        if d:
+            print("  %-20s %4.0f ns  (%s)" % (v, statistics.median(d), " ".join("%.0f" % x for x in d)))
+EOP
