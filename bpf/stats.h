@@ -14,8 +14,12 @@
 #include "maps_policy.h"
 
 /*
- * TOE_BENCH_NO_*: a step compiled out, for bench-forward's per-step cost
- * (STEPS=1, docs/benchmarks.md) only; no shipped build has one.
+ * TOE_BENCH_*: a step compiled out (NO_STATS, NO_ACCOUNT here, NO_CT in
+ * fwd_ct.h, NO_FRAME_CHECK in forward.h, NO_NETNS in ctx.h) or the TTL
+ * not written (KEEP_TTL, fwd_xmit.h), for the per-step cost of
+ * bench/bench_xdp_steps.sh and bench-forward STEPS=... only (make
+ * BPF_EXTRA=..., docs/benchmarks.md); no shipped build has one, and
+ * without them the object is the same.
  * TOE_BENCH_NO_STATS: no toe_stats counter but the two the benchmark's
  * proof reads (xdp_forward, tc_forward).
  */
