@@ -106,9 +106,8 @@ static __always_inline bool min_fib_in(void *data, void *data_end,
 }
 
 /* The writes once the route is known: TTL (hop limit) down, the MACs. */
-static __always_inline void min_write(void *data, void *ip,
-				      const struct bpf_fib_lookup *fp,
-				      bool macs)
+static __always_inline void
+min_write(void *data, void *ip, const struct bpf_fib_lookup *fp, bool macs)
 {
 	struct ethhdr *eth = data;
 
