@@ -51,6 +51,10 @@ endif
 LDLIBS   += -lbpf -lelf -lz
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(O) $(DEPFLAGS)
+# BPF_EXTRA: more flags for the datapath's compile, for a benchmark's own
+# build only (bench-forward STEPS=1: a step compiled out, TOE_BENCH_NO_*
+# in bpf/stats.h, fwd_ct.h, forward.h; never a shipped build)
+BPF_CFLAGS += $(BPF_EXTRA)
 ifeq ($(CAPTURE),0)
 BPF_CFLAGS += -DTOE_NO_CAPTURE
 CFLAGS     += -DTOE_NO_CAPTURE
@@ -85,8 +89,11 @@ BENCH_TARGETS := $(addprefix bench-,$(BENCHES)) bench-parser bench-report
 .PHONY: all progs deps check check-fresh check-guest demo fuzz soak kmod install deb clean bench list-bench-targets $(BENCH_TARGETS)
 .SECONDARY:
 TEST_BPF  := $(patsubst selftests/progs/%.c,$(O)/selftests/%.o,$(wildcard selftests/progs/*.bpf.c))
+# the reference forwarders make bench-xdp and make bench-forward run beside
+# opentoe (bench/progs/min_fwd.h): benchmark code, never opentoe's
+BENCH_BPF := $(patsubst bench/progs/%.c,$(O)/bench/%.o,$(wildcard bench/progs/*.bpf.c))
 
-all: $(PROGS) $(TEST_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) $(FUZZERS) parser
+all: $(PROGS) $(TEST_BPF) $(BENCH_BPF) $(TEST_TOOLS) $(BENCH_TOOLS) $(FUZZERS) parser
 
 # The three programs only (what make install and the Debian package need).
 progs: $(PROGS)
@@ -158,6 +165,10 @@ $(O)/ctl/fuzz_ctl: selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$(DEPFLAGS) -Iuser -Iuser/toed selftests/toed/fuzz_ctl.c user/toed/ctl_parse.c -o $@
+
+$(O)/bench/%.bpf.o: bench/progs/%.bpf.c $(O)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -Ibench/progs -c $< -o $@
 
 $(O)/bench/%: bench/%.c
 	@mkdir -p $(@D)

@@ -12,6 +12,16 @@
 #              `toe-loader features` / `load --help`; otherwise reported
 #              "not available" and not run (TC_FORWARD=1 or 0 overrides)
 #   xdp_lookup (only with VARIANTS=...) xdp with toed --no-route-cache
+#   xdp_min    the minimal XDP forwarder (bench/progs/min_xdp_fwd.bpf.c:
+#              fib lookup, TTL, MACs, devmap redirect; issue 49) on the
+#              router's two devices, native mode, its devmap filled with them
+#   tc_min     the minimal tc forwarder (bench/progs/min_tc_fwd.bpf.c: fib
+#              lookup, TTL, MACs, bpf_redirect_peer into the peer veth) on
+#              the router's two devices, tc ingress (clsact)
+#   (the minimal ones: in mtu, tso, udp_mtu, udp_gso and the small
+#   packets, tc_min in pod too; not in the masq settings: they do no NAT;
+#   each opentoe row is judged against its hook's minimal row of the same
+#   round, forward_goals.py's x min)
 # in two sender settings, one after the other in the same invocation:
 #   mtu  the end hosts send MTU-sized frames (tso, gso and tx checksum off,
 #        as a wire brings them)
@@ -59,6 +69,15 @@
 # "mtu tso pod masq_mtu masq_tso masq6_mtu masq6_tso udp_mtu udp_gso
 # udp_masq"); PPS_ROUNDS=0:
 # no small packets.
+# STEPS="nostats noacct nocap noct noframe" (issue 49's per-step cost;
+# none by default): for each, a build of toe-loader with that step of the
+# datapath compiled out (make BPF_EXTRA=-DTOE_BENCH_NO_STATS, ..._ACCOUNT,
+# CAPTURE=0, ..._CT, ..._FRAME_CHECK; bpf/stats.h says what each leaves
+# out), made into $TOE_BUILD/steps/NAME, run as variants xdp-NAME and
+# tc-NAME (STEP_HOOKS) in the mtu and tso settings beside xdp and tc;
+# forward_goals.py prints each step's cost, the paired difference in the
+# program's own ns a run.  nostats keeps the xdp_forward and tc_forward
+# counters the proof reads.
 # BENCH_PERF=DIR: a `perf record -g` of the router's CPU during each run,
 # DIR/SETTING-VARIANT-ROUND.data (perf's own cost lands in the figures:
 # for profiles, not for the ratios).
@@ -68,11 +87,13 @@
 # Proof (bench/lib.sh), every run: kernel and conntrack, the router's
 # kernel forwarded at least 1,000 datagrams; xdp, xdp_lookup and tc, the
 # fast path forwarded at least 1,000 packets (toe_stats' xdp_forward or
-# tc_forward), more than the router's kernel did, and (throughput runs)
+# tc_forward; the minimal programs: their own count, min_fwd_cnt), more
+# than the router's kernel did, and (throughput runs)
 # its program ran 1,000 times or more (bpf_stats); conntrack, its rule is
 # in the router's FORWARD chain.  A run that fails it: no figure, exit 1.
 # BENCH_SMOKE=1: one round of 1 s runs, setting mtu, one 1 s small-packet
-# round; no bpftrace (router_s_per_gb without the softirq time).
+# round without the minimal forwarders; no bpftrace (router_s_per_gb
+# without the softirq time).
 . "$(dirname "$0")/lib.sh"
 . "$top/selftests/xdp/router.sh"
 need_cmd iperf3 iptables ethtool jq taskset
@@ -88,6 +109,7 @@ PPS_ROUNDS=${PPS_ROUNDS:-3} PPS_SECS=${PPS_SECS:-2}
 BLAST=$TOE_BUILD/bench/pktblast
 [ -x "$BLAST" ] || BLAST=$top/build/bench/pktblast
 [ -x "$BLAST" ] || cannot_run "bench/pktblast not built (make)"
+MINX=$TOE_BUILD/bench/min_xdp_fwd.bpf.o MINT=$TOE_BUILD/bench/min_tc_fwd.bpf.o
 [ "$(nproc)" -ge 2 ] || cannot_run "needs 2 CPUs (the router's and the end hosts')"
 RCPU=$(($(nproc) - 1))
 GOALS="python3 $top/bench/forward_goals.py"
@@ -103,12 +125,39 @@ tc_forward() {
 	h=$(toe-loader load --help 2>/dev/null | sed -n '/--hook/,/--xdp-mode/p')
 	grep -qi forward <<<"$h" && ! grep -q "'forward' there" <<<"$h"
 }
-VARIANTS=${VARIANTS:-kernel conntrack xdp tc}
+VARIANTS=${VARIANTS:-kernel conntrack xdp tc xdp_min tc_min}
 TC_OK=0
 if tc_forward; then TC_OK=1; else
 	echo "tc: not available ($TOE_BUILD/toe-loader has no forward at tc): its rows are not run" >&2
 fi
 has() { [[ " $VARIANTS " == *" $1 "* ]] && { [ "$1" != tc ] || [ $TC_OK = 1 ]; }; }
+# the minimal forwarders, loaded once (pinned in $MPIN), attached per run
+MPIN=/sys/fs/bpf/min_fwd-$TOE_TEST_ID
+if has xdp_min || has tc_min; then
+	[ -r "$MINX" ] && [ -r "$MINT" ] || cannot_run "bench/progs' minimal forwarders not built (make)"
+	defer "rm -rf $MPIN"
+	mkdir -p "$MPIN/xdp" "$MPIN/tc" &&
+		bpftool prog load "$MINX" "$MPIN/xdp/prog" type xdp pinmaps "$MPIN/xdp" &&
+		bpftool prog load "$MINT" "$MPIN/tc/prog" type classifier pinmaps "$MPIN/tc" ||
+		bench_fail "cannot load the minimal forwarders"
+fi
+# the per-step builds (STEPS, above)
+STEPS=${STEPS:-} STEP_HOOKS=${STEP_HOOKS:-xdp tc}
+declare -A STEP_MAKE=([nostats]=BPF_EXTRA=-DTOE_BENCH_NO_STATS [noacct]=BPF_EXTRA=-DTOE_BENCH_NO_ACCOUNT
+	[nocap]=CAPTURE=0 [noct]=BPF_EXTRA=-DTOE_BENCH_NO_CT [noframe]=BPF_EXTRA=-DTOE_BENCH_NO_FRAME_CHECK)
+STEP_VARS=
+for s in $STEPS; do
+	[ -n "${STEP_MAKE[$s]:-}" ] || bench_fail "STEPS: no step named $s (${!STEP_MAKE[*]})"
+	make -s -C "$top" O="$TOE_BUILD/steps/$s" ${STEP_MAKE[$s]} -j"$(nproc)" "$TOE_BUILD/steps/$s/toe-loader" >/dev/null ||
+		bench_fail "STEPS: cannot build $s"
+	for h in $STEP_HOOKS; do
+		[ $h = tc ] && [ $TC_OK = 0 ] && continue
+		STEP_VARS+=" $h-$s"
+	done
+done
+# loader VARIANT: the toe-loader that loads it (a step's own build)
+loader() { case $1 in *-*) echo "$TOE_BUILD/steps/${1#*-}/toe-loader" ;; *) echo toe-loader ;; esac; }
+min_pin() { case $1 in xdp_min) echo "$MPIN/xdp" ;; tc_min) echo "$MPIN/tc" ;; esac; }
 
 router_test bfwd || exit 1
 pod_topology || exit 1
@@ -153,7 +202,7 @@ endpoints() {
 	s=${s#udp_}
 	case $s in gso) s=tso ;; masq) s=mtu ;; esac
 	[ $s != mtu ] && t=on x=on
-	[ $s != mtu ] && [ "${2%_lookup}" = xdp ] && x=off	# see the header
+	[ $s != mtu ] && [[ $2 == xdp* ]] && x=off	# see the header
 	nsx $CNS ethtool -K $CDEV tx $x tso $t gso $t >/dev/null 2>&1
 	nsx $SNS ethtool -K $SDEV tx $x tso $t gso $t >/dev/null 2>&1
 	return 0
@@ -164,11 +213,29 @@ endpoints() {
 # --xdp-veth-tx: the end hosts are set up for it, as endpoints does).
 XDP_ARGS="--hook xdp"
 toe-loader load --help 2>/dev/null | grep -q -- --xdp-veth-tx && XDP_ARGS="--hook xdp --xdp-veth-tx"
-hook_args() { case $1 in tc) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
+hook_args() { case $1 in tc | tc-*) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
+ifidx() { nsx $RNS ip -j link show "$1" | jq '.[0].ifindex'; }
 on() {
+	local d i
 	case $1 in
-	xdp | xdp_lookup | tc)
-		nsx $RNS toe-loader load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
+	xdp_min)
+		for d in $RDEVS; do
+			i=$(ifidx $d)
+			nsx $RNS bpftool map update pinned "$MPIN/xdp/min_tx" key $i 0 0 0 value $i 0 0 0 &&
+				nsx $RNS bpftool net attach xdpdrv pinned "$MPIN/xdp/prog" dev $d || return 1
+		done
+		nsx $CNS ping -c1 -W1 $SADDR >/dev/null ;;
+	tc_min)
+		for d in $RDEVS; do
+			i=$(ifidx $d)
+			# a veth whose peer is another namespace's: bpf_redirect_peer
+			bpftool map update pinned "$MPIN/tc/min_peer" key $i 0 0 0 value 1 0 0 0 &&
+				nsx $RNS tc qdisc add dev $d clsact &&
+				nsx $RNS tc filter add dev $d ingress bpf da object-pinned "$MPIN/tc/prog" || return 1
+		done
+		nsx $CNS ping -c1 -W1 $SADDR >/dev/null ;;
+	xdp | xdp_lookup | tc | xdp-* | tc-*)
+		nsx $RNS "$(loader $1)" load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
 			--cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
 		nsx_bg $RNS toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run-$RNS" \
 			$([ "$1" = xdp_lookup ] && echo --no-route-cache) >/dev/null 2>&1
@@ -180,22 +247,28 @@ on() {
 	esac
 }
 off() {
+	local d
 	case $1 in
-	xdp | xdp_lookup | tc)
+	xdp_min) for d in $RDEVS; do nsx $RNS bpftool net detach xdpdrv dev $d; done ;;
+	tc_min) for d in $RDEVS; do nsx $RNS tc qdisc del dev $d clsact; done ;;
+	xdp | xdp_lookup | tc | xdp-* | tc-*)
 		kill "$TOED" && wait "$TOED" 2>/dev/null
 		nsx $RNS toe-loader unload --pin-dir "$PIN" >/dev/null ;;
 	conntrack) nsx $RNS iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
 	esac
 }
 defer 'for d in $TOE_PIN_DIR-r $TOE_PIN_DIR-h; do [ -d $d ] && toe-loader unload --pin-dir $d >/dev/null 2>&1; rm -rf $d; done'
+# (a run that failed half-way: the minimal programs off the router's devices)
+defer 'for x in "r r0" "r r1" "h lxc1" "h lxc2"; do set -- $x; nsx $1 bpftool net detach xdpdrv dev $2 2>/dev/null; nsx $1 tc qdisc del dev $2 clsact 2>/dev/null; done; true'
 
 # prog_stats VARIANT -> "run_time_ns run_cnt" of opentoe's fast-path
 # programs (bpf_stats; each program once).
 prog_stats() {
 	local ids id t=0 n=0 a b
 	case $1 in
+	xdp_min | tc_min) ids=$(bpftool -j prog show pinned "$(min_pin $1)/prog" | jq .id) ;;
 	xdp*) ids=$(dp_progs $RNS xdp) ;;
-	tc) ids=$(dp_progs $RNS tc) ;;
+	tc*) ids=$(dp_progs $RNS tc) ;;
 	*) echo "0 0"; return ;;
 	esac
 	for id in $ids; do
@@ -206,8 +279,9 @@ prog_stats() {
 }
 fast_count() {
 	case $1 in
+	xdp_min | tc_min) bpftool -j map lookup pinned "$(min_pin $1)/min_fwd_cnt" key 0 0 0 0 | jq '[.formatted.values[].value] | add' ;;
 	xdp*) stat_of "$PIN" $STAT_XDP_FORWARD ;;
-	tc) if [ -n "${STAT_TC_FORWARD:-}" ]; then stat_of "$PIN" $STAT_TC_FORWARD; else echo 0; fi ;;
+	tc*) if [ -n "${STAT_TC_FORWARD:-}" ]; then stat_of "$PIN" $STAT_TC_FORWARD; else echo 0; fi ;;
 	*) echo 0 ;;
 	esac
 }
@@ -344,16 +418,16 @@ echo "$HDR" >"$res/forward.csv"
 run_set() { [[ " $SETTINGS " == *" $1 "* ]]; }
 if run_set mtu; then
 	echo "== MTU frames from the senders (setting mtu)"
-	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc)
+	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min) $STEP_VARS
 fi
 if run_set tso; then
 	echo "== TSO/GSO at the senders (setting tso)"
-	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc)
+	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min) $STEP_VARS
 fi
 if run_set pod; then
 	topo pod
 	echo "== pod to pod through a host, TSO/GSO at the pods (setting pod)"
-	rounds "$res/forward.csv" pod kernel $(variants tc)
+	rounds "$res/forward.csv" pod kernel $(variants tc tc_min)
 	topo router
 fi
 # NAT: the router masquerades the client out of r1 in every variant of
@@ -384,7 +458,7 @@ if run_set udp_mtu || run_set udp_gso || run_set udp_masq; then
 		run_set $s || continue
 		echo "== one UDP flow, setting $s"
 		[ $s = udp_masq ] && { nsx r iptables -t nat -A POSTROUTING -o r1 -j MASQUERADE || exit 1; }
-		rounds "$res/forward.csv" $s $(variants kernel xdp tc)
+		rounds "$res/forward.csv" $s $(variants kernel xdp tc $([ $s = udp_masq ] || echo xdp_min tc_min))
 		[ $s = udp_masq ] && nsx r iptables -t nat -F
 	done
 fi
@@ -446,7 +520,7 @@ open(sys.argv[1], "w").write("%d\n" % c.getsockname()[1]); time.sleep(600)
 		'"\($v),\($r),\(.pps),\(($rx / .secs) | floor),\($k),\($x),\(if $rx > 0 then ($n / $rx | floor) else 0 end),\($n / 1e9 / .secs * 1000 | round / 1000)"' <<<"$out" >>"$pcsv"
 	tail -n 1 "$pcsv"
 }
-porder=($(variants kernel conntrack xdp tc))
+porder=($(variants kernel conntrack xdp tc $(smoke || echo xdp_min tc_min)))	# (smoke: seconds)
 for ((r = 1; r <= PPS_ROUNDS; r++)); do
 	for ((i = 0; i < ${#porder[@]}; i++)); do
 		pps ${porder[$(((i + r) % ${#porder[@]}))]} $r

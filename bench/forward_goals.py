@@ -21,13 +21,25 @@ throughput with the masquerade, the router's CPU per GB at most 0.6x the
 kernel's with the masquerade (no conntrack row there).  udp_mtu, udp_gso,
 udp_masq (one UDP flow, the router tracking UDP in every variant): as
 masq, against the kernel's row with it.  pps: delivered frames at least 1.0x
-the kernel, 1.5x conntrack where the router is the bottleneck."""
+the kernel, 1.5x conntrack where the router is the bottleneck.
+
+The minimal forwarders (xdp_min, tc_min: bench/progs/, issue 49) where the
+round has them: each opentoe row's throughput and program time
+(prog_ns_per_run) against its hook's minimal program in the same round
+(vs_min, prog_vs_min); goal_min: tc at least 0.95x tc_min's throughput and
+at most 1.5x its program time, xdp (xdp_lookup) at most 1.3x xdp_min's
+program time.  The minimal rows themselves get their x kernel, no goal."""
 import csv
 import statistics
 import sys
 
 ROUTER_BOUND = 0.85
 FAST = ("xdp", "xdp_lookup", "tc")
+# each fast path's minimal program (bench/progs/), and the goal against it:
+# (throughput ratio, program time ratio) -> ok
+MIN = {"xdp": "xdp_min", "xdp_lookup": "xdp_min", "tc": "tc_min"}
+MIN_TEST = {"tc": lambda t, p: t >= 0.95 and p <= 1.5,
+            "xdp": lambda t, p: p <= 1.3, "xdp_lookup": lambda t, p: p <= 1.3}
 COLS = {"tput": "gbit_s", "pod": "gbit_s", "masq": "gbit_s", "pps": "delivered_pps"}
 RCOLS = {"tput": "router_s_per_gb", "pod": "router_s_per_gb", "masq": "router_s_per_gb",
          "pps": "router_ns_per_frame"}
@@ -60,10 +72,22 @@ def judge(kind, row, rnd):
     """The goal columns of one row, given the rows of its round by variant."""
     col = COLS[kind]
     out = {"vs_kernel": "", "goal_kernel": "-", "router_cpu_vs": "", "goal_router_cpu": "-",
-           "vs_conntrack": "", "router_bound": "", "goal_conntrack": "-", "rtr_rx_vs": ""}
+           "vs_conntrack": "", "router_bound": "", "goal_conntrack": "-", "rtr_rx_vs": "",
+           "vs_min": "", "prog_vs_min": "", "goal_min": "-"}
     k, ct = rnd.get("kernel"), rnd.get("conntrack")
+    if row["variant"] in MIN.values() and k:  # a reference: its x kernel only
+        rk = ratio(row, k, col)
+        out["vs_kernel"] = "%.3f" % rk if rk is not None else ""
+        return out
     if row["variant"] not in FAST or not k:
         return out
+    mn = rnd.get(MIN[row["variant"]])
+    if mn:
+        rt, rp = ratio(row, mn, col), ratio(row, mn, "prog_ns_per_run")
+        out["vs_min"] = "%.3f" % rt if rt is not None else ""
+        out["prog_vs_min"] = "%.3f" % rp if rp is not None else ""
+        if rt is not None and rp is not None:
+            out["goal_min"] = verdict(MIN_TEST[row["variant"]](rt, rp))
     rk = ratio(row, k, col)
     if rk is not None:
         out["vs_kernel"] = "%.3f" % rk
@@ -107,7 +131,8 @@ def annotate(kind, path):
     rounds = {}
     for r in rows:
         rounds.setdefault((r.get("setting"), r["round"]), {})[r["variant"]] = r
-    fields = [c for c in rows[0].keys() if not c.startswith(("vs_", "goal_", "router_cpu_vs", "router_bound", "rtr_rx_vs"))]
+    fields = [c for c in rows[0].keys()
+              if not c.startswith(("vs_", "goal_", "router_cpu_vs", "router_bound", "rtr_rx_vs", "prog_vs_min"))]
     for r in rows:
         r.update(judge(row_kind(kind, r), r, rounds[(r.get("setting"), r["round"])]))
     with open(path, "w", newline="") as f:
@@ -151,26 +176,37 @@ def conntrack_goal(rs):
     return "%s cap %.2f" % (verdict(1 / m >= 1.5), 1 / m) if m else "-"
 
 
+def min_goal(v, rs):
+    """The goal against the minimal program, on the medians of the paired
+    ratios: PASS, MISS or - (no minimal row, or not a fast path)."""
+    if v not in MIN_TEST or all(r.get("goal_min", "-") == "-" for r in rs):
+        return "-"
+    t, p = med(rs, "vs_min"), med(rs, "prog_vs_min")
+    return verdict(MIN_TEST[v](t, p)) if t is not None and p is not None else "-"
+
+
 def summary(kind, rows):
     col, rcol = COLS[kind], RCOLS[kind]
     by = {}
     for r in rows:
         by.setdefault(r["variant"], []).append(r)
-    order = [v for v in ("kernel", "conntrack", "xdp", "xdp_lookup", "tc") if v in by]
+    order = [v for v in ("kernel", "conntrack", "xdp", "xdp_lookup", "tc", "xdp_min", "tc_min") if v in by]
+    order += [v for v in by if v not in order]  # bench-forward STEPS' variants
     rf = "%.3f" if kind != "pps" else "%.0f"
-    print("%-10s %12s %19s %11s %5s %7s %9s %8s %4s %6s %4s %8s %s" % (
+    print("%-10s %12s %19s %11s %5s %7s %9s %8s %4s %6s %4s %8s %-4s %6s %6s %s" % (
         "variant", col, "min-max", "router/GB" if kind != "pps" else "router/frm", "util", "prog ns",
-        "prog s/GB", "x kernel", "goal", "cpu x", "goal", "x conntr", "goal"))
+        "prog s/GB", "x kernel", "goal", "cpu x", "goal", "x conntr", "goal", "x min", "prog x", "goal"))
     for v in order:
         rs = by[v]
         xs = [float(r[col]) for r in rs]
         cpu_test = CPU_TEST.get(kind, lambda m: m <= 0.6)
-        print("%-10s %12s %9s-%-9s %11s %5s %7s %9s %8s %4s %6s %4s %8s %s" % (
+        print("%-10s %12s %9s-%-9s %11s %5s %7s %9s %8s %4s %6s %4s %8s %-4s %6s %6s %s" % (
             v, fmt(med(rs, col)), fmt(min(xs)), fmt(max(xs)), fmt(med(rs, rcol), rf), fmt(med(rs, "router_util")),
             fmt(med(rs, "prog_ns_per_run"), "%.0f"), fmt(med(rs, "prog_s_per_gb"), "%.4f"),
             fmt(med(rs, "vs_kernel")), goal(rs, "vs_kernel", "goal_kernel", lambda m: m >= 1.0),
             fmt(med(rs, "router_cpu_vs")), goal(rs, "router_cpu_vs", "goal_router_cpu", cpu_test),
-            fmt(med(rs, "vs_conntrack")), conntrack_goal(rs)))
+            fmt(med(rs, "vs_conntrack")), conntrack_goal(rs),
+            fmt(med(rs, "vs_min")), fmt(med(rs, "prog_vs_min")), min_goal(v, rs)))
         if kind != "pps" and med(rs, "rx_s_per_gb") is not None:
             print("  router + end hosts' receive %.3f s/GB%s" % (
                 statistics.median(total(r) for r in rs),
@@ -179,6 +215,34 @@ def summary(kind, rows):
         kf = med(rs, "kernel_forwarded")
         if v in FAST and kf is not None and kf > 1000:
             print("  note: %s: the kernel forwarded %d datagrams a run: the fast path did not take the flow" % (v, kf))
+
+
+def steps(rows):
+    """bench-forward STEPS: each HOOK-STEP variant (HOOK's datapath with STEP
+    compiled out) against HOOK in the same round: the step's cost, the
+    median of the per-round differences in the program's ns a run, and
+    that as a share of HOOK's; then the minimal program's, for scale."""
+    rounds = {}
+    for r in rows:
+        rounds.setdefault(r["round"], {})[r["variant"]] = r
+    names = [v for v in dict.fromkeys(r["variant"] for r in rows) if "-" in v]
+    if not names:
+        return
+    print("  per-step cost (STEPS): HOOK minus HOOK-STEP, the program's ns a run, paired by round")
+    for v in names + ["xdp_min", "tc_min"]:
+        h = v.split("-")[0] if "-" in v else v.split("_")[0]
+        d, full = [], []
+        for rnd in rounds.values():
+            try:
+                a, b = float(rnd[h]["prog_ns_per_run"]), float(rnd[v]["prog_ns_per_run"])
+            except (KeyError, ValueError):
+                continue
+            d.append(a - b)
+            full.append(a)
+        if d:
+            print("    %-14s %6.0f ns of %s's %6.0f (%4.1f%%)" % (
+                v, statistics.median(d), h, statistics.median(full),
+                100 * statistics.median(d) / statistics.median(full) if statistics.median(full) else 0))
 
 
 def main():
@@ -199,6 +263,8 @@ def main():
                                    "udp_gso": ": one UDP flow, UDP GSO senders, against the kernel with conntrack",
                                    "udp_masq": ": one UDP flow, masqueraded, against the kernel with it"}.get(s, "")))
         summary(kind, part)
+        if sys.argv[1] == "tput":
+            steps(part)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ import sys
 COMPARISONS = {
     "policy": ("Connection setup rate, sock_ops off vs policy sizes", "conn_per_s", "conn/s", True, "off"),
     "xdp": ("XDP per-packet cost (BPF_PROG_TEST_RUN)", "ns_per_packet", "ns/packet", False, "floor"),
+    "xdp_steps": ("XDP forwarded frame, per step compiled out, vs the minimal forwarder (bench_xdp_steps.sh)",
+                  "ns_per_packet", "ns/packet", False, "min_forward"),
+    "tc_steps": ("tc forwarded frame, per step compiled out, vs the minimal forwarder (bench_xdp_steps.sh)",
+                 "ns_per_packet", "ns/packet", False, "min_tc_forward"),
     "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
     "forward_pps": ("Small packets through a router namespace (64-byte TCP segments)", "delivered_pps",
                     "frames/s", True, "kernel"),
@@ -237,6 +241,45 @@ def print_tables(lines, md):
                 print("  %-28s %12.4g %10.4g-%-10.4g %7.2f %7s" % (v, med, lo, hi, r, fmt(pr)))
 
 
+# bench-xdp's goals (issue 49): variant -> [(against, at most)], any one met
+XDP_GOALS = {"host_flow": [("floor", 1.5)],
+             "offloaded_flow": [("floor", 2.0), ("min_forward", 1.3)]}
+
+
+def xdp_goals(outdir, md):
+    """bench-xdp's goals on the paired ratios (each round's ratio, median):
+    a line per goal, with the time over the floor; none without xdp.csv."""
+    path = os.path.join(outdir, "xdp.csv")
+    if not os.path.exists(path):
+        return
+    rows = load(path)
+    have = {r["variant"] for r in rows}
+    out = []
+    for v, goals in XDP_GOALS.items():
+        if v not in have:
+            continue
+        parts, ok = [], False
+        for base, limit in goals:
+            if base not in have:
+                continue
+            pr = paired(rows, "ns_per_packet", v, base)
+            if pr is None:
+                continue
+            ok = ok or pr <= limit
+            parts.append("%.2fx %s (goal <= %.1fx)" % (pr, base, limit))
+        over = [x - f for x, f in zip(by_variant(rows, "ns_per_packet").get(v, []),
+                                      by_variant(rows, "ns_per_packet").get("floor", []))]
+        if parts:
+            out.append("  %-16s %s: %s; %s ns over the floor" % (
+                v, "PASS" if ok else "MISS", ", ".join(parts),
+                "%.0f" % statistics.median(over) if over else "-"))
+    if out:
+        print("\n%sbench-xdp goals (paired ratios; either goal of a row met: PASS)%s" % (
+            "**" if md else "", "**\n" if md else ""))
+        for line in out:
+            print(line)
+
+
 def report_neigh_rate(outdir):
     """neigh_rate.csv: the highest paced update rate with no overrun."""
     rate = os.path.join(outdir, "neigh_rate.csv")
@@ -282,6 +325,8 @@ def main():
     lines = comparisons(outdir, only, plots, made)
     latline = None if only else neigh_latency(outdir, plots, made)
     print_tables(lines, md)
+    if only in (None, "xdp"):
+        xdp_goals(outdir, md)
     if only:
         return
     if latline:

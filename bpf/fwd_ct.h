@@ -219,6 +219,10 @@ fwd_ct_refresh(void *ctx, int hook, const struct toe_pkt *p, struct toe_fwd *fs)
 {
 	__u32 zt = fs->ct_zone | (fs->ct_tracked ? 1U << 16 : 0);
 
+#ifdef TOE_BENCH_NO_CT /* (benchmark only: see stat_add, stats.h) */
+	return 0;
+#endif
+
 	if (hook == TOE_FH_XDP)
 		return xdp_fwd_ct_refresh(ctx, p, &fs->ct_ns, zt);
 	return tc_fwd_ct_refresh(ctx, p, &fs->ct_ns, zt);

@@ -13,8 +13,22 @@
 #include "maps_stats.h"
 #include "maps_policy.h"
 
+/*
+ * TOE_BENCH_*: a step compiled out (NO_STATS, NO_ACCOUNT here, NO_CT in
+ * fwd_ct.h, NO_FRAME_CHECK in forward.h, NO_NETNS in ctx.h) or the TTL
+ * not written (KEEP_TTL, fwd_xmit.h), for the per-step cost of
+ * bench/bench_xdp_steps.sh and bench-forward STEPS=... only (make
+ * BPF_EXTRA=..., docs/benchmarks.md); no shipped build has one, and
+ * without them the object is the same.
+ * TOE_BENCH_NO_STATS: no toe_stats counter but the two the benchmark's
+ * proof reads (xdp_forward, tc_forward).
+ */
 static __always_inline void stat_add(__u32 idx, __u64 n)
 {
+#ifdef TOE_BENCH_NO_STATS
+	if (idx != TOE_S_XDP_FORWARD && idx != TOE_S_TC_FORWARD)
+		return;
+#endif
 	__u64 *c = bpf_map_lookup_elem(&toe_stats, &idx);
 
 	if (c)
@@ -198,6 +212,9 @@ static __always_inline void emit(__u32 type, const struct toe_flow_key *k,
 static __always_inline void count_pkts(__u64 *packets, __u64 *bytes, __u64 pkts,
 				       __u64 len)
 {
+#ifdef TOE_BENCH_NO_ACCOUNT /* (benchmark only: see stat_add) */
+	return;
+#endif
 	__sync_fetch_and_add(packets, pkts);
 	__sync_fetch_and_add(bytes, len);
 }

@@ -4,7 +4,7 @@
 # ratios against the baseline each benchmark names, and an SVG per
 # comparison that gnuplot actually drew.
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 26
 need_cmd python3 gnuplot
 T=$(mktemp -d /tmp/opentoe-report.XXXXXX)
 defer "rm -rf $T"
@@ -85,6 +85,25 @@ check "forward_goals: xdp 0.9x, 0.75x, 1.125x: MISS on all three" \
 	test "$(goalrow xdp)" = "0.900,MISS,0.750,MISS,1.125,yes,MISS"
 baselines() { [ "$(goalrow kernel)" = ",-,,-,,,-" ] && grep -q "^tc " <<<"$gout" && grep -q "^conntrack " <<<"$gout"; }
 check "forward_goals: the baselines are not judged, the summary names each variant" baselines
+
+# the minimal forwarders (issue 49): tc at 1.2x tc_min's throughput but 2x
+# its program time misses (at most 1.5x); xdp at 1.2x xdp_min's program
+# time passes (at most 1.3x); the minimal rows get their x kernel only
+cat >"$T/min.csv" <<'EOF2'
+setting,variant,round,gbit_s,router_s_per_gb,router_util,rx_s_per_gb,prog_ns_per_run
+mtu,kernel,1,10,1.0,0.5,0.5,0
+mtu,tc,1,12,1.0,0.4,0.5,1000
+mtu,tc_min,1,10,1.0,0.4,0.5,500
+mtu,xdp,1,9,1.5,0.6,0.5,360
+mtu,xdp_min,1,12,1.5,0.6,0.5,300
+EOF2
+nout=$(python3 "$TOE_TOP/bench/forward_goals.py" tput "$T/min.csv")
+echo "$nout" | sed 's/^/# /'
+minrow() { python3 -c 'import csv,sys; r={x["variant"]: x for x in csv.DictReader(open(sys.argv[1]))}[sys.argv[2]]; print(",".join(r[c] for c in ("vs_min","prog_vs_min","goal_min","vs_kernel")))' "$T/min.csv" "$1"; }
+check "forward_goals: tc 1.2x tc_min's throughput, 2x its program time: MISS; xdp 1.2x xdp_min's program time: PASS" \
+	test "$(minrow tc)" = "1.200,2.000,MISS,1.200" -a "$(minrow xdp)" = "0.750,1.200,PASS,0.900"
+check "forward_goals: the minimal rows: x kernel, no goal; the summary's x min columns" \
+	test "$(minrow tc_min)" = ",,-,1.000" -a "$(grep -c '^tc .* 1.20 *2.00 MISS$' <<<"$nout")" = 1
 
 # the NAT rows (issue 33): each variant with the masquerade against the
 # kernel with it, whose CPU 0.6x is the goal (no conntrack row there): tc

@@ -56,14 +56,15 @@ for h in "${hdrs[@]}"; do guard_ok "$h" || bad=1; done
 [ $bad -eq 0 ] && ok "one include-guard style in ${#hdrs[@]} headers" ||
 	fail "include guards not in the tree's style"
 
-# Each header alone: user space with gcc, bpf/ with clang -target bpf.
+# Each header alone: user space with gcc, bpf/ and bench/progs/ (the
+# minimal forwarders) with clang -target bpf.
 [ -e "$TOE_BUILD/vmlinux.h" ] && [ -e "$TOE_BUILD/opentoe.skel.h" ] ||
 	{ fail "build/ has no vmlinux.h or skeleton (run make)"; finish; }
 bad=0
 for h in "${hdrs[@]}"; do
 	case $h in
 	kmod/*) continue ;;	# kernel module: built by Kbuild only
-	bpf/*) cmd=(clang -target bpf -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I"$TOE_BUILD") ;;
+	bpf/* | bench/progs/*) cmd=(clang -target bpf -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I"$TOE_BUILD") ;;
 	*) cmd=(gcc -D_GNU_SOURCE -Iinclude -Iuser -I"$(dirname "$h")" -I"$TOE_BUILD") ;;
 	esac
 	if ! echo "#include \"$TOE_TOP/$h\"" |
