@@ -1,0 +1,369 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A model-based test of the forward path (issue 50): a seeded random
+# sequence of events applied to a real routed flow through the router
+# (client, router, server: router.sh), conntrack tracking it, toed
+# running there, and after every step the real state checked against
+# what the stack alone would do.  The events: ruleset changes (a DROP one
+# way or both ways, then removed; a DROP, a second change while the flow
+# waits to be re-admitted, then the DROP removed; a change that drops
+# nothing), a route change (unreachable, one way, then removed), a
+# neighbour change (the server's or the client's MAC, announced),
+# ip_forward off then on, conntrack -D, the flow's toe_fwd entry deleted
+# (an eviction), toed killed (SIGKILL) or stopped (TERM) and started
+# again, the flow ended by a FIN or an RST from either end and a new one
+# started, and one direction returned to the stack (the client's packets
+# carrying IPv4 options, the fast path's reason slow, while the server's
+# stay on the fast path).  The flow: fwd_model.py's stream, whose every
+# byte the server checks (the word at offset 8k is k: none lost, repeated
+# or out of place), at 2 MB/s.
+# After each step, three checks:
+#  1. during it: what the stack would forward, and no more.  A FORWARD
+#     DROP, ip_forward off, an unreachable route: from 0.6 s after the
+#     command on, the server's bytes (the client's way blocked) and the
+#     fast path's packets of each blocked way stand still for 0.6 s; a
+#     ruleset DROP leaves the flow's entry waiting (readmit), and toectl
+#     flows says so.  Every other event: the flow goes on (the server's
+#     bytes grow); one way returned: the fast path carries none of the
+#     client's packets and goes on carrying the server's.  An end: the
+#     ends agree on what arrived (a FIN: every byte sent, once, in order).
+#  2. after it: the flow goes on, every byte in order, and is on the fast
+#     path (toe_fwd established, toectl -j flows too, its packets growing
+#     both ways) whenever the model says it must be: always, but for a
+#     flow that joined mid-stream TOE_FWD_JOIN_MAX times within a minute
+#     (then it may wait in the stack).  An end: the new flow's admission.
+#  3. events and counters: the flow's fwd_returned / fwd_ended events in
+#     toectl monitor -j, of the step's reason, within the bounds the
+#     transition gives (one per transition, at most one a second while a
+#     flow goes back and forth), none of another kind, and toectl -j
+#     stats' fwd_flows_HOOK_REASON moving with them.
+# Then: the last flow ends with a FIN, whole; and the events of all flows
+# over the run within the sum of the steps' bounds (no storm over time).
+# TOE_MODEL_SEED (random unless set; printed), TOE_MODEL_STEPS (6); a
+# failure prints the command that replays the run.  make check runs the
+# short run; make model MODEL_STEPS=N a long one on both hooks.  XDP, or
+# tc (test_fwd_model_tc.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/router.sh"
+STEPS=${TOE_MODEL_STEPS:-6}
+SEED=${TOE_MODEL_SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
+SELF=selftests/xdp/test_fwd_model.sh
+[ "$FWD_HOOK" = tc ] && SELF=selftests/xdp/test_fwd_model_tc.sh
+REPLAY="TOE_MODEL_SEED=$SEED TOE_MODEL_STEPS=$STEPS bash selftests/run.sh $SELF"
+echo "# seed $SEED, $STEPS steps, hook $FWD_HOOK; replay: $REPLAY"
+plan $((2 + 3 * STEPS + 2))
+need_cmd iptables conntrack
+need_built toectl
+# every failure says how to replay the run
+mcheck() {
+	local desc=$1; shift
+	if "$@" >/dev/null; then ok "$desc"; else fail "$desc"; echo "# FAILED at seed $SEED, step $STEP: replay with $REPLAY"; fi
+}
+fwd_router fwdmodel
+defer "nsx r iptables -F FORWARD"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rule"; finish; }
+# conntrack picks a flow up mid-stream from the stack (a deleted entry)
+nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_loose=1
+MODEL=$TOE_TOP/selftests/xdp/fwd_model.py
+RUN=$work/run
+ctl() { toectl --run-dir "$RUN" "$@"; }
+MON=
+mon_start() { # toectl monitor -j of the toed running, appended to mon.json
+	ctl monitor -j >>"$work/mon.json" 2>>"$work/mon.err" &
+	MON=$!
+	defer "kill $MON"
+	sleep 0.2
+}
+toed_up() {
+	fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
+	mon_start
+}
+toed_up
+mkdir -p "$work/ctl"
+nsx_bg s python3 "$MODEL" server --port 5201 --state "$work/server.state" --ctl "$work/ctl" >"$work/server.out" 2>&1
+wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
+
+# ---- the generator: a 31-bit LCG of the seed (bash's RANDOM is not
+# the same sequence everywhere); rnd N: RV in 0..N-1
+RS=$SEED
+rnd() { RS=$(((RS * 1103515245 + 12345) & 0x7fffffff)); RV=$(((RS >> 8) % $1)); }
+KINDS=(drop1 drop2 twice benign route neigh ipfwd ctdel evict toedkill toedterm fin_c fin_s rst_c rst_s oneway)
+
+# ---- the flow and what is read of it
+NF=0 F=
+flow_new() { # a new flow, F; false if it did not connect
+	NF=$((NF + 1)) F=f$NF
+	rm -f "$work/ctl/$F".*
+	nsx_bg c python3 "$MODEL" client --addr $S4 --port 5201 --state "$work/$F.state" --ctl "$work/ctl/$F"
+	eval "PID_$F=$NSX_PID"
+	wait_for 10 cstate_has lport || return 1
+	jq .lport "$work/$F.state" >"$work/$F.lport"
+	LP=$(cat "$work/$F.lport")
+	JOINS=() # the times this flow joined mid-stream (the model's)
+}
+cstate_has() { [ -s "$work/$F.state" ] && jq -e ".$1 != null" "$work/$F.state" >/dev/null 2>&1; }
+cst() { jq -r ".$1" "$work/$F.state" 2>/dev/null; } # the client's FIELD
+sst() { jq -r --arg p "$LP" '.[$p].'"$1"' // "none"' "$work/server.state" 2>/dev/null; } # the server's
+sbytes() { local b; b=$(sst bytes); [ "$b" = none ] && b=0; echo "$b"; }
+# the flow's toe_fwd entry: "STATE C2S S2C" (fast-path packets each way), or "none"
+ent() {
+	local e
+	e=$(flow_entry "$F" '"\(.value.state) \(.value.dir_packets[0]) \(.value.dir_packets[1])"')
+	echo "${e:-none 0 0}"
+}
+# toectl -j flows' state of the flow (established, readmit, ct_wait), or none
+tstate() { ctl -j flows port 5201 | jq -r --argjson p "$LP" '[.[] | select(.decision == "forward" and .lport == $p) | .state][0] // "none"'; }
+# the flow's events: EVENT [REASON]
+nev() {
+	grep -F "\"event\":\"$1\"" "$work/mon.json" 2>/dev/null | grep -F "\"lport\":$LP," |
+		grep -F "${2:+\"reason\":\"$2\"}" | grep -cF "\"hook\":\"$FWD_HOOK\""
+}
+rsn() { ctl -j stats | jq ".reasons.fwd_flows_${FWD_HOOK}_$1 // 0"; }
+st() { stat_of "$PIN" "$1"; }
+
+# on_fast: the flow established in toe_fwd, toectl flows saying so, the
+# fast path carrying it both ways (packets growing)
+on_fast() {
+	local a b
+	set -- $(ent); a="$1 $2 $3"
+	[ "$1" = 3 ] || return 1
+	[ "$(tstate)" = established ] || return 1
+	sleep 0.2
+	set -- $(ent)
+	b=($a)
+	[ "$1" = 3 ] && [ "$2" -gt "${b[1]}" ] && [ "$3" -gt "${b[2]}" ]
+}
+# grows [BYTES]: the server's bytes grow by BYTES (100 kB) from now
+grows() {
+	local b0; b0=$(sbytes)
+	_grown() { [ "$(sbytes)" -gt $((b0 + ${1:-100000})) ]; }
+	wait_for "$(slow 15)" _grown "$@"
+}
+good() { [ "$(sst bad)" = none ]; } # no byte out of place so far (null: none)
+# may_fast: whether the model says the flow must be on the fast path: it
+# may wait in the stack only after TOE_FWD_JOIN_MAX joins in a minute
+JMAX=$(sed -n 's/^#define TOE_FWD_JOIN_MAX \([0-9]*\)$/\1/p' "$TOE_TOP/include/opentoe_forward.h")
+must_fast() {
+	local n=0 t now=$EPOCHSECONDS
+	for t in "${JOINS[@]}"; do [ $((now - t)) -lt 62 ] && n=$((n + 1)); done
+	[ "$n" -lt "${JMAX:-4}" ]
+}
+# frozen WHAT...: the server's bytes (srv) and the fast path's packets of
+# each way named (c2s, s2c) stand still for 0.6 s; FROZE: what was read
+frozen() {
+	local s0 s1 e0 e1 r=0
+	s0=$(sbytes) e0=$(ent)
+	sleep 0.6
+	s1=$(sbytes) e1=$(ent)
+	FROZE="server $s0 -> $s1 bytes, entry [$e0] -> [$e1]"
+	set -- "$@"
+	local a=($e0) b=($e1) w
+	for w; do
+		case $w in
+		srv) [ "$s0" = "$s1" ] || r=1 ;;
+		c2s) [ "${a[1]}" = "${b[1]}" ] || [ "${b[0]}" = none ] || r=1 ;;
+		s2c) [ "${a[2]}" = "${b[2]}" ] || [ "${b[0]}" = none ] || r=1 ;;
+		esac
+	done
+	return $r
+}
+BUDGET=0 # the sum of the steps' event bounds (the run's check)
+
+# ---- the start: a flow on the fast path
+flow_new || { fail "the first flow connects"; finish; }
+mcheck "a flow ($C4:$LP -> $S4:5201) is admitted and on the fast path both ways (entry: $(ent))" wait_for "$(slow 10)" on_fast
+mcheck "  toectl monitor -j: one fwd_admitted for it ($(nev fwd_admitted))" test "$(nev fwd_admitted)" = 1
+BUDGET=1
+
+# ---- the steps
+for ((STEP = 1; STEP <= STEPS; STEP++)); do
+	rnd ${#KINDS[@]}; K=${KINDS[$RV]}
+	rnd 10; D=$(awk -v d=$RV 'BEGIN { printf "%.1f", 0.5 + d / 10 }') # a duration, 0.5 .. 1.4 s
+	rnd 2; SIDE=$RV
+	MUST=0; must_fast && MUST=1
+	echo "# step $STEP: $K (duration $D s, side $SIDE), flow $F port $LP, model: $([ $MUST = 1 ] && echo "on the fast path" || echo "may wait in the stack (${#JOINS[@]} joins)")"
+	ret0=$(nev fwd_returned) end0=$(nev fwd_ended)
+	A=0 ADESC="" B=0 BDESC="" C=0 CDESC=""
+	case $K in
+	drop1 | drop2 | twice | benign)
+		# changes: the ruleset commits of the step
+		r0=$(rsn ruleset); e0=$(nev fwd_returned ruleset); changes=2
+		if [ $K = benign ]; then
+			nsx r iptables -I FORWARD -p udp --dport 9 -j DROP
+			grows; A=$?
+			ADESC="a ruleset change that drops nothing (a rule for UDP port 9): the flow goes on (server $(sbytes) bytes)"
+			nsx r iptables -D FORWARD -p udp --dport 9 -j DROP
+		else
+			nsx r iptables -I FORWARD -p tcp --dport 5201 -j DROP
+			[ $K = drop2 ] && nsx r iptables -I FORWARD -p tcp --sport 5201 -j DROP && changes=4
+			sleep 0.6
+			if [ $K = twice ]; then # a second change while the flow waits
+				nsx r iptables -I FORWARD -p udp --dport 9 -j DROP
+				changes=4
+				sleep 0.3
+			fi
+			frozen srv c2s s2c; A=$?
+			ts=$(tstate) en=$(ent)
+			[ "${en%% *}" = 4 ] && [ "$ts" = readmit ] || A=1
+			ADESC="FORWARD DROP ($K: $([ $K = drop2 ] && echo both ways || echo the client\'s way)$([ $K = twice ] && echo ', then a second change while the flow waits')): nothing reaches the server, the fast path carries nothing ($FROZE), the entry waits for re-admission (toectl: $ts)"
+			nsx r iptables -D FORWARD -p tcp --dport 5201 -j DROP
+			[ $K = drop2 ] && nsx r iptables -D FORWARD -p tcp --sport 5201 -j DROP
+			[ $K = twice ] && nsx r iptables -D FORWARD -p udp --dport 9 -j DROP
+		fi ;;
+	route)
+		if [ $SIDE = 0 ]; then dst=$S4 ways="srv c2s" w="the server"; else dst=$C4 ways="s2c" w="the client"; fi
+		r0=$(rsn route); e0=$(nev fwd_returned route)
+		nsx r ip route add unreachable $dst/32
+		sleep 0.6
+		frozen $ways; A=$?
+		ADESC="route to $w unreachable: the fast path carries nothing that way ($FROZE)"
+		nsx r ip route del unreachable $dst/32 ;;
+	ipfwd)
+		r0=$(rsn route); e0=$(nev fwd_returned route)
+		nsx r sysctl -qw net.ipv4.ip_forward=0
+		sleep 0.6
+		frozen srv c2s s2c; A=$?
+		ADESC="ip_forward=0: nothing reaches the server, the fast path carries nothing ($FROZE)"
+		nsx r sysctl -qw net.ipv4.ip_forward=1 ;;
+	neigh)
+		r0=$(rsn neigh); e0=$(nev fwd_returned neigh)
+		mac=$(printf '02:5e:00:50:%02x:%02x' $((NF % 256)) $STEP)
+		if [ $SIDE = 0 ]; then ns=s dev=s1; else ns=c dev=c0; fi
+		nsx $ns sysctl -qw net.ipv4.conf.$dev.arp_notify=1
+		nsx $ns ip link set $dev address $mac
+		grows; A=$?
+		ADESC="$dev's MAC changed to $mac (announced): the flow goes on (server $(sbytes) bytes)" ;;
+	ctdel)
+		r0=$(rsn conntrack_gone); e0=$(nev fwd_ended conntrack_gone)
+		nsx r conntrack -D -p tcp --dport 5201 --sport "$LP" >/dev/null 2>&1
+		JOINS+=("$EPOCHSECONDS")
+		gone() { [ "$(nev fwd_ended conntrack_gone)" -gt "$e0" ]; }
+		wait_for "$(slow 3)" gone && grows; A=$?
+		ADESC="conntrack -D: the flow's fast path ends (fwd_ended conntrack_gone) and it goes on (server $(sbytes) bytes)" ;;
+	evict)
+		r0=$(rsn evicted); e0=$(nev fwd_ended evicted)
+		key=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+			jq -r --argjson c "$LP" '.[] | select(.formatted.key.lport == $c or .formatted.key.rport == $c) | .key | join(" ")')
+		if [ -n "$key" ]; then
+			bpftool map delete pinned "$PIN/$MAP_FWD" key $key
+			JOINS+=("$EPOCHSECONDS")
+		fi
+		grows; A=$?
+		ADESC="its $MAP_FWD entry deleted ($([ -n "$key" ] && echo "evicted" || echo "there was none")): the flow goes on (server $(sbytes) bytes)" ;;
+	toedkill | toedterm)
+		r0=$(rsn lease); e0=$(nev fwd_returned lease)
+		sig=KILL; [ $K = toedterm ] && sig=TERM
+		kill -$sig "$TOED"; wait "$TOED" 2>/dev/null
+		kill "$MON" 2>/dev/null
+		[ $sig = KILL ] && rm -f "$RUN/toed.sock"
+		sleep "$D"
+		grows; A=$?
+		ADESC="toed stopped ($sig) for $D s: the flow goes on (server $(sbytes) bytes)"
+		toed_up ;;
+	oneway)
+		r0=$(rsn slow); e0=$(nev fwd_returned slow)
+		touch "$work/ctl/$F.opts"
+		sleep 0.4
+		set -- $(ent); c0=$2 s0=$3 b0=$(sbytes)
+		sleep "$D"
+		set -- $(ent); c1=$2 s1=$3 b1=$(sbytes)
+		[ "$(cst opts)" = true ] && [ "$c1" = "$c0" ] && [ "$s1" -gt "$s0" ] && [ "$b1" -gt "$b0" ]; A=$?
+		[ $MUST = 1 ] || { [ "$(cst opts)" = true ] && [ "$c1" = "$c0" ] && [ "$b1" -gt "$b0" ]; A=$?; }
+		ADESC="the client's way returned (IPv4 options) for $D s: the fast path carries none of its packets ($c0 -> $c1) and $([ $MUST = 1 ] && echo "goes on with the server's ($s0 -> $s1)" || echo "(may wait: $s0 -> $s1 the server's)"); the server's bytes grow ($b0 -> $b1)"
+		rm -f "$work/ctl/$F.opts" ;;
+	fin_c | fin_s | rst_c | rst_s)
+		how=${K%_*} who=client; [ ${K#*_} = s ] && who=server
+		e0=$(nev fwd_ended $how); r0=$(rsn $how)
+		OLD=$F OLP=$LP ofast=0; set -- $(ent); [ "$1" = 3 ] && ofast=1
+		if [ $who = client ]; then touch "$work/ctl/$F.$how"; else touch "$work/ctl/$LP.$how"; fi
+		ended() { [ "$(cst end)" != open ] && [ "$(sst end)" != open ]; }
+		wait_for "$(slow 10)" ended
+		# the client done: its last state is final
+		wait_for 5 eval "! kill -0 \$PID_$F 2>/dev/null"
+		sent=$(cst sent) got=$(sbytes) ce=$(cst end) se=$(sst end)
+		case $K in
+		fin_c) [ "$ce" = fin ] && [ "$se" = eof ] && [ "$got" = "$sent" ] && good ;;
+		fin_s) [ "$ce" = peer_fin ] && [ "$se" = fin ] && [ "$got" = "$sent" ] && good ;;
+		rst_c) [ "$ce" = rst ] && [ "$se" = reset ] && [ "$got" -le "$sent" ] && good ;;
+		rst_s) [ "$se" = rst ] && [ "$ce" = reset ] && [ "$got" -le "$sent" ] && good ;;
+		esac
+		A=$?
+		ADESC="$how from the $who: the client sent $sent bytes, the server got $got$([ $how = fin ] && echo ", all" || echo ", no more"), every byte in place (ends: client $ce, server $se)"
+		ev_old=$(($(nev fwd_ended $how) - e0)); oth_old=$(($(nev fwd_ended) - end0 - ev_old))
+		flow_new || { fail "step $STEP: a new flow connects"; finish; } ;;
+	esac
+	mcheck "step $STEP $K: $ADESC" test $A = 0
+
+	# ---- 2. after it: the flow goes on, in order, on the fast path if it must be
+	case $K in
+	fin_* | rst_*)
+		wait_for "$(slow 10)" on_fast; B=$?
+		[ $B = 0 ] && [ "$(nev fwd_admitted)" = 1 ] && grows && good; B=$?
+		BDESC="a new flow (port $LP) is admitted (fwd_admitted $(nev fwd_admitted)), on the fast path (entry: $(ent)), its bytes in place" ;;
+	*)
+		grows && good; B=$?
+		fs="may wait in the stack"
+		if [ $MUST = 1 ]; then
+			wait_for "$(slow 10)" on_fast || B=1
+			fs="on the fast path"
+		fi
+		BDESC="the flow goes on, every byte in place (server $(sbytes) bytes, first bad $(sst bad)), $fs (entry: $(ent), toectl: $(tstate))" ;;
+	esac
+	mcheck "  after it: $BDESC" test $B = 0
+
+	# ---- 3. events and counters
+	# (toed reads the ring at once, and reports evictions at its 2 s timer)
+	sleep 0.3
+	case $K in
+	drop1 | drop2 | twice | benign)
+		# one transition a ruleset change; toed bumps the generation a
+		# second time 50 ms after each, which may make it two
+		lo=1 hi=$((2 * changes)) rs=ruleset ev=fwd_returned ;;
+	route | ipfwd)
+		# at most one a second while the flow goes back and forth
+		lo=1 hi=4 rs=route ev=fwd_returned ;;
+	neigh) lo=0 hi=2 rs=neigh ev=fwd_returned ;;
+	ctdel) lo=1 hi=1 rs=conntrack_gone ev=fwd_ended ;;
+	evict)
+		# toed looks at its 2 s timer; a flow that joined again by then
+		# is found there
+		sleep 2.2
+		lo=0 hi=1 rs=evicted ev=fwd_ended ;;
+	toedkill | toedterm)
+		# toed's lease out: the flow through the stack once a second,
+		# while no toed vouches (the events of that time are toed's to
+		# read when it is back, or lost with it)
+		lo=0 hi=$((${D%.*} + 3)) rs=lease ev=fwd_returned ;;
+	oneway) lo=1 hi=$((${D%.*} + 3)) rs=slow ev=fwd_returned ;;
+	fin_* | rst_*) lo=$ofast hi=1 rs=$how ev=fwd_ended ;;
+	esac
+	[ $MUST = 1 ] || lo=0
+	if [ "${K#fin_}" != "$K" ] || [ "${K#rst_}" != "$K" ]; then
+		n=$ev_old oth=$oth_old
+	else
+		n=$(($(nev $ev $rs) - e0))
+		# events of other kinds: only what the transition may bring with it
+		oth=$(($(nev fwd_ended) - end0))
+		[ $ev = fwd_ended ] && oth=$((oth - n))
+		case $K in ctdel | evict) oth=0 ;; esac # (the flow's end is the step's event)
+	fi
+	moved() { [ $(($(rsn $rs) - r0)) -ge "$n" ]; }
+	wait_for 3 moved; mv=$(($(rsn $rs) - r0))
+	C=1
+	[ "$n" -ge $lo ] && [ "$n" -le $hi ] && [ "$oth" = 0 ] && [ "$mv" -ge "$n" ] && C=0
+	# a DROP, a route, ip_forward: no transition went unannounced while toed ran
+	case $K in drop* | twice | route | ipfwd | oneway | ctdel) [ "$mv" -ge $lo ] || C=1 ;; esac
+	BUDGET=$((BUDGET + hi + 1)) # (+ the next flow's fwd_admitted, or slack)
+	mcheck "  events: $n $ev ($rs) for the flow (bounds $lo..$hi), $oth fwd_ended of another reason; toectl stats fwd_flows_${FWD_HOOK}_$rs moved $mv" test $C = 0
+done
+
+# ---- the end
+STEP=end
+touch "$work/ctl/$F.fin"
+wait_for "$(slow 10)" eval '[ "$(cst end)" != open ] && [ "$(sst end)" = eof ]'
+sent=$(cst sent) got=$(sbytes)
+mcheck "the last flow ends with a FIN: the server got every byte sent ($got of $sent), in place" \
+	eval '[ "$(cst end)" = fin ] && [ "$got" = "$sent" ] && good'
+all=$(grep -F "\"hook\":\"$FWD_HOOK\"" "$work/mon.json" | grep -cE '"event":"fwd_(returned|ended|admitted)"')
+mcheck "over the run: $all events of the flows, within the steps' bounds ($BUDGET)" test "$all" -le "$BUDGET"
+finish
