@@ -11,7 +11,7 @@
 # neighbour change (the server's or the client's MAC, announced),
 # ip_forward off then on, conntrack -D, the flow's toe_fwd entry deleted
 # (an eviction), toed killed (SIGKILL) or stopped (TERM) and started
-# again, the flow ended by a FIN or an RST from either end and a new one
+# again, toed killed and then a DROP (the fast path fails closed), the flow ended by a FIN or an RST from either end and a new one
 # started, and one direction returned to the stack (the client's packets
 # carrying IPv4 options, the fast path's reason slow, while the server's
 # stay on the fast path).  The flow: fwd_model.py's stream, whose every
@@ -20,8 +20,9 @@
 # After each step, three checks:
 #  1. during it: what the stack would forward, and no more.  A FORWARD
 #     DROP, ip_forward off, an unreachable route: from 0.6 s after the
-#     command on, the server's bytes (the client's way blocked) and the
-#     fast path's packets of each blocked way stand still for 0.6 s; a
+#     command on (1.2 s with toed dead), the server's bytes (the client's
+#     way blocked) and the fast path's packets of each blocked way stand
+#     still for 0.6 s; a
 #     ruleset DROP leaves the flow's entry waiting (readmit), and toectl
 #     flows says so.  Every other event: the flow goes on (the server's
 #     bytes grow); one way returned: the fast path carries none of the
@@ -88,7 +89,7 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 RS=$SEED
 rnd() { RS=$(((RS * 1103515245 + 12345) & 0x7fffffff)); RV=$(((RS >> 8) % $1)); }
 # (TOE_MODEL_KINDS: only these, e.g. "ctdel evict" to reach the join limit)
-KINDS=(${TOE_MODEL_KINDS:-drop1 drop2 twice benign route neigh ipfwd ctdel evict toedkill toedterm fin_c fin_s rst_c rst_s oneway})
+KINDS=(${TOE_MODEL_KINDS:-drop1 drop2 twice benign route neigh ipfwd ctdel evict toedkill toedterm toeddrop fin_c fin_s rst_c rst_s oneway})
 
 # ---- the flow and what is read of it
 NF=0 F=
@@ -220,6 +221,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 	rnd 10; D=$(awk -v d=$RV 'BEGIN { printf "%.1f", 0.5 + d / 10 }') # a duration, 0.5 .. 1.4 s
 	rnd 2; SIDE=$RV
 	expect; E0=$E
+	ts0=$EPOCHREALTIME
 	echo "# step $STEP: $K (duration $D s, side $SIDE), flow $F port $LP, model: $E0 (joins $WJ in the window from ${WS:--}, held until ${LIM})"
 	ret0=$(nev fwd_returned) end0=$(nev fwd_ended) adm0=$(nev fwd_admitted)
 	jn0=$(st $STAT_FWD_JOINED) jl0=$(st $STAT_FWD_JOIN_LIMITED)
@@ -281,10 +283,13 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		ADESC="$dev's MAC changed to $mac (announced): the flow goes on (server $(sbytes) bytes)" ;;
 	ctdel)
 		r0=$(rsn conntrack_gone); e0=$(nev fwd_ended conntrack_gone)
-		# (either way round: an entry conntrack made again mid-stream has
-		# as its original direction the way of the first packet it saw)
-		nsx r conntrack -D -p tcp --dport 5201 --sport "$LP" >/dev/null 2>&1
-		nsx r conntrack -D -p tcp --sport 5201 --dport "$LP" >/dev/null 2>&1
+		# (the way round it is: an entry conntrack made again mid-stream
+		# has as its original direction the way of the first packet it
+		# saw; one command, or the second would delete the entry the
+		# first one's deletion made again)
+		ctsel=(--dport 5201 --sport "$LP")
+		nsx r conntrack -L -p tcp "${ctsel[@]}" 2>/dev/null | grep -q . || ctsel=(--sport 5201 --dport "$LP")
+		nsx r conntrack -D -p tcp "${ctsel[@]}" >/dev/null 2>&1
 		loss
 		gone() { [ "$(nev fwd_ended conntrack_gone)" -gt "$e0" ]; }
 		[ $E0 = fast ] && { wait_for "$(slow 3)" gone || A=1; }
@@ -310,6 +315,25 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		sleep "$D"
 		grows; A=$?
 		ADESC="toed stopped ($sig) for $D s: the flow goes on (server $(sbytes) bytes)"
+		toed_up
+		T=$(secs_since $t0) ;;
+	toeddrop)
+		# toed killed, then a DROP: nobody watches the ruleset, so the
+		# fast path fails closed: toed's lease (500 ms) runs out and an
+		# admission nobody vouches for holds 1 s at most
+		r0=$(rsn lease); e0=$(nev fwd_returned lease)
+		t0=$EPOCHREALTIME
+		kill -KILL "$TOED"; wait "$TOED" 2>/dev/null
+		kill "$MON" 2>/dev/null
+		rm -f "$RUN/toed.sock"
+		sleep 0.3
+		nsx r iptables -I FORWARD -p tcp --dport 5201 -j DROP
+		sleep 1.2
+		frozen srv c2s s2c; A=$?
+		en=$(ent)
+		[ "${en%% *}" != 3 ] || A=1
+		ADESC="toed killed, then a FORWARD DROP: from 1.2 s after it nothing reaches the server, the fast path carries nothing ($FROZE), the entry not established"
+		nsx r iptables -D FORWARD -p tcp --dport 5201 -j DROP
 		toed_up
 		T=$(secs_since $t0) ;;
 	oneway)
@@ -392,7 +416,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		# is found there
 		sleep 2.2
 		lo=0 hi=1 rs=evicted ev=fwd_ended ;;
-	toedkill | toedterm)
+	toedkill | toedterm | toeddrop)
 		# toed's lease out: the flow through the stack once a second,
 		# while no toed vouches (the events of that time are toed's to
 		# read when it is back, or lost with it)
@@ -432,6 +456,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 	case $K in drop* | twice | benign | route | ipfwd | oneway | ctdel) [ "$mv" -ge $lo ] || C=1 ;; esac
 	BUDGET=$((BUDGET + hi + 1)) # (+ a join's fwd_admitted, or the next flow's)
 	mcheck "  events: $n $ev ($rs) for the flow (bounds $lo..$hi), $oth fwd_ended of another reason, $adesc; toectl stats fwd_flows_${FWD_HOOK}_$rs moved $mv" test $C = 0
+	echo "# step $STEP took $(awk -v a="$ts0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 done
 
 # ---- the end
