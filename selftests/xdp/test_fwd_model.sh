@@ -19,10 +19,10 @@
 # or out of place), at 2 MB/s.
 # After each step, three checks:
 #  1. during it: what the stack would forward, and no more.  A FORWARD
-#     DROP, ip_forward off, an unreachable route: from 0.6 s after the
-#     command on (1.2 s with toed dead), the server's bytes (the client's
-#     way blocked) and the fast path's packets of each blocked way stand
-#     still for 0.6 s; a
+#     DROP, ip_forward off, an unreachable route: from 0.3 s after the
+#     command on (0.6 s for a route or ip_forward, 1.2 s with toed dead),
+#     the server's bytes (the client's way blocked) and the fast path's
+#     packets of each blocked way stand still for 0.5 s; a
 #     ruleset DROP leaves the flow's entry waiting (readmit), and toectl
 #     flows says so.  Every other event: the flow goes on (the server's
 #     bytes grow); one way returned: the fast path carries none of the
@@ -189,11 +189,11 @@ loss() {
 # secs_since T0: seconds since EPOCHREALTIME T0, rounded up
 secs_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { d = b - a; n = int(d); if (n < d) n++; print n }'; }
 # frozen WHAT...: the server's bytes (srv) and the fast path's packets of
-# each way named (c2s, s2c) stand still for 0.6 s; FROZE: what was read
+# each way named (c2s, s2c) stand still for 0.5 s; FROZE: what was read
 frozen() {
 	local s0 s1 e0 e1 r=0
 	s0=$(sbytes) e0=$(ent)
-	sleep 0.6
+	sleep 0.5
 	s1=$(sbytes) e1=$(ent)
 	FROZE="server $s0 -> $s1 bytes, entry [$e0] -> [$e1]"
 	set -- "$@"
@@ -240,11 +240,11 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		else
 			nsx r iptables -I FORWARD -p tcp --dport 5201 -j DROP
 			[ $K = drop2 ] && nsx r iptables -I FORWARD -p tcp --sport 5201 -j DROP && changes=4
-			sleep 0.6
+			sleep 0.3 # (toed running: a DROP holds within 100 ms)
 			if [ $K = twice ]; then # a second change while the flow waits
 				nsx r iptables -I FORWARD -p udp --dport 9 -j DROP
 				changes=4
-				sleep 0.3
+				sleep 0.2
 			fi
 			frozen srv c2s s2c; A=$?
 			ts=$(tstate) en=$(ent)
@@ -299,6 +299,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		r0=$(rsn evicted); e0=$(nev fwd_ended evicted)
 		key=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 			jq -r --argjson c "$LP" '.[] | select(.formatted.key.lport == $c or .formatted.key.rport == $c) | .key | join(" ")')
+		tdel=$EPOCHREALTIME
 		if [ -n "$key" ]; then
 			bpftool map delete pinned "$PIN/$MAP_FWD" key $key
 			loss
@@ -413,8 +414,8 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 	ctdel) lo=1 hi=1 rs=conntrack_gone ev=fwd_ended ;;
 	evict)
 		# toed looks at its 2 s timer; a flow that joined again by then
-		# is found there
-		sleep 2.2
+		# is found there (2.2 s from the deletion)
+		sleep "$(awk -v a="$tdel" -v b="$EPOCHREALTIME" 'BEGIN { d = 2.2 - (b - a); print d > 0 ? d : 0 }')"
 		lo=0 hi=1 rs=evicted ev=fwd_ended ;;
 	toedkill | toedterm | toeddrop)
 		# toed's lease out: the flow through the stack once a second,
