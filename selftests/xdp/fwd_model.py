@@ -21,9 +21,9 @@ client --addr A --port P --state FILE --ctl PREFIX [--rate BYTES_PER_S]
         "end", "opts"}.  PREFIX.fin: shut the sending down (FIN), read to
         the server's EOF, end "fin".  PREFIX.rst: close with an RST, end
         "rst".  While PREFIX.opts exists, the client's packets carry IPv4
-        options (four NOPs, IP_OPTIONS): the fast path leaves them to the
-        stack (reason slow) while the server's keep it: one direction
-        returned.  The server's FIN: end "peer_fin" (then the client's
+        options (four NOPs, IP_OPTIONS) or an IPv6 hop-by-hop header
+        (IPV6_HOPOPTS): the fast path leaves them to the stack (reason
+        slow) while the server's keep it: one direction returned.  The server's FIN: end "peer_fin" (then the client's
         FIN); its RST: "reset".  Exits once ended.
 """
 import argparse
@@ -38,6 +38,10 @@ import sys
 import time
 
 BIG = sys.byteorder == "big"
+# what makes the client's packets the stack's at the router: IPv4
+# options (four NOPs), or an IPv6 hop-by-hop header (a PadN of 4 bytes)
+OPTS = {socket.AF_INET: (socket.IPPROTO_IP, socket.IP_OPTIONS, b"\x01\x01\x01\x01"),
+        socket.AF_INET6: (socket.IPPROTO_IPV6, socket.IPV6_HOPOPTS, b"\x00\x00\x01\x04\x00\x00\x00\x00")}
 
 
 def pattern(off, n):
@@ -143,7 +147,7 @@ def client(args):
         opts = os.path.exists(args.ctl + ".opts")
         if opts != st["opts"] and st["end"] == "open":
             try:
-                s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, b"\x01\x01\x01\x01" if opts else b"")
+                s.setsockopt(OPTS[fam][0], OPTS[fam][1], OPTS[fam][2] if opts else b"")
                 st["opts"] = opts
             except OSError as ex:
                 st["opts_error"] = str(ex)

@@ -9,34 +9,38 @@
 # waits to be re-admitted, then the DROP removed; a change that drops
 # nothing), a route change (unreachable, one way, then removed), a
 # neighbour change (the server's or the client's MAC, announced),
-# ip_forward off then on, conntrack -D, the flow's toe_fwd entry deleted
+# forwarding off then on, conntrack -D, the flow's toe_fwd entry deleted
 # (an eviction), toed killed (SIGKILL) or stopped (TERM) and started
-# again, toed killed and then a DROP (the fast path fails closed), the flow ended by a FIN or an RST from either end and a new one
-# started, and one direction returned to the stack (the client's packets
-# carrying IPv4 options, the fast path's reason slow, while the server's
-# stay on the fast path).  The flow: fwd_model.py's stream, whose every
-# byte the server checks (the word at offset 8k is k: none lost, repeated
-# or out of place), at 2 MB/s.
+# again, toed killed and then a DROP (the fast path fails closed), the
+# flow ended by a FIN or an RST from either end and a new one started,
+# and one direction returned to the stack (the client's packets carrying
+# IPv4 options or an IPv6 hop-by-hop header, the fast path's reason slow,
+# while the server's stay on the fast path).  The flow (IPv4 or IPv6,
+# drawn for each new one): fwd_model.py's stream, whose every byte the
+# server checks (the word at offset 8k is k: none lost, repeated or out
+# of place), at 2 MB/s.
 # After each step, three checks:
 #  1. during it: what the stack would forward, and no more.  A FORWARD
-#     DROP, ip_forward off, an unreachable route: from 0.3 s after the
-#     command on (0.6 s for a route or ip_forward, 1.2 s with toed dead),
+#     DROP, forwarding off, an unreachable route: from 0.3 s after the
+#     command on (0.6 s for a route or forwarding, 1.2 s with toed dead),
 #     the server's bytes (the client's way blocked) and the fast path's
-#     packets of each blocked way stand still for 0.5 s; a
-#     ruleset DROP leaves the flow's entry waiting (readmit), and toectl
-#     flows says so.  Every other event: the flow goes on (the server's
-#     bytes grow); one way returned: the fast path carries none of the
-#     client's packets and goes on carrying the server's.  An end: the
-#     ends agree on what arrived (a FIN: every byte sent, once, in order).
-#  2. after it: the flow goes on, every byte in order, and is on the fast
-#     path (toe_fwd established, toectl -j flows too, its packets growing
-#     both ways) whenever the model says it must be: always, but for a
-#     flow that joined mid-stream TOE_FWD_JOIN_MAX times within a minute
-#     (then it may wait in the stack).  An end: the new flow's admission.
+#     packets of each blocked way stand still for 0.5 s; a ruleset DROP
+#     leaves the flow's entry waiting (readmit), and toectl flows says so.
+#     Every other event: the flow goes on (the server's bytes grow); one
+#     way returned: the fast path carries none of the client's packets and
+#     goes on carrying the server's.  An end: the ends agree on what
+#     arrived (a FIN: every byte sent, once, in order).
+#  2. after it: the flow goes on, every byte in order, and is where the
+#     model says: on the fast path (toe_fwd established, toectl -j flows
+#     too, its packets growing both ways), or held in the stack (a flow
+#     that joined mid-stream TOE_FWD_JOIN_MAX times in its window of a
+#     minute: fwd_join_limited moving), or either (at a window's edge).
+#     An end: the new flow's admission (one fwd_admitted).
 #  3. events and counters: the flow's fwd_returned / fwd_ended events in
 #     toectl monitor -j, of the step's reason, within the bounds the
 #     transition gives (one per transition, at most one a second while a
-#     flow goes back and forth), none of another kind, and toectl -j
+#     flow goes back and forth), no fwd_ended of another reason, a
+#     fwd_admitted only for a join (and fwd_joined with it), and toectl -j
 #     stats' fwd_flows_HOOK_REASON moving with them.
 # Then: the last flow ends with a FIN, whole; and the events of all flows
 # over the run within the sum of the steps' bounds (no storm over time).
@@ -50,10 +54,13 @@ STEPS=${TOE_MODEL_STEPS:-6}
 SEED=${TOE_MODEL_SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
 SELF=selftests/xdp/test_fwd_model.sh
 [ "$FWD_HOOK" = tc ] && SELF=selftests/xdp/test_fwd_model_tc.sh
-REPLAY="TOE_MODEL_SEED=$SEED TOE_MODEL_STEPS=$STEPS${TOE_MODEL_KINDS:+ TOE_MODEL_KINDS=\"$TOE_MODEL_KINDS\"} bash selftests/run.sh $SELF"
+REPLAY="TOE_MODEL_SEED=$SEED TOE_MODEL_STEPS=$STEPS${TOE_MODEL_KINDS:+ TOE_MODEL_KINDS=\"$TOE_MODEL_KINDS\"}"
+# (a long run needs more than the runner's 900 s)
+[ "$STEPS" -gt 60 ] && REPLAY="$REPLAY TOE_TEST_TIMEOUT=$((STEPS * 10 + 120))"
+REPLAY="$REPLAY bash selftests/run.sh $SELF"
 echo "# seed $SEED, $STEPS steps, hook $FWD_HOOK; replay: $REPLAY"
 plan $((2 + 3 * STEPS + 2))
-need_cmd iptables conntrack
+need_cmd iptables ip6tables conntrack
 need_built toectl
 # every failure says how to replay the run
 mcheck() {
@@ -61,8 +68,9 @@ mcheck() {
 	if "$@" >/dev/null; then ok "$desc"; else fail "$desc"; echo "# FAILED at seed $SEED, step $STEP: replay with $REPLAY"; fi
 }
 fwd_router fwdmodel
-defer "nsx r iptables -F FORWARD"
-nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rule"; finish; }
+defer "nsx r iptables -F FORWARD; nsx r ip6tables -F FORWARD"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
+	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
 # conntrack picks a flow up mid-stream from the stack (a deleted entry)
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_loose=1
 MODEL=$TOE_TOP/selftests/xdp/fwd_model.py
@@ -93,10 +101,14 @@ KINDS=(${TOE_MODEL_KINDS:-drop1 drop2 twice benign route neigh ipfwd ctdel evict
 
 # ---- the flow and what is read of it
 NF=0 F=
+# FAM (4 or 6, drawn): its family; SA, CA: the server's and the client's
+# address; IPT: its FORWARD chain's command
 flow_new() { # a new flow, F; false if it did not connect
 	NF=$((NF + 1)) F=f$NF
+	rnd 2
+	if [ $RV = 0 ]; then FAM=4 SA=$S4 CA=$C4 IPT=iptables; else FAM=6 SA=$S6 CA=$C6 IPT=ip6tables; fi
 	rm -f "$work/ctl/$F".*
-	nsx_bg c python3 "$MODEL" client --addr $S4 --port 5201 --state "$work/$F.state" --ctl "$work/ctl/$F"
+	nsx_bg c python3 "$MODEL" client --addr $SA --port 5201 --state "$work/$F.state" --ctl "$work/ctl/$F"
 	eval "PID_$F=$NSX_PID"
 	wait_for 10 cstate_has lport || return 1
 	jq .lport "$work/$F.state" >"$work/$F.lport"
@@ -211,7 +223,7 @@ BUDGET=0 # the sum of the steps' event bounds (the run's check)
 
 # ---- the start: a flow on the fast path
 flow_new || { fail "the first flow connects"; finish; }
-mcheck "a flow ($C4:$LP -> $S4:5201) is admitted and on the fast path both ways (entry: $(ent))" wait_for "$(slow 10)" on_fast
+mcheck "a flow (IPv$FAM, port $LP) is admitted and on the fast path both ways (entry: $(ent))" wait_for "$(slow 10)" on_fast
 mcheck "  toectl monitor -j: one fwd_admitted for it ($(nev fwd_admitted))" test "$(nev fwd_admitted)" = 1
 BUDGET=1
 
@@ -222,7 +234,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 	rnd 2; SIDE=$RV
 	expect; E0=$E
 	ts0=$EPOCHREALTIME
-	echo "# step $STEP: $K (duration $D s, side $SIDE), flow $F port $LP, model: $E0 (joins $WJ in the window from ${WS:--}, held until ${LIM})"
+	echo "# step $STEP: $K (duration $D s, side $SIDE), flow $F (IPv$FAM) port $LP, model: $E0 (joins $WJ in the window from ${WS:--}, held until ${LIM})"
 	ret0=$(nev fwd_returned) end0=$(nev fwd_ended) adm0=$(nev fwd_admitted)
 	jn0=$(st $STAT_FWD_JOINED) jl0=$(st $STAT_FWD_JOIN_LIMITED)
 	A=0 ADESC="" B=0 BDESC="" C=0 CDESC="" T=0
@@ -233,16 +245,16 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		# changes: the ruleset commits of the step
 		r0=$(rsn ruleset); e0=$(nev fwd_returned ruleset); changes=2
 		if [ $K = benign ]; then
-			nsx r iptables -I FORWARD -p udp --dport 9 -j DROP
+			nsx r $IPT -I FORWARD -p udp --dport 9 -j DROP
 			grows; A=$?
 			ADESC="a ruleset change that drops nothing (a rule for UDP port 9): the flow goes on (server $(sbytes) bytes)"
-			nsx r iptables -D FORWARD -p udp --dport 9 -j DROP
+			nsx r $IPT -D FORWARD -p udp --dport 9 -j DROP
 		else
-			nsx r iptables -I FORWARD -p tcp --dport 5201 -j DROP
-			[ $K = drop2 ] && nsx r iptables -I FORWARD -p tcp --sport 5201 -j DROP && changes=4
+			nsx r $IPT -I FORWARD -p tcp --dport 5201 -j DROP
+			[ $K = drop2 ] && nsx r $IPT -I FORWARD -p tcp --sport 5201 -j DROP && changes=4
 			sleep 0.3 # (toed running: a DROP holds within 100 ms)
 			if [ $K = twice ]; then # a second change while the flow waits
-				nsx r iptables -I FORWARD -p udp --dport 9 -j DROP
+				nsx r $IPT -I FORWARD -p udp --dport 9 -j DROP
 				changes=4
 				sleep 0.2
 			fi
@@ -250,34 +262,37 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 			ts=$(tstate) en=$(ent)
 			[[ " $WAIT " = *" ${en%% *} "* ]] && [ "$ts" != established ] || A=1
 			ADESC="FORWARD DROP ($K: $([ $K = drop2 ] && echo both ways || echo the client\'s way)$([ $K = twice ] && echo ', then a second change while the flow waits')): nothing reaches the server, the fast path carries nothing ($FROZE), the entry $WAIT (toectl: $ts)"
-			nsx r iptables -D FORWARD -p tcp --dport 5201 -j DROP
-			[ $K = drop2 ] && nsx r iptables -D FORWARD -p tcp --sport 5201 -j DROP
-			[ $K = twice ] && nsx r iptables -D FORWARD -p udp --dport 9 -j DROP
+			nsx r $IPT -D FORWARD -p tcp --dport 5201 -j DROP
+			[ $K = drop2 ] && nsx r $IPT -D FORWARD -p tcp --sport 5201 -j DROP
+			[ $K = twice ] && nsx r $IPT -D FORWARD -p udp --dport 9 -j DROP
 		fi ;;
 	route)
-		if [ $SIDE = 0 ]; then dst=$S4 ways="srv c2s" w="the server"; else dst=$C4 ways="s2c" w="the client"; fi
+		if [ $SIDE = 0 ]; then dst=$SA ways="srv c2s" w="the server"; else dst=$CA ways="s2c" w="the client"; fi
+		dst=$dst/$([ $FAM = 4 ] && echo 32 || echo 128)
 		r0=$(rsn route); e0=$(nev fwd_returned route)
 		t0=$EPOCHREALTIME
-		nsx r ip route add unreachable $dst/32
+		nsx r ip -$FAM route add unreachable $dst
 		sleep 0.6
 		frozen $ways; A=$?
 		ADESC="route to $w unreachable: the fast path carries nothing that way ($FROZE)"
-		nsx r ip route del unreachable $dst/32
+		nsx r ip -$FAM route del unreachable $dst
 		T=$(secs_since $t0) ;;
 	ipfwd)
 		r0=$(rsn route); e0=$(nev fwd_returned route)
 		t0=$EPOCHREALTIME
-		nsx r sysctl -qw net.ipv4.ip_forward=0
+		fsys=net.ipv4.ip_forward; [ $FAM = 6 ] && fsys=net.ipv6.conf.all.forwarding
+		nsx r sysctl -qw $fsys=0
 		sleep 0.6
 		frozen srv c2s s2c; A=$?
-		ADESC="ip_forward=0: nothing reaches the server, the fast path carries nothing ($FROZE)"
-		nsx r sysctl -qw net.ipv4.ip_forward=1
+		ADESC="$fsys=0: nothing reaches the server, the fast path carries nothing ($FROZE)"
+		nsx r sysctl -qw $fsys=1
 		T=$(secs_since $t0) ;;
 	neigh)
 		r0=$(rsn neigh); e0=$(nev fwd_returned neigh)
 		mac=$(printf '02:5e:00:50:%02x:%02x' $((NF % 256)) $((STEP % 256)))
 		if [ $SIDE = 0 ]; then ns=s dev=s1; else ns=c dev=c0; fi
-		nsx $ns sysctl -qw net.ipv4.conf.$dev.arp_notify=1
+		# (announced: a gratuitous ARP, an unsolicited neighbour advertisement)
+		nsx $ns sysctl -qw net.ipv4.conf.$dev.arp_notify=1 net.ipv6.conf.$dev.ndisc_notify=1
 		nsx $ns ip link set $dev address $mac
 		grows; A=$?
 		ADESC="$dev's MAC changed to $mac (announced): the flow goes on (server $(sbytes) bytes)" ;;
@@ -288,8 +303,8 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		# saw; one command, or the second would delete the entry the
 		# first one's deletion made again)
 		ctsel=(--dport 5201 --sport "$LP")
-		nsx r conntrack -L -p tcp "${ctsel[@]}" 2>/dev/null | grep -q . || ctsel=(--sport 5201 --dport "$LP")
-		nsx r conntrack -D -p tcp "${ctsel[@]}" >/dev/null 2>&1
+		nsx r conntrack -L -f ipv$FAM -p tcp "${ctsel[@]}" 2>/dev/null | grep -q . || ctsel=(--sport 5201 --dport "$LP")
+		nsx r conntrack -D -f ipv$FAM -p tcp "${ctsel[@]}" >/dev/null 2>&1
 		loss
 		gone() { [ "$(nev fwd_ended conntrack_gone)" -gt "$e0" ]; }
 		[ $E0 = fast ] && { wait_for "$(slow 3)" gone || A=1; }
@@ -328,13 +343,13 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		kill "$MON" 2>/dev/null
 		rm -f "$RUN/toed.sock"
 		sleep 0.3
-		nsx r iptables -I FORWARD -p tcp --dport 5201 -j DROP
+		nsx r $IPT -I FORWARD -p tcp --dport 5201 -j DROP
 		sleep 1.2
 		frozen srv c2s s2c; A=$?
 		en=$(ent)
 		[ "${en%% *}" != 3 ] || A=1
 		ADESC="toed killed, then a FORWARD DROP: from 1.2 s after it nothing reaches the server, the fast path carries nothing ($FROZE), the entry not established"
-		nsx r iptables -D FORWARD -p tcp --dport 5201 -j DROP
+		nsx r $IPT -D FORWARD -p tcp --dport 5201 -j DROP
 		toed_up
 		T=$(secs_since $t0) ;;
 	oneway)
@@ -347,7 +362,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		set -- $(ent); c1=$2 s1=$3 b1=$(sbytes)
 		[ "$(cst opts)" = true ] && [ "$c1" = "$c0" ] && [ "$b1" -gt "$b0" ]; A=$?
 		[ $E0 = fast ] && { [ "$s1" -gt "$s0" ] || A=1; }
-		ADESC="the client's way returned (IPv4 options) for $D s: the fast path carries none of its packets ($c0 -> $c1)$([ $E0 = fast ] && echo " and goes on with the server's ($s0 -> $s1)"); the server's bytes grow ($b0 -> $b1)"
+		ADESC="the client's way returned ($([ $FAM = 4 ] && echo IPv4 options || echo an IPv6 hop-by-hop header)) for $D s: the fast path carries none of its packets ($c0 -> $c1)$([ $E0 = fast ] && echo " and goes on with the server's ($s0 -> $s1)"); the server's bytes grow ($b0 -> $b1)"
 		rm -f "$work/ctl/$F.opts"
 		T=$(secs_since $t0) ;;
 	fin_c | fin_s | rst_c | rst_s)
