@@ -10,7 +10,8 @@
 # nothing), a route change (unreachable, one way, then removed), a
 # neighbour change (the server's or the client's MAC, announced),
 # forwarding off then on, conntrack -D, the flow's toe_fwd entry deleted
-# (an eviction), toed killed (SIGKILL) or stopped (TERM) and started
+# (an eviction), both again and again as the flow comes back (churn: to
+# its join limit, then held in the stack), toed killed (SIGKILL) or stopped (TERM) and started
 # again, toed killed and then a DROP (the fast path fails closed), the
 # flow ended by a FIN or an RST from either end and a new one started,
 # and one direction returned to the stack (the client's packets carrying
@@ -97,7 +98,7 @@ wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 RS=$SEED
 rnd() { RS=$(((RS * 1103515245 + 12345) & 0x7fffffff)); RV=$(((RS >> 8) % $1)); }
 # (TOE_MODEL_KINDS: only these, e.g. "ctdel evict" to reach the join limit)
-KINDS=(${TOE_MODEL_KINDS:-drop1 drop2 twice benign route neigh ipfwd ctdel evict toedkill toedterm toeddrop fin_c fin_s rst_c rst_s oneway})
+KINDS=(${TOE_MODEL_KINDS:-drop1 drop2 twice benign route neigh ipfwd ctdel evict churn toedkill toedterm toeddrop fin_c fin_s rst_c rst_s oneway})
 
 # ---- the flow and what is read of it
 NF=0 F=
@@ -195,8 +196,25 @@ loss() {
 	if [ "$WJ" -ge "$JMAX" ]; then
 		LIM=$((WS + 60))
 	else
-		WJ=$((WJ + 1))
+		WJ=$((WJ + 1)) NJOIN=$((NJOIN + 1))
 	fi
+}
+# ct_del: conntrack -D of the flow's entry, the way round it is (an entry
+# conntrack made again mid-stream has as its original direction the way
+# of the first packet it saw; one command, or a second would delete the
+# entry the first one's deletion made again)
+ct_del() {
+	local sel=(--dport 5201 --sport "$LP")
+	nsx r conntrack -L -f ipv$FAM -p tcp "${sel[@]}" 2>/dev/null | grep -q . || sel=(--sport 5201 --dport "$LP")
+	nsx r conntrack -D -f ipv$FAM -p tcp "${sel[@]}" >/dev/null 2>&1
+}
+# fwd_del: the flow's toe_fwd entry deleted, as the LRU evicts; false if
+# it had none
+fwd_del() {
+	local key
+	key=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
+		jq -r --argjson c "$LP" '.[] | select(.formatted.key.lport == $c or .formatted.key.rport == $c) | .key | join(" ")')
+	[ -n "$key" ] && bpftool map delete pinned "$PIN/$MAP_FWD" key $key
 }
 # secs_since T0: seconds since EPOCHREALTIME T0, rounded up
 secs_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { d = b - a; n = int(d); if (n < d) n++; print n }'; }
@@ -235,7 +253,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 	expect; E0=$E
 	ts0=$EPOCHREALTIME
 	echo "# step $STEP: $K (duration $D s, side $SIDE), flow $F (IPv$FAM) port $LP, model: $E0 (joins $WJ in the window from ${WS:--}, held until ${LIM})"
-	end0=$(nev fwd_ended) adm0=$(nev fwd_admitted)
+	end0=$(nev fwd_ended) adm0=$(nev fwd_admitted) NJOIN=0
 	jn0=$(st $STAT_FWD_JOINED) jl0=$(st $STAT_FWD_JOIN_LIMITED)
 	A=0 ADESC="" B=0 BDESC="" C=0 CDESC="" T=0
 	# the entry a blocked flow leaves: readmit (4) on the fast path, none in the stack
@@ -298,13 +316,7 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		ADESC="$dev's MAC changed to $mac (announced): the flow goes on (server $(sbytes) bytes)" ;;
 	ctdel)
 		r0=$(rsn conntrack_gone); e0=$(nev fwd_ended conntrack_gone)
-		# (the way round it is: an entry conntrack made again mid-stream
-		# has as its original direction the way of the first packet it
-		# saw; one command, or the second would delete the entry the
-		# first one's deletion made again)
-		ctsel=(--dport 5201 --sport "$LP")
-		nsx r conntrack -L -f ipv$FAM -p tcp "${ctsel[@]}" 2>/dev/null | grep -q . || ctsel=(--sport 5201 --dport "$LP")
-		nsx r conntrack -D -f ipv$FAM -p tcp "${ctsel[@]}" >/dev/null 2>&1
+		ct_del
 		loss
 		gone() { [ "$(nev fwd_ended conntrack_gone)" -gt "$e0" ]; }
 		[ $E0 = fast ] && { wait_for "$(slow 3)" gone || A=1; }
@@ -312,15 +324,33 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		ADESC="conntrack -D: $([ $E0 = fast ] && echo "the flow's fast path ends (fwd_ended conntrack_gone $(($(nev fwd_ended conntrack_gone) - e0))) and ")it goes on (server $(sbytes) bytes)" ;;
 	evict)
 		r0=$(rsn evicted); e0=$(nev fwd_ended evicted)
-		key=$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
-			jq -r --argjson c "$LP" '.[] | select(.formatted.key.lport == $c or .formatted.key.rport == $c) | .key | join(" ")')
+		key=$(ent)
 		tdel=$EPOCHREALTIME
-		if [ -n "$key" ]; then
-			bpftool map delete pinned "$PIN/$MAP_FWD" key $key
-			loss
-		fi
+		fwd_del && loss
 		grows; A=$?
-		ADESC="its $MAP_FWD entry deleted ($([ -n "$key" ] && echo "evicted" || echo "there was none")): the flow goes on (server $(sbytes) bytes)" ;;
+		ADESC="its $MAP_FWD entry deleted ($([ "${key%% *}" != none ] && echo "evicted" || echo "there was none")): the flow goes on (server $(sbytes) bytes)" ;;
+	churn)
+		# the flow thrown off the fast path again and again, conntrack -D
+		# and evictions in turn, each time once it is back: joins until
+		# its window holds TOE_FWD_JOIN_MAX, then held in the stack
+		r0=$(rsn conntrack_gone); e0=$(nev fwd_ended conntrack_gone) ev0=$(nev fwd_ended evicted)
+		nct=0 nloss=0 tdel=$EPOCHREALTIME
+		for ((i = 0; i <= JMAX; i++)); do
+			expect
+			[ $E = fast ] || break
+			wait_for "$(slow 10)" on_fast || { A=1; break; }
+			if ((i % 2)); then
+				fwd_del || { A=1; break; }
+			else
+				ct_del
+				nct=$((nct + 1))
+			fi
+			tdel=$EPOCHREALTIME
+			loss
+			nloss=$((nloss + 1))
+		done
+		grows || A=1
+		ADESC="thrown off the fast path $nloss times ($nct conntrack -D, the others evicted), each time once it was back: the flow goes on (server $(sbytes) bytes)" ;;
 	toedkill | toedterm)
 		r0=$(rsn lease); e0=$(nev fwd_returned lease)
 		sig=KILL; [ $K = toedterm ] && sig=TERM
@@ -427,10 +457,15 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		lo=1 hi=$((T + 1)) rs=route ev=fwd_returned ;;
 	neigh) lo=0 hi=2 rs=neigh ev=fwd_returned ;;
 	ctdel) lo=1 hi=1 rs=conntrack_gone ev=fwd_ended ;;
+	churn)
+		# one conntrack_gone each conntrack -D; the evictions toed may
+		# find at its timer (2.2 s from the last)
+		sleep "$(awk -v a="$tdel" -v b="$EPOCHREALTIME" 'BEGIN { d = 2.2 - (b - a); print (d > 0 ? d : 0) }')"
+		lo=$nct hi=$nct rs=conntrack_gone ev=fwd_ended ;;
 	evict)
 		# toed looks at its 2 s timer; a flow that joined again by then
 		# is found there (2.2 s from the deletion)
-		sleep "$(awk -v a="$tdel" -v b="$EPOCHREALTIME" 'BEGIN { d = 2.2 - (b - a); print d > 0 ? d : 0 }')"
+		sleep "$(awk -v a="$tdel" -v b="$EPOCHREALTIME" 'BEGIN { d = 2.2 - (b - a); print (d > 0 ? d : 0) }')"
 		lo=0 hi=1 rs=evicted ev=fwd_ended ;;
 	toedkill | toedterm | toeddrop)
 		# toed's lease out: the flow through the stack once a second,
@@ -453,6 +488,18 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		adm=$(($(nev fwd_admitted) - adm0)) jn=$(($(st $STAT_FWD_JOINED) - jn0))
 		adesc="$adm fwd_admitted, fwd_joined +$jn"
 		case $K in
+		churn)
+			# the evictions toed found (at most one each), and a
+			# fwd_admitted for each join the model predicts
+			nevi=$(($(nev fwd_ended evicted) - ${ev0:-0}))
+			[ "$nevi" -le $((nloss - nct)) ] || C=1
+			oth=$((oth - nevi))
+			adesc="$adm fwd_admitted for $NJOIN joins, fwd_joined +$jn, $nevi evicted"
+			if [ $E1 = may ]; then
+				[ "$adm" -le $NJOIN ] || C=1
+			else
+				[ "$adm" = $NJOIN ] && [ "$jn" -ge $NJOIN ] || C=1
+			fi ;;
 		ctdel | evict)
 			if [ $E0 = fast ] && [ $E1 = fast ]; then
 				# toed's own word needs the ring read: at its timer at worst
@@ -470,7 +517,9 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 	[ "$n" -ge $lo ] && [ "$n" -le $hi ] && [ "$oth" = 0 ] && [ "$mv" -ge "$n" ] || C=1
 	# a DROP, a route, ip_forward...: no transition unannounced while toed ran
 	case $K in drop* | twice | benign | route | ipfwd | oneway | ctdel) [ "$mv" -ge $lo ] || C=1 ;; esac
-	BUDGET=$((BUDGET + hi + 1)) # (+ a join's fwd_admitted, or the next flow's)
+	# (+ the joins' fwd_admitted, toed's evictions, the next flow's fwd_admitted)
+	BUDGET=$((BUDGET + hi + 1 + NJOIN))
+	[ $K = churn ] && BUDGET=$((BUDGET + nloss - nct))
 	mcheck "  events: $n $ev ($rs) for the flow (bounds $lo..$hi), $oth fwd_ended of another reason, $adesc; toectl stats fwd_flows_${FWD_HOOK}_$rs moved $mv" test $C = 0
 	echo "# step $STEP took $(awk -v a="$ts0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 done
