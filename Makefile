@@ -10,6 +10,8 @@
 #   make fuzz       differential parser fuzzing, 1,000,000 packets; the
 #                   configuration and control-request parsers, 60 s each
 #   make soak       toed under load for 60 s (root)
+#   make model      the forward path's model-based test, long, on both hooks
+#                   (root; MODEL_STEPS=200, MODEL_SEED=N replays a run)
 #   make kmod       the kernel module against the running kernel (KDIR=)
 #   make mutants    the mutation gate (root, long; MUTANTS=id,id for some), then 50
 #                   mutants made by rule (MUTANT_SEED=N replays a sample)
@@ -278,6 +280,17 @@ fuzz: $(O)/vmlinux.h $(FUZZERS)
 # toed under load for 60 s: 1,000 requests/s, 1,000 connections/s (root).
 soak: all
 	@TOE_SOAK_LONG=1 TOE_NO_BUILD=1 bash selftests/run.sh selftests/toed/test_soak.sh
+
+# The forward path's model-based test (selftests/xdp/test_fwd_model.sh)
+# with a long sequence, on XDP and on tc: MODEL_STEPS seeded random events
+# (200: some 15 minutes a hook), MODEL_SEED=N to replay a run (a random
+# seed otherwise, printed).  make check runs it short (5 steps).
+MODEL_STEPS ?= 200
+.PHONY: model
+model: all
+	@TOE_MODEL_STEPS=$(MODEL_STEPS) $(if $(MODEL_SEED),TOE_MODEL_SEED=$(MODEL_SEED)) \
+		TOE_TEST_TIMEOUT=$$(($(MODEL_STEPS) * 10 + 120)) TOE_BUILD=$(abspath $(O)) TOE_NO_BUILD=1 \
+		bash selftests/run.sh selftests/xdp/test_fwd_model.sh selftests/xdp/test_fwd_model_tc.sh
 
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
 
