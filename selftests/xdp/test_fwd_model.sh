@@ -463,10 +463,11 @@ for ((STEP = 1; STEP <= STEPS; STEP++)); do
 		sleep "$(awk -v a="$tdel" -v b="$EPOCHREALTIME" 'BEGIN { d = 2.2 - (b - a); print (d > 0 ? d : 0) }')"
 		lo=$nct hi=$nct rs=conntrack_gone ev=fwd_ended ;;
 	evict)
-		# toed looks at its 2 s timer; a flow that joined again by then
-		# is found there (2.2 s from the deletion)
+		# exactly one: toed reports it when the flow joins again
+		# (fwdev.c's evict_readmitted), or at its 2 s timer if it has
+		# not by then (2.2 s from the deletion)
 		sleep "$(awk -v a="$tdel" -v b="$EPOCHREALTIME" 'BEGIN { d = 2.2 - (b - a); print (d > 0 ? d : 0) }')"
-		lo=0 hi=1 rs=evicted ev=fwd_ended ;;
+		lo=1 hi=1 rs=evicted ev=fwd_ended ;;
 	toedkill | toedterm | toeddrop)
 		# toed's lease out: the flow through the stack once a second,
 		# while no toed vouches (the events of that time are toed's to

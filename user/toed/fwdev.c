@@ -486,10 +486,29 @@ static bool evict_ready(struct fwdev *fw)
 	return fw->trk && fw->m->fwd >= 0 && fw->dp->loaded;
 }
 
+/* Tracked flow t went from toe_fwd without its fwd_ended: evicted. */
+static void evict_one(struct fwdev *fw, struct trk *t)
+{
+	struct toe_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = TOE_EV_FWD_ENDED;
+	e.key = t->k;
+	e.key.netns = t->netns;
+	e.reason = TOE_FR_EVICTED;
+	e.hook = t->hook;
+	e.direction = t->client;
+	e.dev = t->dev;
+	e.fwd_if[0] = t->fwd_if[0];
+	e.fwd_if[1] = t->fwd_if[1]; /* its counters went with it: 0 */
+	fw->fwd_evicted[t->hook & 1]++;
+	trk_drop(fw, t);
+	fwd_event_show(fw, &e, false);
+}
+
 /* The tracked flows gone from toe_fwd without fwd_ended: evicted. */
 static void evict_scan(struct fwdev *fw)
 {
-	struct toe_event e;
 	struct toe_fwd v;
 	__u32 i;
 
@@ -499,22 +518,28 @@ static void evict_scan(struct fwdev *fw)
 		if (t->st != TRK_USED ||
 		    bpf_map_lookup_elem(fw->m->fwd, &t->k, &v) == 0)
 			continue;
-		memset(&e, 0, sizeof(e));
-		e.type = TOE_EV_FWD_ENDED;
-		e.key = t->k;
-		e.key.netns = t->netns;
-		e.reason = TOE_FR_EVICTED;
-		e.hook = t->hook;
-		e.direction = t->client;
-		e.dev = t->dev;
-		e.fwd_if[0] = t->fwd_if[0];
-		e.fwd_if[1] = t->fwd_if[1]; /* its counters went with it: 0 */
-		fw->fwd_evicted[t->hook & 1]++;
-		trk_drop(fw, t);
-		fwd_event_show(fw, &e, false);
+		evict_one(fw, t);
 	}
 	if (fw->trk_gone > FWD_TRACK_MAX / 2)
 		trk_sweep(fw);
+}
+
+/*
+ * A flow admitted (e) while toed still tracks its key: the entry of its
+ * earlier admission went without a fwd_ended, and the flow was admitted
+ * again (joined mid-stream, or a new handshake of the tuple) before the
+ * timer looked, so the scan would find an entry and say nothing.  The
+ * earlier one was evicted (or its event lost): its fwd_ended first.
+ */
+static void evict_readmitted(struct fwdev *fw, const struct toe_event *e)
+{
+	struct toe_flow_key k = e->key;
+	struct trk *t;
+
+	k.netns = 0; /* the toe_fwd key, as fwd_track keeps it */
+	t = trk_find(fw, &k, false);
+	if (t && t->st == TRK_USED)
+		evict_one(fw, t);
 }
 
 /* The timer's check: tracked flows gone from toe_fwd without fwd_ended. */
@@ -529,6 +554,7 @@ void fwd_evict_check(struct toed *d)
 /* The forward path admitted a flow (events.c's table): conntrack kept true (ct.c). */
 void fwd_on_admitted(struct toed *d, const struct toe_event *e)
 {
+	evict_readmitted(&d->fwd, e); /* an eviction the timer missed */
 	fwd_event_show(&d->fwd, e, ct_admitted(nft_fwd_path(), e));
 	fwd_track(&d->fwd, e); /* evictions */
 }
