@@ -36,7 +36,7 @@ start_toed "$cfg" || { cat "$TOED_LOG"; echo "not ok - toed starts"; exit 1; }
 # the driver in the test cgroup (its sockets are sock_ops'), killed with it
 (echo $BASHPID >"$CG/cgroup.procs" && exec python3 "$TOE_TOP/selftests/policy/ctl_model.py" \
 	--seed "$SEED" --steps "$STEPS" --pin "$PIN" --run "$RUN" --conf "$cfg" --cg "$CG" \
-	--ns "$(ns_name a),$(ns_name b),$(ns_name c)" --names "$TOE_BUILD/toe_names.sh" --load "$LOAD")
+	--ns "$(ns_name a),$(ns_name b),$(ns_name c)" --names "$TOE_BUILD/toe_names.sh" --load "$LOAD" --log "$TOED_LOG" --toed-pid "$TOED_PID")
 rc=$?
 [ $rc = 0 ] || { echo "toed's log:"; tail -n 20 "$TOED_LOG"; }
 exit $rc
