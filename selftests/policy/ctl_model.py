@@ -1270,10 +1270,14 @@ class Driver:
     def step_reload_fail(self):
         n = self.rnd.randint(1, 5)
         env = dict(os.environ, TOE_LOADER_FAIL_AT=str(n))
-        r = subprocess.run(["nsenter", "--net=" + self.env.nspath[self.env.nsnames[0]], "toe-loader", "load",
-                            "--cgroup", self.a.cg, "--pin-dir", self.a.pin, "--wait", "5"] + self.a.load.split(),
-                           capture_output=True, text=True, env=env)
-        out = (r.stdout + r.stderr).strip()
+        # toectl asks toed meanwhile (it looks at the datapath before each
+        # request): toed sees the reload half-way, as a busy one would
+        r = subprocess.Popen(["nsenter", "--net=" + self.env.nspath[self.env.nsnames[0]], "toe-loader", "load",
+                              "--cgroup", self.a.cg, "--pin-dir", self.a.pin, "--wait", "5"] + self.a.load.split(),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        while r.poll() is None:
+            subprocess.run(["toectl", "--run-dir", self.a.run, "status"], capture_output=True)
+        out = r.stdout.read().strip()
         okay = r.returncode != 0 and ("change %d fails" % (n + (SAB == "reload"))) in out
         return okay, "a datapath reload failing at its change %d (TOE_LOADER_FAIL_AT), state kept" % n, \
             ["toe-loader load: rc %d: %s" % (r.returncode, out[-300:])]
