@@ -231,28 +231,7 @@ class Gen:
         p = {"devices": [], "rules": [], "text": []}
         ndev = r.randint(1, 3)
         for i in range(ndev):
-            name = r.choice(["t3", "sw0", "d1", "c.2", "nic-x", "t1c"]) + str(i)
-            d = {"name": name, "kmod": False}
-            if r.random() < 0.15:
-                d["kmod"] = True
-                line = "device %s kmod" % name
-            else:
-                d["type"] = r.choice(list(TYPES))
-                d["nconn"] = r.randint(1, 6)
-                line = "device %s type %s nconn %d" % (name, d["type"], d["nconn"])
-                if r.random() < 0.25:
-                    d["dev"] = "va"
-                    line += " dev va"
-            u = r.random()
-            d["steer"], d["cpu"] = "account", 0
-            if u < 0.2:
-                d["steer"], d["cpu"] = "cpu", r.randrange(NCPU)
-                line += " steer cpu %d" % d["cpu"]
-            elif u < 0.35:
-                d["steer"] = "forward"
-                line += " steer forward"
-            elif u < 0.5:
-                line += " steer account"
+            d, line = self.device(i)
             p["devices"].append(d)
             p["text"].append(line)
         devnames = [d["name"] for d in p["devices"]]
@@ -308,6 +287,33 @@ class Gen:
         out = devs + rules
         p["text"] = out
         return p
+
+    def device(self, i):
+        """A device statement: kmod, or a type, nconn, dev and steer."""
+        r = self.r
+        name = r.choice(["t3", "sw0", "d1", "c.2", "nic-x", "t1c"]) + str(i)
+        d = {"name": name, "kmod": False}
+        if r.random() < 0.15:
+            d["kmod"] = True
+            line = "device %s kmod" % name
+        else:
+            d["type"] = r.choice(list(TYPES))
+            d["nconn"] = r.randint(1, 6)
+            line = "device %s type %s nconn %d" % (name, d["type"], d["nconn"])
+            if r.random() < 0.25:
+                d["dev"] = "va"
+                line += " dev va"
+        u = r.random()
+        d["steer"], d["cpu"] = "account", 0
+        if u < 0.2:
+            d["steer"], d["cpu"] = "cpu", r.randrange(NCPU)
+            line += " steer cpu %d" % d["cpu"]
+        elif u < 0.35:
+            d["steer"] = "forward"
+            line += " steer forward"
+        elif u < 0.5:
+            line += " steer account"
+        return d, line
 
     def rule(self, devnames):
         r = self.r
@@ -877,6 +883,11 @@ class Driver:
                  int(uns), proto)
             if got != w:
                 diffs.append("toe_pol_tuples[%d] %s, model %s" % (ti, got, w))
+        return diffs + self.check_cells() + self.check_devs_table()
+
+    def check_cells(self):
+        """toe_pol_cells of the generation in force and its port classes."""
+        m, diffs = self.model, []
         cells = {}
         for e in dump(self.mp["POL_CELLS"]):
             k = e["key"]
@@ -903,6 +914,11 @@ class Driver:
                     diffs.append("toe_pol_%s[port %d] %d, model %d" % (which.lower(), port, got,
                                                                      m.cls(cuts, port)))
                     break
+        return diffs
+
+    def check_devs_table(self):
+        """toe_devs: every index as the model placed the devices."""
+        m, diffs = self.model, []
         for i in range(64):
             raw = self.map("DEVS").get(i)
             f = struct.unpack_from("<16s7I", raw)
