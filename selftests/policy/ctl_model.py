@@ -272,8 +272,10 @@ class Gen:
                 r.shuffle(words_)
                 p["text"].append("quota " + " ".join(words_))
         p["quota"] = q
+        p["log"] = "info"
         if r.random() < 0.3:
-            p["text"].append("log " + r.choice(["error", "warning", "info", "debug"]))
+            p["log"] = r.choice(["error", "warning", "info", "debug"])
+            p["text"].append("log " + p["log"])
         # statements in any order (the rules' own order kept), but a
         # device before whatever names it: devices first, in any order
         devs, rest = p["text"][:ndev], p["text"][ndev:]
@@ -1093,10 +1095,11 @@ class Driver:
         q = {"slots": 50, "flows": 25, "events": 50}
         q.update(p["quota"])
         want = {"serial": m.serial + (SAB == "toectl_policy"), "default": ["host", "offload", "bypass"][act],
-                "track": p["track"], "quota": q, "devices": [d["name"] for d in p["devices"]],
+                "track": p["track"], "quota": q, "log": p["log"], "devices": [d["name"] for d in p["devices"]],
                 "rules": [(["host", "offload", "bypass"][r["action"]], r.get("dev"),
                            "any" if r["netns"] == "any" else r.get("netns_text") or "host") for r in p["rules"]]}
         got = {"serial": j["serial"], "default": j["default"], "track": j["track"], "quota": j["quota"],
+               "log": j.get("log"),
                "devices": [d["name"] for d in j["devices"]],
                "rules": [(r["action"], r.get("dev"), r.get("netns", "host")) for r in j["rules"]]}
         if act == OFFLOAD and j.get("default_dev") != dn:
