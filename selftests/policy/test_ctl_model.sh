@@ -34,9 +34,12 @@ nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" $LOAD >/dev/null || { echo
 cfg=$(printf 'default host\n' | conf model)
 start_toed "$cfg" || { cat "$TOED_LOG"; echo "not ok - toed starts"; exit 1; }
 # the driver in the test cgroup (its sockets are sock_ops'), killed with it
+# (waited for in the background: a signal to the test ends it at once)
 (echo $BASHPID >"$CG/cgroup.procs" && exec python3 "$TOE_TOP/selftests/policy/ctl_model.py" \
 	--seed "$SEED" --steps "$STEPS" --pin "$PIN" --run "$RUN" --conf "$cfg" --cg "$CG" \
-	--ns "$(ns_name a),$(ns_name b),$(ns_name c)" --names "$TOE_BUILD/toe_names.sh" --load "$LOAD" --log "$TOED_LOG" --toed-pid "$TOED_PID")
+	--ns "$(ns_name a),$(ns_name b),$(ns_name c)" --names "$TOE_BUILD/toe_names.sh" --load "$LOAD" \
+	--log "$TOED_LOG" --toed-pid "$TOED_PID") &
+wait $!
 rc=$?
 [ $rc = 0 ] || { echo "toed's log:"; tail -n 20 "$TOED_LOG"; }
 exit $rc
