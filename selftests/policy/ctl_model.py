@@ -402,7 +402,8 @@ class Model:
         self.live = [[0, 0, 0, 0] for _ in range(64)]  # live, offloaded, refused, released
         self.tenants = {}  # (cookie, what) -> [held, refused]
         self.stats = {k: 0 for k in ("ESTABLISHED", "UNTRACKED", "QUOTA", "LISTEN",
-                                     "LISTENERS_FULL", "CLOSED", "FLOW_EVICTED")}
+                                     "LISTENERS_FULL", "CLOSED", "FLOW_EVICTED", "EVENT_QUOTA")}
+        self.ev_refused = {}  # tenant cookie -> its events dropped at its share
         self.rsn = {k: 0 for k in COUNTED.values()}
         self.serial = 0
         self.gen = 0
@@ -1014,8 +1015,9 @@ class Driver:
                     [n for n, c in self.env.cookie.items() if c == k[0]][0], k[1], got.get(k), m.tenants.get(k)))
         for c in cookies:
             ev, rd = got.get((c, TQ_EV)), got.get((c, TQ_EV_READ))
-            if ev and ev[1]:
-                diffs.append("toe_tenants events of %d: %d refused" % (c, ev[1]))
+            if (ev[1] if ev else 0) != m.ev_refused.get(c, 0):
+                diffs.append("toe_tenants events of %d: %s refused, model %d" % (
+                    c, ev and ev[1], m.ev_refused.get(c, 0)))
             if ev and (not rd or rd[0] != ev[0]):
                 diffs.append("toe_tenants events of %d: %s on the ring, toed read %s" % (c, ev, rd))
         return diffs
@@ -1194,11 +1196,13 @@ class Driver:
         tenant's share of one (quota), a tenant's records (quota), a device
         the module does not have (nodev)."""
         m = self.model
-        kinds = ["capacity", "quota", "flows", "nodev", "listeners"]
+        kinds = ["capacity", "quota", "flows", "nodev", "listeners", "events"]
         kind = kinds[self.fill_turn % len(kinds)]
+        self.fill_turn += 1
         if kind == "listeners":
             return self.fill_listeners_step()
-        self.fill_turn += 1
+        if kind == "events":
+            return self.fill_events_step()
         track_ok = lambda d: not (m.pol["track"] == "policy" and d["reason"] == R_DEFAULT and d["action"] == HOST)
         if kind == "capacity":
             pred = lambda d, ck: d["action"] == OFFLOAD and m.devs[d["dev"]]["present"]
@@ -1209,6 +1213,8 @@ class Driver:
         else:
             pred = lambda d, ck: d["action"] == OFFLOAD and not m.devs[d["dev"]]["present"]
         spec = self.find_spec(pred, tenant_only=kind in ("quota", "flows"), host_only=kind == "capacity")
+        if not spec and self.apply_for(kind):
+            spec = self.find_spec(pred, tenant_only=kind in ("quota", "flows"), host_only=kind == "capacity")
         if not spec:
             d = self.poll(self.check_toectl_flows)
             return not d, "fill (%s): no connection of this policy can (opened none)" % kind, d
@@ -1242,6 +1248,104 @@ class Driver:
         return not d, "fill (%s) with %d connections %s [%s]->[%s]:%d%s" % (
             kind, n, spec[0], spec[2], spec[3], spec[4], back), d
 
+    @staticmethod
+    def set_quota(p, key, val):
+        """p's quota with key set to val (None: its default), its line rewritten."""
+        p["quota"] = dict(p["quota"])
+        if val is None:
+            p["quota"].pop(key, None)
+        else:
+            p["quota"][key] = val
+        p["text"] = [t for t in p["text"] if not t.startswith("quota ")] + \
+            (["quota " + " ".join("%s %d%%" % kv for kv in sorted(p["quota"].items()))] if p["quota"] else [])
+
+    def apply_for(self, kind):
+        """A random policy with a first rule made for the fill of kind (the
+        random ones often name no connection it needs), applied."""
+        p = self.gen.policy()
+        sp = self.rnd.choice(SPORTS)
+        devs = [d for d in p["devices"] if not d["kmod"]]
+        if kind == "nodev" or not devs:
+            d = {"name": "k9" if kind == "nodev" else "sw9", "kmod": kind == "nodev", "steer": "account", "cpu": 0}
+            if not d["kmod"]:
+                d.update(type="software", nconn=3)
+            p["devices"].insert(0, d)  # (in the file's order: toed places them so)
+            p["text"].insert(0, "device k9 kmod" if d["kmod"] else "device sw9 type software nconn 3")
+            devs = [d]
+        dev = self.rnd.choice(devs)["name"]
+        rule = {"action": OFFLOAD, "dev": dev, "family": None, "proto": "tcp", "rport": (sp, sp),
+                "netns": None if kind == "capacity" else "any", "netns_text": None if kind == "capacity" else "any"}
+        text = "rule offload dev %s rport %d" % (dev, sp) + ("" if kind == "capacity" else " netns any")
+        if kind == "flows":
+            rule.update(action=HOST, dev=None)
+            text = "rule host rport %d netns any" % sp
+            self.set_quota(p, "flows", self.rnd.choice([1, 2]))
+        if kind == "listeners":
+            del rule["rport"]
+            rule["lport"] = (sp, sp)
+            text = text.replace("rport", "lport")
+        if kind == "quota" and p["quota"].get("slots", 50) == 100:
+            self.set_quota(p, "slots", 50)
+        p["rules"].insert(0, rule)
+        first = min([i for i, t in enumerate(p["text"]) if t.startswith("rule ")] + [len(p["text"])])
+        p["text"].insert(max(first, sum(1 for t in p["text"] if t.startswith("device "))), text)
+        self.write_conf("\n".join(p["text"]) + "\n")
+        if subprocess.run(["toectl", "--run-dir", self.a.run, "reload"], capture_output=True).returncode:
+            return False
+        self.model.apply(p)
+        return True
+
+    def events_read(self):
+        """Has toed read every tenant's events (toe_tenants 65 = 66)?"""
+        got = {(e["key"]["netns"], e["key"]["what"]): e["value"]["held"] for e in dump(self.mp["TENANTS"])}
+        return all(v == got.get((k[0], TQ_EV_READ), 0) for k, v in got.items() if k[1] == TQ_EV)
+
+    def fill_events_step(self):
+        """A tenant's share of the event ring (quota events 1%) filled and
+        gone past: a policy with it applied, toed stopped (SIGSTOP: it
+        reads nothing), listeners opened and closed in the tenant (a
+        listen_start and a listen_stop each, always), the events past its
+        share dropped and counted; toed going on reads the rest; then the
+        policy without the 1% again (a slow toed must not drop the others'
+        events later)."""
+        p = self.gen.policy()
+        self.set_quota(p, "events", 1)
+        self.write_conf("\n".join(p["text"]) + "\n")
+        rc, out = subprocess.run(["toectl", "--run-dir", self.a.run, "reload"], capture_output=True,
+                                 text=True).returncode, ""
+        if rc:
+            return False, "fill (events): the policy with quota events 1% applies", ["rc %d" % rc]
+        self.model.apply(p)
+        budget = self.rd_hdr(self.model.gen)["tenant_events"]
+        ns = self.rnd.choice(self.env.nsnames[1:])
+        ck = self.env.cookie[ns]
+        if self.poll(lambda: [] if self.events_read() else ["toed has not read every event"]):
+            return False, "fill (events): toed reads every event before the fill", []
+        n = budget + self.rnd.randint(1, 3)
+        keys = []
+        os.kill(self.a.toed_pid, 19)  # SIGSTOP
+        try:
+            for i in range(n):
+                keys.append(self.listener(ns, AF4, "127.0.0.1", 30000 + i)["key"])
+            for k in keys:
+                self.close_listener(k)
+        finally:
+            os.kill(self.a.toed_pid, 18)  # SIGCONT
+        # n listen_start: budget on the ring, the rest dropped; n listen_stop: all dropped
+        drop = n - budget + n
+        self.model.ev_refused[ck] = self.model.ev_refused.get(ck, 0) + drop
+        self.model.stats["EVENT_QUOTA"] += drop
+        p2 = dict(p)
+        self.set_quota(p2, "events", None)
+        self.write_conf("\n".join(p2["text"]) + "\n")
+        rc2 = subprocess.run(["toectl", "--run-dir", self.a.run, "reload"], capture_output=True).returncode
+        if rc2 == 0:
+            self.model.apply(p2)
+        d = [] if rc2 == 0 else ["the policy without quota events 1%%: rc %d" % rc2]
+        d += self.poll(self.check_toectl_policy)
+        return not d, "fill (events): %d listeners opened and closed in %s with toed stopped, a share of %d " \
+            "events: %d dropped; then events 50%% again" % (n, ns, budget, drop), d
+
     def fake_key(self, i):
         return struct.pack("<4I4IHHBB2xQ", 0x0900007F, 0, 0, 0, 0, 0, 0, 0, 1 + i % 65535, 0, AF4, 0,
                            FAKE_NETNS - i // 65535)
@@ -1265,6 +1369,9 @@ class Driver:
         filler gone, the next listener is offloaded again."""
         s1 = self.listener_spec()
         s2 = s1 and self.listener_spec(avoid=[(s1[0], s1[1], s1[3], s1[4])])
+        if not s2 and self.apply_for("listeners"):
+            s1 = self.listener_spec()
+            s2 = s1 and self.listener_spec(avoid=[(s1[0], s1[1], s1[3], s1[4])])
         if not s2:
             d = self.poll(self.check_toectl_flows)
             return not d, "fill (listeners): no listener of this policy is offloaded (opened none)", d
