@@ -228,7 +228,7 @@ mutants: all
 	@MUTANTS="$(MUTANTS)" bash selftests/mutants/run.sh; rc=$$?; \
 	if [ -z "$(MUTANTS)" ]; then python3 selftests/mutants/gen.py run || rc=1; fi; exit $$rc
 
-# The control plane against its model, a long run (make check's is 30 steps):
+# The control plane against its model, a long run (make check runs 20 steps):
 # MODEL_STEPS steps (400), MODEL_SEED replays one (selftests/policy/test_ctl_model.sh).
 .PHONY: model-ctl
 model-ctl: all

@@ -3,7 +3,8 @@
 """The control plane against a model (issue 50): selftests/policy/test_ctl_model.sh.
 
   ctl_model.py --seed N --steps M --pin PIN --run RUN --conf FILE --cg CG
-               --ns NAME,NAME,NAME --names TOE_NAMES_SH --obj BPF_OBJ
+               --ns NAME,NAME,NAME --names TOE_NAMES_SH --load 'LOADER ARGS'
+               --log TOED_LOG --toed-pid PID
 
 Runs in the test cgroup (CG, where opentoe's sock_ops is), in the root
 network namespace; toed runs in the first namespace of --ns (its own: the
@@ -13,18 +14,25 @@ its namespace, then the socket), so one process knows every end's tuple.
 M steps, each chosen at random (seed N) from: apply a random policy (a
 small grammar: every statement kind, rules with 1-3 namespaces in their
 list and the matching one at a random place, ranges with the port at
-either end or inside, every spelling), open connections and listeners,
-close some, fill a quota or a device and go one past (quota slots, quota
-flows, capacity, nodev: in turn), an apply that must be refused (a bad
-statement: the policy in force stays), a datapath reload that fails
-(TOE_LOADER_FAIL_AT).  A model computes after each step what the maps must
-hold: the policy generation's header, rules, tuples, cells and port
-classes (as user/toed/classify.c compiles them), toe_devs, each socket's
-record (decision, reason, device, rule, serial), toe_listeners,
-toe_dev_live, toe_tenants (held and refused, each device and toe_flows),
-the counters' deltas (toe_stats, toe_reasons); the driver reads the real
-ones (bpf syscalls, bpftool -j) and compares.  Five checks a step, in a
-fixed order, whatever the step: the plan is 1 + 5 * M + 1.
+either end or inside, every spelling; by toectl reload, SIGHUP or toed
+--apply), open connections and listeners, close some, fill and go one
+past (in turn: a device's nconn, a tenant's slots, its toe_flows records,
+a device the module does not have, toe_listeners, a tenant's share of
+the event ring with toed stopped), then free one and try again (the share
+back), an apply that must be refused (a bad statement: the policy in
+force stays), a datapath reload (failing at a change, TOE_LOADER_FAIL_AT,
+with toectl asking toed meanwhile; or succeeding).  A model computes
+after each step what the maps must hold: the policy generation's header,
+rules, tuples, cells and port classes (as user/toed/classify.c compiles
+them), toe_devs (placed as user/toed/devices.c does), each socket's
+record (decision, reason, device, rule, serial; sock_ops' order of
+untracked, record quota, slot quota, capacity, bypass pairing),
+toe_listeners, toe_dev_live, toe_tenants (held and refused: each device,
+toe_flows, the event ring), the counters' deltas (toe_stats, toe_reasons,
+toed's applies); the driver reads the real ones (bpf syscalls, bpftool
+-j, toectl -j) and compares.  Five checks a step, in a fixed order,
+whatever the step: the plan is 1 + 5 * M + 1, and a driver that stops
+early reports the rest as not run.
 """
 import argparse
 import ctypes

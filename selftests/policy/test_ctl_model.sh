@@ -1,22 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The control plane against a model (issue 50): TOE_MODEL_STEPS random
-# steps (seed TOE_MODEL_SEED, random unless given, always printed) of
+# steps (20; seed TOE_MODEL_SEED, random unless given, always printed) of
 # policy applies (every statement; rules naming 1-3 namespaces with the
 # matching one anywhere in the list, ports at either end of a range or
-# inside it, every spelling), connections and listeners opened and closed
-# in toed's namespace and two tenants', quotas and devices filled and gone
-# one past (capacity, quota slots, quota flows, nodev, in turn), applies
-# that must be refused (a bad statement: the policy in force stays) and
-# datapath reloads that fail (TOE_LOADER_FAIL_AT).  After each step the
-# driver (ctl_model.py, which also makes every socket) compares the maps'
-# contents with what its model computes: the policy generation's header,
-# rules, tuples, cells and port classes, toe_devs, every socket's record,
-# toe_listeners, toe_dev_live, toe_tenants, toe_stats' and toe_reasons'
-# deltas (and toectl stats).  Five checks a step; a failure prints the
-# replay command.  make model-ctl runs a long one.
+# inside it, every spelling; through toectl reload, SIGHUP or toed --apply
+# from another process), connections and listeners opened and closed in
+# toed's namespace and two tenants', refusals made one past the limit and
+# then given back, each reason in turn (capacity, a tenant's slots, its
+# records, nodev, toe_listeners full, its share of the event ring),
+# applies that must be refused (a bad statement: the policy in force
+# stays) and datapath reloads (failing at a change: TOE_LOADER_FAIL_AT, or
+# not).  After each step the driver (ctl_model.py, which also makes every
+# socket) compares what the maps hold with what its model computes: the
+# policy generation's header, rules, tuples, cells and port classes,
+# toe_devs, every socket's record, toe_listeners, toe_dev_live,
+# toe_tenants, toe_stats' and toe_reasons' deltas, and toectl's policy,
+# flows and stats.  Five checks a step; a failure prints the replay
+# command.  make model-ctl runs 400 steps.
 . "$(dirname "$0")/../toed/setup.sh"
-STEPS=${TOE_MODEL_STEPS:-30}
+STEPS=${TOE_MODEL_STEPS:-20}
 SEED=${TOE_MODEL_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "seed $SEED, $STEPS steps: TOE_MODEL_SEED=$SEED TOE_MODEL_STEPS=$STEPS bash selftests/run.sh selftests/policy/test_ctl_model.sh"
 plan $((1 + 5 * STEPS + 1))
