@@ -259,6 +259,13 @@ class Gen:
             rule, text = self.rule(devnames)
             p["rules"].append(rule)
             p["text"].append(text)
+        if r.random() < 0.4:  # a twin before or after its rule
+            i = r.randrange(len(p["rules"]))
+            twin, text = self.shadow(p["rules"][i])
+            j = r.choice([i, i + 1])
+            p["rules"].insert(j, twin)
+            p["text"].insert(p["text"].index(next(t for t in p["text"] if t.startswith("rule "))) + j
+                             if j < len(p["rules"]) - 1 else len(p["text"]), text)
         if r.random() < 0.5:
             p["track"] = r.choice(["all", "policy"])
             p["text"].append("track " + p["track"])
@@ -375,8 +382,16 @@ class Gen:
         if t:
             opts.append("netns " + t)
         r.shuffle(opts)
-        # "dev" stays next to offload now and then, as people write it
+        rule["match"] = [o for o in opts if not o.startswith(("dev ", "keepalive "))]
         return rule, " ".join(words_ + opts)
+
+    def shadow(self, rule):
+        """A rule of the same shape and match as rule, another action: one
+        of the two owns every cell they share (the first: first match)."""
+        act = self.r.choice([a for a in (HOST, BYPASS) if a != rule["action"]])
+        twin = {k: v for k, v in rule.items() if k not in ("dev", "ka")}
+        twin["action"] = act
+        return twin, " ".join(["rule", "host" if act == HOST else "bypass"] + rule["match"])
 
     BAD = [
         ("rule offload dev nosuch rport 1", "unknown device 'nosuch'"),
