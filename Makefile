@@ -241,6 +241,12 @@ mutants: all
 	@MUTANTS="$(MUTANTS)" bash selftests/mutants/run.sh; rc=$$?; \
 	if [ -z "$(MUTANTS)" ]; then python3 selftests/mutants/gen.py run || rc=1; fi; exit $$rc
 
+# The control plane against its model, a long run (make check runs 20 steps):
+# MODEL_STEPS steps (400), MODEL_SEED replays one (selftests/policy/test_ctl_model.sh).
+.PHONY: model-ctl
+model-ctl: all
+	@TOE_MODEL_STEPS=$(or $(MODEL_STEPS),400) TOE_MODEL_SEED=$(MODEL_SEED) TOE_BUILD=$(abspath $(O)) TOE_NO_BUILD=1 bash selftests/run.sh selftests/policy/test_ctl_model.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh

@@ -211,6 +211,15 @@ bool dp_check(struct toed *d)
 		return was;
 	}
 	read_ids(d, &now);
+	if (was && !memcmp(&now, &old, sizeof(now))) {
+		/*
+		 * a load seen half-way that failed and was undone: the
+		 * datapath open is the one pinned (reopening it would apply
+		 * the policy again, a new serial and generation for nothing)
+		 */
+		change_unlock(&d->ap);
+		return was;
+	}
 	dp_detach(d);
 	if (now.stats && dp_attach(d, &now, err, sizeof(err)) == 0) {
 		if (was)
