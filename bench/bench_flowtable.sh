@@ -51,7 +51,9 @@ VARIANTS=${VARIANTS:-kernel flowtable tc xdp xdpgeneric}
 
 # summary CSV: medians, and the medians of the per-round ratios to the
 # kernel and to the flowtable; the goal (issue 49): tc at least 1.0x the
-# flowtable's throughput and no more router CPU per GB.
+# flowtable's throughput and no more router CPU per GB (router_s_per_gb:
+# napi_s_per_gb counts the time qemu waited for the host as the guest's,
+# and with tc the server's receive, which redirect_peer runs there).
 summary() {
 	python3 - "$1" "$LABEL" <<'EOF'
 import csv, statistics, sys
@@ -68,18 +70,19 @@ def pr(v, base, c):
           if v in x and base in x and float(x[base][c]) > 0]
     return statistics.median(xs) if xs else None
 f = lambda x, p=2: "-" if x is None else "%.*f" % (p, x)
-print("== flowtable.csv, %d round(s): medians; x kernel, x flowtable: medians of the per-round ratios; %s" % (len(by), label))
-print("%-10s %8s %8s %8s %9s %9s %8s %8s  %s" % ("variant", "Gbit/s", "x kern", "x flowt", "rtr s/GB", "cpu x ft", "util", "cpu s/GB", ""))
+print("== flowtable.csv, %d round(s): medians; x kern, x ft: medians of the per-round ratios to the kernel, the flowtable; %s" % (len(by), label))
+print("%-10s %7s %6s %6s %8s %6s %8s %6s %5s %8s %6s" % ("variant", "Gbit/s", "x kern", "x ft", "rtr s/GB", "x ft",
+      "napi s/GB", "x ft", "util", "cpu s/GB", "x ft"))
 order = ["kernel", "flowtable", "tc", "xdp", "xdpgeneric"]
 for v in sorted(dict.fromkeys(r["variant"] for r in rows), key=lambda v: order.index(v) if v in order else 99):
-    print("%-10s %8s %8s %8s %9s %9s %8s %8s  (%s)" % (v, f(med(v, "gbit_s"), 3), f(pr(v, "kernel", "gbit_s")),
-          f(pr(v, "flowtable", "gbit_s")), f(med(v, "router_s_per_gb"), 3), f(pr(v, "flowtable", "router_s_per_gb")),
-          f(med(v, "router_util")), f(med(v, "cpu_s_per_gb"), 3), label))
+    print("%-10s %7s %6s %6s %8s %6s %8s %6s %5s %8s %6s  (%s)" % (v, f(med(v, "gbit_s"), 3), f(pr(v, "kernel", "gbit_s")),
+          f(pr(v, "flowtable", "gbit_s")), f(med(v, "router_s_per_gb")), f(pr(v, "flowtable", "router_s_per_gb")),
+          f(med(v, "napi_s_per_gb")), f(pr(v, "flowtable", "napi_s_per_gb")), f(med(v, "router_util")),
+          f(med(v, "cpu_s_per_gb")), f(pr(v, "flowtable", "cpu_s_per_gb")), label))
 t, c = pr("tc", "flowtable", "gbit_s"), pr("tc", "flowtable", "router_s_per_gb")
 if t is not None and c is not None:
-    ok = t >= 1.0 and c <= 1.0
-    print("goal (tc >= 1.0x the flowtable's throughput, no more router CPU per GB): tc %.2fx, CPU %.2fx: %s (%s)" %
-          (t, c, "MET" if ok else "NOT MET", label))
+    print("goal (tc >= 1.0x the flowtable's throughput, no more router CPU per GB): tc %.2fx, router CPU %.2fx: %s (%s)" %
+          (t, c, "MET" if t >= 1.0 and c <= 1.0 else "NOT MET", label))
 EOF
 }
 
