@@ -32,6 +32,8 @@ COMPARISONS = {
                     "frames/s", True, "kernel"),
     "apply": ("Policy apply, atomically (toed --apply)", "ms", "ms", False, "rules_1"),
     "hostflow": ("iperf3 host flow across a veth, opentoe attached or not", "gbit_s", "Gbit/s", True, "without"),
+    "flowtable": ("Routed TCP in Debian 12's 6.1 guest, measured under emulation (TCG), not wire speed",
+                  "gbit_s", "Gbit/s (TCG)", True, "kernel"),
 }
 
 

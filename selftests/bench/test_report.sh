@@ -4,7 +4,7 @@
 # ratios against the baseline each benchmark names, and an SVG per
 # comparison that gnuplot actually drew.
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 27
 need_cmd python3 gnuplot
 T=$(mktemp -d /tmp/opentoe-report.XXXXXX)
 defer "rm -rf $T"

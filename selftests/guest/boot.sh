@@ -10,7 +10,9 @@
 # bpftool and opentoe build as the host, on the other kernel, and can write
 # anywhere without touching the host.  OUT (a host folder, shared read-write)
 # receives env and stage2.sh, then tap (selftests/run.sh's output, growing
-# while the guest runs), done ("rc=N") and dmesg.  TCG unless
+# while the guest runs), done ("rc=N") and dmesg.  GUEST_RUN="CMD" (set by
+# the caller): the guest runs CMD in the tree instead of run.sh, its output
+# in tap (bench/bench_flowtable.sh); TEST... is then only a label.  TCG unless
 # TOE_GUEST_ACCEL=kvm: this machine's /dev/kvm opens, but a guest on it
 # hangs before the kernel's first line (nested).  Returns qemu's status;
 # 124 on time-out.
@@ -49,6 +51,7 @@ guest_boot() {
 		printf 'TOE_CACHE=%q\n' "${TOE_CACHE:-/var/cache/opentoe}"
 		printf 'GUEST_MODDIR=%q\n' "$moddir"
 		printf 'GUEST_TESTS=%q\n' "$*"
+		printf 'GUEST_RUN=%q\n' "${GUEST_RUN:-}"
 	} >"$out/env"
 	# no_timer_check (on the command line below): under TCG on a loaded
 	# machine the IO-APIC timer check can fail and panic the boot
