@@ -298,7 +298,7 @@ soak: all
 # The forward path's model-based test (selftests/xdp/test_fwd_model.sh)
 # with a long sequence, on XDP and on tc: MODEL_STEPS seeded random events
 # (200: some 15 minutes a hook), MODEL_SEED=N to replay a run (a random
-# seed otherwise, printed).  make check runs it short (5 steps).
+# seed otherwise, printed).  make check runs it short (4 steps).
 MODEL_STEPS ?= 200
 .PHONY: model
 model: all

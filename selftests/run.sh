@@ -131,7 +131,8 @@ is_vm_test() {
 # host tests, at the qemu tests' priority (SCHED_IDLE: they take no CPU a
 # host test wants, so no host test's timing feels them), and are reported
 # after the host tests.  Mostly CPU-bound, they have no time limit to meet;
-# time-boxed fuzzers (their runs would shrink) stay in the host lane.
+# the fuzzers run a count of inputs, not a time (a time-boxed one's runs
+# would shrink here).
 is_side_test() {
 	case $1 in
 	*/style/test_style.sh | */style/test_counters.sh | */style/test_lib.sh | \
@@ -139,6 +140,7 @@ is_side_test() {
 		*/docs/test_docs.sh | */mutants/test_mutants_table.sh | */bench/test_report.sh | \
 		*/config/test_limits.sh | */deb/test_deb.sh | */toed/test_install.sh | \
 		*/guest/test_kernel_cache.sh | \
+		*/toed/test_ctl_fuzz.sh | */config/test_config_fuzz.sh | \
 		*/parser/test_parser.sh) [ "${TOE_SERIAL:-0}" != 1 ] ;;
 	*) return 1 ;;
 	esac

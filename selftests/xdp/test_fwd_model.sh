@@ -51,7 +51,7 @@
 # tc (test_fwd_model_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-STEPS=${TOE_MODEL_STEPS:-5}
+STEPS=${TOE_MODEL_STEPS:-4}
 SEED=${TOE_MODEL_SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
 SELF=selftests/xdp/test_fwd_model.sh
 [ "$FWD_HOOK" = tc ] && SELF=selftests/xdp/test_fwd_model_tc.sh
