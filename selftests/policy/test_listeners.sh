@@ -4,7 +4,7 @@
 # is not the kernel module's gets its decision in listen_start (device,
 # rule, reason, policy serial) and an entry in toe_listeners; one left to
 # the host gets neither a device nor an entry; at close the entry goes and
-# listen_stop carries the device the listener had.
+# listen_stop carries the device, rule and reason the listener had.
 . "$(dirname "$0")/setup.sh"
 plan 8
 load_toe
@@ -37,8 +37,8 @@ check "... passive, with the remote end 0" \
 check "listen_start of port 5311: host by default, no device, no rule" \
 	jq -e 'length == 1 and .[0].decision == 0 and .[0].dev == -1 and .[0].rule == -1 and .[0].reason == 1' \
 	<<<"$(ev '.type == "listen_start" and .lport == 5311')"
-check "listen_stop of port 5310 carries device 0, offload" \
-	jq -e 'length == 1 and .[0].dev == 0 and .[0].decision == 1 and .[0].rule == 0' \
+check "listen_stop of port 5310 carries device 0, offload, rule 0 and its reason (rule)" \
+	jq -e 'length == 1 and .[0].dev == 0 and .[0].decision == 1 and .[0].rule == 0 and .[0].reason == 0' \
 	<<<"$(ev '.type == "listen_stop" and .lport == 5310')"
 check "listen_stop of port 5311: no device" \
 	jq -e 'length == 1 and .[0].dev == -1 and .[0].decision == 0' \
