@@ -239,22 +239,6 @@ static bool parse_ask(const struct ctl_request *r, struct ask *q, FILE *out)
 	return ends(q, e, out);
 }
 
-/* The device's name, "-" for none, "?" for an index with no device. */
-static void dev_name(struct toed *d, __u32 dev, char *buf, size_t len)
-{
-	struct toe_dev td;
-
-	if (dev == TOE_DEV_NONE) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (bpf_map_lookup_elem(d->m.devs, &dev, &td) || !td.name[0]) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	snprintf(buf, len, "%.16s", td.name);
-}
-
 /* Whether sock_ops keeps a record of it: bpf/flows.h's untracked(). */
 static bool tracked(const struct toe_pol_answer *a)
 {
@@ -358,7 +342,7 @@ bool cmd_explain(struct toed *d, struct client *cl, const struct ctl_request *r,
 		fprintf(out, "error explain: %s\n", err);
 		return true;
 	}
-	dev_name(d, a.dev, dev, sizeof(dev));
+	toe_dev_name(&d->m, a.dev, dev);
 	toe_policy_hdr(&d->m, &gen, &h);
 	c = policy_in_force(d, &h, &other, &src);
 	/* the rule's text only from the policy the search read */

@@ -270,7 +270,7 @@ void toe_view_devices(FILE *f, bool json, const struct toe_maps *m,
 	toe_hooks_show(m->ifaces, 0, f, NULL, false);
 }
 
-static void dev_name(const struct toe_maps *m, __u32 dev, char *buf)
+void toe_dev_name(const struct toe_maps *m, __u32 dev, char *buf)
 {
 	struct toe_dev d;
 
@@ -545,7 +545,7 @@ static int fwd_flows(FILE *f, bool json, struct toe_json *j,
 		prev = &k;
 		if (bpf_map_lookup_elem(m->fwd, &k, &v))
 			continue;
-		dev_name(m, v.dev, dn);
+		toe_dev_name(m, v.dev, dn);
 		if ((flt->dev && strcmp(flt->dev, dn)) ||
 		    (flt->port >= 0 && k.lport != flt->port &&
 		     k.rport != flt->port) ||
@@ -708,7 +708,7 @@ int toe_view_flows(FILE *f, bool json, const struct toe_maps *m,
 		prev = &k;
 		if (bpf_map_lookup_elem(m->flows, &k, &v))
 			continue; /* closed meanwhile */
-		dev_name(m, v.dev, dn);
+		toe_dev_name(m, v.dev, dn);
 		if ((flt->dev && strcmp(flt->dev, dn)) ||
 		    (flt->port >= 0 && k.lport != flt->port &&
 		     k.rport != flt->port) ||

@@ -117,6 +117,8 @@ const char *toe_stat_name(int i);
 int toe_policy_hdr(const struct toe_maps *m, __u32 *gen, struct toe_pol_hdr *h);
 
 const char *toe_reason_name(__u32 r);
+/* Device dev's name into buf (17 bytes): "-" for none, "?" for no device. */
+void toe_dev_name(const struct toe_maps *m, __u32 dev, char *buf);
 /* "10.0.0.1:80" or "[fe80::1]:80" */
 const char *toe_endpoint_str(__u8 family, const __u32 *addr, __u16 port,
 			     char *buf, size_t len);
