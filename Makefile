@@ -62,8 +62,10 @@ BPF_CFLAGS += -DTOE_NO_CAPTURE
 CFLAGS     += -DTOE_NO_CAPTURE
 endif
 
-BPF_OBJS  := $(O)/opentoe.bpf.o
-SKELS     := $(O)/opentoe.skel.h
+# opentoe_kctx: the same datapath for kernels with bpf_cast_to_kern_ctx
+# (6.3 on; toe-loader picks the object at load, skel.c)
+BPF_OBJS  := $(O)/opentoe.bpf.o $(O)/opentoe_kctx.bpf.o
+SKELS     := $(O)/opentoe.skel.h $(O)/opentoe_kctx.skel.h
 PROGS     := $(O)/toe-loader $(O)/toed $(O)/toectl
 # the man pages as make install installs them (below: their lists made)
 MAN_PAGES := $(patsubst man/%,$(O)/man/%,$(wildcard man/*.8))
@@ -120,12 +122,30 @@ $(O)/lib/parse_rc.o $(O)/loader/main.o: $(O)/toe_version.h
 $(O)/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h | $(O)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The datapath again, reading the namespace by plain loads (TOE_KERN_CTX:
+# bpf/xdp.h, bpf/tc.h): a kfunc that 6.1 refuses and libbpf 1.1 cannot
+# make optional, so a second object, not a branch in the first.
+$(O)/opentoe_kctx.bpf.o: bpf/opentoe.bpf.c $(O)/vmlinux.h | $(O)
+	$(CLANG) $(BPF_CFLAGS) -DTOE_KERN_CTX -c $< -o $@
+
 $(O)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(O)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+# skel.c opens opentoe_kctx's image through opentoe's skeleton: the two
+# must declare the same maps, programs and variables, in the same layout.
+$(O)/opentoe_kctx.skel.h: $(O)/opentoe_kctx.bpf.o $(O)/opentoe.skel.h
+	$(BPFTOOL) gen skeleton $< name opentoe_kctx > $@.tmp
+	sed -n '/^struct opentoe {/,/^};/p' $(O)/opentoe.skel.h > $@.want
+	sed -n '/^struct opentoe_kctx {/,/^};/p' $@.tmp | sed 's/opentoe_kctx/opentoe/g' | \
+		cmp -s - $@.want || \
+		{ echo "opentoe_kctx.bpf.o and opentoe.bpf.o differ in maps, programs or variables" >&2; \
+		  rm -f $@.tmp $@.want; exit 1; }
+	rm -f $@.want
+	mv $@.tmp $@
 
 $(O)/lib/%.o: user/lib/%.c
 	@mkdir -p $(@D)

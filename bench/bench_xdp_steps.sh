@@ -26,6 +26,11 @@
 #   nonetns  the ingress device's namespace (xdp_netns: four probe reads)
 #            read as one array load instead (bpf/ctx.h)
 #   bare     all six
+#   probereads  full's build loaded with TOE_LOADER_HIDE_FEATURE=kern_ctx:
+#            opentoe.bpf.o, the namespace by four probe reads, where full
+#            is opentoe_kctx.bpf.o (plain loads, kernels from 6.3 on); the
+#            proof: its toe_xdp and toe_tc have more bpf_probe_read_kernel
+#            calls than full's (the same where the kernel lacks the kfunc)
 # Proof, every run: toe_xdp returned XDP_REDIRECT and toe_stats'
 # xdp_forward grew by REPEAT (cached: xdp_fwd_cached too, but in nostats
 # and bare); the minimal forwarder returned XDP_REDIRECT and its count grew
@@ -43,16 +48,20 @@
 . "$(dirname "$0")/lib.sh"
 . "$top/selftests/xdp/router.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} REPEAT=${REPEAT:-10000} STEPS=${STEPS:-full}; fi
-ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe nonetns bare}
+ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe nonetns bare probereads}
 MINO=$TOE_BUILD/bench/min_xdp_fwd_run.bpf.o MINT=$TOE_BUILD/bench/min_tc_fwd_run.bpf.o
 [ -r "$MINO" ] && [ -r "$MINT" ] || cannot_run "$MINO, $MINT not built (make)"
 HOOKS=${HOOKS:-xdp tc}
 K=BPF_EXTRA=-DTOE_BENCH_KEEP_TTL
 declare -A FLAGS=([full]="" [nostats]=-DTOE_BENCH_NO_STATS [noacct]=-DTOE_BENCH_NO_ACCOUNT [nocap]=CAPTURE=0
 	[noct]=-DTOE_BENCH_NO_CT [noframe]=-DTOE_BENCH_NO_FRAME_CHECK [nonetns]=-DTOE_BENCH_NO_NETNS
-	[bare]="-DTOE_BENCH_NO_STATS -DTOE_BENCH_NO_ACCOUNT -DTOE_BENCH_NO_CT -DTOE_BENCH_NO_FRAME_CHECK -DTOE_BENCH_NO_NETNS")
+	[bare]="-DTOE_BENCH_NO_STATS -DTOE_BENCH_NO_ACCOUNT -DTOE_BENCH_NO_CT -DTOE_BENCH_NO_FRAME_CHECK -DTOE_BENCH_NO_NETNS"
+	[probereads]="")
+# bdir STEP: the step's build (probereads: full's, loaded otherwise)
+bdir() { [ "$1" = probereads ] && echo "$TOE_BUILD/xsteps/full" || echo "$TOE_BUILD/xsteps/$1"; }
 for s in $STEPS; do
 	[ -n "${FLAGS[$s]+x}" ] || bench_fail "STEPS: no step named $s (${!FLAGS[*]})"
+	[ $s = probereads ] && s=full
 	f=${FLAGS[$s]} cap=
 	[ "$f" = CAPTURE=0 ] && f= cap=CAPTURE=0
 	[ $s = bare ] && cap=CAPTURE=0
@@ -101,19 +110,22 @@ min_cnt() { bpftool -j map lookup pinned "$MPIN/${1:-}min_fwd_cnt" key 0 0 0 0 |
 rt() { bpftool map update pinned "$PIN/$MAP_FWD_GEN" key 0 0 0 0 value hex $($PKT gen 0 $FAR "$1" "$RNSC"); }
 # up BUILD HOOK: that build's datapath in r on HOOK, the flow admitted;
 # $prog its toe_xdp or toe_tc
+declare -A NREADS # STEP.HOOK: the loaded program's bpf_probe_read_kernel calls
 up() {
-	local L=$TOE_BUILD/xsteps/$1/toe-loader ep h=--xdp-veth-tx
+	local L=$(bdir $1)/toe-loader ep h=--xdp-veth-tx hide=()
 	defer "nsx r $L unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
 	[ $2 = tc ] && h=
-	nsx r "$L" load --cgroup "$CG" --pin-dir "$PIN" --hook $2 $h --dev r0 --dev r1 >/dev/null &&
+	[ $1 = probereads ] && hide=(env TOE_LOADER_HIDE_FEATURE=kern_ctx)
+	nsx r "${hide[@]}" "$L" load --cgroup "$CG" --pin-dir "$PIN" --hook $2 $h --dev r0 --dev r1 >/dev/null &&
 		toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null || return 1
 	prog=$(nsx r "$L" status -j --pin-dir "$PIN" | jq --arg n toe_$2 '[.programs[] | select(.name == $n) | .id][0]')
+	NREADS[$1.$2]=$(bpftool prog dump xlated id "$prog" | grep -c 'call bpf_probe_read_kernel')
 	ep=$(nsx r "$L" status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_egress") | .id][0]')
 	rt 0	# (the router's namespace the datapath's home: admissions there only)
 	nsx r bpftool prog run id "$ep" data_in "$work/syn.bin" ctx_in "$work/syn.skb" >/dev/null 2>&1 &&
 		nsx r bpftool prog run id "$ep" data_in "$work/synack.bin" ctx_in "$work/synack.skb" >/dev/null 2>&1
 }
-down() { nsx r "$TOE_BUILD/xsteps/$1/toe-loader" unload --pin-dir "$PIN" >/dev/null; rm -rf "$PIN"; }
+down() { nsx r "$(bdir $1)/toe-loader" unload --pin-dir "$PIN" >/dev/null; rm -rf "$PIN"; }
 
 echo "variant,round,ns_per_packet" >"$BENCH_OUT/xdp_steps.csv"
 echo "variant,round,ns_per_packet" >"$BENCH_OUT/tc_steps.csv"
@@ -162,11 +174,20 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		done
 	done
 done
+# probereads took the other object: more probe reads than full's
+if [[ " $STEPS " == *" probereads "* && " $STEPS " == *" full "* ]] &&
+	toe-loader features -j | jq -e '.[] | select(.name == "kern_ctx") | .present' >/dev/null; then
+	for hk in $HOOKS; do
+		[ "${NREADS[probereads.$hk]}" -gt "${NREADS[full.$hk]}" ] ||
+			bench_fail "probereads ($hk): ${NREADS[probereads.$hk]} probe reads, full ${NREADS[full.$hk]}: not opentoe.bpf.o"
+		echo "# $hk: full (opentoe_kctx.bpf.o) ${NREADS[full.$hk]} probe reads, probereads (opentoe.bpf.o) ${NREADS[probereads.$hk]}"
+	done
+fi
 bench_publish
 python3 "$top/bench/report.py" "$RES" --only xdp_steps
 python3 "$top/bench/report.py" "$RES" --only tc_steps
 # each step's cost: what compiling it out saved, paired by round
-echo "== each step: ns a frame saved by compiling it out (median of the rounds' differences; the rounds')"
+echo "== each step: ns a frame saved by compiling it out (median of the rounds' differences; the rounds'); probereads: negative, what opentoe.bpf.o's probe reads cost over full's plain loads"
 python3 - "$RES/xdp_steps.csv" "$RES/tc_steps.csv" <<'EOP'
 import csv, statistics, sys
 for f in sys.argv[1:]:

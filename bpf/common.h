@@ -25,4 +25,13 @@
 #define TCP_KEEPCNT	6
 /* clang-format on */
 
+#ifdef TOE_KERN_CTX
+/*
+ * The object for kernels from 6.3 on (opentoe_kctx.bpf.o): ctx as the
+ * kernel's own struct (xdp_buff, sk_buff).  Only xdp_netns() and
+ * skb_netns() use it; the verifier turns the call into a register move.
+ */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+#endif
+
 #endif /* __TOE_COMMON_H */

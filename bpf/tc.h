@@ -26,8 +26,17 @@
 /*
  * The cookie of the network namespace of the device an skb arrived on.
  * bpf_get_netns_cookie() takes an skb only from 6.15 on: read it as the
- * kernel would, from the struct sk_buff ctx is (see xdp_netns()).
+ * kernel would, from the struct sk_buff ctx is, by plain loads or by
+ * probe reads (see xdp_netns()).
  */
+#ifdef TOE_KERN_CTX
+static __always_inline __u64 skb_netns(struct __sk_buff *skb)
+{
+	struct sk_buff *s = bpf_cast_to_kern_ctx(skb);
+
+	return s->dev->nd_net.net->net_cookie;
+}
+#else
 static __always_inline __u64 skb_netns(struct __sk_buff *skb)
 {
 	struct net_device *dev = NULL;
@@ -37,6 +46,7 @@ static __always_inline __u64 skb_netns(struct __sk_buff *skb)
 		(char *)skb + bpf_core_field_offset(struct sk_buff, dev));
 	return BPF_CORE_READ(dev, nd_net.net, net_cookie);
 }
+#endif
 
 /*
  * tc_parse()'s result for a UDP datagram the forward path may take

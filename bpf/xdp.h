@@ -15,12 +15,26 @@
 
 /*
  * The cookie of the network namespace of the device a frame arrived on,
- * as bpf_get_netns_cookie() gives sock_ops.  XDP may not call that helper
- * and bpf_cast_to_kern_ctx() came with 6.3 (libbpf 1.1 cannot make it
- * optional), so it is read as the kernel would: ctx is the frame's struct
- * xdp_buff, whose receive queue names the device (probe reads, CO-RE
- * offsets; root only, as every opentoe program is).
+ * as bpf_get_netns_cookie() gives sock_ops.  XDP may not call that helper.
+ *
+ * TOE_KERN_CTX (opentoe_kctx.bpf.o, the object toe-loader loads where the
+ * kernel has bpf_cast_to_kern_ctx, 6.3 on): ctx is the frame's struct
+ * xdp_buff, and the chain rxq -> dev -> net -> cookie is four plain loads
+ * (the verifier turns the kfunc into a register move).  Otherwise
+ * (opentoe.bpf.o, Debian 12's 6.1: libbpf 1.1 cannot make a kfunc optional,
+ * so the object that names it is a second build of the same source): the
+ * same chain by bpf_probe_read_kernel calls at CO-RE offsets, about 20 ns
+ * each (docs/benchmarks.md, "nonetns").  Root only, as every opentoe
+ * program is.
  */
+#ifdef TOE_KERN_CTX
+static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
+{
+	struct xdp_buff *x = bpf_cast_to_kern_ctx(ctx);
+
+	return x->rxq->dev->nd_net.net->net_cookie;
+}
+#else
 static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
 {
 	struct xdp_rxq_info *rxq = NULL;
@@ -30,6 +44,7 @@ static __always_inline __u64 xdp_netns(struct xdp_md *ctx)
 		(char *)ctx + bpf_core_field_offset(struct xdp_buff, rxq));
 	return BPF_CORE_READ(rxq, dev, nd_net.net, net_cookie);
 }
+#endif
 
 /*
  * Pass a packet on: to the chained program of its interface, else the

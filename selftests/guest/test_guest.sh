@@ -49,15 +49,16 @@ else
 fi
 
 # toe-loader features on 6.1: the fallbacks the tests below went through
-# are the kernel's real lacks (tcx: 6.6, sockmap links: 6.10); kept as
+# are the kernel's real lacks (tcx: 6.6, sockmap links: 6.10,
+# bpf_cast_to_kern_ctx: 6.3, so opentoe.bpf.o, the probe reads); kept as
 # $TOE_BUILD/features-<kernel>.json for scripts/features_table.py
-if jq -e 'map({(.name): .present}) | add | .tcx == false and .sockmap_link == false and .ext == true and .xdp == true' \
+if jq -e 'map({(.name): .present}) | add | .tcx == false and .sockmap_link == false and .kern_ctx == false and .ext == true and .xdp == true' \
 	"$out/features.json" >/dev/null 2>&1; then
 	cp "$out/features.json" "$TOE_BUILD/features-$abi.json"
-	ok "toe-loader features on $abi: no tcx, no sockmap links (so the clsact and map-held fallbacks ran), freplace (libxdp's dispatcher), the rest there"
+	ok "toe-loader features on $abi: no tcx, no sockmap links, no kern_ctx (so the clsact, map-held and probe-read fallbacks ran), freplace (libxdp's dispatcher), the rest there"
 else
 	head -c 2000 "$out/features.json" 2>/dev/null
-	fail "toe-loader features on $abi: no tcx, no sockmap links, freplace, the rest there"
+	fail "toe-loader features on $abi: no tcx, no sockmap links, no kern_ctx, freplace, the rest there"
 fi
 
 # one result per test file, from the guest's run.sh TAP

@@ -86,9 +86,9 @@ wait $cli
 fj=$(tl features -j)
 check "features -j: one JSON array, every entry present true|false, refused, falls_back or limited" \
 	jq -e 'length >= 20 and all(.[]; (.present | type) == "boolean" and (.without == "refused" or .without == "falls_back" or .without == "limited") and (.since | length) > 0)' <<<"$fj"
-check "features: the text table has the same rows, and netfilter_prog, tcx, sockmap_link and ext fall back" \
+check "features: the text table has the same rows, and netfilter_prog, tcx, sockmap_link, kern_ctx and ext fall back" \
 	test "$(tl features | sed '/^$/q' | tail -n +2 | grep -c .)" = "$(jq length <<<"$fj")" -a \
-	"$(jq -r '[.[] | select(.without == "falls_back") | .name] | sort | join(",")' <<<"$fj")" = "ext,netfilter_prog,sockmap_link,tcx"
+	"$(jq -r '[.[] | select(.without == "falls_back") | .name] | sort | join(",")' <<<"$fj")" = "ext,kern_ctx,netfilter_prog,sockmap_link,tcx"
 
 # --- double load: in place, maps kept
 sock_link=$(bpftool -j link show pinned "$PIN/link_sockops" | jq .id)

@@ -32,6 +32,7 @@ SELF = os.path.join(TOP, "selftests")
 # object (a path under build/, a prefix) -> the programs that carry it
 PROGRAMS = (
     ("opentoe.bpf.o", ("toe-loader",)),  # the datapath: toe-loader loads it
+    ("opentoe_kctx.bpf.o", ("toe-loader",)),  # the same, on 6.3 and later
     ("loader/", ("toe-loader",)),
     ("toed-objs/", ("toed",)),
     ("toectl-objs/", ("toectl",)),

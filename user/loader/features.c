@@ -108,6 +108,9 @@ static const struct feature features[] = {
 	{ NULL, "5.10", "XDP beside xdp-loader (libxdp's dispatcher)", P_PROG,
 	  BPF_PROG_TYPE_EXT, 0, NULL, NULL, W_FALLBACK,
 	  "opentoe's own XDP link; a program already on the interface is chained after it" },
+	{ "kern_ctx", "6.3", "the fast paths' namespace read (opentoe_kctx.bpf.o)",
+	  P_FUNC, 0, 0, "bpf_cast_to_kern_ctx", NULL, W_FALLBACK,
+	  "opentoe.bpf.o: four bpf_probe_read_kernel calls a packet" },
 	{ "xdp_link", "5.9", "XDP on each --dev", P_ENUM, 0, 0,
 	  "bpf_link_type", "BPF_LINK_TYPE_XDP", W_REFUSE, NULL },
 	{ "cgroup_link", "5.7", "sock_ops on the cgroup", P_ENUM, 0, 0,
@@ -239,6 +242,17 @@ bool kernel_has_ext(void)
 	if (has < 0)
 		has = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_EXT, NULL) == 1;
 	return has;
+}
+
+/* kern_ctx's row, probed as features shows it (a hidden feature: absent). */
+bool kernel_has_kern_ctx(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_FEATURES; i++)
+		if (features[i].name && !strcmp(features[i].name, "kern_ctx"))
+			return probe(&features[i]);
+	return false;
 }
 
 /* Before a load changes anything: 0, or 1 after naming what is missing. */

@@ -19,5 +19,7 @@ bool kernel_func_has(const char *name);
 bool ct_kfuncs(void);
 /* freplace (BPF_PROG_TYPE_EXT) programs load here. */
 bool kernel_has_ext(void);
+/* bpf_cast_to_kern_ctx (6.3), as probe() sees it (TOE_LOADER_HIDE_FEATURE). */
+bool kernel_has_kern_ctx(void);
 
 #endif /* __TOE_KERNEL_FEATURES_H */
