@@ -437,7 +437,8 @@ class Model:
 
     # ---- apply
     def reloaded(self):
-        """toed followed a datapath reload: its own policy applied again."""
+        """toed followed a datapath reload: its own policy applied again
+        (only when it was the one in force: another's is kept)."""
         self.serial += 1
         self.gen ^= 1
         self.applied += 1
@@ -1429,12 +1430,11 @@ class Driver:
         """toe-loader load over the running datapath: one that fails at a
         change (TOE_LOADER_FAIL_AT) changes nothing; one that succeeds
         keeps the maps, and toed follows it, applying its own policy
-        again (a new serial, the same policy).  (After toed --apply from
-        another program toed's own is another policy: that reload would
-        undo the other's, which this model does not take for right, so
-        it reloads only when the policy in force is toed's.)"""
+        again (a new serial, the same policy) when the policy in force is
+        its own; after toed --apply from another program the maps keep
+        that one, and toed leaves it (the same serial, the same policy)."""
         n = self.rnd.randint(1, 5)
-        if self.model.own and self.rnd.random() < 0.4:
+        if self.rnd.random() < 0.4:
             n = 0
         env = dict(os.environ, TOE_LOADER_FAIL_AT=str(n)) if n else dict(os.environ)
         # toectl asks toed meanwhile (it looks at the datapath before each
@@ -1447,7 +1447,7 @@ class Driver:
         out = r.stdout.read().strip()
         if not n:
             okay = r.returncode == 0 and SAB != "reload"
-            if okay:
+            if okay and self.model.own:
                 self.model.reloaded()
             return okay, "a datapath reload that succeeds: the maps kept, toed follows it", \
                 ["toe-loader load: rc %d: %s" % (r.returncode, out[-300:])]

@@ -8,9 +8,10 @@
 # Then the locks and the run folder: a second toed on the same pin folder
 # (another run folder) is refused; a run folder that is a symbolic link,
 # another uid's, or mode 0777 is refused.  Then the policy in force: after
-# a toed --apply from elsewhere, toectl policy and status describe it.
+# a toed --apply from elsewhere, toectl policy and status describe it, and
+# a datapath reload in place keeps it (toectl reload applies toed's own).
 . "$(dirname "$0")/setup.sh"
-plan 29
+plan 31
 toed_t3 follow
 server 5300 || { fail "server"; finish; }
 pin_id() { bpftool -j map show pinned "$PIN/$1" | jq .id; }
@@ -116,6 +117,13 @@ out=$(ctl -j status)
 since_ap=$(awk -v a="$t_ap" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 check "status: the policy in force, its source, applied just now, $(jq .policy.applied_s_ago <<<"$out") s ago, within the $since_ap s since the apply began (not toed's own 1.5 s before)" \
 	jq -e --arg c "$other" --argjson s "$s" --argjson t "$since_ap" '.policy.serial == $s and .policy.source == $c and .policy.applied_by == "other" and .policy.applied_s_ago <= $t' <<<"$out"
+# A datapath reload (maps kept) is not a policy change: the other's stays
+nsx a toe-loader load --cgroup "$CG" --pin-dir "$PIN" --dev va --hook xdp >/dev/null || fail "load in place"
+out=$(ctl -j policy)
+check "after a datapath reload in place, the other's policy is still in force: $other, serial $s, 2 rules ($(jq -c '[.config, .serial, (.rules | length)]' <<<"$out"))" \
+	jq -e --arg c "$other" --argjson s "$s" '.config == $c and .serial == $s and (.rules | length) == 2' <<<"$out"
+check "toed followed that reload (status: the new sock_ops program), and said it kept the other's policy" \
+	eval '[ "$(st .datapath.reloads)" -ge 1 ] && grep -q "is kept" "$TOED_LOG"'
 ctl reload >/dev/null
 check "after toectl reload, toed's own file again" \
 	jq -e --arg c "$cfg" '.config == $c and (.rules | length) == 1' < <(ctl -j policy)

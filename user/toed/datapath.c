@@ -34,6 +34,8 @@
 #include "mon.h"
 #include "log.h"
 #include "show_maps.h"
+#include "show_state.h"
+#include "srcrec.h"
 #include "state.h"
 
 #define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */
@@ -117,6 +119,35 @@ void dp_detach(struct toed *d)
 	memset(&d->dp.ids, 0, sizeof(d->dp.ids));
 }
 
+/*
+ * A reload that kept the maps (toe-loader load in place) kept the policy in
+ * force with them.  When that is another's (toed --apply from elsewhere,
+ * after toed's own last apply), toed leaves it in force: a datapath reload
+ * is not a policy change, and applying toed's own file again would undo
+ * the other's.  toectl reload or SIGHUP applies toed's file, as ever.  At
+ * toed's start (no apply of its own yet) and over new maps (no policy in
+ * them) toed applies its own.
+ */
+static bool kept_others_policy(struct toed *d)
+{
+	struct toe_pol_hdr h = {};
+	struct toe_policy_src rec;
+	const char *src;
+	__u32 gen = 0;
+	bool own;
+
+	if (!d->ap.ast.serial || toe_policy_hdr(&d->m, &gen, &h))
+		return false;
+	src = policy_source(d, &h, &rec, &own);
+	if (!src || own)
+		return false; /* rec: freed by policy_source, or never filled */
+	logm(LOG_INFO,
+	     "the datapath was loaded again with its maps: the policy in force, %llu from %s (applied by another), is kept",
+	     (unsigned long long)h.serial, src);
+	toe_policy_src_free(&rec);
+	return true;
+}
+
 /* Open the datapath whose pins have ids, and bring it to toed's state. */
 static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
 		     size_t len)
@@ -142,8 +173,11 @@ static int dp_attach(struct toed *d, const struct dp_ids *ids, char *err,
 	d->dp.ids = *ids;
 	d->dp.since = load_time(ids->sockops_prog);
 	kmod_read_devs(&d->kmod);
-	/* the policy in force, again; a failure is logged there, and retried */
-	if (apply(d, false, "", e, sizeof(e)))
+	/*
+	 * the policy in force, again (unless the maps kept another's); a
+	 * failure is logged there, and retried
+	 */
+	if (!kept_others_policy(d) && apply(d, false, "", e, sizeof(e)))
 		d->kmod.kmod_dirty = true;
 	retrack(d, true); /* neighbours and addresses into the new maps */
 	/*
