@@ -60,15 +60,18 @@ static __always_inline void stat_parse(int res)
 		stat_inc(res);
 }
 
-/* The inode of a socket's network namespace (ip netns, /proc/PID/ns/net). */
+/*
+ * The inode of a socket's network namespace (ip netns, /proc/PID/ns/net).
+ * tp is a BTF pointer: plain loads (the verifier's probe-memory loads),
+ * not bpf_probe_read_kernel calls, on every kernel opentoe loads on.
+ */
 static __always_inline __u64 sk_netns_ino(struct bpf_sock *sk)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
 
 	if (!tp)
 		return 0;
-	return BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.__sk_common.skc_net.net,
-			     ns.inum);
+	return tp->inet_conn.icsk_inet.sk.__sk_common.skc_net.net->ns.inum;
 }
 
 /*
