@@ -5,11 +5,12 @@
 # bpf_cast_to_kern_ctx (6.3 on), and opentoe.bpf.o, by bpf_probe_read_kernel
 # calls, which toe-loader loads where the kernel lacks the kfunc (or with
 # TOE_LOADER_HIDE_FEATURE=kern_ctx, as here).  For each, on each hook: the
-# build load chose, and the namespace it reads is the packet's: a frame of
+# build load chose (as toe-loader status names it, from the programs' BTF,
+# and as their probe reads show), and the namespace it reads is the packet's: a frame of
 # an offloaded flow is counted in that namespace's record, never in the
 # record of the same 4-tuple in another namespace.
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 13
 need_cmd bpftool jq python3
 dp_start kctx
 veth_loop || exit 1
@@ -35,7 +36,7 @@ reads() { bpftool prog dump xlated id "$1" | grep -c 'call bpf_probe_read_kernel
 declare -A nread
 for build in kctx plain; do
 	if [ $build = kctx ] && [ "$has" != true ]; then
-		for c in "toe_xdp: its namespace" "toe_tc: its namespace"; do
+		for c in "status names the build" "toe_xdp: its namespace" "toe_tc: its namespace"; do
 			ok "kctx, $c # SKIP this kernel has no bpf_cast_to_kern_ctx (6.3): only opentoe.bpf.o loads here"
 		done
 		continue
@@ -47,7 +48,13 @@ for build in kctx plain; do
 			fail "$build, --hook $hook: load"
 			continue
 		fi
-		id=$(nsx a toe-loader status -j --pin-dir "$PIN" | jq --arg p $prog '.programs[] | select(.name == $p) | .id')
+		st=$(nsx a toe-loader status -j --pin-dir "$PIN")
+		id=$(jq --arg p $prog '.programs[] | select(.name == $p) | .id' <<<"$st")
+		want=opentoe.bpf.o
+		[ $build = kctx ] && want=opentoe_kctx.bpf.o
+		[ $hook = xdp ] && check "$build: toe-loader status names the build loaded: $want ($(jq -c .build <<<"$st"); text: $(nsx a toe-loader status --pin-dir "$PIN" | grep '^datapath build:'))" \
+			eval '[ "$(jq -r .build <<<"$st")" = $want ] && nsx a toe-loader status --pin-dir "$PIN" | grep -q "^datapath build: $want "'
+
 		nread[$build.$hook]=$(reads "$id")
 		for k in "$KA" "$KH"; do
 			bpftool map update pinned "$PIN/$MAP_FLOWS" key hex $k value hex $($PKT flow 1)

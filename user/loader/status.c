@@ -2,8 +2,8 @@
 /*
  * toe-loader status: its options, and what it shows of the pin folder:
  * the programs (links and chained programs: id, type, attach point, XDP
- * mode) and the maps of toe_maps.h (type, size, entries in use), as text
- * or one JSON document (-j).
+ * mode), which build of the datapath they are, and the maps of toe_maps.h
+ * (type, size, entries in use), as text or one JSON document (-j).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "toe_maps.h"
 #include "loader.h"
@@ -406,6 +407,40 @@ static const char *admission(const struct prog_row *rows, int nrows,
 	return "tc-egress";
 }
 
+/*
+ * Which build of the datapath is loaded (skel.c): the one whose programs'
+ * BTF declares bpf_cast_to_kern_ctx is opentoe_kctx.bpf.o.  Read off the
+ * sock_ops program, which every load has; NULL if it cannot be told.
+ */
+static const char *datapath_build(const struct prog_row *rows, int nrows)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	const char *build = NULL;
+	struct btf *btf;
+	int i, fd;
+
+	for (i = 0; i < nrows && strcmp(rows[i].name, "toe_sockops"); i++)
+		;
+	if (i == nrows)
+		return NULL;
+	fd = bpf_prog_get_fd_by_id(rows[i].id);
+	if (fd < 0)
+		return NULL;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.btf_id) {
+		btf = btf__load_from_kernel_by_id(info.btf_id);
+		if (btf)
+			build = btf__find_by_name_kind(btf,
+						       "bpf_cast_to_kern_ctx",
+						       BTF_KIND_FUNC) > 0 ?
+					"opentoe_kctx.bpf.o" :
+					"opentoe.bpf.o";
+		btf__free(btf);
+	}
+	close(fd);
+	return build;
+}
+
 /* JSON: the document's start up to the maps array, left open. */
 static void json_programs(const struct opts *o, struct toe_json *j,
 			  const struct prog_row *rows, int nrows)
@@ -421,6 +456,7 @@ static void json_programs(const struct opts *o, struct toe_json *j,
 	tj_kstr(j, "admission", admission(rows, nrows, &why));
 	if (why)
 		tj_kstr(j, "admission_why", why);
+	tj_kstr_or_null(j, "build", datapath_build(rows, nrows));
 	tj_key(j, "programs");
 	tj_arr(j);
 	for (i = 0; i < nrows; i++) {
@@ -444,10 +480,17 @@ static void json_programs(const struct opts *o, struct toe_json *j,
 static void text_programs(const struct opts *o, const struct prog_row *rows,
 			  int nrows)
 {
-	const char *why, *how = admission(rows, nrows, &why);
+	const char *why, *how = admission(rows, nrows, &why), *build;
 	int i;
 
 	printf("pin folder: %s\n", o->pin_dir);
+	build = datapath_build(rows, nrows);
+	printf("datapath build: %s\n",
+	       !build ?
+		       "unknown (no BTF on its programs)" :
+	       !strcmp(build, "opentoe.bpf.o") ?
+		       "opentoe.bpf.o (the namespace by probe reads: no kern_ctx)" :
+		       "opentoe_kctx.bpf.o (the namespace by plain loads: kern_ctx)");
 	if (!strcmp(how, "netfilter"))
 		printf("forward admission: netfilter FORWARD (toe_nf_fwd: what the stack forwarded and FORWARD accepted)\n\n");
 	else if (why)
