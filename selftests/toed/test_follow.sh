@@ -11,7 +11,7 @@
 # a toed --apply from elsewhere, toectl policy and status describe it, and
 # a datapath reload in place keeps it (toectl reload applies toed's own).
 . "$(dirname "$0")/setup.sh"
-plan 31
+plan 33
 toed_t3 follow
 server 5300 || { fail "server"; finish; }
 pin_id() { bpftool -j map show pinned "$PIN/$1" | jq .id; }
@@ -33,6 +33,16 @@ out=$(ctl flows 2>&1)
 check "unloaded: toectl flows too: $out" grep -q "opentoe is not loaded" <<<"$out"
 check "unloaded: toectl status answers: loaded false" test "$(st .datapath.loaded)" = false
 check "unloaded: toed still runs" kill -0 "$TOED_PID"
+# a reload with nothing to apply to: toectl reload is refused by name
+# before toed tries; SIGHUP reads the file, keeps it for the next datapath
+# (toed applies it when one appears: below) and logs why it applied nothing
+out=$(ctl reload 2>&1); rc=$?
+check "unloaded: toectl reload fails clearly, naming the pin folder (rc $rc): $out" \
+	test "$rc" = 1 -a -n "$(grep -F "opentoe is not loaded at $PIN (toe-loader load)" <<<"$out")"
+kill -HUP "$TOED_PID"
+hup_said() { grep -qF "error: opentoe is not loaded at $PIN (toe-loader load)" "$TOED_LOG"; }
+check "unloaded: SIGHUP: toed logs that nothing is loaded to apply to ($(grep -F 'error: ' "$TOED_LOG" | tail -1)), and still runs" \
+	eval 'wait_for 3 hup_said && kill -0 "$TOED_PID"'
 has_ev() { grep -q "\"event\":\"datapath\",\"state\":\"$1\"" "$MON"; }
 check "monitor: a datapath unloaded event" wait_for 3 has_ev unloaded
 
