@@ -452,6 +452,18 @@ static __always_inline int fwd_redirect(void *ctx, int hook,
 }
 
 /*
+ * tc: each GSO segment of the skb against the egress's MTU, as
+ * ip_forward() does (without BPF_MTU_CHK_SEGS any GSO skb passes); for a
+ * cached route and a looked-up one alike.
+ */
+static __always_inline bool tc_mtu_ok(void *ctx, __u32 ifout)
+{
+	__u32 mtu = 0;
+
+	return !bpf_check_mtu(ctx, ifout, &mtu, 0, BPF_MTU_CHK_SEGS);
+}
+
+/*
  * The fast path proper, for a packet of an admitted flow (h: its entry,
  * the end that sent it, the ingress's toe_ifaces record; fwd_admitted()),
  * on hook: route and next hop's MAC (the kernel's, or XDP's cached
@@ -470,7 +482,7 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 	int from = h->from;
 	const struct toe_fwd_tuple *nt = nat_target(fs, from);
 	void *data = ctx_data(ctx, hook), *end = ctx_end(ctx, hook);
-	__u32 ifin = ctx_ifin(ctx, hook), rg, mtu = 0;
+	__u32 ifin = ctx_ifin(ctx, hook), rg;
 	bool neigh = true, cached = false;
 	struct bpf_fib_lookup fp;
 	struct toe_iface *out = NULL;
@@ -504,8 +516,7 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 			out = bpf_map_lookup_elem(&toe_ifaces, &o.ifout);
 			cached = in && out && out->netns == fs->netns &&
 				 in->netns == fs->netns;
-			if (cached && bpf_check_mtu(ctx, o.ifout, &mtu, 0,
-						    BPF_MTU_CHK_SEGS))
+			if (cached && !tc_mtu_ok(ctx, o.ifout))
 				return fwd_slow(hook, TOE_FR_MTU);
 		}
 		if (cached) {
@@ -543,11 +554,7 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 			return fwd_slow(hook, TOE_FR_NEIGH);
 		route_remember(fs, from, g, rg, o.ifout, dmac, smac, tot_len);
 	} else {
-		/*
-		 * GSO: each segment against the egress MTU, as ip_forward()
-		 * does (without BPF_MTU_CHK_SEGS any GSO skb passes)
-		 */
-		if (bpf_check_mtu(ctx, o.ifout, &mtu, 0, BPF_MTU_CHK_SEGS))
+		if (!tc_mtu_ok(ctx, o.ifout))
 			return fwd_slow(hook, TOE_FR_MTU);
 		/* a peer's ingress takes no bpf_redirect_neigh() */
 		if (!neigh && (out->flags & TOE_IFACE_PEER))
