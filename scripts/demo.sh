@@ -34,7 +34,12 @@ cleanup() {
 		ip netns pids $n 2>/dev/null | xargs -r kill -9 2>/dev/null
 		ip netns del $n 2>/dev/null
 	done
-	[ -n "$CG" ] && [ -d "$CG" ] && rmdir "$CG" 2>/dev/null
+	# every process it held killed; their exits may still be in flight
+	# (EBUSY): try for a few seconds, as the tests' cg_del does
+	if [ -n "$CG" ] && [ -d "$CG" ]; then
+		xargs -r kill -9 <"$CG/cgroup.procs" 2>/dev/null
+		for _ in $(seq 50); do rmdir "$CG" 2>/dev/null && break; sleep 0.1; done
+	fi
 	return 0
 }
 trap cleanup EXIT
