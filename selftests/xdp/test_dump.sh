@@ -25,7 +25,7 @@
 # The tc hook: test_dump_tc.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 30
+plan 32
 need_cmd tcpdump
 router_test dump || exit 1
 endpoints_for_hook || exit 1
@@ -157,6 +157,17 @@ toectl dump --pin-dir "$PIN" -w "$work/x.pcap" --netns "$RNS-none" 2>&1 | grep -
 	toectl dump --pin-dir "$PIN" -w "$work/x.pcap" --netns "$RNS" --dev nope0 2>&1 | grep -q "bad --dev 'nope0': no such interface in namespace $RNS"
 check "  a namespace or device that is not there, named" test $? = 0
 check "  none of them left the capture on" is_off
+# a datapath built with make CAPTURE=0: toe-loader sets no_capture in
+# toe_cap_conf (struct toe_cap_conf: at byte 76 of 88); toectl dump must
+# refuse it, not switch on a capture that no program makes
+nocap=$(python3 -c 'import struct; print(" ".join("%02x" % b for b in struct.pack("<76xI8x", 1)))')
+bpftool map update pinned "$PIN/$MAP_CAP_CONF" key 0 0 0 0 value hex $nocap
+toectl dump --pin-dir "$PIN" -w "$work/n.pcap" -t 1 -j >"$work/n.json" 2>"$work/n.err"; rc=$?
+echo "# a datapath without the capture: status $rc, $(cat "$work/n.err")"
+check "a datapath built without the capture (no_capture): refused (status 1), saying so" \
+	eval "test $rc = 1 && grep -q 'built without the capture (make CAPTURE=0): nothing to dump' '$work/n.err'"
+check "  and the capture not switched on, no file written" eval "is_off && ! test -s '$work/n.pcap'"
+bpftool map update pinned "$PIN/$MAP_CAP_CONF" key 0 0 0 0 value hex $(python3 -c 'print(" ".join(["00"] * 88))')
 
 # 7. a bypassed flow named by the filter (its toe_byp_flows record, as
 # sk_msg writes it: 1234567 bytes sent by 10.9.0.1:4000 to 10.9.0.2:80)
