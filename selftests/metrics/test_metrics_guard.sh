@@ -12,7 +12,7 @@
 need_root
 need_cmd curl jq python3
 need_built toed toectl
-plan 12
+plan 13
 
 T=$(mktemp -d /tmp/opentoe-mg.XXXXXX)
 defer "rm -rf $T"
@@ -69,9 +69,14 @@ w=$(slow 16 127.0.0.1)
 check "16 slow clients on the scraper's own address: fresh scrapes answered within 1 s (worst $w s; $(cat "$T/drip"))" \
 	awk -v w="$w" 'BEGIN { exit !(w != "fail" && w < 1) }'
 srcs=$(seq -s, -f '127.0.1.%g' 1 64)
+ev0=$(ctl -j status | jq .metrics.evicted)
 w=$(slow 64 "$srcs")
 check "64 slow clients from 64 addresses: fresh scrapes within 1 s (worst $w s; $(cat "$T/drip"))" \
 	awk -v w="$w" 'BEGIN { exit !(w != "fail" && w < 1) }'
+# each address under its own limit (1 of 4): only the limit in all (48)
+# evicts, the stalest first, at least 64 - 48 of them
+ev=$(($(ctl -j status | jq .metrics.evicted) - ev0))
+check "  the limit in all (48) evicted the stalest of them: $ev evicted" test "$ev" -ge 16
 # per address: 2 slow clients of 127.0.2.1 (under its limit of 4), then 6
 # of 127.0.2.2: the stalest of 127.0.2.2's go, never 127.0.2.1's
 nsx m python3 "$DRIP" 127.0.0.1 "$P" -n 2 --every 0.5 --for 2.5 --src 127.0.2.1 >"$T/dripa" &

@@ -18,7 +18,7 @@
 # (test_fwd_join_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 14
+plan 16
 need_cmd iptables ip6tables conntrack
 need_built toectl
 router_test fwdjoin || exit 1
@@ -29,7 +29,7 @@ nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT &&
 	nsx r ip6tables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rules"; finish; }
 # strict windows: toed makes a joined flow's entry window-liberal (ct.c)
 nsx r sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0
-nsx_bg s python3 "$XFER" server --port 5201 --port 5999 >"$work/server.out" 2>&1
+nsx_bg s python3 "$XFER" server --port 5201 --port 5999 --port 5998 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
 # entry NAME: the toe_fwd entry of flow NAME (its client's port) as
@@ -43,6 +43,9 @@ start() { # NAME ADDR PORT: a 60 s transfer, stopped by SIGUSR1
 start a $S4 5201
 start b $S6 5201
 start n $S4 5999
+# e: a flow to a port no rule names, named instead by its client's port
+# (a rule on lport, added below once the port is known)
+start e $S4 5998
 # d: a trickle to 5301 (policy names it) whose server-to-client packets a
 # FORWARD rule drops from before the load: the stack forwards only its
 # client's packets, so it must never join
@@ -50,12 +53,13 @@ FLOW=$TOE_TOP/selftests/xdp/fwdflow.py
 nsx_bg s python3 "$FLOW" server --port 5301 >"$work/trickle.out" 2>&1
 wait_for 5 grep -q ready "$work/trickle.out" || { fail "trickle server"; finish; }
 nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5301 --stop "$work/stop" >"$work/d.json"
-wait_for "$(slow 5)" test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" -a -s "$work/d.json" || { fail "the transfers start"; finish; }
+wait_for "$(slow 5)" test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" -a -s "$work/e.lport" -a -s "$work/d.json" || { fail "the transfers start"; finish; }
 jq -r .lport "$work/d.json" >"$work/d.lport"
 sleep 0.5
 nsx r iptables -I FORWARD -p tcp --sport 5301 -j DROP
 
 # ---- opentoe loaded under running flows
+echo "rule offload dev fwd lport $(cat "$work/e.lport")" >>"$work/fwd.conf"
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 # toed deaf to conntrack's destroy events (the tests' knob): what ends a
 # fast path whose conntrack entry went is the fast path's own refresh, as
@@ -69,6 +73,8 @@ sleep 0.5
 check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s), fwd_joined $(st $STAT_FWD_JOINED)" \
 	test "$(st $FWD_STAT)" -gt $((x0 + 100)) -a "$(st $STAT_FWD_JOINED)" -ge 2
 check "the flow policy does not name (port 5999) never joins (entry: '$(entry n)')" test -z "$(entry n)"
+check "the flow a rule names by its client's port (lport $(cat "$work/e.lport"), server port 5998) joins too (entry: $(entry e))" \
+	wait_for "$(slow 3)" on_fast e
 pa=$(cat "$work/a.lport")
 check "toectl flows -j says the IPv4 flow joined mid-stream, and the text a line under its row" \
 	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .joined == true' >/dev/null &&
@@ -120,9 +126,10 @@ check "  the rule removed: it joins again (entry: $(entry a))" wait_for "$(slow 
 # rarely, and each of those is one more chance to be taken one way)
 check "the flow FORWARD drops one way (server to client) never joins in all this time: only one way proved (entry: '$(entry d)', fwd_joined $(st $STAT_FWD_JOINED))" test -z "$(entry d)"
 touch "$work/stop"
-kill -USR1 "$PID_a" "$PID_b" "$PID_n"
-wait "$PID_a" "$PID_b" "$PID_n"
+kill -USR1 "$PID_a" "$PID_b" "$PID_n" "$PID_e"
+wait "$PID_a" "$PID_b" "$PID_n" "$PID_e"
 check "the joined IPv4 transfer completes byte-exact" intact a
 check "the joined IPv6 transfer completes byte-exact" intact b
 check "the unnamed transfer completes byte-exact, all through the stack" intact n
+check "the transfer named by its client's port completes byte-exact" intact e
 finish
