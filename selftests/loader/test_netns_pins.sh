@@ -12,7 +12,7 @@
 # as the previous toe-loader named them (n<INODE>) are taken over by a
 # load in their namespace, and an unload still clears them all.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 15
 dp_start nspins
 need_cmd bpftool jq python3
 [ -e "$TOE_BUILD/selftests/xdp_pass.bpf.o" ] || cannot_run "selftests not built (make)"
@@ -83,6 +83,8 @@ check "a load in a over them takes a's as its own${out:+: $out}" \
 check "  one XDP link pinned for va, the one va runs" \
 	test "$(ls "$PIN" | grep -c "^link_xdp_.*_if$ifa\$")" = 1 -a \
 	"$(bpftool -j link show pinned "$PIN/link_xdp_c${ca}_if$ifa" | jq .prog_id)" = "$(nsx a ip -j link show dev va | jq '.[0].xdp.prog.id')"
+check "  every one of a's old-style pins renamed, whatever its kind ($(ls "$PIN" | grep -c "_c${ca}_") by cookie; left by inode: $(ls "$PIN" | grep "_n${ia}_" | tr '\n' ' '))" \
+	eval 'test "$(ls "$PIN" | grep -c "_n${ia}_")" = 0 -a "$(ls "$PIN" | grep -c "_c${ca}_")" -ge 2'
 check "  b's old-style pins left as they were" test -e "$PIN/link_xdp_n${ib}_if$ifb" -a -e "$PIN/chain_n${ib}_if${ifb}_skb"
 tl a unload >/dev/null
 check "unload clears them all and puts b's program back (b found by inode)" \
