@@ -12,6 +12,10 @@
 #              `toe-loader features` / `load --help`; otherwise reported
 #              "not available" and not run (TC_FORWARD=1 or 0 overrides)
 #   xdp_lookup (only with VARIANTS=...) xdp with toed --no-route-cache
+#   tc_nopeer  (only with VARIANTS=...) tc with TOE_LOADER_NO_PEER=1: the
+#              fast path sends into the router's egress veth (bpf_redirect,
+#              its transmit and the peer's backlog), not into the peer's
+#              ingress (bpf_redirect_peer); proved by tc_fwd_peer not moving
 #   xdp_min    the minimal XDP forwarder (bench/progs/min_xdp_fwd.bpf.c:
 #              fib lookup, TTL, MACs, devmap redirect; issue 49) on the
 #              router's two devices, native mode, its devmap filled with them
@@ -213,7 +217,7 @@ endpoints() {
 # --xdp-veth-tx: the end hosts are set up for it, as endpoints does).
 XDP_ARGS="--hook xdp"
 toe-loader load --help 2>/dev/null | grep -q -- --xdp-veth-tx && XDP_ARGS="--hook xdp --xdp-veth-tx"
-hook_args() { case $1 in tc | tc-*) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
+hook_args() { case $1 in tc | tc_nopeer | tc-*) echo --hook tc ;; xdp*) echo "$XDP_ARGS" ;; esac; }
 ifidx() { nsx $RNS ip -j link show "$1" | jq '.[0].ifindex'; }
 on() {
 	local d i
@@ -234,8 +238,9 @@ on() {
 				nsx $RNS tc filter add dev $d ingress bpf da object-pinned "$MPIN/tc/prog" || return 1
 		done
 		nsx $CNS ping -c1 -W1 $SADDR >/dev/null ;;
-	xdp | xdp_lookup | tc | xdp-* | tc-*)
-		nsx $RNS "$(loader $1)" load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
+	xdp | xdp_lookup | tc | tc_nopeer | xdp-* | tc-*)
+		nsx $RNS env $([ $1 = tc_nopeer ] && echo TOE_LOADER_NO_PEER=1) \
+			"$(loader $1)" load $(hook_args $1) --dev ${RDEVS% *} --dev ${RDEVS#* } \
 			--cgroup "$CG" --pin-dir "$PIN" >/dev/null || return 1
 		nsx_bg $RNS toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run-$RNS" \
 			$([ "$1" = xdp_lookup ] && echo --no-route-cache) >/dev/null 2>&1
@@ -251,7 +256,7 @@ off() {
 	case $1 in
 	xdp_min) for d in $RDEVS; do nsx $RNS bpftool net detach xdpdrv dev $d; done ;;
 	tc_min) for d in $RDEVS; do nsx $RNS tc qdisc del dev $d clsact; done ;;
-	xdp | xdp_lookup | tc | xdp-* | tc-*)
+	xdp | xdp_lookup | tc | tc_nopeer | xdp-* | tc-*)
 		kill "$TOED" && wait "$TOED" 2>/dev/null
 		nsx $RNS toe-loader unload --pin-dir "$PIN" >/dev/null ;;
 	conntrack) nsx $RNS iptables -D FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ;;
@@ -277,6 +282,8 @@ prog_stats() {
 	done
 	echo "$t $n"
 }
+# peer_count VARIANT: toe_stats tc_fwd_peer (0 for the others)
+peer_count() { case $1 in tc*) stat_of "$PIN" $STAT_TC_FWD_PEER ;; *) echo 0 ;; esac; }
 fast_count() {
 	case $1 in
 	xdp_min | tc_min) bpftool -j map lookup pinned "$(min_pin $1)/min_fwd_cnt" key 0 0 0 0 | jq '[.formatted.values[].value] | add' ;;
@@ -323,12 +330,12 @@ rx_ns() { echo $(($(threads_ns $CDEV $SDEV) + $(softirq_ns 3))); }
 HDR=setting,variant,round,gbit_s,cpu_s_per_gb,router_s_per_gb,router_util,rcpu_stat_s_per_gb,sender_tso,kernel_forwarded,fast_forwarded,prog_ns_per_run,prog_s_per_gb,rx_s_per_gb
 # tput CSV SETTING VARIANT ROUND: one iperf3 run, its row into CSV.
 tput() {
-	local csv=$1 set=$2 v=$3 r=$4 pp k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 e0 e1 k x tso
+	local csv=$1 set=$2 v=$3 r=$4 pp p0 p k0 x0 rt0 rc0 rt1 rc1 b0 r0 s0 b1 r1 s1 e0 e1 k x tso
 	endpoints $2 $v
 	on $v || { echo "cannot set up $v" >&2; exit 1; }
 	place || { echo "cannot place the NAPI threads" >&2; exit 1; }
 	tso=$(nsx $CNS ethtool -k $CDEV | awk '$1 == "tcp-segmentation-offload:" { print $2 }')
-	k0=$(fwded) x0=$(fast_count $v)
+	k0=$(fwded) x0=$(fast_count $v) p0=$(peer_count $v)
 	read -r rt0 rc0 < <(prog_stats $v)
 	b0=$(busy) r0=$(router_ns) e0=$(rx_ns) s0=$(rbusy)
 	pp=
@@ -343,7 +350,7 @@ tput() {
 	esac
 	[ -z "$pp" ] || wait "$pp"
 	r1=$(router_ns) e1=$(rx_ns) b1=$(busy) s1=$(rbusy)
-	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0))
+	k=$(($(fwded) - k0)) x=$(($(fast_count $v) - x0)) p=$(($(peer_count $v) - p0))
 	read -r rt1 rc1 < <(prog_stats $v)
 	local ct=0
 	[ $v = conntrack ] && ct=$(nsx $RNS iptables -S FORWARD | grep -c -- '--ctstate RELATED,ESTABLISHED -j ACCEPT')
@@ -351,6 +358,11 @@ tput() {
 	jq -e '.end.sum_received.bytes > 0' "$work/out.json" >/dev/null ||
 		{ echo "$v: iperf3 failed: $(jq -c .error "$work/out.json")" >&2; exit 1; }
 	prove_fwd "$set $v round $r" $v $k $x $((rc1 - rc0)) $ct
+	# tc_nopeer: every skb by the veth's own transmit, none into the peer
+	if [ $v = tc_nopeer ]; then
+		proof_grew "$set $v round $r: tc_fwd_peer (none)" 0 $p 0 0 ||
+			bench_fail "$set $v round $r: tc_nopeer sent into the peer's ingress"
+	fi
 	python3 -c '
 import json, sys
 a = sys.argv[1:]
@@ -418,11 +430,11 @@ echo "$HDR" >"$res/forward.csv"
 run_set() { [[ " $SETTINGS " == *" $1 "* ]]; }
 if run_set mtu; then
 	echo "== MTU frames from the senders (setting mtu)"
-	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min) $STEP_VARS
+	rounds "$res/forward.csv" mtu $(variants kernel xdp_lookup conntrack xdp tc tc_nopeer xdp_min tc_min) $STEP_VARS
 fi
 if run_set tso; then
 	echo "== TSO/GSO at the senders (setting tso)"
-	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc xdp_min tc_min) $STEP_VARS
+	rounds "$res/forward.csv" tso $(variants kernel xdp_lookup conntrack xdp tc tc_nopeer xdp_min tc_min) $STEP_VARS
 fi
 if run_set pod; then
 	topo pod

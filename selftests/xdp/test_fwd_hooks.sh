@@ -25,7 +25,7 @@
 #    100 ms (toed re-judges the flows: the stack drops them).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 32
+plan 34
 need_cmd iptables
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -181,6 +181,16 @@ check "  by the tc fast path, out by bpf_redirect to br0 ($((T - P - NB)) skbs) 
 drop_stops outdrop p $O4 o o3
 check "a FORWARD DROP under a running pod-to-outside flow: no byte outside after $LAT ms (< 100)" test "$LAT" -lt 100
 check "  the flow ran outside before ($RAN bytes)" test "$RAN" -gt 1000000
+
+# ---- TOE_LOADER_NO_PEER=1 (bench-forward's tc_nopeer): the same devices
+# loaded again in place; tc sends through r1's own transmit (bpf_redirect)
+nsx r env TOE_LOADER_NO_PEER=1 toe-loader load --dev r0 --dev r1 --dev r2 --dev br0 --cgroup "$CG" \
+	--pin-dir "$PIN" >/dev/null || fail "load again with TOE_LOADER_NO_PEER=1"
+nopeer_said() { ! nsx r toe-loader status --pin-dir "$PIN" | grep -q '^r1 .*redirect_peer'; }
+check "TOE_LOADER_NO_PEER=1: status no longer says r1 delivers into its peer" nopeer_said
+measure np4 $S4 $N2
+check "  a flow through r1: byte-exact, by tc ($T skbs) through r1's transmit, none into the peer ($P)" \
+	eval 'intact np4 && test $T -gt 10 -a $P = 0'
 
 # ---- xdp forced on the same veths (default offloads: no NAPI on the peers)
 kill "$(cat "$RUN/toed.pid" 2>/dev/null)" 2>/dev/null

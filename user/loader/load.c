@@ -445,6 +445,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 /* toe_iface flags of devs[i] (hook.c decided its hook). */
 static __u32 iface_flags(const struct opts *o, int i)
 {
+	const char *no_peer = toe_knob("TOE_LOADER_NO_PEER");
 	__u32 f = o->dev_tc[i] ? TOE_IFACE_TC : 0;
 
 	/* no ndo_xdp_xmit there: an XDP redirect into it would be dropped */
@@ -453,7 +454,13 @@ static __u32 iface_flags(const struct opts *o, int i)
 		f |= TOE_IFACE_NO_XDP_TX;
 	if (!iface_is_veth(o->devs[i]))
 		return f;
-	if (iface_peer_elsewhere(if_nametoindex(o->devs[i])))
+	/*
+	 * TOE_LOADER_NO_PEER=1 (the benchmarks' knob, bench-forward's
+	 * tc_nopeer): tc's fast path sends into the veth's own transmit
+	 * (bpf_redirect) instead of the peer's ingress
+	 */
+	if (iface_peer_elsewhere(if_nametoindex(o->devs[i])) &&
+	    !(no_peer && !strcmp(no_peer, "1")))
 		f |= TOE_IFACE_PEER;
 	if (!o->xdp_veth_tx)
 		f |= TOE_IFACE_NO_XDP_TX;
