@@ -12,7 +12,7 @@
 need_root
 need_cmd curl jq python3
 need_built toed toectl
-plan 13
+plan 14
 
 T=$(mktemp -d /tmp/opentoe-mg.XXXXXX)
 defer "rm -rf $T"
@@ -87,7 +87,16 @@ wait "$DA"
 check "6 slow clients of one address evict their own, not another address's 2 ($(cat "$T/dripa") $(cat "$T/dripb"))" \
 	eval 'jq -e ".opened == 2" "$T/dripa" && jq -e ".opened > 6" "$T/dripb"'
 # two slow clients, under every limit: the whole-request deadline alone
-nsx m python3 "$DRIP" 127.0.0.1 "$P" -n 2 --every 0.5 --for 5.5 >"$T/drip"
+nsx m python3 "$DRIP" 127.0.0.1 "$P" -n 2 --every 0.5 --for 5.5 >"$T/drip" &
+DR=$!
+sleep 1
+c1=$(ctl -j status | jq .metrics.connections)
+wait "$DR"
+conns0() { [ "$(ctl -j status | jq .metrics.connections)" = 0 ]; }
+wait_for 5 conns0
+c2=$(ctl -j status | jq .metrics.connections)
+check "toectl status counts the open connections: $c1 while the two drip, $c2 once they are gone" \
+	test "$c1" -ge 2 -a "$c2" = 0
 check "a request dripping a header line every 0.5 s lives 3 s, the deadline (+1 s): $(cat "$T/drip")" \
 	jq -e '.longest >= 2.5 and .longest <= 4' "$T/drip"
 st=$(ctl -j status)
