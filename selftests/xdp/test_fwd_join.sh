@@ -7,7 +7,9 @@
 # named flows are admitted from what the stack forwards of them each way
 # (fwd_joined), on the fast path within a second with no handshake seen
 # (toe_fwd's joined); the unnamed one never is, nor one whose server's
-# packets a FORWARD rule drops (only its client's way is proved).  conntrack -D of a
+# packets a FORWARD rule drops (only its client's way is proved); an idle
+# one whose server speaks first after the load joins from that packet and
+# the client's ACK alone.  conntrack -D of a
 # joined flow ends its fast path (the fast path's own refresh finds the
 # entry gone: toed hears no destroy event here, the tests' knob) and
 # conntrack's new entry, made mid-stream, brings it back.  A DROP rule for a joined flow stops it
@@ -18,7 +20,7 @@
 # (test_fwd_join_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 16
+plan 19
 need_cmd iptables ip6tables conntrack
 need_built toectl
 router_test fwdjoin || exit 1
@@ -55,11 +57,52 @@ wait_for 5 grep -q ready "$work/trickle.out" || { fail "trickle server"; finish;
 nsx_bg c timeout 60 python3 "$FLOW" trickle --addr $S4 --port 5301 --stop "$work/stop" >"$work/d.json"
 wait_for "$(slow 5)" test -s "$work/a.lport" -a -s "$work/b.lport" -a -s "$work/n.lport" -a -s "$work/e.lport" -a -s "$work/d.json" || { fail "the transfers start"; finish; }
 jq -r .lport "$work/d.json" >"$work/d.lport"
+# f and g: connections idle at the load whose first packet after it is
+# their server's: one message, then the client's ACK, nothing more; f to
+# 5202 (a rule names that server port), g to 5203 (a rule names its
+# client's port).  Policy must decide each from the server's packet (its
+# key seen from the client, the ports the other way round); decided
+# otherwise, the record waits a second for a packet to decide it again,
+# and an idle flow never sends one.
+cat >"$work/speak.py" <<'PY'
+import os, socket, sys, time
+role, a = sys.argv[1], sys.argv[2:]
+def wait(f):
+    while not os.path.exists(f):
+        time.sleep(0.01)
+if role == "server":
+    l = socket.socket()
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("0.0.0.0", int(a[2]))); l.listen(1)
+    print("ready", flush=True)
+    c, _ = l.accept()
+    wait(a[0]); c.sendall(b"s" * 100)
+    wait(a[1]); c.close()
+else:
+    s = socket.create_connection((a[0], int(a[3])), timeout=5)
+    open(a[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1]); os.rename(a[1] + ".tmp", a[1])
+    s.settimeout(60); got = 0
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        got += len(b)
+        open(a[2], "w").write("%d\n" % got)
+PY
+for x in "f 5202" "g 5203"; do
+	set -- $x
+	nsx_bg s python3 "$work/speak.py" server "$work/go" "$work/stop" $2 >"$work/$1.out" 2>&1
+	wait_for 5 grep -q ready "$work/$1.out" || { fail "the speaking server $2"; finish; }
+	nsx_bg c timeout 90 python3 "$work/speak.py" client $S4 "$work/$1.lport" "$work/$1.got" $2
+	wait_for 5 test -s "$work/$1.lport" || { fail "the idle flow to $2 connects"; finish; }
+done
 sleep 0.5
 nsx r iptables -I FORWARD -p tcp --sport 5301 -j DROP
 
 # ---- opentoe loaded under running flows
 echo "rule offload dev fwd lport $(cat "$work/e.lport")" >>"$work/fwd.conf"
+echo "rule offload dev fwd rport 5202" >>"$work/fwd.conf"
+echo "rule offload dev fwd lport $(cat "$work/g.lport")" >>"$work/fwd.conf"
 dp_load r --dev r0 --dev r1 && fill_neigh "$PIN" || { fail "load, neighbours"; finish; }
 # toed deaf to conntrack's destroy events (the tests' knob): what ends a
 # fast path whose conntrack entry went is the fast path's own refresh, as
@@ -75,6 +118,19 @@ check "  $FWD_NAME forwards them ($(($(st $FWD_STAT) - x0)) packets in 0.5 s), f
 check "the flow policy does not name (port 5999) never joins (entry: '$(entry n)')" test -z "$(entry n)"
 check "the flow a rule names by its client's port (lport $(cat "$work/e.lport"), server port 5998) joins too (entry: $(entry e))" \
 	wait_for "$(slow 3)" on_fast e
+j0=$(st $STAT_FWD_JOINED)
+touch "$work/go"
+# (admitted, it waits in CT_WAIT (5) for toed's window-liberal entry and
+# its next packet, which an idle flow does not send)
+spoke() { [ "$(entry $1)" = "5 1" ] && [ "$(cat "$work/$1.got" 2>/dev/null)" = 100 ]; }
+wait_for "$(slow 2)" spoke f
+wait_for "$(slow 2)" spoke g
+for x in "f named by its server's port 5202" "g named by its client's port $(cat "$work/g.lport")"; do
+	set -- $x
+	check "an idle flow whose first packet after the load is its server's (one message, the client's ACK), ${x#? }: admitted from those two (entry: '$(entry $1)', the client got $(cat "$work/$1.got" 2>/dev/null) of 100 bytes)" \
+		test "$(entry $1)" = "5 1" -a "$(cat "$work/$1.got" 2>/dev/null)" = 100
+done
+check "  fwd_joined counted them: $j0 -> $(st $STAT_FWD_JOINED)" test "$(st $STAT_FWD_JOINED)" = $((j0 + 2))
 pa=$(cat "$work/a.lport")
 check "toectl flows -j says the IPv4 flow joined mid-stream, and the text a line under its row" \
 	bash -c "toectl --run-dir '$work/run' -j flows | jq -e '.[] | select(.lport == $pa) | .joined == true' >/dev/null &&
