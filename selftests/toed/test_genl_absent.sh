@@ -7,7 +7,7 @@
 # connections its rules name on the host (reason nodev) until the module
 # gives the device; the kmod keyword is refused next to type/dev/nconn.
 . "$(dirname "$0")/setup.sh"
-plan 19
+plan 24
 if command -v genl >/dev/null && genl ctrl get name opentoe >/dev/null 2>&1; then
 	skip "the opentoe kernel module is loaded here"
 fi
@@ -22,13 +22,17 @@ EOF2
 out=$(toed --check "$cfg" 2>&1)
 check "toed --check: a kmod device is valid without the module: $out" \
 	grep -q "valid: 2 devices, 2 rules" <<<"$out"
-bad=$(conf bad <<'EOF2'
-device toe0 kmod nconn 8
-EOF2
-)
-out=$(toed --check "$bad" 2>&1); rc=$?
-check "toed --check refuses nconn next to kmod, naming line and column: $out" \
-	test "$rc" = 1 -a -n "$(grep -F "$bad:1:18: a kmod device takes no type, dev or nconn" <<<"$out")"
+# each of the three the module gives, after kmod (column 18) and before it
+for w in "nconn 8" "type software" "dev lo"; do
+	bad=$(echo "device toe0 kmod $w" | conf bad)
+	out=$(toed --check "$bad" 2>&1); rc=$?
+	check "toed --check refuses ${w% *} next to kmod, naming line and column: $out" \
+		test "$rc" = 1 -a -n "$(grep -F "$bad:1:18: a kmod device takes no type, dev or nconn" <<<"$out")"
+	bad=$(echo "device toe0 $w kmod" | conf bad)
+	out=$(toed --check "$bad" 2>&1); rc=$?
+	check "  and before kmod (column 13): $out" \
+		test "$rc" = 1 -a -n "$(grep -F "$bad:1:13: a kmod device takes no type, dev or nconn" <<<"$out")"
+done
 
 start_toed "$cfg" || { fail "toed starts"; cat "$TOED_LOG"; finish; }
 ok "toed starts without the module"
