@@ -45,8 +45,11 @@ check "toectl monitor -j: fwd_ended, reason evicted, for flows $MAP_FWD had no r
 ev=$(grep -F '"reason":"evicted"' "$work/mon.json" | head -n 1)
 echo "# $ev"
 lp=$(jq .lport <<<"$ev")
-ev_ok() { jq -e '.device == "fwd" and .in == "r0" and .out == "r1" and .laddr == "'$C4'"' <<<"$ev" >/dev/null; }
-check "  with its device, interfaces, client first" ev_ok
+# (toed reports an eviction from what it tracked of the admission: each
+# field from there, the router's namespace too)
+rns=$(nsx r $PKT netns)
+ev_ok() { jq -e '.device == "fwd" and .in == "r0" and .out == "r1" and .laddr == "'$C4'" and .netns_cookie == '"$rns" <<<"$ev" >/dev/null; }
+check "  with its device, interfaces, client first, the router's namespace (cookie $rns)" ev_ok
 # (an evicted flow joins again and may be evicted again: each time its
 # own fwd_ended, evicted; never one of another reason)
 check "  a flow that sent no FIN or RST (port $lp: every fwd_ended of it says evicted)" \
