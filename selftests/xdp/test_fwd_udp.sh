@@ -179,6 +179,9 @@ short_ok() {
 	[ "$(cat "$work"/short.* | wc -l)" = 40 ] &&
 		cat "$work"/short.* | jq -s -e 'all(.[]; .sent == 30 and .acked == 30 and .server.received == 30 and .server.dup == 0 and .server.bad == 0)' >/dev/null
 }
+short_ok || cat "$work"/short.* |
+	jq -c 'select(.sent != 30 or .acked != 30 or .server.received != 30 or .server.dup != 0 or .server.bad != 0)' |
+	sed 's/^/# short flow: /'
 check "40 short flows of 30 exchanges: every datagram and every answer arrived once, intact" short_ok
 check "  they joined the fast path (fwd_joined +$(($(st $STAT_FWD_JOINED) - j0)), $FWD_NAME forwarded $(($(st $FWD_STAT) - s0)) packets)" \
 	test $(($(st $STAT_FWD_JOINED) - j0)) -ge 20 -a $(($(st $FWD_STAT) - s0)) -gt 0
