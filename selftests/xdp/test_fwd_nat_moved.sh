@@ -13,12 +13,20 @@
 # on the server), where before the fix it went on with the old one for
 # good.  Then toed, running again, frozen across a flush of 8,000 entries:
 # the destroy events it lost are counted and every flow proved again.
+# Last, NAT taken away: a masqueraded UDP flow on the fast path, its
+# server paused and toed killed, so that the flow, its lease out, waits in
+# the stack for a reply (READMIT); the masquerade removed and the flow's
+# conntrack entry deleted, the stack makes it again untranslated: the
+# entry drops its translation once (fwd_nat_moved +1, nat 0), where a flow
+# that kept its NAT flag moved at every packet and never came back; the
+# server resumed, it is proved again and carried untranslated.
 # XDP on the router, or tc (test_fwd_nat_moved_tc.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 4
+plan 8
 need_cmd iptables conntrack tcpdump
 fwd_router fwdnatmv
+echo "rule offload dev fwd rport 5402 proto udp" >>"$work/fwd.conf"
 NEW4=10.211.2.253
 nsx r ip addr add $NEW4/24 dev r1 || { fail "second address"; finish; }
 defer "nsx r iptables -t nat -F"
@@ -81,4 +89,46 @@ bumped() { test "$(lost)" -gt "${l0:-0}" -a "$(gen)" -gt "$g0"; }
 wait_for 10 bumped
 check "toed frozen across a flush of $made conntrack entries: its destroy events lost, counted (fwd_ct_events_lost ${l0:-?} -> $(lost)), every flow proved again (generation $g0 -> $(gen))" \
 	bumped
+
+# ---- NAT taken away under a suspended UDP flow (a FORWARD rule that uses
+# conntrack, as a router's firewall does: without it, the netns's last NAT
+# rule gone, conntrack tracks nothing and the flow stays in the stack)
+UDPSEQ=$TOE_TOP/selftests/xdp/udpseq.py
+defer "nsx r iptables -F FORWARD"
+nsx r iptables -A FORWARD -m conntrack --ctstate NEW,ESTABLISHED -j ACCEPT || { fail "conntrack rule"; finish; }
+nsx r iptables -t nat -F POSTROUTING
+nsx r iptables -t nat -A POSTROUTING -o r1 -p udp --dport 5402 -j MASQUERADE || { fail "UDP masquerade"; finish; }
+nsx_bg s python3 "$UDPSEQ" server --port 5402 >"$work/userver.out" 2>&1
+USERVER=$NSX_PID
+wait_for 5 grep -q ready "$work/userver.out" || { fail "UDP server"; finish; }
+nsx_bg c python3 "$UDPSEQ" client --addr $S4 --port 5402 --rate 500 --stop "$work/ustop" --lport-file "$work/u.lport" >"$work/u.json"
+UCLIENT=$NSX_PID
+defer "touch $work/ustop; kill -CONT $USERVER"
+# uent: flow u's entry as "state proto nat"; ufpk: the packets the fast path carried of it
+uent() { flow_entry u 'select(.key.proto == 17) | "\(.value.state) \(.key.proto) \(.value.nat)"'; }
+ufpk() { flow_entry u 'select(.key.proto == 17) | .value.packets' | awk '{ n += $1 } END { print n + 0 }'; }
+u_is() { [ "$(uent)" = "$1" ]; }
+wait_for 5 test -s "$work/u.lport" || { fail "the UDP flow starts"; finish; }
+check "a masqueraded UDP flow on the fast path with its translation (entry: $(uent))" wait_for "$(slow 3)" u_is "3 17 1"
+m0=$(st $STAT_FWD_NAT_MOVED)
+kill -STOP "$USERVER"
+kill -KILL "$TOED"
+wait "$TOED" 2>/dev/null
+# its lease and its unwatched second out: back to the stack, which sees
+# only the client's side now
+wait_for "$(slow 3)" u_is "4 17 1" || fail "  the flow, its server paused and toed killed, suspended (entry: $(uent))"
+nsx r iptables -t nat -F POSTROUTING
+nsx r conntrack -D -p udp --orig-port-src "$(cat "$work/u.lport")" >/dev/null 2>&1
+sleep 1
+m1=$(st $STAT_FWD_NAT_MOVED)
+check "the masquerade removed, the flow's conntrack entry deleted: its entry drops the translation once (fwd_nat_moved $m0 -> $m1, entry: $(uent))" \
+	test $((m1 - m0)) = 1 -a "$(uent)" = "4 17 0"
+kill -CONT "$USERVER"
+check "  its server resumed: proved again, back on the fast path untranslated, toed still dead (entry: $(uent))" wait_for "$(slow 3)" u_is "3 17 0"
+p0=$(ufpk)
+sleep 0.5
+touch "$work/ustop"
+wait "$UCLIENT"
+check "  the fast path carries it ($(($(ufpk) - p0)) packets in 0.5 s); the server heard it from $C4 ($(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/u.json"): none twice nor changed)" \
+	bash -c "[ $(($(ufpk) - p0)) -gt 100 ] && jq -e '.server.received > 0 and .server.dup == 0 and .server.bad == 0' '$work/u.json' >/dev/null"
 finish
