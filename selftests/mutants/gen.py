@@ -52,7 +52,11 @@ Environment: MUTANT_SEED (replay a sample: the seed run prints), MUTANT_SAMPLE
 Nth of a line, as list prints them: only those of the sample, or without
 MUTANT_SEED of all the mutants), MUTANT_TABLE (a git revision: its
 mutants.txt for the files and their named tests, to replay an old sample
-as it ran), MUTANT_LANES (host lanes, default 1), MUTANT_RULES (a
+as it ran), MUTANT_RESUME (comma-separated files: earlier runs' output of
+the same sample, or its record in selftests/mutants/runs/; a mutant with a
+row there is not run again and its row counts, marked "(earlier)", so a
+sample judged over two sessions or machines is judged once a mutant),
+MUTANT_LANES (host lanes, default 1), MUTANT_RULES (a
 comma-separated subset of the rules), MUTANT_STRATIFY (0: not by rule),
 and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
 rate is under MUTANT_GOAL percent (default 90).
@@ -407,6 +411,32 @@ def table_at(rev):
     return out
 
 
+RESULTS = ("caught", "survived", "flaky", "stale", "build-failed")
+ROW_RE = re.compile(r"^(gen-\S+)\s+(\w+)\s+(%s)\s+(\d+)s  (.*)$" % "|".join(RESULTS))
+
+
+def earlier_rows(paths):
+    """{gen id: (result, secs, note)} of the rows in earlier runs' output
+    (show_row's lines; the last row of an id wins).  A caught row's note
+    is 'FILE: why' again, as run_one gave it."""
+    rows = {}
+    for path in paths:
+        for line in open(path, encoding="utf-8", errors="replace"):
+            x = ROW_RE.match(line.rstrip("\n"))
+            if not x:
+                continue
+            gid, _, res, secs, rest = x.groups()
+            rest = rest.replace(" (earlier)", "", 1) if rest.endswith(" (earlier)") else rest
+            if res == "caught":
+                by, why = rest[:40].strip(), rest[41:]
+                by = "wide selftests/" + by[5:] if by.startswith("wide ") else "selftests/" + by
+                note = "%s: %s" % (by, why)
+            else:
+                note = rest.strip(" -")
+            rows[gid] = (res, float(secs), note)
+    return rows
+
+
 def show_row(m, res, secs, note):
     by = note.split(": ", 1)[0] if res == "caught" else "-"
     print("%-34s %-6s %-9s %5.0fs  %-40s %s" % (m["id"], m["rule"], res, secs,
@@ -450,8 +480,14 @@ def cmd_run(rules):
     t0 = time.monotonic()
     print("%-34s %-6s %-9s %6s  %-40s %s" % ("MUTANT", "RULE", "RESULT", "TIME", "KILLED BY (wide: not named)", "WHY"),
           flush=True)
-    rows = run_lanes(sample, os.environ.get("TOE_MUTANTS_TMP", "/tmp"), logdir, stats, show_row,
-                     int(os.environ.get("MUTANT_LANES", "1")))
+    before = earlier_rows([x for x in os.environ.get("MUTANT_RESUME", "").split(",") if x])
+    rows = []
+    for m in [m for m in sample if m["id"] in before]:
+        res, secs, note = before[m["id"]]
+        rows.append((m, res, note))
+        show_row(m, res, secs, note + " (earlier)")
+    rows += run_lanes([m for m in sample if m["id"] not in before], os.environ.get("TOE_MUTANTS_TMP", "/tmp"),
+                      logdir, stats, show_row, int(os.environ.get("MUTANT_LANES", "1")))
     caught = sum(1 for _, r, _ in rows if r == "caught")
     wide = sum(1 for _, r, note in rows if r == "caught" and note.startswith("wide "))
     counted = sum(1 for _, r, _ in rows if r in ("caught", "survived"))
@@ -594,9 +630,36 @@ def selftest_pick():
     return out
 
 
+def selftest_resume():
+    """[(what, good)]: rows show_row printed read back by earlier_rows."""
+    import contextlib
+    import io
+    import tempfile
+    made = [({"id": "gen-user-toed-a.c-10", "rule": "del"}, "caught",
+             "selftests/toed/test_a.sh: check 3 failed: x: y"),
+            ({"id": "gen-bpf-egress.h-462", "rule": "reset"}, "caught", "wide selftests/xdp/test_b.sh: 2 failed"),
+            ({"id": "gen-user-toed-c.c-7.2", "rule": "idx"}, "survived", "all 4 test files pass"),
+            ({"id": "gen-kmod-d.c-1", "rule": "cmp"}, "build-failed", "make all failed")]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        print("gen.py: a header line")
+        for m, r, n in made:
+            show_row(m, r, 12.0, n)
+        show_row(made[2][0], "caught", 30.0, "selftests/toed/test_c.sh: 1 failed")
+    with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+        f.write(buf.getvalue())
+        f.flush()
+        got = earlier_rows([f.name])
+    want = {made[0][0]["id"]: ("caught", 12.0, made[0][2]), made[1][0]["id"]: ("caught", 12.0, made[1][2]),
+            made[2][0]["id"]: ("caught", 30.0, "selftests/toed/test_c.sh: 1 failed"),
+            made[3][0]["id"]: ("build-failed", 12.0, "make all failed")}
+    return [("MUTANT_RESUME: an earlier run's rows read back, each result and its killer, the last row of an id "
+             "winning (%s)" % (got if got != want else len(got)), got == want)]
+
+
 def cmd_selftest():
     """The lanes on made-up mutants, the wider set of real files: TAP."""
-    checks = selftest_lanes() + selftest_wide() + selftest_fixture() + selftest_pick()
+    checks = selftest_lanes() + selftest_wide() + selftest_fixture() + selftest_pick() + selftest_resume()
     env = dict(os.environ)
     os.environ.pop("MUTANT_SEED", None)
     os.environ["MUTANT_ONLY"] = "f.c:3,g.c:1.2"
