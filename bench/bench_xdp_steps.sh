@@ -39,7 +39,8 @@
 # min_forward.
 # Then the same for tc (HOOKS="xdp tc"): each build loaded with --hook tc,
 # toe_tc run on the skb of the same frame (ctx_in: __sk_buff ifindex and
-# ingress_ifindex r0; no route cache at tc: tc/BUILD/lookup), beside the
+# ingress_ifindex r0; route cached and looked up, tc/BUILD/cached and
+# tc/BUILD/lookup, the proof tc_fwd_route_cached), beside the
 # minimal tc forwarder (min_tc_fwd_run.bpf.o, r1 marked a peer: the
 # redirect_peer both take); proof: TC_ACT_REDIRECT and tc_forward grown
 # by REPEAT; CSV tc_steps.csv, against min_tc_forward.
@@ -132,10 +133,11 @@ echo "variant,round,ns_per_packet" >"$BENCH_OUT/tc_steps.csv"
 # run VARIANT PROG ROUND: one test run of REPEAT, proved, its CSV line
 run() {
 	local v=$1 id=$2 r=$3 out x ret f0 c0 m0 f1 c1 m1 hk=xdp want=4 fst=$STAT_XDP_FORWARD ctx=data.ctx mp=
-	[[ $v == tc* || $v == min_tc* ]] && hk=tc want=7 fst=$STAT_TC_FORWARD ctx=data.skb mp=tc/
+	local cst=$STAT_XDP_FWD_CACHED
+	[[ $v == tc* || $v == min_tc* ]] && hk=tc want=7 fst=$STAT_TC_FORWARD ctx=data.skb mp=tc/ cst=$STAT_TC_FWD_CACHED
 	local csv=$BENCH_OUT/${hk}_steps.csv
 	if [[ $v != min_* ]]; then
-		f0=$(stat_of "$PIN" $fst) c0=$(stat_of "$PIN" $STAT_XDP_FWD_CACHED)
+		f0=$(stat_of "$PIN" $fst) c0=$(stat_of "$PIN" $cst)
 	fi
 	m0=$(min_cnt $mp)
 	out=$(nsx r bpftool prog run id "$id" data_in "$work/data.bin" ctx_in "$work/$ctx" repeat "$REPEAT" 2>&1)
@@ -147,12 +149,12 @@ run() {
 	if [[ $v == min_* ]]; then
 		proof_grew "$v: min_fwd_cnt" "$m0" "$(min_cnt $mp)" "$REPEAT" "$REPEAT" || bench_fail "$v: not forwarded"
 	else
-		f1=$(stat_of "$PIN" $fst) c1=$(stat_of "$PIN" $STAT_XDP_FWD_CACHED)
+		f1=$(stat_of "$PIN" $fst) c1=$(stat_of "$PIN" $cst)
 		proof_grew "$v: $MAP_STATS ${hk}_forward" "$f0" "$f1" "$REPEAT" "$REPEAT" || bench_fail "$v: not forwarded"
 		case $v in
-		nostats/* | bare/* | tc/*) ;;
-		*/cached) proof_grew "$v: $MAP_STATS xdp_fwd_cached (all but the first)" "$c0" "$c1" $((REPEAT - 1)) "$REPEAT" ;;
-		*/lookup) proof_grew "$v: $MAP_STATS xdp_fwd_cached" "$c0" "$c1" 0 0 ;;
+		nostats/* | bare/* | tc/nostats/* | tc/bare/*) ;;
+		*/cached) proof_grew "$v: $MAP_STATS ${hk}_fwd_route_cached (all but the first)" "$c0" "$c1" $((REPEAT - 1)) "$REPEAT" ;;
+		*/lookup) proof_grew "$v: $MAP_STATS ${hk}_fwd_route_cached" "$c0" "$c1" 0 0 ;;
 		esac || bench_fail "$v: not the route it names"
 	fi
 	echo "$v,$r,$x" >>"$csv"
@@ -168,6 +170,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 				rt 0
 				run $s/lookup "$prog" $r
 			else
+				rt 7
+				run tc/$s/cached "$prog" $r
+				rt 0
 				run tc/$s/lookup "$prog" $r
 			fi
 			down $s
@@ -198,7 +203,7 @@ for f in sys.argv[1:]:
     for v in dict.fromkeys(r["variant"] for r in rows):
         if "/" not in v or "/full/" in v or v.startswith("full/"):
             continue
-        full = "tc/full/lookup" if v.startswith("tc/") else "full/" + v.split("/")[1]
+        full = "tc/full/" + v.split("/")[2] if v.startswith("tc/") else "full/" + v.split("/")[1]
         d = [x[full] - x[v] for x in by.values() if v in x and full in x]
         if d:
             print("  %-20s %4.0f ns  (%s)" % (v, statistics.median(d), " ".join("%.0f" % x for x in d)))

@@ -11,16 +11,18 @@
  * toe_fwd_reason), counted per hook by fwd_slow().
  *
  * Where the hooks differ, by what the packet is:
- *   - XDP sends one frame: a cached route (route_cache_on, the flow's
- *     toe_fwd_route), the MTU from the lookup (tot_len), a devmap redirect,
- *     never to an egress that takes no XDP redirect (a veth, unless its
- *     peer can: TOE_IFACE_NO_XDP_TX) nor without a neighbour;
+ *   - both take a cached route (route_cache_on, the flow's toe_fwd_route)
+ *     when toed keeps one current, else look it up;
+ *   - XDP sends one frame: the MTU from the lookup (tot_len; a cached
+ *     route holds the longest frame it passed), a devmap redirect, never to
+ *     an egress that takes no XDP redirect (a veth, unless its peer can:
+ *     TOE_IFACE_NO_XDP_TX) nor without a neighbour;
  *   - tc sends an skb, up to 64 KiB of GSO segments with their checksum
- *     state: no route cache (one lookup covers the whole skb), the MTU per
- *     segment (bpf_check_mtu, BPF_MTU_CHK_SEGS), the writes through the
- *     kernel's helpers where a checksum the skb carries must follow, and
- *     bpf_redirect_peer() into a veth peer's namespace, bpf_redirect(), or
- *     bpf_redirect_neigh() when the kernel must resolve the next hop.
+ *     state: the MTU per segment (bpf_check_mtu, BPF_MTU_CHK_SEGS, cached
+ *     route or not), the writes through the kernel's helpers where a
+ *     checksum the skb carries must follow, and bpf_redirect_peer() into a
+ *     veth peer's namespace, bpf_redirect(), or bpf_redirect_neigh() when
+ *     the kernel must resolve the next hop (never cached: no MAC).
  * Every check comes before the first write, and that write (the TTL)
  * writes nothing when it fails: what goes to the stack is the packet as
  * it came.  A step failing after it (which the checks rule out) drops the
@@ -132,7 +134,7 @@ static __always_inline int fwd_written_drop(int hook)
 }
 
 /*
- * Whether fs's flow may use a cached route at all (XDP): toed keeps a
+ * Whether fs's flow may use a cached route at all (both hooks): toed keeps a
  * route generation for the flow's namespace and renewed its lease in the
  * last TOE_FWD_RT_FRESH_NS (it renews every TOE_FWD_RT_RENEW_MS: a toed
  * killed bumps nothing, so a next hop's MAC or a route that changes after
@@ -168,9 +170,10 @@ struct fwd_out {
 /*
  * The cached route of c into o, if it is current: its gen, its fields,
  * its gen again (a CPU may be rewriting it); current only if both gens
- * are the one in force and the packet (tot_len) no longer than the route
- * passed, and its egress still opentoe's (toe-loader may have taken it
- * out since).
+ * are the one in force and the packet (tot_len; tc: 0, bpf_check_mtu
+ * judges each segment) no longer than the route passed.  Whether its
+ * egress is still opentoe's (toe-loader may have taken it out since) is
+ * the caller's check, by hook.
  */
 static __always_inline bool route_cached(const struct toe_fwd_route *c,
 					 const struct toe_fwd_gen *g,
@@ -182,9 +185,7 @@ static __always_inline bool route_cached(const struct toe_fwd_route *c,
 	o->ifout = c->ifout;
 	__builtin_memcpy(o->dmac, c->dmac, 6);
 	__builtin_memcpy(o->smac, c->smac, 6);
-	if (cg != g->rt_gen || c->gen != cg || tot_len > max_len)
-		return false;
-	return bpf_map_lookup_elem(&toe_devmap, &o->ifout);
+	return cg == g->rt_gen && c->gen == cg && tot_len <= max_len;
 }
 
 /*
@@ -451,6 +452,18 @@ static __always_inline int fwd_redirect(void *ctx, int hook,
 }
 
 /*
+ * tc: each GSO segment of the skb against the egress's MTU, as
+ * ip_forward() does (without BPF_MTU_CHK_SEGS any GSO skb passes); for a
+ * cached route and a looked-up one alike.
+ */
+static __always_inline bool tc_mtu_ok(void *ctx, __u32 ifout)
+{
+	__u32 mtu = 0;
+
+	return !bpf_check_mtu(ctx, ifout, &mtu, 0, BPF_MTU_CHK_SEGS);
+}
+
+/*
  * The fast path proper, for a packet of an admitted flow (h: its entry,
  * the end that sent it, the ingress's toe_ifaces record; fwd_admitted()),
  * on hook: route and next hop's MAC (the kernel's, or XDP's cached
@@ -469,7 +482,7 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 	int from = h->from;
 	const struct toe_fwd_tuple *nt = nat_target(fs, from);
 	void *data = ctx_data(ctx, hook), *end = ctx_end(ctx, hook);
-	__u32 ifin = ctx_ifin(ctx, hook), rg, mtu = 0;
+	__u32 ifin = ctx_ifin(ctx, hook), rg;
 	bool neigh = true, cached = false;
 	struct bpf_fib_lookup fp;
 	struct toe_iface *out = NULL;
@@ -489,12 +502,28 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 			return fwd_slow(hook, TOE_FR_SLOW);
 		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
 	}
-	if (hook == TOE_FH_XDP && route_cache_on(fs, g) &&
-	    route_cached(&fs->rt[from & 1], g, tot_len, &o)) {
-		cached = true;
-		dmac = o.dmac;
-		smac = o.smac;
-		goto write;
+	if (route_cache_on(fs, g) &&
+	    route_cached(&fs->rt[from & 1], g, hook == TOE_FH_XDP ? tot_len : 0,
+			 &o)) {
+		/*
+		 * the egress still opentoe's, in the flow's namespace (XDP:
+		 * in the devmap; tc: its toe_ifaces record, whose flags say
+		 * how to redirect), each segment within its MTU (tc)
+		 */
+		if (hook == TOE_FH_XDP) {
+			cached = bpf_map_lookup_elem(&toe_devmap, &o.ifout);
+		} else {
+			out = bpf_map_lookup_elem(&toe_ifaces, &o.ifout);
+			cached = in && out && out->netns == fs->netns &&
+				 in->netns == fs->netns;
+			if (cached && !tc_mtu_ok(ctx, o.ifout))
+				return fwd_slow(hook, TOE_FR_MTU);
+		}
+		if (cached) {
+			dmac = o.dmac;
+			smac = o.smac;
+			goto write;
+		}
 	}
 	rg = g->rt_gen; /* read before the lookup: a later bump wins */
 	/*
@@ -525,15 +554,14 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 			return fwd_slow(hook, TOE_FR_NEIGH);
 		route_remember(fs, from, g, rg, o.ifout, dmac, smac, tot_len);
 	} else {
-		/*
-		 * GSO: each segment against the egress MTU, as ip_forward()
-		 * does (without BPF_MTU_CHK_SEGS any GSO skb passes)
-		 */
-		if (bpf_check_mtu(ctx, o.ifout, &mtu, 0, BPF_MTU_CHK_SEGS))
+		if (!tc_mtu_ok(ctx, o.ifout))
 			return fwd_slow(hook, TOE_FR_MTU);
 		/* a peer's ingress takes no bpf_redirect_neigh() */
 		if (!neigh && (out->flags & TOE_IFACE_PEER))
 			return fwd_slow(hook, TOE_FR_NEIGH);
+		/* with the next hop's MAC: for the next skbs (max_len: 0) */
+		if (neigh)
+			route_remember(fs, from, g, rg, o.ifout, dmac, smac, 0);
 	}
 write:
 	if (!fwd_writable(ctx, hook, p, nt) || fwd_hop(ctx, hook, p))
@@ -550,6 +578,8 @@ write:
 	} else {
 		stat_inc(TOE_S_TC_FORWARD);
 		stat_add(TOE_S_TC_FWD_SEGS, ctx_segs(ctx, hook));
+		if (cached)
+			stat_inc(TOE_S_TC_FWD_CACHED);
 	}
 	return fwd_redirect(ctx, hook, &o, out, neigh, &fp);
 }

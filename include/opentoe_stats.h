@@ -119,7 +119,9 @@
 	  "forwarded both ways by the stack, their handshake never seen")           \
 	X(FWD_JOIN_LIMITED, "fwd_join_limited",                                     \
 	  "Mid-stream admissions held back: the flow joined TOE_FWD_JOIN_MAX "      \
-	  "times in a minute (a full toe_fwd evicting it)")
+	  "times in a minute (a full toe_fwd evicting it)")                         \
+	X(TC_FWD_CACHED, "tc_fwd_route_cached",                                     \
+	  "skbs tc forwarded by their flow's cached route")
 
 enum toe_stat {
 	TOE_S_BASE = 32,

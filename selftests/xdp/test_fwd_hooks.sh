@@ -25,7 +25,7 @@
 #    100 ms (toed re-judges the flows: the stack drops them).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 34
+plan 35
 need_cmd iptables
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -106,6 +106,12 @@ nsx r ip link set r1 mtu 1500
 check "egress MTU 1400 under 1448-byte segments: byte-exact" intact mtu4
 check "  the stack took what no longer fit ($M tc_fwd_mtu), tc the rest ($G segments)" \
 	test $M -gt 0 -a $G -gt $((N2 / 10000))
+# (a GSO skb whose segments do not fit must go to the stack too, not only
+# a full-size frame: the client learns the path MTU only from the ICMP the
+# stack sends for it)
+pmtu=$(nsx c ip route get $S4 | grep -o 'mtu [0-9]*')
+check "  the client learned the path MTU from the stack's ICMP ($pmtu)" test "$pmtu" = "mtu 1400"
+nsx c ip route flush cache
 
 # drop_stops NAME CLIENT ADDR SERVER IFACE: a flow from namespace
 # CLIENT to ADDR:5201 on the fast path, then a FORWARD DROP for it on the

@@ -29,9 +29,9 @@ wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/to
 nsx_bg s python3 "$XFER" server --port 5201 --port 5301 >"$work/server.out" 2>&1
 wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
 st() { stat_of "$PIN" "$1"; }
-# what ran the flow: XDP's cached route; tc (no cache) its segments
+# what ran the flow: the hook's cached route
 CSTAT=$STAT_XDP_FWD_CACHED CWHAT="route cached"
-[ $FWD_HOOK = xdp ] || CSTAT=$FWD_STAT CWHAT="tc forwarded"
+[ $FWD_HOOK = xdp ] || CSTAT=$STAT_TC_FWD_CACHED
 est() { # PORT: one established toe_fwd entry of PORT
 	test "$(bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson p "$1" '[.[] | select((.formatted.key.lport == $p or .formatted.key.rport == $p) and .formatted.value.state == 3)] | length')" = 1
