@@ -1241,15 +1241,30 @@ static void test_listeners(void)
 	tap(ret == -EEXIST, "same listener again: EEXIST (%d)", ret);
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_DETACH, idx);
 	tap(ret == -EBUSY, "detach with a listener: EBUSY (%d)", ret);
+	/* one asked of toe0 alone: never replayed on another device */
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_START, idx, NULL, 8081,
+			     NULL, 0);
+	ret |= dev_get(&nl, idx, &d);
+	tap(!ret && d.listeners == 2,
+	    "LISTEN_START *:8081 on toe0 alone (%d, toe0 has %d)", ret,
+	    d.listeners);
 
 	ret = dev_cmd(&nl, OPENTOE_CMD_DEV_ATTACH, idx2);
-	tap(!ret && !dev_get(&nl, idx2, &d) && d.listeners == 1 &&
-		    sim_counter(30, "listens") == 1,
-	    "a device attached late gets the listener replayed");
+	ret |= dev_get(&nl, idx2, &d);
+	tap(!ret && d.listeners == 1 && sim_counter(30, "listens") == 1,
+	    "a device attached late gets the listener for every device replayed, not toe0's own (%d, it has %d)",
+	    ret, d.listeners);
 	ret = sim_new(31, "veth0", 2, 4, "late%d");
 	idx3 = sim_index(31);
-	tap(!ret && !dev_get(&nl, idx3, &d) && d.listeners == 1,
-	    "a device registered late gets the listener replayed");
+	ret |= dev_get(&nl, idx3, &d);
+	tap(!ret && d.listeners == 1,
+	    "a device registered late gets the listener replayed, not toe0's own (%d, it has %d)",
+	    ret, d.listeners);
+	ret = listen_dev_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, idx, NULL, 8081,
+			     NULL, 0);
+	ret |= dev_get(&nl, idx, &d);
+	tap(!ret && d.listeners == 1,
+	    "LISTEN_STOP *:8081 on toe0 (%d, toe0 has %d)", ret, d.listeners);
 
 	ret = listen_cmd(&nl, OPENTOE_CMD_LISTEN_STOP, AF_INET, 8080);
 	tap(!ret && !dev_get(&nl, idx, &d) && d.listeners == 0 &&
