@@ -45,7 +45,13 @@ def serve(ports):
     for p in ports:
         s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        # 16 MiB, past net.core.rmem_max (SO_RCVBUF is capped there, at
+        # 208 KiB by default: a server slowed by a loaded machine dropped
+        # a port's datagrams at its own socket); as root, SO_RCVBUFFORCE
+        try:
+            s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 16 << 20)
+        except OSError:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
         s.bind(("::", p))
         socks.append(s)
     peers = {}
