@@ -428,7 +428,8 @@ def earlier_rows(paths):
             gid, _, res, secs, rest = x.groups()
             rest = rest.replace(" (earlier)", "", 1) if rest.endswith(" (earlier)") else rest
             if res == "caught":
-                by, why = rest[:40].strip(), rest[41:]
+                # (KILLED BY: "FILE" or "wide FILE", padded to 40 or longer)
+                by, why = re.match(r"^((?:wide )?\S+)\s+(.*)$", rest).groups()
                 by = "wide selftests/" + by[5:] if by.startswith("wide ") else "selftests/" + by
                 note = "%s: %s" % (by, why)
             else:
