@@ -450,11 +450,14 @@ inv_step() { # DESC: the invariant at once, then the counts converged 100 ms aft
 	NSTEPS=$((NSTEPS + 1))
 	[ -n "$conv" ] && [ "$conv" -le 100 ] && N100=$((N100 + 1))
 	CONVS="$CONVS ${conv:-never}"
-	# each within 250 ms here; within 100 ms: all steps but one, counted
-	# at the end (a TCG guest at idle priority beside other work can lose
-	# its CPU for longer than that at any moment: 174 ms seen once with
-	# three guests running)
-	tap "$([ -n "$conv" ] && [ "$conv" -le 250 ] && echo 0 || echo 1)" \
+	# each within 1 s here (a toed that waited for the next event, or
+	# for a periodic look, instead of following this one takes longer
+	# or never converges); within 100 ms: at least half the steps,
+	# counted at the end.  A TCG guest at idle priority beside other
+	# work can lose its CPU for longer than 100 ms at any moment: 174 ms
+	# seen with three guests running, 389 ms in a clean-clone make check
+	# with both guests and the host tests running.
+	tap "$([ -n "$conv" ] && [ "$conv" -le 1000 ] && echo 0 || echo 1)" \
 		"... converged: nothing in flight, bound = live, the pool full again; toed followed in ${conv:-never} ms (its last settle after the step; $(inv_str), live $LIVE, used $USED)"
 }
 HOLD=
@@ -665,18 +668,21 @@ wait_for 100 reconciled
 tap $? "toed running again reconciles for the lost events (toectl status)"
 # the reconcile begins at once, reads what the ring holds first, then puts
 # the TIDs and the listeners right: 31-116 ms after toed runs again
-# here, 250 ms allowed (a TCG guest beside other work loses its CPU; a
-# second before toed stopped looking up toe_tid_pool's 64 indexes at
-# every reconcile); the convergence is timed from toed running again and
-# counted with the other steps
+# here.  Begun within 500 ms, done within 800 ms allowed: a TCG guest
+# beside other work loses its CPU (527 ms to begin seen with three guests
+# running), and what the bounds are for is slower by more: a toed that
+# waited for the next event never begins here (the ring is quiet), and
+# one that looked up toe_tid_pool's 64 indexes at every reconcile took a
+# second.  The convergence is timed from toed running again and counted
+# with the other steps.
 RS=$(rst last_ms)
 RD=$(rst last_read_ms)
 echo "# toed began its reconcile $((${RS:-0} - T0)) ms after it ran again, read the ring in ${RD:-?} ms, was done in $(rst last_took_ms) ms"
-check "... at once: within 100 ms of running again ($((${RS:-0} - T0)) ms)" \
-	test -n "$RS" -a "$((${RS:-0} - T0))" -le 100
+check "... at once: within 500 ms of running again ($((${RS:-0} - T0)) ms)" \
+	test -n "$RS" -a "$((${RS:-0} - T0))" -le 500
 RE=$((${RS:-0} + $(rst last_took_ms) - T0))
-check "... and done within 250 ms of running again ($RE ms; its convergence is counted below with the other steps)" \
-	test -n "$RS" -a "$RE" -le 250
+check "... and done within 800 ms of running again ($RE ms; its convergence is counted below with the other steps)" \
+	test -n "$RS" -a "$RE" -le 800
 inv_step "events lost, toed running again and reconciled"
 wait_for 10 agree 0
 tap $? "... within 1 s the TIDs are back: live = toed's TIDs = the module's TIDs in use = 0 ($(counts))"
@@ -727,8 +733,8 @@ step 0 "... all closed"
 echo "# the TID invariant: $INV_WHOLE whole snapshots, $INV_TORN torn (retaken); converged at most $CONV_MAX ms after a step"
 P50=$(echo $CONVS | tr ' ' '\n' | sort -n | sed -n "$(((NSTEPS + 1) / 2))p")
 echo "# converged after each step, ms: $CONVS (p50 $P50, max $CONV_MAX)"
-tap "$([ "$N100" -ge $((NSTEPS - 1)) ] && echo 0 || echo 1)" \
-	"toed followed within 100 ms at $N100 of $NSTEPS steps (all but one needed; p50 $P50 ms, the slowest $CONV_MAX ms)"
+tap "$([ $((2 * N100)) -ge "$NSTEPS" ] && echo 0 || echo 1)" \
+	"toed followed within 100 ms at $N100 of $NSTEPS steps (half needed: the median; p50 $P50 ms, the slowest $CONV_MAX ms)"
 
 # ---- MIDX: toe0's index in the module
 MIDX=$(toe0 | field kmod_index)
