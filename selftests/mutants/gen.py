@@ -56,6 +56,11 @@ as it ran), MUTANT_RESUME (comma-separated files: earlier runs' output of
 the same sample, or its record in selftests/mutants/runs/; a mutant with a
 row there is not run again and its row counts, marked "(earlier)", so a
 sample judged over two sessions or machines is judged once a mutant),
+MUTANT_SOURCE (a git revision: the sample drawn from the tree as it was
+there, its table too unless MUTANT_TABLE says, each mutant applied to the
+work tree by its text, one that no longer applies replaced by the next of
+its rule as one that does not build is; a sample judged over sessions
+whose code changed meanwhile is the sample its seed drew),
 MUTANT_LANES (host lanes, default 1), MUTANT_RULES (a
 comma-separated subset of the rules), MUTANT_STRATIFY (0: not by rule),
 and mutants.py's (TOE_MUTANTS_TMP, TOE_TEST_TIMEOUT).  Exit 1 if the kill
@@ -130,11 +135,20 @@ def line_mutants(line):
     return out
 
 
+def source(path):
+    """path's text: in the work tree, or as it was at MUTANT_SOURCE."""
+    rev = os.environ.get("MUTANT_SOURCE")
+    if rev:
+        return subprocess.run(["git", "show", "%s:%s" % (rev, path)], cwd=mutants.TOP, check=True,
+                              stdout=subprocess.PIPE).stdout.decode("utf-8", "surrogateescape")
+    with open(os.path.join(mutants.TOP, path), encoding="utf-8", errors="surrogateescape") as f:
+        return f.read()
+
+
 def file_mutants(path):
     """[(line number, rule, old line, new line)] of one file."""
     out, in_comment = [], False
-    with open(os.path.join(mutants.TOP, path), encoding="utf-8", errors="surrogateescape") as f:
-        text = f.read()
+    text = source(path)
     lines = text.split("\n")
     for n, line in enumerate(lines, 1):
         s = line.strip()
@@ -386,17 +400,30 @@ class Builds:
                 f.write(src)
 
 
+def applies(m):
+    """(True, "") if m's old text is in its file in the work tree once
+    (drawn from MUTANT_SOURCE's tree, the code it changes may be gone or
+    changed since), else (False, why)."""
+    with open(os.path.join(mutants.TOP, m["file"]), encoding="utf-8", errors="surrogateescape") as f:
+        n = f.read().count(m["old"])
+    return (True, "") if n == 1 else (False, "its code is %s in this tree" % ("not" if not n else "%d times" % n))
+
+
 def fill(sample, spares, builds, say=print):
-    """The sample with each mutant that does not build replaced by the
-    next of its rule's spares that does (or dropped when none is left)."""
+    """The sample with each mutant that does not build (or, drawn from
+    MUTANT_SOURCE's tree, does not apply to this one) replaced by the next
+    of its rule's spares that does (or dropped when none is left)."""
     out = []
     for m in sample:
         while m is not None:
-            ok, why = builds.check(m)
+            ok, why = applies(m) if os.environ.get("MUTANT_SOURCE") else (True, "")
+            if ok:
+                ok, why = builds.check(m)
             if ok is not False:
                 out.append(m)
                 break
-            say("%s %s: does not build, replaced by the next of its rule (%s)" % (m["id"], m["rule"], why[:100]))
+            say("%s %s: does not %s, replaced by the next of its rule (%s)" % (
+                m["id"], m["rule"], "apply" if why.startswith("its code") else "build", why[:100]))
             m = spares.get(m["rule"]) and spares[m["rule"]].pop(0)
     return out
 
@@ -455,7 +482,8 @@ def cmd_run(rules):
     if subprocess.run(["make", "-s", "-j2", "all"], cwd=mutants.TOP).returncode:
         print("make all fails in %s: fix the tree first" % mutants.TOP)
         return 1
-    table = table_at(os.environ["MUTANT_TABLE"]) if os.environ.get("MUTANT_TABLE") else None
+    rev = os.environ.get("MUTANT_TABLE") or os.environ.get("MUTANT_SOURCE")
+    table = table_at(rev) if rev else None
     muts = all_mutants(rules, table)
     seed, n, sample, spares = pick(muts)
     if spares:  # a stratified sample: each stratum of mutants that build
@@ -470,7 +498,8 @@ def cmd_run(rules):
         how = "MUTANT_SEED=%s (replay: MUTANT_SEED=%s MUTANT_SAMPLE=%d%s)" % (
             seed, seed, n, " MUTANT_ONLY=..." if os.environ.get("MUTANT_ONLY") else "")
     print("gen.py: %d of %d rule-made mutants, %s%s"
-          % (len(sample), len(muts), how, ", table of " + os.environ["MUTANT_TABLE"] if table else ""),
+          % (len(sample), len(muts), how, ", table of " + rev if table else "")
+          + (", drawn from the tree at " + os.environ["MUTANT_SOURCE"] if os.environ.get("MUTANT_SOURCE") else ""),
           flush=True)
     add_wide(sample, table)
     logdir = os.path.join(mutants.TOP, "build", "mutants")
@@ -658,9 +687,31 @@ def selftest_resume():
              "winning (%s)" % (got if got != want else len(got)), got == want)]
 
 
+def selftest_source():
+    """[(what, good)]: MUTANT_SOURCE's text is git's at that revision, and
+    a mutant drawn there applies here only if its old text is here once."""
+    f = "selftests/mutants/fixture.c"
+    env = os.environ.get("MUTANT_SOURCE")
+    os.environ["MUTANT_SOURCE"] = "HEAD"
+    try:
+        got = source(f)
+    finally:
+        os.environ.pop("MUTANT_SOURCE")
+        if env is not None:
+            os.environ["MUTANT_SOURCE"] = env
+    want = subprocess.run(["git", "show", "HEAD:" + f], cwd=mutants.TOP, stdout=subprocess.PIPE).stdout.decode()
+    text = open(os.path.join(mutants.TOP, f)).read()
+    once = next(x for x in text.split("\n") if x.strip() and text.count(x) == 1)
+    res = [applies({"file": f, "old": o})[0] for o in (once, "no such code, not here", "\n")]
+    return [("MUTANT_SOURCE=HEAD: a file's text as git has it there (%d characters)" % len(got), got == want),
+            ("a mutant drawn from another tree applies where its code is once, not where it is gone or twice (%s)"
+             % res, res == [True, False, False])]
+
+
 def cmd_selftest():
     """The lanes on made-up mutants, the wider set of real files: TAP."""
-    checks = selftest_lanes() + selftest_wide() + selftest_fixture() + selftest_pick() + selftest_resume()
+    checks = (selftest_lanes() + selftest_wide() + selftest_fixture() + selftest_pick() + selftest_resume()
+              + selftest_source())
     env = dict(os.environ)
     os.environ.pop("MUTANT_SEED", None)
     os.environ["MUTANT_ONLY"] = "f.c:3,g.c:1.2"
@@ -710,7 +761,8 @@ def main():
         return 2
     if a[0] == "run":
         return cmd_run(rules)
-    muts = all_mutants(rules)
+    rev = os.environ.get("MUTANT_TABLE") or os.environ.get("MUTANT_SOURCE")
+    muts = all_mutants(rules, table_at(rev) if rev else None)
     if a[0] == "list":
         for m in muts:
             print("%s %s: %s" % (m["id"], m["rule"], m["what"].split(": ", 1)[1]))
