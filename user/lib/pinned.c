@@ -45,6 +45,17 @@ int toe_open_pins(const char *dir, const struct toe_pin *pins, unsigned int n,
 
 		toe_join(path, sizeof(path), dir, toe_map_names[pins[i].id]);
 		*fd = bpf_obj_get(path);
+		/*
+		 * a pin not there is an unload (or, optional, an older
+		 * datapath); one that cannot be opened for want of a
+		 * descriptor or memory is said as it is
+		 */
+		if (*fd < 0 && toe_errno_resource(errno)) {
+			toe_errf(err, len, "cannot open %s: %s", path,
+				 strerror(errno));
+			toe_close_pins(pins, n, base);
+			return -1;
+		}
 		if (*fd < 0 && !pins[i].optional) {
 			toe_errf(
 				err, len,

@@ -6,6 +6,7 @@
 #ifndef __TOE_PINNED_H
 #define __TOE_PINNED_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "toe_maps.h"
@@ -68,5 +69,14 @@ void toe_close_fds(int *fds, unsigned int n);
  */
 #define TOE_PIN_LINK_EGRESS "link_egress_%c%llu_if%u"
 #define TOE_PIN_TC_EGRESS "tc_egress_%c%llu_if%u"
+
+/*
+ * errno says the process or system ran out (descriptors, memory), not that
+ * what was asked for is missing or refused.
+ */
+static inline bool toe_errno_resource(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
 
 #endif /* __TOE_PINNED_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "lib/ctl_cmds.h"
@@ -273,6 +274,20 @@ static enum toe_parse_rc answer_status(const char *buf, int n, int *skip)
 	return TOE_PARSE_BAD;
 }
 
+/*
+ * How long toectl waits for toed between two reads of an answer (a
+ * stream's, such as monitor's, only for its first line): a toed that
+ * accepted nothing or hangs is said so, instead of toectl waiting for good.
+ */
+#define ANSWER_WAIT_S 10
+
+static void answer_wait(int fd, int secs)
+{
+	struct timeval tv = { .tv_sec = secs };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 /* Copy the rest of the answer to stdout; the exit status. */
 static int copy_answer(int fd, bool stream)
 {
@@ -280,18 +295,27 @@ static int copy_answer(int fd, bool stream)
 	bool first = true;
 	int n, skip;
 
+	answer_wait(fd, ANSWER_WAIT_S);
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		skip = 0;
 		if (first) {
 			if (answer_status(buf, n, &skip) != TOE_PARSE_OK)
 				return 1;
 			first = false;
+			if (stream)
+				answer_wait(fd,
+					    0); /* events come when they come */
 		}
 		n -= skip;
 		if (n && fwrite(buf + skip, 1, n, stdout) != (size_t)n)
 			return 1;
 		if (stream)
 			fflush(stdout);
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		toe_err("toed did not answer within %d s: it is stuck or overloaded (see its log; toectl status again)",
+			ANSWER_WAIT_S);
+		return 1;
 	}
 	if (n < 0) {
 		toe_err("reading from toed: %s", strerror(errno));

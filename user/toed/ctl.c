@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,6 +380,52 @@ static struct client *client_new(struct ctl *cs, int fd)
 	return &cs->cl[i];
 }
 
+/* The listening socket in epoll (on) or out of it until a second has gone. */
+static void listen_watch(struct ctl *cs, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0,
+				  .data.u64 = (__u64)SRC_LISTEN << 32 };
+
+	if (*cs->lsock < 0)
+		return;
+	cs->listen_off_ns = on ? 0 : toe_now_ns() + 1000000000ULL;
+	epoll_ctl(*cs->epfd, EPOLL_CTL_MOD, *cs->lsock, &ev);
+}
+
+/*
+ * accept4 failed for want of a descriptor: the first client waiting is
+ * accepted on the spare one, told why and closed (toectl says so at once
+ * instead of waiting for an answer that never comes).  True if one was;
+ * false with the listening socket paused when even that cannot be done.
+ */
+static bool accept_no_fd(struct ctl *cs, int why)
+{
+	char msg[160];
+	int fd = -1;
+
+	if (cs->spare >= 0) {
+		close(cs->spare);
+		cs->spare = -1;
+		fd = accept4(*cs->lsock, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+	}
+	if (fd >= 0) {
+		cs->cst.clients_no_fd++;
+		snprintf(
+			msg, sizeof(msg),
+			"error toed is out of file descriptors (%s): see its RLIMIT_NOFILE (prlimit --pid %d)\n",
+			strerror(why), (int)getpid());
+		refuse(fd, msg);
+	}
+	cs->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	logm_rl(LOG_WARN, "control socket: cannot accept a client: %s%s",
+		strerror(why),
+		fd >= 0 ? " (told so)" : "; not listening for a second");
+	if (fd < 0)
+		listen_watch(cs, false);
+	return fd >= 0;
+}
+
 /* Every client waiting on the listening socket: a slot each, or told no. */
 void ctl_accept(struct ctl *cs)
 {
@@ -387,8 +434,14 @@ void ctl_accept(struct ctl *cs)
 	socklen_t cl = sizeof(cred);
 	int fd;
 
-	while ((fd = accept4(*cs->lsock, NULL, NULL,
-			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+	for (;;) {
+		fd = accept4(*cs->lsock, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
+		    accept_no_fd(cs, errno))
+			continue;
+		if (fd < 0)
+			break;
 		c = client_new(cs, fd);
 		if (!c) {
 			cs->cst.clients_over_limit++;
@@ -425,6 +478,8 @@ int ctl_timeout_ms(struct ctl *cs)
 		if (cs->cl[i].state != CL_FREE &&
 		    (!first || cs->cl[i].deadline < first))
 			first = cs->cl[i].deadline;
+	if (cs->listen_off_ns && (!first || cs->listen_off_ns < first))
+		first = cs->listen_off_ns;
 	if (!first)
 		return -1;
 	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
@@ -436,6 +491,8 @@ void ctl_expire(struct ctl *cs)
 	__u64 now = toe_now_ns();
 	int i;
 
+	if (cs->listen_off_ns && now >= cs->listen_off_ns)
+		listen_watch(cs, true); /* paused for want of a descriptor */
 	for (i = 0; i < MAX_CLIENTS; i++) {
 		struct client *c = &cs->cl[i];
 
@@ -467,6 +524,9 @@ void ctl_close_all(struct ctl *cs)
 	for (i = 0; i < MAX_CLIENTS; i++)
 		if (cs->cl[i].state != CL_FREE)
 			client_free(&cs->cl[i], true);
+	if (cs->spare >= 0)
+		close(cs->spare);
+	cs->spare = -1;
 }
 
 void ctl_init(struct ctl *cs, const int *epfd, const int *lsock,
@@ -475,6 +535,7 @@ void ctl_init(struct ctl *cs, const int *epfd, const int *lsock,
 	int i;
 
 	memset(cs, 0, sizeof(*cs));
+	cs->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	cs->epfd = epfd;
 	cs->lsock = lsock;
 	cs->mon = mon;

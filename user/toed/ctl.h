@@ -51,10 +51,21 @@ struct ctl {
 	const int *lsock;
 	struct mon_set *mon;
 	struct client cl[MAX_CLIENTS];
+	/*
+	 * A descriptor held for the moment toed has no other (EMFILE,
+	 * ENFILE): closed to accept the waiting client, tell it why and
+	 * close it, then taken again.  -1 if it could not be taken; then the
+	 * listening socket is left out of epoll until listen_off_ns, so that
+	 * a client it cannot accept does not keep it readable and spin the
+	 * loop.  Only the loop's thread touches these.
+	 */
+	int spare;
+	__u64 listen_off_ns;
 	struct ctl_stats {
 		__u64 requests, requests_bad;
 		__u64 clients_refused; /* not root */
 		__u64 clients_timed_out, clients_over_limit;
+		__u64 clients_no_fd; /* toed out of descriptors */
 	} cst;
 };
 

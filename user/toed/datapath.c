@@ -40,8 +40,13 @@
 
 #define REOPEN_WAIT_MS 1000 /* for a load or unload in progress to finish */
 
-/* The id of the map or link pinned at name in the pin folder; 0: none. */
-static __u32 pin_id(struct toed *d, const char *name, bool link, __u32 *prog_id)
+/*
+ * The id of the map or link pinned at name in the pin folder; 0: none, or
+ * (*err set to its errno) a pin that could not be read for want of a
+ * descriptor or memory: that is not an unload.
+ */
+static __u32 pin_id(struct toed *d, const char *name, bool link, __u32 *prog_id,
+		    int *err)
 {
 	struct bpf_link_info li;
 	struct bpf_map_info mi;
@@ -52,8 +57,11 @@ static __u32 pin_id(struct toed *d, const char *name, bool link, __u32 *prog_id)
 	if (toe_join(path, sizeof(path), d->pin_dir, name))
 		return 0;
 	fd = bpf_obj_get(path);
-	if (fd < 0)
+	if (fd < 0) {
+		if (toe_errno_resource(errno) && !*err)
+			*err = errno;
 		return 0;
+	}
 	memset(&li, 0, sizeof(li));
 	memset(&mi, 0, sizeof(mi));
 	len = link ? sizeof(li) : sizeof(mi);
@@ -67,14 +75,33 @@ static __u32 pin_id(struct toed *d, const char *name, bool link, __u32 *prog_id)
 	return id;
 }
 
-static void read_ids(struct toed *d, struct dp_ids *ids)
+/* The ids pinned now; 0, or the errno of a pin that could not be read. */
+static int read_ids(struct toed *d, struct dp_ids *ids)
 {
+	int err = 0;
+
 	memset(ids, 0, sizeof(*ids));
-	ids->stats = pin_id(d, TOE_MAP(STATS), false, NULL);
-	ids->events = pin_id(d, TOE_MAP(EVENTS), false, NULL);
-	ids->neigh = pin_id(d, TOE_MAP(NEIGH), false, NULL);
+	ids->stats = pin_id(d, TOE_MAP(STATS), false, NULL, &err);
+	ids->events = pin_id(d, TOE_MAP(EVENTS), false, NULL, &err);
+	ids->neigh = pin_id(d, TOE_MAP(NEIGH), false, NULL, &err);
 	ids->sockops_link =
-		pin_id(d, TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog);
+		pin_id(d, TOE_PIN_LINK_SOCKOPS, true, &ids->sockops_prog, &err);
+	return err;
+}
+
+/*
+ * The pins could not be read (err): toed cannot tell loaded from not, so
+ * it keeps what it has open, says why once, and looks again on its timer.
+ */
+static bool ids_unread(struct toed *d, int err, bool was)
+{
+	if (d->dp.pin_err != err)
+		logm(LOG_WARN,
+		     "cannot read the datapath's pins at %s: %s: %s until they can be read",
+		     d->pin_dir, strerror(err),
+		     was ? "the datapath open is kept" : "not attached");
+	d->dp.pin_err = err;
+	return was;
 }
 
 /* When the sock_ops program was loaded, in unix seconds (now if unknown). */
@@ -234,17 +261,26 @@ bool dp_check(struct toed *d)
 	struct dp_ids now, old = d->dp.ids;
 	bool was = d->dp.loaded;
 	char err[1200];
+	int err_no;
 
-	read_ids(d, &now);
+	err_no = read_ids(d, &now);
+	if (err_no)
+		return ids_unread(d, err_no, was);
+	d->dp.pin_err = 0;
+	d->dp.pinned = now.stats != 0;
 	if (was ? !memcmp(&now, &old, sizeof(now)) : !now.stats)
 		return was;
 	/* it changed, or is changing: wait for a load or unload in progress */
 	if (change_lock(&d->ap, "toed reopen", REOPEN_WAIT_MS, err,
 			sizeof(err))) {
-		logm(LOG_WARN, "the datapath is changing: %s", err);
+		logm(LOG_WARN, "cannot reopen the datapath now: %s", err);
 		return was;
 	}
-	read_ids(d, &now);
+	err_no = read_ids(d, &now);
+	if (err_no) {
+		change_unlock(&d->ap);
+		return ids_unread(d, err_no, was);
+	}
 	if (was && !memcmp(&now, &old, sizeof(now))) {
 		/*
 		 * a load seen half-way that failed and was undone: the

@@ -107,6 +107,8 @@
 	  "Control-socket clients dropped at their deadline") \
 	X(CTL_OVER, "opentoe_control_clients_over_limit_total", "counter", \
 	  "Control-socket clients refused: too many at once") \
+	X(CTL_NOFD, "opentoe_control_clients_no_fd_total", "counter", \
+	  "Control-socket clients refused: toed out of file descriptors") \
 	X(MON_LOST, "opentoe_monitor_lines_lost_total", "counter", \
 	  "Monitor lines dropped because a client was slow") \
 	X(DP_RELOADS, "opentoe_datapath_reloads_total", "counter", \
@@ -301,6 +303,8 @@
 	  d->ctl.cst.clients_timed_out) \
 	X("clients_over_limit", CTL_OVER, NULL, \
 	  d->ctl.cst.clients_over_limit) \
+	X("clients_no_fd", CTL_NOFD, NULL, \
+	  d->ctl.cst.clients_no_fd) \
 	X("monitor_lost", MON_LOST, NULL, \
 	  d->mon.lost) \
 	X("datapath_reloads", DP_RELOADS, NULL, \

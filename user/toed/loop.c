@@ -214,7 +214,18 @@ static int start_sources(struct toed *d)
 		return -1;
 	}
 	/* the first apply, and adopting the TIDs a previous toed held */
-	if (!dp_check(d)) {
+	if (!dp_check(d) && d->dp.pin_err) {
+		toe_err("cannot read the datapath at %s: %s", d->pin_dir,
+			strerror(d->dp.pin_err));
+		return -1;
+	}
+	if (!d->dp.loaded && d->dp.pinned) {
+		/* pinned, but not opened: why is logged above */
+		logm(LOG_WARN,
+		     "opentoe at %s cannot be opened: trying again on the timer",
+		     d->pin_dir);
+		retrack(d, true);
+	} else if (!d->dp.loaded) {
 		logm(LOG_WARN,
 		     "opentoe is not loaded at %s: waiting for it (toe-loader load)",
 		     d->pin_dir);

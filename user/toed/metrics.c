@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -469,10 +470,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct metrics *mt = cls;
+	int e = errno;
 	char line[512];
 
-	(void)cls;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	if (e == EMFILE || e == ENFILE || strstr(line, strerror(EMFILE)) ||
+	    strstr(line, strerror(ENFILE)) || strstr(line, "resource limit"))
+		mt->no_fd = true;
 	line[strcspn(line, "\n")] = 0;
 	logm(LOG_DEBUG, "metrics: %s", line);
 }
@@ -686,12 +691,14 @@ static int mhd_start(struct toed *d, int fd)
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_MAX,
 		MHD_OPTION_NOTIFY_CONNECTION, on_conn, &d->met,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &d->met, MHD_OPTION_END);
 	info = d->met.mhd ? MHD_get_daemon_info(d->met.mhd,
 						MHD_DAEMON_INFO_EPOLL_FD) :
 			    NULL;
-	if (info && !ep_add(d->epfd, info->epoll_fd, SRC_METRICS))
+	if (info && !ep_add(d->epfd, info->epoll_fd, SRC_METRICS)) {
+		d->met.mhd_epfd = info->epoll_fd;
 		return 0;
+	}
 	snprintf(d->met.error, sizeof(d->met.error),
 		 "cannot start the HTTP server");
 	if (d->met.mhd)
@@ -735,12 +742,31 @@ int metrics_open(struct toed *d)
 	return 0;
 }
 
+/* MHD's epoll fd in toed's epoll set (on), or out of it for a second. */
+static void mhd_watch(struct toed *d, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0,
+				  .data.u64 = (__u64)SRC_METRICS << 32 };
+
+	d->met.paused_until_ms = on ? 0 : mono_ms() + 1000;
+	epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->met.mhd_epfd, &ev);
+}
+
 /* After every wake-up of the loop: MHD's ready sockets, deadlines, a retry. */
 void metrics_run(struct toed *d)
 {
 	if (d->met.mhd) {
+		if (d->met.paused_until_ms &&
+		    mono_ms() >= d->met.paused_until_ms)
+			mhd_watch(d, true);
 		MHD_run(d->met.mhd);
 		conn_expire(&d->met, mono_ms());
+		if (d->met.no_fd) {
+			d->met.no_fd = false;
+			logm_rl(LOG_WARN,
+				"metrics: cannot accept a scraper: out of file descriptors; not listening for a second");
+			mhd_watch(d, false);
+		}
 	} else if (d->met.arg && mono_ms() >= d->met.next_try_ms) {
 		metrics_try(d);
 	}
@@ -760,6 +786,10 @@ int metrics_timeout_ms(struct metrics *mt, int ms)
 	} else {
 		if (MHD_get_timeout(mt->mhd, &t) != MHD_YES || t > 60000)
 			t = 60000;
+		d = mt->paused_until_ms ? mt->paused_until_ms - mono_ms() : -1;
+		if (mt->paused_until_ms &&
+		    (MHD_UNSIGNED_LONG_LONG)(d < 0 ? 0 : d) < t)
+			t = d < 0 ? 0 : d;
 		d = conn_expire(mt, mono_ms());
 		if (d >= 0 && (MHD_UNSIGNED_LONG_LONG)d < t)
 			t = d;

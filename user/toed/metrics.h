@@ -58,6 +58,15 @@ struct metrics {
 	int backoff_ms;
 	struct metrics_stats st;
 	struct mconn conns[CONN_MAX];
+	/*
+	 * MHD could not accept for want of a descriptor (its log said so):
+	 * its epoll fd stays readable, and in toed's epoll it would spin the
+	 * loop, so it is left out of it until paused_until_ms (mhd_epfd:
+	 * the fd to put back).
+	 */
+	bool no_fd;
+	long long paused_until_ms;
+	int mhd_epfd;
 };
 
 void metrics_init(struct metrics *mt);

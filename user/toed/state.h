@@ -59,6 +59,8 @@ struct toed {
 	struct toed_dp {
 		bool loaded; /* m and rb are open */
 		bool absent_logged; /* "not loaded" said once */
+		int pin_err; /* errno of the last look that could not tell */
+		bool pinned; /* the last look found a datapath pinned */
 		struct dp_ids ids; /* of the one open */
 		__u64 since; /* its programs' load time, unix seconds */
 		__u64 reloads, unloads;
