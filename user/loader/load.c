@@ -6,6 +6,7 @@
  * attach steps (attach.c).  Any failure rolls back every change (undo.c).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -35,6 +36,25 @@
 #include "lib/err.h"
 #include "lib/path.h"
 #include "opentoe.skel.h"
+
+/*
+ * Anything pinned in dir already (a map an earlier load left)?  Only then
+ * can EINVAL from the load be a pinned map that does not fit; else it is
+ * something else (a map the kernel refused, its BTF not loaded for want
+ * of a descriptor, ...) and the hint would mislead.
+ */
+static bool pins_there(const char *dir)
+{
+	struct dirent *e;
+	bool any = false;
+	DIR *d = opendir(dir);
+
+	while (d && !any && (e = readdir(d)))
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return any;
+}
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -436,7 +456,7 @@ static int load_object(const struct opts *o, struct opentoe *skel)
 	if (err)
 		toe_err("cannot load the opentoe eBPF object: %s%s",
 			strerror(-err),
-			err == -EINVAL ?
+			err == -EINVAL && pins_there(o->pin_dir) ?
 				" (a pinned map from an older or differently sized load? run 'toe-loader unload' first)" :
 				"");
 	return err;
@@ -534,6 +554,7 @@ int cmd_load(struct opts *o)
 	}
 	if (check_root())
 		return 1;
+	undo_reserve(); /* the rollback's one descriptor, whatever happens */
 	/* Held until exit: the pin folder is this run's alone (lock.c). */
 	lock = take_change_lock(o, "toe-loader load");
 	if (lock < 0)

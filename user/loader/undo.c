@@ -6,6 +6,7 @@
  * is refused, and the load fails and rolls back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +158,24 @@ static void undo_one(const struct undo *u, int next_fd)
 	}
 }
 
+static int spare_fd = -1; /* undo_reserve's */
+
+void undo_reserve(void)
+{
+	if (spare_fd < 0)
+		spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void undo_release(void)
+{
+	if (spare_fd >= 0)
+		close(spare_fd);
+	spare_fd = -1;
+}
+
 void rollback(int next_fd)
 {
+	undo_release(); /* for pinned_id's look at each pin */
 	while (n_undo > 0) {
 		struct undo *u = &undo_log[--n_undo];
 
@@ -169,6 +186,7 @@ void rollback(int next_fd)
 
 void undo_forget(void)
 {
+	undo_release();
 	while (n_undo > 0) {
 		struct undo *u = &undo_log[--n_undo];
 

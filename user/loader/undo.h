@@ -63,6 +63,13 @@ struct undo *undo_push_action(void (*action)(const struct undo *u),
 			      const char *path);
 /* Forget the last entry, closing its fds: its change did not happen. */
 void undo_drop_last(void);
+/*
+ * A descriptor held from the start of a load for its rollback: a load
+ * that failed for want of descriptors (EMFILE) still needs one to check
+ * each pin it removes holds its own object (unpin_own).  Released by
+ * rollback and undo_forget.
+ */
+void undo_reserve(void);
 /* Undo everything, newest first (next_fd: toe_xdp_next, or -1). */
 void rollback(int next_fd);
 /* The load succeeded: keep every change, close the fds. */
