@@ -33,6 +33,8 @@ for n in $(seq ${FDLIM_FROM:-4} 64); do
 	wait_for 5 eval "[ -S '$RUN/toed.sock' ] || ! kill -0 $p 2>/dev/null"
 	if kill -0 $p 2>/dev/null; then
 		runs=$((runs + 1))
+		# (a loaded machine: its socket may come later than 5 s)
+		wait_for 10 eval "[ -S '$RUN/toed.sock' ] || ! kill -0 $p 2>/dev/null"
 		# running: a request answered, or refused saying why, within
 		# toectl's 10 s; toed not spinning meanwhile
 		c0=$(cpu $p)
@@ -89,7 +91,7 @@ c1=$(cpu "$TOED_PID")
 check "... toed does not spin on the clients it cannot accept, control or metrics ($((c1 - c0)) ticks in 3 s and more)" \
 	test $((c1 - c0)) -le 100
 check "... the pins it cannot read are not an unload: said so, the datapath kept" \
-	grep -q "cannot read the datapath's pins at .*Too many open files: the datapath open is kept" "$TOED_LOG"
+	wait_for 5 grep -q "cannot read the datapath's pins at .*Too many open files: the datapath open is kept" "$TOED_LOG"
 prlimit --pid "$TOED_PID" --nofile=1024:
 check "limit raised: toectl status answers, the datapath loaded" \
 	eval 'ctl -j status | jq -e ".loaded == true or .datapath.loaded == true" >/dev/null'
