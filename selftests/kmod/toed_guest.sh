@@ -581,12 +581,14 @@ inv_step "toed stopped (SIGTERM) and started"
 # its start's reconcile, part by part: the pools part looks up the
 # toe_tid_pool indexes of the module's devices only (one here, and its
 # server pool), not all 128 (a grace period each before 6.8: about 2 s
-# under TCG)
+# under TCG).  Counted by toed, not timed: under a loaded make check the
+# two lookups took 926 ms once.
 RL=$(tail -n +"$NL" "$LOG" | grep -m 1 'TID reconcile, in us')
 echo "# toed started again: $RL"
 PUS=$(echo "$RL" | sed -n 's/.*pools \([0-9]*\) (.*/\1/p')
-check "... its start's reconcile read the pools in ${PUS:-?} us (under 500 ms: not all 128 indexes looked up)" \
-	test -n "$PUS" -a "${PUS:-999999999}" -lt 500000
+PIDX=$(echo "$RL" | sed -n 's/.*pools [0-9]* ([0-9]* TIDs, \([0-9]*\) indexes looked up).*/\1/p')
+check "... its start's reconcile looked up ${PIDX:-?} toe_tid_pool indexes, its device's two at most, not all 128 (in ${PUS:-?} us)" \
+	test -n "$PIDX" -a "${PIDX:-999}" -le 2
 step 4 "toed stopped (SIGTERM) and started with 4 open"
 # listen, accept, stop listening: a listener the rule offloads on toe0
 # (lport 5400-5599), the connections it accepts take a TID each

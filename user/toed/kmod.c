@@ -841,11 +841,14 @@ void kmod_reconcile(struct kmod *km)
 	int n = 0, nh, np, ret;
 	size_t b;
 	__u64 ph[7]; /* when each part began, for the log */
+	__u64 looked;
 
 	if (!km->dp->loaded)
 		return;
 	ph[0] = toe_now_ns();
+	looked = km->pool_lookups;
 	np = pool_take(km, &pv, !km->acct_based); /* server pools: at a start */
+	looked = km->pool_lookups - looked; /* the pools part's, for the log */
 	if (np < 0) {
 		km->kmod_dirty = true; /* tried again from the loop */
 		return;
@@ -887,9 +890,9 @@ void kmod_reconcile(struct kmod *km)
 	pool_refill_soon(km); /* what it freed, once the devices release it */
 	ph[6] = toe_now_ns();
 	logm(LOG_DEBUG,
-	     "TID reconcile, in us: pools %llu (%d TIDs), toe_tid_held %llu (%d), TID_GET %llu (%d), put right %llu + %llu, pools filled %llu",
-	     US(1, 0), np, US(2, 1), nh, US(3, 2), n, US(4, 3), US(5, 4),
-	     US(6, 5));
+	     "TID reconcile, in us: pools %llu (%d TIDs, %llu indexes looked up), toe_tid_held %llu (%d), TID_GET %llu (%d), put right %llu + %llu, pools filled %llu",
+	     US(1, 0), np, (unsigned long long)looked, US(2, 1), nh, US(3, 2),
+	     n, US(4, 3), US(5, 4), US(6, 5));
 out:
 	km->acct_quiet = false;
 	retry_plan(km);

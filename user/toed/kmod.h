@@ -101,6 +101,7 @@ struct kmod {
 	 * over a second.
 	 */
 	bool qnone[2 * TOE_MAX_DEVS];
+	__u64 pool_lookups; /* toe_tid_pool indexes looked up, ever (the log) */
 	/*
 	 * Emptied or made by this toed: what it holds is this toed's.  toed
 	 * looks at an index only when a module device is there (a start's

@@ -616,6 +616,7 @@ int pool_queue_if_any(struct kmod *km, __u32 i)
 		return km->qfd[i];
 	if (km->qnone[i] || km->m->tid_pool < 0)
 		return -1;
+	km->pool_lookups++;
 	if (bpf_map_lookup_elem(km->m->tid_pool, &i, &id)) {
 		km->qnone[i] = errno == ENOENT;
 		return -1;
