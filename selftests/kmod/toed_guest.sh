@@ -587,7 +587,7 @@ RL=$(tail -n +"$NL" "$LOG" | grep -m 1 'TID reconcile, in us')
 echo "# toed started again: $RL"
 PUS=$(echo "$RL" | sed -n 's/.*pools \([0-9]*\) (.*/\1/p')
 PIDX=$(echo "$RL" | sed -n 's/.*pools [0-9]* ([0-9]* TIDs, \([0-9]*\) indexes looked up).*/\1/p')
-check "... its start's reconcile looked up ${PIDX:-?} toe_tid_pool indexes, its device's two at most, not all 128 (in ${PUS:-?} us)" \
+check "... its start's reconcile looked up ${PIDX:-?} TID pool indexes, its device's two at most, not all 128 (in ${PUS:-?} us)" \
 	test -n "$PIDX" -a "${PIDX:-999}" -le 2
 step 4 "toed stopped (SIGTERM) and started with 4 open"
 # listen, accept, stop listening: a listener the rule offloads on toe0
