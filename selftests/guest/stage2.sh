@@ -35,6 +35,11 @@ export PATH HOME=/root TOE_NO_BUILD=1 TOE_BUILD TOE_CACHE TOE_GUEST=1 TOE_SLOW=5
 echo "opentoe-guest: $(uname -r), running: $GUEST_TESTS" >/dev/console
 # what this kernel offers opentoe, for docs/kernels.md's table (test_guest.sh)
 "$TOE_BUILD/toe-loader" features -j >$out/features.json 2>&1
+# the kernel log, every 20 s while the tests run: a guest that hangs (a
+# soft lockup on one CPU, the host's timeout ending qemu) still leaves the
+# stack traces the console's quiet level kept off the serial line
+(while sleep 20; do dmesg >$out/dmesg.new && mv $out/dmesg.new $out/dmesg; done) &
+DMESG_PID=$!
 # GUEST_RUN (boot.sh): a command of the caller's instead (a benchmark)
 if [ -n "${GUEST_RUN:-}" ]; then
 	cd "$TOE_TOP" && bash -c "$GUEST_RUN" >$out/tap 2>&1
@@ -42,6 +47,7 @@ else
 	cd "$TOE_TOP" && bash selftests/run.sh $GUEST_TESTS >$out/tap 2>&1
 fi
 echo "rc=$?" >$out/done
+kill $DMESG_PID
 dmesg >$out/dmesg
 sync
 echo o >/proc/sysrq-trigger

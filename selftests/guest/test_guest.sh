@@ -103,7 +103,11 @@ fi
 bad='WARNING|BUG|Oops|refcount|leak|Call Trace|general protection|unregister_netdevice: waiting|[Ll]ist corruption|cut here'
 if [ ! -s "$out/dmesg" ]; then
 	fail "guest kernel log dumped"
-elif grep -E "$bad" "$out/dmesg"; then
+elif grep -qE "$bad" "$out/dmesg"; then
+	# the first report whole (its stack trace), then every other line
+	# that matched
+	awk -v re="$bad" '$0 ~ re { n++ } n == 1 && k++ < 80' "$out/dmesg"
+	grep -E "$bad" "$out/dmesg" | tail -n +2 | head -n 40
 	fail "guest kernel log clean (no WARNING, BUG, Oops, Call Trace)"
 else
 	ok "guest kernel log clean (no WARNING, BUG, Oops, Call Trace)"
