@@ -149,7 +149,7 @@ intact() {
 	local c lp out=${2:-$work/server.out}
 	c=$(cat "$work/$1.json"); lp=$(jq .lport <<<"$c")
 	[ "$lp" != null ] || return 1
-	wait_for 5 grep -q "\"peer_port\": $lp," "$out" || return 1
+	wait_for "$(slow 5)" grep -q "\"peer_port\": $lp," "$out" || return 1
 	grep "\"peer_port\": $lp," "$out" |
 		jq -e --argjson c "$c" '.bytes == $c.bytes and .sha256 == $c.sha256 and .bytes > 0' >/dev/null
 }
@@ -161,7 +161,7 @@ intact() {
 fwd_toed() {
 	nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" "$@" >>"$work/toed.log" 2>&1
 	TOED=$NSX_PID
-	wait_for 10 test -S "$work/run/toed.sock"
+	wait_for "$(slow 10)" test -S "$work/run/toed.sock"
 }
 
 # fwd_server NS PORT [OUT]: xfer.py's server in namespace NS on PORT, its
@@ -169,7 +169,7 @@ fwd_toed() {
 fwd_server() {
 	local out=${3:-$work/server.out}
 	nsx_bg "$1" python3 "$XFER" server --port "$2" >"$out" 2>&1
-	wait_for 5 grep -q ready "$out"
+	wait_for "$(slow 5)" grep -q ready "$out"
 }
 
 # ip_forwarded: datagrams the router's kernel forwarded (IPv4 + IPv6).

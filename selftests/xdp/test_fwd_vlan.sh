@@ -52,12 +52,12 @@ check "--hook auto: tc on both VLAN sub-interfaces (status -j: vlan)" \
 	test "$(hook_of r0.10),$(hook_of r1.20)" = "tc vlan,tc vlan"
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run" >"$work/toed.log" 2>&1
 TOED=$NSX_PID
-wait_for 10 test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
+wait_for "$(slow 10)" test -S "$work/run/toed.sock" || { fail "toed starts"; cat "$work/toed.log"; finish; }
 nsx_bg s python3 "$XFER" server --port 5201 >"$work/server.out" 2>&1
 head -c 6000000 /dev/urandom >"$work/file"
 nsx_bg s python3 -m http.server 5301 --bind 0.0.0.0 --directory "$work" >/dev/null 2>&1
-wait_for 5 grep -q ready "$work/server.out" || { fail "server"; finish; }
-wait_for 5 nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null || { fail "http server"; finish; }
+wait_for "$(slow 5)" grep -q ready "$work/server.out" || { fail "server"; finish; }
+wait_for "$(slow 5)" nsx s bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null || { fail "http server"; finish; }
 defer "nsx r iptables -t nat -F"
 st() { stat_of "$PIN" "$1"; }
 
@@ -108,7 +108,7 @@ nsx r toe-loader unload --pin-dir "$PIN" >/dev/null
 TOE_DEBUG=1 nsx r toe-loader load --hook auto --xdp-mode native --dev r0 --dev r1 --dev r0.10 --dev r1.20 \
 	--cgroup "$CG" --pin-dir "$PIN" >"$work/load2.out" 2>&1 || { fail "load XDP on r0 r1"; grep -v "^libbpf: \(elf\|sec\|map\|CO-RE\|prog '[a-z_]*': relo\)" "$work/load2.out" | tail -40; finish; }
 nsx_bg r toed --config "$work/fwd.conf" --pin-dir "$PIN" --run-dir "$work/run2" >"$work/toed2.log" 2>&1
-wait_for 10 test -S "$work/run2/toed.sock" || { fail "toed starts again"; cat "$work/toed2.log"; finish; }
+wait_for "$(slow 10)" test -S "$work/run2/toed.sock" || { fail "toed starts again"; cat "$work/toed2.log"; finish; }
 p0=$(st $STAT_XDP_FORWARD)
 read -r ok segs kern < <(flow parents 6000000)
 check "XDP on the parents ($(hook_of r0)), tc on the VLANs ($(hook_of r0.10)): 6 MB byte-exact through the masquerade" \
