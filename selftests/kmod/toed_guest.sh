@@ -1257,7 +1257,22 @@ two_devices() {
 	wait_for 50 both
 	tap $? "4 connections on toe1 and 4 on toe0 each bind a TID of their own device (TID_GET: $(on "$K1" 10.8.0.2:5310) on toe1 $K1, $(on "$K0" 10.7.0.2:5311) on toe0 $K0, want 4/4)" ||
 		toe_kmod_test tids | sed 's/^/# /'
+	# toed killed (SIGKILL) while the 8 hold their TIDs, the connections
+	# closed while it is dead (the datapath deletes their toe_tid_held
+	# entries): the next toed's reconcile frees, in one pass over both
+	# devices, each bound TID no flow holds, and logs each under its own
+	# device (the module's index, as toe_kmod_test tids shows it)
+	tids_on() { toe_kmod_test tids | sed -n "s/^tid \([0-9]*\) dev $1 state [13] .*/\1/p" | sort -n | tr '\n' ' '; }
+	TD1=$(tids_on "$K1") TD0=$(tids_on "$K0")
+	stop_toed KILL
 	closed "$P1" "$P2"
+	NL=$(($(wc -l <"$LOG") + 1))
+	start_toed
+	freed() { tail -n +"$NL" "$LOG" | sed -n "s/.*freed TID \([0-9]*\) on module device $1: .*/\1/p" | sort -n | tr '\n' ' '; }
+	fboth() { [ -n "$TD1" ] && [ "$(freed "$K1")" = "$TD1" ] && [ "$(freed "$K0")" = "$TD0" ]; }
+	wait_for 50 fboth
+	tap $? "toed killed, the 8 connections closed while it was dead: its reconcile frees each device's TIDs and names the device of each (toe1 $K1: $(freed "$K1")want $TD1; toe0 $K0: $(freed "$K0")want $TD0)" ||
+		tail -n +"$NL" "$LOG" | grep -i tid | head -n 20 | sed 's/^/# /'
 	kill "$S1" "$S2" 2>/dev/null
 	wait "$S1" "$S2" 2>/dev/null
 	echo 2 >/sys/bus/opentoe_sim/del_device
