@@ -1283,6 +1283,39 @@ two_devices() {
 }
 two_devices
 
+# ---- a datapath without the toe_tid_held pin (as an older toe-loader
+# left it: an optional pin): toed cannot see which connections hold the
+# TIDs it would reserve, so it reserves none (tidpool.c, demote_open),
+# says so once, naming the pin, and a connection on an offload rule's
+# port stays on the host (reason no_tid); pinned again, a new toed fills the
+# pool.
+HP=/sys/fs/bpf/opentoe/$MAP_TID_HELD
+HID=$(bpftool -j map show pinned "$HP" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p')
+stop_toed TERM
+rm -f "$HP"
+NL=$(($(wc -l <"$LOG") + 1))
+start_toed
+nohl() { tail -n +"$NL" "$LOG" | grep -c "warning: the datapath has no $MAP_TID_HELD pin (an older toe-loader's): no kernel module TIDs are reserved"; }
+wait_for 50 eval '[ "$(nohl)" -ge 1 ]'
+server 5300 peer
+hold 1
+PX=${HOLD##* }
+nhost() { toectl -j flows port 5300 | objs | grep '"rport":5300' | grep -c '"decision":"host","reason":"no_tid"'; }
+wait_for 100 eval '[ "$(nhost)" = 1 ]'
+check "without the $MAP_TID_HELD pin: toed says so once ($(nohl)), reserves no TID (toe0's pool $(toe0 | field tid_pool), want 0)" \
+	test "$(nohl)/$(toe0 | field tid_pool)" = 1/0
+check "... a connection on an offload rule's port stays on the host, reason no_tid ($(nhost))" test "$(nhost)" = 1 ||
+	{ toectl -j flows port 5300 | objs | sed 's/^/# /'; sed 's/^/# hold: /' /tmp/hold.out; }
+closed "$PX"
+kill "$SRV" 2>/dev/null
+wait "$SRV" 2>/dev/null
+stop_toed TERM
+bpftool map pin id "${HID:-0}" "$HP"
+start_toed
+pool16() { [ "$(toe0 | field tid_pool)" = 16 ]; }
+wait_for 50 pool16
+tap $? "... pinned again (map id ${HID:-?}), a new toed fills the pool ($(toe0 | field tid_pool), want 16)"
+
 # ---- the module unloaded under toed: toed re-reads the devices after the
 # del_device event, and a generic-netlink request in flight holds the
 # module (rmmod: EAGAIN) for that moment, so rmmod is tried again.

@@ -90,6 +90,7 @@ struct kmod {
 	unsigned int retry_ms;
 	/* the pools (tidpool.c): toe_tid_pool index -> its queue */
 	struct opentoe *demote_skel;
+	bool no_held_said; /* "no toe_tid_held pin" logged on this datapath */
 	int qfd[2 * TOE_MAX_DEVS]; /* its queue's fd, 0: not open */
 	__u32 qmdev[2 * TOE_MAX_DEVS]; /* the module device its TIDs are of */
 	/*

@@ -35,6 +35,7 @@
 #include "opentoe_policy.h"
 #include "opentoe_flows.h"
 #include "opentoe_tid.h"
+#include "toe_maps.h"
 #include "kmod.h"
 #include "tidpool.h"
 #include "genl.h"
@@ -53,8 +54,15 @@ static bool demote_open(struct kmod *km)
 
 	if (km->demote_skel)
 		return true;
-	if (km->m->tid_held < 0)
+	if (km->m->tid_held < 0) {
+		/* once per datapath (pool_close clears it) */
+		if (!km->no_held_said)
+			logm(LOG_WARN,
+			     "the datapath has no %s pin (an older toe-loader's): no kernel module TIDs are reserved for it and its connections stay on the host; load it again with this toe-loader",
+			     TOE_MAP(TID_HELD));
+		km->no_held_said = true;
 		return false;
+	}
 	s = opentoe__open();
 	if (!s)
 		return false;
@@ -208,6 +216,7 @@ void pool_close(struct kmod *km)
 	if (km->demote_skel)
 		opentoe__destroy(km->demote_skel);
 	km->demote_skel = NULL;
+	km->no_held_said = false;
 }
 
 /* Queue i (fd) this toed's: an earlier toed's TIDs in it dropped. */
