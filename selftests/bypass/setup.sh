@@ -45,7 +45,7 @@ in_cg() {
 }
 # bcheck NS ARGS...: bypass_check in namespace NS (both ends unless --srv-ns),
 # inside the cgroup; its JSON line on stdout.
-bcheck() { local ns=$1; shift; in_cg "$ns" timeout 120 "$BC" "$@" | tail -1; }
+bcheck() { local ns=$1; shift; in_cg "$ns" timeout "$(slow 120)" "$BC" "$@" | tail -1; }
 
 # nginx_start WORKERS PORT...: nginx (sendfile on, as root, files from
 # $TMP/www, its own folder $TMP/nginx) in namespace a inside the cgroup,

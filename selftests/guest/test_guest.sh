@@ -81,9 +81,15 @@ for t in "${tests[@]}"; do
 		ok "6.1: $name: $np passed, $ns skipped"
 	fi
 done
-# what failed and the tests' own diagnostics (# lines), for whoever reads
-# the log; TOE_GUEST_TAP=FILE keeps the guest's whole TAP
-sed 's/^/guest: /' "$out/tap" 2>/dev/null | grep -E '^guest: (not ok|#)' | head -n 150
+# each failed check with the diagnostics printed after it (the test's
+# own: bcheck's JSON, a server log), then the other diagnostics, without
+# the step-time lines (summed up below), for whoever reads the log;
+# TOE_GUEST_TAP=FILE keeps the guest's whole TAP
+awk '/^not ok / { on = 1; n = 0; print "guest: " $0; next }
+	/^(ok|not ok) / { on = 0; next }
+	on && /^#/ && !/^# step-time / && n++ < 40 { print "guest: " $0 }' "$out/tap" 2>/dev/null
+sed 's/^/guest: /' "$out/tap" 2>/dev/null | grep -E '^guest: (not ok|#)' |
+	grep -v '^guest: # step-time ' | head -n 150
 [ -n "${TOE_GUEST_TAP:-}" ] && cp "$out/tap" "$TOE_GUEST_TAP"
 # where the guest's time went: the ten slowest test files (run.sh's "exit
 # RC after Ns" lines), for whoever shortens make check

@@ -538,8 +538,8 @@ static void srv_reads(int fd, struct side *s)
 /*
  * One event loop for both ends: "out" is what is still to be written
  * (client: the pattern, server: the echo), written whenever writable; reads
- * are checked against phase 0.  Waits at most 5 s for any readiness: a
- * missed wakeup fails instead of hanging.
+ * are checked against phase 0.  A missed wakeup fails instead of hanging
+ * (see nb_wait).
  */
 struct nb {
 	int fd, ep;
@@ -548,51 +548,129 @@ struct nb {
 	size_t bstart, bend;
 	uint64_t written, rd;
 	bool wr_done, rd_eof;
-	long spurious, waits;
+	long spurious, waits, late;
 };
 
-static int nb_wait(struct nb *b, bool want_in, bool want_out, bool *in,
-		   bool *out)
+/* TOE_SLOW: how much slower than this host the machine is (the qemu guest's) */
+static double slow(void)
 {
-	*in = *out = false;
-	if (!strcmp(O.poller, "poll")) {
+	const char *e = getenv("TOE_SLOW");
+	double f = e ? atof(e) : 1;
+
+	return f >= 1 ? f : 1;
+}
+
+/* the poller once: 1 with *in / *out set, 0 on timeout, -1 on error */
+static int nb_once(struct nb *b, bool use_poll, bool want_in, bool want_out,
+		   int ms, bool *in, bool *out)
+{
+	int n;
+
+	if (use_poll) {
 		struct pollfd p = { .fd = b->fd,
 				    .events = (want_in ? POLLIN : 0) |
 					      (want_out ? POLLOUT : 0) };
-		int n = poll(&p, 1, 5000);
 
-		if (n <= 0)
-			return -1;
-		*in = p.revents & (POLLIN | POLLHUP | POLLERR);
-		*out = p.revents & (POLLOUT | POLLERR);
-		return 0;
+		n = poll(&p, 1, ms);
+		if (n > 0) {
+			*in = p.revents & (POLLIN | POLLHUP | POLLERR);
+			*out = p.revents & (POLLOUT | POLLERR);
+		}
 	} else {
+		struct epoll_event ev;
+
+		n = epoll_wait(b->ep, &ev, 1, ms);
+		if (n > 0) {
+			*in = ev.events &
+			      (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP);
+			*out = ev.events & (EPOLLOUT | EPOLLERR);
+		}
+	}
+	return n;
+}
+
+#define NB_QUIET_MS 5000
+#define NB_PATIENCE 20 /* s of no readiness at all, times TOE_SLOW */
+
+/*
+ * Wait for readiness.  Silence is not taken as a missed wakeup by the
+ * clock alone: a guest starved of CPU (qemu at SCHED_IDLE beside a busy
+ * host) can sleep through a 5 s timeout while its peer's write is still
+ * on its way.  After NB_QUIET_MS of silence the poller is asked again
+ * without waiting (a late wakeup is in epoll's ready list by then), then
+ * the socket itself with poll(2).  A socket that is ready while epoll stays
+ * silent for another NB_QUIET_MS missed its wakeup: fail.  A socket that
+ * is not ready is waited for, NB_PATIENCE s times TOE_SLOW in all.  With
+ * --poller poll the second look is the same system call, so a late poll
+ * is only counted (v[2]): the wakeup it would miss is the socket's, which
+ * the epoll runs check.  Returns 0, or -1 after failf.
+ */
+static int nb_wait(struct nb *b, struct side *s, bool want_in, bool want_out,
+		   bool *in, bool *out)
+{
+	bool use_poll = !strcmp(O.poller, "poll");
+	bool et = !strcmp(O.poller, "epollet");
+	const char *who = b->client ? "client" : "server";
+	double t0 = now(), patience = NB_PATIENCE * slow();
+	bool ready_in, ready_out;
+	int n;
+
+	*in = *out = false;
+	if (!use_poll) {
+		/* level: refresh the interest; edge: set once and keep it */
 		struct epoll_event ev = {
-			.events = (want_in ? EPOLLIN : 0) |
-				  (want_out ? EPOLLOUT : 0) |
-				  (!strcmp(O.poller, "epollet") ? EPOLLET : 0),
+			.events = et ? EPOLLIN | EPOLLOUT | EPOLLET :
+				       (want_in ? EPOLLIN : 0) |
+						  (want_out ? EPOLLOUT : 0),
 			.data.fd = b->fd
 		};
-		int n;
 
-		/* level: refresh the interest; edge: set once and keep it */
-		if (!strcmp(O.poller, "epollet")) {
-			if (!b->waits)
-				ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
-			if (!b->waits &&
-			    epoll_ctl(b->ep, EPOLL_CTL_ADD, b->fd, &ev))
-				return -1;
-		} else if (epoll_ctl(b->ep,
-				     b->waits ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
-				     b->fd, &ev)) {
+		if ((!et || !b->waits) &&
+		    epoll_ctl(b->ep, b->waits ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+			      b->fd, &ev)) {
+			failf(s, "%s: epoll_ctl: %s", who, strerror(errno));
 			return -1;
 		}
-		n = epoll_wait(b->ep, &ev, 1, 5000);
-		if (n <= 0)
+	}
+	for (;;) {
+		n = nb_once(b, use_poll, want_in, want_out, NB_QUIET_MS, in,
+			    out);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			failf(s, "%s: %s: %s", who, O.poller, strerror(errno));
 			return -1;
-		*in = ev.events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP);
-		*out = ev.events & (EPOLLOUT | EPOLLERR);
-		return 0;
+		}
+		/* NB_QUIET_MS of silence: a wakeup that came late is here now */
+		if (nb_once(b, use_poll, want_in, want_out, 0, in, out) > 0) {
+			b->late++;
+			return 0;
+		}
+		if (!use_poll && nb_once(b, true, want_in, want_out, 0,
+					 &ready_in, &ready_out) > 0) {
+			n = nb_once(b, false, want_in, want_out, NB_QUIET_MS,
+				    in, out);
+			if (n > 0) {
+				b->late++;
+				return 0;
+			}
+			failf(s,
+			      "%s: the socket is ready (%s%s) but %s said nothing for %d s (read %llu, written %llu): a missed wakeup",
+			      who, ready_in ? "in" : "", ready_out ? "out" : "",
+			      O.poller, 2 * NB_QUIET_MS / 1000,
+			      (unsigned long long)b->rd,
+			      (unsigned long long)b->written);
+			return -1;
+		}
+		if (now() - t0 > patience) {
+			failf(s,
+			      "%s: no readiness for %.0f s (read %llu, written %llu): the peer stopped",
+			      who, now() - t0, (unsigned long long)b->rd,
+			      (unsigned long long)b->written);
+			return -1;
+		}
 	}
 }
 
@@ -629,15 +707,9 @@ static void nb_loop(struct nb *b, struct side *s)
 			   (have_out && !wr_again))) {
 			in = out = false;
 		} else {
-			if (nb_wait(b, room && !b->rd_eof, have_out, &in,
-				    &out)) {
-				failf(s,
-				      "%s: no readiness for 5 s (read %llu, written %llu): a missed wakeup",
-				      b->client ? "client" : "server",
-				      (unsigned long long)b->rd,
-				      (unsigned long long)b->written);
+			if (nb_wait(b, s, room && !b->rd_eof, have_out, &in,
+				    &out))
 				break;
-			}
 			b->waits++;
 			rd_again = wr_again = false;
 		}
@@ -728,6 +800,7 @@ out:
 	s->recvd = b->rd;
 	s->v[0] = b->spurious;
 	s->v[1] = b->waits;
+	s->v[2] = b->late;
 	if (b->client && b->rd != NB_TOTAL)
 		failf(s, "client: echo has %llu bytes, want %u",
 		      (unsigned long long)b->rd, NB_TOTAL);
