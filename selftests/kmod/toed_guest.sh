@@ -94,6 +94,13 @@ poll_us() { # USECS N CMD...: CMD every USECS us, N times at most
 	return 1
 }
 wait_for() { poll_us 100000 "$@"; } # TENTHS CMD...
+# listening PORT [NETNS]: a TCP socket listens on PORT (/proc/net/tcp and
+# tcp6, state 0A) in NETNS or here; servers are waited for with it, not a fixed
+# sleep, which a guest starved of CPU outruns
+listening() {
+	${2:+nsenter --net=/run/netns/$2} cat /proc/net/tcp /proc/net/tcp6 |
+		grep -q "^ *[0-9]*: [0-9A-F]*:$(printf %04X "$1") 0*:0000 0A "
+}
 # one JSON object a line, from toectl -j's compact arrays
 objs() { sed 's/},{/}\n{/g'; }
 field() { # NAME: the number or string value of "NAME" on each line
@@ -113,7 +120,7 @@ server() {
 		sleep 20 | nc -l -p "$1" >/tmp/got"$1" &
 	fi
 	SRV=$!
-	usleep 300000
+	wait_for 50 listening "$1" "${2:-}"
 }
 
 start_toed() {
@@ -282,32 +289,33 @@ wait "$SRV"
 check "... and the connection carried its data, on the host" grep -q demoted /tmp/got5300
 
 # serve_hold PORT N [SRV_NS [CLI_NS]]: toe_kmod_test's server on PORT in
-# namespace SRV_NS (peer), its pid in $SV; 300 ms on, N connections to it
-# held from CLI_NS (toed's own namespace), their pid in $H.
+# namespace SRV_NS (peer), its pid in $SV; once it listens, N connections
+# to it held from CLI_NS (toed's own namespace), their pid in $H, the
+# holder's "connected N" in /tmp/heldPORT.
 serve_hold() {
 	nsenter --net=/run/netns/"${3:-peer}" toe_kmod_test serve "$1" &
 	SV=$!
-	usleep 300000
-	${4:+nsenter --net=/run/netns/$4} toe_kmod_test hold 10.7.0.2 "$1" "$2" >/dev/null &
+	wait_for 50 listening "$1" "${3:-peer}"
+	${4:+nsenter --net=/run/netns/$4} toe_kmod_test hold 10.7.0.2 "$1" "$2" >/tmp/held"$1" &
 	H=$!
 }
 
 # ---- binds the module refuses after their connections closed: the
-# device takes 400 ms to refuse (connect_delay_ms), and the clients are
+# device takes 1 s to refuse (connect_delay_ms), and the clients are
 # gone by then.  Each TID is given back once, by its flow_closed, and not
 # also put back in the pool (then it was booked twice: freed in the module
 # while in the pool, and the next flow to take it demoted, reason nodev;
 # the steps below would see that)
 echo 1 >"$SIMDBG/fail_connect"
-echo 400 >"$SIMDBG/connect_delay_ms"
+echo 1000 >"$SIMDBG/connect_delay_ms"
 serve_hold 5301 3
-usleep 100000
+poll_us 20000 250 grep -q '^connected 3 ' /tmp/held5301
 kill "$H"
 wait "$H" 2>/dev/null
 refusals() { toectl -j stats | sed -n 's/.*"kmod_tid_bind_refused":\([0-9]*\).*/\1/p'; }
 gonefl() { [ "$(refusals)" -ge 4 ]; }
 wait_for 50 gonefl
-tap $? "3 binds refused after their connections closed (connect_delay_ms 400; refusals $(refusals), 1 before)"
+tap $? "3 binds refused after their connections closed (connect_delay_ms 1000; refusals $(refusals), 1 before)"
 echo 0 >"$SIMDBG/connect_delay_ms"
 echo 0 >"$SIMDBG/fail_connect"
 kill "$SV" 2>/dev/null
@@ -359,7 +367,7 @@ $ip netns del ten2
 SERVE=
 nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
 SERVE=$!
-usleep 300000
+wait_for 50 listening 5300 peer
 counts() { # "live held used" of toe0 (index 0): the datapath's, toed's, the module's
 	l=$(bpftool -j map lookup pinned "/sys/fs/bpf/opentoe/$MAP_DEV_LIVE" key 0 0 0 0 |
 		sed -n 's/.*"live":\([0-9]*\),.*/\1/p')
@@ -491,7 +499,7 @@ pfull() {
 echo 1 >"$SIMDBG/fail_connect"
 nsenter --net=/run/netns/peer toe_kmod_test serve 5301 &
 SV=$!
-usleep 300000
+wait_for 50 listening 5301 peer
 RF0=$(refusals) DM0=$(stat_of kmod_flows_demoted) FF0=$(stat_of kmod_tid_free_failed)
 NV0=$(grep -c 'reason nodev' "$LOG")
 T1=$(date +%s)
@@ -757,7 +765,7 @@ lsn_dev() { toe0 | grep -q "\"listeners\":$1,\"listeners_held\":$2[,}]"; }
 T1=$(date +%s)
 nsenter --net=/run/netns/peer toe_kmod_test serve 5300 &
 SERVE=$!
-usleep 300000
+wait_for 50 listening 5300 peer
 EL0=$(rst event_loss)
 SO0=$(stat_of kmod_stids_orphaned)
 TO0=$(stat_of kmod_tids_orphaned)
@@ -1247,7 +1255,8 @@ two_devices() {
 	S1=$!
 	nsenter --net=/run/netns/peer toe_kmod_test serve 5311 &
 	S2=$!
-	usleep 300000
+	wait_for 50 listening 5310 peer
+	wait_for 50 listening 5311 peer
 	hold 4 5310 10.8.0.2
 	P1=${HOLD##* }
 	hold 4 5311 10.7.0.2
