@@ -27,6 +27,8 @@ COMPARISONS = {
                   "ns_per_packet", "ns/packet", False, "min_forward"),
     "tc_steps": ("tc forwarded frame, per step compiled out, vs the minimal forwarder (bench_xdp_steps.sh)",
                  "ns_per_packet", "ns/packet", False, "min_tc_forward"),
+    "sockops_steps": ("toe_sockops per connection (both ends), per step compiled out (bench_sockops_steps.sh)",
+                      "ns_per_conn", "ns/connection", False, "full"),
     "forward": ("Routed TCP through a router namespace", "gbit_s", "Gbit/s", True, "kernel"),
     "forward_pps": ("Small packets through a router namespace (64-byte TCP segments)", "delivered_pps",
                     "frames/s", True, "kernel"),

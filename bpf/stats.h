@@ -15,9 +15,11 @@
 
 /*
  * TOE_BENCH_*: a step compiled out (NO_STATS, NO_ACCOUNT here, NO_CT in
- * fwd_ct.h, NO_FRAME_CHECK in forward.h, NO_NETNS in ctx.h) or the TTL
- * not written (KEEP_TTL, fwd_xmit.h), for the per-step cost of
- * bench/bench_xdp_steps.sh and bench-forward STEPS=... only (make
+ * fwd_ct.h, NO_FRAME_CHECK in forward.h, NO_NETNS in ctx.h,
+ * NO_FLOW_RECORD and NO_CLOSE_EVENT in flows.h) or the TTL not written
+ * (KEEP_TTL, fwd_xmit.h), for the per-step cost of
+ * bench/bench_xdp_steps.sh, bench/bench_sockops_steps.sh and
+ * bench-forward STEPS=... only (make
  * BPF_EXTRA=..., docs/benchmarks.md); no shipped build has one, and
  * without them the object is the same.
  * TOE_BENCH_NO_STATS: no toe_stats counter but the two the benchmark's
