@@ -6,7 +6,7 @@
 # MSG_PEEK and FIONREAD; non-blocking sockets with poll, epoll and
 # edge-triggered epoll; the same through plain TCP as a control.
 . "$(dirname "$0")/setup.sh"
-plan 27
+plan 28
 load_toe
 apply "$BYPASS_CONF" || { fail "bypass policy applies"; finish; }
 
@@ -51,6 +51,16 @@ fi
 for p in poll epoll epollet; do
 	run "non-blocking, 16 MiB echoed, $p" a bypass --port $((port++)) --poller $p nonblock
 done
+# the checker's own test: a poller made deaf on purpose (--deaf: after 10
+# waits epoll watches nothing) must be reported as a missed wakeup, not
+# waited out nor passed (kernel-independent: on the host only)
+if [ -n "${TOE_GUEST:-}" ]; then
+	ok "nonblock's check reports a missed wakeup (epoll made deaf) # SKIP the checker's own test, run on the host"
+else
+	out=$(bcheck a --port $((port++)) --poller epoll --deaf 10 nonblock)
+	jqcheck "nonblock's check reports a missed wakeup (epoll made deaf)" "$out" \
+		'(.ok | not) and ([.client.err, .server.err] | any(test("ready .* but epoll said nothing for 10 s.*a missed wakeup")))'
+fi
 run "control: 1 B..4 MiB over TCP (host port)" a tcp --port 8100 --method more sizes
 run "control: reads over TCP" a tcp --port 8101 reads
 

@@ -79,6 +79,7 @@ struct opts {
 	double seconds;
 	bool mptcp;
 	bool no_fionread; /* --no-fionread: a kernel whose sockmap lacks it */
+	int deaf; /* --deaf N: nonblock's epoll watches nothing after N waits */
 	int family;
 	struct sockaddr_storage sa;
 	socklen_t salen;
@@ -625,7 +626,12 @@ static int nb_wait(struct nb *b, struct side *s, bool want_in, bool want_out,
 			.data.fd = b->fd
 		};
 
-		if ((!et || !b->waits) &&
+		/* --deaf: a missed wakeup made on purpose (the checker's test) */
+		bool deaf = O.deaf && b->waits >= O.deaf;
+
+		if (deaf)
+			ev.events = et ? EPOLLET : 0;
+		if ((!et || !b->waits || (deaf && b->waits == O.deaf)) &&
 		    epoll_ctl(b->ep, b->waits ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
 			      b->fd, &ev)) {
 			failf(s, "%s: epoll_ctl: %s", who, strerror(errno));
@@ -1536,9 +1542,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bypass_check [--addr A] [--port P] [--srv-ns PATH] [--cli-ns PATH]\n"
 		"                    [--method write|writev|more|sendfile] [--poller poll|epoll|epollet]\n"
-		"                    [--count N] [--seconds S] [--mptcp] TEST\n"
+		"                    [--count N] [--seconds S] [--mptcp] [--deaf N] TEST\n"
 		"TEST: sizes reads nonblock halfclose rst rstblock waitall closewrite\n"
-		"      killreader killwriter splice pairs stream slowreader\n");
+		"      killreader killwriter splice pairs stream slowreader\n"
+		"--deaf N: this checker's own test: after N waits nonblock's epoll\n"
+		"      watches nothing, a missed wakeup it must report\n");
 	exit(2);
 }
 
@@ -1552,6 +1560,7 @@ static void parse_opts(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "mptcp", no_argument, NULL, 'M' },
 		{ "no-fionread", no_argument, NULL, 'F' },
+		{ "deaf", required_argument, NULL, 'D' },
 		{}
 	};
 	int c;
@@ -1583,6 +1592,9 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case 'F':
 			O.no_fionread = true;
+			break;
+		case 'D':
+			O.deaf = atoi(optarg);
 			break;
 		default:
 			usage();
