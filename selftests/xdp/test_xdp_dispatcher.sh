@@ -60,12 +60,15 @@ s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(('vb', 0))
 f = bytes.fromhex('$MAC_A'.replace(':', '')) + bytes.fromhex('$MAC_B'.replace(':', '')) + b'\x88\xb5' + b'x' * 46
 for i in range($1): s.send(f)"
-	sleep 0.3
 }
 MAC_A=$(nsx a ip -j link show va | jq -r '.[0].address')
 MAC_B=$(nsx b ip -j link show vb | jq -r '.[0].address')
-seen_after() { # N: raw N frames, toe_xdp counted every one
-	local n0; n0=$(odd); raw "$1"; test "$(odd)" -ge $((n0 + $1))
+odd_ge() { test "$(odd)" -ge "$1"; }
+# seen_after N [SECS]: raw N frames, toe_xdp counted every one within SECS
+# (3 times TOE_SLOW: veth's XDP runs in its NAPI poll, later than the send;
+# a check_not gives 1)
+seen_after() {
+	local n0; n0=$(odd); raw "$1"; wait_for "${2:-$(slow 3)}" odd_ge $((n0 + $1))
 }
 block_b() { nsx a xdp-filter ether "$MAC_B" -m src "$@" >/dev/null; }
 no_ports() { nsx a nstat -az UdpNoPorts | awk '/UdpNoPorts/ { print $2 }'; }
@@ -130,9 +133,10 @@ check "ping through both" pings 10
 check "toe_xdp sees every frame xdp-filter passes" seen_after 10
 check "UDP/9 dropped by xdp-filter" filter_drops_udp9
 block_b
-check_not "frames xdp-filter drops: toe_xdp never sees them (xdp-filter decides first)" seen_after 10
+check_not "frames xdp-filter drops: toe_xdp never sees them (xdp-filter decides first)" seen_after 10 1
 block_b -r
-nsx a iperf3 -s -1 -D -p 5311 && sleep 0.3
+listens() { nsx a ss -Htln "sport = :$1" | grep -q .; }
+nsx a iperf3 -s -1 -D -p 5311 && wait_for "$(slow 5)" listens 5311
 check "real TCP through both: an iperf3 run" nsx b timeout 30 iperf3 -c 10.211.0.1 -p 5311 -t 2
 
 # ---- reload swaps only opentoe's program
