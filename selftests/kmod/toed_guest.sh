@@ -841,7 +841,10 @@ tap $? "toed keeps the device's 64 server TIDs reserved in the server pool" ||
 	toe_kmod_test devs | sed 's/^/# module: /'
 toectl -j monitor >/tmp/mon 2>&1 &
 MON=$!
-usleep 300000
+# subscribed once it shows a listener's listen_start (port 5390, which no
+# rule offloads), not after a fixed wait a starved guest outruns
+mon_ready() { timeout 1 nc -l -p 5390 </dev/null >/dev/null 2>&1; grep -q '"lport":5390[,}]' /tmp/mon; }
+wait_for 50 mon_ready
 rm -f /tmp/lm /tmp/lm.out
 mkfifo /tmp/lm
 toe_kmod_test listen-many 100 5450 </tmp/lm >/tmp/lm.out 2>&1 &
