@@ -10,7 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 76
+plan 77
 router_test fwdrun || exit 1
 # toe_egress is the admission run here (its steps are toe_nf_fwd's, which
 # BPF_PROG_TEST_RUN cannot give two devices): the tc egress fallback.
@@ -313,6 +313,16 @@ for v in zerocsum badlen short; do
 	udp u6$v 6 $C6 $S6 40011 5201 64 300 $v
 	check "IPv6 UDP datagram ($v): XDP_PASS, untouched" test "$(run $IF0 u6$v)" = 2 -a -n "$(same u6$v && echo y)"
 done
+
+# ---- two ends of one address: only the ports order the flow's key, and
+# the SYN and the SYN-ACK must name the same flow (1000 and 5201 compared
+# one of them in network byte order would not: 0xe803 > 5201, 0x5114 > 1000)
+pk syn8 4 $C4 $C4 1000 5201 S 1 0 64 0
+pk synack8 4 $C4 $C4 5201 1000 SA 9 2 64 0
+eg $IF0 $IF1 syn8 >/dev/null
+eg $IF1 $IF0 synack8 >/dev/null
+check "two ends of one address ($C4 port 1000 -> 5201): the SYN and the SYN-ACK admit one flow, ESTABLISHED" \
+	test "$(fwd_state 4 $C4 1000 $C4 5201)" = 3 -a "$(half_state 4 $C4 1000 $C4 5201)" = none
 
 # ---- no device in forward mode: the forward path is skipped altogether
 cat >"$work/acct.conf" <<EOF
