@@ -1269,6 +1269,15 @@ two_devices() {
 	wait_for 50 both
 	tap $? "4 connections on toe1 and 4 on toe0 each bind a TID of their own device (TID_GET: $(on "$K1" 10.8.0.2:5310) on toe1 $K1, $(on "$K0" 10.7.0.2:5311) on toe0 $K0, want 4/4)" ||
 		toe_kmod_test tids | sed 's/^/# /'
+	# each L2T entry compared with toe_neigh under its own address: an entry
+	# on each device (10.8.0.2 on toe1's veth8, 10.7.0.2 on toe0's veth7)
+	l2t_all() {
+		LU=$(stat_of kmod_l2t_used) LA=$(stat_of kmod_l2t_agree) LD=$(stat_of kmod_l2t_differ)
+		[ "${LU:-0}" -ge 2 ] && [ "$LA" = "$LU" ] && [ "$LD" = 0 ]
+	}
+	wait_for 30 l2t_all
+	tap $? "toectl stats: the module's L2T entries on both devices each agree with $MAP_NEIGH (used ${LU:-?}, agree ${LA:-?}, differ ${LD:-?})" ||
+		toe_kmod_test l2t | sed 's/^/# module: /'
 	# toed killed (SIGKILL) while the 8 hold their TIDs, the connections
 	# closed while it is dead (the datapath deletes their toe_tid_held
 	# entries): the next toed's reconcile frees, in one pass over both
