@@ -51,13 +51,13 @@ fi
 for p in poll epoll epollet; do
 	run "non-blocking, 16 MiB echoed, $p" a bypass --port $((port++)) --poller $p nonblock
 done
-# the checker's own test: a poller made deaf on purpose (--deaf: after 10
+# the checker's own test: a poller made deaf on purpose (--deaf: after 2
 # waits epoll watches nothing) must be reported as a missed wakeup, not
 # waited out nor passed (kernel-independent: on the host only)
 if [ -n "${TOE_GUEST:-}" ]; then
 	ok "nonblock's check reports a missed wakeup (epoll made deaf) # SKIP the checker's own test, run on the host"
 else
-	out=$(bcheck a --port $((port++)) --poller epoll --deaf 10 nonblock)
+	out=$(bcheck a --port $((port++)) --poller epoll --deaf 2 nonblock)
 	jqcheck "nonblock's check reports a missed wakeup (epoll made deaf)" "$out" \
 		'(.ok | not) and ([.client.err, .server.err] | any(test("ready .* but epoll said nothing for 10 s.*a missed wakeup")))'
 fi
