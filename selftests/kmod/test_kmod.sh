@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 set -u
 
-plan 366
+plan 367
 need_root
 need_cmd qemu-system-x86_64 gcc make cpio gzip xz apt-get apt-cache dpkg dpkg-deb timeout perl
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||

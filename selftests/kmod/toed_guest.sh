@@ -1278,6 +1278,13 @@ two_devices() {
 	wait_for 30 l2t_all
 	tap $? "toectl stats: the module's L2T entries on both devices each agree with $MAP_NEIGH (used ${LU:-?}, agree ${LA:-?}, differ ${LD:-?})" ||
 		toe_kmod_test l2t | sed 's/^/# module: /'
+	# every module device's row carries the module's last TID change (one
+	# clock for the module: toe1's the same as toe0's, not 0)
+	DV=$(toectl -j devices | objs)
+	CM0=$(echo "$DV" | grep '"device":"toe0"' | field tid_changed_ms)
+	CM1=$(echo "$DV" | grep '"device":"toe1"' | field tid_changed_ms)
+	check "toectl devices: toe1's tid_changed_ms is the module's, as toe0's (${CM1:-?} and ${CM0:-?}, not 0)" \
+		test -n "$CM0" -a "$CM0" != 0 -a "$CM1" = "$CM0"
 	# toed killed (SIGKILL) while the 8 hold their TIDs, the connections
 	# closed while it is dead (the datapath deletes their toe_tid_held
 	# entries): the next toed's reconcile frees, in one pass over both
