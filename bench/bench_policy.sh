@@ -19,21 +19,7 @@ if smoke; then ROUNDS=${ROUNDS:-1} N=${N:-300}; fi
 ROUNDS=${ROUNDS:-11} N=${N:-10000}
 dp_start bench
 conf_dir=$work
-mkconf() { # NRULES [p]: rules of 4 shapes, none matching loopback port
-	# traffic; with p, "track policy" (the file is r<NRULES>p.conf)
-	python3 - "$1" "${2:-}" >"$conf_dir/r$1${2:-}.conf" <<'PY'
-import sys
-n = int(sys.argv[1])
-print('device d0 type chelsio-t3 nconn 1000000')
-if sys.argv[2] == 'p':
-    print('track policy')
-for i in range(n):
-    m = ['remote 10.%d.%d.0/24' % ((i >> 8) & 255, i & 255), 'remote 192.0.2.%d/32' % (i & 255),
-         'local fd00:%x::/64' % i, 'remote 198.51.%d.0/24' % (i & 255)][i % 4]
-    print('rule offload dev d0 %s rport %d' % (m, 1 + i % 60000))
-PY
-	chmod 600 "$conf_dir/r$1${2:-}.conf"
-}
+mkconf() { policy_conf "$conf_dir/r$1${2:-}.conf" "$1" "${2:-}"; } # NRULES [p] (lib.sh)
 for r in 1 100 10000; do mkconf $r; done
 mkconf 10000 p
 defer "toe-loader unload --pin-dir $PIN; rm -rf $PIN"

@@ -50,20 +50,8 @@ done
 [ -x "$TOE_BUILD/bench/connrate" ] || cannot_run "$TOE_BUILD/bench/connrate not built (make)"
 dp_start bench
 bpf_stats_on || bench_fail "cannot turn bpf_stats on (the program's run time is the figure)"
-# the rules of bench-policy (bench/bench_policy.sh): 4 shapes, none matching
-python3 - "$work" <<'PY'
-import sys
-for p in ('', 'p'):
-    with open('%s/r%s.conf' % (sys.argv[1], p), 'w') as f:
-        f.write('device d0 type chelsio-t3 nconn 1000000\n')
-        if p:
-            f.write('track policy\n')
-        for i in range(10000):
-            m = ['remote 10.%d.%d.0/24' % ((i >> 8) & 255, i & 255), 'remote 192.0.2.%d/32' % (i & 255),
-                 'local fd00:%x::/64' % i, 'remote 198.51.%d.0/24' % (i & 255)][i % 4]
-            f.write('rule offload dev d0 %s rport %d\n' % (m, 1 + i % 60000))
-PY
-chmod 600 "$work"/r*.conf
+# bench-policy's 10,000 rules (lib.sh), with "track policy" for policy
+policy_conf "$work/r.conf" 10000 && policy_conf "$work/rp.conf" 10000 p || bench_fail "cannot write the policies"
 defer "toe-loader unload --pin-dir $PIN >/dev/null 2>&1; rm -rf $PIN"
 up() { # STEP: loaded, its policy applied; ID its toe_sockops
 	local c=r.conf

@@ -123,3 +123,20 @@ cg_sockops() {
 	[ -n "$out" ] || { echo 0; return; }
 	command jq '[.[] | select(.attach_type | test("sock_ops"))] | length' <<<"$out" 2>/dev/null || echo x
 }
+
+# policy_conf FILE NRULES [p]: bench-policy's policy, NRULES rules of 4
+# shapes, none matching the benchmarks' loopback traffic (so every shape
+# is searched); with p, "track policy".  Mode 600, as toed wants.
+policy_conf() {
+	python3 - "$2" "${3:-}" >"$1" <<'PY' && chmod 600 "$1"
+import sys
+n = int(sys.argv[1])
+print('device d0 type chelsio-t3 nconn 1000000')
+if sys.argv[2] == 'p':
+    print('track policy')
+for i in range(n):
+    m = ['remote 10.%d.%d.0/24' % ((i >> 8) & 255, i & 255), 'remote 192.0.2.%d/32' % (i & 255),
+         'local fd00:%x::/64' % i, 'remote 198.51.%d.0/24' % (i & 255)][i % 4]
+    print('rule offload dev d0 %s rport %d' % (m, 1 + i % 60000))
+PY
+}
