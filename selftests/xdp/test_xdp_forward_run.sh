@@ -105,7 +105,7 @@ check "  IPv4 header checksum still valid (incremental update)" test "$(jq .csum
 check "  rest of the frame unchanged" cmp -s <(tail -c +35 "$work/data.bin") <(tail -c +35 "$work/data.out")
 check "  TOE_S_XDP_FORWARD counted" test "$(st $STAT_XDP_FORWARD)" = $((fw0 + 1))
 cnt=$(bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
-	jq -r '.formatted.value | "\(.packets) \(.bytes)"')
+	jq -r '.formatted.value | "\(.dir_packets | add) \(.dir_bytes | add)"')
 check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
 
 # ---- the route cache (issue 20): with toed's lease and a route generation
@@ -172,19 +172,46 @@ eg $IF0 $IF1 data >/dev/null
 check "the stack forwards it client -> server: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
 eg $IF1 $IF1 back0 >/dev/null
 check "  a server packet the stack sends back out of r1: still READMIT" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
+# ms_since T0: the milliseconds since $EPOCHREALTIME was T0
+ms_since() { local a=${1/./} b=${EPOCHREALTIME/./}; echo $(((10#$b - 10#$a) / 1000)); }
 if [ "${TOE_SLOW:-1}" = 1 ]; then
 	# (and toed gone from here on: the lease runs out; an admission then holds
 	# TOE_FWD_UNWATCHED_NS, 1 s)
 	# (the data packet runs right after the admission: the 1 s must not be
 	# spent on bpftool look-ups first on a loaded machine)
-	setgenrt 1 0 8; eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
-	check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $STAT_FWD_READMITTED)" = $((rd0 + 1))
-	check "  data: XDP_REDIRECT again (lease out, but admitted under 1 s ago)" test "$r" = 4
-	check "  with the lease out, not by the cached route: the kernel's MAC" test "$(dmac_of data)" = $NMAC
+	# (a loaded machine can take the 1 s between the admission and the data
+	# run: then the run proves nothing of the window, and says so)
+	setgenrt 1 0 8
+	t0=$EPOCHREALTIME
+	eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
+	el=$(ms_since "$t0")
+	if [ "$el" -lt 900 ]; then
+		check "  and server -> client: admitted again (ESTABLISHED, counted)" test "$(fwd_state 4 $C4 $CP $S4 5201)" = 3 -a "$(st $STAT_FWD_READMITTED)" = $((rd0 + 1))
+		check "  data: XDP_REDIRECT again (lease out, but admitted $el ms ago)" test "$r" = 4
+		check "  with the lease out, not by the cached route: the kernel's MAC" test "$(dmac_of data)" = $NMAC
+	else
+		check "  and server -> client: admitted again (counted; $el ms later the data found the window gone)" test "$(st $STAT_FWD_READMITTED)" = $((rd0 + 1))
+		ok "  data: XDP_REDIRECT again # SKIP the admission and the data run were $el ms apart (a loaded machine): the 1 s window was missed"
+		ok "  with the lease out, not by the cached route # SKIP (the same)"
+	fi
 	sleep 1.2
 	check "lease out, admitted over 1 s ago: XDP_PASS, READMIT" test "$(run $IF0 data)" = 2 -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 4
-	eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
-	check "  the stack forwards it both ways: forwarded again" test "$(run $IF0 data)" = 4
+	eg $IF0 $IF1 data >/dev/null
+	t0=$EPOCHREALTIME
+	eg $IF1 $IF0 back0 >/dev/null; r=$(run $IF0 data)
+	el=$(ms_since "$t0")
+	if [ "$el" -lt 900 ]; then
+		check "  the stack forwards it both ways: forwarded again" test "$r" = 4
+	else
+		ok "  the stack forwards it both ways: forwarded again # SKIP the admission and the data run were $el ms apart: the 1 s window was missed"
+	fi
+	if [ "$(fwd_state 4 $C4 $CP $S4 5201)" != 3 ]; then
+		# a window missed left the flow READMIT: admitted again under a
+		# lease, for the steps below (which want it ESTABLISHED)
+		setgen 1 $FAR
+		eg $IF0 $IF1 data >/dev/null; eg $IF1 $IF0 back0 >/dev/null
+		echo "# re-admitted under a lease: $(fwd_state 4 $C4 $CP $S4 5201)"
+	fi
 else
 	# Under emulation (the 6.1 guest, TOE_SLOW > 1) one step takes longer
 	# than the 1 s an admission holds with the lease out: re-admit under a
@@ -282,7 +309,7 @@ udp_admit() { # FAM C CP S SP: the TCP flow admitted, its entry moved to the UDP
 }
 udp() { local n=$1; shift; $PKT udp "$work/$n.bin" "$@"; } # NAME FAM SRC DST SP DP TTL N [VARIANT]
 upk() { # FAM A AP B BP: the packets of the UDP entry
-	bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $(udpkey "$@") | jq .formatted.value.packets
+	bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $(udpkey "$@") | jq '.formatted.value.dir_packets | add'
 }
 udp_admit 4 $C4 40010 $S4 5201 || fail "a UDP entry for 40010 -> 5201"
 udp u4 4 $C4 $S4 40010 5201 64 300
