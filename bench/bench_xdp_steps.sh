@@ -25,7 +25,9 @@
 #   noframe  the frame checks (destination MAC, IPv4 header checksum)
 #   nonetns  the ingress device's namespace (xdp_netns: four probe reads)
 #            read as one array load instead (bpf/ctx.h)
-#   bare     all six
+#   nomtu    tc: the egress MTU check (bpf_check_mtu), which a cached
+#            route makes only for a segment longer than it passed before
+#   bare     all seven
 #   probereads  full's build loaded with TOE_LOADER_HIDE_FEATURE=kern_ctx:
 #            opentoe.bpf.o, the namespace by four probe reads, where full
 #            is opentoe_kctx.bpf.o (plain loads, kernels from 6.3 on); the
@@ -49,14 +51,14 @@
 . "$(dirname "$0")/lib.sh"
 . "$top/selftests/xdp/router.sh"
 if smoke; then ROUNDS=${ROUNDS:-1} REPEAT=${REPEAT:-10000} STEPS=${STEPS:-full}; fi
-ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe nonetns bare probereads}
+ROUNDS=${ROUNDS:-5} REPEAT=${REPEAT:-1000000} STEPS=${STEPS:-full nostats noacct nocap noct noframe nonetns nomtu bare probereads}
 MINO=$TOE_BUILD/bench/min_xdp_fwd_run.bpf.o MINT=$TOE_BUILD/bench/min_tc_fwd_run.bpf.o
 [ -r "$MINO" ] && [ -r "$MINT" ] || cannot_run "$MINO, $MINT not built (make)"
 HOOKS=${HOOKS:-xdp tc}
 K=BPF_EXTRA=-DTOE_BENCH_KEEP_TTL
 declare -A FLAGS=([full]="" [nostats]=-DTOE_BENCH_NO_STATS [noacct]=-DTOE_BENCH_NO_ACCOUNT [nocap]=CAPTURE=0
-	[noct]=-DTOE_BENCH_NO_CT [noframe]=-DTOE_BENCH_NO_FRAME_CHECK [nonetns]=-DTOE_BENCH_NO_NETNS
-	[bare]="-DTOE_BENCH_NO_STATS -DTOE_BENCH_NO_ACCOUNT -DTOE_BENCH_NO_CT -DTOE_BENCH_NO_FRAME_CHECK -DTOE_BENCH_NO_NETNS"
+	[noct]=-DTOE_BENCH_NO_CT [noframe]=-DTOE_BENCH_NO_FRAME_CHECK [nonetns]=-DTOE_BENCH_NO_NETNS [nomtu]=-DTOE_BENCH_NO_MTU_CHECK
+	[bare]="-DTOE_BENCH_NO_STATS -DTOE_BENCH_NO_ACCOUNT -DTOE_BENCH_NO_CT -DTOE_BENCH_NO_FRAME_CHECK -DTOE_BENCH_NO_NETNS -DTOE_BENCH_NO_MTU_CHECK"
 	[probereads]="")
 # bdir STEP: the step's build (probereads: full's, loaded otherwise)
 bdir() { [ "$1" = probereads ] && echo "$TOE_BUILD/xsteps/full" || echo "$TOE_BUILD/xsteps/$1"; }

@@ -75,10 +75,9 @@ enum fwd_valid_rc {
  */
 static __always_inline int fwd_valid(__u32 ifin, __u64 netns,
 				     const struct toe_fwd *fs, int from,
-				     const struct toe_fwd_gen *g)
+				     const struct toe_fwd_gen *g, __u64 now)
 {
 	__u32 want = from == fs->client ? fs->client_if : fs->server_if;
-	__u64 now;
 
 	/*
 	 * (namespace, ifindex): an interface of another namespace with the
@@ -89,7 +88,6 @@ static __always_inline int fwd_valid(__u32 ifin, __u64 netns,
 		return FWD_WRONG_IF;
 	if (fs->state != TOE_FWD_ESTABLISHED || fs->gen != g->gen)
 		return FWD_STALE;
-	now = bpf_ktime_get_coarse_ns();
 	if (now < g->lease_ns || now < fs->adm_ns + TOE_FWD_UNWATCHED_NS)
 		return FWD_OK;
 	return FWD_STALE;
@@ -231,7 +229,9 @@ static __always_inline bool fwd_admitted(void *ctx, int hook,
 	g = bpf_map_lookup_elem(&toe_fwd_gen, &zero);
 	if (!fs || !g)
 		return false;
-	rc = fwd_valid(ifin, ctx_netns(ctx, hook), fs, from, g);
+	/* the coarse clock, once: fwd_valid, the route cache, conntrack's refresh */
+	h->now = bpf_ktime_get_coarse_ns();
+	rc = fwd_valid(ifin, ctx_netns(ctx, hook), fs, from, g, h->now);
 	if (rc == FWD_WRONG_IF) {
 		stat_inc(TOE_S_XDP_FWD_WRONG_IF);
 		return false;
@@ -247,7 +247,7 @@ static __always_inline bool fwd_admitted(void *ctx, int hook,
 		return false;
 	if (!(fl & (TOE_TCP_FIN | TOE_TCP_RST | TOE_TCP_SYN)) &&
 	    fwd_ct_ready(fs, ck))
-		rc = fwd_valid(ifin, ctx_netns(ctx, hook), fs, from, g);
+		rc = fwd_valid(ifin, ctx_netns(ctx, hook), fs, from, g, h->now);
 	if (fl & (TOE_TCP_FIN | TOE_TCP_RST)) {
 		if (fs->state == TOE_FWD_ESTABLISHED)
 			stat_inc(TOE_S_XDP_FWD_ENDED);
@@ -305,7 +305,7 @@ fwd_path(void *ctx, int hook, const struct toe_pkt *p, struct toe_flow_key *ck)
 	 * entry made before toed listened never sends): the stack judges the
 	 * packet and tracks the flow anew, and the flow may join again
 	 */
-	if (fwd_ct_refresh(ctx, hook, p, h.fs)) {
+	if (fwd_ct_refresh(ctx, hook, p, h.fs, h.now)) {
 		fwd_ended(h.fs, ck, hook, TOE_FR_CT_GONE);
 		bpf_map_delete_elem(&toe_fwd, ck);
 		return ctx_pass(ctx, hook);

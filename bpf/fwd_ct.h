@@ -146,11 +146,10 @@ static __always_inline __u32 fwd_ct_zone(struct bpf_ct_opts *o,
 }
 
 /* Whether this packet of the flow refreshes its entry: once a second. */
-static __always_inline bool fwd_ct_due(__u64 *ct_ns)
+static __always_inline bool fwd_ct_due(__u64 *ct_ns, __u64 now)
 {
-	__u64 now = bpf_ktime_get_coarse_ns();
-
-	if (now - *ct_ns < TOE_FWD_CT_REFRESH_NS)
+	/* (signed: another CPU's packet may have set a later time) */
+	if ((__s64)(now - *ct_ns) < (__s64)TOE_FWD_CT_REFRESH_NS)
 		return false;
 	*ct_ns = now;
 	return toe_ct_kfuncs;
@@ -212,8 +211,9 @@ tc_fwd_ct_refresh(struct __sk_buff *skb, const struct toe_pkt *p, __u32 zt)
  * clock and a compare, not the call and the tuple's and options' zeroing
  * in the subprogram (about 25 ns a frame, bench_xdp_steps.sh's noct).
  */
-static __always_inline int
-fwd_ct_refresh(void *ctx, int hook, const struct toe_pkt *p, struct toe_fwd *fs)
+static __always_inline int fwd_ct_refresh(void *ctx, int hook,
+					  const struct toe_pkt *p,
+					  struct toe_fwd *fs, __u64 now)
 {
 	__u32 zt = fs->ct_zone | (fs->ct_tracked ? 1U << 16 : 0);
 
@@ -221,7 +221,7 @@ fwd_ct_refresh(void *ctx, int hook, const struct toe_pkt *p, struct toe_fwd *fs)
 	return 0;
 #endif
 
-	if (!fwd_ct_due(&fs->ct_ns))
+	if (!fwd_ct_due(&fs->ct_ns, now))
 		return 0;
 	if (hook == TOE_FH_XDP)
 		return xdp_fwd_ct_refresh(ctx, p, zt);

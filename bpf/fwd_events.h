@@ -45,17 +45,21 @@ static __always_inline __u32 fwd_hook_of(__u32 ifindex)
 	return i && (i->flags & TOE_IFACE_TC) ? TOE_FH_TC : TOE_FH_XDP;
 }
 
-/* A packet of flow fs, sent by end from, forwarded: pkts packets, len bytes. */
+/*
+ * A packet of flow fs, sent by end from, forwarded: pkts packets, len
+ * bytes, at now (the packet's coarse clock, fwd_hit).  Two atomic adds: the
+ * flow's totals are the two directions' sum (toectl flows adds them).
+ */
 static __always_inline void fwd_count(struct toe_fwd *fs, int from, __u64 pkts,
-				      __u64 len)
+				      __u64 len, __u64 now)
 {
 	int d = (from != fs->client) & 1;
 
-	count_pkts(&fs->packets, &fs->bytes, pkts, len);
 	count_pkts(&fs->dir_packets[d], &fs->dir_bytes[d], pkts, len);
 	stat_add(TOE_S_FWD_BYTES, len);
+	/* (signed: another CPU may have set a later ret_ns) */
 	if (fs->ret_reason &&
-	    bpf_ktime_get_coarse_ns() - fs->ret_ns >= TOE_FWD_EV_HOLD_NS)
+	    (__s64)(now - fs->ret_ns) >= (__s64)TOE_FWD_EV_HOLD_NS)
 		fs->ret_reason = 0; /* back on the fast path: a new episode */
 }
 

@@ -18,8 +18,8 @@
  *     an egress that takes no XDP redirect (a veth, unless its peer can:
  *     TOE_IFACE_NO_XDP_TX) nor without a neighbour;
  *   - tc sends an skb, up to 64 KiB of GSO segments with their checksum
- *     state: the MTU per segment (bpf_check_mtu, BPF_MTU_CHK_SEGS, cached
- *     route or not), the writes through the kernel's helpers where a
+ *     state: the MTU per segment (bpf_check_mtu, BPF_MTU_CHK_SEGS; a
+ *     cached route holds the longest segment it passed), the writes through the kernel's helpers where a
  *     checksum the skb carries must follow, and bpf_redirect_peer() into a
  *     veth peer's namespace, bpf_redirect(), or bpf_redirect_neigh() when
  *     the kernel must resolve the next hop (never cached: no MAC).
@@ -142,10 +142,10 @@ static __always_inline int fwd_written_drop(int hook)
  * looked up in the kernel's tables).  Which cached route is current is
  * route_cached's check, under its generation.
  */
-static __always_inline bool route_cache_on(const struct toe_fwd *fs,
-					   const struct toe_fwd_gen *g)
+static __always_inline bool
+route_cache_on(const struct toe_fwd *fs, const struct toe_fwd_gen *g, __u64 now)
 {
-	__u64 now = bpf_ktime_get_coarse_ns(), lease = g->lease_ns;
+	__u64 lease = g->lease_ns;
 
 	/* (renewed under TOE_FWD_RT_FRESH_NS ago implies the lease runs) */
 	return g->rt_gen && fs->netns == g->rt_netns &&
@@ -158,6 +158,7 @@ struct fwd_hit {
 	struct toe_fwd_gen *g; /* toe_fwd_gen */
 	struct toe_iface *in; /* the ingress's toe_ifaces record, or NULL */
 	int from; /* the end that sent it (fwd_key()) */
+	__u64 now; /* bpf_ktime_get_coarse_ns(), read once a packet */
 };
 
 /* Where a packet leaves: the egress and the next hop's MACs. */
@@ -452,14 +453,33 @@ static __always_inline int fwd_redirect(void *ctx, int hook,
 }
 
 /*
+ * tc: the IP length of the skb's longest segment, what tc_mtu_ok()
+ * judges against the MTU: a GSO skb's headers (IP and TCP or UDP) and
+ * gso_size, as skb_gso_network_seglen() counts them; else the datagram's.
+ */
+static __always_inline __u16 tc_seg_len(void *ctx, const struct toe_pkt *p,
+					__u16 tot_len)
+{
+	__u32 gs = CTX_SKB(ctx)->gso_size;
+
+	if (!gs)
+		return tot_len;
+	return p->payload_off - p->l3_off + gs;
+}
+
+/*
  * tc: each GSO segment of the skb against the egress's MTU, as
- * ip_forward() does (without BPF_MTU_CHK_SEGS any GSO skb passes); for a
- * cached route and a looked-up one alike.
+ * ip_forward() does (without BPF_MTU_CHK_SEGS any GSO skb passes): on a
+ * looked-up route, and on a cached one for a segment longer than any it
+ * passed (tc_seg_len).
  */
 static __always_inline bool tc_mtu_ok(void *ctx, __u32 ifout)
 {
 	__u32 mtu = 0;
 
+#ifdef TOE_BENCH_NO_MTU_CHECK /* (benchmark only: see stat_add, stats.h) */
+	return true;
+#endif
 	return !bpf_check_mtu(ctx, ifout, &mtu, 0, BPF_MTU_CHK_SEGS);
 }
 
@@ -488,7 +508,7 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 	struct toe_iface *out = NULL;
 	const __u8 *dmac = NULL, *smac = NULL;
 	struct fwd_out o;
-	__u16 tot_len;
+	__u16 tot_len, seg_len;
 	long rc;
 
 	if (p->ttl <= 1)
@@ -502,13 +522,19 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 			return fwd_slow(hook, TOE_FR_SLOW);
 		tot_len = TOE_IPV6_HLEN + p->ip_payload_len;
 	}
-	if (route_cache_on(fs, g) &&
-	    route_cached(&fs->rt[from & 1], g, hook == TOE_FH_XDP ? tot_len : 0,
-			 &o)) {
+	seg_len = hook == TOE_FH_XDP ? tot_len : tc_seg_len(ctx, p, tot_len);
+	/*
+	 * A cached route carries the longest packet (tc: segment) that passed
+	 * its egress's MTU (max_len): one no longer is within it, unless the
+	 * MTU went down since, which a link change's rt_gen bump says (toed,
+	 * nft.c); a longer one is looked up (XDP) or checked (tc) again.
+	 */
+	if (route_cache_on(fs, g, h->now) &&
+	    route_cached(&fs->rt[from & 1], g, seg_len, &o)) {
 		/*
 		 * the egress still opentoe's, in the flow's namespace (XDP:
 		 * in the devmap; tc: its toe_ifaces record, whose flags say
-		 * how to redirect), each segment within its MTU (tc)
+		 * how to redirect)
 		 */
 		if (hook == TOE_FH_XDP) {
 			cached = bpf_map_lookup_elem(&toe_devmap, &o.ifout);
@@ -516,8 +542,6 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 			out = bpf_map_lookup_elem(&toe_ifaces, &o.ifout);
 			cached = in && out && out->netns == fs->netns &&
 				 in->netns == fs->netns;
-			if (cached && !tc_mtu_ok(ctx, o.ifout))
-				return fwd_slow(hook, TOE_FR_MTU);
 		}
 		if (cached) {
 			dmac = o.dmac;
@@ -559,9 +583,10 @@ fwd_xmit(void *ctx, int hook, const struct toe_pkt *p, const struct fwd_hit *h)
 		/* a peer's ingress takes no bpf_redirect_neigh() */
 		if (!neigh && (out->flags & TOE_IFACE_PEER))
 			return fwd_slow(hook, TOE_FR_NEIGH);
-		/* with the next hop's MAC: for the next skbs (max_len: 0) */
+		/* with the next hop's MAC: for the next skbs up to seg_len */
 		if (neigh)
-			route_remember(fs, from, g, rg, o.ifout, dmac, smac, 0);
+			route_remember(fs, from, g, rg, o.ifout, dmac, smac,
+				       seg_len);
 	}
 write:
 	if (!fwd_writable(ctx, hook, p, nt) || fwd_hop(ctx, hook, p))
@@ -570,7 +595,7 @@ write:
 	if ((nt && fwd_nat(ctx, hook, p, nt)) ||
 	    (neigh && fwd_macs(ctx, hook, dmac, smac)))
 		return fwd_written_drop(hook);
-	fwd_count(fs, from, ctx_segs(ctx, hook), ctx_len(ctx, hook));
+	fwd_count(fs, from, ctx_segs(ctx, hook), ctx_len(ctx, hook), h->now);
 	if (hook == TOE_FH_XDP) {
 		stat_inc(TOE_S_XDP_FORWARD);
 		if (cached)

@@ -15,7 +15,8 @@
 
 /*
  * TOE_BENCH_*: a step compiled out (NO_STATS, NO_ACCOUNT here, NO_CT in
- * fwd_ct.h, NO_FRAME_CHECK in forward.h, NO_NETNS in ctx.h,
+ * fwd_ct.h, NO_FRAME_CHECK in forward.h, NO_NETNS in ctx.h, NO_MTU_CHECK
+ * in fwd_xmit.h,
  * NO_FLOW_RECORD and NO_CLOSE_EVENT in flows.h) or the TTL not written
  * (KEEP_TTL, fwd_xmit.h), for the per-step cost of
  * bench/bench_xdp_steps.sh, bench/bench_sockops_steps.sh and

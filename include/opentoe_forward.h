@@ -238,8 +238,6 @@ struct toe_fwd {
 	__u8 reason; /* enum toe_reason */
 	__u8 seen; /* READMIT: TOE_FWD_SEEN_* the stack forwarded */
 	__u64 netns; /* cookie of the router's network namespace */
-	__u64 packets; /* forwarded by XDP, both directions (atomic) */
-	__u64 bytes;
 	/* the route of each direction, by sender (0 = laddr's, 1 = raddr's) */
 	struct toe_fwd_route rt[2];
 	/*
@@ -272,7 +270,8 @@ struct toe_fwd {
 	 * Issue 35 (bpf/fwd_events.h): what the fast path forwarded by
 	 * direction, [0] client to server, [1] server to client (packets:
 	 * tc's segments; bytes of the frames, Ethernet header included;
-	 * packets and bytes above are their sums); the reason of the last
+	 * atomic adds; the flow's totals are their sums, kept nowhere else:
+	 * two adds a packet fewer); the reason of the last
 	 * fwd_returned event (enum toe_fwd_reason, 0: none since the flow was
 	 * back on the fast path a second after it) and when it was sent.
 	 */

@@ -62,7 +62,7 @@ fwd_entry() { # PORT CPORT -> "state packets" of the toe_fwd entry of that flow
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq -r --argjson p "$1" --argjson c "${2:-0}" '[.[] | .formatted.key as $k |
 			select(($k.lport == $p and $k.rport == $c) or ($k.rport == $p and $k.lport == $c)) |
-			.formatted.value] | select(length == 1) | .[0] | "\(.state) \(.packets)"'
+			.formatted.value] | select(length == 1) | .[0] | "\(.state) \(.dir_packets | add)"'
 }
 # An earlier flow's entry of the same server port (a killed flow's readmit,
 # an ended flow's) may still be in toe_fwd: each check follows its own flow

@@ -38,7 +38,7 @@ st() { stat_of "$PIN" "$FWD_STAT"; }
 pk() {
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" |
 		jq --argjson c "$(cat "$work/$1.lport")" \
-			'[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.packets] | add // 0'
+			'[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.dir_packets | add] | add // 0'
 }
 MPORT=$((9400 + RANDOM % 500))
 

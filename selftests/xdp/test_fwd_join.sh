@@ -150,7 +150,7 @@ check "conntrack -D of the IPv4 flow: its new conntrack entry brings it back (fw
 # fpk NAME: the packets the fast path forwarded of flow NAME (its entry's)
 fpk() {
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
-		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.packets] | add // 0'
+		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.dir_packets | add] | add // 0'
 }
 pa=$(cat "$work/a.lport")
 nsx r iptables -I FORWARD -p tcp --sport "$pa" --dport 5201 -j DROP

@@ -106,7 +106,7 @@ UCLIENT=$NSX_PID
 defer "touch $work/ustop; kill -CONT $USERVER"
 # uent: flow u's entry as "state proto nat"; ufpk: the packets the fast path carried of it
 uent() { flow_entry u 'select(.key.proto == 17) | "\(.value.state) \(.key.proto) \(.value.nat)"'; }
-ufpk() { flow_entry u 'select(.key.proto == 17) | .value.packets' | awk '{ n += $1 } END { print n + 0 }'; }
+ufpk() { flow_entry u 'select(.key.proto == 17) | .value.dir_packets | add' | awk '{ n += $1 } END { print n + 0 }'; }
 u_is() { [ "$(uent)" = "$1" ]; }
 wait_for 5 test -s "$work/u.lport" || { fail "the UDP flow starts"; finish; }
 check "a masqueraded UDP flow on the fast path with its translation (entry: $(uent))" wait_for "$(slow 3)" u_is "3 17 1"

@@ -61,7 +61,7 @@ on_fast() { entry "$1" | grep -q "^3 17 "; }
 # fpk NAME: the packets the fast path forwarded of flow NAME
 fpk() {
 	bpftool -j map dump pinned "$PIN/$MAP_FWD" 2>/dev/null |
-		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.packets] | add // 0'
+		jq --argjson c "$(cat "$work/$1.lport")" '[.[] | .formatted | select(.key.lport == $c or .key.rport == $c) | .value.dir_packets | add] | add // 0'
 }
 # 1,000 datagrams a second; 200 under emulation (TOE_SLOW > 1: the
 # guest's sockets and veths drop what TCG cannot keep up with, in the

@@ -50,7 +50,7 @@ fwd_live() {
 		jq -r --argjson p "$1" --argjson c "$c" '[.[] | .formatted.key as $k |
 			select((($k.lport == $p and $k.rport == $c) or ($k.rport == $p and $k.lport == $c))
 			and .formatted.value.state == 3) | .formatted.value] | select(length == 1) | .[0] |
-			"\(.packets) \(.bytes)"'
+			"\(.dir_packets | add) \(.dir_bytes | add)"'
 }
 
 # measure NAME ADDR PORT ARGS...: transfer, then K = kernel-forwarded, X = XDP-forwarded.

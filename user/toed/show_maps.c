@@ -485,8 +485,11 @@ static void fwd_cells(struct tv_cell *c, const struct toe_flow_key *k,
 	c[WF_STATE].s = fwd_state(v->state);
 	/* admitted mid-stream, its handshake unseen (issue 48) */
 	c[WF_JOINED].u = v->joined;
-	c[WF_XDP_PACKETS].u = c[WF_XDP_PKTS].u = v->packets;
-	c[WF_XDP_BYTES].u = c[WF_BYTES_IN].u = v->bytes;
+	/* the totals: the two directions' sum (bpf/fwd_events.h) */
+	c[WF_XDP_PACKETS].u = c[WF_XDP_PKTS].u =
+		v->dir_packets[0] + v->dir_packets[1];
+	c[WF_XDP_BYTES].u = c[WF_BYTES_IN].u =
+		v->dir_bytes[0] + v->dir_bytes[1];
 	/* each way, client to server first (issue 35) */
 	c[WF_PACKETS_C2S].u = v->dir_packets[0];
 	c[WF_BYTES_C2S].u = v->dir_bytes[0];
