@@ -19,8 +19,9 @@
  *     TOE_IFACE_NO_XDP_TX) nor without a neighbour;
  *   - tc sends an skb, up to 64 KiB of GSO segments with their checksum
  *     state: the MTU per segment (bpf_check_mtu, BPF_MTU_CHK_SEGS; a
- *     cached route holds the longest segment it passed), the writes through the kernel's helpers where a
- *     checksum the skb carries must follow, and bpf_redirect_peer() into a
+ *     cached route holds the longest segment it passed), the writes
+ *     through the kernel's helpers where a checksum the skb carries must
+ *     follow, and bpf_redirect_peer() into a
  *     veth peer's namespace, bpf_redirect(), or bpf_redirect_neigh() when
  *     the kernel must resolve the next hop (never cached: no MAC).
  * Every check comes before the first write, and that write (the TTL)
