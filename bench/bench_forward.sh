@@ -282,8 +282,9 @@ prog_stats() {
 	done
 	echo "$t $n"
 }
-# peer_count VARIANT: toe_stats tc_fwd_peer (0 for the others)
-peer_count() { case $1 in tc*) stat_of "$PIN" $STAT_TC_FWD_PEER ;; *) echo 0 ;; esac; }
+# peer_count VARIANT: toe_stats tc_fwd_peer (0 for the others; tc_min
+# runs without opentoe, so without its toe_stats)
+peer_count() { case $1 in tc_min) echo 0 ;; tc*) stat_of "$PIN" $STAT_TC_FWD_PEER ;; *) echo 0 ;; esac; }
 fast_count() {
 	case $1 in
 	xdp_min | tc_min) bpftool -j map lookup pinned "$(min_pin $1)/min_fwd_cnt" key 0 0 0 0 | jq '[.formatted.values[].value] | add' ;;

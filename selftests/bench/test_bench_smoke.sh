@@ -12,14 +12,17 @@
 # here.  Their CSVs go to a folder of this test (BENCH_RESULTS), never over
 # bench/results; bench-report reports on that folder.  Each bench runs
 # under an id of its own (TOE_TEST_ID), and after it no namespace, cgroup
-# or pin folder of that id may be left.
+# or pin folder of that id may be left, and its output may hold no error
+# of the shell, jq or Python (a bench can exit 0 and prove its path while
+# one of its own reads fails, as bench-forward's tc_min read opentoe's
+# toe_stats, which that variant never loads).
 #   TOE_BENCH_SMOKE_TIMEOUT=150  seconds one bench may take
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd make
 mapfile -t targets < <(make -s --no-print-directory -C "$TOE_TOP" list-bench-targets | tr ' ' '\n' | grep .)
 [ ${#targets[@]} -gt 0 ] || cannot_run "make list-bench-targets named no bench"
-plan $((2 * ${#targets[@]} + 1))
+plan $((3 * ${#targets[@]} + 1))
 T=$(mktemp -d /tmp/opentoe-bench-smoke.XXXXXX)
 defer "rm -rf $T"
 mkdir "$T/res"
@@ -68,6 +71,14 @@ for t in "${targets[@]}"; do
 		tail -5 "$log" | sed 's/^/# /'
 		[ $rc = 124 ] && echo "# timed out after ${TOE_BENCH_SMOKE_TIMEOUT:-150} s"
 		fail "make $t (smoke, ${secs} s): exit $rc$(grep -q 'PROOF FAILED' "$log" && echo ', a proof failed')"
+	fi
+	# a shell's error names its script and line; jq's and Python's start so
+	errs=$(grep -E '\.sh: line [0-9]+: |^jq: error|^Traceback |^[a-z_./]+\.py:[0-9]+: [A-Z][a-z]+(Error|Warning)' "$log")
+	if [ -z "$errs" ]; then
+		ok "make $t printed no shell, jq or Python error"
+	else
+		echo "$errs" | head -10 | sed 's/^/# /'
+		fail "make $t printed $(echo "$errs" | wc -l) error line(s) of its own tools"
 	fi
 	left=$(leftovers "$id")
 	if [ -z "$left" ]; then
