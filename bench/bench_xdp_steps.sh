@@ -46,6 +46,13 @@
 # minimal tc forwarder (min_tc_fwd_run.bpf.o, r1 marked a peer: the
 # redirect_peer both take); proof: TC_ACT_REDIRECT and tc_forward grown
 # by REPEAT; CSV tc_steps.csv, against min_tc_forward.
+#   base     (with BASE=COMMIT) full's flags on that commit's tree
+#            (git archive into $TOE_BUILD/xsteps/base-src; its own
+#            toe-loader and toed), so that a change is measured against
+#            the code before it in one invocation; the summary gives
+#            base - full, what the working tree saves.  The bench writes
+#            toe_fwd_gen and reads toe_stats as the working tree defines
+#            them: a BASE with other layouts fails its load or its proof.
 # STEPS (default all of the above), ROUNDS (5), REPEAT (1,000,000),
 # TOE_BUILD, BENCH_RESULTS; BENCH_SMOKE=1: full only, 1 round, 10,000.
 . "$(dirname "$0")/lib.sh"
@@ -63,7 +70,22 @@ declare -A FLAGS=([full]="" [nostats]=-DTOE_BENCH_NO_STATS [noacct]=-DTOE_BENCH_
 # bdir STEP: the step's build (probereads: full's, loaded otherwise)
 bdir() { [ "$1" = probereads ] && echo "$TOE_BUILD/xsteps/full" || echo "$TOE_BUILD/xsteps/$1"; }
 for s in $STEPS; do
-	[ -n "${FLAGS[$s]+x}" ] || bench_fail "STEPS: no step named $s (${!FLAGS[*]})"
+	[ -n "${FLAGS[$s]+x}" ] || bench_fail "STEPS: no step named $s (${!FLAGS[*]}; base: by BASE=COMMIT)"
+done
+if [ -n "${BASE:-}" ]; then
+	rev=$(git -C "$top" rev-parse --verify -q "$BASE^{commit}") ||
+		bench_fail "BASE: $BASE names no commit of $top"
+	src=$TOE_BUILD/xsteps/base-src
+	rm -rf "$src" && mkdir -p "$src" && git -C "$top" archive "$rev" | tar -x -C "$src" ||
+		bench_fail "BASE: cannot unpack $rev"
+	make -s -C "$src" O="$TOE_BUILD/xsteps/base" BPF_EXTRA=-DTOE_BENCH_KEEP_TTL -j"$(nproc)" \
+		"$TOE_BUILD/xsteps/base/toe-loader" "$TOE_BUILD/xsteps/base/toed" >/dev/null ||
+		bench_fail "BASE: cannot build $rev (toe-loader, toed)"
+	echo "# base: $(git -C "$top" log -1 --format='%h %s' "$rev")"
+	STEPS="$STEPS base"
+fi
+for s in $STEPS; do
+	[ $s = base ] && continue
 	[ $s = probereads ] && s=full
 	f=${FLAGS[$s]} cap=
 	[ "$f" = CAPTURE=0 ] && f= cap=CAPTURE=0
@@ -120,7 +142,7 @@ up() {
 	[ $2 = tc ] && h=
 	[ $1 = probereads ] && hide=(env TOE_LOADER_HIDE_FEATURE=kern_ctx)
 	nsx r "${hide[@]}" "$L" load --cgroup "$CG" --pin-dir "$PIN" --hook $2 $h --dev r0 --dev r1 >/dev/null &&
-		toed --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null || return 1
+		$([ $1 = base ] && echo "$(bdir base)/toed" || echo toed) --apply "$work/fwd.conf" --pin-dir "$PIN" >/dev/null || return 1
 	prog=$(nsx r "$L" status -j --pin-dir "$PIN" | jq --arg n toe_$2 '[.programs[] | select(.name == $n) | .id][0]')
 	NREADS[$1.$2]=$(bpftool prog dump xlated id "$prog" | grep -c 'call bpf_probe_read_kernel')
 	ep=$(nsx r "$L" status -j --pin-dir "$PIN" | jq '[.programs[] | select(.name == "toe_egress") | .id][0]')
@@ -194,7 +216,7 @@ bench_publish
 python3 "$top/bench/report.py" "$RES" --only xdp_steps
 python3 "$top/bench/report.py" "$RES" --only tc_steps
 # each step's cost: what compiling it out saved, paired by round
-echo "== each step: ns a frame saved by compiling it out (median of the rounds' differences; the rounds'); probereads: negative, what opentoe.bpf.o's probe reads cost over full's plain loads"
+echo "== each step: ns a frame saved by compiling it out (median of the rounds' differences; the rounds'); probereads: negative, what opentoe.bpf.o's probe reads cost over full's plain loads; base: what the working tree saves over BASE"
 python3 - "$RES/xdp_steps.csv" "$RES/tc_steps.csv" <<'EOP'
 import csv, statistics, sys
 for f in sys.argv[1:]:
@@ -206,7 +228,8 @@ for f in sys.argv[1:]:
         if "/" not in v or "/full/" in v or v.startswith("full/"):
             continue
         full = "tc/full/" + v.split("/")[2] if v.startswith("tc/") else "full/" + v.split("/")[1]
-        d = [x[full] - x[v] for x in by.values() if v in x and full in x]
+        sign = -1 if v.split("/")[-2] == "base" else 1
+        d = [sign * (x[full] - x[v]) for x in by.values() if v in x and full in x]
         if d:
             print("  %-20s %4.0f ns  (%s)" % (v, statistics.median(d), " ".join("%.0f" % x for x in d)))
 EOP
