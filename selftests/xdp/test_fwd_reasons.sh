@@ -8,7 +8,8 @@
 # /metrics (opentoe_fwd_returned_flows_total, opentoe_fwd_ended_flows_total,
 # opentoe_fwd_returned_packets_total, with a reason label); and the bytes
 # of a known transfer, each way, against what was sent plus the headers.
-# One flow that ends with FIN carries the bytes; a trickle (a 1000-byte
+# Two flows that end with FIN carry the bytes, one each way round (the
+# client at the lower address, then at the higher); a trickle (a 1000-byte
 # segment every 5 ms) lives through a route made unreachable (route), its
 # neighbour deleted (neigh), the egress MTU lowered (mtu), XDP's egress
 # marked unable to take redirects (stack_only, XDP only), TTL 1 (slow),
@@ -18,7 +19,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
 # (XDP: stack_only too; tc: scripts/trace/fwd.bt too)
-plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 31 || echo 32)
+plan $([ "${TOE_FWD_HOOK:-xdp}" = xdp ] && echo 35 || echo 36)
 need_cmd conntrack iptables nft curl promtool
 need_built toectl toe-tables
 router_test fwdrs || exit 1
@@ -64,27 +65,43 @@ has() { test -n "$(ev "$@")"; }
 
 # --- a known transfer, ended by FIN: its bytes each way
 C2S=1000016 S2C=200000 # fwdflow.py: a 16-byte header, then --send bytes; --reply back
+# known NAME CLIENT_NS SERVER_ADDR IN OUT: one such transfer from
+# CLIENT_NS to port 5201 at SERVER_ADDR, through the router from IN to
+# OUT: its fwd_admitted, its fwd_ended (reason fin) and its bytes each way
 # (it sends once the flow is the fast path's, every byte counted there:
 # fwd_go, router.sh)
-nsx_bg c timeout 20 python3 "$FLOW" client --addr $S4 --port 5201 --send $((C2S - 16)) --reply $S2C \
-	--lport-file "$work/bytes.lport" --go-file "$work/bytes.go" >"$work/bytes.json"
-cpid=$NSX_PID
-fwd_go bytes || echo "# bytes: not the fast path's within 10 s"
-timeout 25 tail --pid=$cpid -f /dev/null
-lp=$(jq .lport "$work/bytes.json")
-check "a transfer's fwd_admitted: hook $FWD_HOOK, in r0 (ifindex $r0), out r1 (ifindex $r1)" \
-	bash -c "jq -e --argjson i $r0 --argjson o $r1 '.in == \"r0\" and .in_ifindex == \$i and .out == \"r1\" and .out_ifindex == \$o and .device == \"fwd\"' <<<'$(ev "$lp" fwd_admitted)'"
-check "and its fwd_ended, reason fin" wait_for $W has "$lp" fwd_ended fin
-e=$(ev "$lp" fwd_ended fin)
-echo "# fwd_ended: $e"
-# bytes are frames (Ethernet, IPv4, TCP with options: 54 to 94 bytes of
-# headers each); tc counts a GSO skb's headers once and its segments as packets
-pc=$(jq .packets_c2s <<<"$e") bc=$(jq .bytes_c2s <<<"$e") ps=$(jq .packets_s2c <<<"$e") bs=$(jq .bytes_s2c <<<"$e")
-lo=54; [ "$FWD_HOOK" = tc ] && lo=0
-check "client to server: $bc bytes in $pc packets = $C2S sent + $((bc - C2S)) of headers (${lo}..94 a packet)" \
-	test $((bc - C2S)) -ge $((pc * lo)) -a $((bc - C2S)) -le $((pc * 94)) -a $((bc - C2S)) -gt 0
-check "server to client: $bs bytes in $ps packets = $S2C sent + $((bs - S2C)) of headers" \
-	test $((bs - S2C)) -ge $((ps * lo)) -a $((bs - S2C)) -le $((ps * 94)) -a $((bs - S2C)) -gt 0
+declare -A BYTES # NAME: "BYTES_C2S BYTES_S2C" of its fwd_ended (fwd.bt's check)
+known() {
+	local n=$1 in=$4 out=$5 cpid lp e pc bc ps bs lo=54 ii oi
+	ii=$(nsx r ip -j link show $in | jq '.[0].ifindex') oi=$(nsx r ip -j link show $out | jq '.[0].ifindex')
+	nsx_bg $2 timeout 20 python3 "$FLOW" client --addr $3 --port 5201 --send $((C2S - 16)) --reply $S2C \
+		--lport-file "$work/$n.lport" --go-file "$work/$n.go" >"$work/$n.json"
+	cpid=$NSX_PID
+	fwd_go $n || echo "# $n: not the fast path's within 10 s"
+	timeout 25 tail --pid=$cpid -f /dev/null
+	lp=$(jq .lport "$work/$n.json")
+	check "$n: a transfer's fwd_admitted: hook $FWD_HOOK, in $in (ifindex $ii), out $out (ifindex $oi)" \
+		bash -c "jq -e --argjson i $ii --argjson o $oi --arg in $in --arg out $out '.in == \$in and .in_ifindex == \$i and .out == \$out and .out_ifindex == \$o and .device == \"fwd\"' <<<'$(ev "$lp" fwd_admitted)'"
+	check "$n: and its fwd_ended, reason fin" wait_for $W has "$lp" fwd_ended fin
+	e=$(ev "$lp" fwd_ended fin)
+	echo "# $n: fwd_ended: $e"
+	# bytes are frames (Ethernet, IPv4, TCP with options: 54 to 94 bytes of
+	# headers each); tc counts a GSO skb's headers once and its segments as packets
+	pc=$(jq .packets_c2s <<<"$e") bc=$(jq .bytes_c2s <<<"$e") ps=$(jq .packets_s2c <<<"$e") bs=$(jq .bytes_s2c <<<"$e")
+	BYTES[$n]="$bc $bs"
+	[ "$FWD_HOOK" = tc ] && lo=0
+	check "$n: client to server: $bc bytes in $pc packets = $C2S sent + $((bc - C2S)) of headers (${lo}..94 a packet)" \
+		test $((bc - C2S)) -ge $((pc * lo)) -a $((bc - C2S)) -le $((pc * 94)) -a $((bc - C2S)) -gt 0
+	check "$n: server to client: $bs bytes in $ps packets = $S2C sent + $((bs - S2C)) of headers" \
+		test $((bs - S2C)) -ge $((ps * lo)) -a $((bs - S2C)) -le $((ps * 94)) -a $((bs - S2C)) -gt 0
+}
+known bytes c $S4 r0 r1
+# the other way round: the client at the higher address ($S4 > $C4), so
+# the second end of the flow's key (raddr, rport), where every other flow
+# here has its client first; its bytes still client to server
+nsx_bg c python3 "$FLOW" server --port 5201 >"$work/cserver.out" 2>&1
+wait_for 5 grep -q ready "$work/cserver.out" || { fail "server in c"; finish; }
+known rbytes s $C4 r1 r0
 
 # --- a trickle through every reason to return it
 STOP=$work/stop TTL=$work/ttl
@@ -92,7 +109,7 @@ nsx_bg c timeout "$(slow 60)" python3 "$FLOW" trickle --addr $S4 --port 5201 --s
 wait_for 10 grep -q lport "$work/trickle.json" || { fail "trickle"; finish; }
 lp=$(head -n 1 "$work/trickle.json" | jq .lport)
 wait_for $W has "$lp" fwd_admitted || { fail "trickle admitted"; finish; }
-each_way() { ctl -j flows port 5201 | jq -e --argjson p "$lp" '.[] | select(.lport == $p) | .bytes_c2s > 10000 and .bytes_s2c > 0 and .packets_c2s > 10 and .bytes_c2s + .bytes_s2c == .xdp_bytes' >/dev/null; }
+each_way() { ctl -j flows port 5201 | jq -e --argjson p "$lp" '.[] | select(.lport == $p) | .bytes_c2s > 10000 and .bytes_s2c > 0 and .packets_c2s > 10 and .bytes_c2s + .bytes_s2c == .xdp_bytes and .packets_c2s + .packets_s2c == .xdp_packets' >/dev/null; }
 check "toectl flows -j: the trickle's packets and bytes each way, summing to the total" wait_for $W each_way
 sleep 1.1 # older than an admission unwatched by toed holds (the lease's check)
 back() { wait_for $W has "$lp" fwd_returned "$1"; }
@@ -167,8 +184,14 @@ check "nothing reported evicted: $MAP_FWD had room, and toed saw every FIN and R
 if [ -n "$BTPID" ]; then
 	kill -INT $BTPID; wait $BTPID 2>/dev/null
 	grep -v "failed to detach\|uprobe_events\|RLIMIT_MEMLOCK\|^$" "$work/bt.out" | sed 's/^/# /' | head -30
-	check "fwd.bt: the transfer's fwd_ended, fin, tc, its bytes each way" \
-		grep -q "fwd_ended  *fin  *tc  *[0-9]*  *$bc  *$bs$" "$work/bt.out"
+	bt_bytes() {
+		local n
+		for n in bytes rbytes; do
+			set -- ${BYTES[$n]}
+			grep -q "fwd_ended  *fin  *tc  *[0-9]*  *$1  *$2$" "$work/bt.out" || return 1
+		done
+	}
+	check "fwd.bt: each transfer's fwd_ended, fin, tc, its bytes each way (${BYTES[bytes]}; ${BYTES[rbytes]})" bt_bytes
 	check "fwd.bt: the counts at the end, by event, hook and reason" \
 		grep -q '^@events\[fwd_returned, tc, mtu\]: [1-9]' "$work/bt.out"
 fi
