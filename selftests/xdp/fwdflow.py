@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Routed TCP flows for the forward path's event tests (test_fwd_reasons.sh).
 
-server --port P
+server --port P [--trickle]
         listen (dual-stack) until killed; print "ready".  Each connection
         sends a 16-byte header (N, M: big-endian u64): the server reads N
         bytes (N = 0: to EOF), sends M back, reads to EOF, and prints
-        {"peer_port": N, "got": N}.
+        {"peer_port": N, "got": N}.  --trickle: from the header on, it
+        also sends 1000 bytes every 5 ms (TCP_NODELAY) until the client
+        closes, so that its way carries data of its own whatever the
+        client's way does; the line then has "sent" too.
 client --addr A --port P --send N --reply M [--lport-file F] [--go-file G]
         send the header and N bytes, read M, close (FIN); print
         {"lport": N, "sent": N + 16, "got": M}.  Connected, the local port
@@ -14,11 +17,13 @@ client --addr A --port P --send N --reply M [--lport-file F] [--go-file G]
 trickle --addr A --port P --stop FILE [--ttl FILE] [--rst]
         send 1000 bytes every 5 ms (TCP_NODELAY: a segment each) until FILE
         exists; while the --ttl FILE exists the packets leave with TTL 1;
-        --rst: close with an RST (SO_LINGER 0).  Prints {"lport": N} at
-        once and {"sent": N} at the end.
+        --rst: close with an RST (SO_LINGER 0).  It reads what the server
+        sends (server --trickle) as it goes.  Prints {"lport": N} at once
+        and {"sent": N, "got": N} at the end.
 """
 import json
 import os
+import select
 import socket
 import struct
 import sys
@@ -42,24 +47,46 @@ def read_n(c, n):
 def serve(args):
     lock = threading.Lock()
 
+    def drip(c, done, sent):
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        buf = b"s" * 1000
+        while not done.is_set():
+            try:
+                sent[0] += c.send(buf, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                pass  # (the window full: the client's way blocked, or slow)
+            except OSError:
+                return
+            time.sleep(0.005)
+
     def handle(c, port):
         got = 0
+        done, sent, t = threading.Event(), [0], None
         try:
             hdr = c.recv(16, socket.MSG_WAITALL)
             n, m = struct.unpack("!QQ", hdr)
+            if args.trickle:
+                t = threading.Thread(target=drip, args=(c, done, sent), daemon=True)
+                t.start()
             got = read_n(c, n)
             if m:
                 c.sendall(b"r" * m)
             read_n(c, 0)
         except (OSError, struct.error):
             pass
+        done.set()
+        if t:
+            t.join()
         try:
             peer = c.getpeername()[1]
         except OSError:
             peer = 0
         c.close()
+        line = {"port": port, "peer_port": peer, "got": got}
+        if args.trickle:
+            line["sent"] = sent[0]
         with lock:
-            print(json.dumps({"port": port, "peer_port": peer, "got": got}), flush=True)
+            print(json.dumps(line), flush=True)
 
     serve_forever([listener(port, 64) for port in args.port], args.port, handle)
 
@@ -104,7 +131,7 @@ def trickle(args):
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     print(json.dumps({"lport": s.getsockname()[1]}), flush=True)
     s.sendall(struct.pack("!QQ", 0, 0))
-    buf, sent, ttl = b"t" * 1000, 0, 64
+    buf, sent, got, eof, ttl = b"t" * 1000, 0, 0, False, 64
     s.settimeout(0.2)
     while not os.path.exists(args.stop):
         want = 1 if args.ttl and os.path.exists(args.ttl) else 64
@@ -115,16 +142,24 @@ def trickle(args):
             sent += s.send(buf)
         except socket.timeout:
             pass
+        while not eof and select.select([s], [], [], 0)[0]:
+            try:
+                b = s.recv(65536)
+            except OSError:
+                b = b""
+            got += len(b)
+            eof = not b
         time.sleep(0.005)
     if args.rst:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     s.close()
-    print(json.dumps({"sent": sent}), flush=True)
+    print(json.dumps({"sent": sent, "got": got}), flush=True)
     return 0
 
 
 def main():
-    ap, _, peers = command_line(("client", "trickle"))
+    ap, server, peers = command_line(("client", "trickle"))
+    server.add_argument("--trickle", action="store_true")
     for name, p in peers.items():
         if name == "client":
             p.add_argument("--send", type=int, required=True)
