@@ -4,7 +4,7 @@
 # action, first-match order, port and prefix edges, active and passive side,
 # keepalive set by a rule.
 . "$(dirname "$0")/setup.sh"
-plan 18
+plan 20
 load_toe
 cfg=$(conf actions <<'EOF2'
 # first match wins
@@ -19,10 +19,11 @@ rule offload dev sw0 remote 10.202.0.3/32 rport 5006 # 4 (one address off)
 rule offload dev t3a remote fd00:202::/127 rport 5006 # 5 (::2 is just outside)
 rule offload dev t3a lport 5007 netns any            # 6 (server side, in b)
 rule offload dev sw0 rport 5008 keepalive 33 7 4     # 7
+rule offload dev sw0 remote 10.202.0.1/32 lport 5009 netns any # 8 (server side, by the client's address)
 EOF2
 )
 check "the configuration applies" apply "$cfg"
-server 5000 5001 5002 5003 5004 5005 5006 5007 5008 || exit 1
+server 5000 5001 5002 5003 5004 5005 5006 5007 5008 5009 || exit 1
 
 # expect FAMILY PORT DECISION REASON RULE DEVNAME [side]
 declare -A devidx=([t3a]=0 [sw0]=1 [-]=4294967295)
@@ -68,6 +69,10 @@ expect 6 5006 0 1 $NONE -            # ::2 outside ::/127
 expect 4 5007 0 1 $NONE -            # client side of 5007: no rule
 expect 4 5007 1 0 6 t3a server       # server side: lport rule
 expect 6 5007 1 0 6 t3a server
+# the server's socket of an IPv4 client is v4-mapped (a dual-stack
+# listener): keyed by its IPv4 addresses, so an address rule matches it
+expect 4 5009 1 0 8 sw0 server       # server side: the client's /32
+expect 6 5009 0 1 $NONE - server     # IPv4 prefix, IPv6 flow
 
 # keepalive from rule 7, read back from the application's own socket
 out=$(client --addr $B4 --port 5008 | tail -1)
