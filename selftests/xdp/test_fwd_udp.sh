@@ -204,15 +204,36 @@ whole() {
 	jq -e --arg l "${2:-}" --argjson min $((RATE / 2)) '.server != null and .server.dup == 0 and .server.bad == 0 and .sent > $min and
 		($l != "" or .server.received == .sent)' "$work/$1.json" >/dev/null
 }
-all_whole() { whole a && whole b && whole n && whole m && whole m6 && whole d && whole d6; }
+# lost: datagrams sent and not received, over every flow; dropped: what
+# counters show dropped (a full veth ring: its sender's tx_dropped, the
+# peer's rx_dropped; the server's UDP receive buffer errors).  The
+# namespaces are this test's: their counters start at 0.
+lost() { cat "$work"/{a,b,n,m,m6,d,d6}.json | jq -s '[.[] | .sent - (.server.received // 0)] | add'; }
+sent() { cat "$work"/{a,b,n,m,m6,d,d6}.json | jq -s '[.[].sent] | add'; }
+dropped() {
+	local n v=0
+	for n in c r s; do
+		v=$((v + $(nsx $n ip -s -j link | jq '[.[] | .stats64.tx.dropped + .stats64.rx.dropped] | add')))
+	done
+	echo $((v + $(nsx s awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print $6 }' /proc/net/snmp) +
+		$(nsx s awk '$1 == "Udp6RcvbufErrors" { print $2 }' /proc/net/snmp6)))
+}
+# every datagram arrived once, intact; or, on a machine too loaded to
+# drain a ring in time, the missing ones no more than the counters show
+# dropped and at most 1 % of all: never lost silently, nor twice, nor
+# changed
+all_whole() {
+	whole a L && whole b L && whole n L && whole m L && whole m6 L && whole d L && whole d6 L &&
+		[ "$(lost)" -le "$(dropped)" ] && [ $(($(lost) * 100)) -le "$(sent)" ]
+}
 # (where a datagram went missing: the veths that dropped any, as
 # namespace, device, tx_dropped, rx_dropped; a full veth XDP ring drops
 # at its sender's tx)
-all_whole || for n in c r s; do
+[ "$(lost)" = 0 ] || for n in c r s; do
 	nsx $n ip -s -j link | jq -c --arg n "$n" '.[] | select(.stats64.tx.dropped + .stats64.rx.dropped > 0) |
 		[$n, .ifname, .stats64.tx.dropped, .stats64.rx.dropped]' | sed 's/^/# veth drops: /'
 done
-check "every datagram of the IPv4, IPv6, unnamed, masqueraded and port-forwarded flows arrived once, intact ($(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/a.json" "$work/b.json" "$work/n.json" "$work/m.json" "$work/m6.json" "$work/d.json" "$work/d6.json" | tr '\n' ' '))" \
+check "every datagram of the IPv4, IPv6, unnamed, masqueraded and port-forwarded flows arrived once, intact, or its loss counted ($(lost) lost, $(dropped) counted dropped; $(jq -c '[.sent, .server.received, .server.dup, .server.bad]' "$work/a.json" "$work/b.json" "$work/n.json" "$work/m.json" "$work/m6.json" "$work/d.json" "$work/d6.json" | tr '\n' ' '))" \
 	all_whole
 
 # ---- ip_forward=0 stops flow x (the others stopped: the stack drops
