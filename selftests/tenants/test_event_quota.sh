@@ -9,11 +9,12 @@
 # one offloaded connection.  With the default "quota events 50%", the
 # tenant fills half the ring and no more: its other events are dropped and
 # counted (event_quota_dropped, its toe_tenants entry), and toed, running
-# again, hears the operator's flow_closed.
+# again, hears the operator's flow_closed, and reconciles for the
+# tenant's lost events as for any others (reconcile.c).
 . "$(dirname "$0")/../toed/setup.sh"
 need_built selftests/connstorm
 need_cmd curl
-plan 5
+plan 6
 toed_t3 evquota
 MPORT=$(nsx a python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 stop_toed 9
@@ -50,6 +51,10 @@ heard() { test "$(closed_offload)" = $((c0 + 1)); }
 wait_for 5 heard
 check "toed heard the operator's flow_closed ($c0 -> $(closed_offload))" test "$(closed_offload)" = $((c0 + 1))
 check "event_dropped: the ring itself never overflowed" test "$(stat_sum "$STAT_EVENT_DROPPED")" = 0
+# events a quota dropped are lost to toed as much as a full ring's
+rec() { ctl -j status | jq -e '.reconcile.event_loss >= 1' >/dev/null; }
+wait_for 5 rec
+check "toed reconciled for the tenant's dropped events ($(ctl -j status | jq -c .reconcile))" rec
 # queued: per tenant, what it put on the ring less what toed read of it
 queued() {
 	bpftool -j map dump pinned "$PIN/$MAP_TENANTS" | jq -c '[.[].formatted |
