@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 28
+plan 29
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -57,6 +57,16 @@ sleep 0.3
 check "an interface opentoe is not on is not mirrored" not_in_map "$DU" 192.0.2.9
 nsx a ip neigh add 192.0.2.10 lladdr 02:00:00:00:70:02 dev dz
 check "--interface dz is mirrored" wait_for 2 in_map "$DZ" "192.0.2.10 02:00:00:00:70:02 PERMANENT"
+# toectl status lists every interface it mirrors: va (attached) and dz
+# (not attached, named by --interface), not du
+ifs_seen() {
+	ctl -j status | jq -c --argjson va "$VA" --argjson dz "$DZ" --argjson du "$DU" '[.. | objects | select(has("neighbours_mirrored"))] |
+		[(map(select(.ifindex == $va and .neighbours_mirrored and .hook != null)) | length),
+		 (map(select(.ifindex == $dz and .neighbours_mirrored and .hook == null)) | length),
+		 (map(select(.ifindex == $du)) | length)]'
+}
+check "toectl -j status: va attached and mirrored, dz mirrored only, du absent ($(ifs_seen), want [1,1,0])" \
+	test "$(ifs_seen)" = "[1,1,0]"
 check "after these, the map still equals ip neigh show" same va "$VA"
 # A NOARP entry (as the kernel makes for each multicast group a link
 # joins) and its deletion: never mirrored, so no change to tell.  The
