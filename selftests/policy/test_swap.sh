@@ -4,8 +4,10 @@
 # of connections.  Every decision must come whole from one rule set: set X
 # (odd serials) decides with rule 1 on device xa, set Y (even) with rule 0
 # on device yb; a mix would pair a rule of one with a device of the other.
+# Then a set without yb: its entry in toe_devs no longer present (toectl
+# devices lists the present ones), xa's still.
 . "$(dirname "$0")/setup.sh"
-plan 6
+plan 7
 load_toe
 X=$(conf x <<'EOF2'
 device xa type chelsio-t3 nconn 100000
@@ -48,4 +50,14 @@ check "every connection was decided (1200 offloaded)" test "$total" = 1200
 check "both rule sets decided connections" test "$nx" -gt 0 -a "$nx" -lt "$total"
 check "no decision mixes two rule sets" test "$(jq length <<<"$bad")" = 0
 check "the final policy is serial 401" test "$(policy_serial)" = 401
+Z=$(conf z <<'EOF2'
+device xa type chelsio-t3 nconn 100000
+default host
+rule offload dev xa rport 5400
+EOF2
+)
+apply "$Z" >/dev/null || fail "apply a set without yb"
+present() { bpftool -j map dump pinned "$PIN/$MAP_DEVS" | jq -c '[.[].formatted.value | select(.flags % 2 == 1) | .name] | sort'; }
+check "yb dropped from the configuration: no longer present in $MAP_DEVS, xa still ($(present))" \
+	test "$(present)" = '["xa"]'
 finish
