@@ -3,11 +3,12 @@
 # "steer cpu N": the packets of an offloaded flow are redirected by XDP
 # through the cpumap to CPU N, whose cpumap thread does their receive work;
 # the data arrives intact.  The policy apply makes the cpumap entry, and
-# removes it when no device names the CPU any more; with the entry missing
-# the redirect fails and XDP passes the packet instead.
+# removes it when no device names the CPU any more (two devices, two CPUs:
+# both kept); with the entry missing the redirect fails and XDP passes the
+# packet instead.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 18
+plan 19
 need_cmd bpftool jq python3 nsenter ethtool
 need_built toed
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
@@ -28,9 +29,9 @@ conf() { # NAME STEER...
 }
 toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null || { fail "apply"; finish; }
 st() { stat_of "$PIN" "$1"; }
-cpumap_qsize() { # (the cpumap has no BTF: the value's first 4 bytes, little-endian)
+cpumap_qsize() { # [CPU] (the cpumap has no BTF: the value's first 4 bytes, little-endian)
 	local h
-	h=$(bpftool -j map lookup pinned "$PIN/$MAP_CPUMAP" key $CPU 0 0 0 2>/dev/null |
+	h=$(bpftool -j map lookup pinned "$PIN/$MAP_CPUMAP" key ${1:-$CPU} 0 0 0 2>/dev/null |
 		jq -r '.value[0:4] | map(ltrimstr("0x")) | reverse | join("")' 2>/dev/null)
 	[ -n "$h" ] && echo $((16#$h))
 }
@@ -82,6 +83,13 @@ check "  counted (flow hits +$((h1 - h0))), not redirected" test $((h1 - h0)) -g
 
 toed --apply "$(conf cpu cpu $CPU)" --pin-dir "$PIN" >/dev/null
 check "re-apply makes the entry again" test "$(cpumap_qsize)" = 2048
+# two devices steering to two CPUs: each keeps its entry (the prune
+# looks at every device, not the first)
+printf 'device c0 type software nconn 100 steer cpu 0\ndevice c1 type software nconn 100 steer cpu %s\nrule offload dev c1 lport 7001 netns %s\n' $CPU "$(ns_name b)" >"$work/two.conf"
+chmod 600 "$work/two.conf"
+toed --apply "$work/two.conf" --pin-dir "$PIN" >/dev/null
+check "two devices on CPUs 0 and $CPU: both cpumap entries there ($(cpumap_qsize 0), $(cpumap_qsize))" \
+	test "$(cpumap_qsize 0)" = 2048 -a "$(cpumap_qsize)" = 2048
 serial=$(bpftool -j map dump pinned "$PIN/$MAP_POL_HDR" | jq '[.[].formatted.value.serial] | max')
 err=$(toed --apply "$(conf bad cpu 99)" --pin-dir "$PIN" 2>&1)
 echo "steer cpu 99: $err"
