@@ -82,9 +82,10 @@ counters_exact() {
 }
 check "  each tenant's client has its own bytes acked (its first half; at most 2 short of it, none another's)" wait_for 5 counters_exact
 # (each tenant whose count is not its half: [bytes_acked], wanted)
+f=$(ctl -j flows port 45000)
 for ((i = 0; i < NT; i++)); do
-	ctl -j flows port 45000 | jq -c --argjson ns "${INO[i]}" --argjson n "$(($(half $i) + 1))" \
-		'[.[] | select(.netns == $ns and .lport == 45000) | .bytes_acked] | select(. != [$n]) | [., $n]' |
+	jq -c --argjson ns "${INO[i]}" --argjson n "$(($(half $i) + 1))" \
+		'[.[] | select(.netns == $ns and .lport == 45000) | .bytes_acked] | select(. != [$n]) | [., $n]' <<<"$f" |
 		sed "s/^/# tenant $i: bytes_acked, wanted: /"
 done
 one=$(ctl -j flows netns "$(ns_name t1)")
