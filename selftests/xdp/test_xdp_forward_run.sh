@@ -10,7 +10,7 @@
 # off, a flow policy does not name, a local destination).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 77
+plan 79
 router_test fwdrun || exit 1
 # toe_egress is the admission run here (its steps are toe_nf_fwd's, which
 # BPF_PROG_TEST_RUN cannot give two devices): the tc egress fallback.
@@ -107,6 +107,16 @@ check "  TOE_S_XDP_FORWARD counted" test "$(st $STAT_XDP_FORWARD)" = $((fw0 + 1)
 cnt=$(bpftool -j map lookup pinned "$PIN/$MAP_FWD" key hex $($PKT ckey 4 $C4 $CP $S4 5201) |
 	jq -r '.formatted.value | "\(.dir_packets | add) \(.dir_bytes | add)"')
 check "  per-flow counters: 1 packet, $(stat -c %s "$work/data.bin") bytes" test "$cnt" = "1 $(stat -c %s "$work/data.bin")"
+# a SYN (or SYN-ACK) of the established tuple: the client gone without
+# its FIN or RST reaching the router and back from the same port.  The
+# stack's rules see it (a -m recent or connlimit rule counts SYNs), so
+# XDP passes it on, unchanged, and the entry stays (the admission decides)
+pk synreuse 4 $C4 $S4 $CP 5201 S 90000 0 64 0
+pk synackreuse 4 $S4 $C4 5201 $CP SA 95000 90001 64 0
+check "a SYN of the established tuple (the client's port reused): XDP_PASS, untouched, the entry kept" \
+	test "$(run $IF0 synreuse)" = 2 -a -n "$(same synreuse && echo y)" -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 3
+check "  and its SYN-ACK from the server's side: XDP_PASS, untouched, the entry kept" \
+	test "$(run $IF1 synackreuse)" = 2 -a -n "$(same synackreuse && echo y)" -a "$(fwd_state 4 $C4 $CP $S4 5201)" = 3
 
 # ---- the route cache (issue 20): with toed's lease and a route generation
 # for the router's namespace, the flow's route is remembered; a change
