@@ -14,7 +14,7 @@ need_built selftests/flowfill
 
 # --- bad values are refused at start, naming them
 for bad in bad 127.0.0.1:0 127.0.0.1:99999 300.1.2.3:9100 host.example:9100 '[::1:9100'; do
-	out=$(toed --metrics "$bad" 2>&1); rc=$?
+	out=$(timeout 10 toed --metrics "$bad" 2>&1); rc=$?
 	check "toed --metrics '$bad' exits nonzero naming it: $out" \
 		test "$rc" -ne 0 -a -n "$(grep -F "bad --metrics '$bad'" <<<"$out")"
 done

@@ -87,7 +87,7 @@ wait $HELDPID
 check "the flow completed" jq -e '.conns[0].sent == 1000' "$HELD"
 
 # --- one toed per datapath, whatever the run folder
-out=$(nsx a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$CONF_DIR/run2" 2>&1); rc=$?
+out=$(nsx_t 10 a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$CONF_DIR/run2" 2>&1); rc=$?
 check "a second toed on the same pin folder, another run folder, is refused (rc $rc): $out" \
 	test "$rc" = 1 -a -n "$(grep "another toed is running (pid $TOED_PID" <<<"$out")" -a -n "$(grep -F "$PIN" <<<"$out")"
 refused() { # DESC RUNDIR

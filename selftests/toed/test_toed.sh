@@ -36,7 +36,7 @@ ok "toed starts and answers"
 check "it told systemd it is ready: READY=1 to NOTIFY_SOCKET (a path)" \
 	wait_for 5 grep -qx READY=1 "$CONF_DIR/ready"
 
-out=$(nsx a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$RUN" 2>&1); rc=$?
+out=$(nsx_t 10 a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$RUN" 2>&1); rc=$?
 check "a second toed refuses to start (exit 1): $out" \
 	test "$rc" = 1 -a -n "$(grep "another toed is running (pid $TOED_PID" <<<"$out")"
 
