@@ -25,7 +25,7 @@
 #    100 ms (toed re-judges the flows: the stack drops them).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/router.sh"
-plan 35
+plan 37
 need_cmd iptables
 router_test fwdh || exit 1
 fwd_conf "$work/fwd.conf" || exit 1
@@ -63,6 +63,10 @@ check "status -j: tp0 xdp (native_xdp)" test "$(hook_of tp0)" = "xdp native_xdp"
 check "status -j: dm0, a bridge (XDP only in skb mode), tc (no_native_xdp)" test "$(hook_of dm0)" = "tc no_native_xdp"
 peer_said() { nsx r toe-loader status --pin-dir "$PIN" | grep -q '^r1 .*tc .*redirect_peer.*tcpdump'; }
 check "status: r1 delivers into its peer's namespace (redirect_peer: no transmit on r1)" peer_said
+# status -j says the same, interface by interface (a veth's peer in
+# another namespace: redirect_peer; the tap and the bridge: not)
+peers() { status | jq -r '[.hooks[] | "\(.iface)=\(.redirect_peer)"] | sort | join(",")'; }
+check "status -j: redirect_peer for the veths r0 and r1 only ($(peers))" test "$(peers)" = "dm0=false,r0=true,r1=true,tp0=false"
 fwd_toed || { fail "toed starts"; cat "$work/toed.log"; finish; }
 devhooks() { toectl --run-dir "$RUN" -j devices | jq -r '.[] | select(.device == "fwd") | [.hooks[] | "\(.iface)=\(.hook)"] | sort | join(",")'; }
 check "toectl devices: the forward device's interfaces and their hooks ($(devhooks))" \
@@ -194,6 +198,7 @@ nsx r env TOE_LOADER_NO_PEER=1 toe-loader load --dev r0 --dev r1 --dev r2 --dev 
 	--pin-dir "$PIN" >/dev/null || fail "load again with TOE_LOADER_NO_PEER=1"
 nopeer_said() { ! nsx r toe-loader status --pin-dir "$PIN" | grep -q '^r1 .*redirect_peer'; }
 check "TOE_LOADER_NO_PEER=1: status no longer says r1 delivers into its peer" nopeer_said
+check "  nor does status -j for any interface ($(peers))" test "$(peers)" = "br0=false,dm0=false,r0=false,r1=false,r2=false,tp0=false"
 measure np4 $S4 $N2
 check "  a flow through r1: byte-exact, by tc ($T skbs) through r1's transmit, none into the peer ($P)" \
 	eval 'intact np4 && test $T -gt 10 -a $P = 0'
