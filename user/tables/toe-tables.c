@@ -695,6 +695,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--man"))
 		return man_page(argv[2]);
 	if (argc > 2) {
+		fprintf(stderr, "toe-tables: unexpected argument '%s'\n",
+			argv[2]);
 		usage(stderr);
 		return 2;
 	}
@@ -704,6 +706,8 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(argv[1], "-j") && strcmp(argv[1], "--json")) {
+			fprintf(stderr, "toe-tables: unknown option '%s'\n",
+				argv[1]);
 			usage(stderr);
 			return 2;
 		}
