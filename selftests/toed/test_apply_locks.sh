@@ -7,9 +7,11 @@
 # (datapath_reloads), then a good reload; toe-loader unload under toed
 # (datapath_unloads, read once loaded again), a reload failing for want of a datapath, and a load
 # with --wait 0 right after it; and a reload while another process holds
-# the lock fails naming it (the apply takes the lock).
+# the lock fails naming it (the apply takes the lock).  toed --apply with
+# no datapath names the missing pin and the cure; with an optional pin
+# missing (an older datapath) it applies.
 . "$(dirname "$0")/setup.sh"
-plan 11
+plan 13
 toed_t3 locks
 tl() { nsx a toe-loader "$@" --pin-dir "$PIN"; }
 LOAD=(load --cgroup "$CG" --dev va --hook xdp --wait 0)
@@ -33,6 +35,9 @@ gone() { ctl status 2>&1 | grep -q "not loaded"; }
 wait_for 5 gone # toed has noticed (toectl stats answers only with a datapath)
 out=$(ctl reload 2>&1); rc=$?
 check "toectl reload with no datapath fails (rc $rc): $out" test "$rc" != 0
+out=$(nsx_t 10 a toed --apply "$cfg" --pin-dir "$PIN" 2>&1); rc=$?
+check "toed --apply with no datapath: exit 1, naming the pin and the cure (rc $rc): $out" \
+	eval 'test "$rc" = 1 && grep -F "opentoe is not loaded: cannot open $PIN/" <<<"$out" | grep -qF "(run toe-loader load)"'
 out=$(tl "${LOAD[@]}" 2>&1); rc=$?
 check "right after: toe-loader load --wait 0 gets the change lock (rc $rc)${out:+: $out}" test "$rc" = 0
 again() { ctl reload >/dev/null; }
@@ -52,4 +57,13 @@ check "toectl reload while another process holds the change lock fails naming it
 	test "$rc" != 0 -a -n "$(grep -F "locked by pid $holder (flock)" <<<"$out")"
 kill "$holder"; wait "$holder" 2>/dev/null
 check "  and applies once the lock is let go" ctl reload
+
+# A datapath an older toe-loader loaded has no pin of the maps it did not
+# have (here $MAP_EVENTS's pin taken away, and put back by its id): toed
+# --apply leaves what it would write there and applies the rest.
+id=$(bpftool -j map show pinned "$PIN/$MAP_EVENTS" | jq .id)
+rm "$PIN/$MAP_EVENTS"
+out=$(nsx_t 10 a toed --apply "$cfg" --pin-dir "$PIN" 2>&1); rc=$?
+bpftool map pin id "$id" "$PIN/$MAP_EVENTS"
+check "an older datapath, no $MAP_EVENTS pin: toed --apply applies (rc $rc)${out:+: $out}" test "$rc" = 0
 finish
