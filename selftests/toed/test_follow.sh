@@ -11,7 +11,7 @@
 # a toed --apply from elsewhere, toectl policy and status describe it, and
 # a datapath reload in place keeps it (toectl reload applies toed's own).
 . "$(dirname "$0")/setup.sh"
-plan 33
+plan 35
 toed_t3 follow
 server 5300 || { fail "server"; finish; }
 pin_id() { bpftool -j map show pinned "$PIN/$1" | jq .id; }
@@ -90,6 +90,12 @@ check "the flow completed" jq -e '.conns[0].sent == 1000' "$HELD"
 out=$(nsx_t 10 a toed --config "$cfg" --pin-dir "$PIN" --run-dir "$CONF_DIR/run2" 2>&1); rc=$?
 check "a second toed on the same pin folder, another run folder, is refused (rc $rc): $out" \
 	test "$rc" = 1 -a -n "$(grep "another toed is running (pid $TOED_PID" <<<"$out")" -a -n "$(grep -F "$PIN" <<<"$out")"
+# and one toed per run folder, whatever the datapath: a second would
+# take the first one's control socket
+out=$(nsx_t 10 a toed --config "$cfg" --pin-dir "$CONF_DIR/otherpins" --run-dir "$RUN" 2>&1); rc=$?
+check "a second toed on the same run folder, another pin folder, is refused (rc $rc): $out" \
+	test "$rc" = 1 -a -n "$(grep -F "another toed is running (pid $TOED_PID; lock $RUN/" <<<"$out")"
+check "  the first toed still answers on its socket" eval 'ctl -j status | jq -e ".pid == $TOED_PID" >/dev/null'
 refused() { # DESC RUNDIR
 	local out rc
 	out=$(timeout 5 toed --config "$cfg" --pin-dir "$CONF_DIR/nopin" --run-dir "$2" 2>&1); rc=$?
