@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 81
+plan 84
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -144,6 +144,13 @@ check "  and saying nothing was changed" grep -q "not loaded: nothing was change
 check "  nothing left" nothing_left
 check "features lists it as absent and refused" \
 	bash -c "TOE_LOADER_HIDE_FEATURE=ringbuf toe-loader features -j | jq -e '.[] | select(.name == \"ringbuf\" and (.present | not) and .without == \"refused\")'"
+# One that only limits opentoe (FIONREAD on a bypassed socket): the load
+# goes on, and features says limited
+out=$(TOE_LOADER_HIDE_FEATURE=sockmap_fionread tl load --dev va --cgroup "$CG" 2>&1); rc=$?
+check "a kernel without sockmap_fionread: load goes on (rc $rc)" test "$rc" = 0
+check "  features lists it as absent and limited" \
+	bash -c "TOE_LOADER_HIDE_FEATURE=sockmap_fionread toe-loader features -j | jq -e '.[] | select(.name == \"sockmap_fionread\" and (.present | not) and .without == \"limited\")'"
+check "  and it unloads, leaving nothing" eval 'tl unload && nothing_left'
 # The tests' knob TOE_LOADER_EVENT_RING: the event ring's size (a small one
 # loses events on purpose, selftests/kmod/toed_guest.sh); a bad size is
 # refused, naming it, before anything changes
