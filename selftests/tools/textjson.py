@@ -220,11 +220,12 @@ def check_flows(c, text):
 # (lib/hooks.c's: a device's "hooks" field in JSON)
 def check_devices(c, text):
     not_shown = check_view(c, text, ["devices"])
-    hooks = {}
+    hooks, into = {}, {}
     for x in rows(text, r"^INTERFACE +HOOK +WHY"):
         f = x.split()
         if len(f) >= 3:
             hooks[f[0]] = f
+            into[f[0]] = x.partition(" into it: ")[2]
     for i, d in enumerate(c.j1):
         for h, hk in enumerate(d["hooks"]):
             g = hooks.get(hk["iface"], (None,) * 3)
@@ -232,8 +233,21 @@ def check_devices(c, text):
             for k, col in enumerate(("iface", "hook", "why")):
                 c.value("%s hook of %s: %s" % (d["device"], hk["iface"], col), p + col, g[k], star=i)
                 c.seen.add("*.hooks.*." + col)
+            # "into it:" (lib/hooks.c's into()): redirect_peer for tc,
+            # xdp_redirect_into for XDP, each as the text says it
+            t = into.get(hk["iface"])
+            if hk["hook"] == "tc":
+                said, key = t is not None and t.startswith("redirect_peer"), "redirect_peer"
+            else:
+                said, key = t == "XDP redirect", "xdp_redirect_into"
+            c.n += 1
+            c.seen.add("*.hooks.*." + key)
+            if t is None or said != hk[key]:
+                c.problem("%s hook of %s: %s %s, the text says into it: %r" % (
+                    d["device"], hk["iface"], key, json.dumps(hk[key]), t))
     return [p for p in not_shown if p != "*.hooks"] + [
-        "*.hooks.*.ifindex", "*.hooks.*.why_text", "*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into"]
+        "*.hooks.*.ifindex", "*.hooks.*.why_text"] + [
+        k for k in ("*.hooks.*.redirect_peer", "*.hooks.*.xdp_redirect_into") if k not in c.seen]
 
 
 # ---- toectl stats
