@@ -5,7 +5,7 @@
 # namespace).  Two namespaces joined by a veth;
 # sock_ops on a cgroup of the test's own; pins in a folder of the test's own.
 . "$(dirname "$0")/../lib.sh"
-plan 84
+plan 85
 need_root
 need_cmd bpftool jq iperf3 nsenter python3
 [ -x "$TOE_BUILD/toe-loader" ] || cannot_run "toe-loader not built (make)"
@@ -218,6 +218,8 @@ refused() {
 }
 refused "status --flows (load's option) is refused, naming it" \
 	"^toe-loader: --flows is an option of 'toe-loader load', not of 'status'" tl status --flows 5
+refused "  and so is its --flows=5 form" \
+	"^toe-loader: --flows is an option of 'toe-loader load', not of 'status'" tl status --flows=5
 refused "unload -j (status's option) is refused, naming it" \
 	"^toe-loader: -j is an option of 'toe-loader status', not of 'unload'" tl unload -j
 refused "load --force (unload's option) is refused, naming it" \

@@ -10,7 +10,7 @@
 need_root
 need_cmd flock stat
 need_built toe-loader
-plan 20
+plan 21
 
 PIN=$TOE_PIN_DIR
 tl() { toe-loader "$@" --pin-dir "$PIN"; }
@@ -51,6 +51,13 @@ check "nothing was made meanwhile" test ! -e "$PIN"
 (sleep 1; stop_holder) &
 ms tl unload --wait 10
 check "unload --wait 10 goes on once the holder is gone, 1 s later (exit 1, $ms ms: $OUT)" \
+	test "$rc" = 1 -a -z "${OUT##*not loaded*}" -a "$ms" -ge 900 -a "$ms" -le 5000
+# and with no --wait, the default (10 s) waits the same
+flock -o -x "$lock" sleep 60 & holder=$!
+wait_for 2 grep -q "FLOCK.* $holder " /proc/locks
+(sleep 1; stop_holder) &
+ms tl unload
+check "unload with no --wait waits too: goes on once the holder is gone, 1 s later (exit 1, $ms ms: $OUT)" \
 	test "$rc" = 1 -a -z "${OUT##*not loaded*}" -a "$ms" -ge 900 -a "$ms" -le 5000
 bad=0
 for w in -1 x 3601 1e9 ""; do
