@@ -11,7 +11,7 @@
 # a toed --apply from elsewhere, toectl policy and status describe it, and
 # a datapath reload in place keeps it (toectl reload applies toed's own).
 . "$(dirname "$0")/setup.sh"
-plan 35
+plan 36
 toed_t3 follow
 server 5300 || { fail "server"; finish; }
 pin_id() { bpftool -j map show pinned "$PIN/$1" | jq .id; }
@@ -120,8 +120,11 @@ EOF2
 )
 sleep 1.5
 t_ap=$(date +%s.%N)
-apply "$other" >/dev/null || fail "toed --apply"
+aj=$(nsx a toed --apply "$other" --pin-dir "$PIN" -j) || fail "toed --apply"
 s=$(policy_serial)
+g=$(bpftool -j map lookup pinned "$PIN/$MAP_POL_GEN" key 0 0 0 0 | jq .formatted.value)
+check "toed --apply -j: the file, and the serial and generation now in the datapath ($s, $g): $aj" \
+	jq -e --arg c "$other" --argjson s "$s" --argjson g "$g" '.config == $c and .serial == $s and .generation == $g and .rules == 2' <<<"$aj"
 out=$(ctl -j policy)
 check "toectl policy after toed --apply elsewhere: that file, its serial $s, its 2 rules" \
 	jq -e --arg c "$other" --argjson s "$s" '.config == $c and .serial == $s and (.rules | length) == 2' <<<"$out"

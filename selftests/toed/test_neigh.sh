@@ -8,7 +8,7 @@
 # `ip neigh show` (which, like toed, leaves out the NOARP multicast entries).
 # The map is read with bpftool, not through toed.
 . "$(dirname "$0")/setup.sh"
-plan 29
+plan 31
 NMAP=$TOE_TOP/selftests/tools/neighmap.py
 load_toe_xdp || { fail "load"; finish; }
 cfg=$(conf neigh <<'EOF2'
@@ -20,6 +20,15 @@ nsx a ip link add du type veth peer name dup && nsx a ip link set du up && nsx a
 start_toed "$cfg" --interface dz || { fail "toed starts"; cat "$TOED_LOG"; finish; }
 ifidx() { nsx a ip -j link show "$1" | jq '.[0].ifindex'; }
 VA=$(ifidx va) DZ=$(ifidx dz) DU=$(ifidx du)
+# rbuf: the receive buffer of the rtnetlink socket in a that listens to
+# groups (toed's: nothing else in a does; ss: rb, which the kernel
+# doubles from SO_RCVBUF(FORCE))
+rbuf() {
+	nsx a ss -f netlink -e -m | awk '$3 ~ /^rtnl:/ && !/groups=0x00000000/' |
+		grep -o 'rb[0-9]*' | tr -d rb | sort -n | tail -n 1
+}
+check "toed's rtnetlink socket has the default --rcvbuf, 4 MiB (rb $(rbuf))" \
+	test "$(rbuf)" -ge $((4 << 20))
 S0=$(ctl -j stats)
 MON=$CONF_DIR/monitor
 ctl -j monitor >"$MON" 2>&1 &
@@ -117,6 +126,8 @@ check "  and the link events (link_events: dz deleted)" grew ".daemon.link_event
 # --- 100,000 updates, small receive buffer
 stop_toed TERM
 start_toed "$cfg" --rcvbuf 4096 || { fail "toed restarts with --rcvbuf 4096"; finish; }
+check "  and --rcvbuf 4096 gives it 4 KiB (rb $(rbuf), 8 KiB at most)" \
+	eval 'b=$(rbuf); test -n "$b" && test "$b" -le 8192'
 BATCH=$CONF_DIR/batch
 python3 - "$BATCH" <<'PY'
 import sys
