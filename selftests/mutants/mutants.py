@@ -6,6 +6,14 @@
                                its old text occurs exactly once in its file
                                and its tests exist (--tap: one TAP line each)
   mutants.py count             how many mutants there are
+  mutants.py reach [--tap]     every file with code (each .c of bpf/,
+                               user/ and kmod/, each header there or in
+                               include/ with a function body) is named by a
+                               mutant (gen.py makes its rule-made mutants
+                               in those files only, with their tests), or
+                               listed in unreached.txt with the reason;
+                               and unreached.txt names no file that has a
+                               mutant or no longer exists
   mutants.py run [--only ID,ID] [--keep]
                                for each mutant: a scratch copy of the tree
                                (working changes and build/ included, so the
@@ -36,6 +44,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
 TABLE = os.path.join(HERE, "mutants.txt")
+UNREACHED = os.path.join(HERE, "unreached.txt")
+CODE_DIRS = ("bpf", "user", "kmod", "include")
 KEYS = ("id", "file", "old", "new", "tests", "what")
 
 
@@ -135,6 +145,74 @@ def cmd_check(tap):
         elif p:
             print("%s: %s" % (m["id"], "; ".join(p)))
     return 1 if bad else 0
+
+
+def has_code(path):
+    """A .c file, or a header with a function body (a line that is "{")."""
+    if path.endswith(".c"):
+        return True
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return any(line.rstrip("\n") == "{" for line in f)
+
+
+def code_files(top=TOP):
+    out = []
+    for d in CODE_DIRS:
+        for root, dirs, files in os.walk(os.path.join(top, d)):
+            dirs.sort()
+            for n in sorted(files):
+                if n.endswith((".c", ".h")) and not n.endswith((".skel.h", ".mod.c")):
+                    p = os.path.join(root, n)
+                    if has_code(p):
+                        out.append(os.path.relpath(p, top))
+    return out
+
+
+def load_unreached(path=UNREACHED):
+    """{file: why} of unreached.txt ("FILE: WHY" a line), and its problems."""
+    out, probs = {}, []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            m = re.match(r"^(\S+): (\S.*)$", line)
+            if not m:
+                probs.append("unreached.txt line %d: expected FILE: WHY: %r" % (n, line))
+            elif m.group(1) in out:
+                probs.append("unreached.txt line %d: %s listed twice" % (n, m.group(1)))
+            else:
+                out[m.group(1)] = m.group(2)
+    return out, probs
+
+
+def reach_problems(top=TOP, table=TABLE, unreached=UNREACHED):
+    muts, _ = load(table)
+    named = {m["file"] for m in muts}
+    un, probs = load_unreached(unreached)
+    files = code_files(top)
+    for f in files:
+        if f not in named and f not in un:
+            probs.append("%s: no mutant names it and unreached.txt does not list it" % f)
+    for f in sorted(un):
+        if f in named:
+            probs.append("%s: listed in unreached.txt but a mutant names it (take it off the list)" % f)
+        elif f not in files:
+            probs.append("%s: listed in unreached.txt but no longer a file with code" % f)
+    return probs, len(files), len([f for f in files if f in named])
+
+
+def cmd_reach(tap):
+    probs, n, k = reach_problems()
+    msg = "%d files with code: %d named by mutants, %d not" % (n, k, n - k)
+    if tap:
+        print("%s - every file with code is reached by the gate or listed why not (%s)%s" %
+              ("not ok" if probs else "ok", msg, ": " + "; ".join(probs) if probs else ""))
+    else:
+        print(msg)
+        for p in probs:
+            print(p)
+    return 1 if probs else 0
 
 
 def copy_tree(dst):
@@ -501,6 +579,32 @@ def selftest_wide(ok):
     return out
 
 
+def selftest_reach():
+    """mutants.py reach on a made-up tree: a .c file and a header with a
+    body need a mutant or a line in unreached.txt; a header of
+    declarations does not; a listed file that has a mutant, or is gone,
+    is a problem."""
+    with tempfile.TemporaryDirectory() as d:
+        def put(rel, text):
+            os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w") as f:
+                f.write(text)
+        put("user/a.c", "int a;\n")
+        put("user/b.c", "int b;\n")
+        put("bpf/h.h", "static inline int h(void)\n{\n\treturn 0;\n}\n")
+        put("include/decl.h", "int decl(void);\n")
+        put("t.txt", "id: m\nfile: user/a.c\nold: a\nnew: b\ntests: selftests/x/test_x.sh\nwhat: w\n")
+        put("u.txt", "user/b.c: why\n")
+        tab, un = os.path.join(d, "t.txt"), os.path.join(d, "u.txt")
+        p1 = reach_problems(d, tab, un)[0]
+        put("u.txt", "user/b.c: why\nbpf/h.h: why\nuser/a.c: why\nuser/gone.c: why\n")
+        p2 = reach_problems(d, tab, un)[0]
+    return [("reach: a header with a body and no mutant is unreached, one of declarations is not: %s" % p1,
+             p1 == ["bpf/h.h: no mutant names it and unreached.txt does not list it"]),
+            ("reach: unreached.txt naming a file with a mutant or no file is a problem: %s" % p2,
+             len(p2) == 2 and p2[0].startswith("user/a.c: listed") and p2[1].startswith("user/gone.c: listed"))]
+
+
 def cmd_selftest():
     """The runner's own logic on made-up test files (no tree copied, no
     test run): order, the stop at the first failure, a timed check that
@@ -571,6 +675,7 @@ def cmd_selftest():
                    not verdict(1, "not ok 1 - x: p99 9 ms\nnot ok 2 - x: flows admitted\n0 passed, 2 failed")[2]))
     checks.append(selftest_baseline())
     checks += selftest_wide(ok)
+    checks += selftest_reach()
     print("1..%d" % len(checks))
     for i, (what, good) in enumerate(checks, 1):
         print("%s %d - runner: %s" % ("ok" if good else "not ok", i, what))
@@ -586,6 +691,8 @@ def main():
         return cmd_check("--tap" in a)
     if a[0] == "selftest":
         return cmd_selftest()
+    if a[0] == "reach":
+        return cmd_reach("--tap" in a)
     if a[0] == "count":
         muts, _ = load()
         print(len(muts))
