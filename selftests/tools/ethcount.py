@@ -11,9 +11,14 @@ seconds since the epoch, as `date +%s.%N`), and "garp": {"aa:bb:..": t},
 the kernel's time (the same clock) of the first gratuitous ARP the
 interface sent with that sender MAC (sender address = target address; the
 tap sees it leave, PACKET_OUTGOING).  Prints "ready" on stderr once the
-socket is bound.
+socket is bound.  With ETHCOUNT_AFTER_USR1=1 in the environment the S
+seconds count from SIGUSR1 (300 s at most without it): for a capture
+around a change whose moment a starved machine (the guest, at idle
+priority beside the host's tests) cannot promise.
 """
 import json
+import os
+import signal
 import socket
 import struct
 import sys
@@ -22,6 +27,17 @@ import time
 ifname, secs = sys.argv[1], float(sys.argv[2])
 port = int(sys.argv[3]) if len(sys.argv) > 3 else None
 times = len(sys.argv) > 4 and sys.argv[4] == "times"
+after_usr1 = os.environ.get("ETHCOUNT_AFTER_USR1") == "1"
+usr1_end = None  # SIGUSR1's time + secs
+
+
+def usr1(_sig, _frame):
+    global usr1_end
+    usr1_end = time.time() + secs
+
+
+if after_usr1:  # (before "ready": the signal may come at once)
+    signal.signal(signal.SIGUSR1, usr1)
 SO_TIMESTAMPNS = 35  # <asm-generic/socket.h>; SCM_TIMESTAMPNS the same
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
 s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
@@ -46,8 +62,8 @@ def garp(frame, ts):
     garps.setdefault(":".join("%02x" % b for b in frame[22:28]), ts)
 
 
-end = time.time() + secs
-while time.time() < end:
+end = time.time() + (300 if after_usr1 else secs)
+while time.time() < (usr1_end or end):
     try:
         frame, anc, _, addr = s.recvmsg(65535, socket.CMSG_SPACE(16))
     except socket.timeout:
